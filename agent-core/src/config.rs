@@ -1,0 +1,184 @@
+//! Settings: which model to use and how to reach it. Sources, later ones winning:
+//! `~/.config/larik/settings.json`, `<project>/.larik/settings.json`,
+//! `<project>/.larik/settings.local.json`, then the environment (`LARIK_MODEL`,
+//! `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `OPENAI_API_KEY`, `OPENAI_BASE_URL`).
+//! The environment is passed in as a map so tests never mutate the process environment.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::Deserialize;
+
+use crate::llm::anthropic::{self, AnthropicProvider};
+use crate::llm::openai::{self, OpenAiProvider};
+use crate::llm::{Provider, ProviderError};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProviderKind {
+    Anthropic,
+    Openai,
+}
+
+/// The settings file, every field optional.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Settings {
+    pub provider: Option<ProviderKind>,
+    pub model: Option<String>,
+    pub base_url: Option<String>,
+    /// Name of the environment variable holding the key, e.g. for a gateway.
+    pub api_key_env: Option<String>,
+    pub max_tokens: Option<u32>,
+    pub thinking_budget: Option<u32>,
+    pub max_turn_requests: Option<u32>,
+}
+
+impl Settings {
+    fn merge(self, over: Settings) -> Settings {
+        Settings {
+            provider: over.provider.or(self.provider),
+            model: over.model.or(self.model),
+            base_url: over.base_url.or(self.base_url),
+            api_key_env: over.api_key_env.or(self.api_key_env),
+            max_tokens: over.max_tokens.or(self.max_tokens),
+            thinking_budget: over.thinking_budget.or(self.thinking_budget),
+            max_turn_requests: over.max_turn_requests.or(self.max_turn_requests),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{path}: {message}")]
+    Unreadable { path: PathBuf, message: String },
+    #[error("no model is configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY (or OPENAI_BASE_URL for a local server), or write \"provider\" and \"model\" in ~/.config/larik/settings.json")]
+    NoModel,
+}
+
+/// The resolved choice of model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelConfig {
+    pub provider: ProviderKind,
+    pub model: String,
+    pub base_url: String,
+    pub api_key: Option<String>,
+    pub max_tokens: u32,
+    pub thinking_budget: Option<u32>,
+    pub max_turn_requests: u32,
+}
+
+impl ModelConfig {
+    pub fn build_provider(&self) -> Result<Arc<dyn Provider>, ProviderError> {
+        Ok(match self.provider {
+            ProviderKind::Anthropic => {
+                let key = self.api_key.clone().ok_or_else(|| ProviderError::Auth {
+                    message: "ANTHROPIC_API_KEY is not set; export it or set apiKeyEnv in settings".into(),
+                })?;
+                Arc::new(AnthropicProvider::new(&self.base_url, key, self.thinking_budget)?)
+            }
+            ProviderKind::Openai => Arc::new(OpenAiProvider::new(&self.base_url, self.api_key.clone())?),
+        })
+    }
+}
+
+/// The user's config directory for Larik (`$XDG_CONFIG_HOME/larik` or `~/.config/larik`).
+pub fn user_config_dir(env: &HashMap<String, String>) -> Option<PathBuf> {
+    if let Some(xdg) = env.get("XDG_CONFIG_HOME").filter(|dir| !dir.is_empty()) {
+        return Some(PathBuf::from(xdg).join("larik"));
+    }
+    env.get("HOME").map(|home| PathBuf::from(home).join(".config").join("larik"))
+}
+
+/// Reads and merges every settings file that exists; a malformed one is an error, not ignored.
+pub fn load_settings(project: &Path, env: &HashMap<String, String>) -> Result<Settings, ConfigError> {
+    let mut files = Vec::new();
+    if let Some(dir) = user_config_dir(env) {
+        files.push(dir.join("settings.json"));
+    }
+    files.push(project.join(".larik").join("settings.json"));
+    files.push(project.join(".larik").join("settings.local.json"));
+    let mut settings = Settings::default();
+    for path in files {
+        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        let layer: Settings =
+            serde_json::from_str(&text).map_err(|error| ConfigError::Unreadable { path: path.clone(), message: error.to_string() })?;
+        settings = settings.merge(layer);
+    }
+    Ok(settings)
+}
+
+/// Picks provider, model, endpoint and key from settings and the environment.
+pub fn resolve_model(settings: &Settings, env: &HashMap<String, String>) -> Result<ModelConfig, ConfigError> {
+    let get = |key: &str| env.get(key).filter(|value| !value.is_empty()).cloned();
+    // LARIK_MODEL may name the provider: "anthropic:claude-sonnet-4-5" or "openai:gpt-4.1".
+    let (env_provider, env_model) = match get("LARIK_MODEL") {
+        Some(spec) => match spec.split_once(':') {
+            Some(("anthropic", model)) => (Some(ProviderKind::Anthropic), Some(model.to_owned())),
+            Some(("openai", model)) => (Some(ProviderKind::Openai), Some(model.to_owned())),
+            _ => (None, Some(spec)),
+        },
+        None => (None, None),
+    };
+    let model = env_model.or_else(|| settings.model.clone());
+    let provider = env_provider
+        .or(settings.provider)
+        .or_else(|| model.as_deref().filter(|name| name.starts_with("claude")).map(|_| ProviderKind::Anthropic))
+        .or_else(|| get("ANTHROPIC_API_KEY").map(|_| ProviderKind::Anthropic))
+        .or_else(|| (get("OPENAI_API_KEY").is_some() || get("OPENAI_BASE_URL").is_some()).then_some(ProviderKind::Openai))
+        .ok_or(ConfigError::NoModel)?;
+    let (default_model, default_url, key_var, url_var) = match provider {
+        ProviderKind::Anthropic => ("claude-sonnet-4-5", anthropic::DEFAULT_BASE_URL, "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
+        ProviderKind::Openai => ("gpt-4.1", openai::DEFAULT_BASE_URL, "OPENAI_API_KEY", "OPENAI_BASE_URL"),
+    };
+    let key_var = settings.api_key_env.as_deref().unwrap_or(key_var);
+    Ok(ModelConfig {
+        provider,
+        model: model.unwrap_or_else(|| default_model.to_owned()),
+        base_url: get(url_var).or_else(|| settings.base_url.clone()).unwrap_or_else(|| default_url.to_owned()),
+        api_key: get(key_var),
+        max_tokens: settings.max_tokens.unwrap_or(16_384),
+        thinking_budget: settings.thinking_budget,
+        max_turn_requests: settings.max_turn_requests.unwrap_or(100),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+        pairs.iter().map(|(key, value)| ((*key).to_owned(), (*value).to_owned())).collect()
+    }
+
+    #[test]
+    fn environment_picks_the_provider() {
+        let settings = Settings::default();
+        let anthropic = resolve_model(&settings, &env(&[("ANTHROPIC_API_KEY", "k")])).unwrap();
+        assert_eq!((anthropic.provider, anthropic.model.as_str()), (ProviderKind::Anthropic, "claude-sonnet-4-5"));
+        let ollama = resolve_model(&settings, &env(&[("OPENAI_BASE_URL", "http://127.0.0.1:11434/v1"), ("LARIK_MODEL", "qwen3")])).unwrap();
+        assert_eq!(ollama.provider, ProviderKind::Openai);
+        assert_eq!(ollama.base_url, "http://127.0.0.1:11434/v1");
+        assert_eq!(ollama.api_key, None);
+        let explicit = resolve_model(&settings, &env(&[("LARIK_MODEL", "openai:gpt-5"), ("ANTHROPIC_API_KEY", "k")])).unwrap();
+        assert_eq!((explicit.provider, explicit.model.as_str()), (ProviderKind::Openai, "gpt-5"));
+        assert!(matches!(resolve_model(&settings, &env(&[])), Err(ConfigError::NoModel)));
+    }
+
+    #[test]
+    fn project_settings_override_user_settings() {
+        let home = tempfile::tempdir().unwrap();
+        let project = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(home.path().join("larik")).unwrap();
+        std::fs::write(home.path().join("larik/settings.json"), r#"{"provider":"openai","model":"a","maxTokens":10}"#).unwrap();
+        std::fs::create_dir_all(project.path().join(".larik")).unwrap();
+        std::fs::write(project.path().join(".larik/settings.json"), r#"{"model":"b"}"#).unwrap();
+        let env = env(&[("XDG_CONFIG_HOME", home.path().to_str().unwrap())]);
+        let settings = load_settings(project.path(), &env).unwrap();
+        assert_eq!(settings.model.as_deref(), Some("b"));
+        assert_eq!(settings.max_tokens, Some(10));
+        std::fs::write(project.path().join(".larik/settings.local.json"), "{oops").unwrap();
+        assert!(matches!(load_settings(project.path(), &env), Err(ConfigError::Unreadable { .. })));
+    }
+}

@@ -1,0 +1,102 @@
+//! What a session tells its front end while a turn runs. Front ends (ACP, LSP, headless) translate
+//! these into their own wire formats; the core never knows which one is listening.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+use crate::llm::Usage;
+
+/// What kind of work a tool call does, so a front end can pick an icon.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolKind {
+    Read,
+    Edit,
+    Delete,
+    Move,
+    Search,
+    Execute,
+    Think,
+    Fetch,
+    Other,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolStatus {
+    Pending,
+    InProgress,
+    Completed,
+    Failed,
+}
+
+/// A file (and optionally a 1-based line) a tool call touches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    pub path: PathBuf,
+    pub line: Option<u32>,
+}
+
+/// A richer rendering of a tool call for the editor.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Display {
+    /// A whole-file change: `old_text` is `None` for a new file.
+    Diff { path: PathBuf, old_text: Option<String>, new_text: String },
+    /// A shell command and what it printed.
+    Command { command: String, output: String, exit_code: Option<i32> },
+    /// Plain text, e.g. what a read returned.
+    Text(String),
+}
+
+/// A tool call as first announced, before it is authorized.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCallView {
+    pub id: String,
+    pub name: String,
+    pub title: String,
+    pub kind: ToolKind,
+    pub input: Value,
+    pub locations: Vec<Location>,
+}
+
+/// The user's answer to a permission prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PermissionAnswer {
+    AllowOnce,
+    AllowAlways,
+    Reject { feedback: Option<String> },
+    /// The prompt was dismissed or the turn was cancelled.
+    Cancelled,
+}
+
+/// A question the turn is waiting on. Answer through `reply`; dropping it counts as cancelled.
+#[derive(Debug)]
+pub struct PermissionRequest {
+    pub tool_call: ToolCallView,
+    /// Why the call needs asking, in words for the user.
+    pub reason: String,
+    /// What the call would change, e.g. the diff of an edit.
+    pub preview: Option<Display>,
+    /// The rule "always allow" would add, e.g. `bash(git commit*)`.
+    pub suggested_rule: String,
+    pub reply: oneshot::Sender<PermissionAnswer>,
+}
+
+#[derive(Debug)]
+pub enum AgentEvent {
+    TextDelta(String),
+    ThinkingDelta(String),
+    ToolCallStarted(ToolCallView),
+    ToolCallUpdated {
+        id: String,
+        status: ToolStatus,
+        /// Model-facing output (already truncated), when the call has finished.
+        output: Option<String>,
+        display: Option<Display>,
+        locations: Option<Vec<Location>>,
+    },
+    PermissionRequested(PermissionRequest),
+    Usage(Usage),
+    /// Something the user should know that is not part of the answer (a retry, a fallback).
+    Notice(String),
+}

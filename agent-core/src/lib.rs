@@ -1,0 +1,13 @@
+//! Larik's agent core: everything an agent does, editor-agnostic.
+//!
+//! The core exposes [`session::Session`]: a conversation that takes prompts and emits a stream of
+//! [`event::AgentEvent`]s. It never sees JSON-RPC, ACP or editors; `rpc-server` translates.
+
+pub mod config;
+pub mod event;
+pub mod llm;
+pub mod permission;
+pub mod prompt;
+pub mod session;
+pub mod tools;
+pub mod workspace;

@@ -1,0 +1,263 @@
+//! OpenAI Chat Completions, streaming, with tool-call deltas. Works for every OpenAI-compatible
+//! server (OpenAI, Ollama, llama.cpp, vLLM) through a configurable base URL; the key is optional.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+use sse_stream::Sse;
+
+use super::sse::{FrameParser, frame_json, post_streaming};
+use super::{EventStream, Message, ModelRequest, ModelStop, Part, Provider, ProviderError, ResultPart, Role, StreamEvent, Usage, http_client};
+
+pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
+
+pub struct OpenAiProvider {
+    client: reqwest::Client,
+    base_url: String,
+    api_key: Option<String>,
+}
+
+impl OpenAiProvider {
+    pub fn new(base_url: &str, api_key: Option<String>) -> Result<Self, ProviderError> {
+        Ok(Self { client: http_client()?, base_url: base_url.trim_end_matches('/').to_owned(), api_key })
+    }
+}
+
+#[async_trait::async_trait]
+impl Provider for OpenAiProvider {
+    fn name(&self) -> &str {
+        "openai"
+    }
+
+    async fn stream(&self, request: &ModelRequest) -> Result<EventStream, ProviderError> {
+        let mut http = self.client.post(format!("{}/chat/completions", self.base_url));
+        if let Some(key) = &self.api_key {
+            http = http.bearer_auth(key);
+        }
+        post_streaming(http, &request_body(request), OpenAiParser::default()).await
+    }
+}
+
+fn request_body(request: &ModelRequest) -> Value {
+    let mut messages = vec![json!({"role": "system", "content": request.system})];
+    for message in &request.messages {
+        append_message(&mut messages, message);
+    }
+    let mut body = json!({
+        "model": request.model,
+        "stream": true,
+        "stream_options": {"include_usage": true},
+        "messages": messages,
+    });
+    if !request.tools.is_empty() {
+        body["tools"] = request
+            .tools
+            .iter()
+            .map(|tool| json!({"type": "function", "function": {"name": tool.name, "description": tool.description, "parameters": tool.input_schema}}))
+            .collect();
+    }
+    body
+}
+
+/// One neutral message can become several chat messages: tool results are messages of their own.
+fn append_message(out: &mut Vec<Value>, message: &Message) {
+    match message.role {
+        Role::Assistant => {
+            let text: String = message.content.iter().filter_map(|part| match part {
+                Part::Text { text } => Some(text.as_str()),
+                _ => None,
+            }).collect();
+            let tool_calls: Vec<Value> = message.content.iter().filter_map(|part| match part {
+                Part::ToolUse { id, name, input } => Some(json!({"id": id, "type": "function", "function": {"name": name, "arguments": input.to_string()}})),
+                _ => None,
+            }).collect();
+            let mut assistant = json!({"role": "assistant", "content": if text.is_empty() { Value::Null } else { Value::String(text) }});
+            if !tool_calls.is_empty() {
+                assistant["tool_calls"] = Value::Array(tool_calls);
+            }
+            out.push(assistant);
+        }
+        Role::User => {
+            let mut user_parts = Vec::new();
+            for part in &message.content {
+                match part {
+                    Part::Text { text } => user_parts.push(json!({"type": "text", "text": text})),
+                    Part::Image { media_type, data } => user_parts.push(image_part(media_type, data)),
+                    Part::ToolResult { tool_use_id, content, is_error } => {
+                        let mut text = String::new();
+                        if *is_error {
+                            text.push_str("Error: ");
+                        }
+                        for piece in content {
+                            match piece {
+                                ResultPart::Text { text: chunk } => text.push_str(chunk),
+                                // Chat tool messages carry text only; images follow as user content.
+                                ResultPart::Image { media_type, data } => user_parts.push(image_part(media_type, data)),
+                            }
+                        }
+                        out.push(json!({"role": "tool", "tool_call_id": tool_use_id, "content": text}));
+                    }
+                    Part::Thinking { .. } | Part::ToolUse { .. } => {}
+                }
+            }
+            if !user_parts.is_empty() {
+                out.push(json!({"role": "user", "content": user_parts}));
+            }
+        }
+    }
+}
+
+fn image_part(media_type: &str, data: &str) -> Value {
+    json!({"type": "image_url", "image_url": {"url": format!("data:{media_type};base64,{data}")}})
+}
+
+#[derive(Default)]
+struct PendingCall {
+    id: String,
+    name: String,
+    arguments: String,
+}
+
+#[derive(Default)]
+struct OpenAiParser {
+    calls: BTreeMap<u64, PendingCall>,
+    usage: Usage,
+    stop: Option<ModelStop>,
+    done: bool,
+}
+
+impl FrameParser for OpenAiParser {
+    fn frame(&mut self, frame: Sse) -> Result<Vec<StreamEvent>, ProviderError> {
+        if frame.data.as_deref().map(str::trim) == Some("[DONE]") {
+            return self.finish();
+        }
+        let Some(data) = frame_json(&frame)? else { return Ok(Vec::new()) };
+        if let Some(error) = data.get("error") {
+            let message = error.get("message").and_then(Value::as_str).unwrap_or("unknown error").to_owned();
+            return Err(ProviderError::StreamBroken { message });
+        }
+        if let Some(usage) = data.get("usage").filter(|usage| !usage.is_null()) {
+            let count = |pointer: &str| usage.pointer(pointer).and_then(Value::as_u64).unwrap_or_default();
+            self.usage = Usage {
+                input_tokens: count("/prompt_tokens"),
+                output_tokens: count("/completion_tokens"),
+                cache_read_tokens: count("/prompt_tokens_details/cached_tokens"),
+                cache_write_tokens: 0,
+            };
+        }
+        let mut events = Vec::new();
+        let Some(choice) = data.pointer("/choices/0") else { return Ok(events) };
+        let delta = &choice["delta"];
+        // Reasoning servers disagree on the field name.
+        for key in ["reasoning_content", "reasoning"] {
+            if let Some(thought) = delta.get(key).and_then(Value::as_str).filter(|text| !text.is_empty()) {
+                events.push(StreamEvent::ThinkingDelta(thought.to_owned()));
+            }
+        }
+        if let Some(text) = delta.get("content").and_then(Value::as_str).filter(|text| !text.is_empty()) {
+            events.push(StreamEvent::TextDelta(text.to_owned()));
+        }
+        for call in delta.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
+            let index = call.get("index").and_then(Value::as_u64).unwrap_or_default();
+            let pending = self.calls.entry(index).or_default();
+            if let Some(id) = call.get("id").and_then(Value::as_str) {
+                pending.id = id.to_owned();
+            }
+            if let Some(name) = call.pointer("/function/name").and_then(Value::as_str) {
+                pending.name.push_str(name);
+            }
+            if let Some(arguments) = call.pointer("/function/arguments").and_then(Value::as_str) {
+                pending.arguments.push_str(arguments);
+            }
+        }
+        if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
+            self.stop = Some(match reason {
+                "tool_calls" | "function_call" => ModelStop::ToolUse,
+                "length" => ModelStop::MaxTokens,
+                "content_filter" => ModelStop::Refusal,
+                _ => ModelStop::EndTurn,
+            });
+        }
+        Ok(events)
+    }
+
+    fn finish(&mut self) -> Result<Vec<StreamEvent>, ProviderError> {
+        if self.done {
+            return Ok(Vec::new());
+        }
+        self.done = true;
+        let Some(stop) = self.stop else {
+            return Err(ProviderError::StreamBroken { message: "the stream closed before a finish_reason".into() });
+        };
+        let mut events = Vec::new();
+        for (_, call) in std::mem::take(&mut self.calls) {
+            let input = if call.arguments.trim().is_empty() {
+                json!({})
+            } else {
+                serde_json::from_str(&call.arguments).map_err(|error| ProviderError::StreamBroken {
+                    message: format!("tool arguments for {} are not valid JSON: {error}", call.name),
+                })?
+            };
+            events.push(StreamEvent::ToolUse { id: call.id, name: call.name, input });
+        }
+        events.push(StreamEvent::Usage(self.usage));
+        // Some servers say "stop" even when they called tools.
+        let stop = if stop == ModelStop::EndTurn && events.len() > 1 { ModelStop::ToolUse } else { stop };
+        events.push(StreamEvent::Stop(stop));
+        Ok(events)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(data: &str) -> Sse {
+        Sse::default().data(data)
+    }
+
+    #[test]
+    fn assembles_tool_calls_from_deltas() {
+        let mut parser = OpenAiParser::default();
+        let frames = [
+            r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":"Let me look"}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"read","arguments":""}}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"path\":\"a\"}"}}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#,
+            r#"{"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":5}}"#,
+            "[DONE]",
+        ];
+        let events: Vec<StreamEvent> = frames.into_iter().flat_map(|data| parser.frame(frame(data)).unwrap_or_default()).collect();
+        assert_eq!(events[0], StreamEvent::TextDelta("Let me look".into()));
+        assert_eq!(events[1], StreamEvent::ToolUse { id: "call_1".into(), name: "read".into(), input: json!({"path": "a"}) });
+        assert_eq!(events[2], StreamEvent::Usage(Usage { input_tokens: 10, output_tokens: 5, ..Usage::default() }));
+        assert_eq!(events[3], StreamEvent::Stop(ModelStop::ToolUse));
+    }
+
+    #[test]
+    fn tool_results_become_tool_messages() {
+        let request = ModelRequest {
+            model: "m".into(),
+            system: "sys".into(),
+            max_tokens: 100,
+            tools: Vec::new(),
+            messages: vec![
+                Message { role: Role::Assistant, content: vec![Part::ToolUse { id: "c1".into(), name: "read".into(), input: json!({"path": "a"}) }] },
+                Message {
+                    role: Role::User,
+                    content: vec![Part::ToolResult { tool_use_id: "c1".into(), content: vec![ResultPart::Text { text: "body".into() }], is_error: false }],
+                },
+            ],
+        };
+        let body = request_body(&request);
+        assert_eq!(body["messages"][1]["tool_calls"][0]["function"]["arguments"], json!("{\"path\":\"a\"}"));
+        assert_eq!(body["messages"][2], json!({"role": "tool", "tool_call_id": "c1", "content": "body"}));
+    }
+
+    #[test]
+    fn a_stream_without_finish_reason_is_broken() {
+        let mut parser = OpenAiParser::default();
+        let _ = parser.frame(frame(r#"{"choices":[{"index":0,"delta":{"content":"par"}}]}"#));
+        assert!(matches!(parser.finish(), Err(ProviderError::StreamBroken { .. })));
+    }
+}

@@ -1,0 +1,95 @@
+//! The system prompt: who the agent is, an environment block (cwd, platform, date, git), and the
+//! project's memory files (`AGENTS.md`, `CLAUDE.md`). It is built once per session so the prompt
+//! prefix stays cacheable.
+
+use std::path::Path;
+
+const BASE: &str = include_str!("prompt/base.md");
+const MEMORY_FILES: &[&str] = &["AGENTS.md", "CLAUDE.md"];
+/// Memory files larger than this are cut, so one huge file cannot crowd out the conversation.
+const MAX_MEMORY_BYTES: usize = 40 * 1024;
+
+pub fn system_prompt(cwd: &Path, today: &str) -> String {
+    let mut prompt = String::from(BASE.trim());
+    prompt.push_str("\n\n<environment>\n");
+    prompt.push_str(&format!("Working directory: {}\n", cwd.display()));
+    prompt.push_str(&format!("Platform: {} ({})\n", std::env::consts::OS, std::env::consts::ARCH));
+    prompt.push_str(&format!("Date: {today}\n"));
+    match git_branch(cwd) {
+        Some(branch) => prompt.push_str(&format!("Git repository: yes, branch {branch}\n")),
+        None if find_git_dir(cwd).is_some() => prompt.push_str("Git repository: yes (detached HEAD)\n"),
+        None => prompt.push_str("Git repository: no\n"),
+    }
+    prompt.push_str("</environment>\n");
+    for name in MEMORY_FILES {
+        let path = cwd.join(name);
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            let text = crate::tools::truncate::truncate_middle(&text, MAX_MEMORY_BYTES);
+            prompt.push_str(&format!("\n<project-instructions file=\"{name}\">\n{}\n</project-instructions>\n", text.trim()));
+        }
+    }
+    prompt
+}
+
+/// Today's date as `YYYY-MM-DD` (UTC), computed without a calendar crate.
+pub fn today_utc() -> String {
+    let days = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|elapsed| elapsed.as_secs() / 86_400).unwrap_or(0);
+    let (year, month, day) = civil_from_days(i64::try_from(days).unwrap_or(0));
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+/// Howard Hinnant's days-to-civil algorithm.
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = u32::try_from(doy - (153 * mp + 2) / 5 + 1).unwrap_or(1);
+    let month = u32::try_from(if mp < 10 { mp + 3 } else { mp - 9 }).unwrap_or(1);
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+fn find_git_dir(cwd: &Path) -> Option<std::path::PathBuf> {
+    cwd.ancestors().map(|dir| dir.join(".git")).find(|git| git.exists())
+}
+
+fn git_branch(cwd: &Path) -> Option<String> {
+    let git = find_git_dir(cwd)?;
+    // A worktree or submodule has a `.git` file pointing at the real git dir.
+    let git_dir = if git.is_file() {
+        let pointer = std::fs::read_to_string(&git).ok()?;
+        let target = pointer.strip_prefix("gitdir:")?.trim();
+        git.parent()?.join(target)
+    } else {
+        git
+    };
+    let head = std::fs::read_to_string(git_dir.join("HEAD")).ok()?;
+    head.trim().strip_prefix("ref: refs/heads/").map(str::to_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn environment_block_and_memory_files() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join(".git")).unwrap();
+        std::fs::write(dir.path().join(".git/HEAD"), "ref: refs/heads/feature/x\n").unwrap();
+        std::fs::write(dir.path().join("AGENTS.md"), "Use tabs.\n").unwrap();
+        let prompt = system_prompt(dir.path(), "2026-11-30");
+        assert!(prompt.contains("Git repository: yes, branch feature/x"));
+        assert!(prompt.contains("Date: 2026-11-30"));
+        assert!(prompt.contains("<project-instructions file=\"AGENTS.md\">\nUse tabs.\n"));
+        assert!(!prompt.contains("CLAUDE.md"));
+    }
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(20_787), (2026, 11, 30));
+    }
+}

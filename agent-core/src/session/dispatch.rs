@@ -1,0 +1,185 @@
+//! Runs the tool calls of one model response in two phases. First each call is authorized, in
+//! order and one at a time (asking is interactive); unknown tools, malformed input and denials
+//! become error results at once. Then approved calls execute in batches: a run of consecutive
+//! parallel-safe calls runs concurrently, anything else alone. Results keep their original order
+//! and go back to the model as one message.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use crate::event::{AgentEvent, PermissionAnswer, PermissionRequest, ToolCallView, ToolStatus};
+use crate::llm::{Message, Part, ResultPart, Role};
+use crate::permission::{Decision, Permissions, suggested_rule};
+use crate::tools::truncate::{MAX_OUTPUT_BYTES, truncate_middle};
+use crate::tools::{DynTool, Registry, ToolContext, ToolOutput};
+use crate::workspace::Workspace;
+
+pub(super) struct Dispatch<'a> {
+    pub registry: &'a Registry,
+    pub permissions: &'a Permissions,
+    pub workspace: &'a Arc<Workspace>,
+    pub events: &'a mpsc::Sender<AgentEvent>,
+    pub cancel: &'a CancellationToken,
+}
+
+/// A call that passed authorization and waits to run.
+struct Approved {
+    index: usize,
+    tool: Arc<dyn DynTool>,
+    input: Value,
+}
+
+const CANCELLED: &str = "The user cancelled this tool call before it finished.";
+
+impl Dispatch<'_> {
+    pub async fn run(&self, calls: &[(String, String, Value)]) -> Message {
+        let mut results: Vec<Option<ToolOutput>> = vec![None; calls.len()];
+        let mut approved = Vec::new();
+        for (index, (id, name, input)) in calls.iter().enumerate() {
+            if self.cancel.is_cancelled() {
+                break;
+            }
+            match self.authorize(id, name, input).await {
+                Ok(tool) => approved.push(Approved { index, tool, input: input.clone() }),
+                Err(output) => {
+                    self.finish(id, &output).await;
+                    results[index] = Some(output);
+                }
+            }
+        }
+        for batch in batches(approved) {
+            if self.cancel.is_cancelled() {
+                break;
+            }
+            let runs = batch.iter().map(|call| self.execute(&calls[call.index].0, call));
+            let outputs = futures::future::join_all(runs).await;
+            for (call, output) in batch.iter().zip(outputs) {
+                results[call.index] = Some(output);
+            }
+        }
+        let content = calls
+            .iter()
+            .zip(results)
+            .map(|((id, _, _), output)| {
+                let output = output.unwrap_or_else(|| ToolOutput::error(CANCELLED));
+                Part::ToolResult { tool_use_id: id.clone(), content: output.content, is_error: output.is_error }
+            })
+            .collect();
+        Message { role: Role::User, content }
+    }
+
+    /// Results for calls the model made in a response that was cancelled before they ran.
+    pub fn cancelled_results(calls: &[(String, String, Value)]) -> Message {
+        let content = calls
+            .iter()
+            .map(|(id, _, _)| Part::ToolResult {
+                tool_use_id: id.clone(),
+                content: vec![ResultPart::Text { text: CANCELLED.into() }],
+                is_error: true,
+            })
+            .collect();
+        Message { role: Role::User, content }
+    }
+
+    fn context(&self) -> ToolContext {
+        ToolContext { workspace: Arc::clone(self.workspace), cancel: self.cancel.child_token() }
+    }
+
+    /// Announces the call and decides whether it may run; the error is the result for the model.
+    async fn authorize(&self, id: &str, name: &str, input: &Value) -> Result<Arc<dyn DynTool>, ToolOutput> {
+        let ctx = self.context();
+        let tool = self.registry.get(name);
+        let description = match &tool {
+            Some(tool) => tool.describe(input, &ctx),
+            None => Err(format!("unknown tool `{name}`")),
+        };
+        let (title, kind, locations) = match (&tool, &description) {
+            (Some(tool), Ok(description)) => (description.title.clone(), tool.kind(), description.locations.clone()),
+            (Some(tool), Err(_)) => (name.to_owned(), tool.kind(), Vec::new()),
+            (None, _) => (name.to_owned(), crate::event::ToolKind::Other, Vec::new()),
+        };
+        let view = ToolCallView { id: id.to_owned(), name: name.to_owned(), title, kind, input: input.clone(), locations };
+        self.emit(AgentEvent::ToolCallStarted(view.clone())).await;
+        let (Some(tool), Ok(description)) = (tool, description) else {
+            return Err(ToolOutput::error(match self.registry.get(name) {
+                Some(_) => self.registry.get(name).and_then(|tool| tool.describe(input, &ctx).err()).unwrap_or_default(),
+                None => format!("unknown tool `{name}`; use one of the tools you were given"),
+            }));
+        };
+        match self.permissions.decide(tool.as_ref(), &description, self.workspace) {
+            Decision::Allow => Ok(tool),
+            Decision::Deny { reason } => Err(ToolOutput::error(format!("Permission denied: {reason}"))),
+            Decision::Ask { reason } => {
+                let (reply, answer) = oneshot::channel();
+                let rule = suggested_rule(tool.as_ref());
+                let preview = tool.preview(input, &ctx);
+                self.emit(AgentEvent::PermissionRequested(PermissionRequest { tool_call: view, reason, preview, suggested_rule: rule.clone(), reply }))
+                    .await;
+                let answer = tokio::select! {
+                    answer = answer => answer.unwrap_or(PermissionAnswer::Cancelled),
+                    () = self.cancel.cancelled() => PermissionAnswer::Cancelled,
+                };
+                match answer {
+                    PermissionAnswer::AllowOnce => Ok(tool),
+                    PermissionAnswer::AllowAlways => {
+                        self.permissions.allow(rule);
+                        Ok(tool)
+                    }
+                    PermissionAnswer::Reject { feedback } => Err(ToolOutput::error(match feedback.filter(|text| !text.trim().is_empty()) {
+                        Some(feedback) => format!("The user rejected this tool call and said: {feedback}"),
+                        None => "The user rejected this tool call. Do not retry it unchanged; ask what they want instead if unsure.".into(),
+                    })),
+                    PermissionAnswer::Cancelled if self.cancel.is_cancelled() => Err(ToolOutput::error(CANCELLED)),
+                    PermissionAnswer::Cancelled => Err(ToolOutput::error("The user dismissed the permission prompt; the call did not run.")),
+                }
+            }
+        }
+    }
+
+    async fn execute(&self, id: &str, call: &Approved) -> ToolOutput {
+        self.emit(AgentEvent::ToolCallUpdated { id: id.to_owned(), status: ToolStatus::InProgress, output: None, display: None, locations: None })
+            .await;
+        let ctx = self.context();
+        let span = tracing::info_span!("tool_call", tool = call.tool.name(), id);
+        let mut output = tracing::Instrument::instrument(call.tool.run(call.input.clone(), &ctx), span).await;
+        for part in &mut output.content {
+            if let ResultPart::Text { text } = part {
+                *text = truncate_middle(text, MAX_OUTPUT_BYTES);
+            }
+        }
+        self.finish(id, &output).await;
+        output
+    }
+
+    async fn finish(&self, id: &str, output: &ToolOutput) {
+        let status = if output.is_error { ToolStatus::Failed } else { ToolStatus::Completed };
+        self.emit(AgentEvent::ToolCallUpdated {
+            id: id.to_owned(),
+            status,
+            output: Some(output.text_content()),
+            display: output.display.clone(),
+            locations: None,
+        })
+        .await;
+    }
+
+    async fn emit(&self, event: AgentEvent) {
+        let _ = self.events.send(event).await;
+    }
+}
+
+/// Groups approved calls: consecutive parallel-safe calls share a batch, others run alone.
+fn batches(approved: Vec<Approved>) -> Vec<Vec<Approved>> {
+    let mut batches: Vec<Vec<Approved>> = Vec::new();
+    for call in approved {
+        let parallel = call.tool.concurrency_safe();
+        match batches.last_mut() {
+            Some(last) if parallel && last.iter().all(|other| other.tool.concurrency_safe()) => last.push(call),
+            _ => batches.push(vec![call]),
+        }
+    }
+    batches
+}

@@ -1,0 +1,193 @@
+//! The turn loop: build a request, stream the model's answer, run the tools it called, feed the
+//! results back, until the model ends its turn, a limit is hit, or the user cancels.
+
+use futures::StreamExt;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::dispatch::Dispatch;
+use super::{ModelSettings, StopReason, TurnError};
+use crate::event::AgentEvent;
+use crate::llm::retry::RetryPolicy;
+use crate::llm::{EventStream, Message, ModelRequest, ModelStop, Part, Provider, ProviderError, Role, StreamEvent};
+use crate::permission::Permissions;
+use crate::tools::Registry;
+use crate::workspace::Workspace;
+
+pub(super) struct Turn<'a> {
+    pub provider: &'a dyn Provider,
+    pub model: &'a ModelSettings,
+    pub system: &'a str,
+    pub registry: &'a Registry,
+    pub permissions: &'a Permissions,
+    pub workspace: &'a std::sync::Arc<Workspace>,
+    pub events: &'a mpsc::Sender<AgentEvent>,
+    pub cancel: &'a CancellationToken,
+}
+
+/// What one streamed model response amounted to.
+struct ModelResponse {
+    message: Message,
+    stop: Option<ModelStop>,
+}
+
+impl Turn<'_> {
+    pub async fn run(&self, history: &mut Vec<Message>, prompt: Vec<Part>) -> Result<StopReason, TurnError> {
+        let turn_start = history.len();
+        history.push(Message { role: Role::User, content: prompt });
+        for _ in 0..self.model.max_turn_requests {
+            let request = ModelRequest {
+                model: self.model.model.clone(),
+                system: self.system.to_owned(),
+                messages: history.clone(),
+                tools: self.registry.specs(),
+                max_tokens: self.model.max_tokens,
+            };
+            let response = match self.stream_response(&request).await {
+                Ok(response) => response,
+                Err(error) => {
+                    // The failed prompt stays out of history so a retry of the prompt starts clean.
+                    history.truncate(turn_start);
+                    return Err(error.into());
+                }
+            };
+            let tool_uses: Vec<(String, String, serde_json::Value)> = response
+                .message
+                .content
+                .iter()
+                .filter_map(|part| match part {
+                    Part::ToolUse { id, name, input } => Some((id.clone(), name.clone(), input.clone())),
+                    _ => None,
+                })
+                .collect();
+            if !response.message.content.is_empty() {
+                history.push(response.message);
+            }
+            let Some(stop) = response.stop else {
+                // The stream was cancelled: keep what was said, close any tool calls it opened.
+                if !tool_uses.is_empty() {
+                    history.push(Dispatch::cancelled_results(&tool_uses));
+                }
+                return Ok(StopReason::Cancelled);
+            };
+            match stop {
+                ModelStop::Refusal => {
+                    // A refused prompt and everything after it is left out of later requests.
+                    history.truncate(turn_start);
+                    return Ok(StopReason::Refusal);
+                }
+                ModelStop::MaxTokens if tool_uses.is_empty() => return Ok(StopReason::MaxTokens),
+                _ if tool_uses.is_empty() => return Ok(StopReason::EndTurn),
+                _ => {}
+            }
+            let dispatch = Dispatch {
+                registry: self.registry,
+                permissions: self.permissions,
+                workspace: self.workspace,
+                events: self.events,
+                cancel: self.cancel,
+            };
+            let results = dispatch.run(&tool_uses).await;
+            history.push(results);
+            if self.cancel.is_cancelled() {
+                return Ok(StopReason::Cancelled);
+            }
+        }
+        Ok(StopReason::MaxTurnRequests)
+    }
+
+    /// Streams one response, retrying the opening of the stream when that can help. Returns a
+    /// response with `stop: None` when the user cancelled.
+    async fn stream_response(&self, request: &ModelRequest) -> Result<ModelResponse, ProviderError> {
+        let policy = RetryPolicy::default();
+        let mut attempt = 1;
+        loop {
+            let opened = tokio::select! {
+                opened = self.provider.stream(request) => opened,
+                () = self.cancel.cancelled() => return Ok(ModelResponse { message: assistant(Vec::new()), stop: None }),
+            };
+            let result = match opened {
+                Ok(stream) => self.consume(stream).await,
+                Err(error) => Err((error, false)),
+            };
+            let (error, streamed_output) = match result {
+                Ok(response) => return Ok(response),
+                Err(failure) => failure,
+            };
+            // Output already shown to the user cannot be taken back: report instead of retrying.
+            let delay = if streamed_output { None } else { policy.delay_after(&error, attempt) };
+            let Some(delay) = delay else { return Err(error) };
+            tracing::warn!(%error, attempt, ?delay, "model call failed; retrying");
+            self.emit(AgentEvent::Notice(format!("{error}; retrying in {:.1} s (attempt {} of {})", delay.as_secs_f64(), attempt + 1, policy.max_attempts)))
+                .await;
+            tokio::select! {
+                () = tokio::time::sleep(delay) => {}
+                () = self.cancel.cancelled() => return Ok(ModelResponse { message: assistant(Vec::new()), stop: None }),
+            }
+            attempt += 1;
+        }
+    }
+
+    /// Reads the stream into an assistant message, forwarding deltas as events. On failure says
+    /// whether any output had already been shown.
+    async fn consume(&self, mut stream: EventStream) -> Result<ModelResponse, (ProviderError, bool)> {
+        let mut parts: Vec<Part> = Vec::new();
+        let mut streamed_output = false;
+        loop {
+            let next = tokio::select! {
+                next = stream.next() => next,
+                () = self.cancel.cancelled() => return Ok(ModelResponse { message: assistant(parts), stop: None }),
+            };
+            let event = match next {
+                Some(Ok(event)) => event,
+                Some(Err(error)) => return Err((error, streamed_output)),
+                None => return Err((ProviderError::StreamBroken { message: "the stream ended without a stop reason".into() }, streamed_output)),
+            };
+            match event {
+                StreamEvent::TextDelta(text) => {
+                    streamed_output = true;
+                    append_text(&mut parts, &text);
+                    self.emit(AgentEvent::TextDelta(text)).await;
+                }
+                StreamEvent::ThinkingDelta(text) => {
+                    streamed_output = true;
+                    append_thinking(&mut parts, &text);
+                    self.emit(AgentEvent::ThinkingDelta(text)).await;
+                }
+                StreamEvent::ThinkingSignature(signature) => {
+                    if let Some(Part::Thinking { signature: slot, .. }) = parts.iter_mut().rev().find(|part| matches!(part, Part::Thinking { .. })) {
+                        *slot = Some(signature);
+                    }
+                }
+                StreamEvent::ToolUse { id, name, input } => parts.push(Part::ToolUse { id, name, input }),
+                StreamEvent::Usage(usage) => self.emit(AgentEvent::Usage(usage)).await,
+                StreamEvent::Stop(stop) => return Ok(ModelResponse { message: assistant(parts), stop: Some(stop) }),
+            }
+        }
+    }
+
+    async fn emit(&self, event: AgentEvent) {
+        // A front end that stopped listening loses nothing it could still show.
+        let _ = self.events.send(event).await;
+    }
+}
+
+fn assistant(content: Vec<Part>) -> Message {
+    Message { role: Role::Assistant, content }
+}
+
+fn append_text(parts: &mut Vec<Part>, delta: &str) {
+    if let Some(Part::Text { text }) = parts.last_mut() {
+        text.push_str(delta);
+    } else {
+        parts.push(Part::Text { text: delta.to_owned() });
+    }
+}
+
+fn append_thinking(parts: &mut Vec<Part>, delta: &str) {
+    if let Some(Part::Thinking { text, .. }) = parts.last_mut() {
+        text.push_str(delta);
+    } else {
+        parts.push(Part::Thinking { text: delta.to_owned(), signature: None });
+    }
+}

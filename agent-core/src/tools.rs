@@ -1,0 +1,175 @@
+//! Built-in tools and the one interface every tool implements.
+//!
+//! A tool is a spec derived from its Rust input type (never a hand-written schema), whether it is
+//! read-only or concurrency-safe, a description of a call for the editor, and `run`. Tools never
+//! prompt and never emit events themselves: the turn's dispatch does that for every tool alike.
+
+mod bash;
+mod edit;
+mod read;
+mod registry;
+pub mod truncate;
+mod write;
+
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+pub use registry::Registry;
+
+use crate::event::{Display, Location, ToolKind};
+use crate::llm::{ResultPart, ToolSpec};
+use crate::workspace::Workspace;
+
+/// What a tool call runs with.
+#[derive(Clone)]
+pub struct ToolContext {
+    pub workspace: Arc<Workspace>,
+    pub cancel: CancellationToken,
+}
+
+/// What a tool returns: content for the model, an error flag, and an optional richer display.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutput {
+    pub content: Vec<ResultPart>,
+    pub is_error: bool,
+    pub display: Option<Display>,
+}
+
+impl ToolOutput {
+    pub fn text(text: impl Into<String>) -> Self {
+        Self { content: vec![ResultPart::Text { text: text.into() }], is_error: false, display: None }
+    }
+
+    pub fn error(text: impl Into<String>) -> Self {
+        Self { content: vec![ResultPart::Text { text: text.into() }], is_error: true, display: None }
+    }
+
+    pub fn with_display(mut self, display: Display) -> Self {
+        self.display = Some(display);
+        self
+    }
+
+    /// The text parts joined, for front ends that show output.
+    pub fn text_content(&self) -> String {
+        self.content
+            .iter()
+            .filter_map(|part| match part {
+                ResultPart::Text { text } => Some(text.as_str()),
+                ResultPart::Image { .. } => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// How the editor should show a call before it runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallDescription {
+    pub title: String,
+    pub locations: Vec<Location>,
+    /// The file a write-like call would change (checked by the permission layer).
+    pub target_path: Option<String>,
+    /// The bash command line, for permission rules.
+    pub command: Option<String>,
+}
+
+impl CallDescription {
+    pub fn titled(title: impl Into<String>) -> Self {
+        Self { title: title.into(), locations: Vec::new(), target_path: None, command: None }
+    }
+}
+
+/// A tool with a typed input. The registry stores them behind [`DynTool`].
+pub trait Tool: Send + Sync + 'static {
+    type Input: DeserializeOwned + JsonSchema + Send;
+    const NAME: &'static str;
+    const DESCRIPTION: &'static str;
+    const KIND: ToolKind;
+
+    /// Read-only tools skip permission prompts (deny rules still apply) and may run in parallel.
+    fn read_only(&self) -> bool;
+    /// A call that changes nothing locally but still needs approval may run in parallel too.
+    fn concurrency_safe(&self) -> bool {
+        self.read_only()
+    }
+    fn describe(&self, input: &Self::Input, ctx: &ToolContext) -> CallDescription;
+    /// What the call would change, shown in permission prompts (e.g. an edit's diff).
+    fn preview(&self, _input: &Self::Input, _ctx: &ToolContext) -> Option<Display> {
+        None
+    }
+    fn run(&self, input: Self::Input, ctx: &ToolContext) -> impl Future<Output = ToolOutput> + Send;
+}
+
+/// The object-safe face of a tool, with the input still as JSON.
+#[async_trait::async_trait]
+pub trait DynTool: Send + Sync {
+    fn spec(&self) -> ToolSpec;
+    fn name(&self) -> &'static str;
+    fn kind(&self) -> ToolKind;
+    fn read_only(&self) -> bool;
+    fn concurrency_safe(&self) -> bool;
+    /// Parses the input; a malformed one is reported to the model without running anything.
+    fn describe(&self, input: &Value, ctx: &ToolContext) -> Result<CallDescription, String>;
+    fn preview(&self, input: &Value, ctx: &ToolContext) -> Option<Display>;
+    async fn run(&self, input: Value, ctx: &ToolContext) -> ToolOutput;
+}
+
+fn parse_input<T: DeserializeOwned>(name: &str, input: &Value) -> Result<T, String> {
+    T::deserialize(input).map_err(|error| format!("invalid input for {name}: {error}"))
+}
+
+#[async_trait::async_trait]
+impl<T: Tool> DynTool for T {
+    fn spec(&self) -> ToolSpec {
+        let schema = schemars::generate::SchemaSettings::draft07().into_generator().into_root_schema_for::<T::Input>();
+        let mut input_schema = serde_json::to_value(schema).unwrap_or_default();
+        if let Some(object) = input_schema.as_object_mut() {
+            // Models only need the shape; the meta keys cost prompt bytes.
+            object.remove("$schema");
+            object.remove("title");
+        }
+        ToolSpec { name: T::NAME.to_owned(), description: T::DESCRIPTION.trim().to_owned(), input_schema }
+    }
+
+    fn name(&self) -> &'static str {
+        T::NAME
+    }
+
+    fn kind(&self) -> ToolKind {
+        T::KIND
+    }
+
+    fn read_only(&self) -> bool {
+        Tool::read_only(self)
+    }
+
+    fn concurrency_safe(&self) -> bool {
+        Tool::concurrency_safe(self)
+    }
+
+    fn describe(&self, input: &Value, ctx: &ToolContext) -> Result<CallDescription, String> {
+        let parsed: T::Input = parse_input(T::NAME, input)?;
+        Ok(Tool::describe(self, &parsed, ctx))
+    }
+
+    fn preview(&self, input: &Value, ctx: &ToolContext) -> Option<Display> {
+        let parsed: T::Input = parse_input(T::NAME, input).ok()?;
+        Tool::preview(self, &parsed, ctx)
+    }
+
+    async fn run(&self, input: Value, ctx: &ToolContext) -> ToolOutput {
+        match parse_input::<T::Input>(T::NAME, &input) {
+            Ok(parsed) => Tool::run(self, parsed, ctx).await,
+            Err(message) => ToolOutput::error(message),
+        }
+    }
+}
+
+/// The path relative to the root when inside it, for short titles.
+pub(crate) fn display_path(ctx: &ToolContext, path: &std::path::Path) -> String {
+    path.strip_prefix(ctx.workspace.root()).unwrap_or(path).display().to_string()
+}

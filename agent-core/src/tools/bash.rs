@@ -1,0 +1,224 @@
+//! `bash`: run a command line in the project root, in its own process group. Output from stdout
+//! and stderr is interleaved as it arrives; a timeout or a cancel kills the whole group.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::sync::mpsc;
+
+use super::truncate::{MAX_OUTPUT_BYTES, truncate_middle};
+use super::{CallDescription, Tool, ToolContext, ToolOutput};
+use crate::event::{Display, ToolKind};
+
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
+const MAX_TIMEOUT: Duration = Duration::from_secs(600);
+
+#[derive(Deserialize, JsonSchema)]
+pub struct BashInput {
+    /// The command line to run with bash.
+    pub command: String,
+    /// Timeout in milliseconds (default 120000, at most 600000).
+    #[serde(default)]
+    pub timeout: Option<u64>,
+    /// A few words saying what the command does, shown to the user.
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+pub struct Bash;
+
+impl Tool for Bash {
+    type Input = BashInput;
+    const NAME: &'static str = "bash";
+    const DESCRIPTION: &'static str = include_str!("bash.md");
+    const KIND: ToolKind = ToolKind::Execute;
+
+    fn read_only(&self) -> bool {
+        false
+    }
+
+    fn describe(&self, input: &BashInput, _ctx: &ToolContext) -> CallDescription {
+        let title = match &input.description {
+            Some(description) if !description.trim().is_empty() => format!("{} (`{}`)", description.trim(), first_line(&input.command)),
+            _ => format!("`{}`", first_line(&input.command)),
+        };
+        CallDescription { title, locations: Vec::new(), target_path: None, command: Some(input.command.clone()) }
+    }
+
+    fn preview(&self, input: &BashInput, _ctx: &ToolContext) -> Option<Display> {
+        Some(Display::Command { command: input.command.clone(), output: String::new(), exit_code: None })
+    }
+
+    async fn run(&self, input: BashInput, ctx: &ToolContext) -> ToolOutput {
+        let timeout = input.timeout.map(Duration::from_millis).unwrap_or(DEFAULT_TIMEOUT).min(MAX_TIMEOUT);
+        let run = match run_command(&input.command, ctx, timeout).await {
+            Ok(run) => run,
+            Err(error) => return ToolOutput::error(format!("could not start bash: {error}")),
+        };
+        let output = truncate_middle(&String::from_utf8_lossy(&run.output), MAX_OUTPUT_BYTES);
+        let (status_line, is_error) = match run.end {
+            CommandEnd::Exited(0) => (String::new(), false),
+            CommandEnd::Exited(code) => (format!("\n[exit code {code}]"), true),
+            CommandEnd::Signalled => ("\n[killed by a signal]".to_owned(), true),
+            CommandEnd::TimedOut => (format!("\n[timed out after {} s; the command was killed]", timeout.as_secs()), true),
+            CommandEnd::Cancelled => ("\n[cancelled by the user; the command was killed]".to_owned(), true),
+        };
+        let shown = if output.is_empty() && status_line.is_empty() { "(no output)".to_owned() } else { format!("{output}{status_line}") };
+        let exit_code = match run.end {
+            CommandEnd::Exited(code) => Some(code),
+            _ => None,
+        };
+        let display = Display::Command { command: input.command, output: output.clone(), exit_code };
+        ToolOutput { is_error, ..ToolOutput::text(shown) }.with_display(display)
+    }
+}
+
+enum CommandEnd {
+    Exited(i32),
+    Signalled,
+    TimedOut,
+    Cancelled,
+}
+
+struct CommandRun {
+    output: Vec<u8>,
+    end: CommandEnd,
+}
+
+async fn run_command(command: &str, ctx: &ToolContext, timeout: Duration) -> std::io::Result<CommandRun> {
+    let mut child = tokio::process::Command::new("bash")
+        .arg("-c")
+        .arg(command)
+        .current_dir(ctx.workspace.root())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true)
+        .spawn()?;
+    let group = child.id().and_then(|pid| i32::try_from(pid).ok());
+    let (chunks_tx, mut chunks_rx) = mpsc::channel::<Vec<u8>>(64);
+    if let Some(stdout) = child.stdout.take() {
+        tokio::spawn(forward(stdout, chunks_tx.clone()));
+    }
+    if let Some(stderr) = child.stderr.take() {
+        tokio::spawn(forward(stderr, chunks_tx.clone()));
+    }
+    drop(chunks_tx);
+
+    let mut output = Vec::new();
+    let deadline = tokio::time::sleep(timeout);
+    tokio::pin!(deadline);
+    let mut streams_open = true;
+    let end = loop {
+        tokio::select! {
+            chunk = chunks_rx.recv(), if streams_open => match chunk {
+                Some(chunk) => output.extend_from_slice(&chunk),
+                None => streams_open = false,
+            },
+            status = child.wait(), if !streams_open => {
+                let status = status?;
+                break status.code().map_or(CommandEnd::Signalled, CommandEnd::Exited);
+            }
+            () = &mut deadline => break CommandEnd::TimedOut,
+            () = ctx.cancel.cancelled() => break CommandEnd::Cancelled,
+        }
+    };
+    if matches!(end, CommandEnd::TimedOut | CommandEnd::Cancelled) {
+        kill_group(group);
+        let _ = child.wait().await;
+        // Collect what the group printed before it died.
+        while let Ok(chunk) = chunks_rx.try_recv() {
+            output.extend_from_slice(&chunk);
+        }
+    } else {
+        // Background children of the command may still hold the group; they go with it.
+        kill_group(group);
+    }
+    Ok(CommandRun { output, end })
+}
+
+async fn forward(mut pipe: impl AsyncRead + Unpin, sink: mpsc::Sender<Vec<u8>>) {
+    let mut buffer = vec![0u8; 8192];
+    loop {
+        match pipe.read(&mut buffer).await {
+            Ok(0) | Err(_) => return,
+            Ok(read) => {
+                if sink.send(buffer[..read].to_vec()).await.is_err() {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Kills every process in the group the command started.
+pub(crate) fn kill_group(group: Option<i32>) {
+    if let Some(pgid) = group {
+        let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pgid), nix::sys::signal::Signal::SIGKILL);
+    }
+}
+
+fn first_line(command: &str) -> &str {
+    command.lines().next().unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use tokio_util::sync::CancellationToken;
+
+    use super::*;
+    use crate::workspace::Workspace;
+
+    fn context(dir: &std::path::Path) -> ToolContext {
+        ToolContext { workspace: Arc::new(Workspace::new(dir)), cancel: CancellationToken::new() }
+    }
+
+    fn input(command: &str, timeout: Option<u64>) -> BashInput {
+        BashInput { command: command.into(), timeout, description: None }
+    }
+
+    #[tokio::test]
+    async fn reports_interleaved_output_and_exit_code() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = context(dir.path());
+        let output = Bash.run(input("echo out; sleep 0.05; echo err >&2; sleep 0.05; echo out2; exit 3", None), &ctx).await;
+        assert!(output.is_error);
+        assert_eq!(output.text_content(), "out\nerr\nout2\n\n[exit code 3]");
+        let ok = Bash.run(input("pwd", None), &ctx).await;
+        assert_eq!(ok.text_content().trim(), dir.path().canonicalize().unwrap().display().to_string());
+    }
+
+    #[tokio::test]
+    async fn timeout_kills_the_whole_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = context(dir.path());
+        let marker = dir.path().join("survived");
+        let command = format!("(sleep 1; touch {}) & echo started; sleep 30", marker.display());
+        let output = Bash.run(input(&command, Some(200)), &ctx).await;
+        assert!(output.text_content().contains("started"));
+        assert!(output.text_content().contains("timed out"));
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        assert!(!marker.exists(), "the background child was killed with the group");
+    }
+
+    #[tokio::test]
+    async fn cancel_stops_a_running_command() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = context(dir.path());
+        let cancel = ctx.cancel.clone();
+        let run = tokio::spawn({
+            let ctx = ctx.clone();
+            async move { Bash.run(input("echo begun; sleep 60", None), &ctx).await }
+        });
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        cancel.cancel();
+        let output = tokio::time::timeout(Duration::from_secs(5), run).await.unwrap().unwrap();
+        assert!(output.text_content().contains("cancelled by the user"), "{}", output.text_content());
+    }
+}

@@ -1,0 +1,195 @@
+//! The one layer every file access by a tool goes through. It keeps these invariants:
+//! paths resolve inside the project root (no `..` or symlink escape), protected paths are never
+//! written, a write to an existing file needs a fresh read (same mtime as when the session read it),
+//! and every write is atomic (temp file in the same directory, then rename) and keeps permissions.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Component, Path, PathBuf};
+use std::sync::Mutex;
+use std::time::SystemTime;
+
+/// Why a path cannot be used; the message is written for the model to act on.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum WorkspaceError {
+    #[error("{path} is outside the project ({root}); only files inside it can be changed")]
+    OutsideProject { path: PathBuf, root: PathBuf },
+    #[error("{path} is protected ({why}) and cannot be changed by the agent")]
+    Protected { path: PathBuf, why: &'static str },
+    #[error("{path} has not been read in this session; read it first so you see its current content")]
+    NotRead { path: PathBuf },
+    #[error("{path} changed on disk since it was last read; read it again before changing it")]
+    Stale { path: PathBuf },
+    #[error("{path}: {message}")]
+    Io { path: PathBuf, message: String },
+}
+
+/// Names that are never written, wherever they appear under the root.
+const PROTECTED_DIRS: &[&str] = &[".git", ".larik", ".claude", ".vscode", ".idea", ".husky"];
+const PROTECTED_FILES: &[&str] =
+    &[".bashrc", ".bash_profile", ".zshrc", ".zprofile", ".profile", ".gitconfig", ".npmrc", ".mcp.json", ".gitmodules"];
+
+pub struct Workspace {
+    root: PathBuf,
+    read_stamps: Mutex<HashMap<PathBuf, Option<SystemTime>>>,
+}
+
+impl Workspace {
+    /// `root` should be absolute; it is canonicalized so symlinked roots compare correctly.
+    pub fn new(root: &Path) -> Self {
+        let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+        Self { root, read_stamps: Mutex::new(HashMap::new()) }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Makes `path` absolute against the root and removes `.` and `..` lexically.
+    pub fn absolute(&self, path: &str) -> PathBuf {
+        let joined = if Path::new(path).is_absolute() { PathBuf::from(path) } else { self.root.join(path) };
+        normalize(&joined)
+    }
+
+    /// Resolves a path a tool wants to change, refusing escapes and protected names.
+    pub fn writable(&self, path: &str) -> Result<PathBuf, WorkspaceError> {
+        let absolute = self.absolute(path);
+        let outside = || WorkspaceError::OutsideProject { path: absolute.clone(), root: self.root.clone() };
+        let relative = absolute.strip_prefix(&self.root).map_err(|_| outside())?;
+        if relative.as_os_str().is_empty() {
+            return Err(outside());
+        }
+        // Symlinks anywhere on the way (or the file itself) must still land inside the root.
+        let real = real_path_of_nearest_existing(&absolute);
+        if !real.starts_with(&self.root) {
+            return Err(outside());
+        }
+        for component in relative.components() {
+            let name = component.as_os_str().to_string_lossy();
+            if PROTECTED_DIRS.iter().any(|dir| name.eq_ignore_ascii_case(dir)) {
+                return Err(WorkspaceError::Protected { path: absolute.clone(), why: "agent and tool configuration" });
+            }
+        }
+        if let Some(name) = absolute.file_name().map(|name| name.to_string_lossy().to_lowercase())
+            && PROTECTED_FILES.contains(&name.as_str())
+        {
+            return Err(WorkspaceError::Protected { path: absolute.clone(), why: "shell or tool configuration" });
+        }
+        Ok(absolute)
+    }
+
+    /// Remembers that the session saw this file as it is now.
+    pub fn record_read(&self, path: &Path) {
+        let stamp = modified(path);
+        if let Ok(mut stamps) = self.read_stamps.lock() {
+            stamps.insert(path.to_path_buf(), stamp);
+        }
+    }
+
+    /// A write to an existing file needs a read whose mtime still matches.
+    pub fn check_fresh(&self, path: &Path) -> Result<(), WorkspaceError> {
+        if !path.exists() {
+            return Ok(());
+        }
+        let recorded = self.read_stamps.lock().ok().and_then(|stamps| stamps.get(path).copied());
+        match recorded {
+            None => Err(WorkspaceError::NotRead { path: path.to_path_buf() }),
+            Some(stamp) if stamp != modified(path) => Err(WorkspaceError::Stale { path: path.to_path_buf() }),
+            Some(_) => Ok(()),
+        }
+    }
+
+    /// Replaces the file atomically, creating parents and keeping permission bits, then records the
+    /// new content as read (the session has seen what it wrote).
+    pub fn write_atomic(&self, path: &Path, content: &[u8]) -> Result<(), WorkspaceError> {
+        let io = |error: std::io::Error| WorkspaceError::Io { path: path.to_path_buf(), message: error.to_string() };
+        let parent = path.parent().ok_or_else(|| io(std::io::Error::other("no parent directory")))?;
+        std::fs::create_dir_all(parent).map_err(io)?;
+        let permissions = std::fs::metadata(path).ok().map(|meta| meta.permissions());
+        let mut temp = tempfile::Builder::new().prefix(".larik-write-").tempfile_in(parent).map_err(io)?;
+        temp.write_all(content).map_err(io)?;
+        temp.as_file().sync_all().map_err(io)?;
+        if let Some(permissions) = permissions {
+            std::fs::set_permissions(temp.path(), permissions).map_err(io)?;
+        }
+        temp.persist(path).map_err(|error| io(error.error))?;
+        self.record_read(path);
+        Ok(())
+    }
+}
+
+fn modified(path: &Path) -> Option<SystemTime> {
+    std::fs::metadata(path).and_then(|meta| meta.modified()).ok()
+}
+
+/// Canonicalizes the longest existing prefix of `path` and appends the rest.
+fn real_path_of_nearest_existing(path: &Path) -> PathBuf {
+    let mut existing = path.to_path_buf();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(&existing) {
+            return rest.iter().rev().fold(real, |acc: PathBuf, part: &std::ffi::OsString| acc.join(part));
+        }
+        match (existing.file_name().map(|name| name.to_os_string()), existing.parent()) {
+            (Some(name), Some(parent)) => {
+                rest.push(name);
+                existing = parent.to_path_buf();
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
+}
+
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_escapes_and_protected_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let workspace = Workspace::new(dir.path());
+        assert!(workspace.writable("src/new.rs").is_ok());
+        assert!(matches!(workspace.writable("../x"), Err(WorkspaceError::OutsideProject { .. })));
+        assert!(matches!(workspace.writable("/etc/passwd"), Err(WorkspaceError::OutsideProject { .. })));
+        assert!(matches!(workspace.writable(".git/config"), Err(WorkspaceError::Protected { .. })));
+        assert!(matches!(workspace.writable(".GIT/config"), Err(WorkspaceError::Protected { .. })));
+        assert!(matches!(workspace.writable("sub/.npmrc"), Err(WorkspaceError::Protected { .. })));
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("link")).unwrap();
+        assert!(matches!(workspace.writable("link/file"), Err(WorkspaceError::OutsideProject { .. })));
+    }
+
+    #[test]
+    fn writes_need_a_fresh_read_and_keep_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let workspace = Workspace::new(dir.path());
+        let path = workspace.writable("run.sh").unwrap();
+        std::fs::write(&path, "echo 1\n").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert!(matches!(workspace.check_fresh(&path), Err(WorkspaceError::NotRead { .. })));
+        workspace.record_read(&path);
+        assert!(workspace.check_fresh(&path).is_ok());
+        workspace.write_atomic(&path, b"echo 2\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "echo 2\n");
+        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o755);
+        assert!(workspace.check_fresh(&path).is_ok(), "the session has seen what it wrote");
+        let later = SystemTime::now() + std::time::Duration::from_secs(5);
+        std::fs::File::options().write(true).open(&path).unwrap().set_modified(later).unwrap();
+        assert!(matches!(workspace.check_fresh(&path), Err(WorkspaceError::Stale { .. })));
+    }
+}

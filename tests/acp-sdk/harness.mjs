@@ -1,0 +1,633 @@
+// Test harness: runs the real `larik acp` binary against `larik-mock-llm`, talks to it
+// through the official ACP TypeScript SDK client, and checks every JSON-RPC line the
+// agent writes (and every message the client sends) against the ACP v1 JSON schema
+// shipped inside the SDK package.
+
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { Readable, Writable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import * as acp from "@agentclientprotocol/sdk";
+import Ajv2020 from "ajv/dist/2020.js";
+
+const require = createRequire(import.meta.url);
+const HERE = dirname(fileURLToPath(import.meta.url));
+const WORKSPACE = resolve(HERE, "../..");
+
+/** How long any single wait on the agent may take before the test fails. */
+export const WAIT_MS = 20_000;
+
+// ---------------------------------------------------------------------------
+// Binaries
+
+function binary(envVar, name) {
+  let path;
+  if (process.env[envVar]) {
+    path = resolve(process.env[envVar]);
+  } else {
+    const targetDir = process.env.CARGO_TARGET_DIR
+      ? resolve(WORKSPACE, process.env.CARGO_TARGET_DIR)
+      : join(WORKSPACE, "target");
+    path = join(targetDir, "debug", name);
+  }
+  if (!existsSync(path)) {
+    throw new Error(
+      `${name} binary not found at ${path}. Run \`cargo build\` in the workspace first, ` +
+        `or point ${envVar} at the binary.`,
+    );
+  }
+  return path;
+}
+
+// ---------------------------------------------------------------------------
+// Small async helpers
+
+/** Rejects with a descriptive error if `promise` does not settle within `ms`. */
+export function withTimeout(promise, ms, what) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Unbounded FIFO whose `next()` waits for the next pushed value. */
+class Queue {
+  #items = [];
+  #waiters = [];
+  push(item) {
+    const waiter = this.#waiters.shift();
+    if (waiter) waiter(item);
+    else this.#items.push(item);
+  }
+  next() {
+    if (this.#items.length > 0) return Promise.resolve(this.#items.shift());
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+  get size() {
+    return this.#items.length;
+  }
+}
+
+function truncate(text, max = 2000) {
+  return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more chars)` : text;
+}
+
+// ---------------------------------------------------------------------------
+// Schema validation
+
+const SCHEMA = require("@agentclientprotocol/sdk/schema/v1/schema.json");
+const SCHEMA_ID = "acp-v1";
+
+// Annotation keywords the schema uses beyond JSON Schema 2020-12. `discriminator` is only a
+// hint here: the `oneOf` it annotates is still enforced.
+const ANNOTATIONS = [
+  "discriminator",
+  "x-deserialize-default-on-error",
+  "x-deserialize-default-on-null",
+  "x-deserialize-skip-invalid-items",
+  "x-docs-ignore",
+  "x-method",
+  "x-side",
+];
+
+function intFormat(min, max) {
+  return { type: "number", validate: (n) => Number.isInteger(n) && n >= min && n <= max };
+}
+
+// Every `format` the schema uses, checked for real rather than ignored.
+const FORMATS = {
+  uint16: intFormat(0, 0xffff),
+  int32: intFormat(-(2 ** 31), 2 ** 31 - 1),
+  uint32: intFormat(0, 2 ** 32 - 1),
+  int64: intFormat(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER),
+  uint64: intFormat(0, Number.MAX_SAFE_INTEGER),
+  double: { type: "number", validate: (n) => Number.isFinite(n) },
+  uri: {
+    type: "string",
+    validate: (s) => {
+      try {
+        new URL(s);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  },
+};
+
+const ajv = new Ajv2020({ allErrors: true, strict: true });
+ajv.addVocabulary(ANNOTATIONS);
+for (const [name, format] of Object.entries(FORMATS)) ajv.addFormat(name, format);
+ajv.addSchema({ ...SCHEMA, $id: SCHEMA_ID });
+
+/**
+ * `$defs` keyed by `side:method:Kind`: e.g. `agent:session/prompt:Response` is
+ * `PromptResponse`, `client:session/update:Notification` is `SessionNotification`.
+ * `side` is the side that handles the method.
+ */
+const DEFS_BY_METHOD = new Map();
+for (const [name, def] of Object.entries(SCHEMA.$defs)) {
+  const kind = /(Request|Response|Notification)$/.exec(name)?.[1];
+  if (def["x-method"] && kind) DEFS_BY_METHOD.set(`${def["x-side"]}:${def["x-method"]}:${kind}`, name);
+}
+
+const validators = new Map();
+function validator(pointer) {
+  let v = validators.get(pointer);
+  if (!v) {
+    v = ajv.compile({ $ref: `${SCHEMA_ID}#${pointer}` });
+    validators.set(pointer, v);
+  }
+  return v;
+}
+
+const ENVELOPE = { agent: "/anyOf/0", client: "/anyOf/1", protocol: "/anyOf/2" };
+const TURN_UPDATES = new Set([
+  "agent_message_chunk",
+  "agent_thought_chunk",
+  "tool_call",
+  "tool_call_update",
+  "plan",
+]);
+
+/**
+ * Follows one connection in both directions, pairs responses with their requests, validates
+ * every message against the schema and checks that turn output only arrives while a
+ * `session/prompt` is in flight. Problems are collected in `violations`.
+ */
+export class ProtocolChecker {
+  violations = [];
+  /** Called with each violation as it is found. */
+  onViolation = () => {};
+  /** Every message seen, in order: `{ from: "agent" | "client", msg, line? }`. */
+  log = [];
+  /** `$defs` name -> how many messages were validated against it. */
+  validated = new Map();
+  #clientRequests = new Map(); // id of a request the client sent -> method
+  #agentRequests = new Map(); // id of a request the agent sent -> method
+  #prompts = new Map(); // id of an unanswered session/prompt -> sessionId
+
+  /** Feeds one raw stdout line written by the agent. */
+  agentLine(line) {
+    if (line.trim() === "") return;
+    let msg;
+    try {
+      msg = JSON.parse(line);
+    } catch (error) {
+      this.#violation("agent", `stdout line is not JSON (${error.message})`, line);
+      return;
+    }
+    this.log.push({ from: "agent", msg, line });
+    this.#check("agent", msg, line);
+  }
+
+  /** Feeds one message the client is about to send. */
+  clientMessage(msg) {
+    this.log.push({ from: "client", msg });
+    this.#check("client", msg, JSON.stringify(msg));
+  }
+
+  /** Prompts in flight per session. */
+  #promptsFor(sessionId) {
+    return [...this.#prompts.values()].filter((s) => s === sessionId).length;
+  }
+
+  #check(from, msg, line) {
+    if (msg === null || typeof msg !== "object" || Array.isArray(msg)) {
+      this.#violation(from, "message is not a JSON object", line);
+      return;
+    }
+    const peer = from === "agent" ? "client" : "agent";
+    const isProtocol = typeof msg.method === "string" && msg.method.startsWith("$/");
+    this.#validate(from, isProtocol ? ENVELOPE.protocol : ENVELOPE[from], msg, line, "JSON-RPC envelope");
+
+    if ("method" in msg && "id" in msg) {
+      // A request: remember it so the answer can be checked, then check its params.
+      (from === "agent" ? this.#agentRequests : this.#clientRequests).set(msg.id, msg.method);
+      if (from === "client" && msg.method === "session/prompt") this.#prompts.set(msg.id, msg.params?.sessionId);
+      if (from === "agent" && msg.method === "session/request_permission" && this.#promptsFor(msg.params?.sessionId) === 0) {
+        this.#violation(from, "permission requested while no session/prompt is in flight for that session", line);
+      }
+      this.#validateDef(from, `${peer}:${msg.method}:Request`, msg.params, line);
+    } else if ("method" in msg) {
+      const side = isProtocol ? "protocol" : peer;
+      this.#validateDef(from, `${side}:${msg.method}:Notification`, msg.params, line);
+      if (from === "agent" && msg.method === "session/update") {
+        const kind = msg.params?.update?.sessionUpdate;
+        if (TURN_UPDATES.has(kind) && this.#promptsFor(msg.params?.sessionId) === 0) {
+          this.#violation(from, `'${kind}' update while no session/prompt is in flight for that session`, line);
+        }
+      }
+    } else if ("id" in msg) {
+      const pending = from === "agent" ? this.#clientRequests : this.#agentRequests;
+      const method = pending.get(msg.id);
+      if (method === undefined) {
+        this.#violation(from, `response to unknown request id ${JSON.stringify(msg.id)}`, line);
+        return;
+      }
+      pending.delete(msg.id);
+      if (from === "agent") this.#prompts.delete(msg.id);
+      if ("error" in msg) this.#validate(from, "/$defs/Error", msg.error, line, "Error");
+      else this.#validateDef(from, `${from}:${method}:Response`, msg.result, line);
+    } else {
+      this.#violation(from, "neither a request, a notification nor a response", line);
+    }
+  }
+
+  #validateDef(from, key, value, line) {
+    const name = DEFS_BY_METHOD.get(key);
+    if (!name) {
+      const method = key.split(":")[1];
+      // Extension methods (leading underscore) are free-form by design.
+      if (!method.startsWith("_")) this.#violation(from, `no schema definition for ${key}`, line);
+      return;
+    }
+    this.#validate(from, `/$defs/${name}`, value ?? {}, line, name);
+  }
+
+  #validate(from, pointer, value, line, name) {
+    const v = validator(pointer);
+    if (v(value)) {
+      this.validated.set(name, (this.validated.get(name) ?? 0) + 1);
+      return;
+    }
+    const errors = v.errors
+      .slice(0, 12)
+      .map((e) => `    ${e.instancePath || "/"} ${e.message} ${JSON.stringify(e.params)} (${e.schemaPath})`)
+      .join("\n");
+    this.#violation(from, `does not validate against ${name}:\n${errors}`, line);
+  }
+
+  #violation(from, problem, line) {
+    const violation = `${from} message ${problem}\n  message: ${truncate(line)}`;
+    this.violations.push(violation);
+    this.onViolation(violation);
+  }
+
+  /** Agent-sent `session/update` params, in order. */
+  updates(sessionId) {
+    return this.log
+      .filter(({ from, msg }) => from === "agent" && msg.method === "session/update")
+      .map(({ msg }) => msg.params)
+      .filter((p) => sessionId === undefined || p?.sessionId === sessionId);
+  }
+
+  /** Agent-sent request methods, in order. */
+  agentRequestMethods() {
+    return this.log.filter(({ from, msg }) => from === "agent" && "method" in msg && "id" in msg).map(({ msg }) => msg.method);
+  }
+
+  /** Position in `log` of the agent's response to the client request `id`. */
+  responseIndex(id) {
+    return this.log.findIndex(({ from, msg }) => from === "agent" && !("method" in msg) && msg.id === id);
+  }
+
+  /** Position in `log` of the client's request with `method` and matching params. */
+  requestIndex(method, predicate = () => true) {
+    return this.log.findIndex(({ from, msg }) => from === "client" && msg.method === method && "id" in msg && predicate(msg.params));
+  }
+}
+
+/** Splits a byte stream into lines, handing each complete line to `onLine` before passing the bytes on. */
+function lineTap(onLine) {
+  const decoder = new TextDecoder();
+  let pending = "";
+  return new TransformStream({
+    transform(chunk, controller) {
+      pending += decoder.decode(chunk, { stream: true });
+      let nl;
+      while ((nl = pending.indexOf("\n")) !== -1) {
+        onLine(pending.slice(0, nl));
+        pending = pending.slice(nl + 1);
+      }
+      controller.enqueue(chunk);
+    },
+    flush() {
+      pending += decoder.decode();
+      if (pending !== "") onLine(pending);
+    },
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Processes
+
+const live = new Set();
+process.on("exit", () => {
+  for (const child of live) child.kill("SIGKILL");
+});
+
+function track(child) {
+  live.add(child);
+  child.once("exit", () => live.delete(child));
+  return child;
+}
+
+async function stop(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, "exit");
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 3000);
+  await exited;
+  clearTimeout(timer);
+}
+
+function capture(stream) {
+  const out = { text: "" };
+  stream.setEncoding("utf8");
+  stream.on("data", (s) => {
+    out.text = (out.text + s).slice(-20_000);
+  });
+  return out;
+}
+
+/** The permission options every asking tool offers, as `optionId:kind`. */
+export const PERMISSION_OPTIONS = ["allow_once:allow_once", "allow_always:allow_always", "reject_once:reject_once"];
+
+/** The capabilities Zed sends in `initialize`. */
+export const ZED_INITIALIZE = {
+  protocolVersion: 1,
+  clientCapabilities: {
+    fs: { readTextFile: true, writeTextFile: true },
+    terminal: true,
+    auth: { terminal: true },
+    session: { configOptions: { boolean: {} } },
+    elicitation: { form: {}, url: {} },
+    _meta: { terminal_output: true, "terminal-auth": true },
+  },
+  clientInfo: { name: "zed", title: "Zed", version: "0.230.0" },
+};
+
+/** A client that advertises nothing, so the agent must use its own built-in tools. */
+export const PLAIN_INITIALIZE = {
+  protocolVersion: 1,
+  clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+  clientInfo: { name: "larik-acp-sdk-conformance", version: "0.0.0" },
+};
+
+/**
+ * One agent under test: temp dirs, the mock model, `larik acp`, and an SDK client
+ * connection whose traffic is checked by a `ProtocolChecker`.
+ */
+export class Harness {
+  checker = new ProtocolChecker();
+  /** Pending `session/request_permission` requests: `{ params, respond(response) }`. */
+  permissions = new Queue();
+  #children = [];
+  #mockStderr;
+  #agentStderr;
+  /** Rejects at the first protocol violation, so waits fail fast instead of timing out. */
+  #violated = new Promise((_, reject) => {
+    this.checker.onViolation = (violation) => reject(new Error(`protocol violation:\n${violation}`));
+  });
+  #quiet = this.#violated.catch(() => {}); // nobody may be waiting when it happens
+
+  static async start({ scenario }) {
+    const h = new Harness();
+    try {
+      await h.#start(scenario);
+    } catch (error) {
+      await h.close();
+      if (error instanceof Error) error.message += `\n${h.#stderrTail()}`;
+      throw error;
+    }
+    return h;
+  }
+
+  async #start(scenario) {
+    const larik = binary("LARIK_BIN", "larik");
+    const mockLlm = binary("LARIK_MOCK_LLM_BIN", "larik-mock-llm");
+
+    this.root = realpathSync(mkdtempSync(join(tmpdir(), "larik-acp-sdk-")));
+    this.projectDir = join(this.root, "project");
+    for (const dir of ["project", "home", "config", "data", "state", "cache"]) mkdirSync(join(this.root, dir));
+    const scenarioFile = join(this.root, "scenario.json");
+    writeFileSync(scenarioFile, JSON.stringify(scenario));
+
+    // Mock model: its first stdout line announces where it listens.
+    const mock = track(
+      spawn(mockLlm, ["--scenario", scenarioFile, "--port", "0"], {
+        cwd: this.root,
+        env: { PATH: process.env.PATH ?? "" },
+        stdio: ["ignore", "pipe", "pipe"],
+      }),
+    );
+    this.#children.push(mock);
+    this.#mockStderr = capture(mock.stderr);
+    const firstLine = new Promise((resolve, reject) => {
+      let buffered = "";
+      mock.stdout.setEncoding("utf8");
+      mock.stdout.on("data", (s) => {
+        buffered += s;
+        const nl = buffered.indexOf("\n");
+        if (nl !== -1) resolve(buffered.slice(0, nl));
+      });
+      mock.once("exit", (code, signal) => reject(new Error(`larik-mock-llm exited (${code ?? signal}) before announcing its URL`)));
+    });
+    const announced = JSON.parse(await withTimeout(firstLine, WAIT_MS, "larik-mock-llm to print its URL"));
+    assert.match(announced.url, /^http:\/\/127\.0\.0\.1:\d+$/, "larik-mock-llm announced an unexpected URL");
+    this.mockUrl = announced.url;
+
+    // The agent, with a private home and configuration.
+    const agent = track(
+      spawn(larik, ["acp"], {
+        cwd: this.projectDir,
+        env: {
+          PATH: process.env.PATH ?? "",
+          HOME: join(this.root, "home"),
+          XDG_CONFIG_HOME: join(this.root, "config"),
+          XDG_DATA_HOME: join(this.root, "data"),
+          XDG_STATE_HOME: join(this.root, "state"),
+          XDG_CACHE_HOME: join(this.root, "cache"),
+          ANTHROPIC_BASE_URL: this.mockUrl,
+          ANTHROPIC_API_KEY: "test-key",
+          LARIK_MODEL: "claude-mock",
+          RUST_BACKTRACE: "1",
+          ...(process.env.RUST_LOG ? { RUST_LOG: process.env.RUST_LOG } : {}),
+        },
+        stdio: ["pipe", "pipe", "pipe"],
+      }),
+    );
+    this.#children.push(agent);
+    this.agentProcess = agent;
+    this.#agentStderr = capture(agent.stderr);
+    agent.stdin.on("error", () => {}); // EPIPE after the agent exits is reported through the SDK.
+
+    // Agent stdout goes through the checker before the SDK parses it, so by the time an SDK
+    // promise resolves the checker has already seen the line that resolved it.
+    const fromAgent = Readable.toWeb(agent.stdout).pipeThrough(lineTap((line) => this.checker.agentLine(line)));
+    const sdkStream = acp.ndJsonStream(Writable.toWeb(agent.stdin), fromAgent);
+    const writer = sdkStream.writable.getWriter();
+    const checker = this.checker;
+    const stream = {
+      readable: sdkStream.readable,
+      writable: new WritableStream({
+        write(msg) {
+          checker.clientMessage(msg);
+          return writer.write(msg);
+        },
+        close: () => writer.close(),
+        abort: (reason) => writer.abort(reason),
+      }),
+    };
+
+    const app = acp
+      .client({ name: "larik-acp-sdk-conformance" })
+      .onRequest(acp.methods.client.session.requestPermission, ({ params }) =>
+        new Promise((respond) => this.permissions.push({ params, respond })),
+      );
+    this.connection = app.connect(stream);
+    /** SDK context for calling the agent. */
+    this.agent = this.connection.agent;
+  }
+
+  #stderrTail() {
+    return [
+      ["larik", this.#agentStderr],
+      ["larik-mock-llm", this.#mockStderr],
+    ]
+      .filter(([, out]) => out?.text)
+      .map(([name, out]) => `--- ${name} stderr (tail) ---\n${out.text.slice(-4000)}`)
+      .join("\n");
+  }
+
+  /** Awaits `promise`; fails after `ms`, or as soon as a protocol violation is seen. */
+  wait(promise, what, ms = WAIT_MS) {
+    return withTimeout(Promise.race([promise, this.#violated]), ms, what);
+  }
+
+  initialize(params = PLAIN_INITIALIZE) {
+    return this.wait(this.agent.request(acp.methods.agent.initialize, params), "the initialize response");
+  }
+
+  /** Starts a session through the SDK's session helper; returns an `ActiveSession`. */
+  newSession() {
+    return this.wait(
+      this.agent.buildSession({ cwd: this.projectDir, mcpServers: [] }).start(),
+      "the session/new response",
+    );
+  }
+
+  /** Sends a prompt; the returned promise is safe to leave unawaited for a while. */
+  prompt(session, text) {
+    const response = session.prompt(text);
+    response.catch(() => {});
+    return response;
+  }
+
+  /** Reads session messages until `until(message)` holds; returns all read, the last included. */
+  async readUntil(session, until, what) {
+    const read = [];
+    for (;;) {
+      const message = await this.wait(session.nextUpdate(), what);
+      read.push(message);
+      if (until(message)) return read;
+    }
+  }
+
+  /** Reads the rest of a turn; returns its updates and the prompt response. */
+  async finishTurn(session) {
+    const read = await this.readUntil(session, (m) => m.kind === "stop", "the end of the prompt turn");
+    return { updates: read.filter((m) => m.kind === "session_update").map((m) => m.update), response: read.at(-1).response };
+  }
+
+  nextPermission() {
+    return this.wait(this.permissions.next(), "a session/request_permission request");
+  }
+
+  cancel(sessionId) {
+    return this.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+  }
+
+  /**
+   * A full request/response round trip after which anything the agent wrote before
+   * answering has been seen: used to prove nothing more arrives after a turn ended.
+   */
+  barrier() {
+    return this.wait(
+      this.agent.request(acp.methods.agent.session.new, { cwd: this.projectDir, mcpServers: [] }),
+      "the response to a barrier session/new",
+    );
+  }
+
+  /** Request bodies the mock model has received, in order. */
+  async modelRequests() {
+    const res = await this.wait(fetch(`${this.mockUrl}/requests`), "GET /requests on the mock model");
+    assert.equal(res.status, 200, "GET /requests on the mock model failed");
+    return res.json();
+  }
+
+  /** Fails with every schema or ordering problem seen on the connection. */
+  assertProtocolClean() {
+    const { violations } = this.checker;
+    assert.equal(
+      violations.length,
+      0,
+      `${violations.length} protocol violation(s):\n\n${violations.join("\n\n")}\n\n${this.#stderrTail()}`,
+    );
+  }
+
+  /** Violations and stderr tails not already part of `message`. */
+  diagnostics(message = "") {
+    const violations = this.checker.violations.filter((v) => !message.includes(v));
+    const v = violations.length ? `protocol violations:\n\n${violations.join("\n\n")}\n\n` : "";
+    return `${v}${this.#stderrTail()}`;
+  }
+
+  async close() {
+    this.connection?.close();
+    await Promise.all(this.#children.map(stop));
+    if (this.root && !process.env.LARIK_KEEP_TMP) rmSync(this.root, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Runs `body(h)` against a fresh agent, then cleans up and fails on any protocol violation
+ * seen on the connection, also when the body itself passed.
+ */
+export async function withAgent(t, scenario, body) {
+  const h = await Harness.start({ scenario });
+  t.after(() => h.close()); // safety net if the test times out
+  try {
+    await body(h);
+  } catch (error) {
+    await h.close();
+    if (error instanceof Error) error.message += `\n\n${h.diagnostics(error.message)}`;
+    throw error;
+  }
+  await h.close();
+  h.assertProtocolClean();
+  return h;
+}
+
+// ---------------------------------------------------------------------------
+// Inspecting model request bodies
+
+/** Every object nested anywhere in `value` (depth-first, including `value`). */
+export function* objectsIn(value) {
+  if (value === null || typeof value !== "object") return;
+  if (!Array.isArray(value)) yield value;
+  for (const child of Object.values(value)) yield* objectsIn(child);
+}
+
+/** Every string nested anywhere in `value`. */
+export function* stringsIn(value) {
+  if (typeof value === "string") yield value;
+  else if (value !== null && typeof value === "object") for (const child of Object.values(value)) yield* stringsIn(child);
+}
+
+export function toolResult(body, toolUseId) {
+  return [...objectsIn(body)].find((o) => o.type === "tool_result" && o.tool_use_id === toolUseId);
+}
+
+export function toolUse(body, id) {
+  return [...objectsIn(body)].find((o) => o.type === "tool_use" && o.id === id);
+}
+
+export { acp };
