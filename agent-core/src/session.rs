@@ -87,26 +87,45 @@ impl Session {
         &self.permissions
     }
 
-    /// Runs one turn for `prompt`, sending events as they happen. Returns when the turn is over;
-    /// every event of the turn has been handed to `events` by then.
-    pub async fn prompt(&self, prompt: Vec<Part>, events: mpsc::Sender<AgentEvent>) -> Result<StopReason, TurnError> {
+    /// Runs one turn for `prompt`, sending events as they happen. `cancel` belongs to the caller's
+    /// tree (e.g. the request that asked for the turn); the session's own shutdown cancels it too.
+    /// Returns when the turn is over; every event of the turn has been handed to `events` by then.
+    pub async fn prompt(
+        &self,
+        prompt: Vec<Part>,
+        events: mpsc::Sender<AgentEvent>,
+        cancel: CancellationToken,
+    ) -> Result<StopReason, TurnError> {
         let mut history = self.history.lock().await;
-        let turn_cancel = self.cancel.child_token();
         if let Ok(mut current) = self.current_turn.lock() {
-            *current = Some(turn_cancel.clone());
+            *current = Some(cancel.clone());
         }
-        let provider = self.provider.clone()?;
-        let turn = turn::Turn {
-            provider: provider.as_ref(),
-            model: &self.model,
-            system: &self.system,
-            registry: &self.registry,
-            permissions: &self.permissions,
-            workspace: &self.workspace,
-            events: &events,
-            cancel: &turn_cancel,
+        // Closing the session cancels its running turn.
+        let link = tokio::spawn({
+            let session = self.cancel.clone();
+            let turn = cancel.clone();
+            async move {
+                session.cancelled().await;
+                turn.cancel();
+            }
+        });
+        let outcome = match self.provider.clone() {
+            Ok(provider) => {
+                let turn = turn::Turn {
+                    provider: provider.as_ref(),
+                    model: &self.model,
+                    system: &self.system,
+                    registry: &self.registry,
+                    permissions: &self.permissions,
+                    workspace: &self.workspace,
+                    events: &events,
+                    cancel: &cancel,
+                };
+                turn.run(&mut history, prompt).await
+            }
+            Err(error) => Err(error.into()),
         };
-        let outcome = turn.run(&mut history, prompt).await;
+        link.abort();
         if let Ok(mut current) = self.current_turn.lock() {
             *current = None;
         }

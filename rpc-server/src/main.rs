@@ -1,1 +1,67 @@
-fn main(){}
+//! The `larik` binary: `larik acp` (Agent Client Protocol over stdio), `larik -p "..."` (one
+//! headless turn), `larik demo` (a recorded session, offline). The runtime and logging are set up
+//! here only; stdout belongs to the protocol or the headless answer, logs go to stderr or a file.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+use larik::headless::OutputFormat;
+
+#[derive(Parser)]
+#[command(name = "larik", version, about = "A coding agent that lives in your editor")]
+struct Cli {
+    /// Run one turn headless in the current directory and print the answer.
+    #[arg(short = 'p', long = "print", value_name = "PROMPT")]
+    prompt: Option<String>,
+    /// Output of a headless run.
+    #[arg(long, value_enum, default_value = "text")]
+    output_format: OutputFormat,
+    /// Write logs to this file instead of stderr.
+    #[arg(long, global = true)]
+    log_file: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Speak the Agent Client Protocol (v1) on stdin/stdout, for editors.
+    Acp,
+    /// Replay a recorded session against a scratch copy of a sample project.
+    Demo {
+        /// Print the transcript without pauses between streamed pieces.
+        #[arg(long)]
+        fast: bool,
+    },
+}
+
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    init_logging(cli.log_file.as_deref())?;
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let env: std::collections::HashMap<String, String> = std::env::vars().collect();
+    let code = runtime.block_on(async move {
+        match (cli.command, cli.prompt) {
+            (Some(Command::Acp), _) => larik::acp::serve_stdio(env).await.map(|()| 0),
+            (Some(Command::Demo { fast }), _) => larik::demo::run(fast).await.map(|()| 0),
+            (None, Some(prompt)) => larik::headless::run(&prompt, cli.output_format, env).await,
+            (None, None) => Err(anyhow::anyhow!("nothing to do: run `larik acp` from an editor, `larik -p \"prompt\"`, or `larik demo`")),
+        }
+    })?;
+    // Tasks still blocked on stdin would keep the runtime alive; nothing of ours is left running.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+    std::process::exit(code);
+}
+
+fn init_logging(log_file: Option<&std::path::Path>) -> anyhow::Result<()> {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("LARIK_LOG").unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_ansi(false);
+    match log_file {
+        Some(path) => {
+            let file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+            builder.with_writer(std::sync::Mutex::new(file)).init();
+        }
+        None => builder.with_writer(std::io::stderr).init(),
+    }
+    Ok(())
+}

@@ -386,7 +386,12 @@ export class Harness {
   #violated = new Promise((_, reject) => {
     this.checker.onViolation = (violation) => reject(new Error(`protocol violation:\n${violation}`));
   });
-  #quiet = this.#violated.catch(() => {}); // nobody may be waiting when it happens
+  #agentExit = "";
+  #closing = false;
+
+  constructor() {
+    this.#violated.catch(() => {}); // nobody may be waiting when it happens
+  }
 
   static async start({ scenario }) {
     const h = new Harness();
@@ -455,7 +460,9 @@ export class Harness {
       }),
     );
     this.#children.push(agent);
-    this.agentProcess = agent;
+    agent.once("exit", (code, signal) => {
+      if (!this.#closing) this.#agentExit = `larik exited on its own (${code ?? signal})`;
+    });
     this.#agentStderr = capture(agent.stderr);
     agent.stdin.on("error", () => {}); // EPIPE after the agent exits is reported through the SDK.
 
@@ -494,6 +501,7 @@ export class Harness {
     ]
       .filter(([, out]) => out?.text)
       .map(([name, out]) => `--- ${name} stderr (tail) ---\n${out.text.slice(-4000)}`)
+      .concat(this.#agentExit ? [this.#agentExit] : [])
       .join("\n");
   }
 
@@ -581,6 +589,7 @@ export class Harness {
   }
 
   async close() {
+    this.#closing = true;
     this.connection?.close();
     await Promise.all(this.#children.map(stop));
     if (this.root && !process.env.LARIK_KEEP_TMP) rmSync(this.root, { recursive: true, force: true });

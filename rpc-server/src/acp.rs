@@ -1,0 +1,19 @@
+//! `larik acp`: the Agent Client Protocol v1 over stdio.
+
+mod agent;
+mod from_proto;
+pub mod connection;
+mod to_proto;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+pub use agent::AcpAgent;
+
+/// Serves ACP on stdin/stdout until stdin closes; then cancels what runs and returns.
+pub async fn serve_stdio(env: HashMap<String, String>) -> anyhow::Result<()> {
+    let agent = Arc::new(AcpAgent::new(env));
+    let input = tokio::io::BufReader::new(tokio::io::stdin());
+    connection::run(input, tokio::io::stdout(), agent).await;
+    Ok(())
+}

@@ -1,0 +1,379 @@
+//! A bidirectional JSON-RPC 2.0 connection over newline-delimited JSON.
+//!
+//! Invariants: exactly one task writes the output stream (`writer`), every incoming request runs
+//! in a task of its own so the reader never blocks on a handler (a handler may await a request it
+//! sent to the peer), a panicking handler becomes an internal-error reply, and malformed input
+//! gets the JSON-RPC error for its kind while the connection stays up.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicI64, Ordering};
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+/// Lines longer than this are refused rather than buffered without bound.
+pub const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
+
+/// A JSON-RPC error object.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RpcError {
+    pub code: i32,
+    pub message: String,
+    pub data: Option<Value>,
+}
+
+impl RpcError {
+    pub const PARSE_ERROR: i32 = -32700;
+    pub const INVALID_REQUEST: i32 = -32600;
+    pub const METHOD_NOT_FOUND: i32 = -32601;
+    pub const INVALID_PARAMS: i32 = -32602;
+    pub const INTERNAL_ERROR: i32 = -32603;
+    pub const REQUEST_CANCELLED: i32 = -32800;
+    pub const AUTH_REQUIRED: i32 = -32000;
+    pub const RESOURCE_NOT_FOUND: i32 = -32002;
+
+    pub fn new(code: i32, message: impl Into<String>) -> Self {
+        Self { code, message: message.into(), data: None }
+    }
+
+    pub fn method_not_found(method: &str) -> Self {
+        Self::new(Self::METHOD_NOT_FOUND, format!("Method not found: {method}"))
+    }
+
+    fn to_json(&self) -> Value {
+        let mut error = json!({"code": self.code, "message": self.message});
+        if let Some(data) = &self.data {
+            error["data"] = data.clone();
+        }
+        error
+    }
+
+    fn from_json(value: &Value) -> Self {
+        Self {
+            code: value.get("code").and_then(Value::as_i64).and_then(|code| i32::try_from(code).ok()).unwrap_or(Self::INTERNAL_ERROR),
+            message: value.get("message").and_then(Value::as_str).unwrap_or_default().to_owned(),
+            data: value.get("data").cloned(),
+        }
+    }
+}
+
+/// What the connection calls for incoming messages.
+#[async_trait::async_trait]
+pub trait Handler: Send + Sync + 'static {
+    /// Answers a request. `cancel` fires on `$/cancel_request` for it or when the connection ends.
+    async fn request(self: Arc<Self>, peer: Peer, method: String, params: Value, cancel: CancellationToken) -> Result<Value, RpcError>;
+    /// Handles a notification; unknown ones are ignored.
+    async fn notification(self: Arc<Self>, peer: Peer, method: String, params: Value);
+}
+
+/// The sending half: requests and notifications to the other side.
+#[derive(Clone)]
+pub struct Peer {
+    inner: Arc<PeerState>,
+}
+
+struct PeerState {
+    outgoing: mpsc::Sender<String>,
+    pending: Mutex<HashMap<i64, oneshot::Sender<Result<Value, RpcError>>>>,
+    next_id: AtomicI64,
+    in_flight: Mutex<HashMap<String, CancellationToken>>,
+    tasks: TaskTracker,
+    shutdown: CancellationToken,
+}
+
+impl Peer {
+    /// Sends a notification. Waits only while the writer's queue is full.
+    pub async fn notify(&self, method: &str, params: Value) {
+        self.send_line(json!({"jsonrpc": "2.0", "method": method, "params": params})).await;
+    }
+
+    /// Sends a request and waits for its response.
+    pub async fn request(&self, method: &str, params: Value) -> Result<Value, RpcError> {
+        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let (reply, response) = oneshot::channel();
+        if let Ok(mut pending) = self.inner.pending.lock() {
+            pending.insert(id, reply);
+        }
+        self.send_line(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await;
+        tokio::select! {
+            response = response => response.unwrap_or_else(|_| Err(RpcError::new(RpcError::INTERNAL_ERROR, "connection closed"))),
+            () = self.inner.shutdown.cancelled() => Err(RpcError::new(RpcError::INTERNAL_ERROR, "connection closed")),
+        }
+    }
+
+    /// The token that fires when the connection ends.
+    pub fn shutdown_token(&self) -> CancellationToken {
+        self.inner.shutdown.clone()
+    }
+
+    /// Runs a future as a task the connection waits for when it ends.
+    pub fn spawn<F: Future<Output = ()> + Send + 'static>(&self, future: F) {
+        self.inner.tasks.spawn(future);
+    }
+
+    async fn send_line(&self, message: Value) {
+        // serde_json writes compact JSON: newlines inside strings are escaped, so one message is one line.
+        let line = message.to_string();
+        if self.inner.outgoing.send(line).await.is_err() {
+            tracing::debug!("output closed; message dropped");
+        }
+    }
+
+    async fn respond(&self, id: Value, result: Result<Value, RpcError>) {
+        let message = match result {
+            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+            Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error.to_json()}),
+        };
+        self.send_line(message).await;
+    }
+}
+
+/// Serves the connection until the input ends. On end of input it cancels every running handler,
+/// waits for their tasks and flushes the output.
+pub async fn run(input: impl AsyncBufRead + Unpin, output: impl AsyncWrite + Unpin + Send + 'static, handler: Arc<impl Handler>) {
+    let (outgoing, queue) = mpsc::channel::<String>(1024);
+    let writer = tokio::spawn(write_lines(output, queue));
+    let peer = Peer {
+        inner: Arc::new(PeerState {
+            outgoing,
+            pending: Mutex::new(HashMap::new()),
+            next_id: AtomicI64::new(0),
+            in_flight: Mutex::new(HashMap::new()),
+            tasks: TaskTracker::new(),
+            shutdown: CancellationToken::new(),
+        }),
+    };
+    read_messages(input, &peer, &handler).await;
+    peer.inner.shutdown.cancel();
+    peer.inner.tasks.close();
+    peer.inner.tasks.wait().await;
+    drop(peer);
+    let _ = writer.await;
+}
+
+async fn write_lines(mut output: impl AsyncWrite + Unpin, mut queue: mpsc::Receiver<String>) {
+    while let Some(line) = queue.recv().await {
+        let mut batch = line;
+        batch.push('\n');
+        // Coalesce what is already queued into one write.
+        while let Ok(more) = queue.try_recv() {
+            batch.push_str(&more);
+            batch.push('\n');
+        }
+        if output.write_all(batch.as_bytes()).await.is_err() || output.flush().await.is_err() {
+            tracing::warn!("output stream closed");
+            return;
+        }
+    }
+}
+
+async fn read_messages(mut input: impl AsyncBufRead + Unpin, peer: &Peer, handler: &Arc<impl Handler>) {
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match read_bounded_line(&mut input, &mut line).await {
+            Ok(LineRead::Eof) => return,
+            Ok(LineRead::TooLong) => {
+                peer.respond(Value::Null, Err(RpcError::new(RpcError::INVALID_REQUEST, format!("message exceeds {MAX_LINE_BYTES} bytes")))).await;
+            }
+            Ok(LineRead::Line) => handle_line(&line, peer, handler).await,
+            Err(error) => {
+                tracing::warn!(%error, "input failed");
+                return;
+            }
+        }
+    }
+}
+
+enum LineRead {
+    Line,
+    TooLong,
+    Eof,
+}
+
+/// Reads up to the next `\n`, keeping at most [`MAX_LINE_BYTES`]; the rest of a longer line is skipped.
+async fn read_bounded_line(input: &mut (impl AsyncBufRead + Unpin), line: &mut Vec<u8>) -> std::io::Result<LineRead> {
+    let mut too_long = false;
+    loop {
+        let available = input.fill_buf().await?;
+        if available.is_empty() {
+            return Ok(if line.is_empty() && !too_long { LineRead::Eof } else { LineRead::Line });
+        }
+        let (chunk, found_newline) = match available.iter().position(|byte| *byte == b'\n') {
+            Some(end) => (&available[..end], true),
+            None => (available, false),
+        };
+        if !too_long && line.len() + chunk.len() <= MAX_LINE_BYTES {
+            line.extend_from_slice(chunk);
+        } else {
+            too_long = true;
+            line.clear();
+        }
+        let consumed = chunk.len() + usize::from(found_newline);
+        input.consume(consumed);
+        if found_newline {
+            return Ok(if too_long { LineRead::TooLong } else { LineRead::Line });
+        }
+    }
+}
+
+async fn handle_line(line: &[u8], peer: &Peer, handler: &Arc<impl Handler>) {
+    let text = String::from_utf8_lossy(line);
+    let text = text.trim();
+    if text.is_empty() {
+        return;
+    }
+    let message: Value = match serde_json::from_str(text) {
+        Ok(message) => message,
+        Err(error) => {
+            peer.respond(Value::Null, Err(RpcError::new(RpcError::PARSE_ERROR, format!("Parse error: {error}")))).await;
+            return;
+        }
+    };
+    let Some(object) = message.as_object() else {
+        let reason = if message.is_array() { "JSON-RPC batches are not supported" } else { "a message must be a JSON object" };
+        peer.respond(Value::Null, Err(RpcError::new(RpcError::INVALID_REQUEST, reason))).await;
+        return;
+    };
+    let id = object.get("id").cloned();
+    let params = object.get("params").cloned().unwrap_or(Value::Null);
+    match (object.get("method").and_then(Value::as_str), id) {
+        (Some(method), Some(id)) => spawn_request(peer, handler, id, method.to_owned(), params),
+        (Some("$/cancel_request"), None) => cancel_in_flight(peer, &params),
+        (Some(method), None) => {
+            let handler = Arc::clone(handler);
+            let future = handler.notification(peer.clone(), method.to_owned(), params);
+            // Notifications are handled in order of arrival: session/cancel must not overtake.
+            future.await;
+        }
+        (None, Some(id)) if object.contains_key("result") || object.contains_key("error") => deliver_response(peer, &id, object),
+        (None, id) => {
+            peer.respond(id.unwrap_or(Value::Null), Err(RpcError::new(RpcError::INVALID_REQUEST, "a message needs a method, or a result or error"))).await;
+        }
+    }
+}
+
+fn spawn_request(peer: &Peer, handler: &Arc<impl Handler>, id: Value, method: String, params: Value) {
+    let cancel = peer.inner.shutdown.child_token();
+    let key = id.to_string();
+    if let Ok(mut in_flight) = peer.inner.in_flight.lock() {
+        in_flight.insert(key.clone(), cancel.clone());
+    }
+    let handler = Arc::clone(handler);
+    let peer = peer.clone();
+    peer.clone().spawn(async move {
+        let span = tracing::debug_span!("request", %method);
+        let work = tokio::spawn(tracing::Instrument::instrument(handler.request(peer.clone(), method.clone(), params, cancel), span));
+        let result = match work.await {
+            Ok(result) => result,
+            Err(error) if error.is_panic() => {
+                tracing::error!(%method, "request handler panicked");
+                Err(RpcError::new(RpcError::INTERNAL_ERROR, format!("Internal error while handling {method}")))
+            }
+            Err(_) => Err(RpcError::new(RpcError::REQUEST_CANCELLED, "Request cancelled")),
+        };
+        if let Ok(mut in_flight) = peer.inner.in_flight.lock() {
+            in_flight.remove(&key);
+        }
+        peer.respond(id, result).await;
+    });
+}
+
+fn cancel_in_flight(peer: &Peer, params: &Value) {
+    let Some(request_id) = params.get("requestId") else { return };
+    if let Ok(in_flight) = peer.inner.in_flight.lock()
+        && let Some(token) = in_flight.get(&request_id.to_string())
+    {
+        token.cancel();
+    }
+}
+
+fn deliver_response(peer: &Peer, id: &Value, object: &serde_json::Map<String, Value>) {
+    let Some(id) = id.as_i64() else { return };
+    let Some(reply) = peer.inner.pending.lock().ok().and_then(|mut pending| pending.remove(&id)) else {
+        tracing::debug!(id, "response to an unknown request");
+        return;
+    };
+    let result = match object.get("error") {
+        Some(error) => Err(RpcError::from_json(error)),
+        None => Ok(object.get("result").cloned().unwrap_or(Value::Null)),
+    };
+    let _ = reply.send(result);
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio::io::{AsyncReadExt, BufReader};
+
+    use super::*;
+
+    struct Echo;
+
+    #[async_trait::async_trait]
+    impl Handler for Echo {
+        async fn request(self: Arc<Self>, peer: Peer, method: String, params: Value, _cancel: CancellationToken) -> Result<Value, RpcError> {
+            match method.as_str() {
+                "echo" => Ok(params),
+                "panic" => panic!("boom"),
+                // Asks the peer a question before answering: the reader must keep running meanwhile.
+                "ask" => peer.request("question", json!({})).await,
+                _ => Err(RpcError::method_not_found(&method)),
+            }
+        }
+
+        async fn notification(self: Arc<Self>, _peer: Peer, _method: String, _params: Value) {}
+    }
+
+    async fn exchange(input: &str) -> Vec<Value> {
+        let (client, server) = tokio::io::duplex(1 << 16);
+        let (server_read, server_write) = tokio::io::split(server);
+        let (mut client_read, mut client_write) = tokio::io::split(client);
+        let serve = tokio::spawn(run(BufReader::new(server_read), server_write, Arc::new(Echo)));
+        client_write.write_all(input.as_bytes()).await.unwrap();
+        drop(client_write);
+        let mut output = String::new();
+        client_read.read_to_string(&mut output).await.unwrap();
+        serve.await.unwrap();
+        output.lines().map(|line| serde_json::from_str(line).unwrap()).collect()
+    }
+
+    #[tokio::test]
+    async fn bad_input_gets_the_right_error_and_the_server_stays_up() {
+        let input = "{not json\n[1,2]\n\r\n\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"nope\"}\r\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"panic\"}\n{\"jsonrpc\":\"2.0\",\"method\":\"unknown/notification\"}\n{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"echo\",\"params\":{\"a\":1}}\n";
+        let replies = exchange(input).await;
+        let by_id = |id: Value| replies.iter().find(|reply| reply["id"] == id).cloned().unwrap();
+        let nulls: Vec<i64> = replies.iter().filter(|reply| reply["id"].is_null()).map(|reply| reply["error"]["code"].as_i64().unwrap()).collect();
+        assert_eq!(nulls, vec![-32700, -32600]);
+        assert_eq!(by_id(json!(1))["error"]["code"], -32601);
+        assert_eq!(by_id(json!(2))["error"]["code"], -32603);
+        assert_eq!(by_id(json!(3))["result"], json!({"a": 1}));
+        assert_eq!(replies.len(), 5, "the notification got no reply: {replies:?}");
+    }
+
+    #[tokio::test]
+    async fn a_handler_can_wait_on_the_peer_while_others_are_served() {
+        let (client, server) = tokio::io::duplex(1 << 16);
+        let (server_read, server_write) = tokio::io::split(server);
+        let (client_read, mut client_write) = tokio::io::split(client);
+        let serve = tokio::spawn(run(BufReader::new(server_read), server_write, Arc::new(Echo)));
+        let mut lines = BufReader::new(client_read).lines();
+        client_write.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"ask\"}\n").await.unwrap();
+        let question: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+        assert_eq!(question["method"], "question");
+        // While "ask" waits for our answer, another request is served.
+        client_write.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":\"b\",\"method\":\"echo\",\"params\":7}\n").await.unwrap();
+        let echo: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+        assert_eq!(echo, json!({"jsonrpc": "2.0", "id": "b", "result": 7}));
+        let answer = json!({"jsonrpc": "2.0", "id": question["id"], "result": {"answer": 42}});
+        client_write.write_all(format!("{answer}\n").as_bytes()).await.unwrap();
+        let reply: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+        assert_eq!(reply, json!({"jsonrpc": "2.0", "id": "a", "result": {"answer": 42}}));
+        drop(client_write);
+        serve.await.unwrap();
+    }
+}

@@ -1,0 +1,81 @@
+//! Conversions from ACP v1 wire types to the core's types.
+
+use larik_core::event::PermissionAnswer;
+use larik_core::llm::Part;
+use larik_protocol::acp;
+use larik_protocol::extensions::{META_KEY, PermissionFeedback};
+
+/// Option ids Larik offers in every permission request.
+pub const ALLOW_ONCE: &str = "allow_once";
+pub const ALLOW_ALWAYS: &str = "allow_always";
+pub const REJECT_ONCE: &str = "reject_once";
+
+/// Turns a prompt's content blocks into message parts. Embedded resources (files the user
+/// mentioned, with their unsaved content) become text the model can read.
+pub fn prompt_parts(blocks: Vec<acp::ContentBlock>) -> Vec<Part> {
+    blocks
+        .into_iter()
+        .filter_map(|block| match block {
+            acp::ContentBlock::Text(text) => Some(Part::Text { text: text.text }),
+            acp::ContentBlock::Image(image) => Some(Part::Image { media_type: image.mime_type, data: image.data }),
+            acp::ContentBlock::ResourceLink(link) => Some(Part::Text { text: format!("[@{}]({})", link.name, link.uri) }),
+            acp::ContentBlock::Resource(resource) => match resource.resource {
+                acp::EmbeddedResourceResource::TextResourceContents(contents) => Some(Part::Text {
+                    text: format!("<file uri=\"{}\">\n{}\n</file>", contents.uri, contents.text),
+                }),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+/// Reads the client's answer to a permission request. Anything unexpected counts as a rejection:
+/// permissions fail closed.
+pub fn permission_answer(response: Result<acp::RequestPermissionResponse, String>) -> PermissionAnswer {
+    let response = match response {
+        Ok(response) => response,
+        Err(reason) => {
+            tracing::warn!(%reason, "permission request failed; treating it as rejected");
+            return PermissionAnswer::Reject { feedback: None };
+        }
+    };
+    let feedback = response
+        .meta
+        .as_ref()
+        .and_then(|meta| meta.get(META_KEY))
+        .and_then(|value| serde_json::from_value::<PermissionFeedback>(value.clone()).ok())
+        .and_then(|extension| extension.feedback);
+    match response.outcome {
+        acp::RequestPermissionOutcome::Cancelled => PermissionAnswer::Cancelled,
+        acp::RequestPermissionOutcome::Selected(selected) => match &*selected.option_id.0 {
+            ALLOW_ONCE => PermissionAnswer::AllowOnce,
+            ALLOW_ALWAYS => PermissionAnswer::AllowAlways,
+            _ => PermissionAnswer::Reject { feedback },
+        },
+        _ => PermissionAnswer::Reject { feedback },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn answer(value: serde_json::Value) -> PermissionAnswer {
+        permission_answer(serde_json::from_value(value).map_err(|error| error.to_string()))
+    }
+
+    #[test]
+    fn reads_choices_and_feedback_and_fails_closed() {
+        assert_eq!(answer(json!({"outcome": {"outcome": "selected", "optionId": "allow_once"}})), PermissionAnswer::AllowOnce);
+        assert_eq!(answer(json!({"outcome": {"outcome": "cancelled"}})), PermissionAnswer::Cancelled);
+        assert_eq!(
+            answer(json!({"outcome": {"outcome": "selected", "optionId": "reject_once"}, "_meta": {"larik": {"feedback": "use tabs"}}})),
+            PermissionAnswer::Reject { feedback: Some("use tabs".into()) }
+        );
+        assert_eq!(answer(json!({"outcome": {"outcome": "selected", "optionId": "whatever"}})), PermissionAnswer::Reject { feedback: None });
+        assert_eq!(answer(json!({"nonsense": true})), PermissionAnswer::Reject { feedback: None });
+    }
+}

@@ -1,0 +1,75 @@
+//! Conversions from the core's events to ACP v1 wire types. Only kinds and fields a v1 client
+//! knows are produced.
+
+use larik_core::event::{Display, Location, ToolCallView, ToolKind, ToolStatus};
+use larik_protocol::acp;
+
+pub fn text_chunk(text: String) -> acp::ContentChunk {
+    acp::ContentChunk::new(acp::ContentBlock::Text(acp::TextContent::new(text)))
+}
+
+pub fn tool_kind(kind: ToolKind) -> acp::ToolKind {
+    match kind {
+        ToolKind::Read => acp::ToolKind::Read,
+        ToolKind::Edit => acp::ToolKind::Edit,
+        ToolKind::Delete => acp::ToolKind::Delete,
+        ToolKind::Move => acp::ToolKind::Move,
+        ToolKind::Search => acp::ToolKind::Search,
+        ToolKind::Execute => acp::ToolKind::Execute,
+        ToolKind::Think => acp::ToolKind::Think,
+        ToolKind::Fetch => acp::ToolKind::Fetch,
+        ToolKind::Other => acp::ToolKind::Other,
+    }
+}
+
+pub fn tool_status(status: ToolStatus) -> acp::ToolCallStatus {
+    match status {
+        ToolStatus::Pending => acp::ToolCallStatus::Pending,
+        ToolStatus::InProgress => acp::ToolCallStatus::InProgress,
+        ToolStatus::Completed => acp::ToolCallStatus::Completed,
+        ToolStatus::Failed => acp::ToolCallStatus::Failed,
+    }
+}
+
+pub fn locations(locations: &[Location]) -> Vec<acp::ToolCallLocation> {
+    locations.iter().map(|location| acp::ToolCallLocation::new(location.path.clone()).line(location.line)).collect()
+}
+
+pub fn tool_call(view: &ToolCallView) -> acp::ToolCall {
+    acp::ToolCall::new(view.id.clone(), view.title.clone())
+        .kind(tool_kind(view.kind))
+        .status(acp::ToolCallStatus::Pending)
+        .locations(locations(&view.locations))
+        .raw_input(view.input.clone())
+}
+
+/// The content blocks that show a tool's result: a diff, a command and its output, or text.
+pub fn tool_content(display: Option<&Display>, output: Option<&str>) -> Vec<acp::ToolCallContent> {
+    match display {
+        Some(Display::Diff { path, old_text, new_text }) => {
+            vec![acp::ToolCallContent::Diff(acp::Diff::new(path.clone(), new_text.clone()).old_text(old_text.clone()))]
+        }
+        Some(Display::Command { command, output, exit_code }) => {
+            let status = match exit_code {
+                Some(0) | None => String::new(),
+                Some(code) => format!("\nexit code {code}"),
+            };
+            let text = format!("```sh\n$ {command}\n{}{status}\n```", output.trim_end());
+            vec![text_content(text)]
+        }
+        Some(Display::Text(text)) => vec![text_content(text.clone())],
+        None => output.filter(|text| !text.is_empty()).map(|text| vec![text_content(text.to_owned())]).unwrap_or_default(),
+    }
+}
+
+fn text_content(text: String) -> acp::ToolCallContent {
+    acp::ToolCallContent::Content(acp::Content::new(acp::ContentBlock::Text(acp::TextContent::new(text))))
+}
+
+pub fn tool_call_update(id: &str, status: ToolStatus, display: Option<&Display>, output: Option<&str>) -> acp::ToolCallUpdate {
+    let mut fields = acp::ToolCallUpdateFields::new().status(tool_status(status));
+    if output.is_some() || display.is_some() {
+        fields = fields.content(tool_content(display, output));
+    }
+    acp::ToolCallUpdate::new(id.to_owned(), fields)
+}

@@ -1,0 +1,146 @@
+//! `larik -p "prompt"`: one turn in the current directory, the answer on stdout. Calls that would
+//! need approval are denied at once (nobody is there to ask), and the model is told why.
+
+use std::collections::HashMap;
+use std::io::Write;
+
+use larik_core::config;
+use larik_core::event::{AgentEvent, PermissionAnswer, ToolStatus};
+use larik_core::llm::{Part, ProviderError};
+use larik_core::session::{ModelSettings, Session, StopReason};
+use serde_json::json;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum OutputFormat {
+    /// The answer as plain text, streamed.
+    Text,
+    /// One JSON object when the turn ends.
+    Json,
+    /// One JSON object per event, one per line.
+    StreamJson,
+}
+
+const HEADLESS_DENIAL: &str = "Headless mode (larik -p) cannot ask for approval, so this call was denied. Use tools that need no approval, or tell the user what to run.";
+
+/// Runs the turn; returns the process exit code.
+pub async fn run(prompt: &str, format: OutputFormat, env: HashMap<String, String>) -> anyhow::Result<i32> {
+    let cwd = std::env::current_dir()?;
+    let settings = config::load_settings(&cwd, &env)?;
+    let (provider, model) = match config::resolve_model(&settings, &env) {
+        Ok(model) => (
+            model.build_provider(),
+            ModelSettings { model: model.model.clone(), max_tokens: model.max_tokens, max_turn_requests: model.max_turn_requests },
+        ),
+        Err(error) => (Err(ProviderError::Auth { message: error.to_string() }), ModelSettings { model: String::new(), max_tokens: 0, max_turn_requests: 0 }),
+    };
+    let cancel = CancellationToken::new();
+    let session = Session::new(&cwd, provider, model, &cancel);
+    let (events_tx, mut events_rx) = mpsc::channel(256);
+    let turn = session.prompt(vec![Part::Text { text: prompt.to_owned() }], events_tx, cancel.child_token());
+    let mut transcript = Transcript { format, answer: String::new(), tool_calls: Vec::new() };
+    let print = async {
+        while let Some(event) = events_rx.recv().await {
+            transcript.event(event);
+        }
+    };
+    let (outcome, ()) = tokio::join!(turn, print);
+    match outcome {
+        Ok(stop) => {
+            transcript.finish(stop);
+            Ok(0)
+        }
+        Err(error) => {
+            let _ = writeln!(std::io::stderr(), "larik: {error}");
+            if matches!(format, OutputFormat::Json | OutputFormat::StreamJson) {
+                emit_line(&json!({"type": "error", "message": error.to_string()}));
+            }
+            Ok(1)
+        }
+    }
+}
+
+struct Transcript {
+    format: OutputFormat,
+    answer: String,
+    tool_calls: Vec<serde_json::Value>,
+}
+
+impl Transcript {
+    fn event(&mut self, event: AgentEvent) {
+        match event {
+            AgentEvent::TextDelta(text) => {
+                match self.format {
+                    OutputFormat::Text => {
+                        let mut stdout = std::io::stdout().lock();
+                        let _ = stdout.write_all(text.as_bytes());
+                        let _ = stdout.flush();
+                    }
+                    OutputFormat::StreamJson => emit_line(&json!({"type": "text", "text": text})),
+                    OutputFormat::Json => {}
+                }
+                self.answer.push_str(&text);
+            }
+            AgentEvent::ThinkingDelta(text) => {
+                if let OutputFormat::StreamJson = self.format {
+                    emit_line(&json!({"type": "thinking", "text": text}));
+                }
+            }
+            AgentEvent::ToolCallStarted(view) => {
+                let call = json!({"type": "tool_call", "id": view.id, "name": view.name, "title": view.title, "input": view.input});
+                if let OutputFormat::StreamJson = self.format {
+                    emit_line(&call);
+                }
+                self.tool_calls.push(call);
+            }
+            AgentEvent::ToolCallUpdated { id, status, output, .. } => {
+                if matches!(status, ToolStatus::Completed | ToolStatus::Failed) {
+                    let failed = status == ToolStatus::Failed;
+                    if let Some(call) = self.tool_calls.iter_mut().find(|call| call["id"] == id) {
+                        call["status"] = json!(if failed { "failed" } else { "completed" });
+                    }
+                    if let OutputFormat::StreamJson = self.format {
+                        emit_line(&json!({"type": "tool_result", "id": id, "is_error": failed, "output": output}));
+                    }
+                }
+            }
+            AgentEvent::PermissionRequested(request) => {
+                let _ = writeln!(std::io::stderr(), "larik: denied {} ({}): headless mode cannot ask for approval", request.tool_call.title, request.reason);
+                if let OutputFormat::StreamJson = self.format {
+                    emit_line(&json!({"type": "permission_denied", "id": request.tool_call.id, "title": request.tool_call.title}));
+                }
+                let _ = request.reply.send(PermissionAnswer::Reject { feedback: Some(HEADLESS_DENIAL.into()) });
+            }
+            AgentEvent::Usage(_) => {}
+            AgentEvent::Notice(message) => {
+                let _ = writeln!(std::io::stderr(), "larik: {message}");
+            }
+        }
+    }
+
+    fn finish(&self, stop: StopReason) {
+        let stop_reason = match stop {
+            StopReason::EndTurn => "end_turn",
+            StopReason::MaxTokens => "max_tokens",
+            StopReason::MaxTurnRequests => "max_turn_requests",
+            StopReason::Refusal => "refusal",
+            StopReason::Cancelled => "cancelled",
+        };
+        match self.format {
+            OutputFormat::Text => {
+                if !self.answer.ends_with('\n') {
+                    let _ = std::io::stdout().write_all(b"\n");
+                }
+            }
+            OutputFormat::Json => emit_line(&json!({"result": self.answer, "stop_reason": stop_reason, "tool_calls": self.tool_calls})),
+            OutputFormat::StreamJson => emit_line(&json!({"type": "result", "result": self.answer, "stop_reason": stop_reason})),
+        }
+    }
+}
+
+fn emit_line(value: &serde_json::Value) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{value}");
+    let _ = stdout.flush();
+}

@@ -1,0 +1,6 @@
+//! The `larik` binary's library: front ends that translate between a wire format and the agent
+//! core. Only this crate knows JSON-RPC and ACP; `larik-core` never does.
+
+pub mod acp;
+pub mod demo;
+pub mod headless;
