@@ -4,7 +4,8 @@
 //   cd tests/acp-sdk && npm ci && npm test
 //
 // Binaries are taken from LARIK_BIN / LARIK_MOCK_LLM_BIN, else $CARGO_TARGET_DIR/debug or
-// ../../target/debug. Set LARIK_KEEP_TMP=1 to keep each test's temp directory.
+// ../../target/debug. Set LARIK_KEEP_TMP=1 to keep each test's temp directory, LARIK_LOG to pass a
+// log filter to the agent (its stderr tail is printed when a test fails).
 // Every test also fails if any message on the connection breaks the ACP v1 schema shipped
 // with the SDK (see ProtocolChecker in harness.mjs).
 

@@ -270,14 +270,6 @@ export class ProtocolChecker {
     this.onViolation(violation);
   }
 
-  /** Agent-sent `session/update` params, in order. */
-  updates(sessionId) {
-    return this.log
-      .filter(({ from, msg }) => from === "agent" && msg.method === "session/update")
-      .map(({ msg }) => msg.params)
-      .filter((p) => sessionId === undefined || p?.sessionId === sessionId);
-  }
-
   /** Agent-sent request methods, in order. */
   agentRequestMethods() {
     return this.log.filter(({ from, msg }) => from === "agent" && "method" in msg && "id" in msg).map(({ msg }) => msg.method);
@@ -286,11 +278,6 @@ export class ProtocolChecker {
   /** Position in `log` of the agent's response to the client request `id`. */
   responseIndex(id) {
     return this.log.findIndex(({ from, msg }) => from === "agent" && !("method" in msg) && msg.id === id);
-  }
-
-  /** Position in `log` of the client's request with `method` and matching params. */
-  requestIndex(method, predicate = () => true) {
-    return this.log.findIndex(({ from, msg }) => from === "client" && msg.method === method && "id" in msg && predicate(msg.params));
   }
 }
 
@@ -454,7 +441,7 @@ export class Harness {
           ANTHROPIC_API_KEY: "test-key",
           LARIK_MODEL: "claude-mock",
           RUST_BACKTRACE: "1",
-          ...(process.env.RUST_LOG ? { RUST_LOG: process.env.RUST_LOG } : {}),
+          ...(process.env.LARIK_LOG ? { LARIK_LOG: process.env.LARIK_LOG } : {}),
         },
         stdio: ["pipe", "pipe", "pipe"],
       }),
@@ -638,5 +625,3 @@ export function toolResult(body, toolUseId) {
 export function toolUse(body, id) {
   return [...objectsIn(body)].find((o) => o.type === "tool_use" && o.id === id);
 }
-
-export { acp };

@@ -71,7 +71,7 @@ impl Tool for Bash {
             CommandEnd::Exited(code) => Some(code),
             _ => None,
         };
-        let display = Display::Command { command: input.command, output: output.clone(), exit_code };
+        let display = Display::Command { command: input.command, output: shown.clone(), exit_code };
         ToolOutput { is_error, ..ToolOutput::text(shown) }.with_display(display)
     }
 }

@@ -49,12 +49,9 @@ pub fn tool_content(display: Option<&Display>, output: Option<&str>) -> Vec<acp:
         Some(Display::Diff { path, old_text, new_text }) => {
             vec![acp::ToolCallContent::Diff(acp::Diff::new(path.clone(), new_text.clone()).old_text(old_text.clone()))]
         }
-        Some(Display::Command { command, output, exit_code }) => {
-            let status = match exit_code {
-                Some(0) | None => String::new(),
-                Some(code) => format!("\nexit code {code}"),
-            };
-            let text = format!("```sh\n$ {command}\n{}{status}\n```", output.trim_end());
+        // The output already ends with the exit status when it is not 0.
+        Some(Display::Command { command, output, .. }) => {
+            let text = format!("```sh\n$ {command}\n{}\n```", output.trim_end());
             vec![text_content(text)]
         }
         Some(Display::Text(text)) => vec![text_content(text.clone())],

@@ -1,0 +1,205 @@
+//! Drives the real `larik` binary over stdio, the way an editor does: one JSON message per line,
+//! requests both ways. The agent runs with a cleared environment (only what the test sets), a
+//! private home and config directory, and the mock model server as its model.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin};
+use tokio::sync::mpsc;
+
+/// How long a test waits for any one message before failing.
+pub const WAIT: Duration = Duration::from_secs(20);
+
+/// The `larik` binary: `$LARIK_BIN`, or beside the test executable's target directory.
+pub fn larik_bin() -> PathBuf {
+    if let Some(path) = std::env::var_os("LARIK_BIN") {
+        return PathBuf::from(path);
+    }
+    let exe = std::env::current_exe().unwrap_or_default();
+    // target/debug/deps/test-binary -> target/debug/larik
+    let dir = exe.parent().and_then(Path::parent).map(Path::to_path_buf).unwrap_or_default();
+    let bin = dir.join("larik");
+    assert!(bin.exists(), "{} is missing: run `cargo build --workspace --bins` before the tests", bin.display());
+    bin
+}
+
+/// A scratch project and a private home for one agent run.
+pub struct Sandbox {
+    pub project: tempfile::TempDir,
+    pub home: tempfile::TempDir,
+}
+
+impl Sandbox {
+    pub fn new() -> Self {
+        Self { project: tempfile::tempdir().expect("temp project"), home: tempfile::tempdir().expect("temp home") }
+    }
+
+    pub fn project_path(&self) -> PathBuf {
+        self.project.path().canonicalize().expect("canonical project path")
+    }
+
+    /// The environment an agent sees: private dirs, PATH, and Anthropic pointed at `model_url`.
+    pub fn env(&self, model_url: &str) -> Vec<(String, String)> {
+        let mut env = self.base_env();
+        env.push(("ANTHROPIC_BASE_URL".into(), model_url.into()));
+        env.push(("ANTHROPIC_API_KEY".into(), "test-key".into()));
+        env.push(("LARIK_MODEL".into(), "claude-mock".into()));
+        env
+    }
+
+    pub fn base_env(&self) -> Vec<(String, String)> {
+        let home = self.home.path().display().to_string();
+        vec![
+            ("PATH".into(), std::env::var("PATH").unwrap_or_default()),
+            ("HOME".into(), home.clone()),
+            ("XDG_CONFIG_HOME".into(), format!("{home}/.config")),
+            ("XDG_DATA_HOME".into(), format!("{home}/.local/share")),
+            // Quiet by default; `LARIK_LOG=debug cargo test` shows the agent's logs.
+            ("LARIK_LOG".into(), std::env::var("LARIK_LOG").unwrap_or_else(|_| "warn".into())),
+        ]
+    }
+}
+
+impl Default for Sandbox {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A running `larik acp` and the client side of its connection.
+pub struct Agent {
+    pub child: Child,
+    stdin: Option<ChildStdin>,
+    incoming: mpsc::Receiver<Value>,
+    next_id: i64,
+}
+
+impl Agent {
+    pub fn spawn(cwd: &Path, env: &[(String, String)]) -> Self {
+        let mut child = tokio::process::Command::new(larik_bin())
+            .arg("acp")
+            .current_dir(cwd)
+            .env_clear()
+            .envs(env.iter().cloned())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("spawn larik acp");
+        let stdout = child.stdout.take().expect("stdout");
+        let (sender, incoming) = mpsc::channel(4096);
+        tokio::spawn(async move {
+            let mut lines = BufReader::new(stdout).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                let message: Value = serde_json::from_str(&line).unwrap_or_else(|error| panic!("stdout carried a non-JSON line ({error}): {line}"));
+                if sender.send(message).await.is_err() {
+                    return;
+                }
+            }
+        });
+        Self { stdin: child.stdin.take(), child, incoming, next_id: 1 }
+    }
+
+    pub async fn send_raw(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(line.as_bytes()).await.expect("write stdin");
+        stdin.flush().await.expect("flush stdin");
+    }
+
+    pub async fn send(&mut self, message: Value) {
+        self.send_raw(&format!("{message}\n")).await;
+    }
+
+    /// Sends a request and returns its id.
+    pub async fn request(&mut self, method: &str, params: Value) -> i64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await;
+        id
+    }
+
+    pub async fn notify(&mut self, method: &str, params: Value) {
+        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params})).await;
+    }
+
+    /// Answers a request the agent sent.
+    pub async fn reply(&mut self, request: &Value, result: Value) {
+        self.send(json!({"jsonrpc": "2.0", "id": request["id"], "result": result})).await;
+    }
+
+    /// The next message from the agent; fails the test after [`WAIT`].
+    pub async fn next(&mut self) -> Value {
+        tokio::time::timeout(WAIT, self.incoming.recv()).await.expect("timed out waiting for the agent").expect("agent closed stdout")
+    }
+
+    /// Waits for the response to `id`, returning it and every other message seen before it.
+    pub async fn response(&mut self, id: i64) -> (Value, Vec<Value>) {
+        let mut seen = Vec::new();
+        loop {
+            let message = self.next().await;
+            if message["id"] == json!(id) && message.get("method").is_none() {
+                return (message, seen);
+            }
+            seen.push(message);
+        }
+    }
+
+    /// Closes stdin, as an editor does on exit.
+    pub fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+
+    pub async fn initialize(&mut self) -> Value {
+        let id = self.request("initialize", json!({"protocolVersion": 1, "clientCapabilities": {}, "clientInfo": {"name": "larik-tests", "version": "0"}})).await;
+        let (response, _) = self.response(id).await;
+        response["result"].clone()
+    }
+
+    pub async fn new_session(&mut self, cwd: &Path) -> String {
+        let id = self.request("session/new", json!({"cwd": cwd, "mcpServers": []})).await;
+        let (response, _) = self.response(id).await;
+        response["result"]["sessionId"].as_str().unwrap_or_else(|| panic!("no session id in {response}")).to_owned()
+    }
+
+    /// Runs a prompt to its end, answering permission requests with `answer` (an option id).
+    /// Returns the prompt's response and the `session/update` params seen, in order.
+    pub async fn prompt(&mut self, session: &str, text: &str, mut answer: impl FnMut(&Value) -> &'static str) -> (Value, Vec<Value>) {
+        let id = self.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]})).await;
+        let mut updates = Vec::new();
+        loop {
+            let message = self.next().await;
+            if message["id"] == json!(id) && message.get("method").is_none() {
+                return (message, updates);
+            }
+            match message["method"].as_str() {
+                Some("session/update") => updates.push(message["params"]["update"].clone()),
+                Some("session/request_permission") => {
+                    let option = answer(&message["params"]);
+                    updates.push(json!({"sessionUpdate": "_permission_asked", "params": message["params"]}));
+                    self.reply(&message, json!({"outcome": {"outcome": "selected", "optionId": option}})).await;
+                }
+                _ => panic!("unexpected message during a prompt: {message}"),
+            }
+        }
+    }
+
+    /// Waits for the process to exit after stdin closed.
+    pub async fn wait_exit(&mut self) -> std::process::ExitStatus {
+        tokio::time::timeout(WAIT, self.child.wait()).await.expect("agent did not exit").expect("wait")
+    }
+}
+
+/// The text of every `agent_message_chunk`, joined.
+pub fn message_text(updates: &[Value]) -> String {
+    updates.iter().filter(|update| update["sessionUpdate"] == "agent_message_chunk").filter_map(|update| update["content"]["text"].as_str()).collect()
+}
+
+/// Updates of one kind.
+pub fn updates_of<'a>(updates: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    updates.iter().filter(|update| update["sessionUpdate"] == kind).collect()
+}

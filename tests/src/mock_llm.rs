@@ -1,0 +1,334 @@
+//! A mock model server on 127.0.0.1: it speaks Anthropic's Messages SSE (`POST /v1/messages`) and
+//! OpenAI's Chat Completions SSE (`POST /v1/chat/completions`, also under `/v1`), answering each
+//! request with the next step of a scenario, and records every request body (`GET /requests`).
+//! It is the only mock in the test suite: the model is a paid remote service.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use larik_core::llm::ModelStop;
+use larik_core::llm::replay::RecordedResponse;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::{TcpListener, TcpStream};
+
+/// What the mock answers, request by request.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct Scenario {
+    pub responses: Vec<Step>,
+}
+
+/// One answer: a model response streamed in chunks, or an HTTP error.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct Step {
+    #[serde(flatten)]
+    pub response: RecordedResponse,
+    /// Text is streamed in pieces of this many characters.
+    pub chunk_chars: Option<usize>,
+    /// Pause before each streamed event.
+    pub chunk_delay_ms: u64,
+    /// After the text, keep the stream open without finishing (until the client goes away).
+    pub hang: bool,
+    /// Answer with this HTTP status and body instead of a stream.
+    pub status: Option<u16>,
+    pub headers: BTreeMap<String, String>,
+    pub body: Option<String>,
+}
+
+impl Step {
+    pub fn text(text: &str) -> Self {
+        Self { response: RecordedResponse { text: Some(text.into()), ..RecordedResponse::default() }, ..Self::default() }
+    }
+
+    pub fn tool(id: &str, name: &str, input: Value) -> Self {
+        let call = larik_core::llm::replay::RecordedToolCall { id: Some(id.into()), name: name.into(), input };
+        Self { response: RecordedResponse { tool_calls: vec![call], ..RecordedResponse::default() }, ..Self::default() }
+    }
+}
+
+#[derive(Default)]
+struct State {
+    next_step: usize,
+    requests: Vec<Value>,
+    disconnects: usize,
+}
+
+/// A running mock server.
+pub struct MockLlm {
+    url: String,
+    state: Arc<Mutex<State>>,
+}
+
+impl MockLlm {
+    pub async fn start(scenario: Scenario) -> std::io::Result<Self> {
+        Self::start_on(scenario, 0).await
+    }
+
+    pub async fn start_on(scenario: Scenario, port: u16) -> std::io::Result<Self> {
+        let listener = TcpListener::bind(("127.0.0.1", port)).await?;
+        let url = format!("http://{}", listener.local_addr()?);
+        let state = Arc::new(Mutex::new(State::default()));
+        let scenario = Arc::new(scenario);
+        tokio::spawn({
+            let state = Arc::clone(&state);
+            async move {
+                while let Ok((stream, _)) = listener.accept().await {
+                    tokio::spawn(serve_connection(stream, Arc::clone(&scenario), Arc::clone(&state)));
+                }
+            }
+        });
+        Ok(Self { url, state })
+    }
+
+    /// The base URL, e.g. `http://127.0.0.1:40123`.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Every request body received so far, in order.
+    pub fn requests(&self) -> Vec<Value> {
+        self.state.lock().map(|state| state.requests.clone()).unwrap_or_default()
+    }
+
+    /// How many streams the client abandoned before they finished.
+    pub fn disconnects(&self) -> usize {
+        self.state.lock().map(|state| state.disconnects).unwrap_or_default()
+    }
+}
+
+async fn serve_connection(stream: TcpStream, scenario: Arc<Scenario>, state: Arc<Mutex<State>>) {
+    let (read, mut write) = stream.into_split();
+    let mut reader = BufReader::new(read);
+    loop {
+        let Some((method, path, body)) = read_request(&mut reader).await else { return };
+        if method == "GET" && path == "/requests" {
+            let requests = state.lock().map(|state| Value::Array(state.requests.clone())).unwrap_or_default();
+            if write_response(&mut write, 200, "application/json", &BTreeMap::new(), &requests.to_string()).await.is_err() {
+                return;
+            }
+            continue;
+        }
+        let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        let step = {
+            let Ok(mut state) = state.lock() else { return };
+            state.requests.push(request.clone());
+            let step = scenario.responses.get(state.next_step).cloned();
+            state.next_step += 1;
+            step
+        };
+        let Some(step) = step else {
+            let body = json!({"error": {"type": "api_error", "message": "mock scenario exhausted"}}).to_string();
+            let _ = write_response(&mut write, 500, "application/json", &BTreeMap::new(), &body).await;
+            return;
+        };
+        if let Some(status) = step.status {
+            let body = step.body.clone().unwrap_or_else(|| json!({"error": {"type": "error", "message": format!("mock status {status}")}}).to_string());
+            if write_response(&mut write, status, "application/json", &step.headers, &body).await.is_err() {
+                return;
+            }
+            continue;
+        }
+        let events = if path.ends_with("/chat/completions") { openai_events(&step, &request) } else { anthropic_events(&step, &request) };
+        let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\ntransfer-encoding: chunked\r\n\r\n";
+        if write.write_all(head.as_bytes()).await.is_err() {
+            return;
+        }
+        let finished = stream_events(&mut write, &mut reader, &step, events).await;
+        if !finished {
+            if let Ok(mut state) = state.lock() {
+                state.disconnects += 1;
+            }
+            return;
+        }
+    }
+}
+
+/// Writes the events as chunks; returns false when the client went away first.
+async fn stream_events(write: &mut tokio::net::tcp::OwnedWriteHalf, reader: &mut BufReader<tokio::net::tcp::OwnedReadHalf>, step: &Step, events: Vec<SseEvent>) -> bool {
+    for event in events {
+        if step.chunk_delay_ms > 0 {
+            tokio::time::sleep(Duration::from_millis(step.chunk_delay_ms)).await;
+        }
+        if event.hang_here {
+            // Wait until the client closes the connection.
+            let mut byte = [0u8; 1];
+            let _ = reader.read(&mut byte).await;
+            return false;
+        }
+        let frame = match &event.name {
+            Some(name) => format!("event: {name}\ndata: {}\n\n", event.data),
+            None => format!("data: {}\n\n", event.data),
+        };
+        let chunk = format!("{:x}\r\n{frame}\r\n", frame.len());
+        if write.write_all(chunk.as_bytes()).await.is_err() || write.flush().await.is_err() {
+            return false;
+        }
+    }
+    write.write_all(b"0\r\n\r\n").await.is_ok() && write.flush().await.is_ok()
+}
+
+struct SseEvent {
+    name: Option<String>,
+    data: String,
+    hang_here: bool,
+}
+
+impl SseEvent {
+    fn named(name: &str, data: Value) -> Self {
+        Self { name: Some(name.into()), data: data.to_string(), hang_here: false }
+    }
+
+    fn data(data: impl Into<String>) -> Self {
+        Self { name: None, data: data.into(), hang_here: false }
+    }
+
+    fn hang() -> Self {
+        Self { name: None, data: String::new(), hang_here: true }
+    }
+}
+
+fn chunks(text: &str, size: usize) -> Vec<String> {
+    let characters: Vec<char> = text.chars().collect();
+    characters.chunks(size.max(1)).map(|piece| piece.iter().collect()).collect()
+}
+
+fn stop_name(stop: ModelStop, anthropic: bool) -> &'static str {
+    match (stop, anthropic) {
+        (ModelStop::EndTurn, true) => "end_turn",
+        (ModelStop::ToolUse, true) => "tool_use",
+        (ModelStop::MaxTokens, true) => "max_tokens",
+        (ModelStop::Refusal, true) => "refusal",
+        (ModelStop::EndTurn, false) => "stop",
+        (ModelStop::ToolUse, false) => "tool_calls",
+        (ModelStop::MaxTokens, false) => "length",
+        (ModelStop::Refusal, false) => "content_filter",
+    }
+}
+
+fn anthropic_events(step: &Step, request: &Value) -> Vec<SseEvent> {
+    let response = &step.response;
+    let size = step.chunk_chars.unwrap_or(8);
+    let model = request["model"].as_str().unwrap_or("mock");
+    let mut events = vec![SseEvent::named(
+        "message_start",
+        json!({"type": "message_start", "message": {"id": "msg_mock", "type": "message", "role": "assistant", "model": model, "content": [], "stop_reason": null, "usage": {"input_tokens": 100, "output_tokens": 1}}}),
+    )];
+    let mut index = 0;
+    if let Some(thinking) = &response.thinking {
+        events.push(SseEvent::named("content_block_start", json!({"type": "content_block_start", "index": index, "content_block": {"type": "thinking", "thinking": ""}})));
+        for piece in chunks(thinking, size) {
+            events.push(SseEvent::named("content_block_delta", json!({"type": "content_block_delta", "index": index, "delta": {"type": "thinking_delta", "thinking": piece}})));
+        }
+        events.push(SseEvent::named("content_block_delta", json!({"type": "content_block_delta", "index": index, "delta": {"type": "signature_delta", "signature": "sig-mock"}})));
+        events.push(SseEvent::named("content_block_stop", json!({"type": "content_block_stop", "index": index})));
+        index += 1;
+    }
+    if let Some(text) = &response.text {
+        events.push(SseEvent::named("content_block_start", json!({"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}})));
+        for piece in chunks(text, size) {
+            events.push(SseEvent::named("content_block_delta", json!({"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": piece}})));
+        }
+        if step.hang {
+            events.push(SseEvent::hang());
+            return events;
+        }
+        events.push(SseEvent::named("content_block_stop", json!({"type": "content_block_stop", "index": index})));
+        index += 1;
+    }
+    for (call_index, call) in response.tool_calls.iter().enumerate() {
+        let id = call.id.clone().unwrap_or_else(|| format!("toolu_mock_{call_index}"));
+        events.push(SseEvent::named("content_block_start", json!({"type": "content_block_start", "index": index, "content_block": {"type": "tool_use", "id": id, "name": call.name, "input": {}}})));
+        for piece in chunks(&call.input.to_string(), 16) {
+            events.push(SseEvent::named("content_block_delta", json!({"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": piece}})));
+        }
+        events.push(SseEvent::named("content_block_stop", json!({"type": "content_block_stop", "index": index})));
+        index += 1;
+    }
+    if step.hang {
+        events.push(SseEvent::hang());
+        return events;
+    }
+    let stop = stop_name(response.effective_stop(), true);
+    events.push(SseEvent::named("message_delta", json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null}, "usage": {"output_tokens": 42}})));
+    events.push(SseEvent::named("message_stop", json!({"type": "message_stop"})));
+    events
+}
+
+fn openai_events(step: &Step, request: &Value) -> Vec<SseEvent> {
+    let response = &step.response;
+    let size = step.chunk_chars.unwrap_or(8);
+    let model = request["model"].as_str().unwrap_or("mock");
+    let chunk = |delta: Value, finish: Value| {
+        SseEvent::data(json!({"id": "chatcmpl-mock", "object": "chat.completion.chunk", "model": model, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}).to_string())
+    };
+    let mut events = vec![chunk(json!({"role": "assistant", "content": ""}), Value::Null)];
+    if let Some(thinking) = &response.thinking {
+        for piece in chunks(thinking, size) {
+            events.push(chunk(json!({"reasoning_content": piece}), Value::Null));
+        }
+    }
+    if let Some(text) = &response.text {
+        for piece in chunks(text, size) {
+            events.push(chunk(json!({"content": piece}), Value::Null));
+        }
+    }
+    if step.hang {
+        events.push(SseEvent::hang());
+        return events;
+    }
+    for (call_index, call) in response.tool_calls.iter().enumerate() {
+        let id = call.id.clone().unwrap_or_else(|| format!("call_mock_{call_index}"));
+        events.push(chunk(json!({"tool_calls": [{"index": call_index, "id": id, "type": "function", "function": {"name": call.name, "arguments": ""}}]}), Value::Null));
+        for piece in chunks(&call.input.to_string(), 16) {
+            events.push(chunk(json!({"tool_calls": [{"index": call_index, "function": {"arguments": piece}}]}), Value::Null));
+        }
+    }
+    events.push(chunk(json!({}), json!(stop_name(response.effective_stop(), false))));
+    events.push(SseEvent::data(json!({"id": "chatcmpl-mock", "object": "chat.completion.chunk", "choices": [], "usage": {"prompt_tokens": 100, "completion_tokens": 42}}).to_string()));
+    events.push(SseEvent::data("[DONE]"));
+    events
+}
+
+/// Reads one HTTP/1.1 request: method, path and body (Content-Length framing).
+async fn read_request(reader: &mut BufReader<tokio::net::tcp::OwnedReadHalf>) -> Option<(String, String, Vec<u8>)> {
+    let mut request_line = String::new();
+    if reader.read_line(&mut request_line).await.ok()? == 0 {
+        return None;
+    }
+    let mut parts = request_line.split_whitespace();
+    let method = parts.next()?.to_owned();
+    let path = parts.next()?.to_owned();
+    let mut content_length = 0usize;
+    loop {
+        let mut header = String::new();
+        if reader.read_line(&mut header).await.ok()? == 0 {
+            return None;
+        }
+        let header = header.trim_end();
+        if header.is_empty() {
+            break;
+        }
+        if let Some((name, value)) = header.split_once(':')
+            && name.eq_ignore_ascii_case("content-length")
+        {
+            content_length = value.trim().parse().ok()?;
+        }
+    }
+    let mut body = vec![0u8; content_length];
+    reader.read_exact(&mut body).await.ok()?;
+    Some((method, path, body))
+}
+
+async fn write_response(write: &mut tokio::net::tcp::OwnedWriteHalf, status: u16, content_type: &str, headers: &BTreeMap<String, String>, body: &str) -> std::io::Result<()> {
+    let mut head = format!("HTTP/1.1 {status} Mock\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\n", body.len());
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    write.write_all(head.as_bytes()).await?;
+    write.write_all(body.as_bytes()).await?;
+    write.flush().await
+}

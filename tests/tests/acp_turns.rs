@@ -1,0 +1,273 @@
+//! Whole turns over ACP against the real binary and the mock model: what the editor sees, and
+//! what the model was sent.
+
+use larik_tests::harness::{Agent, Sandbox, message_text, updates_of};
+use larik_tests::mock_llm::{MockLlm, Scenario, Step};
+use serde_json::{Value, json};
+
+async fn start(steps: Vec<Step>) -> (Sandbox, MockLlm, Agent, String) {
+    let sandbox = Sandbox::new();
+    let mock = MockLlm::start(Scenario { responses: steps }).await.expect("mock");
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize().await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    (sandbox, mock, agent, session)
+}
+
+/// The tool results of a recorded Anthropic request's last message.
+fn tool_results(request: &Value) -> Vec<Value> {
+    let messages = request["messages"].as_array().expect("messages");
+    let last = messages.last().expect("a message");
+    last["content"].as_array().expect("content").iter().filter(|part| part["type"] == "tool_result").cloned().collect()
+}
+
+#[tokio::test]
+async fn a_text_turn_streams_and_ends() {
+    let (sandbox, mock, mut agent, session) = start(vec![Step::text("Hello from the model, streamed in pieces.")]).await;
+    std::fs::write(sandbox.project.path().join("AGENTS.md"), "Always answer in English.\n").unwrap();
+    let (response, updates) = agent.prompt(&session, "Say hello", |_| "reject_once").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn");
+    assert!(updates_of(&updates, "agent_message_chunk").len() > 1, "text arrives in several chunks");
+    assert_eq!(message_text(&updates), "Hello from the model, streamed in pieces.");
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 1);
+    let request = &requests[0];
+    assert_eq!(request["model"], "claude-mock");
+    assert_eq!(request["stream"], true);
+    assert_eq!(request["messages"][0]["content"][0]["text"], "Say hello");
+    let system = request["system"][0]["text"].as_str().unwrap();
+    assert!(system.contains(&format!("Working directory: {}", sandbox.project_path().display())), "{system}");
+    assert!(system.contains("Git repository: no"));
+    let tools: Vec<&str> = request["tools"].as_array().unwrap().iter().map(|tool| tool["name"].as_str().unwrap()).collect();
+    assert_eq!(tools, ["bash", "edit", "read", "write"]);
+    assert_eq!(request["tools"][2]["input_schema"]["required"], json!(["path"]));
+}
+
+#[tokio::test]
+async fn project_memory_reaches_the_system_prompt() {
+    let sandbox = Sandbox::new();
+    std::fs::write(sandbox.project.path().join("AGENTS.md"), "Always answer in English.\n").unwrap();
+    let mock = MockLlm::start(Scenario { responses: vec![Step::text("ok")] }).await.unwrap();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize().await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    agent.prompt(&session, "hi", |_| "reject_once").await;
+    let system = mock.requests()[0]["system"][0]["text"].as_str().unwrap().to_owned();
+    assert!(system.contains("<project-instructions file=\"AGENTS.md\">\nAlways answer in English."), "{system}");
+}
+
+#[tokio::test]
+async fn a_write_asks_and_runs_when_allowed() {
+    let steps = vec![Step::tool("toolu_w", "write", json!({"path": "notes/hello.txt", "content": "hi\n"})), Step::text("Written.")];
+    let (sandbox, mock, mut agent, session) = start(steps).await;
+    let mut asked = Vec::new();
+    let (response, updates) = agent
+        .prompt(&session, "write a file", |params| {
+            asked.push(params.clone());
+            "allow_once"
+        })
+        .await;
+    assert_eq!(response["result"]["stopReason"], "end_turn");
+    assert_eq!(std::fs::read_to_string(sandbox.project.path().join("notes/hello.txt")).unwrap(), "hi\n");
+    assert_eq!(asked.len(), 1);
+    let kinds: Vec<&str> = asked[0]["options"].as_array().unwrap().iter().map(|option| option["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["allow_once", "allow_always", "reject_once"]);
+    assert_eq!(asked[0]["toolCall"]["toolCallId"], "toolu_w");
+    assert_eq!(asked[0]["toolCall"]["content"][0]["type"], "diff", "the prompt shows the change");
+    let call = updates_of(&updates, "tool_call")[0];
+    assert_eq!((call["toolCallId"].as_str(), call["kind"].as_str()), (Some("toolu_w"), Some("edit")));
+    assert!(call.get("status").is_none_or(|status| status == "pending"), "a new call is pending (the default): {call}");
+    let done = updates_of(&updates, "tool_call_update").into_iter().find(|update| update["status"] == "completed").expect("completed update");
+    let diff = &done["content"][0];
+    assert_eq!(diff["type"], "diff");
+    assert_eq!(diff["path"], sandbox.project_path().join("notes/hello.txt").display().to_string());
+    assert_eq!(diff["newText"], "hi\n");
+    assert!(diff.get("oldText").is_none_or(Value::is_null), "a new file has no old text");
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 2);
+    let results = tool_results(&requests[1]);
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0]["tool_use_id"], "toolu_w");
+    assert_eq!(results[0]["is_error"], false);
+    assert_eq!(message_text(&updates), "Written.");
+}
+
+#[tokio::test]
+async fn a_rejection_with_feedback_reaches_the_model_and_changes_nothing() {
+    let steps = vec![Step::tool("toolu_w", "write", json!({"path": "x.txt", "content": "no\n"})), Step::text("Understood.")];
+    let (sandbox, mock, mut agent, session) = start(steps).await;
+    let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "write"}]})).await;
+    let mut updates = Vec::new();
+    let response = loop {
+        let message = agent.next().await;
+        if message["id"] == json!(id) && message.get("method").is_none() {
+            break message;
+        }
+        if message["method"] == "session/request_permission" {
+            let answer = json!({"outcome": {"outcome": "selected", "optionId": "reject_once"}, "_meta": {"larik": {"feedback": "put it in docs/ instead"}}});
+            agent.reply(&message, answer).await;
+        } else {
+            updates.push(message["params"]["update"].clone());
+        }
+    };
+    assert_eq!(response["result"]["stopReason"], "end_turn");
+    assert!(!sandbox.project.path().join("x.txt").exists());
+    let failed = updates_of(&updates, "tool_call_update").into_iter().find(|update| update["status"] == "failed");
+    assert!(failed.is_some(), "the editor sees the call fail: {updates:?}");
+    let results = tool_results(&mock.requests()[1]);
+    assert_eq!(results[0]["is_error"], true);
+    let text = results[0]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("rejected") && text.contains("put it in docs/ instead"), "{text}");
+}
+
+#[tokio::test]
+async fn an_edit_after_a_read_reports_its_diff() {
+    let steps = vec![
+        Step::tool("toolu_e1", "edit", json!({"path": "src/lib.rs", "old_string": "a + b", "new_string": "a - b"})),
+        Step::tool("toolu_r", "read", json!({"path": "src/lib.rs"})),
+        Step::tool("toolu_e2", "edit", json!({"path": "src/lib.rs", "old_string": "a + b", "new_string": "a - b"})),
+        Step::text("Done."),
+    ];
+    let (sandbox, mock, mut agent, session) = start(steps).await;
+    let original = "pub fn f(a: i32, b: i32) -> i32 {\n    a + b\n}\n";
+    std::fs::create_dir_all(sandbox.project.path().join("src")).unwrap();
+    std::fs::write(sandbox.project.path().join("src/lib.rs"), original).unwrap();
+    let (response, updates) = agent.prompt(&session, "fix it", |_| "allow_once").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn");
+    let edited = std::fs::read_to_string(sandbox.project.path().join("src/lib.rs")).unwrap();
+    assert_eq!(edited, original.replace("a + b", "a - b"));
+    let requests = mock.requests();
+    let first = tool_results(&requests[1]);
+    assert_eq!(first[0]["is_error"], true, "an unread file cannot be edited");
+    assert!(first[0]["content"][0]["text"].as_str().unwrap().contains("read it first"));
+    let read = tool_results(&requests[2]);
+    assert!(read[0]["content"][0]["text"].as_str().unwrap().contains("     2\t    a + b"));
+    let diff = updates_of(&updates, "tool_call_update")
+        .into_iter()
+        .find(|update| update["toolCallId"] == "toolu_e2" && update["status"] == "completed")
+        .map(|update| update["content"][0].clone())
+        .expect("edit completed");
+    assert_eq!(diff["oldText"], original);
+    assert_eq!(diff["newText"], edited);
+    let edit_call = updates_of(&updates, "tool_call").into_iter().find(|call| call["toolCallId"] == "toolu_e2").unwrap();
+    assert_eq!(edit_call["locations"][0]["line"], 2, "the location points at the edited line");
+}
+
+#[tokio::test]
+async fn parallel_safe_calls_return_in_their_original_order() {
+    let mut step = Step::default();
+    for (index, name) in ["one.txt", "two.txt", "three.txt"].iter().enumerate() {
+        step.response.tool_calls.push(larik_core::llm::replay::RecordedToolCall { id: Some(format!("toolu_{index}")), name: "read".into(), input: json!({"path": name}) });
+    }
+    let (sandbox, mock, mut agent, session) = start(vec![step, Step::text("Read them.")]).await;
+    for name in ["one", "two", "three"] {
+        std::fs::write(sandbox.project.path().join(format!("{name}.txt")), format!("content of {name}\n")).unwrap();
+    }
+    let (response, _) = agent.prompt(&session, "read all", |_| "reject_once").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn");
+    let results = tool_results(&mock.requests()[1]);
+    let ids: Vec<&str> = results.iter().map(|result| result["tool_use_id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["toolu_0", "toolu_1", "toolu_2"]);
+    assert!(results[1]["content"][0]["text"].as_str().unwrap().contains("content of two"));
+}
+
+#[tokio::test]
+async fn cancel_mid_stream_answers_cancelled() {
+    let mut step = Step::text("This answer is long and will be interrupted before it ends.");
+    step.chunk_chars = Some(4);
+    step.chunk_delay_ms = 20;
+    step.hang = true;
+    let (_sandbox, mock, mut agent, session) = start(vec![step, Step::text("Fresh answer.")]).await;
+    let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "talk"}]})).await;
+    let first = agent.next().await;
+    assert_eq!(first["params"]["update"]["sessionUpdate"], "agent_message_chunk");
+    agent.notify("session/cancel", json!({"sessionId": session})).await;
+    let (response, _) = agent.response(id).await;
+    assert_eq!(response["result"]["stopReason"], "cancelled");
+    // The session is still usable, and the interrupted text is kept in history.
+    let (next, updates) = agent.prompt(&session, "again", |_| "reject_once").await;
+    assert_eq!(next["result"]["stopReason"], "end_turn");
+    assert_eq!(message_text(&updates), "Fresh answer.");
+    let second = &mock.requests()[1];
+    let messages = second["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 3, "user, partial assistant, user: {messages:?}");
+    assert!(messages[1]["content"][0]["text"].as_str().unwrap().starts_with("This"));
+}
+
+#[tokio::test]
+async fn cancel_mid_bash_kills_the_command() {
+    let sandbox = Sandbox::new();
+    let marker = sandbox.project_path().join("finished");
+    let command = format!("echo started; sleep 5; touch {}", marker.display());
+    let mock = MockLlm::start(Scenario { responses: vec![Step::tool("toolu_b", "bash", json!({"command": command}))] }).await.unwrap();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize().await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "run"}]})).await;
+    loop {
+        let message = agent.next().await;
+        if message["method"] == "session/request_permission" {
+            agent.reply(&message, json!({"outcome": {"outcome": "selected", "optionId": "allow_once"}})).await;
+        }
+        if message["params"]["update"]["status"] == "in_progress" {
+            break;
+        }
+    }
+    agent.notify("session/cancel", json!({"sessionId": session})).await;
+    let (response, seen) = agent.response(id).await;
+    assert_eq!(response["result"]["stopReason"], "cancelled");
+    let failed = seen.iter().find(|message| message["params"]["update"]["status"] == "failed").expect("the bash call ends failed");
+    assert!(failed.to_string().contains("cancelled by the user"), "{failed}");
+    tokio::time::sleep(std::time::Duration::from_secs(6)).await;
+    assert!(!marker.exists(), "the command was killed, not left running");
+}
+
+#[tokio::test]
+async fn cancel_while_a_permission_prompt_is_open() {
+    let (_sandbox, _mock, mut agent, session) = start(vec![Step::tool("toolu_b", "bash", json!({"command": "true"}))]).await;
+    let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "run"}]})).await;
+    let permission = loop {
+        let message = agent.next().await;
+        if message["method"] == "session/request_permission" {
+            break message;
+        }
+    };
+    agent.notify("session/cancel", json!({"sessionId": session})).await;
+    agent.reply(&permission, json!({"outcome": {"outcome": "cancelled"}})).await;
+    let (response, _) = agent.response(id).await;
+    assert_eq!(response["result"]["stopReason"], "cancelled");
+}
+
+#[tokio::test]
+async fn stop_reasons_are_reported_as_they_happen() {
+    let mut long = Step::text("cut off");
+    long.response.stop_reason = Some(larik_core::llm::ModelStop::MaxTokens);
+    let mut refused = Step::text("I can't help with that.");
+    refused.response.stop_reason = Some(larik_core::llm::ModelStop::Refusal);
+    let (_sandbox, mock, mut agent, session) = start(vec![long, refused, Step::text("ok")]).await;
+    let (first, _) = agent.prompt(&session, "one", |_| "reject_once").await;
+    assert_eq!(first["result"]["stopReason"], "max_tokens");
+    let (second, _) = agent.prompt(&session, "two", |_| "reject_once").await;
+    assert_eq!(second["result"]["stopReason"], "refusal");
+    agent.prompt(&session, "three", |_| "reject_once").await;
+    let third = &mock.requests()[2];
+    let texts: Vec<String> = third["messages"].as_array().unwrap().iter().map(|message| message["content"][0]["text"].as_str().unwrap_or_default().to_owned()).collect();
+    assert!(!texts.contains(&"two".to_owned()), "a refused prompt is left out of later requests: {texts:?}");
+    assert!(texts.contains(&"one".to_owned()));
+}
+
+#[tokio::test]
+async fn max_turn_requests_stops_a_looping_model() {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(sandbox.project.path().join(".larik")).unwrap();
+    std::fs::write(sandbox.project.path().join(".larik/settings.json"), r#"{"maxTurnRequests": 2}"#).unwrap();
+    std::fs::write(sandbox.project.path().join("a.txt"), "a\n").unwrap();
+    let steps = vec![Step::tool("t1", "read", json!({"path": "a.txt"})), Step::tool("t2", "read", json!({"path": "a.txt"})), Step::text("never")];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize().await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    let (response, _) = agent.prompt(&session, "loop", |_| "reject_once").await;
+    assert_eq!(response["result"]["stopReason"], "max_turn_requests");
+    assert_eq!(mock.requests().len(), 2);
+}

@@ -1,0 +1,163 @@
+//! The wire itself: bad input of every kind gets its JSON-RPC error and the server stays up;
+//! closing stdin ends the process cleanly; model failures reach the editor with the right code.
+
+use larik_tests::harness::{Agent, Sandbox, message_text};
+use larik_tests::mock_llm::{MockLlm, Scenario, Step};
+use serde_json::json;
+
+#[tokio::test]
+async fn malformed_input_gets_errors_and_the_server_stays_up() {
+    let sandbox = Sandbox::new();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.base_env());
+    agent.initialize().await;
+
+    agent.send_raw("{\"jsonrpc\":\"2.0\",\"id\":\n").await;
+    let parse = agent.next().await;
+    assert_eq!(parse["error"]["code"], -32700);
+    assert!(parse["id"].is_null());
+
+    agent.send_raw("[{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"initialize\"}]\r\n\r\n\n").await;
+    let batch = agent.next().await;
+    assert_eq!(batch["error"]["code"], -32600);
+
+    let unknown = agent.request("session/teleport", json!({})).await;
+    let (reply, _) = agent.response(unknown).await;
+    assert_eq!(reply["error"]["code"], -32601);
+
+    agent.notify("_unknown/notification", json!({})).await;
+
+    let bad = agent.request("session/new", json!({"mcpServers": []})).await;
+    let (reply, _) = agent.response(bad).await;
+    assert_eq!(reply["error"]["code"], -32602);
+    assert!(reply["error"]["message"].as_str().unwrap().contains("cwd"), "{reply}");
+
+    let wrong_type = agent.request("session/prompt", json!({"sessionId": "s", "prompt": "not a list"})).await;
+    let (reply, _) = agent.response(wrong_type).await;
+    assert_eq!(reply["error"]["code"], -32602);
+    assert!(reply["error"]["message"].as_str().unwrap().contains("prompt"), "{reply}");
+
+    let missing_session = agent.request("session/prompt", json!({"sessionId": "nope", "prompt": []})).await;
+    let (reply, _) = agent.response(missing_session).await;
+    assert_eq!(reply["error"]["code"], -32002);
+
+    let relative = agent.request("session/new", json!({"cwd": "relative/dir", "mcpServers": []})).await;
+    let (reply, _) = agent.response(relative).await;
+    assert_eq!(reply["error"]["code"], -32602);
+
+    // Still serving after all of it.
+    let result = agent.initialize().await;
+    assert_eq!(result["protocolVersion"], 1);
+    assert_eq!(result["agentInfo"]["name"], "larik");
+    agent.close_stdin();
+    assert!(agent.wait_exit().await.success());
+}
+
+#[tokio::test]
+async fn closing_stdin_cancels_running_work_and_exits_zero() {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(sandbox.project.path().join(".larik")).unwrap();
+    let marker = sandbox.project_path().join("survived");
+    let command = format!("sleep 3; touch {}", marker.display());
+    let mock = MockLlm::start(Scenario { responses: vec![Step::tool("toolu_b", "bash", json!({"command": command}))] }).await.unwrap();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize().await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "run"}]})).await;
+    loop {
+        let message = agent.next().await;
+        if message["method"] == "session/request_permission" {
+            agent.reply(&message, json!({"outcome": {"outcome": "selected", "optionId": "allow_once"}})).await;
+        }
+        if message["params"]["update"]["status"] == "in_progress" {
+            break;
+        }
+    }
+    agent.close_stdin();
+    let status = agent.wait_exit().await;
+    assert!(status.success(), "{status:?}");
+    tokio::time::sleep(std::time::Duration::from_secs(4)).await;
+    assert!(!marker.exists(), "the running command died with the agent");
+}
+
+#[tokio::test]
+async fn initialize_negotiates_version_one() {
+    let sandbox = Sandbox::new();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.base_env());
+    let id = agent.request("initialize", json!({"protocolVersion": 7, "clientCapabilities": {"fs": {"readTextFile": true}}})).await;
+    let (reply, _) = agent.response(id).await;
+    assert_eq!(reply["result"]["protocolVersion"], 1);
+    assert_eq!(reply["result"]["agentCapabilities"]["loadSession"], false, "only what works is advertised");
+    let bad = agent.request("initialize", json!({"protocolVersion": "1"})).await;
+    let (reply, _) = agent.response(bad).await;
+    assert_eq!(reply["error"]["code"], -32602);
+}
+
+#[tokio::test]
+async fn missing_credentials_answer_auth_required() {
+    let sandbox = Sandbox::new();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.base_env());
+    agent.initialize().await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "hi"}]})).await;
+    let (reply, _) = agent.response(id).await;
+    assert_eq!(reply["error"]["code"], -32000);
+    assert!(reply["error"]["message"].as_str().unwrap().contains("ANTHROPIC_API_KEY"), "{reply}");
+}
+
+#[tokio::test]
+async fn rate_limits_are_retried_after_the_requested_delay() {
+    let mut limited = Step::default();
+    limited.status = Some(429);
+    limited.headers.insert("retry-after".into(), "0.2".into());
+    let sandbox = Sandbox::new();
+    let mock = MockLlm::start(Scenario { responses: vec![limited, Step::text("after the wait")] }).await.unwrap();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize().await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    let (response, updates) = agent.prompt(&session, "hi", |_| "reject_once").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn");
+    assert_eq!(message_text(&updates), "after the wait");
+    assert_eq!(mock.requests().len(), 2);
+}
+
+#[tokio::test]
+async fn a_bad_request_is_an_error_not_an_empty_turn() {
+    let mut bad = Step::default();
+    bad.status = Some(400);
+    bad.body = Some(json!({"type": "error", "error": {"type": "invalid_request_error", "message": "messages: field required"}}).to_string());
+    let sandbox = Sandbox::new();
+    let mock = MockLlm::start(Scenario { responses: vec![bad] }).await.unwrap();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize().await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "hi"}]})).await;
+    let (reply, _) = agent.response(id).await;
+    assert_eq!(reply["error"]["code"], -32603);
+    assert_eq!(reply["error"]["data"]["kind"], "bad_request");
+    assert!(reply["error"]["message"].as_str().unwrap().contains("messages: field required"));
+    assert_eq!(mock.requests().len(), 1, "a bad request is not retried");
+}
+
+#[tokio::test]
+async fn the_openai_wire_format_runs_a_tool_turn() {
+    let sandbox = Sandbox::new();
+    std::fs::write(sandbox.project.path().join("data.txt"), "forty-two\n").unwrap();
+    let steps = vec![Step::tool("call_1", "read", json!({"path": "data.txt"})), Step::text("It says forty-two.")];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let mut env = sandbox.base_env();
+    env.push(("OPENAI_BASE_URL".into(), format!("{}/v1", mock.url())));
+    env.push(("LARIK_MODEL".into(), "openai:gpt-mock".into()));
+    let mut agent = Agent::spawn(&sandbox.project_path(), &env);
+    agent.initialize().await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    let (response, updates) = agent.prompt(&session, "what does data.txt say?", |_| "reject_once").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn");
+    assert_eq!(message_text(&updates), "It says forty-two.");
+    let requests = mock.requests();
+    assert_eq!(requests[0]["model"], "gpt-mock");
+    assert_eq!(requests[0]["messages"][0]["role"], "system");
+    assert_eq!(requests[0]["tools"][0]["type"], "function");
+    let tool_message = requests[1]["messages"].as_array().unwrap().iter().find(|message| message["role"] == "tool").expect("tool message").clone();
+    assert_eq!(tool_message["tool_call_id"], "call_1");
+    assert!(tool_message["content"].as_str().unwrap().contains("forty-two"));
+}

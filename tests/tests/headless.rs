@@ -1,0 +1,75 @@
+//! `larik -p` and `larik demo`, run as a user runs them.
+
+use larik_tests::harness::{Sandbox, larik_bin};
+use larik_tests::mock_llm::{MockLlm, Scenario, Step};
+use serde_json::{Value, json};
+
+async fn run_headless(sandbox: &Sandbox, mock: &MockLlm, args: &[&str]) -> std::process::Output {
+    tokio::process::Command::new(larik_bin())
+        .args(args)
+        .current_dir(sandbox.project_path())
+        .env_clear()
+        .envs(sandbox.env(mock.url()))
+        .output()
+        .await
+        .expect("run larik")
+}
+
+#[tokio::test]
+async fn prints_the_answer_and_denies_what_would_ask() {
+    let sandbox = Sandbox::new();
+    let steps = vec![Step::tool("toolu_w", "write", json!({"path": "x.txt", "content": "x"})), Step::text("I could not write it.")];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let output = run_headless(&sandbox, &mock, &["-p", "write x.txt"]).await;
+    assert!(output.status.success());
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "I could not write it.\n");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("denied Write x.txt"), "{stderr}");
+    assert!(!sandbox.project.path().join("x.txt").exists());
+    let result = &mock.requests()[1]["messages"][2]["content"][0];
+    assert!(result["content"][0]["text"].as_str().unwrap().contains("Headless mode"), "{result}");
+}
+
+#[tokio::test]
+async fn json_output_is_one_object() {
+    let sandbox = Sandbox::new();
+    let mock = MockLlm::start(Scenario { responses: vec![Step::text("forty-two")] }).await.unwrap();
+    let output = run_headless(&sandbox, &mock, &["-p", "answer", "--output-format", "json"]).await;
+    let value: Value = serde_json::from_slice(&output.stdout).expect("one JSON object");
+    assert_eq!(value["result"], "forty-two");
+    assert_eq!(value["stop_reason"], "end_turn");
+    let stream = MockLlm::start(Scenario { responses: vec![Step::text("a b")] }).await.unwrap();
+    let output = run_headless(&sandbox, &stream, &["-p", "answer", "--output-format", "stream-json"]).await;
+    let lines: Vec<Value> = String::from_utf8_lossy(&output.stdout).lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    assert_eq!(lines.last().unwrap()["type"], "result");
+    assert!(lines.iter().any(|line| line["type"] == "text"));
+}
+
+#[tokio::test]
+async fn a_model_error_exits_non_zero() {
+    let sandbox = Sandbox::new();
+    let mut unauthorized = Step::default();
+    unauthorized.status = Some(401);
+    let mock = MockLlm::start(Scenario { responses: vec![unauthorized] }).await.unwrap();
+    let output = run_headless(&sandbox, &mock, &["-p", "hi"]).await;
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("authentication failed"));
+}
+
+#[tokio::test]
+async fn the_demo_shows_a_tool_call_and_a_diff_offline() {
+    let home = tempfile::tempdir().unwrap();
+    let output = tokio::process::Command::new(larik_bin())
+        .args(["demo", "--fast"])
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home.path())
+        .output()
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("● Edit greet.py"), "{stdout}");
+    assert!(stdout.contains("+    return f\"Hello, {name}!\""), "{stdout}");
+    assert!(stdout.contains("FAILED (failures=1)") && stdout.contains("OK"), "the tests really ran before and after: {stdout}");
+}
