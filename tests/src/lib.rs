@@ -1,3 +1,6 @@
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+// Test support: a failed expectation here is a failed test, which is what a panic reports.
+
 //! Test support for Larik: the mock model server and a harness that drives the real `larik`
 //! binary over stdio.
 

@@ -43,6 +43,11 @@ impl Step {
         Self { response: RecordedResponse { text: Some(text.into()), ..RecordedResponse::default() }, ..Self::default() }
     }
 
+    /// An HTTP error answer with the default error body.
+    pub fn http_error(status: u16) -> Self {
+        Self { status: Some(status), ..Self::default() }
+    }
+
     pub fn tool(id: &str, name: &str, input: Value) -> Self {
         let call = larik_core::llm::replay::RecordedToolCall { id: Some(id.into()), name: name.into(), input };
         Self { response: RecordedResponse { tool_calls: vec![call], ..RecordedResponse::default() }, ..Self::default() }

@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! Whole turns over ACP against the real binary and the mock model: what the editor sees, and
 //! what the model was sent.
 

@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! The wire itself: bad input of every kind gets its JSON-RPC error and the server stays up;
 //! closing stdin ends the process cleanly; model failures reach the editor with the right code.
 
@@ -106,8 +107,7 @@ async fn missing_credentials_answer_auth_required() {
 
 #[tokio::test]
 async fn rate_limits_are_retried_after_the_requested_delay() {
-    let mut limited = Step::default();
-    limited.status = Some(429);
+    let mut limited = Step::http_error(429);
     limited.headers.insert("retry-after".into(), "0.2".into());
     let sandbox = Sandbox::new();
     let mock = MockLlm::start(Scenario { responses: vec![limited, Step::text("after the wait")] }).await.unwrap();
@@ -122,8 +122,7 @@ async fn rate_limits_are_retried_after_the_requested_delay() {
 
 #[tokio::test]
 async fn a_bad_request_is_an_error_not_an_empty_turn() {
-    let mut bad = Step::default();
-    bad.status = Some(400);
+    let mut bad = Step::http_error(400);
     bad.body = Some(json!({"type": "error", "error": {"type": "invalid_request_error", "message": "messages: field required"}}).to_string());
     let sandbox = Sandbox::new();
     let mock = MockLlm::start(Scenario { responses: vec![bad] }).await.unwrap();

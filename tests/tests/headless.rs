@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! `larik -p` and `larik demo`, run as a user runs them.
 
 use larik_tests::harness::{Sandbox, larik_bin};
@@ -48,8 +49,7 @@ async fn json_output_is_one_object() {
 #[tokio::test]
 async fn a_model_error_exits_non_zero() {
     let sandbox = Sandbox::new();
-    let mut unauthorized = Step::default();
-    unauthorized.status = Some(401);
+    let unauthorized = Step::http_error(401);
     let mock = MockLlm::start(Scenario { responses: vec![unauthorized] }).await.unwrap();
     let output = run_headless(&sandbox, &mock, &["-p", "hi"]).await;
     assert_eq!(output.status.code(), Some(1));

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs what the tests need beyond the Rust toolchain, Node 20 and Python 3: the npm packages of
+# the ACP SDK conformance test, from its committed lock file. Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need() {
+  command -v "$1" >/dev/null 2>&1 || { echo "setup: '$1' is required but not installed" >&2; exit 1; }
+}
+need cargo
+need node
+need npm
+need python3
+
+(cd tests/acp-sdk && npm ci --no-audit --no-fund --loglevel=error)
