@@ -32,6 +32,9 @@ pub struct Step {
     pub chunk_delay_ms: u64,
     /// After the text, keep the stream open without finishing (until the client goes away).
     pub hang: bool,
+    /// After the text, end the body cleanly but without the model's final events, as a dropped
+    /// upstream connection looks.
+    pub cut: bool,
     /// Answer with this HTTP status and body instead of a stream.
     pub status: Option<u16>,
     pub headers: BTreeMap<String, String>,
@@ -240,6 +243,9 @@ fn anthropic_events(step: &Step, request: &Value) -> Vec<SseEvent> {
             events.push(SseEvent::hang());
             return events;
         }
+        if step.cut {
+            return events;
+        }
         events.push(SseEvent::named("content_block_stop", json!({"type": "content_block_stop", "index": index})));
         index += 1;
     }
@@ -282,6 +288,9 @@ fn openai_events(step: &Step, request: &Value) -> Vec<SseEvent> {
     }
     if step.hang {
         events.push(SseEvent::hang());
+        return events;
+    }
+    if step.cut {
         return events;
     }
     for (call_index, call) in response.tool_calls.iter().enumerate() {

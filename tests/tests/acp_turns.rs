@@ -272,3 +272,25 @@ async fn max_turn_requests_stops_a_looping_model() {
     assert_eq!(response["result"]["stopReason"], "max_turn_requests");
     assert_eq!(mock.requests().len(), 2);
 }
+
+#[tokio::test]
+async fn cancel_request_on_a_prompt_ends_the_turn() {
+    let mut step = Step::text("Streaming until someone cancels this request.");
+    step.chunk_chars = Some(4);
+    step.chunk_delay_ms = 20;
+    step.hang = true;
+    let (_sandbox, mock, mut agent, session) = start(vec![step]).await;
+    let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "talk"}]})).await;
+    let first = agent.next().await;
+    assert_eq!(first["params"]["update"]["sessionUpdate"], "agent_message_chunk");
+    agent.notify("$/cancel_request", json!({"requestId": id})).await;
+    let (response, _) = agent.response(id).await;
+    assert_eq!(response["result"]["stopReason"], "cancelled", "{response}");
+    // The abandoned model stream was closed, not left running.
+    let closed = async {
+        while mock.disconnects() == 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(5), closed).await.expect("the model stream was dropped");
+}

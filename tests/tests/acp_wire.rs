@@ -160,3 +160,20 @@ async fn the_openai_wire_format_runs_a_tool_turn() {
     assert_eq!(tool_message["tool_call_id"], "call_1");
     assert!(tool_message["content"].as_str().unwrap().contains("forty-two"));
 }
+
+#[tokio::test]
+async fn a_stream_cut_mid_answer_is_reported_not_truncated() {
+    let mut cut = Step::text("The answer starts but never");
+    cut.cut = true;
+    let sandbox = Sandbox::new();
+    let mock = MockLlm::start(Scenario { responses: vec![cut] }).await.unwrap();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize().await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "hi"}]})).await;
+    let (reply, seen) = agent.response(id).await;
+    assert!(!seen.is_empty(), "the partial text was streamed");
+    assert_eq!(reply["error"]["code"], -32603, "{reply}");
+    assert_eq!(reply["error"]["data"]["kind"], "stream_broken");
+    assert_eq!(mock.requests().len(), 1, "output already shown is not silently replayed");
+}

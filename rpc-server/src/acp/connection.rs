@@ -335,7 +335,8 @@ mod tests {
         let (mut client_read, mut client_write) = tokio::io::split(client);
         let serve = tokio::spawn(run(BufReader::new(server_read), server_write, Arc::new(Echo)));
         client_write.write_all(input.as_bytes()).await.unwrap();
-        drop(client_write);
+        // End of input, as when an editor closes the agent's stdin.
+        client_write.shutdown().await.unwrap();
         let mut output = String::new();
         client_read.read_to_string(&mut output).await.unwrap();
         serve.await.unwrap();
@@ -373,7 +374,7 @@ mod tests {
         client_write.write_all(format!("{answer}\n").as_bytes()).await.unwrap();
         let reply: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
         assert_eq!(reply, json!({"jsonrpc": "2.0", "id": "a", "result": {"answer": 42}}));
-        drop(client_write);
+        client_write.shutdown().await.unwrap();
         serve.await.unwrap();
     }
 }
