@@ -33,6 +33,8 @@ pub struct Settings {
     pub max_tokens: Option<u32>,
     pub thinking_budget: Option<u32>,
     pub max_turn_requests: Option<u32>,
+    /// Models offered for switching in the editor, e.g. `["claude-sonnet-4-5", "openai:gpt-4.1"]`.
+    pub models: Option<Vec<String>>,
 }
 
 impl Settings {
@@ -45,6 +47,7 @@ impl Settings {
             max_tokens: over.max_tokens.or(self.max_tokens),
             thinking_budget: over.thinking_budget.or(self.thinking_budget),
             max_turn_requests: over.max_turn_requests.or(self.max_turn_requests),
+            models: over.models.or(self.models),
         }
     }
 }
@@ -67,9 +70,24 @@ pub struct ModelConfig {
     pub max_tokens: u32,
     pub thinking_budget: Option<u32>,
     pub max_turn_requests: u32,
+    /// The models the user can switch to (the current one included).
+    pub models: Vec<String>,
 }
 
 impl ModelConfig {
+    /// The same configuration with another model. A `provider:` prefix switches provider too,
+    /// taking that provider's endpoint and key from the environment.
+    pub fn with_model(&self, name: &str, env: &HashMap<String, String>) -> ModelConfig {
+        let settings = Settings { provider: None, model: Some(name.to_owned()), ..Settings::default() };
+        let mut env = env.clone();
+        env.insert("LARIK_MODEL".into(), name.to_owned());
+        let switched = resolve_model(&settings, &env).ok().filter(|other| other.provider != self.provider || name.contains(':'));
+        match switched {
+            Some(other) => ModelConfig { models: self.models.clone(), ..other },
+            None => ModelConfig { model: name.to_owned(), ..self.clone() },
+        }
+    }
+
     pub fn build_provider(&self) -> Result<Arc<dyn Provider>, ProviderError> {
         Ok(match self.provider {
             ProviderKind::Anthropic => {
@@ -133,9 +151,15 @@ pub fn resolve_model(settings: &Settings, env: &HashMap<String, String>) -> Resu
         ProviderKind::Openai => ("gpt-4.1", openai::DEFAULT_BASE_URL, "OPENAI_API_KEY", "OPENAI_BASE_URL"),
     };
     let key_var = settings.api_key_env.as_deref().unwrap_or(key_var);
+    let model = model.unwrap_or_else(|| default_model.to_owned());
+    let mut models = settings.models.clone().unwrap_or_default();
+    if !models.contains(&model) {
+        models.insert(0, model.clone());
+    }
     Ok(ModelConfig {
         provider,
-        model: model.unwrap_or_else(|| default_model.to_owned()),
+        models,
+        model,
         base_url: get(url_var).or_else(|| settings.base_url.clone()).unwrap_or_else(|| default_url.to_owned()),
         api_key: get(key_var),
         max_tokens: settings.max_tokens.unwrap_or(16_384),

@@ -64,6 +64,8 @@ pub struct ToolCallView {
 pub enum PermissionAnswer {
     AllowOnce,
     AllowAlways,
+    /// Allow, but apply only these hunks (see [`crate::review`]) of the previewed change.
+    AllowHunks(Vec<usize>),
     Reject { feedback: Option<String> },
     /// The prompt was dismissed or the turn was cancelled.
     Cancelled,

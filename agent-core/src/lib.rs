@@ -8,6 +8,7 @@ pub mod event;
 pub mod llm;
 pub mod permission;
 pub mod prompt;
+pub mod review;
 pub mod session;
 pub mod tools;
 pub mod workspace;

@@ -13,9 +13,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::event::AgentEvent;
 use crate::llm::{Message, Part, Provider, ProviderError};
-use crate::permission::Permissions;
+use crate::permission::{Mode, Permissions};
 use crate::tools::Registry;
-use crate::workspace::Workspace;
+use crate::workspace::{EditorFiles, Workspace};
 
 /// Why a turn ended normally. Cancellation is an outcome, not an error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,10 +43,23 @@ pub struct ModelSettings {
     pub max_turn_requests: u32,
 }
 
+/// What a session is opened with.
+pub struct SessionConfig {
+    pub cwd: std::path::PathBuf,
+    /// May be an error (e.g. a missing key): the session still opens, and each prompt reports
+    /// that error so the editor can show how to fix it.
+    pub provider: Result<Arc<dyn Provider>, ProviderError>,
+    pub model: ModelSettings,
+    /// The editor's buffers, when the front end offers them.
+    pub editor: Option<Arc<dyn EditorFiles>>,
+}
+
 pub struct Session {
     workspace: Arc<Workspace>,
-    provider: Result<Arc<dyn Provider>, ProviderError>,
-    model: ModelSettings,
+    provider: Mutex<Result<Arc<dyn Provider>, ProviderError>>,
+    model: Mutex<ModelSettings>,
+    /// The mode the previous prompt ran in, to tell the model when plan mode ends.
+    last_prompt_mode: Mutex<Mode>,
     registry: Registry,
     permissions: Permissions,
     system: String,
@@ -56,20 +69,18 @@ pub struct Session {
 }
 
 impl Session {
-    /// `provider` may be an error (e.g. a missing key): the session still opens, and each prompt
-    /// reports that error so the editor can show how to fix it.
-    pub fn new(
-        cwd: &Path,
-        provider: Result<Arc<dyn Provider>, ProviderError>,
-        model: ModelSettings,
-        parent_cancel: &CancellationToken,
-    ) -> Self {
-        let workspace = Arc::new(Workspace::new(cwd));
+    pub fn new(config: SessionConfig, parent_cancel: &CancellationToken) -> Self {
+        let mut workspace = Workspace::new(&config.cwd);
+        if let Some(editor) = config.editor {
+            workspace = workspace.with_editor(editor);
+        }
+        let workspace = Arc::new(workspace);
         let system = crate::prompt::system_prompt(workspace.root(), &crate::prompt::today_utc());
         Self {
             workspace,
-            provider,
-            model,
+            provider: Mutex::new(config.provider),
+            model: Mutex::new(config.model),
+            last_prompt_mode: Mutex::new(Mode::Default),
             registry: Registry::builtin(),
             permissions: Permissions::default(),
             system,
@@ -85,6 +96,31 @@ impl Session {
 
     pub fn permissions(&self) -> &Permissions {
         &self.permissions
+    }
+
+    /// The model the next request goes to.
+    pub fn model(&self) -> String {
+        self.model.lock().map(|model| model.model.clone()).unwrap_or_default()
+    }
+
+    /// Switches model (and provider) for the following requests; a running turn keeps its own.
+    pub fn set_model(&self, provider: Result<Arc<dyn Provider>, ProviderError>, model: ModelSettings) {
+        if let (Ok(mut current_provider), Ok(mut current_model)) = (self.provider.lock(), self.model.lock()) {
+            *current_provider = provider;
+            *current_model = model;
+        }
+    }
+
+    /// Notes for the model about the mode, carried in the user message so the cached system
+    /// prompt never changes: a reminder in plan mode, and word when plan mode has ended.
+    fn mode_note(&self) -> Option<String> {
+        let mode = self.permissions.mode();
+        let previous = self.last_prompt_mode.lock().map(|mut last| std::mem::replace(&mut *last, mode)).unwrap_or(mode);
+        match (previous, mode) {
+            (_, Mode::Plan) => Some("<system-note>Plan mode is on: explore and read, then present a plan. Do not change files or run commands that change anything; such calls are denied.</system-note>".into()),
+            (Mode::Plan, _) => Some("<system-note>Plan mode has ended: you may now carry out the plan, changing files and running commands.</system-note>".into()),
+            _ => None,
+        }
     }
 
     /// Runs one turn for `prompt`, sending events as they happen. `cancel` belongs to the caller's
@@ -109,11 +145,17 @@ impl Session {
                 turn.cancel();
             }
         });
-        let outcome = match self.provider.clone() {
+        let mut prompt = prompt;
+        if let Some(note) = self.mode_note() {
+            prompt.push(Part::Text { text: note });
+        }
+        let provider = self.provider.lock().map(|provider| provider.clone()).unwrap_or_else(|_| Err(ProviderError::BadRequest { message: "session state poisoned".into() }));
+        let model = self.model.lock().map(|model| model.clone()).unwrap_or_else(|_| ModelSettings { model: String::new(), max_tokens: 0, max_turn_requests: 0 });
+        let outcome = match provider {
             Ok(provider) => {
                 let turn = turn::Turn {
                     provider: provider.as_ref(),
-                    model: &self.model,
+                    model: &model,
                     system: &self.system,
                     registry: &self.registry,
                     permissions: &self.permissions,

@@ -98,8 +98,8 @@ pub trait Tool: Send + Sync + 'static {
     }
     fn describe(&self, input: &Self::Input, ctx: &ToolContext) -> CallDescription;
     /// What the call would change, shown in permission prompts (e.g. an edit's diff).
-    fn preview(&self, _input: &Self::Input, _ctx: &ToolContext) -> Option<Display> {
-        None
+    fn preview(&self, _input: &Self::Input, _ctx: &ToolContext) -> impl Future<Output = Option<Display>> + Send {
+        async { None }
     }
     fn run(&self, input: Self::Input, ctx: &ToolContext) -> impl Future<Output = ToolOutput> + Send;
 }
@@ -114,7 +114,7 @@ pub trait DynTool: Send + Sync {
     fn concurrency_safe(&self) -> bool;
     /// Parses the input; a malformed one is reported to the model without running anything.
     fn describe(&self, input: &Value, ctx: &ToolContext) -> Result<CallDescription, String>;
-    fn preview(&self, input: &Value, ctx: &ToolContext) -> Option<Display>;
+    async fn preview(&self, input: &Value, ctx: &ToolContext) -> Option<Display>;
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolOutput;
 }
 
@@ -156,9 +156,9 @@ impl<T: Tool> DynTool for T {
         Ok(Tool::describe(self, &parsed, ctx))
     }
 
-    fn preview(&self, input: &Value, ctx: &ToolContext) -> Option<Display> {
+    async fn preview(&self, input: &Value, ctx: &ToolContext) -> Option<Display> {
         let parsed: T::Input = parse_input(T::NAME, input).ok()?;
-        Tool::preview(self, &parsed, ctx)
+        Tool::preview(self, &parsed, ctx).await
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolOutput {

@@ -2,6 +2,9 @@
 //! paths resolve inside the project root (no `..` or symlink escape), protected paths are never
 //! written, a write to an existing file needs a fresh read (same mtime as when the session read it),
 //! and every write is atomic (temp file in the same directory, then rename) and keeps permissions.
+//! When the editor offers its buffers ([`EditorFiles`]), text reads and writes go through it, so
+//! the agent sees unsaved changes and its edits land in the editor's undo history; the checks
+//! above stay here either way.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -29,16 +32,52 @@ const PROTECTED_DIRS: &[&str] = &[".git", ".larik", ".claude", ".vscode", ".idea
 const PROTECTED_FILES: &[&str] =
     &[".bashrc", ".bash_profile", ".zshrc", ".zprofile", ".profile", ".gitconfig", ".npmrc", ".mcp.json", ".gitmodules"];
 
+/// The editor's view of files: its open buffers, unsaved changes included.
+#[async_trait::async_trait]
+pub trait EditorFiles: Send + Sync {
+    async fn read_text(&self, path: &Path) -> Result<String, String>;
+    /// Writes through the editor, which saves the file so tools that read the disk agree.
+    async fn write_text(&self, path: &Path, content: &str) -> Result<(), String>;
+}
+
 pub struct Workspace {
     root: PathBuf,
     read_stamps: Mutex<HashMap<PathBuf, Option<SystemTime>>>,
+    editor: Option<std::sync::Arc<dyn EditorFiles>>,
 }
 
 impl Workspace {
     /// `root` should be absolute; it is canonicalized so symlinked roots compare correctly.
     pub fn new(root: &Path) -> Self {
         let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-        Self { root, read_stamps: Mutex::new(HashMap::new()) }
+        Self { root, read_stamps: Mutex::new(HashMap::new()), editor: None }
+    }
+
+    /// Routes text reads and writes through the editor.
+    pub fn with_editor(mut self, editor: std::sync::Arc<dyn EditorFiles>) -> Self {
+        self.editor = Some(editor);
+        self
+    }
+
+    /// The text of a file as the user sees it: the editor's buffer when there is one.
+    pub async fn read_text(&self, path: &Path) -> Result<String, WorkspaceError> {
+        let io = |message: String| WorkspaceError::Io { path: path.to_path_buf(), message };
+        match &self.editor {
+            Some(editor) => editor.read_text(path).await.map_err(io),
+            None => tokio::fs::read_to_string(path).await.map_err(|error| io(error.to_string())),
+        }
+    }
+
+    /// Writes a file the caller already checked with [`Self::writable`] and [`Self::check_fresh`].
+    pub async fn write_text(&self, path: &Path, content: &str) -> Result<(), WorkspaceError> {
+        match &self.editor {
+            Some(editor) => {
+                editor.write_text(path, content).await.map_err(|message| WorkspaceError::Io { path: path.to_path_buf(), message })?;
+                self.record_read(path);
+                Ok(())
+            }
+            None => self.write_atomic(path, content.as_bytes()),
+        }
     }
 
     pub fn root(&self) -> &Path {
@@ -99,23 +138,29 @@ impl Workspace {
         }
     }
 
-    /// Replaces the file atomically, creating parents and keeping permission bits, then records the
-    /// new content as read (the session has seen what it wrote).
+    /// Replaces the file atomically and records the new content as read (the session has seen
+    /// what it wrote).
     pub fn write_atomic(&self, path: &Path, content: &[u8]) -> Result<(), WorkspaceError> {
-        let io = |error: std::io::Error| WorkspaceError::Io { path: path.to_path_buf(), message: error.to_string() };
-        let parent = path.parent().ok_or_else(|| io(std::io::Error::other("no parent directory")))?;
-        std::fs::create_dir_all(parent).map_err(io)?;
-        let permissions = std::fs::metadata(path).ok().map(|meta| meta.permissions());
-        let mut temp = tempfile::Builder::new().prefix(".larik-write-").tempfile_in(parent).map_err(io)?;
-        temp.write_all(content).map_err(io)?;
-        temp.as_file().sync_all().map_err(io)?;
-        if let Some(permissions) = permissions {
-            std::fs::set_permissions(temp.path(), permissions).map_err(io)?;
-        }
-        temp.persist(path).map_err(|error| io(error.error))?;
+        write_file_atomic(path, content).map_err(|error| WorkspaceError::Io { path: path.to_path_buf(), message: error.to_string() })?;
         self.record_read(path);
         Ok(())
     }
+}
+
+/// Replaces a file atomically (temp file in the same directory, then rename), creating parent
+/// directories and keeping the old file's permission bits.
+pub fn write_file_atomic(path: &Path, content: &[u8]) -> std::io::Result<()> {
+    let parent = path.parent().ok_or_else(|| std::io::Error::other("no parent directory"))?;
+    std::fs::create_dir_all(parent)?;
+    let permissions = std::fs::metadata(path).ok().map(|meta| meta.permissions());
+    let mut temp = tempfile::Builder::new().prefix(".larik-write-").tempfile_in(parent)?;
+    temp.write_all(content)?;
+    temp.as_file().sync_all()?;
+    if let Some(permissions) = permissions {
+        std::fs::set_permissions(temp.path(), permissions)?;
+    }
+    temp.persist(path).map_err(|error| error.error)?;
+    Ok(())
 }
 
 fn modified(path: &Path) -> Option<SystemTime> {

@@ -1,5 +1,6 @@
-//! Larik's extensions to ACP v1. Each is optional for the client and advertised in
-//! `agentCapabilities._meta.larik`.
+//! Larik's extensions to ACP v1. Each is optional for the client; Larik advertises them in
+//! `agentCapabilities._meta.larik` and reads a client's opt-ins from
+//! `clientCapabilities._meta.larik`. `spec/extensions.md` documents them for client authors.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -7,28 +8,99 @@ use serde::{Deserialize, Serialize};
 /// The key under which Larik's data sits in any `_meta` object.
 pub const META_KEY: &str = "larik";
 
-/// Sent by a client in the `_meta.larik` of a `session/request_permission` response: the reason
-/// the user gave for rejecting a tool call. The agent passes it to the model, so the model can
-/// change course instead of retrying.
+/// The notification a client sends to tell the agent what the user is looking at.
+pub const EDITOR_CONTEXT_METHOD: &str = "_larik/editor_context";
+
+/// `_meta.larik` of a `session/request_permission` response.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct PermissionFeedback {
+pub struct PermissionResponseMeta {
+    /// Why the user rejected the call; passed to the model so it can change course.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub feedback: Option<String>,
+    /// With hunk review: the hunks the user accepted (indices from the request's `hunks`).
+    /// Absent means all of them; empty means none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accepted_hunks: Option<Vec<usize>>,
+}
+
+/// One hunk of a proposed change, sent in `toolCall._meta.larik.hunks` of a permission request
+/// to clients that opted into hunk review. Line numbers are 1-based, as in a unified diff.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewHunk {
+    pub index: usize,
+    pub old_start: usize,
+    pub old_lines: usize,
+    pub new_start: usize,
+    pub new_lines: usize,
+    pub old_text: String,
+    pub new_text: String,
+}
+
+/// `toolCall._meta.larik` of a permission request for a change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCallMeta {
+    pub hunks: Vec<ReviewHunk>,
+}
+
+/// What a client opts into, in `clientCapabilities._meta.larik`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ClientExtensions {
+    pub hunk_review: bool,
 }
 
 /// What Larik advertises in `agentCapabilities._meta.larik`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct LarikCapabilities {
+pub struct AgentExtensions {
     /// Version of the extension set; bumped when an extension changes incompatibly.
     pub version: u32,
-    /// `_meta.larik.feedback` on permission responses is read.
     pub permission_feedback: bool,
+    pub hunk_review: bool,
+    pub editor_context: bool,
 }
 
-impl Default for LarikCapabilities {
+impl Default for AgentExtensions {
     fn default() -> Self {
-        Self { version: 1, permission_feedback: true }
+        Self { version: 1, permission_feedback: true, hunk_review: true, editor_context: true }
     }
+}
+
+/// Params of `_larik/editor_context`: what the user is looking at. The latest one wins and is
+/// added to the session's next prompt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EditorContext {
+    pub session_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active_file: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selection: Option<Selection>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub open_files: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Selection {
+    pub path: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    #[serde(default)]
+    pub text: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Diagnostic {
+    pub path: String,
+    pub line: u32,
+    #[serde(default)]
+    pub severity: String,
+    pub message: String,
 }

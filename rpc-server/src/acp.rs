@@ -1,8 +1,12 @@
 //! `larik acp`: the Agent Client Protocol v1 over stdio.
 
 mod agent;
-mod from_proto;
 pub mod connection;
+mod editor_context;
+mod editor_files;
+mod from_proto;
+mod modes;
+mod permission;
 mod to_proto;
 
 use std::collections::HashMap;

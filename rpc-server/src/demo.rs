@@ -10,7 +10,7 @@ use std::time::Duration;
 use larik_core::event::{AgentEvent, Display, PermissionAnswer, ToolStatus};
 use larik_core::llm::Part;
 use larik_core::llm::replay::{Recording, ReplayProvider};
-use larik_core::session::{ModelSettings, Session};
+use larik_core::session::{ModelSettings, Session, SessionConfig};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -32,7 +32,8 @@ pub async fn run(fast: bool) -> anyhow::Result<()> {
     let provider = Arc::new(ReplayProvider::new(recording, pace));
     let cancel = CancellationToken::new();
     let model = ModelSettings { model: "replay".into(), max_tokens: 4096, max_turn_requests: 20 };
-    let session = Session::new(project.path(), Ok(provider), model, &cancel);
+    let config = SessionConfig { cwd: project.path().to_path_buf(), provider: Ok(provider), model, editor: None };
+    let session = Session::new(config, &cancel);
     let mut out = std::io::stdout().lock();
     writeln!(out, "larik demo: a recorded session replayed against a scratch project in {}\n", project.path().display())?;
     writeln!(out, "> {PROMPT}\n")?;

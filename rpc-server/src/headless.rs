@@ -7,7 +7,7 @@ use std::io::Write;
 use larik_core::config;
 use larik_core::event::{AgentEvent, PermissionAnswer, ToolStatus};
 use larik_core::llm::{Part, ProviderError};
-use larik_core::session::{ModelSettings, Session, StopReason};
+use larik_core::session::{ModelSettings, Session, SessionConfig, StopReason};
 use serde_json::json;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -36,7 +36,7 @@ pub async fn run(prompt: &str, format: OutputFormat, env: HashMap<String, String
         Err(error) => (Err(ProviderError::Auth { message: error.to_string() }), ModelSettings { model: String::new(), max_tokens: 0, max_turn_requests: 0 }),
     };
     let cancel = CancellationToken::new();
-    let session = Session::new(&cwd, provider, model, &cancel);
+    let session = Session::new(SessionConfig { cwd, provider, model, editor: None }, &cancel);
     let (events_tx, mut events_rx) = mpsc::channel(256);
     let turn = session.prompt(vec![Part::Text { text: prompt.to_owned() }], events_tx, cancel.child_token());
     let mut transcript = Transcript { format, answer: String::new(), tool_calls: Vec::new() };

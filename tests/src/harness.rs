@@ -155,7 +155,12 @@ impl Agent {
     }
 
     pub async fn initialize(&mut self) -> Value {
-        let id = self.request("initialize", json!({"protocolVersion": 1, "clientCapabilities": {}, "clientInfo": {"name": "larik-tests", "version": "0"}})).await;
+        self.initialize_with(json!({})).await
+    }
+
+    /// Initializes advertising the given client capabilities.
+    pub async fn initialize_with(&mut self, capabilities: Value) -> Value {
+        let id = self.request("initialize", json!({"protocolVersion": 1, "clientCapabilities": capabilities, "clientInfo": {"name": "larik-tests", "version": "0"}})).await;
         let (response, _) = self.response(id).await;
         response["result"].clone()
     }

@@ -10,7 +10,8 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use crate::event::{AgentEvent, PermissionAnswer, PermissionRequest, ToolCallView, ToolStatus};
+use crate::event::{AgentEvent, Display, PermissionAnswer, PermissionRequest, ToolCallView, ToolStatus};
+use crate::review;
 use crate::llm::{Message, Part, ResultPart, Role};
 use crate::permission::{Decision, Permissions, suggested_rule};
 use crate::tools::truncate::{MAX_OUTPUT_BYTES, truncate_middle};
@@ -30,6 +31,16 @@ struct Approved {
     index: usize,
     tool: Arc<dyn DynTool>,
     input: Value,
+    /// Set when the user accepted only some hunks of the change: this replaces running the tool.
+    partial: Option<PartialChange>,
+}
+
+/// The part of a previewed change the user accepted, hunk by hunk.
+struct PartialChange {
+    path: std::path::PathBuf,
+    old_text: String,
+    new_text: String,
+    accepted: Vec<usize>,
 }
 
 const CANCELLED: &str = "The user cancelled this tool call before it finished.";
@@ -43,7 +54,7 @@ impl Dispatch<'_> {
                 break;
             }
             match self.authorize(id, name, input).await {
-                Ok(tool) => approved.push(Approved { index, tool, input: input.clone() }),
+                Ok((tool, partial)) => approved.push(Approved { index, tool, input: input.clone(), partial }),
                 Err(output) => {
                     self.finish(id, &output).await;
                     results[index] = Some(output);
@@ -89,7 +100,7 @@ impl Dispatch<'_> {
     }
 
     /// Announces the call and decides whether it may run; the error is the result for the model.
-    async fn authorize(&self, id: &str, name: &str, input: &Value) -> Result<Arc<dyn DynTool>, ToolOutput> {
+    async fn authorize(&self, id: &str, name: &str, input: &Value) -> Result<(Arc<dyn DynTool>, Option<PartialChange>), ToolOutput> {
         let ctx = self.context();
         let tool = self.registry.get(name);
         let description = match &tool {
@@ -110,12 +121,16 @@ impl Dispatch<'_> {
             }));
         };
         match self.permissions.decide(tool.as_ref(), &description, self.workspace) {
-            Decision::Allow => Ok(tool),
+            Decision::Allow => Ok((tool, None)),
             Decision::Deny { reason } => Err(ToolOutput::error(format!("Permission denied: {reason}"))),
             Decision::Ask { reason } => {
                 let (reply, answer) = oneshot::channel();
                 let rule = suggested_rule(tool.as_ref());
-                let preview = tool.preview(input, &ctx);
+                let preview = tool.preview(input, &ctx).await;
+                let change = match &preview {
+                    Some(Display::Diff { path, old_text, new_text }) => Some((path.clone(), old_text.clone().unwrap_or_default(), new_text.clone())),
+                    _ => None,
+                };
                 self.emit(AgentEvent::PermissionRequested(PermissionRequest { tool_call: view, reason, preview, suggested_rule: rule.clone(), reply }))
                     .await;
                 let answer = tokio::select! {
@@ -123,11 +138,18 @@ impl Dispatch<'_> {
                     () = self.cancel.cancelled() => PermissionAnswer::Cancelled,
                 };
                 match answer {
-                    PermissionAnswer::AllowOnce => Ok(tool),
+                    PermissionAnswer::AllowOnce => Ok((tool, None)),
                     PermissionAnswer::AllowAlways => {
                         self.permissions.allow(rule);
-                        Ok(tool)
+                        Ok((tool, None))
                     }
+                    PermissionAnswer::AllowHunks(accepted) => match change {
+                        _ if accepted.is_empty() => Err(ToolOutput::error("The user rejected every hunk of this change; nothing was written.")),
+                        Some((path, old_text, new_text)) if accepted.len() < review::hunks(&old_text, &new_text).len() => {
+                            Ok((tool, Some(PartialChange { path, old_text, new_text, accepted })))
+                        }
+                        _ => Ok((tool, None)),
+                    },
                     PermissionAnswer::Reject { feedback } => Err(ToolOutput::error(match feedback.filter(|text| !text.trim().is_empty()) {
                         Some(feedback) => format!("The user rejected this tool call and said: {feedback}"),
                         None => "The user rejected this tool call. Do not retry it unchanged; ask what they want instead if unsure.".into(),
@@ -144,7 +166,10 @@ impl Dispatch<'_> {
             .await;
         let ctx = self.context();
         let span = tracing::info_span!("tool_call", tool = call.tool.name(), id);
-        let mut output = tracing::Instrument::instrument(call.tool.run(call.input.clone(), &ctx), span).await;
+        let mut output = match &call.partial {
+            Some(partial) => self.apply_partial(partial).await,
+            None => tracing::Instrument::instrument(call.tool.run(call.input.clone(), &ctx), span).await,
+        };
         for part in &mut output.content {
             if let ResultPart::Text { text } = part {
                 *text = truncate_middle(text, MAX_OUTPUT_BYTES);
@@ -152,6 +177,35 @@ impl Dispatch<'_> {
         }
         self.finish(id, &output).await;
         output
+    }
+
+    /// Writes the accepted hunks only, through the same checks as any write, and tells the model
+    /// exactly what was kept and what was refused.
+    async fn apply_partial(&self, partial: &PartialChange) -> ToolOutput {
+        let PartialChange { path, old_text, new_text, accepted } = partial;
+        let path_text = path.display().to_string();
+        let checked = self.workspace.writable(&path_text).and_then(|path| self.workspace.check_fresh(&path).map(|()| path));
+        let path = match checked {
+            Ok(path) => path,
+            Err(error) => return ToolOutput::error(error.to_string()),
+        };
+        let merged = review::apply_accepted(old_text, new_text, accepted);
+        if let Err(error) = self.workspace.write_text(&path, &merged).await {
+            return ToolOutput::error(error.to_string());
+        }
+        let mut report = format!("The user reviewed the change to {path_text} hunk by hunk and kept only some of it. The file now holds what the user chose.\n");
+        for hunk in review::hunks(old_text, new_text) {
+            let verdict = if accepted.contains(&hunk.index) { "applied" } else { "REJECTED (not applied)" };
+            report.push_str(&format!(
+                "\nHunk {} at line {}: {verdict}\n--- old\n{}+++ new\n{}",
+                hunk.index + 1,
+                hunk.old_start.max(1),
+                hunk.old_text,
+                hunk.new_text
+            ));
+        }
+        let old_text = Some(old_text.clone());
+        ToolOutput::text(report).with_display(Display::Diff { path, old_text, new_text: merged })
     }
 
     async fn finish(&self, id: &str, output: &ToolOutput) {

@@ -48,7 +48,7 @@ impl Tool for Bash {
         CallDescription { title, locations: Vec::new(), target_path: None, command: Some(input.command.clone()) }
     }
 
-    fn preview(&self, input: &BashInput, _ctx: &ToolContext) -> Option<Display> {
+    async fn preview(&self, input: &BashInput, _ctx: &ToolContext) -> Option<Display> {
         Some(Display::Command { command: input.command.clone(), output: String::new(), exit_code: None })
     }
 

@@ -44,9 +44,9 @@ impl Tool for Edit {
         }
     }
 
-    fn preview(&self, input: &EditInput, ctx: &ToolContext) -> Option<Display> {
+    async fn preview(&self, input: &EditInput, ctx: &ToolContext) -> Option<Display> {
         let path = ctx.workspace.absolute(&input.path);
-        let old_text = std::fs::read_to_string(&path).ok()?;
+        let old_text = ctx.workspace.read_text(&path).await.ok()?;
         let new_text = apply(&old_text, input).ok()?;
         Some(Display::Diff { path, old_text: Some(old_text), new_text })
     }
@@ -62,15 +62,15 @@ impl Tool for Edit {
         if let Err(error) = ctx.workspace.check_fresh(&path) {
             return ToolOutput::error(error.to_string());
         }
-        let old_text = match std::fs::read_to_string(&path) {
+        let old_text = match ctx.workspace.read_text(&path).await {
             Ok(text) => text,
-            Err(error) => return ToolOutput::error(format!("cannot read {}: {error}", path.display())),
+            Err(error) => return ToolOutput::error(format!("cannot read {error}")),
         };
         let new_text = match apply(&old_text, &input) {
             Ok(text) => text,
             Err(message) => return ToolOutput::error(format!("{}: {message}", path.display())),
         };
-        if let Err(error) = ctx.workspace.write_atomic(&path, new_text.as_bytes()) {
+        if let Err(error) = ctx.workspace.write_text(&path, &new_text).await {
             return ToolOutput::error(error.to_string());
         }
         ToolOutput::text(format!("Edited {}", path.display())).with_display(Display::Diff { path, old_text: Some(old_text), new_text })

@@ -82,7 +82,11 @@ impl Tool for Read {
         if bytes[..bytes.len().min(8192)].contains(&0) {
             return ToolOutput::error(format!("{} is a binary file; it cannot be shown as text", path.display()));
         }
-        let text = String::from_utf8_lossy(&bytes);
+        // The editor's buffer, when it has one, holds what the user sees (unsaved changes too).
+        let text = match ctx.workspace.read_text(&path).await {
+            Ok(text) => text,
+            Err(_) => String::from_utf8_lossy(&bytes).into_owned(),
+        };
         ctx.workspace.record_read(&path);
         let first = input.offset.unwrap_or(1).max(1);
         let limit = input.limit.unwrap_or(DEFAULT_LIMIT).max(1);

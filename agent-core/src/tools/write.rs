@@ -36,9 +36,9 @@ impl Tool for Write {
         }
     }
 
-    fn preview(&self, input: &WriteInput, ctx: &ToolContext) -> Option<Display> {
+    async fn preview(&self, input: &WriteInput, ctx: &ToolContext) -> Option<Display> {
         let path = ctx.workspace.absolute(&input.path);
-        let old_text = std::fs::read_to_string(&path).ok();
+        let old_text = if path.is_file() { ctx.workspace.read_text(&path).await.ok() } else { None };
         Some(Display::Diff { path, old_text, new_text: input.content.clone() })
     }
 
@@ -53,8 +53,8 @@ impl Tool for Write {
         if let Err(error) = ctx.workspace.check_fresh(&path) {
             return ToolOutput::error(error.to_string());
         }
-        let old_text = std::fs::read_to_string(&path).ok();
-        if let Err(error) = ctx.workspace.write_atomic(&path, input.content.as_bytes()) {
+        let old_text = if path.is_file() { ctx.workspace.read_text(&path).await.ok() } else { None };
+        if let Err(error) = ctx.workspace.write_text(&path, &input.content).await {
             return ToolOutput::error(error.to_string());
         }
         let verb = if old_text.is_some() { "Replaced" } else { "Created" };

@@ -1,39 +1,50 @@
-//! The ACP agent: method handlers for `initialize`, `session/new`, `session/prompt` and
-//! `session/cancel`, over the core's sessions. A prompt's turn runs in the request's own task;
-//! its events are forwarded as `session/update`s, and the response goes out only after every
-//! update of the turn was queued, so none arrives after it.
+//! The ACP agent: method handlers over the core's sessions. A prompt's turn runs in the request's
+//! own task; its events are forwarded as `session/update`s, and the response goes out only after
+//! every update of the turn was queued, so none arrives after it.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use larik_core::config::{self, ModelConfig};
-use larik_core::event::{AgentEvent, PermissionAnswer, PermissionRequest};
-use larik_core::llm::ProviderError;
-use larik_core::session::{ModelSettings, Session, StopReason, TurnError};
+use larik_core::event::AgentEvent;
+use larik_core::llm::{Part, ProviderError};
+use larik_core::permission::Mode;
+use larik_core::session::{ModelSettings, Session, SessionConfig, StopReason, TurnError};
 use larik_protocol::acp;
-use larik_protocol::extensions::{LarikCapabilities, META_KEY};
+use larik_protocol::extensions::{AgentExtensions, ClientExtensions, EDITOR_CONTEXT_METHOD, EditorContext, META_KEY};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::connection::{Handler, Peer, RpcError};
-use super::from_proto::{ALLOW_ALWAYS, ALLOW_ONCE, REJECT_ONCE, permission_answer, prompt_parts};
-use super::to_proto;
+use super::editor_files::ClientFiles;
+use super::from_proto::prompt_parts;
+use super::{editor_context, modes, permission, to_proto};
+
+/// A session and what the connection keeps beside it.
+struct SessionEntry {
+    session: Arc<Session>,
+    /// The model configuration, to rebuild the provider when the user switches model.
+    model: Mutex<Option<ModelConfig>>,
+    /// The latest editor context pushed by the client, consumed by the next prompt.
+    editor_context: Mutex<Option<EditorContext>>,
+}
 
 pub struct AcpAgent {
     env: HashMap<String, String>,
-    sessions: Mutex<HashMap<String, Arc<Session>>>,
+    sessions: Mutex<HashMap<String, Arc<SessionEntry>>>,
+    client: Mutex<acp::ClientCapabilities>,
     next_session: AtomicU64,
 }
 
 impl AcpAgent {
     pub fn new(env: HashMap<String, String>) -> Self {
-        Self { env, sessions: Mutex::new(HashMap::new()), next_session: AtomicU64::new(1) }
+        Self { env, sessions: Mutex::new(HashMap::new()), client: Mutex::new(acp::ClientCapabilities::default()), next_session: AtomicU64::new(1) }
     }
 
-    fn session(&self, id: &acp::SessionId) -> Result<Arc<Session>, RpcError> {
+    fn entry(&self, id: &acp::SessionId) -> Result<Arc<SessionEntry>, RpcError> {
         self.sessions.lock().ok().and_then(|sessions| sessions.get(&*id.0).cloned()).ok_or_else(|| RpcError {
             code: RpcError::RESOURCE_NOT_FOUND,
             message: format!("Session not found: {}", id.0),
@@ -41,10 +52,22 @@ impl AcpAgent {
         })
     }
 
+    fn client_capabilities(&self) -> acp::ClientCapabilities {
+        self.client.lock().map(|client| client.clone()).unwrap_or_default()
+    }
+
+    fn client_extensions(&self) -> ClientExtensions {
+        let client = self.client_capabilities();
+        client.meta.as_ref().and_then(|meta| meta.get(META_KEY)).and_then(|value| serde_json::from_value(value.clone()).ok()).unwrap_or_default()
+    }
+
     fn initialize(&self, request: acp::InitializeRequest) -> acp::InitializeResponse {
         tracing::info!(client = ?request.client_info.as_ref().map(|info| &info.name), "initialize");
+        if let Ok(mut client) = self.client.lock() {
+            *client = request.client_capabilities;
+        }
         let mut meta = acp::Meta::new();
-        meta.insert(META_KEY.into(), serde_json::to_value(LarikCapabilities::default()).unwrap_or_default());
+        meta.insert(META_KEY.into(), serde_json::to_value(AgentExtensions::default()).unwrap_or_default());
         let capabilities = acp::AgentCapabilities::new()
             .prompt_capabilities(acp::PromptCapabilities::new().image(true).embedded_context(true))
             .meta(meta);
@@ -54,41 +77,100 @@ impl AcpAgent {
             .agent_info(acp::Implementation::new("larik", env!("CARGO_PKG_VERSION")).title("Larik".to_owned()))
     }
 
-    fn new_session(&self, request: acp::NewSessionRequest, connection: &CancellationToken) -> Result<acp::NewSessionResponse, RpcError> {
+    fn new_session(&self, request: acp::NewSessionRequest, peer: &Peer) -> Result<acp::NewSessionResponse, RpcError> {
         let cwd = request.cwd;
         if !cwd.is_absolute() || !cwd.is_dir() {
             return Err(RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: cwd must be an absolute path to a directory, got {}", cwd.display())));
         }
         let settings = config::load_settings(&cwd, &self.env).map_err(|error| RpcError::new(RpcError::INVALID_PARAMS, error.to_string()))?;
-        let (provider, model) = match config::resolve_model(&settings, &self.env) {
-            Ok(model) => (model.build_provider(), model_settings(&model)),
-            Err(error) => (
-                Err(ProviderError::Auth { message: error.to_string() }),
-                ModelSettings { model: String::new(), max_tokens: 0, max_turn_requests: 0 },
-            ),
+        let model_config = config::resolve_model(&settings, &self.env);
+        let (provider, model) = match &model_config {
+            Ok(model) => (model.build_provider(), model_settings(model)),
+            Err(error) => (Err(ProviderError::Auth { message: error.to_string() }), ModelSettings { model: String::new(), max_tokens: 0, max_turn_requests: 0 }),
         };
         let number = self.next_session.fetch_add(1, Ordering::Relaxed);
-        let id = format!("sess_{}_{number}", unique_suffix());
-        let session = Arc::new(Session::new(&cwd, provider, model, connection));
-        tracing::info!(session = %id, cwd = %cwd.display(), mcp_servers = request.mcp_servers.len(), "session created");
+        let id = acp::SessionId::new(format!("sess_{}_{number}", unique_suffix()));
+        let client = self.client_capabilities();
+        let editor = (client.fs.read_text_file || client.fs.write_text_file).then(|| {
+            Arc::new(ClientFiles { peer: peer.clone(), session_id: id.clone(), read: client.fs.read_text_file, write: client.fs.write_text_file })
+                as Arc<dyn larik_core::workspace::EditorFiles>
+        });
+        let session = Arc::new(Session::new(SessionConfig { cwd: cwd.clone(), provider, model, editor }, &peer.shutdown_token()));
+        tracing::info!(session = %id.0, cwd = %cwd.display(), mcp_servers = request.mcp_servers.len(), "session created");
+        let response = acp::NewSessionResponse::new(id.clone())
+            .modes(modes::mode_state(Mode::Default))
+            .config_options(self.options(&session, model_config.as_ref().ok()));
+        let entry = SessionEntry { session, model: Mutex::new(model_config.ok()), editor_context: Mutex::new(None) };
         if let Ok(mut sessions) = self.sessions.lock() {
-            sessions.insert(id.clone(), session);
+            sessions.insert(id.0.to_string(), Arc::new(entry));
         }
-        Ok(acp::NewSessionResponse::new(id))
+        Ok(response)
+    }
+
+    fn options(&self, session: &Session, model: Option<&ModelConfig>) -> Vec<acp::SessionConfigOption> {
+        let models = model.map(|model| model.models.clone()).unwrap_or_default();
+        modes::config_options(session.permissions().mode(), &session.model(), &models)
+    }
+
+    async fn set_mode(&self, peer: &Peer, session_id: &acp::SessionId, mode_id: &str) -> Result<(), RpcError> {
+        let entry = self.entry(session_id)?;
+        let mode = Mode::from_id(mode_id).ok_or_else(|| RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: unknown mode `{mode_id}`")))?;
+        entry.session.permissions().set_mode(mode);
+        // Clients follow one of the two; keep both in sync.
+        let update = acp::SessionUpdate::CurrentModeUpdate(acp::CurrentModeUpdate::new(mode.id()));
+        notify(peer, session_id, update).await;
+        let model = entry.model.lock().ok().and_then(|model| model.clone());
+        let options = self.options(&entry.session, model.as_ref());
+        notify(peer, session_id, acp::SessionUpdate::ConfigOptionUpdate(acp::ConfigOptionUpdate::new(options))).await;
+        Ok(())
+    }
+
+    async fn set_config_option(&self, peer: &Peer, request: acp::SetSessionConfigOptionRequest) -> Result<acp::SetSessionConfigOptionResponse, RpcError> {
+        let entry = self.entry(&request.session_id)?;
+        let value = request.value.as_value_id().map(|value| value.0.to_string()).ok_or_else(|| {
+            RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: `{}` takes one of its listed values", request.config_id.0))
+        })?;
+        match &*request.config_id.0 {
+            modes::MODE_OPTION => {
+                let mode = Mode::from_id(&value).ok_or_else(|| RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: unknown mode `{value}`")))?;
+                entry.session.permissions().set_mode(mode);
+                notify(peer, &request.session_id, acp::SessionUpdate::CurrentModeUpdate(acp::CurrentModeUpdate::new(mode.id()))).await;
+            }
+            modes::MODEL_OPTION => {
+                let mut current = entry.model.lock().map_err(|_| RpcError::new(RpcError::INTERNAL_ERROR, "session state poisoned"))?;
+                let Some(model) = current.as_ref() else {
+                    return Err(RpcError::new(RpcError::AUTH_REQUIRED, "Authentication required: no model is configured"));
+                };
+                if !model.models.contains(&value) {
+                    return Err(RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: `{value}` is not one of the configured models")));
+                }
+                let switched = model.with_model(&value, &self.env);
+                entry.session.set_model(switched.build_provider(), model_settings(&switched));
+                *current = Some(switched);
+            }
+            other => return Err(RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: unknown config option `{other}`"))),
+        }
+        let model = entry.model.lock().ok().and_then(|model| model.clone());
+        Ok(acp::SetSessionConfigOptionResponse::new(self.options(&entry.session, model.as_ref())))
     }
 
     async fn prompt(&self, peer: &Peer, request: acp::PromptRequest, cancel: CancellationToken) -> Result<acp::PromptResponse, RpcError> {
-        let session = self.session(&request.session_id)?;
+        let entry = self.entry(&request.session_id)?;
+        let mut parts = Vec::new();
+        if let Some(context) = entry.editor_context.lock().ok().and_then(|mut context| context.take())
+            && let Some(text) = editor_context::render(&context)
+        {
+            parts.push(Part::Text { text });
+        }
+        parts.extend(prompt_parts(request.prompt));
         let (events_tx, events_rx) = mpsc::channel(256);
         let turn_cancel = cancel.child_token();
-        let forward = forward_events(peer, &request.session_id, events_rx, &turn_cancel);
-        let turn = session.prompt(prompt_parts(request.prompt), events_tx, turn_cancel.clone());
+        let hunk_review = self.client_extensions().hunk_review;
+        let forward = forward_events(peer, &request.session_id, events_rx, hunk_review, &turn_cancel);
+        let turn = entry.session.prompt(parts, events_tx, turn_cancel.clone());
         // The turn ends by dropping its sender, so the forwarder drains every event before we answer.
         let (outcome, ()) = tokio::join!(turn, forward);
-        let stop = match outcome {
-            Ok(stop) => stop,
-            Err(error) => return Err(turn_error(error)),
-        };
+        let stop = outcome.map_err(turn_error)?;
         Ok(acp::PromptResponse::new(match stop {
             StopReason::EndTurn => acp::StopReason::EndTurn,
             StopReason::MaxTokens => acp::StopReason::MaxTokens,
@@ -104,8 +186,14 @@ impl Handler for AcpAgent {
     async fn request(self: Arc<Self>, peer: Peer, method: String, params: Value, cancel: CancellationToken) -> Result<Value, RpcError> {
         match method.as_str() {
             "initialize" => respond(self.initialize(parse(params)?)),
-            "session/new" => respond(self.new_session(parse(params)?, &peer.shutdown_token())?),
+            "session/new" => respond(self.new_session(parse(params)?, &peer)?),
             "session/prompt" => respond(self.prompt(&peer, parse(params)?, cancel).await?),
+            "session/set_mode" => {
+                let request: acp::SetSessionModeRequest = parse(params)?;
+                self.set_mode(&peer, &request.session_id, &request.mode_id.0).await?;
+                respond(acp::SetSessionModeResponse::new())
+            }
+            "session/set_config_option" => respond(self.set_config_option(&peer, parse(params)?).await?),
             _ => Err(RpcError::method_not_found(&method)),
         }
     }
@@ -113,20 +201,36 @@ impl Handler for AcpAgent {
     async fn notification(self: Arc<Self>, _peer: Peer, method: String, params: Value) {
         match method.as_str() {
             "session/cancel" => match parse::<acp::CancelNotification>(params) {
-                Ok(cancel) => match self.session(&cancel.session_id) {
-                    Ok(session) => session.cancel_turn(),
+                Ok(cancel) => match self.entry(&cancel.session_id) {
+                    Ok(entry) => entry.session.cancel_turn(),
                     Err(_) => tracing::warn!(session = %cancel.session_id.0, "cancel for an unknown session"),
                 },
                 Err(error) => tracing::warn!(message = %error.message, "malformed session/cancel"),
+            },
+            EDITOR_CONTEXT_METHOD => match parse::<EditorContext>(params) {
+                Ok(context) => match self.entry(&acp::SessionId::new(context.session_id.clone())) {
+                    Ok(entry) => {
+                        if let Ok(mut slot) = entry.editor_context.lock() {
+                            *slot = Some(context);
+                        }
+                    }
+                    Err(_) => tracing::warn!(session = %context.session_id, "editor context for an unknown session"),
+                },
+                Err(error) => tracing::warn!(message = %error.message, "malformed editor context"),
             },
             _ => tracing::debug!(%method, "ignored notification"),
         }
     }
 }
 
+async fn notify(peer: &Peer, session_id: &acp::SessionId, update: acp::SessionUpdate) {
+    let notification = acp::SessionNotification::new(session_id.clone(), update);
+    peer.notify("session/update", serde_json::to_value(notification).unwrap_or_default()).await;
+}
+
 /// Sends the turn's events to the client as they come. A permission request becomes a
 /// `session/request_permission` round trip whose answer goes back to the waiting turn.
-async fn forward_events(peer: &Peer, session_id: &acp::SessionId, mut events: mpsc::Receiver<AgentEvent>, cancel: &CancellationToken) {
+async fn forward_events(peer: &Peer, session_id: &acp::SessionId, mut events: mpsc::Receiver<AgentEvent>, hunk_review: bool, cancel: &CancellationToken) {
     while let Some(event) = events.recv().await {
         let update = match event {
             AgentEvent::TextDelta(text) => acp::SessionUpdate::AgentMessageChunk(to_proto::text_chunk(text)),
@@ -140,7 +244,7 @@ async fn forward_events(peer: &Peer, session_id: &acp::SessionId, mut events: mp
                 acp::SessionUpdate::ToolCallUpdate(update)
             }
             AgentEvent::PermissionRequested(request) => {
-                ask_permission(peer, session_id, request, cancel).await;
+                permission::ask(peer, session_id, request, hunk_review, cancel).await;
                 continue;
             }
             AgentEvent::Usage(usage) => {
@@ -152,45 +256,15 @@ async fn forward_events(peer: &Peer, session_id: &acp::SessionId, mut events: mp
                 continue;
             }
         };
-        let notification = acp::SessionNotification::new(session_id.clone(), update);
-        peer.notify("session/update", serde_json::to_value(notification).unwrap_or_default()).await;
+        notify(peer, session_id, update).await;
     }
-}
-
-async fn ask_permission(peer: &Peer, session_id: &acp::SessionId, request: PermissionRequest, cancel: &CancellationToken) {
-    let PermissionRequest { tool_call, reason, preview, suggested_rule, reply } = request;
-    let content = preview.as_ref().map(|display| to_proto::tool_content(Some(display), None));
-    let fields = acp::ToolCallUpdateFields::new()
-        .title(tool_call.title.clone())
-        .kind(to_proto::tool_kind(tool_call.kind))
-        .status(acp::ToolCallStatus::Pending)
-        .locations(to_proto::locations(&tool_call.locations))
-        .raw_input(tool_call.input.clone())
-        .content(content);
-    let options = vec![
-        acp::PermissionOption::new(ALLOW_ONCE, "Allow once", acp::PermissionOptionKind::AllowOnce),
-        acp::PermissionOption::new(ALLOW_ALWAYS, format!("Always allow {suggested_rule} in this session"), acp::PermissionOptionKind::AllowAlways),
-        acp::PermissionOption::new(REJECT_ONCE, "Reject", acp::PermissionOptionKind::RejectOnce),
-    ];
-    let params = acp::RequestPermissionRequest::new(session_id.clone(), acp::ToolCallUpdate::new(tool_call.id.clone(), fields), options);
-    tracing::info!(tool = %tool_call.name, %reason, "asking permission");
-    let answer = tokio::select! {
-        response = peer.request("session/request_permission", serde_json::to_value(params).unwrap_or_default()) => {
-            permission_answer(response.map_err(|error| error.message).and_then(|value| serde_json::from_value(value).map_err(|error| error.to_string())))
-        }
-        // The client must answer `cancelled` after session/cancel; we do not wait on it to end the turn.
-        () = cancel.cancelled() => PermissionAnswer::Cancelled,
-    };
-    let _ = reply.send(answer);
 }
 
 fn turn_error(error: TurnError) -> RpcError {
     match error {
-        TurnError::Provider(ProviderError::Auth { message }) => RpcError {
-            code: RpcError::AUTH_REQUIRED,
-            message: format!("Authentication required: {message}"),
-            data: None,
-        },
+        TurnError::Provider(ProviderError::Auth { message }) => {
+            RpcError { code: RpcError::AUTH_REQUIRED, message: format!("Authentication required: {message}"), data: None }
+        }
         TurnError::Provider(error) => {
             let kind = match &error {
                 ProviderError::Auth { .. } => "auth",
@@ -206,7 +280,7 @@ fn turn_error(error: TurnError) -> RpcError {
     }
 }
 
-fn model_settings(model: &ModelConfig) -> ModelSettings {
+pub(crate) fn model_settings(model: &ModelConfig) -> ModelSettings {
     ModelSettings { model: model.model.clone(), max_tokens: model.max_tokens, max_turn_requests: model.max_turn_requests }
 }
 

@@ -3,7 +3,7 @@
 use larik_core::event::PermissionAnswer;
 use larik_core::llm::Part;
 use larik_protocol::acp;
-use larik_protocol::extensions::{META_KEY, PermissionFeedback};
+use larik_protocol::extensions::{META_KEY, PermissionResponseMeta};
 
 /// Option ids Larik offers in every permission request.
 pub const ALLOW_ONCE: &str = "allow_once";
@@ -40,16 +40,20 @@ pub fn permission_answer(response: Result<acp::RequestPermissionResponse, String
             return PermissionAnswer::Reject { feedback: None };
         }
     };
-    let feedback = response
+    let extension = response
         .meta
         .as_ref()
         .and_then(|meta| meta.get(META_KEY))
-        .and_then(|value| serde_json::from_value::<PermissionFeedback>(value.clone()).ok())
-        .and_then(|extension| extension.feedback);
+        .and_then(|value| serde_json::from_value::<PermissionResponseMeta>(value.clone()).ok())
+        .unwrap_or_default();
+    let feedback = extension.feedback;
     match response.outcome {
         acp::RequestPermissionOutcome::Cancelled => PermissionAnswer::Cancelled,
         acp::RequestPermissionOutcome::Selected(selected) => match &*selected.option_id.0 {
-            ALLOW_ONCE => PermissionAnswer::AllowOnce,
+            ALLOW_ONCE => match extension.accepted_hunks {
+                Some(hunks) => PermissionAnswer::AllowHunks(hunks),
+                None => PermissionAnswer::AllowOnce,
+            },
             ALLOW_ALWAYS => PermissionAnswer::AllowAlways,
             _ => PermissionAnswer::Reject { feedback },
         },
@@ -77,5 +81,9 @@ mod tests {
         );
         assert_eq!(answer(json!({"outcome": {"outcome": "selected", "optionId": "whatever"}})), PermissionAnswer::Reject { feedback: None });
         assert_eq!(answer(json!({"nonsense": true})), PermissionAnswer::Reject { feedback: None });
+        assert_eq!(
+            answer(json!({"outcome": {"outcome": "selected", "optionId": "allow_once"}, "_meta": {"larik": {"acceptedHunks": [1]}}})),
+            PermissionAnswer::AllowHunks(vec![1])
+        );
     }
 }

@@ -1,0 +1,48 @@
+//! Session modes and config options: the legacy `modes` state and the `configOptions` list
+//! (`mode`, `model`), built from one source so the two always agree.
+
+use larik_core::permission::Mode;
+use larik_protocol::acp;
+
+pub const MODE_OPTION: &str = "mode";
+pub const MODEL_OPTION: &str = "model";
+
+fn mode_name(mode: Mode) -> (&'static str, &'static str) {
+    match mode {
+        Mode::Default => ("Default", "Ask before changing files or running commands"),
+        Mode::AcceptEdits => ("Accept edits", "Edit files in the project without asking; ask for commands"),
+        Mode::Plan => ("Plan", "Read and plan only; nothing is changed"),
+        Mode::Yolo => ("Yolo", "Run everything without asking (deny rules and project bounds still hold)"),
+    }
+}
+
+pub fn mode_state(current: Mode) -> acp::SessionModeState {
+    let modes = Mode::ALL
+        .into_iter()
+        .map(|mode| {
+            let (name, description) = mode_name(mode);
+            acp::SessionMode::new(mode.id(), name).description(description.to_owned())
+        })
+        .collect();
+    acp::SessionModeState::new(current.id(), modes)
+}
+
+/// The complete option list, as `session/new` returns it and every change re-sends it.
+pub fn config_options(current_mode: Mode, current_model: &str, models: &[String]) -> Vec<acp::SessionConfigOption> {
+    let mode_choices: Vec<acp::SessionConfigSelectOption> = Mode::ALL
+        .into_iter()
+        .map(|mode| {
+            let (name, description) = mode_name(mode);
+            acp::SessionConfigSelectOption::new(mode.id(), name).description(description.to_owned())
+        })
+        .collect();
+    let mut model_choices: Vec<acp::SessionConfigSelectOption> =
+        models.iter().map(|model| acp::SessionConfigSelectOption::new(model.clone(), model.clone())).collect();
+    if !models.iter().any(|model| model == current_model) {
+        model_choices.insert(0, acp::SessionConfigSelectOption::new(current_model.to_owned(), current_model.to_owned()));
+    }
+    vec![
+        acp::SessionConfigOption::select(MODE_OPTION, "Mode", current_mode.id(), mode_choices).category(acp::SessionConfigOptionCategory::Mode),
+        acp::SessionConfigOption::select(MODEL_OPTION, "Model", current_model.to_owned(), model_choices).category(acp::SessionConfigOptionCategory::Model),
+    ]
+}

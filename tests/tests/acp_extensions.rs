@@ -1,0 +1,184 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! ACP features beyond a plain turn: per-hunk review, the client's file system, editor context,
+//! modes and config options.
+
+use larik_tests::harness::{Agent, Sandbox, message_text, updates_of};
+use larik_tests::mock_llm::{MockLlm, Scenario, Step};
+use serde_json::{Value, json};
+
+async fn start(steps: Vec<Step>, capabilities: Value) -> (Sandbox, MockLlm, Agent, String) {
+    let sandbox = Sandbox::new();
+    let mock = MockLlm::start(Scenario { responses: steps }).await.expect("mock");
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize_with(capabilities).await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    (sandbox, mock, agent, session)
+}
+
+fn last_tool_result_text(request: &Value) -> String {
+    let messages = request["messages"].as_array().unwrap();
+    let content = messages.last().unwrap()["content"].as_array().unwrap();
+    let result = content.iter().find(|part| part["type"] == "tool_result").unwrap();
+    result["content"][0]["text"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn accepting_one_hunk_of_two_applies_only_that_hunk() {
+    let original = "alpha\nbeta\ngamma\ndelta\nepsilon\nzeta\n";
+    let steps = vec![
+        Step::tool("toolu_r", "read", json!({"path": "list.txt"})),
+        Step::tool("toolu_w", "write", json!({"path": "list.txt", "content": "alpha\nBETA\ngamma\ndelta\nepsilon\nzeta\nomega\n"})),
+        Step::text("Applied what you accepted."),
+    ];
+    let (sandbox, mock, mut agent, session) = start(steps, json!({"_meta": {"larik": {"hunkReview": true}}})).await;
+    std::fs::write(sandbox.project.path().join("list.txt"), original).unwrap();
+    let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "edit"}]})).await;
+    let mut hunks = Value::Null;
+    let (response, _) = loop {
+        let message = agent.next().await;
+        if message["method"] == "session/request_permission" {
+            hunks = message["params"]["toolCall"]["_meta"]["larik"]["hunks"].clone();
+            let answer = json!({"outcome": {"outcome": "selected", "optionId": "allow_once"}, "_meta": {"larik": {"acceptedHunks": [0]}}});
+            agent.reply(&message, answer).await;
+        } else if message["id"] == json!(id) {
+            break (message, ());
+        }
+    };
+    assert_eq!(response["result"]["stopReason"], "end_turn");
+    assert_eq!(hunks.as_array().map(Vec::len), Some(2), "{hunks}");
+    assert_eq!(hunks[0]["oldText"], "beta\n");
+    assert_eq!(hunks[0]["newText"], "BETA\n");
+    assert_eq!(hunks[1]["newText"], "omega\n");
+    let on_disk = std::fs::read_to_string(sandbox.project.path().join("list.txt")).unwrap();
+    assert_eq!(on_disk, "alpha\nBETA\ngamma\ndelta\nepsilon\nzeta\n", "only the accepted hunk landed");
+    let told = last_tool_result_text(&mock.requests()[2]);
+    assert!(told.contains("Hunk 1 at line 2: applied"), "{told}");
+    assert!(told.contains("Hunk 2 at line 6: REJECTED"), "{told}");
+}
+
+#[tokio::test]
+async fn reads_and_writes_go_through_the_editor_when_it_offers_them() {
+    let steps = vec![
+        Step::tool("toolu_r", "read", json!({"path": "main.py"})),
+        Step::tool("toolu_e", "edit", json!({"path": "main.py", "old_string": "unsaved = 1", "new_string": "unsaved = 2"})),
+        Step::text("ok"),
+    ];
+    let (sandbox, mock, mut agent, session) = start(steps, json!({"fs": {"readTextFile": true, "writeTextFile": true}})).await;
+    let path = sandbox.project_path().join("main.py");
+    std::fs::write(&path, "on_disk = 1\n").unwrap();
+    let buffer = "unsaved = 1\n";
+    let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "go"}]})).await;
+    let mut written = Vec::new();
+    loop {
+        let message = agent.next().await;
+        match message["method"].as_str() {
+            Some("fs/read_text_file") => {
+                assert_eq!(message["params"]["path"], path.display().to_string());
+                agent.reply(&message, json!({"content": buffer})).await;
+            }
+            Some("fs/write_text_file") => {
+                written.push(message["params"].clone());
+                agent.reply(&message, json!({})).await;
+            }
+            Some("session/request_permission") => agent.reply(&message, json!({"outcome": {"outcome": "selected", "optionId": "allow_once"}})).await,
+            _ if message["id"] == json!(id) => {
+                assert_eq!(message["result"]["stopReason"], "end_turn");
+                break;
+            }
+            _ => {}
+        }
+    }
+    let requests = mock.requests();
+    assert!(last_tool_result_text(&requests[1]).contains("unsaved = 1"), "the model read the editor's buffer");
+    assert_eq!(written.len(), 1);
+    assert_eq!(written[0]["content"], "unsaved = 2\n");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "on_disk = 1\n", "the editor, not the agent, wrote the file");
+}
+
+#[tokio::test]
+async fn editor_context_reaches_the_next_prompt_once() {
+    let (sandbox, mock, mut agent, session) = start(vec![Step::text("one"), Step::text("two")], json!({})).await;
+    let file = sandbox.project_path().join("app.rs");
+    let context = json!({
+        "sessionId": session,
+        "activeFile": file,
+        "selection": {"path": file, "startLine": 3, "endLine": 4, "text": "let answer = 42;"},
+        "diagnostics": [{"path": file, "line": 3, "severity": "warning", "message": "unused variable"}]
+    });
+    agent.notify("_larik/editor_context", context).await;
+    agent.prompt(&session, "what is selected?", |_| "reject_once").await;
+    agent.prompt(&session, "and now?", |_| "reject_once").await;
+    let requests = mock.requests();
+    let first = requests[0]["messages"][0]["content"][0]["text"].as_str().unwrap();
+    assert!(first.contains("<editor-context>") && first.contains("let answer = 42;") && first.contains("unused variable"), "{first}");
+    let second = &requests[1]["messages"].as_array().unwrap().last().unwrap()["content"][0]["text"];
+    assert_eq!(second, "and now?", "the context is used once");
+}
+
+#[tokio::test]
+async fn modes_and_config_options_stay_in_sync_and_plan_mode_refuses_edits() {
+    let steps = vec![Step::tool("toolu_w", "write", json!({"path": "plan.txt", "content": "x"})), Step::text("I will only plan."), Step::text("Now doing it.")];
+    let sandbox = Sandbox::new();
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize().await;
+    let id = agent.request("session/new", json!({"cwd": sandbox.project_path(), "mcpServers": []})).await;
+    let (created, _) = agent.response(id).await;
+    let result = &created["result"];
+    let session = result["sessionId"].as_str().unwrap().to_owned();
+    assert_eq!(result["modes"]["currentModeId"], "default");
+    let mode_ids: Vec<&str> = result["modes"]["availableModes"].as_array().unwrap().iter().map(|mode| mode["id"].as_str().unwrap()).collect();
+    assert_eq!(mode_ids, ["default", "accept-edits", "plan", "yolo"]);
+    assert_eq!(result["configOptions"][0]["id"], "mode");
+    assert_eq!(result["configOptions"][1]["category"], "model");
+    assert_eq!(result["configOptions"][1]["currentValue"], "claude-mock");
+
+    let id = agent.request("session/set_mode", json!({"sessionId": session, "modeId": "plan"})).await;
+    let (reply, seen) = agent.response(id).await;
+    assert!(reply.get("error").is_none(), "{reply}");
+    let kinds: Vec<&str> = seen.iter().filter_map(|message| message["params"]["update"]["sessionUpdate"].as_str()).collect();
+    assert_eq!(kinds, ["current_mode_update", "config_option_update"]);
+    assert_eq!(seen[1]["params"]["update"]["configOptions"][0]["currentValue"], "plan");
+
+    let (response, updates) = agent.prompt(&session, "change things", |_| panic!("plan mode never asks")).await;
+    assert_eq!(response["result"]["stopReason"], "end_turn");
+    assert!(!sandbox.project.path().join("plan.txt").exists());
+    assert!(updates_of(&updates, "tool_call_update").iter().any(|update| update["status"] == "failed"));
+    let requests = mock.requests();
+    let user = requests[0]["messages"][0]["content"].to_string();
+    assert!(user.contains("Plan mode is on"), "{user}");
+    assert!(last_tool_result_text(&requests[1]).contains("plan mode"));
+
+    let id = agent.request("session/set_config_option", json!({"sessionId": session, "configId": "mode", "value": "default"})).await;
+    let (reply, _) = agent.response(id).await;
+    assert_eq!(reply["result"]["configOptions"][0]["currentValue"], "default");
+    let (_, updates) = agent.prompt(&session, "go ahead", |_| "reject_once").await;
+    assert_eq!(message_text(&updates), "Now doing it.");
+    let last = mock.requests()[2]["messages"].as_array().unwrap().last().unwrap()["content"].to_string();
+    assert!(last.contains("Plan mode has ended"), "{last}");
+
+    let bad = agent.request("session/set_mode", json!({"sessionId": session, "modeId": "turbo"})).await;
+    let (reply, _) = agent.response(bad).await;
+    assert_eq!(reply["error"]["code"], -32602);
+}
+
+#[tokio::test]
+async fn switching_model_changes_the_next_request() {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(sandbox.project.path().join(".larik")).unwrap();
+    std::fs::write(sandbox.project.path().join(".larik/settings.json"), r#"{"models": ["claude-mock", "claude-other"]}"#).unwrap();
+    let mock = MockLlm::start(Scenario { responses: vec![Step::text("a"), Step::text("b")] }).await.unwrap();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize().await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    agent.prompt(&session, "one", |_| "reject_once").await;
+    let id = agent.request("session/set_config_option", json!({"sessionId": session, "configId": "model", "value": "claude-other"})).await;
+    let (reply, _) = agent.response(id).await;
+    assert_eq!(reply["result"]["configOptions"][1]["currentValue"], "claude-other", "{reply}");
+    agent.prompt(&session, "two", |_| "reject_once").await;
+    let models: Vec<Value> = mock.requests().iter().map(|request| request["model"].clone()).collect();
+    assert_eq!(models, [json!("claude-mock"), json!("claude-other")]);
+    let unknown = agent.request("session/set_config_option", json!({"sessionId": session, "configId": "model", "value": "gpt-9"})).await;
+    let (reply, _) = agent.response(unknown).await;
+    assert_eq!(reply["error"]["code"], -32602);
+}
