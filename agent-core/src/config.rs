@@ -35,6 +35,49 @@ pub struct Settings {
     pub max_turn_requests: Option<u32>,
     /// Models offered for switching in the editor, e.g. `["claude-sonnet-4-5", "openai:gpt-4.1"]`.
     pub models: Option<Vec<String>>,
+    pub web_search: Option<WebSearchSettings>,
+}
+
+/// `webSearch` in settings: which search service `web_search` uses.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct WebSearchSettings {
+    /// `brave`, `tavily` or `searxng`.
+    pub provider: Option<String>,
+    /// The service's base URL (required for SearXNG, which is self-hosted).
+    pub url: Option<String>,
+    /// The environment variable holding the key, if not the default one.
+    pub api_key_env: Option<String>,
+}
+
+/// A configured search service.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SearchBackend {
+    Brave { api_key: String, base_url: String },
+    Tavily { api_key: String, base_url: String },
+    Searxng { base_url: String },
+}
+
+/// Picks the search service: settings first, then whichever key the environment holds.
+pub fn resolve_search(settings: &Settings, env: &HashMap<String, String>) -> Option<SearchBackend> {
+    let get = |key: &str| env.get(key).filter(|value| !value.is_empty()).cloned();
+    let configured = settings.web_search.clone().unwrap_or_default();
+    let key = |default: &str| get(configured.api_key_env.as_deref().unwrap_or(default));
+    let brave = || {
+        let base_url = configured.url.clone().or_else(|| get("BRAVE_SEARCH_URL")).unwrap_or_else(|| "https://api.search.brave.com".into());
+        Some(SearchBackend::Brave { api_key: key("BRAVE_API_KEY")?, base_url })
+    };
+    let tavily = || {
+        let base_url = configured.url.clone().or_else(|| get("TAVILY_SEARCH_URL")).unwrap_or_else(|| "https://api.tavily.com".into());
+        Some(SearchBackend::Tavily { api_key: key("TAVILY_API_KEY")?, base_url })
+    };
+    let searxng = || Some(SearchBackend::Searxng { base_url: configured.url.clone().or_else(|| get("SEARXNG_URL"))? });
+    match configured.provider.as_deref() {
+        Some("brave") => brave(),
+        Some("tavily") => tavily(),
+        Some("searxng") => searxng(),
+        _ => brave().or_else(tavily).or_else(searxng),
+    }
 }
 
 impl Settings {
@@ -48,6 +91,7 @@ impl Settings {
             thinking_budget: over.thinking_budget.or(self.thinking_budget),
             max_turn_requests: over.max_turn_requests.or(self.max_turn_requests),
             models: over.models.or(self.models),
+            web_search: over.web_search.or(self.web_search),
         }
     }
 }
@@ -188,6 +232,16 @@ mod tests {
         let explicit = resolve_model(&settings, &env(&[("LARIK_MODEL", "openai:gpt-5"), ("ANTHROPIC_API_KEY", "k")])).unwrap();
         assert_eq!((explicit.provider, explicit.model.as_str()), (ProviderKind::Openai, "gpt-5"));
         assert!(matches!(resolve_model(&settings, &env(&[])), Err(ConfigError::NoModel)));
+    }
+
+    #[test]
+    fn search_backend_from_settings_or_environment() {
+        let none = Settings::default();
+        assert_eq!(resolve_search(&none, &env(&[])), None);
+        let tavily = resolve_search(&none, &env(&[("TAVILY_API_KEY", "t")])).unwrap();
+        assert!(matches!(tavily, SearchBackend::Tavily { .. }));
+        let settings: Settings = serde_json::from_str(r#"{"webSearch": {"provider": "searxng", "url": "http://127.0.0.1:8888"}}"#).unwrap();
+        assert_eq!(resolve_search(&settings, &env(&[("BRAVE_API_KEY", "b")])), Some(SearchBackend::Searxng { base_url: "http://127.0.0.1:8888".into() }));
     }
 
     #[test]

@@ -46,6 +46,31 @@ pub enum Display {
     Command { command: String, output: String, exit_code: Option<i32> },
     /// Plain text, e.g. what a read returned.
     Text(String),
+    /// The model's task list, replacing any earlier one.
+    Plan(Vec<PlanEntry>),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanEntry {
+    pub content: String,
+    pub status: PlanStatus,
+    pub priority: PlanPriority,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PlanStatus {
+    Pending,
+    InProgress,
+    Completed,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PlanPriority {
+    High,
+    Medium,
+    Low,
 }
 
 /// A tool call as first announced, before it is authorized.

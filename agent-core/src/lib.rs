@@ -5,6 +5,7 @@
 
 pub mod config;
 pub mod event;
+mod http;
 pub mod llm;
 pub mod permission;
 pub mod prompt;

@@ -182,11 +182,9 @@ pub(crate) fn retry_after_header(headers: &reqwest::header::HeaderMap) -> Option
     raw.trim().parse::<f64>().ok().filter(|secs| *secs >= 0.0).map(Duration::from_secs_f64)
 }
 
-/// Builds the shared HTTP client. rustls needs its crypto provider installed once per process.
+/// The HTTP client model calls use.
 pub(crate) fn http_client() -> Result<reqwest::Client, ProviderError> {
-    // Installing twice fails harmlessly: another part of the process already chose ring.
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    reqwest::Client::builder()
+    crate::http::client_builder()
         .connect_timeout(Duration::from_secs(30))
         .build()
         .map_err(|error| ProviderError::Network { message: error.to_string() })

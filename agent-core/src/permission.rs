@@ -114,7 +114,7 @@ mod tests {
     fn follows_the_decision_order() {
         let dir = tempfile::tempdir().unwrap();
         let workspace = Workspace::new(dir.path());
-        let registry = Registry::builtin();
+        let registry = Registry::builtin(None);
         let write = registry.get("write").unwrap();
         let read = registry.get("read").unwrap();
         let inside = CallDescription { target_path: Some("a.txt".into()), ..CallDescription::titled("w") };

@@ -11,10 +11,12 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use crate::config::{self, ConfigError, ModelConfig};
 use crate::event::AgentEvent;
 use crate::llm::{Message, Part, Provider, ProviderError};
 use crate::permission::{Mode, Permissions};
 use crate::tools::Registry;
+use crate::tools::background::BackgroundShells;
 use crate::workspace::{EditorFiles, Workspace};
 
 /// Why a turn ended normally. Cancellation is an outcome, not an error.
@@ -52,6 +54,29 @@ pub struct SessionConfig {
     pub model: ModelSettings,
     /// The editor's buffers, when the front end offers them.
     pub editor: Option<Arc<dyn EditorFiles>>,
+    /// The web search service, if one is configured.
+    pub search: Option<crate::config::SearchBackend>,
+}
+
+impl SessionConfig {
+    /// The configuration settings files and the environment describe for a project. A missing
+    /// model is not an error here: the session opens and its prompts report what to configure.
+    /// Also returns the resolved model, for front ends that let the user switch it.
+    pub fn from_settings(cwd: std::path::PathBuf, env: &std::collections::HashMap<String, String>) -> Result<(Self, Option<ModelConfig>), ConfigError> {
+        let settings = config::load_settings(&cwd, env)?;
+        let search = config::resolve_search(&settings, env);
+        let (provider, model, resolved) = match config::resolve_model(&settings, env) {
+            Ok(model) => (model.build_provider(), ModelSettings::from(&model), Some(model)),
+            Err(error) => (Err(ProviderError::Auth { message: error.to_string() }), ModelSettings { model: String::new(), max_tokens: 0, max_turn_requests: 0 }, None),
+        };
+        Ok((Self { cwd, provider, model, editor: None, search }, resolved))
+    }
+}
+
+impl From<&ModelConfig> for ModelSettings {
+    fn from(model: &ModelConfig) -> Self {
+        Self { model: model.model.clone(), max_tokens: model.max_tokens, max_turn_requests: model.max_turn_requests }
+    }
 }
 
 pub struct Session {
@@ -61,6 +86,7 @@ pub struct Session {
     /// The mode the previous prompt ran in, to tell the model when plan mode ends.
     last_prompt_mode: Mutex<Mode>,
     registry: Registry,
+    shells: Arc<BackgroundShells>,
     permissions: Permissions,
     system: String,
     history: tokio::sync::Mutex<Vec<Message>>,
@@ -76,16 +102,18 @@ impl Session {
         }
         let workspace = Arc::new(workspace);
         let system = crate::prompt::system_prompt(workspace.root(), &crate::prompt::today_utc());
+        let cancel = parent_cancel.child_token();
         Self {
             workspace,
             provider: Mutex::new(config.provider),
             model: Mutex::new(config.model),
             last_prompt_mode: Mutex::new(Mode::Default),
-            registry: Registry::builtin(),
+            registry: Registry::builtin(config.search),
+            shells: Arc::new(BackgroundShells::new(cancel.clone())),
             permissions: Permissions::default(),
             system,
             history: tokio::sync::Mutex::new(Vec::new()),
-            cancel: parent_cancel.child_token(),
+            cancel,
             current_turn: Mutex::new(None),
         }
     }
@@ -160,6 +188,7 @@ impl Session {
                     registry: &self.registry,
                     permissions: &self.permissions,
                     workspace: &self.workspace,
+                    shells: &self.shells,
                     events: &events,
                     cancel: &cancel,
                 };

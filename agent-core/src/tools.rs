@@ -4,11 +4,19 @@
 //! read-only or concurrency-safe, a description of a call for the editor, and `run`. Tools never
 //! prompt and never emit events themselves: the turn's dispatch does that for every tool alike.
 
+pub mod background;
 mod bash;
 mod edit;
+mod glob;
+mod grep;
+mod multi_edit;
 mod read;
 mod registry;
+mod shell_control;
+mod todo;
 pub mod truncate;
+mod web_fetch;
+mod web_search;
 mod write;
 
 use std::sync::Arc;
@@ -28,7 +36,18 @@ use crate::workspace::Workspace;
 #[derive(Clone)]
 pub struct ToolContext {
     pub workspace: Arc<Workspace>,
+    /// Fires when the call is cancelled (the turn was, or the session ended).
     pub cancel: CancellationToken,
+    pub shells: Arc<background::BackgroundShells>,
+}
+
+impl ToolContext {
+    /// A context with fresh cancellation and no shared session state.
+    #[cfg(test)]
+    pub(crate) fn for_tests(workspace: Arc<Workspace>) -> Self {
+        let cancel = CancellationToken::new();
+        Self { workspace, shells: Arc::new(background::BackgroundShells::new(cancel.clone())), cancel }
+    }
 }
 
 /// What a tool returns: content for the model, an error flag, and an optional richer display.

@@ -4,10 +4,9 @@
 use std::collections::HashMap;
 use std::io::Write;
 
-use larik_core::config;
 use larik_core::event::{AgentEvent, PermissionAnswer, ToolStatus};
-use larik_core::llm::{Part, ProviderError};
-use larik_core::session::{ModelSettings, Session, SessionConfig, StopReason};
+use larik_core::llm::Part;
+use larik_core::session::{Session, SessionConfig, StopReason};
 use serde_json::json;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -27,16 +26,9 @@ const HEADLESS_DENIAL: &str = "Headless mode (larik -p) cannot ask for approval,
 /// Runs the turn; returns the process exit code.
 pub async fn run(prompt: &str, format: OutputFormat, env: HashMap<String, String>) -> anyhow::Result<i32> {
     let cwd = std::env::current_dir()?;
-    let settings = config::load_settings(&cwd, &env)?;
-    let (provider, model) = match config::resolve_model(&settings, &env) {
-        Ok(model) => (
-            model.build_provider(),
-            ModelSettings { model: model.model.clone(), max_tokens: model.max_tokens, max_turn_requests: model.max_turn_requests },
-        ),
-        Err(error) => (Err(ProviderError::Auth { message: error.to_string() }), ModelSettings { model: String::new(), max_tokens: 0, max_turn_requests: 0 }),
-    };
+    let (config, _) = SessionConfig::from_settings(cwd, &env)?;
     let cancel = CancellationToken::new();
-    let session = Session::new(SessionConfig { cwd, provider, model, editor: None }, &cancel);
+    let session = Session::new(config, &cancel);
     let (events_tx, mut events_rx) = mpsc::channel(256);
     let turn = session.prompt(vec![Part::Text { text: prompt.to_owned() }], events_tx, cancel.child_token());
     let mut transcript = Transcript { format, answer: String::new(), tool_calls: Vec::new() };

@@ -15,6 +15,7 @@ use crate::review;
 use crate::llm::{Message, Part, ResultPart, Role};
 use crate::permission::{Decision, Permissions, suggested_rule};
 use crate::tools::truncate::{MAX_OUTPUT_BYTES, truncate_middle};
+use crate::tools::background::BackgroundShells;
 use crate::tools::{DynTool, Registry, ToolContext, ToolOutput};
 use crate::workspace::Workspace;
 
@@ -22,6 +23,7 @@ pub(super) struct Dispatch<'a> {
     pub registry: &'a Registry,
     pub permissions: &'a Permissions,
     pub workspace: &'a Arc<Workspace>,
+    pub shells: &'a Arc<BackgroundShells>,
     pub events: &'a mpsc::Sender<AgentEvent>,
     pub cancel: &'a CancellationToken,
 }
@@ -96,7 +98,7 @@ impl Dispatch<'_> {
     }
 
     fn context(&self) -> ToolContext {
-        ToolContext { workspace: Arc::clone(self.workspace), cancel: self.cancel.child_token() }
+        ToolContext { workspace: Arc::clone(self.workspace), cancel: self.cancel.child_token(), shells: Arc::clone(self.shells) }
     }
 
     /// Announces the call and decides whether it may run; the error is the result for the model.

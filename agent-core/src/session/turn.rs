@@ -12,6 +12,7 @@ use crate::llm::retry::RetryPolicy;
 use crate::llm::{EventStream, Message, ModelRequest, ModelStop, Part, Provider, ProviderError, Role, StreamEvent};
 use crate::permission::Permissions;
 use crate::tools::Registry;
+use crate::tools::background::BackgroundShells;
 use crate::workspace::Workspace;
 
 pub(super) struct Turn<'a> {
@@ -21,6 +22,7 @@ pub(super) struct Turn<'a> {
     pub registry: &'a Registry,
     pub permissions: &'a Permissions,
     pub workspace: &'a std::sync::Arc<Workspace>,
+    pub shells: &'a std::sync::Arc<BackgroundShells>,
     pub events: &'a mpsc::Sender<AgentEvent>,
     pub cancel: &'a CancellationToken,
 }
@@ -84,6 +86,7 @@ impl Turn<'_> {
                 registry: self.registry,
                 permissions: self.permissions,
                 workspace: self.workspace,
+                shells: self.shells,
                 events: self.events,
                 cancel: self.cancel,
             };

@@ -26,6 +26,10 @@ pub struct BashInput {
     /// A few words saying what the command does, shown to the user.
     #[serde(default)]
     pub description: Option<String>,
+    /// Start the command in the background and return at once with a shell id; read its output
+    /// with bash_output and stop it with kill_shell. For servers and watchers.
+    #[serde(default)]
+    pub run_in_background: bool,
 }
 
 pub struct Bash;
@@ -53,6 +57,12 @@ impl Tool for Bash {
     }
 
     async fn run(&self, input: BashInput, ctx: &ToolContext) -> ToolOutput {
+        if input.run_in_background {
+            return match ctx.shells.start(&input.command, ctx.workspace.root()) {
+                Ok(id) => ToolOutput::text(format!("Started in the background as {id}. Read its output with bash_output, stop it with kill_shell.")),
+                Err(error) => ToolOutput::error(format!("could not start bash: {error}")),
+            };
+        }
         let timeout = input.timeout.map(Duration::from_millis).unwrap_or(DEFAULT_TIMEOUT).min(MAX_TIMEOUT);
         let run = match run_command(&input.command, ctx, timeout).await {
             Ok(run) => run,
@@ -170,17 +180,15 @@ fn first_line(command: &str) -> &str {
 mod tests {
     use std::sync::Arc;
 
-    use tokio_util::sync::CancellationToken;
-
     use super::*;
     use crate::workspace::Workspace;
 
     fn context(dir: &std::path::Path) -> ToolContext {
-        ToolContext { workspace: Arc::new(Workspace::new(dir)), cancel: CancellationToken::new() }
+        ToolContext::for_tests(Arc::new(Workspace::new(dir)))
     }
 
     fn input(command: &str, timeout: Option<u64>) -> BashInput {
-        BashInput { command: command.into(), timeout, description: None }
+        BashInput { command: command.into(), timeout, description: None, run_in_background: false }
     }
 
     #[tokio::test]
@@ -220,5 +228,51 @@ mod tests {
         cancel.cancel();
         let output = tokio::time::timeout(Duration::from_secs(5), run).await.unwrap().unwrap();
         assert!(output.text_content().contains("cancelled by the user"), "{}", output.text_content());
+    }
+}
+
+#[cfg(test)]
+mod background_tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::tools::shell_control::{BashOutput, KillShell, ShellInput};
+    use crate::workspace::Workspace;
+
+    #[tokio::test]
+    async fn background_shells_are_read_and_killed() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = ToolContext::for_tests(Arc::new(Workspace::new(dir.path())));
+        let command = "echo first; read -t 30 line < /dev/zero || sleep 30".to_owned();
+        let started = Bash.run(BashInput { command, timeout: None, description: None, run_in_background: true }, &ctx).await;
+        assert!(started.text_content().contains("shell_1"), "{}", started.text_content());
+        let shell = || ShellInput { shell_id: "shell_1".into() };
+        let mut seen = String::new();
+        for _ in 0..100 {
+            seen = BashOutput.run(shell(), &ctx).await.text_content();
+            if seen.contains("first") {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(seen.contains("first") && seen.contains("still running"), "{seen}");
+        let again = BashOutput.run(shell(), &ctx).await.text_content();
+        assert!(again.contains("(no new output)"), "output is returned once: {again}");
+        assert!(!KillShell.run(shell(), &ctx).await.is_error);
+        let after = BashOutput.run(shell(), &ctx).await.text_content();
+        assert!(after.contains("killed"), "{after}");
+        assert!(KillShell.run(ShellInput { shell_id: "shell_9".into() }, &ctx).await.is_error);
+    }
+
+    #[tokio::test]
+    async fn ending_the_session_kills_background_shells() {
+        let dir = tempfile::tempdir().unwrap();
+        let marker = dir.path().join("survived");
+        let ctx = ToolContext::for_tests(Arc::new(Workspace::new(dir.path())));
+        let command = format!("sleep 1; touch {}", marker.display());
+        Bash.run(BashInput { command, timeout: None, description: None, run_in_background: true }, &ctx).await;
+        drop(ctx);
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        assert!(!marker.exists());
     }
 }

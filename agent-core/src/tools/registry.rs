@@ -3,7 +3,11 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::{DynTool, bash::Bash, edit::Edit, read::Read, write::Write};
+use super::shell_control::{BashOutput, KillShell};
+use super::{DynTool, bash::Bash, edit::Edit, glob::Glob, grep::Grep, multi_edit::MultiEdit, read::Read, todo::Todo, write::Write};
+use super::web_fetch::WebFetch;
+use super::web_search::WebSearch;
+use crate::config::SearchBackend;
 use crate::llm::ToolSpec;
 
 #[derive(Clone, Default)]
@@ -12,13 +16,21 @@ pub struct Registry {
 }
 
 impl Registry {
-    /// Every built-in tool.
-    pub fn builtin() -> Self {
+    /// Every built-in tool. `search` is the web search service, if one is configured.
+    pub fn builtin(search: Option<SearchBackend>) -> Self {
         let mut registry = Self::default();
         registry.add(Arc::new(Read));
         registry.add(Arc::new(Write));
         registry.add(Arc::new(Edit));
+        registry.add(Arc::new(MultiEdit));
+        registry.add(Arc::new(Grep));
+        registry.add(Arc::new(Glob));
+        registry.add(Arc::new(Todo));
+        registry.add(Arc::new(WebFetch::default()));
+        registry.add(Arc::new(WebSearch { backend: search }));
         registry.add(Arc::new(Bash));
+        registry.add(Arc::new(BashOutput));
+        registry.add(Arc::new(KillShell));
         registry
     }
 

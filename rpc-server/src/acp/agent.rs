@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use larik_core::config::{self, ModelConfig};
+use larik_core::config::ModelConfig;
 use larik_core::event::AgentEvent;
 use larik_core::llm::{Part, ProviderError};
 use larik_core::permission::Mode;
@@ -82,12 +82,8 @@ impl AcpAgent {
         if !cwd.is_absolute() || !cwd.is_dir() {
             return Err(RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: cwd must be an absolute path to a directory, got {}", cwd.display())));
         }
-        let settings = config::load_settings(&cwd, &self.env).map_err(|error| RpcError::new(RpcError::INVALID_PARAMS, error.to_string()))?;
-        let model_config = config::resolve_model(&settings, &self.env);
-        let (provider, model) = match &model_config {
-            Ok(model) => (model.build_provider(), model_settings(model)),
-            Err(error) => (Err(ProviderError::Auth { message: error.to_string() }), ModelSettings { model: String::new(), max_tokens: 0, max_turn_requests: 0 }),
-        };
+        let (mut config, model_config) =
+            SessionConfig::from_settings(cwd.clone(), &self.env).map_err(|error| RpcError::new(RpcError::INVALID_PARAMS, error.to_string()))?;
         let number = self.next_session.fetch_add(1, Ordering::Relaxed);
         let id = acp::SessionId::new(format!("sess_{}_{number}", unique_suffix()));
         let client = self.client_capabilities();
@@ -95,12 +91,13 @@ impl AcpAgent {
             Arc::new(ClientFiles { peer: peer.clone(), session_id: id.clone(), read: client.fs.read_text_file, write: client.fs.write_text_file })
                 as Arc<dyn larik_core::workspace::EditorFiles>
         });
-        let session = Arc::new(Session::new(SessionConfig { cwd: cwd.clone(), provider, model, editor }, &peer.shutdown_token()));
+        config.editor = editor;
+        let session = Arc::new(Session::new(config, &peer.shutdown_token()));
         tracing::info!(session = %id.0, cwd = %cwd.display(), mcp_servers = request.mcp_servers.len(), "session created");
         let response = acp::NewSessionResponse::new(id.clone())
             .modes(modes::mode_state(Mode::Default))
-            .config_options(self.options(&session, model_config.as_ref().ok()));
-        let entry = SessionEntry { session, model: Mutex::new(model_config.ok()), editor_context: Mutex::new(None) };
+            .config_options(self.options(&session, model_config.as_ref()));
+        let entry = SessionEntry { session, model: Mutex::new(model_config), editor_context: Mutex::new(None) };
         if let Ok(mut sessions) = self.sessions.lock() {
             sessions.insert(id.0.to_string(), Arc::new(entry));
         }
@@ -145,7 +142,7 @@ impl AcpAgent {
                     return Err(RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: `{value}` is not one of the configured models")));
                 }
                 let switched = model.with_model(&value, &self.env);
-                entry.session.set_model(switched.build_provider(), model_settings(&switched));
+                entry.session.set_model(switched.build_provider(), ModelSettings::from(&switched));
                 *current = Some(switched);
             }
             other => return Err(RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: unknown config option `{other}`"))),
@@ -237,6 +234,9 @@ async fn forward_events(peer: &Peer, session_id: &acp::SessionId, mut events: mp
             AgentEvent::ThinkingDelta(text) => acp::SessionUpdate::AgentThoughtChunk(to_proto::text_chunk(text)),
             AgentEvent::ToolCallStarted(view) => acp::SessionUpdate::ToolCall(to_proto::tool_call(&view)),
             AgentEvent::ToolCallUpdated { id, status, output, display, locations } => {
+                if let Some(larik_core::event::Display::Plan(entries)) = &display {
+                    notify(peer, session_id, acp::SessionUpdate::Plan(to_proto::plan(entries))).await;
+                }
                 let mut update = to_proto::tool_call_update(&id, status, display.as_ref(), output.as_deref());
                 if let Some(locations) = locations {
                     update.fields.locations = Some(to_proto::locations(&locations));
@@ -278,10 +278,6 @@ fn turn_error(error: TurnError) -> RpcError {
             RpcError { code: RpcError::INTERNAL_ERROR, message: format!("Model error: {error}"), data: Some(serde_json::json!({"kind": kind})) }
         }
     }
-}
-
-pub(crate) fn model_settings(model: &ModelConfig) -> ModelSettings {
-    ModelSettings { model: model.model.clone(), max_tokens: model.max_tokens, max_turn_requests: model.max_turn_requests }
 }
 
 /// Decodes params, naming the offending field on failure.

@@ -1,7 +1,7 @@
 //! Conversions from the core's events to ACP v1 wire types. Only kinds and fields a v1 client
 //! knows are produced.
 
-use larik_core::event::{Display, Location, ToolCallView, ToolKind, ToolStatus};
+use larik_core::event::{Display, Location, PlanEntry, PlanPriority, PlanStatus, ToolCallView, ToolKind, ToolStatus};
 use larik_protocol::acp;
 
 pub fn text_chunk(text: String) -> acp::ContentChunk {
@@ -55,6 +55,8 @@ pub fn tool_content(display: Option<&Display>, output: Option<&str>) -> Vec<acp:
             vec![text_content(text)]
         }
         Some(Display::Text(text)) => vec![text_content(text.clone())],
+        // The plan itself goes out as a `plan` update; the call shows its summary.
+        Some(Display::Plan(_)) => output.map(|text| vec![text_content(text.to_owned())]).unwrap_or_default(),
         None => output.filter(|text| !text.is_empty()).map(|text| vec![text_content(text.to_owned())]).unwrap_or_default(),
     }
 }
@@ -69,4 +71,25 @@ pub fn tool_call_update(id: &str, status: ToolStatus, display: Option<&Display>,
         fields = fields.content(tool_content(display, output));
     }
     acp::ToolCallUpdate::new(id.to_owned(), fields)
+}
+
+pub fn plan(entries: &[PlanEntry]) -> acp::Plan {
+    acp::Plan::new(
+        entries
+            .iter()
+            .map(|entry| {
+                let priority = match entry.priority {
+                    PlanPriority::High => acp::PlanEntryPriority::High,
+                    PlanPriority::Medium => acp::PlanEntryPriority::Medium,
+                    PlanPriority::Low => acp::PlanEntryPriority::Low,
+                };
+                let status = match entry.status {
+                    PlanStatus::Pending => acp::PlanEntryStatus::Pending,
+                    PlanStatus::InProgress => acp::PlanEntryStatus::InProgress,
+                    PlanStatus::Completed => acp::PlanEntryStatus::Completed,
+                };
+                acp::PlanEntry::new(entry.content.clone(), priority, status)
+            })
+            .collect(),
+    )
 }
