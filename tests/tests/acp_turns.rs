@@ -295,3 +295,30 @@ async fn cancel_request_on_a_prompt_ends_the_turn() {
     };
     tokio::time::timeout(std::time::Duration::from_secs(5), closed).await.expect("the model stream was dropped");
 }
+
+#[tokio::test]
+async fn the_todo_list_becomes_the_plan_and_commands_show_their_output() {
+    let todos = json!({"todos": [
+        {"content": "Reproduce the bug", "status": "completed"},
+        {"content": "Fix it", "status": "in_progress", "priority": "high"}
+    ]});
+    let steps = vec![
+        Step::tool("toolu_t", "todo", todos),
+        Step::tool("toolu_b", "bash", json!({"command": "echo out; echo err >&2; exit 3", "description": "Try it"})),
+        Step::text("Done."),
+    ];
+    let (_sandbox, _mock, mut agent, session) = start(steps).await;
+    let (response, updates) = agent.prompt(&session, "plan it", |_| "allow_once").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn");
+    let plan = updates_of(&updates, "plan");
+    assert_eq!(plan.len(), 1);
+    assert_eq!(plan[0]["entries"][0], json!({"content": "Reproduce the bug", "priority": "medium", "status": "completed"}));
+    assert_eq!(plan[0]["entries"][1]["status"], "in_progress");
+    let todo_call = updates_of(&updates, "tool_call").into_iter().find(|call| call["toolCallId"] == "toolu_t").unwrap().clone();
+    assert_eq!(todo_call["kind"], "think");
+    let bash_call = updates_of(&updates, "tool_call").into_iter().find(|call| call["toolCallId"] == "toolu_b").unwrap().clone();
+    assert_eq!((bash_call["kind"].as_str(), bash_call["title"].as_str()), (Some("execute"), Some("Try it (`echo out; echo err >&2; exit 3`)")));
+    let finished = updates_of(&updates, "tool_call_update").into_iter().find(|update| update["toolCallId"] == "toolu_b" && update["status"] == "failed").unwrap().clone();
+    let shown = finished["content"][0]["content"]["text"].as_str().unwrap();
+    assert_eq!(shown, "```sh\n$ echo out; echo err >&2; exit 3\nout\nerr\n\n[exit code 3]\n```");
+}

@@ -4,13 +4,12 @@
 //! group, so killing it takes its children too.
 
 use std::collections::BTreeMap;
-use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 
 use tokio::io::AsyncRead;
 use tokio_util::sync::CancellationToken;
 
-use super::bash::kill_group;
+use super::bash::{kill_group, spawn_shell};
 
 /// How much output a background shell keeps; older output is dropped first.
 const MAX_KEPT_BYTES: usize = 1024 * 1024;
@@ -53,15 +52,7 @@ impl BackgroundShells {
 
     /// Starts `command` in `cwd`; returns its id.
     pub fn start(&self, command: &str, cwd: &std::path::Path) -> std::io::Result<String> {
-        let mut child = tokio::process::Command::new("bash")
-            .arg("-c")
-            .arg(command)
-            .current_dir(cwd)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn()?;
+        let (mut child, output) = spawn_shell(command, cwd)?;
         let id = {
             let mut next = self.next.lock().map_err(|_| std::io::Error::other("shell registry poisoned"))?;
             *next += 1;
@@ -72,12 +63,7 @@ impl BackgroundShells {
         if let Ok(mut shells) = self.shells.lock() {
             shells.insert(id.clone(), shell);
         }
-        if let Some(stdout) = child.stdout.take() {
-            tokio::spawn(collect(stdout, Arc::clone(&self.shells), id.clone()));
-        }
-        if let Some(stderr) = child.stderr.take() {
-            tokio::spawn(collect(stderr, Arc::clone(&self.shells), id.clone()));
-        }
+        tokio::spawn(collect(output, Arc::clone(&self.shells), id.clone()));
         let shells = Arc::clone(&self.shells);
         let cancel = self.cancel.clone();
         let shell_id = id.clone();

@@ -6,8 +6,7 @@ use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tokio::io::{AsyncRead, AsyncReadExt};
-use tokio::sync::mpsc;
+use tokio::io::AsyncReadExt;
 
 use super::truncate::{MAX_OUTPUT_BYTES, truncate_middle};
 use super::{CallDescription, Tool, ToolContext, ToolOutput};
@@ -98,71 +97,66 @@ struct CommandRun {
     end: CommandEnd,
 }
 
-async fn run_command(command: &str, ctx: &ToolContext, timeout: Duration) -> std::io::Result<CommandRun> {
-    let mut child = tokio::process::Command::new("bash")
-        .arg("-c")
-        .arg(command)
-        .current_dir(ctx.workspace.root())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true)
-        .spawn()?;
-    let group = child.id().and_then(|pid| i32::try_from(pid).ok());
-    let (chunks_tx, mut chunks_rx) = mpsc::channel::<Vec<u8>>(64);
-    if let Some(stdout) = child.stdout.take() {
-        tokio::spawn(forward(stdout, chunks_tx.clone()));
-    }
-    if let Some(stderr) = child.stderr.take() {
-        tokio::spawn(forward(stderr, chunks_tx.clone()));
-    }
-    drop(chunks_tx);
+/// Starts `bash -c command` in its own process group with stdout and stderr on one pipe, so the
+/// output interleaves exactly as the command wrote it. Returns the child and the pipe's read end.
+pub(crate) fn spawn_shell(command: &str, cwd: &std::path::Path) -> std::io::Result<(tokio::process::Child, tokio::net::unix::pipe::Receiver)> {
+    let (reader, writer) = std::io::pipe()?;
+    let child = {
+        // The command holds the write ends until it is dropped; dropping it here lets the reader
+        // see end-of-file once the command's processes have exited.
+        let mut shell = tokio::process::Command::new("bash");
+        shell
+            .arg("-c")
+            .arg(command)
+            .current_dir(cwd)
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(writer.try_clone()?))
+            .stderr(Stdio::from(writer))
+            .process_group(0)
+            .kill_on_drop(true);
+        shell.spawn()?
+    };
+    let output = tokio::net::unix::pipe::Receiver::from_owned_fd(std::os::fd::OwnedFd::from(reader))?;
+    Ok((child, output))
+}
 
+async fn run_command(command: &str, ctx: &ToolContext, timeout: Duration) -> std::io::Result<CommandRun> {
+    let (mut child, mut pipe) = spawn_shell(command, ctx.workspace.root())?;
+    let group = child.id().and_then(|pid| i32::try_from(pid).ok());
     let mut output = Vec::new();
+    let mut buffer = vec![0u8; 8192];
     let deadline = tokio::time::sleep(timeout);
     tokio::pin!(deadline);
-    let mut streams_open = true;
+    let mut open = true;
+    let mut exited: Option<std::process::ExitStatus> = None;
+    // After the shell exits, output still in the pipe is collected for a moment; a background
+    // child that keeps the pipe open does not hold the call until its timeout.
+    let grace = tokio::time::sleep(Duration::from_secs(3600));
+    tokio::pin!(grace);
     let end = loop {
+        if let Some(status) = exited.filter(|_| !open) {
+            break status.code().map_or(CommandEnd::Signalled, CommandEnd::Exited);
+        }
         tokio::select! {
-            chunk = chunks_rx.recv(), if streams_open => match chunk {
-                Some(chunk) => output.extend_from_slice(&chunk),
-                None => streams_open = false,
+            read = pipe.read(&mut buffer), if open => match read {
+                Ok(0) | Err(_) => open = false,
+                Ok(read) => output.extend_from_slice(&buffer[..read]),
             },
-            status = child.wait(), if !streams_open => {
-                let status = status?;
-                break status.code().map_or(CommandEnd::Signalled, CommandEnd::Exited);
+            status = child.wait(), if exited.is_none() => {
+                exited = Some(status?);
+                grace.as_mut().reset(tokio::time::Instant::now() + Duration::from_millis(200));
             }
+            () = &mut grace, if exited.is_some() => open = false,
             () = &mut deadline => break CommandEnd::TimedOut,
             () = ctx.cancel.cancelled() => break CommandEnd::Cancelled,
         }
     };
+    // Whatever the command left running in its group (a stray background child) goes with it.
+    kill_group(group);
     if matches!(end, CommandEnd::TimedOut | CommandEnd::Cancelled) {
-        kill_group(group);
         let _ = child.wait().await;
-        // Collect what the group printed before it died.
-        while let Ok(chunk) = chunks_rx.try_recv() {
-            output.extend_from_slice(&chunk);
-        }
-    } else {
-        // Background children of the command may still hold the group; they go with it.
-        kill_group(group);
     }
     Ok(CommandRun { output, end })
-}
-
-async fn forward(mut pipe: impl AsyncRead + Unpin, sink: mpsc::Sender<Vec<u8>>) {
-    let mut buffer = vec![0u8; 8192];
-    loop {
-        match pipe.read(&mut buffer).await {
-            Ok(0) | Err(_) => return,
-            Ok(read) => {
-                if sink.send(buffer[..read].to_vec()).await.is_err() {
-                    return;
-                }
-            }
-        }
-    }
 }
 
 /// Kills every process in the group the command started.
@@ -200,6 +194,16 @@ mod tests {
         assert_eq!(output.text_content(), "out\nerr\nout2\n\n[exit code 3]");
         let ok = Bash.run(input("pwd", None), &ctx).await;
         assert_eq!(ok.text_content().trim(), dir.path().canonicalize().unwrap().display().to_string());
+    }
+
+    #[tokio::test]
+    async fn a_background_child_does_not_hold_the_call() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = context(dir.path());
+        let started = std::time::Instant::now();
+        let output = Bash.run(input("sleep 30 & echo launched", None), &ctx).await;
+        assert_eq!(output.text_content(), "launched\n");
+        assert!(started.elapsed() < Duration::from_secs(10), "returned when the shell exited");
     }
 
     #[tokio::test]

@@ -132,7 +132,7 @@ mod tests {
     use super::*;
 
     fn input(old: &str, new: &str, replace_all: bool) -> EditInput {
-        EditInput { path: "f".into(), old_string: old.into(), new_string: new.into(), replace_all }
+        EditInput { path: "f.txt".into(), old_string: old.into(), new_string: new.into(), replace_all }
     }
 
     #[test]
@@ -146,6 +146,28 @@ mod tests {
     fn keeps_crlf_line_endings() {
         let text = "one\r\ntwo\r\nthree\r\n";
         assert_eq!(apply(text, &input("one\ntwo", "uno\ndos", false)).unwrap(), "uno\r\ndos\r\nthree\r\n");
+    }
+
+    #[tokio::test]
+    async fn edits_only_fresh_existing_files_and_leaves_them_intact_on_failure() {
+        use std::sync::Arc;
+
+        use crate::workspace::Workspace;
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = ToolContext::for_tests(Arc::new(Workspace::new(dir.path())));
+        let path = dir.path().canonicalize().unwrap().join("f.txt");
+        std::fs::write(&path, "alpha\nbeta\n").unwrap();
+        let stale = Edit.run(input("beta", "gamma", false), &ctx).await;
+        assert!(stale.is_error && stale.text_content().contains("read it first"));
+        ctx.workspace.record_read(&path);
+        let missing = Edit.run(input("delta", "gamma", false), &ctx).await;
+        assert!(missing.is_error && missing.text_content().contains("not found"));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "alpha\nbeta\n", "a failed edit leaves the file as it was");
+        let done = Edit.run(input("beta", "gamma", false), &ctx).await;
+        assert!(!done.is_error);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "alpha\ngamma\n");
+        let absent = Edit.run(EditInput { path: "none.txt".into(), ..input("a", "b", false) }, &ctx).await;
+        assert!(absent.text_content().contains("does not exist"));
     }
 
     #[test]

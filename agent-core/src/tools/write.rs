@@ -63,3 +63,40 @@ impl Tool for Write {
             .with_display(Display::Diff { path, old_text, new_text: input.content })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::workspace::Workspace;
+
+    fn write(path: &str, content: &str) -> WriteInput {
+        WriteInput { path: path.into(), content: content.into() }
+    }
+
+    #[tokio::test]
+    async fn creates_replaces_and_refuses() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = ToolContext::for_tests(Arc::new(Workspace::new(dir.path())));
+        let created = Write.run(write("a/b/new.sh", "echo hi\n"), &ctx).await;
+        assert!(!created.is_error, "{}", created.text_content());
+        let path = dir.path().join("a/b/new.sh");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "echo hi\n");
+        assert!(matches!(created.display, Some(Display::Diff { old_text: None, .. })));
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o750)).unwrap();
+        let replaced = Write.run(write("a/b/new.sh", "echo bye\n"), &ctx).await;
+        assert!(!replaced.is_error, "a file the session wrote counts as read");
+        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o750);
+        std::fs::write(dir.path().join("unread.txt"), "x").unwrap();
+        let unread = Write.run(write("unread.txt", "y"), &ctx).await;
+        assert!(unread.is_error && unread.text_content().contains("read it first"));
+        assert_eq!(std::fs::read_to_string(dir.path().join("unread.txt")).unwrap(), "x");
+        assert!(Write.run(write("../escape.txt", "y"), &ctx).await.text_content().contains("outside the project"));
+        assert!(Write.run(write(".git/config", "y"), &ctx).await.text_content().contains("protected"));
+        assert!(Write.run(write("a", "y"), &ctx).await.text_content().contains("is a directory"));
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path().join("a/b")).unwrap().filter_map(Result::ok).filter(|entry| entry.file_name().to_string_lossy().starts_with(".larik-write-")).collect();
+        assert!(leftovers.is_empty(), "no temp files left behind");
+    }
+}
