@@ -36,6 +36,33 @@ pub struct Settings {
     /// Models offered for switching in the editor, e.g. `["claude-sonnet-4-5", "openai:gpt-4.1"]`.
     pub models: Option<Vec<String>>,
     pub web_search: Option<WebSearchSettings>,
+    pub permissions: Option<PermissionSettings>,
+    pub sandbox: Option<SandboxSettings>,
+}
+
+/// `permissions` in settings. Rules from every settings file apply together.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PermissionSettings {
+    pub allow: Vec<String>,
+    pub deny: Vec<String>,
+    pub ask: Vec<String>,
+    /// Paths, relative to the project, that the agent must never write, beyond the built-in list.
+    pub protected_paths: Vec<String>,
+    /// The mode sessions start in: `default`, `accept-edits`, `plan` or `yolo`.
+    pub default_mode: Option<String>,
+}
+
+/// `sandbox` in settings.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SandboxSettings {
+    /// On by default where the kernel supports it.
+    pub enabled: Option<bool>,
+    /// Let sandboxed commands open network connections (off by default).
+    pub network: bool,
+    /// More paths sandboxed commands may write, e.g. a build cache.
+    pub writable_paths: Vec<String>,
 }
 
 /// `webSearch` in settings: which search service `web_search` uses.
@@ -92,6 +119,8 @@ impl Settings {
             max_turn_requests: over.max_turn_requests.or(self.max_turn_requests),
             models: over.models.or(self.models),
             web_search: over.web_search.or(self.web_search),
+            permissions: over.permissions.or(self.permissions),
+            sandbox: over.sandbox.or(self.sandbox),
         }
     }
 }
@@ -169,6 +198,48 @@ pub fn load_settings(project: &Path, env: &HashMap<String, String>) -> Result<Se
         settings = settings.merge(layer);
     }
     Ok(settings)
+}
+
+/// Every file that may hold permission rules, in order: user settings, the project's shared and
+/// local settings, Claude Code's project settings, and the private rules "always allow" saved.
+pub fn rule_files(project: &Path, env: &HashMap<String, String>) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    if let Some(dir) = user_config_dir(env) {
+        files.push(dir.join("settings.json"));
+    }
+    for dir in [".larik", ".claude"] {
+        files.push(project.join(dir).join("settings.json"));
+        files.push(project.join(dir).join("settings.local.json"));
+    }
+    if let Some(private) = private_rules_file(project, env) {
+        files.push(private);
+    }
+    files
+}
+
+/// Where "always allow" rules for a project are saved: under the user's config directory.
+pub fn private_rules_file(project: &Path, env: &HashMap<String, String>) -> Option<PathBuf> {
+    user_config_dir(env).map(|dir| crate::permission::private_settings_path(&dir, project))
+}
+
+/// The union of the permission settings of every rule file; a malformed file is an error, so a
+/// deny rule is never silently dropped.
+pub fn load_permissions(project: &Path, env: &HashMap<String, String>) -> Result<PermissionSettings, ConfigError> {
+    let mut all = PermissionSettings::default();
+    for path in rule_files(project, env) {
+        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        let value: serde_json::Value =
+            serde_json::from_str(&text).map_err(|error| ConfigError::Unreadable { path: path.clone(), message: error.to_string() })?;
+        let Some(permissions) = value.get("permissions") else { continue };
+        let layer: PermissionSettings = serde_json::from_value(permissions.clone())
+            .map_err(|error| ConfigError::Unreadable { path: path.clone(), message: format!("permissions: {error}") })?;
+        all.allow.extend(layer.allow);
+        all.deny.extend(layer.deny);
+        all.ask.extend(layer.ask);
+        all.protected_paths.extend(layer.protected_paths);
+        all.default_mode = layer.default_mode.or(all.default_mode);
+    }
+    Ok(all)
 }
 
 /// Picks provider, model, endpoint and key from settings and the environment.

@@ -10,6 +10,7 @@ pub mod llm;
 pub mod permission;
 pub mod prompt;
 pub mod review;
+pub mod sandbox;
 pub mod session;
 pub mod tools;
 pub mod workspace;

@@ -1,11 +1,34 @@
-//! Every permission decision goes through [`decide`], which fails closed. Steps, in order:
-//! a write outside the project (or through a symlink, or to a protected file) is denied in every
-//! mode; yolo allows; read-only tools are allowed; plan mode denies changes; an allow rule allows;
-//! write/edit in accept-edits mode inside the project is allowed; anything else asks the user.
+//! Every permission decision goes through [`Permissions::decide`], and it fails closed. The
+//! precedence is hook deny > rule deny > hook allow / ask > mode and allow rules > ask the user,
+//! in these steps:
+//!
+//! 1. a write outside the project, through a symlink, or to a protected file: deny, in every mode;
+//! 2. a deny rule matches (for bash: any command of the line): deny, in every mode;
+//! 3. yolo mode: allow;
+//! 4. a read-only tool: allow;
+//! 5. plan mode: deny, except web fetch and search, which ask (research is part of planning);
+//! 6. an allow rule matches (for bash: every command of the line, with no command substitution
+//!    and no redirection into a file): allow;
+//! 7. bash with the sandbox on, the call not opting out: allow (the sandbox contains it);
+//! 8. bash on the safe list (`ls`, exact `git status`, ...) as one plain command: allow;
+//! 9. write or edit in accept-edits mode, inside the project: allow;
+//! 10. otherwise: ask.
+//!
+//! Hooks plug in through [`HookVerdict`]: their deny comes first, their allow or ask right after
+//! the deny rules.
 
+pub mod rules;
+pub mod shell;
+mod store;
+
+pub use store::private_settings_path;
+
+use std::path::PathBuf;
 use std::sync::Mutex;
 
-use crate::tools::{CallDescription, DynTool};
+use rules::{Rule, RuleSet, Subject};
+
+use crate::tools::{CallDescription, CallSubject, DynTool};
 use crate::workspace::Workspace;
 
 /// How much the agent may do without asking.
@@ -42,14 +65,40 @@ pub enum Decision {
     Ask { reason: String },
 }
 
-/// The session's permission state: mode and the rules added by "always allow".
-#[derive(Default)]
+/// What a pre-tool hook said about a call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HookVerdict {
+    Allow,
+    Ask,
+    Deny { reason: String },
+}
+
+/// Commands that run without asking when they are the whole line.
+const SAFE_PREFIXES: &[&str] = &["ls", "pwd", "whoami", "date", "echo", "cat", "head", "tail", "wc", "which", "file", "stat", "tree", "du", "df"];
+const SAFE_EXACT: &[&str] = &["git status", "git diff", "git log", "git branch", "git diff --staged", "git show"];
+/// Tools whose first argument is a subcommand worth keeping in an "always allow" rule.
+const SUBCOMMAND_TOOLS: &[&str] = &["git", "cargo", "npm", "pnpm", "yarn", "go", "docker", "kubectl", "pip", "uv", "poetry", "gh", "bun", "deno", "rustup"];
+
+/// The session's permission state: mode, rules, whether bash runs sandboxed, and where "always
+/// allow" rules are saved.
 pub struct Permissions {
     mode: Mutex<Mode>,
-    allow_rules: Mutex<Vec<String>>,
+    rules: Mutex<RuleSet>,
+    sandboxed_bash: bool,
+    store: Option<PathBuf>,
+}
+
+impl Default for Permissions {
+    fn default() -> Self {
+        Self::new(RuleSet::default(), false, None)
+    }
 }
 
 impl Permissions {
+    pub fn new(rules: RuleSet, sandboxed_bash: bool, store: Option<PathBuf>) -> Self {
+        Self { mode: Mutex::new(Mode::Default), rules: Mutex::new(rules), sandboxed_bash, store }
+    }
+
     pub fn mode(&self) -> Mode {
         self.mode.lock().map(|mode| *mode).unwrap_or_default()
     }
@@ -60,77 +109,182 @@ impl Permissions {
         }
     }
 
-    /// Adds a rule for the rest of the session.
-    pub fn allow(&self, rule: String) {
-        if let Ok(mut rules) = self.allow_rules.lock()
-            && !rules.contains(&rule)
+    /// Adds an allow rule for the rest of the session and saves it to the project's private
+    /// settings. If saving fails the rule still holds for this session; the error says why.
+    pub fn allow_always(&self, rule: &str) -> Result<(), String> {
+        let parsed = Rule::parse(rule).ok_or_else(|| format!("`{rule}` is not a rule"))?;
+        if let Ok(mut rules) = self.rules.lock()
+            && !rules.allow.contains(&parsed)
         {
-            rules.push(rule);
+            rules.allow.push(parsed);
+        }
+        match &self.store {
+            Some(path) => store::add_allow_rule(path, rule),
+            None => Err("no user config directory to save it in".into()),
         }
     }
 
-    fn allowed_by_rule(&self, tool: &str) -> bool {
-        self.allow_rules.lock().map(|rules| rules.iter().any(|rule| rule == tool)).unwrap_or(false)
+    /// Why a read of `path` is denied by a rule, if it is (for @-mentioned files too).
+    pub fn read_denied(&self, path: &std::path::Path, root: &std::path::Path) -> Option<String> {
+        let rules = self.rules.lock().ok()?;
+        rules.deny.iter().find(|rule| rule.matches("read", Subject::Path { path, root })).map(|rule| format!("denied by the rule `{}`", rule.text))
     }
 
-    pub fn decide(&self, tool: &dyn DynTool, call: &CallDescription, workspace: &Workspace) -> Decision {
-        // 1. Writes must stay inside the project and off protected files, whatever the mode.
-        if let Some(target) = &call.target_path
+    pub fn decide(&self, tool: &dyn DynTool, call: &CallDescription, workspace: &Workspace, hook: Option<&HookVerdict>) -> Decision {
+        let name = tool.name();
+        // 1. Writes stay inside the project and off protected files, whatever the mode.
+        if let CallSubject::Write(target) = &call.subject
             && let Err(error) = workspace.writable(target)
         {
             return Decision::Deny { reason: error.to_string() };
         }
-        let mode = self.mode();
-        if mode == Mode::Yolo {
-            return Decision::Allow;
+        if let Some(HookVerdict::Deny { reason }) = hook {
+            return Decision::Deny { reason: format!("blocked by a hook: {reason}") };
         }
-        if tool.read_only() {
+        let Ok(rules) = self.rules.lock() else { return Decision::Deny { reason: "permission state is unavailable".into() } };
+        let subjects = Subjects::of(call, workspace);
+        // 2. Deny rules, in every mode.
+        if let Some(rule) = rules.deny.iter().find(|rule| subjects.any(|subject| rule.matches(name, subject))) {
+            return Decision::Deny { reason: format!("denied by the rule `{}`", rule.text) };
+        }
+        match hook {
+            Some(HookVerdict::Allow) => return Decision::Allow,
+            Some(HookVerdict::Ask) => return Decision::Ask { reason: "a hook asked for your approval".into() },
+            _ => {}
+        }
+        let mode = self.mode();
+        // 3-5. The mode.
+        if mode == Mode::Yolo || tool.read_only() {
             return Decision::Allow;
         }
         if mode == Mode::Plan {
-            return Decision::Deny { reason: format!("plan mode is on: {} changes things, so it cannot run until plan mode ends", tool.name()) };
+            return if matches!(name, "web_fetch" | "web_search" | "browser_navigate") {
+                Decision::Ask { reason: format!("{name} needs your approval (plan mode)") }
+            } else {
+                Decision::Deny { reason: format!("plan mode is on: {name} changes things, so it cannot run until plan mode ends") }
+            };
         }
-        if self.allowed_by_rule(tool.name()) {
+        if let Some(rule) = rules.ask.iter().find(|rule| subjects.any(|subject| rule.matches(name, subject))) {
+            return Decision::Ask { reason: format!("the rule `{}` asks for approval", rule.text) };
+        }
+        // 6. Allow rules: for bash, every command of the line must be covered.
+        if subjects.all_allowed(name, &rules.allow) {
             return Decision::Allow;
         }
-        if mode == Mode::AcceptEdits && call.target_path.is_some() {
+        if let CallSubject::Command { sandboxed, .. } = &call.subject {
+            // 7. The sandbox contains what the command does.
+            if self.sandboxed_bash && *sandboxed {
+                return Decision::Allow;
+            }
+            // 8. Harmless commands on their own.
+            if let Some(line) = &subjects.command_line
+                && line.is_single_plain_command()
+                && is_safe(&line.commands[0])
+            {
+                return Decision::Allow;
+            }
+        }
+        // 9. Edits inside the project in accept-edits mode (step 1 already checked the path).
+        if mode == Mode::AcceptEdits && matches!(call.subject, CallSubject::Write(_)) {
             return Decision::Allow;
         }
-        Decision::Ask { reason: format!("{} needs your approval", tool.name()) }
+        let reason = match &subjects.command_line {
+            Some(line) if line.has_substitution => "the command uses command substitution, which rules cannot vouch for".to_owned(),
+            Some(line) if line.writes_file => "the command redirects output into a file".to_owned(),
+            _ => format!("{name} needs your approval"),
+        };
+        Decision::Ask { reason }
     }
 }
 
-/// The rule "always allow" proposes for a call.
-pub fn suggested_rule(tool: &dyn DynTool) -> String {
-    tool.name().to_owned()
+fn is_safe(command: &str) -> bool {
+    SAFE_EXACT.contains(&command) || SAFE_PREFIXES.iter().any(|safe| command == *safe || command.starts_with(&format!("{safe} ")))
+}
+
+/// The subjects a call offers to rules, computed once per decision.
+struct Subjects {
+    paths: Vec<(PathBuf, PathBuf)>,
+    command_line: Option<shell::CommandLine>,
+    raw_command: Option<String>,
+    domain: Option<String>,
+}
+
+impl Subjects {
+    fn of(call: &CallDescription, workspace: &Workspace) -> Self {
+        let root = workspace.root().to_path_buf();
+        let mut subjects = Subjects { paths: Vec::new(), command_line: None, raw_command: None, domain: None };
+        match &call.subject {
+            CallSubject::Write(path) | CallSubject::Read(path) => subjects.paths.push((workspace.absolute(path), root)),
+            CallSubject::Command { line, .. } => {
+                subjects.command_line = Some(shell::parse(line));
+                subjects.raw_command = Some(line.trim().to_owned());
+            }
+            CallSubject::Url(url) => subjects.domain = reqwest::Url::parse(url).ok().and_then(|url| url.host_str().map(str::to_owned)),
+            CallSubject::None => {}
+        }
+        subjects
+    }
+
+    fn each(&self) -> Vec<Subject<'_>> {
+        let mut out: Vec<Subject<'_>> = self.paths.iter().map(|(path, root)| Subject::Path { path, root }).collect();
+        if let Some(line) = &self.command_line {
+            out.extend(line.commands.iter().map(|command| Subject::Command(command)));
+            // An unparsable line is still judged as written, so a deny rule cannot be dodged.
+            if line.unparsable
+                && let Some(raw) = &self.raw_command
+            {
+                out.push(Subject::Command(raw));
+            }
+        }
+        if let Some(domain) = &self.domain {
+            out.push(Subject::Domain(domain));
+        }
+        if out.is_empty() {
+            out.push(Subject::Nothing);
+        }
+        out
+    }
+
+    fn any(&self, mut predicate: impl FnMut(Subject<'_>) -> bool) -> bool {
+        self.each().into_iter().any(|subject| predicate(subject))
+    }
+
+    /// Every subject is covered by an allow rule. Lines with substitutions, file redirections or
+    /// parse errors are covered only by the bare tool rule.
+    fn all_allowed(&self, tool: &str, allow: &[Rule]) -> bool {
+        if allow.iter().any(|rule| rule.tool == tool && rule.pattern.is_none()) {
+            return true;
+        }
+        if let Some(line) = &self.command_line
+            && (line.has_substitution || line.writes_file || line.unparsable || line.commands.is_empty())
+        {
+            return false;
+        }
+        self.each().into_iter().all(|subject| allow.iter().any(|rule| rule.matches(tool, subject)))
+    }
+}
+
+/// The rule "always allow" proposes for a call: `bash(git commit*)` for tools with subcommands,
+/// `bash(make*)` otherwise, the domain for web_fetch, the bare tool name for the rest.
+pub fn suggested_rule(tool: &dyn DynTool, call: &CallDescription) -> String {
+    match &call.subject {
+        CallSubject::Command { line, .. } => {
+            let parsed = shell::parse(line);
+            let Some(first) = parsed.commands.first() else { return tool.name().to_owned() };
+            let words: Vec<&str> = first.split_whitespace().collect();
+            match words.as_slice() {
+                [program, sub, ..] if SUBCOMMAND_TOOLS.contains(program) && !sub.starts_with('-') => format!("bash({program} {sub}*)"),
+                [program, ..] => format!("bash({program}*)"),
+                [] => tool.name().to_owned(),
+            }
+        }
+        CallSubject::Url(url) => match reqwest::Url::parse(url).ok().and_then(|url| url.host_str().map(str::to_owned)) {
+            Some(host) => format!("web_fetch(domain:{host})"),
+            None => tool.name().to_owned(),
+        },
+        _ => tool.name().to_owned(),
+    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::tools::Registry;
-
-    #[test]
-    fn follows_the_decision_order() {
-        let dir = tempfile::tempdir().unwrap();
-        let workspace = Workspace::new(dir.path());
-        let registry = Registry::builtin(None);
-        let write = registry.get("write").unwrap();
-        let read = registry.get("read").unwrap();
-        let inside = CallDescription { target_path: Some("a.txt".into()), ..CallDescription::titled("w") };
-        let outside = CallDescription { target_path: Some("../a.txt".into()), ..CallDescription::titled("w") };
-        let permissions = Permissions::default();
-        assert!(matches!(permissions.decide(write.as_ref(), &inside, &workspace), Decision::Ask { .. }));
-        assert_eq!(permissions.decide(read.as_ref(), &CallDescription::titled("r"), &workspace), Decision::Allow);
-        permissions.set_mode(Mode::Yolo);
-        assert_eq!(permissions.decide(write.as_ref(), &inside, &workspace), Decision::Allow);
-        assert!(matches!(permissions.decide(write.as_ref(), &outside, &workspace), Decision::Deny { .. }), "even in yolo");
-        permissions.set_mode(Mode::Plan);
-        assert!(matches!(permissions.decide(write.as_ref(), &inside, &workspace), Decision::Deny { .. }));
-        permissions.set_mode(Mode::AcceptEdits);
-        assert_eq!(permissions.decide(write.as_ref(), &inside, &workspace), Decision::Allow);
-        permissions.set_mode(Mode::Default);
-        permissions.allow("write".into());
-        assert_eq!(permissions.decide(write.as_ref(), &inside, &workspace), Decision::Allow);
-    }
-}
+mod tests;

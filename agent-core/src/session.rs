@@ -14,7 +14,9 @@ use tokio_util::sync::CancellationToken;
 use crate::config::{self, ConfigError, ModelConfig};
 use crate::event::AgentEvent;
 use crate::llm::{Message, Part, Provider, ProviderError};
+use crate::permission::rules::RuleSet;
 use crate::permission::{Mode, Permissions};
+use crate::sandbox::Sandbox;
 use crate::tools::Registry;
 use crate::tools::background::BackgroundShells;
 use crate::workspace::{EditorFiles, Workspace};
@@ -56,20 +58,78 @@ pub struct SessionConfig {
     pub editor: Option<Arc<dyn EditorFiles>>,
     /// The web search service, if one is configured.
     pub search: Option<crate::config::SearchBackend>,
+    pub rules: RuleSet,
+    /// Extra project-relative paths the agent must never write.
+    pub protected_paths: Vec<String>,
+    pub initial_mode: Mode,
+    /// Confines bash commands; `None` runs them unconfined (and so asks before each).
+    pub sandbox: Option<Arc<Sandbox>>,
+    /// Where "always allow" rules are saved.
+    pub rules_file: Option<std::path::PathBuf>,
+    /// Something the user should hear once, e.g. that the sandbox is unavailable.
+    pub notice: Option<String>,
 }
 
 impl SessionConfig {
+    /// A session with this model and no rules, sandbox or editor: for replays and tests.
+    pub fn plain(cwd: std::path::PathBuf, provider: Result<Arc<dyn Provider>, ProviderError>, model: ModelSettings) -> Self {
+        Self {
+            cwd,
+            provider,
+            model,
+            editor: None,
+            search: None,
+            rules: RuleSet::default(),
+            protected_paths: Vec::new(),
+            initial_mode: Mode::Default,
+            sandbox: None,
+            rules_file: None,
+            notice: None,
+        }
+    }
+
     /// The configuration settings files and the environment describe for a project. A missing
     /// model is not an error here: the session opens and its prompts report what to configure.
+    /// `sandbox_helper` is the binary that can confine commands (`larik` itself), if any.
     /// Also returns the resolved model, for front ends that let the user switch it.
-    pub fn from_settings(cwd: std::path::PathBuf, env: &std::collections::HashMap<String, String>) -> Result<(Self, Option<ModelConfig>), ConfigError> {
+    pub fn from_settings(
+        cwd: std::path::PathBuf,
+        env: &std::collections::HashMap<String, String>,
+        sandbox_helper: Option<std::path::PathBuf>,
+    ) -> Result<(Self, Option<ModelConfig>), ConfigError> {
         let settings = config::load_settings(&cwd, env)?;
+        let permissions = config::load_permissions(&cwd, env)?;
         let search = config::resolve_search(&settings, env);
         let (provider, model, resolved) = match config::resolve_model(&settings, env) {
             Ok(model) => (model.build_provider(), ModelSettings::from(&model), Some(model)),
             Err(error) => (Err(ProviderError::Auth { message: error.to_string() }), ModelSettings { model: String::new(), max_tokens: 0, max_turn_requests: 0 }, None),
         };
-        Ok((Self { cwd, provider, model, editor: None, search }, resolved))
+        let sandbox_settings = settings.sandbox.clone().unwrap_or_default();
+        let (sandbox, notice) = match (sandbox_settings.enabled, sandbox_helper) {
+            (Some(false), _) | (_, None) => (None, None),
+            (_, Some(helper)) => match crate::sandbox::kernel_support() {
+                Ok(_) => {
+                    let mut writable = vec![cwd.clone()];
+                    writable.extend(sandbox_settings.writable_paths.iter().map(std::path::PathBuf::from));
+                    (Some(Arc::new(Sandbox::new(helper, writable, sandbox_settings.network))), None)
+                }
+                Err(reason) => (None, Some(format!("The shell sandbox is off: {reason}. Commands will ask for approval instead."))),
+            },
+        };
+        let config = Self {
+            rules: RuleSet::from_lists(&permissions.allow, &permissions.deny, &permissions.ask),
+            protected_paths: permissions.protected_paths,
+            initial_mode: permissions.default_mode.as_deref().and_then(Mode::from_id).unwrap_or_default(),
+            rules_file: config::private_rules_file(&cwd, env),
+            cwd,
+            provider,
+            model,
+            editor: None,
+            search,
+            sandbox,
+            notice,
+        };
+        Ok((config, resolved))
     }
 }
 
@@ -87,6 +147,9 @@ pub struct Session {
     last_prompt_mode: Mutex<Mode>,
     registry: Registry,
     shells: Arc<BackgroundShells>,
+    sandbox: Option<Arc<Sandbox>>,
+    /// Said once, with the first prompt.
+    notice: Mutex<Option<String>>,
     permissions: Permissions,
     system: String,
     history: tokio::sync::Mutex<Vec<Message>>,
@@ -96,7 +159,7 @@ pub struct Session {
 
 impl Session {
     pub fn new(config: SessionConfig, parent_cancel: &CancellationToken) -> Self {
-        let mut workspace = Workspace::new(&config.cwd);
+        let mut workspace = Workspace::new(&config.cwd).with_protected(&config.protected_paths);
         if let Some(editor) = config.editor {
             workspace = workspace.with_editor(editor);
         }
@@ -110,7 +173,13 @@ impl Session {
             last_prompt_mode: Mutex::new(Mode::Default),
             registry: Registry::builtin(config.search),
             shells: Arc::new(BackgroundShells::new(cancel.clone())),
-            permissions: Permissions::default(),
+            permissions: {
+                let permissions = Permissions::new(config.rules, config.sandbox.is_some(), config.rules_file);
+                permissions.set_mode(config.initial_mode);
+                permissions
+            },
+            sandbox: config.sandbox,
+            notice: Mutex::new(config.notice),
             system,
             history: tokio::sync::Mutex::new(Vec::new()),
             cancel,
@@ -173,6 +242,9 @@ impl Session {
                 turn.cancel();
             }
         });
+        if let Some(notice) = self.notice.lock().ok().and_then(|mut notice| notice.take()) {
+            let _ = events.send(AgentEvent::Notice(notice)).await;
+        }
         let mut prompt = prompt;
         if let Some(note) = self.mode_note() {
             prompt.push(Part::Text { text: note });
@@ -189,6 +261,7 @@ impl Session {
                     permissions: &self.permissions,
                     workspace: &self.workspace,
                     shells: &self.shells,
+                    sandbox: &self.sandbox,
                     events: &events,
                     cancel: &cancel,
                 };

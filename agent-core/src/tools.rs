@@ -39,14 +39,21 @@ pub struct ToolContext {
     /// Fires when the call is cancelled (the turn was, or the session ended).
     pub cancel: CancellationToken,
     pub shells: Arc<background::BackgroundShells>,
+    /// Confines bash commands, when the sandbox is on.
+    pub sandbox: Option<Arc<crate::sandbox::Sandbox>>,
 }
 
 impl ToolContext {
-    /// A context with fresh cancellation and no shared session state.
+    /// A context of its own, outside any session: fresh cancellation, its own background shells.
+    /// For running a tool directly (tests, benchmarks).
+    pub fn standalone(workspace: Arc<Workspace>) -> Self {
+        let cancel = CancellationToken::new();
+        Self { workspace, shells: Arc::new(background::BackgroundShells::new(cancel.clone())), cancel, sandbox: None }
+    }
+
     #[cfg(test)]
     pub(crate) fn for_tests(workspace: Arc<Workspace>) -> Self {
-        let cancel = CancellationToken::new();
-        Self { workspace, shells: Arc::new(background::BackgroundShells::new(cancel.clone())), cancel }
+        Self::standalone(workspace)
     }
 }
 
@@ -85,20 +92,31 @@ impl ToolOutput {
     }
 }
 
-/// How the editor should show a call before it runs.
+/// How the editor should show a call before it runs, and what permission rules judge it by.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CallDescription {
     pub title: String,
     pub locations: Vec<Location>,
-    /// The file a write-like call would change (checked by the permission layer).
-    pub target_path: Option<String>,
-    /// The bash command line, for permission rules.
-    pub command: Option<String>,
+    pub subject: CallSubject,
+}
+
+/// What a call acts on, as permission rules see it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallSubject {
+    None,
+    /// A file the call would change (checked against the project bounds too).
+    Write(String),
+    /// A file the call reads.
+    Read(String),
+    /// A bash command line; `sandboxed` is false when the call opted out of the sandbox.
+    Command { line: String, sandboxed: bool },
+    /// A URL the call fetches.
+    Url(String),
 }
 
 impl CallDescription {
     pub fn titled(title: impl Into<String>) -> Self {
-        Self { title: title.into(), locations: Vec::new(), target_path: None, command: None }
+        Self { title: title.into(), locations: Vec::new(), subject: CallSubject::None }
     }
 }
 

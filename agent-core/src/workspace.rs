@@ -44,13 +44,21 @@ pub struct Workspace {
     root: PathBuf,
     read_stamps: Mutex<HashMap<PathBuf, Option<SystemTime>>>,
     editor: Option<std::sync::Arc<dyn EditorFiles>>,
+    /// Project-relative paths protected by settings, beyond the built-in names.
+    protected: Vec<PathBuf>,
 }
 
 impl Workspace {
     /// `root` should be absolute; it is canonicalized so symlinked roots compare correctly.
     pub fn new(root: &Path) -> Self {
         let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-        Self { root, read_stamps: Mutex::new(HashMap::new()), editor: None }
+        Self { root, read_stamps: Mutex::new(HashMap::new()), editor: None, protected: Vec::new() }
+    }
+
+    /// Protects more project-relative paths (and everything under them).
+    pub fn with_protected(mut self, paths: &[String]) -> Self {
+        self.protected.extend(paths.iter().map(|path| normalize(Path::new(path.trim_start_matches("./")))));
+        self
     }
 
     /// Routes text reads and writes through the editor.
@@ -108,6 +116,9 @@ impl Workspace {
             if PROTECTED_DIRS.iter().any(|dir| name.eq_ignore_ascii_case(dir)) {
                 return Err(WorkspaceError::Protected { path: absolute.clone(), why: "agent and tool configuration" });
             }
+        }
+        if self.protected.iter().any(|protected| relative.starts_with(protected)) {
+            return Err(WorkspaceError::Protected { path: absolute.clone(), why: "listed in permissions.protectedPaths" });
         }
         if let Some(name) = absolute.file_name().map(|name| name.to_string_lossy().to_lowercase())
             && PROTECTED_FILES.contains(&name.as_str())

@@ -32,7 +32,7 @@ pub async fn run(fast: bool) -> anyhow::Result<()> {
     let provider = Arc::new(ReplayProvider::new(recording, pace));
     let cancel = CancellationToken::new();
     let model = ModelSettings { model: "replay".into(), max_tokens: 4096, max_turn_requests: 20 };
-    let config = SessionConfig { cwd: project.path().to_path_buf(), provider: Ok(provider), model, editor: None, search: None };
+    let config = SessionConfig::plain(project.path().to_path_buf(), Ok(provider), model);
     let session = Session::new(config, &cancel);
     let mut out = std::io::stdout().lock();
     writeln!(out, "larik demo: a recorded session replayed against a scratch project in {}\n", project.path().display())?;

@@ -26,7 +26,7 @@ const HEADLESS_DENIAL: &str = "Headless mode (larik -p) cannot ask for approval,
 /// Runs the turn; returns the process exit code.
 pub async fn run(prompt: &str, format: OutputFormat, env: HashMap<String, String>) -> anyhow::Result<i32> {
     let cwd = std::env::current_dir()?;
-    let (config, _) = SessionConfig::from_settings(cwd, &env)?;
+    let (config, _) = SessionConfig::from_settings(cwd, &env, std::env::current_exe().ok())?;
     let cancel = CancellationToken::new();
     let session = Session::new(config, &cancel);
     let (events_tx, mut events_rx) = mpsc::channel(256);

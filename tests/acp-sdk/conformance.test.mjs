@@ -223,11 +223,12 @@ test("session/cancel while the model streams ends the turn as cancelled", TIMEOU
 });
 
 test("session/cancel while a permission request is pending ends the turn as cancelled", TIMEOUT, async (t) => {
-  const scenario = { responses: [{ tool_calls: [{ id: "toolu_1", name: "bash", input: { command: "echo ran > ran.txt" } }] }] };
+  // Sandboxed bash runs without asking, so the call that waits on the user is a write.
+  const scenario = { responses: [{ tool_calls: [{ id: "toolu_1", name: "write", input: { path: "ran.txt", content: "ran\n" } }] }] };
   await withAgent(t, scenario, async (h) => {
     await h.initialize();
     const session = await h.newSession();
-    h.prompt(session, "Run the command.");
+    h.prompt(session, "Write the file.");
 
     const permission = await h.nextPermission();
     assert.deepEqual(optionsOf(permission), PERMISSION_OPTIONS);
@@ -236,7 +237,7 @@ test("session/cancel while a permission request is pending ends the turn as canc
 
     const { response } = await h.wait(h.finishTurn(session), "the cancelled turn to end", CANCEL_MS);
     assert.equal(response.stopReason, "cancelled");
-    assert.equal(existsSync(join(h.projectDir, "ran.txt")), false, "the command ran although permission was never given");
+    assert.equal(existsSync(join(h.projectDir, "ran.txt")), false, "the file was written although permission was never given");
     assert.equal((await h.modelRequests()).length, 1, "the model was asked again after the turn was cancelled");
   });
 });

@@ -226,7 +226,7 @@ async fn cancel_mid_bash_kills_the_command() {
 
 #[tokio::test]
 async fn cancel_while_a_permission_prompt_is_open() {
-    let (_sandbox, _mock, mut agent, session) = start(vec![Step::tool("toolu_b", "bash", json!({"command": "true"}))]).await;
+    let (_sandbox, _mock, mut agent, session) = start(vec![Step::tool("toolu_w", "write", json!({"path": "a.txt", "content": "a"}))]).await;
     let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "run"}]})).await;
     let permission = loop {
         let message = agent.next().await;

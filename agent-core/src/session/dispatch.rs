@@ -24,6 +24,7 @@ pub(super) struct Dispatch<'a> {
     pub permissions: &'a Permissions,
     pub workspace: &'a Arc<Workspace>,
     pub shells: &'a Arc<BackgroundShells>,
+    pub sandbox: &'a Option<Arc<crate::sandbox::Sandbox>>,
     pub events: &'a mpsc::Sender<AgentEvent>,
     pub cancel: &'a CancellationToken,
 }
@@ -98,7 +99,7 @@ impl Dispatch<'_> {
     }
 
     fn context(&self) -> ToolContext {
-        ToolContext { workspace: Arc::clone(self.workspace), cancel: self.cancel.child_token(), shells: Arc::clone(self.shells) }
+        ToolContext { workspace: Arc::clone(self.workspace), cancel: self.cancel.child_token(), shells: Arc::clone(self.shells), sandbox: self.sandbox.clone() }
     }
 
     /// Announces the call and decides whether it may run; the error is the result for the model.
@@ -122,12 +123,13 @@ impl Dispatch<'_> {
                 None => format!("unknown tool `{name}`; use one of the tools you were given"),
             }));
         };
-        match self.permissions.decide(tool.as_ref(), &description, self.workspace) {
+        // Pre-tool hooks will feed their verdict in here.
+        match self.permissions.decide(tool.as_ref(), &description, self.workspace, None) {
             Decision::Allow => Ok((tool, None)),
             Decision::Deny { reason } => Err(ToolOutput::error(format!("Permission denied: {reason}"))),
             Decision::Ask { reason } => {
                 let (reply, answer) = oneshot::channel();
-                let rule = suggested_rule(tool.as_ref());
+                let rule = suggested_rule(tool.as_ref(), &description);
                 let preview = tool.preview(input, &ctx).await;
                 let change = match &preview {
                     Some(Display::Diff { path, old_text, new_text }) => Some((path.clone(), old_text.clone().unwrap_or_default(), new_text.clone())),
@@ -142,7 +144,9 @@ impl Dispatch<'_> {
                 match answer {
                     PermissionAnswer::AllowOnce => Ok((tool, None)),
                     PermissionAnswer::AllowAlways => {
-                        self.permissions.allow(rule);
+                        if let Err(error) = self.permissions.allow_always(&rule) {
+                            self.emit(AgentEvent::Notice(format!("`{rule}` is allowed for this session but was not saved: {error}"))).await;
+                        }
                         Ok((tool, None))
                     }
                     PermissionAnswer::AllowHunks(accepted) => match change {
@@ -336,7 +340,7 @@ mod tests {
         let shells = Arc::new(BackgroundShells::new(cancel.clone()));
         let (events, mut received) = mpsc::channel(256);
         tokio::spawn(async move { while received.recv().await.is_some() {} });
-        let dispatch = Dispatch { registry: &registry, permissions: &permissions, workspace: &workspace, shells: &shells, events: &events, cancel: &cancel };
+        let dispatch = Dispatch { registry: &registry, permissions: &permissions, workspace: &workspace, shells: &shells, sandbox: &None, events: &events, cancel: &cancel };
         let calls = vec![
             call("1", "parallel", "a", Some("first")),
             call("2", "parallel", "b", Some("first")),

@@ -23,6 +23,7 @@ pub(super) struct Turn<'a> {
     pub permissions: &'a Permissions,
     pub workspace: &'a std::sync::Arc<Workspace>,
     pub shells: &'a std::sync::Arc<BackgroundShells>,
+    pub sandbox: &'a Option<std::sync::Arc<crate::sandbox::Sandbox>>,
     pub events: &'a mpsc::Sender<AgentEvent>,
     pub cancel: &'a CancellationToken,
 }
@@ -87,6 +88,7 @@ impl Turn<'_> {
                 permissions: self.permissions,
                 workspace: self.workspace,
                 shells: self.shells,
+                sandbox: self.sandbox,
                 events: self.events,
                 cancel: self.cancel,
             };

@@ -51,8 +51,8 @@ impl BackgroundShells {
     }
 
     /// Starts `command` in `cwd`; returns its id.
-    pub fn start(&self, command: &str, cwd: &std::path::Path) -> std::io::Result<String> {
-        let (mut child, output) = spawn_shell(command, cwd)?;
+    pub fn start(&self, command: &str, cwd: &std::path::Path, sandbox: Option<&crate::sandbox::Sandbox>) -> std::io::Result<String> {
+        let (mut child, output) = spawn_shell(command, cwd, sandbox)?;
         let id = {
             let mut next = self.next.lock().map_err(|_| std::io::Error::other("shell registry poisoned"))?;
             *next += 1;

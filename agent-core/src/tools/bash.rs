@@ -9,8 +9,9 @@ use serde::Deserialize;
 use tokio::io::AsyncReadExt;
 
 use super::truncate::{MAX_OUTPUT_BYTES, truncate_middle};
-use super::{CallDescription, Tool, ToolContext, ToolOutput};
+use super::{CallDescription, CallSubject, Tool, ToolContext, ToolOutput};
 use crate::event::{Display, ToolKind};
+use crate::sandbox::Sandbox;
 
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 const MAX_TIMEOUT: Duration = Duration::from_secs(600);
@@ -29,6 +30,14 @@ pub struct BashInput {
     /// with bash_output and stop it with kill_shell. For servers and watchers.
     #[serde(default)]
     pub run_in_background: bool,
+    /// Run inside the sandbox (default true). Set false only for a command that needs to write
+    /// outside the project or use the network; the user is then asked.
+    #[serde(default = "sandbox_default")]
+    pub sandbox: bool,
+}
+
+fn sandbox_default() -> bool {
+    true
 }
 
 pub struct Bash;
@@ -48,7 +57,7 @@ impl Tool for Bash {
             Some(description) if !description.trim().is_empty() => format!("{} (`{}`)", description.trim(), first_line(&input.command)),
             _ => format!("`{}`", first_line(&input.command)),
         };
-        CallDescription { title, locations: Vec::new(), target_path: None, command: Some(input.command.clone()) }
+        CallDescription { title, locations: Vec::new(), subject: CallSubject::Command { line: input.command.clone(), sandboxed: input.sandbox } }
     }
 
     async fn preview(&self, input: &BashInput, _ctx: &ToolContext) -> Option<Display> {
@@ -56,14 +65,16 @@ impl Tool for Bash {
     }
 
     async fn run(&self, input: BashInput, ctx: &ToolContext) -> ToolOutput {
+        // A call that opted out of the sandbox was approved as such.
+        let sandbox = ctx.sandbox.as_deref().filter(|_| input.sandbox);
         if input.run_in_background {
-            return match ctx.shells.start(&input.command, ctx.workspace.root()) {
+            return match ctx.shells.start(&input.command, ctx.workspace.root(), sandbox) {
                 Ok(id) => ToolOutput::text(format!("Started in the background as {id}. Read its output with bash_output, stop it with kill_shell.")),
                 Err(error) => ToolOutput::error(format!("could not start bash: {error}")),
             };
         }
         let timeout = input.timeout.map(Duration::from_millis).unwrap_or(DEFAULT_TIMEOUT).min(MAX_TIMEOUT);
-        let run = match run_command(&input.command, ctx, timeout).await {
+        let run = match run_command(&input.command, ctx, sandbox, timeout).await {
             Ok(run) => run,
             Err(error) => return ToolOutput::error(format!("could not start bash: {error}")),
         };
@@ -99,15 +110,19 @@ struct CommandRun {
 
 /// Starts `bash -c command` in its own process group with stdout and stderr on one pipe, so the
 /// output interleaves exactly as the command wrote it. Returns the child and the pipe's read end.
-pub(crate) fn spawn_shell(command: &str, cwd: &std::path::Path) -> std::io::Result<(tokio::process::Child, tokio::net::unix::pipe::Receiver)> {
+/// With a sandbox, the command runs confined by it.
+pub(crate) fn spawn_shell(command: &str, cwd: &std::path::Path, sandbox: Option<&Sandbox>) -> std::io::Result<(tokio::process::Child, tokio::net::unix::pipe::Receiver)> {
     let (reader, writer) = std::io::pipe()?;
     let child = {
         // The command holds the write ends until it is dropped; dropping it here lets the reader
         // see end-of-file once the command's processes have exited.
-        let mut shell = tokio::process::Command::new("bash");
+        let (program, args) = match sandbox {
+            Some(sandbox) => sandbox.wrap(command),
+            None => (std::path::PathBuf::from("bash"), vec!["-c".to_owned(), command.to_owned()]),
+        };
+        let mut shell = tokio::process::Command::new(program);
         shell
-            .arg("-c")
-            .arg(command)
+            .args(args)
             .current_dir(cwd)
             .stdin(Stdio::null())
             .stdout(Stdio::from(writer.try_clone()?))
@@ -120,8 +135,8 @@ pub(crate) fn spawn_shell(command: &str, cwd: &std::path::Path) -> std::io::Resu
     Ok((child, output))
 }
 
-async fn run_command(command: &str, ctx: &ToolContext, timeout: Duration) -> std::io::Result<CommandRun> {
-    let (mut child, mut pipe) = spawn_shell(command, ctx.workspace.root())?;
+async fn run_command(command: &str, ctx: &ToolContext, sandbox: Option<&Sandbox>, timeout: Duration) -> std::io::Result<CommandRun> {
+    let (mut child, mut pipe) = spawn_shell(command, ctx.workspace.root(), sandbox)?;
     let group = child.id().and_then(|pid| i32::try_from(pid).ok());
     let mut output = Vec::new();
     let mut buffer = vec![0u8; 8192];
@@ -182,7 +197,7 @@ mod tests {
     }
 
     fn input(command: &str, timeout: Option<u64>) -> BashInput {
-        BashInput { command: command.into(), timeout, description: None, run_in_background: false }
+        BashInput { command: command.into(), timeout, description: None, run_in_background: false, sandbox: true }
     }
 
     #[tokio::test]
@@ -248,7 +263,7 @@ mod background_tests {
         let dir = tempfile::tempdir().unwrap();
         let ctx = ToolContext::for_tests(Arc::new(Workspace::new(dir.path())));
         let command = "echo first; read -t 30 line < /dev/zero || sleep 30".to_owned();
-        let started = Bash.run(BashInput { command, timeout: None, description: None, run_in_background: true }, &ctx).await;
+        let started = Bash.run(BashInput { command, timeout: None, description: None, run_in_background: true, sandbox: true }, &ctx).await;
         assert!(started.text_content().contains("shell_1"), "{}", started.text_content());
         let shell = || ShellInput { shell_id: "shell_1".into() };
         let mut seen = String::new();
@@ -274,7 +289,7 @@ mod background_tests {
         let marker = dir.path().join("survived");
         let ctx = ToolContext::for_tests(Arc::new(Workspace::new(dir.path())));
         let command = format!("sleep 1; touch {}", marker.display());
-        Bash.run(BashInput { command, timeout: None, description: None, run_in_background: true }, &ctx).await;
+        Bash.run(BashInput { command, timeout: None, description: None, run_in_background: true, sandbox: true }, &ctx).await;
         drop(ctx);
         tokio::time::sleep(Duration::from_millis(1500)).await;
         assert!(!marker.exists());

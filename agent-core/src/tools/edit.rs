@@ -5,7 +5,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{CallDescription, Tool, ToolContext, ToolOutput, display_path};
+use super::{CallDescription, CallSubject, Tool, ToolContext, ToolOutput, display_path};
 use crate::event::{Display, Location, ToolKind};
 
 #[derive(Deserialize, JsonSchema)]
@@ -39,8 +39,7 @@ impl Tool for Edit {
         CallDescription {
             title: format!("Edit {}", display_path(ctx, &path)),
             locations: vec![Location { path, line }],
-            target_path: Some(input.path.clone()),
-            command: None,
+            subject: CallSubject::Write(input.path.clone()),
         }
     }
 

@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::edit::{EditInput, apply};
-use super::{CallDescription, Tool, ToolContext, ToolOutput, display_path};
+use super::{CallDescription, CallSubject, Tool, ToolContext, ToolOutput, display_path};
 use crate::event::{Display, Location, ToolKind};
 
 #[derive(Deserialize, JsonSchema)]
@@ -59,8 +59,7 @@ impl Tool for MultiEdit {
         CallDescription {
             title: format!("Edit {} ({} changes)", display_path(ctx, &path), input.edits.len()),
             locations: vec![Location { path, line: None }],
-            target_path: Some(input.path.clone()),
-            command: None,
+            subject: CallSubject::Write(input.path.clone()),
         }
     }
 

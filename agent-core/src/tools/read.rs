@@ -7,7 +7,7 @@ use base64_free::encode_base64;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{CallDescription, Tool, ToolContext, ToolOutput, display_path};
+use super::{CallDescription, CallSubject, Tool, ToolContext, ToolOutput, display_path};
 use crate::event::{Location, ToolKind};
 use crate::llm::ResultPart;
 
@@ -46,8 +46,7 @@ impl Tool for Read {
         CallDescription {
             title: format!("Read {}", display_path(ctx, &path)),
             locations: vec![Location { path, line }],
-            target_path: None,
-            command: None,
+            subject: CallSubject::Read(input.path.clone()),
         }
     }
 

@@ -11,7 +11,7 @@ use reqwest::Url;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{CallDescription, Tool, ToolContext, ToolOutput};
+use super::{CallDescription, CallSubject, Tool, ToolContext, ToolOutput};
 use crate::event::ToolKind;
 
 const CACHE_TTL: Duration = Duration::from_secs(15 * 60);
@@ -72,7 +72,7 @@ impl Tool for WebFetch {
     }
 
     fn describe(&self, input: &WebFetchInput, _ctx: &ToolContext) -> CallDescription {
-        CallDescription::titled(format!("Fetch {}", input.url))
+        CallDescription { subject: CallSubject::Url(input.url.clone()), ..CallDescription::titled(format!("Fetch {}", input.url)) }
     }
 
     async fn run(&self, input: WebFetchInput, ctx: &ToolContext) -> ToolOutput {

@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{CallDescription, Tool, ToolContext, ToolOutput, display_path};
+use super::{CallDescription, CallSubject, Tool, ToolContext, ToolOutput, display_path};
 use crate::event::{Display, Location, ToolKind};
 
 #[derive(Deserialize, JsonSchema)]
@@ -31,8 +31,7 @@ impl Tool for Write {
         CallDescription {
             title: format!("Write {}", display_path(ctx, &path)),
             locations: vec![Location { path, line: None }],
-            target_path: Some(input.path.clone()),
-            command: None,
+            subject: CallSubject::Write(input.path.clone()),
         }
     }
 

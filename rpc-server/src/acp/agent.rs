@@ -83,7 +83,7 @@ impl AcpAgent {
             return Err(RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: cwd must be an absolute path to a directory, got {}", cwd.display())));
         }
         let (mut config, model_config) =
-            SessionConfig::from_settings(cwd.clone(), &self.env).map_err(|error| RpcError::new(RpcError::INVALID_PARAMS, error.to_string()))?;
+            SessionConfig::from_settings(cwd.clone(), &self.env, std::env::current_exe().ok()).map_err(|error| RpcError::new(RpcError::INVALID_PARAMS, error.to_string()))?;
         let number = self.next_session.fetch_add(1, Ordering::Relaxed);
         let id = acp::SessionId::new(format!("sess_{}_{number}", unique_suffix()));
         let client = self.client_capabilities();

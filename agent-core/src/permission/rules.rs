@@ -1,0 +1,168 @@
+//! Permission rules: `tool` or `tool(pattern)`. Claude Code's spellings work too: capitalized
+//! tool names (`Bash`, `WebFetch`), `Bash(git commit:*)`, `WebFetch(domain:example.com)`.
+//!
+//! What a pattern is matched against depends on the tool: a bash rule is a prefix of each command
+//! in the line; a path rule (`read`, `write`, `edit`, `multi_edit`) is a glob on the file's path,
+//! relative to the project or absolute; a `web_fetch` rule is a domain (subdomains included).
+
+use std::path::Path;
+
+/// One parsed rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rule {
+    pub tool: String,
+    pub pattern: Option<String>,
+    /// The rule as written, for messages.
+    pub text: String,
+}
+
+/// What a call offers for rules to match.
+#[derive(Debug, Clone, Copy)]
+pub enum Subject<'a> {
+    /// One simple command of a bash line.
+    Command(&'a str),
+    /// A file, absolute, with the project root to make it relative.
+    Path { path: &'a Path, root: &'a Path },
+    /// The host a URL points to.
+    Domain(&'a str),
+    /// Nothing beyond the tool itself.
+    Nothing,
+}
+
+impl Rule {
+    pub fn parse(text: &str) -> Option<Rule> {
+        let text = text.trim();
+        let (tool, pattern) = match text.split_once('(') {
+            Some((tool, rest)) => (tool.trim(), Some(rest.strip_suffix(')')?.trim().to_owned())),
+            None => (text, None),
+        };
+        if tool.is_empty() {
+            return None;
+        }
+        let pattern = pattern.filter(|pattern| !pattern.is_empty() && pattern != "*");
+        Some(Rule { tool: canonical_tool(tool), pattern, text: text.to_owned() })
+    }
+
+    /// Whether the rule covers this tool and subject. A rule with a pattern never covers a
+    /// subject of the wrong kind.
+    pub fn matches(&self, tool: &str, subject: Subject<'_>) -> bool {
+        if self.tool != tool && !(self.tool == "edit" && matches!(tool, "write" | "multi_edit")) {
+            return false;
+        }
+        let Some(pattern) = &self.pattern else { return true };
+        match subject {
+            Subject::Command(command) => command_matches(pattern, command),
+            Subject::Path { path, root } => path_matches(pattern, path, root),
+            Subject::Domain(host) => {
+                let domain = pattern.strip_prefix("domain:").unwrap_or(pattern).trim_start_matches("*.");
+                host == domain || host.ends_with(&format!(".{domain}"))
+            }
+            Subject::Nothing => false,
+        }
+    }
+}
+
+/// Maps Claude Code's tool names to ours.
+fn canonical_tool(name: &str) -> String {
+    match name {
+        "Bash" => "bash",
+        "Read" => "read",
+        "Write" => "write",
+        "Edit" => "edit",
+        "MultiEdit" => "multi_edit",
+        "WebFetch" => "web_fetch",
+        "WebSearch" => "web_search",
+        "Grep" => "grep",
+        "Glob" => "glob",
+        "TodoWrite" => "todo",
+        other => return other.to_lowercase(),
+    }
+    .to_owned()
+}
+
+/// `git commit*` and `git commit:*` are prefixes (`:*` only at a word boundary); anything else
+/// must match the whole command.
+fn command_matches(pattern: &str, command: &str) -> bool {
+    if let Some(prefix) = pattern.strip_suffix(":*") {
+        let prefix = prefix.trim_end();
+        return command == prefix || command.starts_with(&format!("{prefix} "));
+    }
+    if let Some(prefix) = pattern.strip_suffix('*') {
+        return command.starts_with(prefix);
+    }
+    command == pattern
+}
+
+fn path_matches(pattern: &str, path: &Path, root: &Path) -> bool {
+    let expanded = match pattern.strip_prefix("~/") {
+        Some(rest) => std::env::var("HOME").map(|home| format!("{home}/{rest}")).unwrap_or_else(|_| pattern.to_owned()),
+        None => pattern.strip_prefix("./").unwrap_or(pattern).to_owned(),
+    };
+    let Ok(glob) = globset::GlobBuilder::new(&expanded).literal_separator(false).build() else { return false };
+    let matcher = glob.compile_matcher();
+    let relative = path.strip_prefix(root).ok();
+    // A bare name like `.env` matches that file anywhere in the project.
+    let by_name = !expanded.contains('/') && path.file_name().is_some_and(|name| matcher.is_match(name));
+    matcher.is_match(path) || relative.is_some_and(|relative| matcher.is_match(relative)) || by_name
+}
+
+/// Rules by effect.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RuleSet {
+    pub allow: Vec<Rule>,
+    pub deny: Vec<Rule>,
+    pub ask: Vec<Rule>,
+}
+
+impl RuleSet {
+    pub fn from_lists(allow: &[String], deny: &[String], ask: &[String]) -> Self {
+        let parse = |list: &[String]| list.iter().filter_map(|text| Rule::parse(text)).collect();
+        Self { allow: parse(allow), deny: parse(deny), ask: parse(ask) }
+    }
+
+    pub fn extend(&mut self, other: RuleSet) {
+        for (mine, theirs) in [(&mut self.allow, other.allow), (&mut self.deny, other.deny), (&mut self.ask, other.ask)] {
+            for rule in theirs {
+                if !mine.contains(&rule) {
+                    mine.push(rule);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_both_spellings() {
+        let rule = Rule::parse("Bash(git commit:*)").unwrap();
+        assert_eq!((rule.tool.as_str(), rule.pattern.as_deref()), ("bash", Some("git commit:*")));
+        assert_eq!(Rule::parse("web_fetch").unwrap().pattern, None);
+        assert_eq!(Rule::parse("bash(*)").unwrap().pattern, None, "`(*)` is the bare rule");
+        assert_eq!(Rule::parse("bash(unclosed"), None);
+    }
+
+    #[test]
+    fn matches_by_subject_kind() {
+        let commit = Rule::parse("bash(git commit:*)").unwrap();
+        assert!(commit.matches("bash", Subject::Command("git commit -m x")));
+        assert!(commit.matches("bash", Subject::Command("git commit")));
+        assert!(!commit.matches("bash", Subject::Command("git commitx")));
+        assert!(Rule::parse("bash(make*)").unwrap().matches("bash", Subject::Command("make test")));
+        assert!(!Rule::parse("bash(make)").unwrap().matches("bash", Subject::Command("make test")));
+        let root = Path::new("/p");
+        let env = Rule::parse("Read(.env)").unwrap();
+        assert!(env.matches("read", Subject::Path { path: Path::new("/p/sub/.env"), root }));
+        assert!(!env.matches("read", Subject::Path { path: Path::new("/p/env.txt"), root }));
+        let secrets = Rule::parse("read(secrets/**)").unwrap();
+        assert!(secrets.matches("read", Subject::Path { path: Path::new("/p/secrets/a/key"), root }));
+        let docs = Rule::parse("edit(docs/**)").unwrap();
+        assert!(docs.matches("write", Subject::Path { path: Path::new("/p/docs/x.md"), root }), "edit rules cover write");
+        let domain = Rule::parse("WebFetch(domain:example.com)").unwrap();
+        assert!(domain.matches("web_fetch", Subject::Domain("docs.example.com")));
+        assert!(!domain.matches("web_fetch", Subject::Domain("example.com.evil.net")));
+        assert!(!domain.matches("web_fetch", Subject::Nothing));
+    }
+}

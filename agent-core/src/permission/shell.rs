@@ -1,0 +1,177 @@
+//! Splits a bash command line into the simple commands it runs, with a real shell grammar
+//! (tree-sitter-bash), so permission rules see every command: across `;`, `&&`, `||`, pipes,
+//! background `&`, subshells, `bash -c '...'`, and the commands that `xargs` and `find -exec`
+//! run. Wrappers (`env X=1`, `timeout`, `nohup`, `nice`, `time`, `command`, `exec`) are looked
+//! through. It also reports what no prefix rule can vouch for: command substitution and
+//! redirection into a file.
+
+use tree_sitter::{Node, Parser};
+
+/// What a command line would do, as far as rules are concerned.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CommandLine {
+    /// Each simple command, words joined by single spaces, quotes removed.
+    pub commands: Vec<String>,
+    /// `$(...)`, backticks or `<(...)` appear somewhere.
+    pub has_substitution: bool,
+    /// Output is redirected into a file (`2>&1` and `>/dev/null` do not count).
+    pub writes_file: bool,
+    /// The grammar could not make sense of part of the line.
+    pub unparsable: bool,
+}
+
+impl CommandLine {
+    /// One plain command: no operators, substitutions or redirections.
+    pub fn is_single_plain_command(&self) -> bool {
+        self.commands.len() == 1 && !self.has_substitution && !self.writes_file && !self.unparsable
+    }
+}
+
+const SHELLS: &[&str] = &["bash", "sh", "zsh", "dash"];
+/// How deep `bash -c "bash -c '...'"` is followed before giving up (and asking).
+const MAX_DEPTH: usize = 4;
+
+pub fn parse(line: &str) -> CommandLine {
+    let mut result = CommandLine::default();
+    parse_into(line, &mut result, 0);
+    result
+}
+
+fn parse_into(line: &str, out: &mut CommandLine, depth: usize) {
+    if depth > MAX_DEPTH {
+        out.unparsable = true;
+        return;
+    }
+    let mut parser = Parser::new();
+    if parser.set_language(&tree_sitter_bash::LANGUAGE.into()).is_err() {
+        out.unparsable = true;
+        return;
+    }
+    let Some(tree) = parser.parse(line, None) else {
+        out.unparsable = true;
+        return;
+    };
+    let root = tree.root_node();
+    if root.has_error() {
+        out.unparsable = true;
+    }
+    walk(root, line.as_bytes(), out, depth);
+}
+
+fn walk(node: Node<'_>, source: &[u8], out: &mut CommandLine, depth: usize) {
+    match node.kind() {
+        "command_substitution" | "process_substitution" => out.has_substitution = true,
+        "file_redirect" => {
+            if writes_to_file(node, source) {
+                out.writes_file = true;
+            }
+        }
+        "command" => command(node, source, out, depth),
+        _ => {}
+    }
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        walk(child, source, out, depth);
+    }
+}
+
+fn command(node: Node<'_>, source: &[u8], out: &mut CommandLine, depth: usize) {
+    let mut words = Vec::new();
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        match child.kind() {
+            // `X=1 cmd`: the assignment is not part of the command.
+            "variable_assignment" | "file_redirect" | "heredoc_redirect" | "herestring_redirect" => {}
+            "command_name" => words.push(word(child, source)),
+            _ if child.is_named() => words.push(word(child, source)),
+            _ => {}
+        }
+    }
+    let words = strip_wrappers(&words);
+    if words.is_empty() {
+        return;
+    }
+    // `bash -c '...'` runs the string: judge what it runs, not the shell.
+    if SHELLS.contains(&words[0].as_str())
+        && let Some(index) = words.iter().position(|word| word == "-c")
+        && let Some(script) = words.get(index + 1)
+    {
+        parse_into(script, out, depth + 1);
+        return;
+    }
+    out.commands.push(words.join(" "));
+    // Commands that run other commands: judge those too.
+    match words[0].as_str() {
+        "xargs" => {
+            if let Some(start) = words.iter().skip(1).position(|word| !word.starts_with('-')) {
+                out.commands.push(words[start + 1..].join(" "));
+            }
+        }
+        "find" => {
+            let mut rest = words.iter().skip_while(|word| !matches!(word.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")).skip(1);
+            let inner: Vec<&str> = rest.by_ref().take_while(|word| !matches!(word.as_str(), ";" | "\\;" | "+")).map(String::as_str).collect();
+            if !inner.is_empty() {
+                out.commands.push(inner.join(" "));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The text of a word with its quotes removed when nothing is expanded inside.
+fn word(node: Node<'_>, source: &[u8]) -> String {
+    let text = node.utf8_text(source).unwrap_or_default();
+    match node.kind() {
+        "raw_string" => text.trim_matches('\'').to_owned(),
+        "string" if node.named_child_count() == node.children(&mut node.walk()).filter(|child| child.kind() == "string_content").count() => {
+            text.trim_matches('"').to_owned()
+        }
+        "command_name" => node.named_child(0).map(|inner| word(inner, source)).unwrap_or_else(|| text.to_owned()),
+        "word" => text.replace('\\', ""),
+        _ => text.to_owned(),
+    }
+}
+
+/// Drops `env VAR=x`, `timeout 10`, `nohup`, `nice -n 5`, `time`, `command`, `exec` in front.
+fn strip_wrappers(words: &[String]) -> Vec<String> {
+    let mut rest = words;
+    loop {
+        let Some(first) = rest.first() else { return Vec::new() };
+        let skip = match first.as_str() {
+            "nohup" | "time" | "command" | "exec" | "builtin" => 1,
+            "env" => 1 + rest[1..].iter().take_while(|word| word.contains('=') || word.starts_with('-')).count(),
+            "timeout" => {
+                // Options, some taking a value (`-s KILL`, `-k 5`), then the duration.
+                let mut index = 1;
+                while let Some(option) = rest.get(index).filter(|word| word.starts_with('-')) {
+                    index += if matches!(option.as_str(), "-s" | "-k" | "--signal" | "--kill-after") { 2 } else { 1 };
+                }
+                index + 1
+            }
+            "nice" => {
+                let flags = rest[1..].iter().take_while(|word| word.starts_with('-')).count();
+                // `nice -n 5 cmd`: the -n takes a value.
+                if rest.get(1).is_some_and(|flag| flag == "-n") { 3 } else { 1 + flags }
+            }
+            _ => return rest.to_vec(),
+        };
+        rest = rest.get(skip.min(rest.len())..).unwrap_or_default();
+    }
+}
+
+/// `> file`, `>> file`, `&> file`, `>| file`; not `2>&1`, `>&2` or `> /dev/null`.
+fn writes_to_file(node: Node<'_>, source: &[u8]) -> bool {
+    let mut cursor = node.walk();
+    let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+    let Some(operator) = children.iter().find(|child| !child.is_named()).and_then(|child| child.utf8_text(source).ok()) else {
+        return false;
+    };
+    if !operator.contains('>') {
+        return false;
+    }
+    let destination = children.iter().rev().find(|child| child.is_named() && child.kind() != "file_descriptor");
+    let Some(destination) = destination else { return false };
+    let target = word(*destination, source);
+    let duplicates_descriptor = operator.ends_with('&') || operator == ">&" || destination.kind() == "number" || target == "-";
+    !(duplicates_descriptor && target.chars().all(|c| c.is_ascii_digit() || c == '-')) && target != "/dev/null"
+}

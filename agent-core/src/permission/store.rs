@@ -1,0 +1,42 @@
+//! Saving "always allow" rules to the project's private settings, under the user's config
+//! directory (never in the project, where they could be committed): one JSON file per project,
+//! readable by the user only (0600).
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+/// The private settings file for a project: `<config>/projects/<path with / as ->/settings.json`.
+pub fn private_settings_path(config_dir: &Path, project: &Path) -> PathBuf {
+    let name: String = project.display().to_string().trim_start_matches('/').chars().map(|c| if c == '/' { '-' } else { c }).collect();
+    config_dir.join("projects").join(name).join("settings.json")
+}
+
+pub fn add_allow_rule(path: &Path, rule: &str) -> Result<(), String> {
+    let fail = |error: &dyn std::fmt::Display| format!("could not save the rule to {}: {error}", path.display());
+    let mut settings: serde_json::Value = match std::fs::read_to_string(path) {
+        Ok(text) => serde_json::from_str(&text).map_err(|error| fail(&error))?,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => serde_json::json!({}),
+        Err(error) => return Err(fail(&error)),
+    };
+    let allow = settings
+        .as_object_mut()
+        .ok_or_else(|| fail(&"the file is not a JSON object"))?
+        .entry("permissions")
+        .or_insert_with(|| serde_json::json!({}))
+        .as_object_mut()
+        .ok_or_else(|| fail(&"`permissions` is not an object"))?
+        .entry("allow")
+        .or_insert_with(|| serde_json::json!([]));
+    let list = allow.as_array_mut().ok_or_else(|| fail(&"`permissions.allow` is not a list"))?;
+    if !list.iter().any(|existing| existing == rule) {
+        list.push(serde_json::Value::String(rule.to_owned()));
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|error| fail(&error))?;
+        let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
+    }
+    let text = serde_json::to_string_pretty(&settings).map_err(|error| fail(&error))?;
+    // The temp file is created 0600 and keeps that mode when renamed into place.
+    crate::workspace::write_file_atomic(path, text.as_bytes()).map_err(|error| fail(&error))?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).map_err(|error| fail(&error))
+}

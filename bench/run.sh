@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Builds Larik in release mode and prints the benchmark table. Not part of the test command:
+# figures depend on the machine, tests must not.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v rg >/dev/null 2>&1 || { echo "bench: installing ripgrep to compare grep against"; apt-get install -y ripgrep >/dev/null 2>&1 || (apt-get update >/dev/null && apt-get install -y ripgrep >/dev/null); }
+cargo build --release --locked -p larik -p larik-tests -p larik-bench
+target="${CARGO_TARGET_DIR:-target}/release"
+echo "Machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB, $(uname -sr), $(date -u +%Y-%m-%d)"
+"$target/larik-bench" "$@"

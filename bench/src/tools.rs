@@ -1,0 +1,124 @@
+//! Tool figures: `grep` against ripgrep on the same tree, `edit` of a 20 MB file, and `read` of
+//! the last 100 lines of a 1 GB file.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use larik_core::tools::{Registry, ToolContext};
+use larik_core::workspace::Workspace;
+use serde_json::json;
+
+use crate::stats::{Row, duration_row, median, time_async, time_command};
+
+const RUNS: usize = 5;
+
+pub async fn measure() -> anyhow::Result<Vec<Row>> {
+    let mut rows = Vec::new();
+    rows.extend(grep_against_ripgrep().await?);
+    rows.extend(edit_and_read().await?);
+    Ok(rows)
+}
+
+/// The largest real source tree on the machine: the cargo registry's sources, or a generated one.
+fn search_tree() -> anyhow::Result<(PathBuf, Option<tempfile::TempDir>)> {
+    let home = std::env::var("CARGO_HOME").map(PathBuf::from).or_else(|_| std::env::var("HOME").map(|home| Path::new(&home).join(".cargo")))?;
+    if let Some(src) = std::fs::read_dir(home.join("registry/src")).ok().and_then(|mut dirs| dirs.find_map(Result::ok)) {
+        return Ok((src.path(), None));
+    }
+    let generated = tempfile::tempdir()?;
+    for index in 0..100_000 {
+        let dir = generated.path().join(format!("d{}", index / 1000));
+        std::fs::create_dir_all(&dir)?;
+        std::fs::write(dir.join(format!("f{index}.rs")), format!("// file {index}\nfn helper_{index}() -> u32 {{ {index} }}\n"))?;
+    }
+    Ok((generated.path().to_path_buf(), Some(generated)))
+}
+
+async fn grep_against_ripgrep() -> anyhow::Result<Vec<Row>> {
+    let (tree, _keep) = search_tree()?;
+    let workspace = Arc::new(Workspace::new(&tree));
+    let ctx = ToolContext::standalone(workspace);
+    let registry = Registry::builtin(None);
+    let grep = registry.get("grep").ok_or_else(|| anyhow::anyhow!("no grep tool"))?;
+    let mut rows = Vec::new();
+    for (label, pattern) in [("literal", "fn main"), ("regex", r"fn\s+[a-z_]+_test\b")] {
+        let ours = time_async(RUNS, || {
+            let input = json!({"pattern": pattern, "output_mode": "files_with_matches", "head_limit": 1_000_000});
+            let (grep, ctx) = (grep.clone(), ctx.clone());
+            async move {
+                let output = grep.run(input, &ctx).await;
+                anyhow::ensure!(!output.is_error, "{}", output.text_content());
+                Ok(())
+            }
+        })
+        .await?;
+        let ripgrep = time_command(RUNS, "rg", &["--files-with-matches", pattern], &tree);
+        let files = std::fs::read_dir(&tree).map(|dirs| dirs.count()).unwrap_or(0);
+        rows.push(duration_row(&format!("grep {label} `{pattern}` ({files} crates)"), &ours, "≤ 1.3× rg"));
+        match ripgrep {
+            Ok(times) => {
+                let ratio = median(&ours).as_secs_f64() / median(&times).as_secs_f64().max(f64::EPSILON);
+                rows.push(duration_row(&format!("rg {label} (same tree)"), &times, ""));
+                rows.push(Row { name: format!("grep/rg ratio, {label}"), median: format!("{ratio:.2}×"), min: String::new(), max: String::new(), target: "≤ 1.3×".into() });
+            }
+            Err(error) => rows.push(Row { name: format!("rg {label}"), median: format!("not run: {error}"), min: String::new(), max: String::new(), target: String::new() }),
+        }
+    }
+    Ok(rows)
+}
+
+async fn edit_and_read() -> anyhow::Result<Vec<Row>> {
+    let dir = tempfile::tempdir()?;
+    let workspace = Arc::new(Workspace::new(dir.path()));
+    let ctx = ToolContext::standalone(Arc::clone(&workspace));
+    let registry = Registry::builtin(None);
+    let (edit, read) = (registry.get("edit").ok_or_else(|| anyhow::anyhow!("no edit"))?, registry.get("read").ok_or_else(|| anyhow::anyhow!("no read"))?);
+
+    // 20 MB of source-like lines, one unique line in the middle to edit back and forth.
+    let lines = 20 * 1024 * 1024 / 40;
+    let mut body: String = (0..lines).map(|index| format!("    let value_{index:08} = compute({index});\n")).collect();
+    body.insert_str(body.len() / 2, "    let marker = \"before\";\n");
+    let path = dir.path().canonicalize()?.join("big.rs");
+    std::fs::write(&path, &body)?;
+    let mut flip = false;
+    let edits = time_async(RUNS, || {
+        flip = !flip;
+        let (old, new) = if flip { ("\"before\"", "\"after\"") } else { ("\"after\"", "\"before\"") };
+        let input = json!({"path": "big.rs", "old_string": old, "new_string": new});
+        let (edit, ctx, workspace, path) = (edit.clone(), ctx.clone(), Arc::clone(&workspace), path.clone());
+        async move {
+            workspace.record_read(&path);
+            let output = edit.run(input, &ctx).await;
+            anyhow::ensure!(!output.is_error, "{}", output.text_content());
+            Ok(())
+        }
+    })
+    .await?;
+
+    // A sparse 1 GB log: the tail is real text, the rest holes, so the file costs no disk.
+    let log = dir.path().join("huge.log");
+    {
+        let file = std::fs::File::create(&log)?;
+        file.set_len(1024 * 1024 * 1024 - 200_000)?;
+        use std::io::{Seek, SeekFrom, Write};
+        let mut file = file;
+        file.seek(SeekFrom::End(0))?;
+        for index in 0..4000 {
+            writeln!(file, "2026-11-30T06:00:00Z INFO request {index} served in 12 ms")?;
+        }
+    }
+    let reads = time_async(RUNS * 4, || {
+        let (read, ctx) = (read.clone(), ctx.clone());
+        async move {
+            let output = read.run(json!({"path": "huge.log", "offset": -100}), &ctx).await;
+            anyhow::ensure!(output.text_content().contains("request 3999"), "{}", output.text_content());
+            Ok(())
+        }
+    })
+    .await?;
+    Ok(vec![
+        duration_row("edit of a 20 MB file (with its diff)", &edits, "< 300 ms"),
+        duration_row("read of the last 100 lines of a 1 GB file", &reads, "< 50 ms"),
+    ])
+}
+
