@@ -246,7 +246,7 @@ impl Subjects {
     }
 
     fn any(&self, mut predicate: impl FnMut(Subject<'_>) -> bool) -> bool {
-        self.each().into_iter().any(|subject| predicate(subject))
+        self.each().into_iter().any(&mut predicate)
     }
 
     /// Every subject is covered by an allow rule. Lines with substitutions, file redirections or

@@ -61,11 +61,7 @@ fn parse_into(line: &str, out: &mut CommandLine, depth: usize) {
 fn walk(node: Node<'_>, source: &[u8], out: &mut CommandLine, depth: usize) {
     match node.kind() {
         "command_substitution" | "process_substitution" => out.has_substitution = true,
-        "file_redirect" => {
-            if writes_to_file(node, source) {
-                out.writes_file = true;
-            }
-        }
+        "file_redirect" if writes_to_file(node, source) => out.writes_file = true,
         "command" => command(node, source, out, depth),
         _ => {}
     }

@@ -162,8 +162,8 @@ impl AcpAgent {
         parts.extend(prompt_parts(request.prompt));
         let (events_tx, events_rx) = mpsc::channel(256);
         let turn_cancel = cancel.child_token();
-        let hunk_review = self.client_extensions().hunk_review;
-        let forward = forward_events(peer, &request.session_id, events_rx, hunk_review, &turn_cancel);
+        let client = ClientView { hunk_review: self.client_extensions().hunk_review, notices: self.client_capabilities().session.is_some_and(|session| session.notices.is_some()) };
+        let forward = forward_events(peer, &request.session_id, events_rx, client, &turn_cancel);
         let turn = entry.session.prompt(parts, events_tx, turn_cancel.clone());
         // The turn ends by dropping its sender, so the forwarder drains every event before we answer.
         let (outcome, ()) = tokio::join!(turn, forward);
@@ -225,9 +225,16 @@ async fn notify(peer: &Peer, session_id: &acp::SessionId, update: acp::SessionUp
     peer.notify("session/update", serde_json::to_value(notification).unwrap_or_default()).await;
 }
 
+/// What the client can show beyond plain ACP v1.
+#[derive(Clone, Copy)]
+struct ClientView {
+    hunk_review: bool,
+    notices: bool,
+}
+
 /// Sends the turn's events to the client as they come. A permission request becomes a
 /// `session/request_permission` round trip whose answer goes back to the waiting turn.
-async fn forward_events(peer: &Peer, session_id: &acp::SessionId, mut events: mpsc::Receiver<AgentEvent>, hunk_review: bool, cancel: &CancellationToken) {
+async fn forward_events(peer: &Peer, session_id: &acp::SessionId, mut events: mpsc::Receiver<AgentEvent>, client: ClientView, cancel: &CancellationToken) {
     while let Some(event) = events.recv().await {
         let update = match event {
             AgentEvent::TextDelta(text) => acp::SessionUpdate::AgentMessageChunk(to_proto::text_chunk(text)),
@@ -244,7 +251,7 @@ async fn forward_events(peer: &Peer, session_id: &acp::SessionId, mut events: mp
                 acp::SessionUpdate::ToolCallUpdate(update)
             }
             AgentEvent::PermissionRequested(request) => {
-                permission::ask(peer, session_id, request, hunk_review, cancel).await;
+                permission::ask(peer, session_id, request, client.hunk_review, cancel).await;
                 continue;
             }
             AgentEvent::Usage(usage) => {
@@ -253,7 +260,12 @@ async fn forward_events(peer: &Peer, session_id: &acp::SessionId, mut events: mp
             }
             AgentEvent::Notice(message) => {
                 tracing::info!(%message, "notice");
-                continue;
+                if client.notices {
+                    acp::SessionUpdate::Notice(acp::Notice::new(acp::NoticeSeverity::Warning, message))
+                } else {
+                    // Clients without notices still see it, set apart from the answer.
+                    acp::SessionUpdate::AgentMessageChunk(to_proto::text_chunk(format!("\n> {message}\n\n")))
+                }
             }
         };
         notify(peer, session_id, update).await;

@@ -1,0 +1,127 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! Permissions over ACP with the real binary: rules from settings, "always allow" remembered
+//! across restarts, and the shell sandbox containing what bash does.
+
+use larik_tests::harness::{Agent, Sandbox, updates_of};
+use larik_tests::mock_llm::{MockLlm, Scenario, Step};
+use serde_json::{Value, json};
+
+fn settings(sandbox: &Sandbox, body: Value) {
+    std::fs::create_dir_all(sandbox.project.path().join(".larik")).unwrap();
+    std::fs::write(sandbox.project.path().join(".larik/settings.json"), body.to_string()).unwrap();
+}
+
+async fn start_agent(sandbox: &Sandbox, mock: &MockLlm) -> (Agent, String) {
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize().await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    (agent, session)
+}
+
+fn tool_result(request: &Value) -> String {
+    let last = request["messages"].as_array().unwrap().last().unwrap().clone();
+    last["content"][0]["content"][0]["text"].as_str().unwrap_or_default().to_owned()
+}
+
+#[tokio::test]
+async fn always_allow_is_saved_privately_and_used_after_a_restart() {
+    let sandbox = Sandbox::new();
+    let first = MockLlm::start(Scenario { responses: vec![Step::tool("t1", "write", json!({"path": "a.txt", "content": "a"})), Step::text("ok")] }).await.unwrap();
+    let (mut agent, session) = start_agent(&sandbox, &first).await;
+    let mut asked = 0;
+    agent
+        .prompt(&session, "write a", |params| {
+            asked += 1;
+            assert!(params["options"][1]["name"].as_str().unwrap().contains("write"), "{params}");
+            "allow_always"
+        })
+        .await;
+    assert_eq!(asked, 1);
+    agent.close_stdin();
+    agent.wait_exit().await;
+
+    let saved = walk(&sandbox.home.path().join(".config/larik/projects"));
+    assert_eq!(saved.len(), 1, "one private settings file: {saved:?}");
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(std::fs::metadata(&saved[0]).unwrap().permissions().mode() & 0o777, 0o600);
+    assert!(std::fs::read_to_string(&saved[0]).unwrap().contains("\"write\""));
+    assert!(!sandbox.project.path().join(".larik").exists(), "nothing is written into the project");
+
+    let second = MockLlm::start(Scenario { responses: vec![Step::tool("t2", "write", json!({"path": "b.txt", "content": "b"})), Step::text("ok")] }).await.unwrap();
+    let (mut agent, session) = start_agent(&sandbox, &second).await;
+    agent.prompt(&session, "write b", |_| panic!("the saved rule allows it")).await;
+    assert_eq!(std::fs::read_to_string(sandbox.project.path().join("b.txt")).unwrap(), "b");
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        if entry.path().is_dir() {
+            files.extend(walk(&entry.path()));
+        } else {
+            files.push(entry.path());
+        }
+    }
+    files
+}
+
+#[tokio::test]
+async fn deny_rules_hold_in_yolo_mode_and_the_model_hears_why() {
+    let sandbox = Sandbox::new();
+    settings(&sandbox, json!({"permissions": {"deny": ["Bash(rm:*)"], "defaultMode": "yolo"}}));
+    std::fs::write(sandbox.project.path().join("keep.txt"), "keep").unwrap();
+    let mock = MockLlm::start(Scenario { responses: vec![Step::tool("t1", "bash", json!({"command": "ls && rm keep.txt"})), Step::text("ok")] }).await.unwrap();
+    let (mut agent, session) = start_agent(&sandbox, &mock).await;
+    let (_, updates) = agent.prompt(&session, "clean up", |_| panic!("yolo never asks")).await;
+    assert!(sandbox.project.path().join("keep.txt").exists());
+    assert!(updates_of(&updates, "tool_call_update").iter().any(|update| update["status"] == "failed"));
+    let told = tool_result(&mock.requests()[1]);
+    assert!(told.contains("denied by the rule `Bash(rm:*)`"), "{told}");
+}
+
+#[tokio::test]
+async fn without_the_sandbox_bash_asks_and_shows_the_command() {
+    let sandbox = Sandbox::new();
+    settings(&sandbox, json!({"sandbox": {"enabled": false}}));
+    let mock = MockLlm::start(Scenario { responses: vec![Step::tool("t1", "bash", json!({"command": "make --version"})), Step::text("ok")] }).await.unwrap();
+    let (mut agent, session) = start_agent(&sandbox, &mock).await;
+    let mut asked = Vec::new();
+    agent
+        .prompt(&session, "build", |params| {
+            asked.push(params["toolCall"]["content"][0]["content"]["text"].as_str().unwrap_or_default().to_owned());
+            "reject_once"
+        })
+        .await;
+    assert_eq!(asked.len(), 1);
+    assert!(asked[0].contains("$ make --version"), "the prompt shows the command: {asked:?}");
+}
+
+#[tokio::test]
+async fn the_sandbox_stops_writes_outside_the_project_and_network_connections() {
+    if larik_core::sandbox::kernel_support().is_err() {
+        // Where the kernel lacks Landlock the agent asks instead; nothing to contain here.
+        return;
+    }
+    let sandbox = Sandbox::new();
+    let outside = std::path::PathBuf::from(format!("/var/tmp/larik-sandbox-test-{}", std::process::id()));
+    std::fs::create_dir_all(&outside).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let command = format!(
+        "echo inside > inside.txt && echo written; echo outside > {}/x.txt; exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected",
+        outside.display()
+    );
+    let mock = MockLlm::start(Scenario { responses: vec![Step::tool("t1", "bash", json!({"command": command})), Step::text("ok")] }).await.unwrap();
+    let (mut agent, session) = start_agent(&sandbox, &mock).await;
+    agent.prompt(&session, "try", |_| panic!("sandboxed bash runs without asking")).await;
+    let output = tool_result(&mock.requests()[1]);
+    let outside_written = outside.join("x.txt").exists();
+    let _ = std::fs::remove_dir_all(&outside);
+    assert_eq!(std::fs::read_to_string(sandbox.project.path().join("inside.txt")).unwrap(), "inside\n");
+    assert!(output.contains("written"), "{output}");
+    assert!(!outside_written, "the write outside the project failed: {output}");
+    assert!(output.contains("Permission denied"), "the command saw an ordinary error: {output}");
+    assert!(!output.contains("connected"), "the connection failed: {output}");
+    let accepted = tokio::time::timeout(std::time::Duration::from_millis(300), listener.accept()).await;
+    assert!(accepted.is_err(), "nothing reached the listener");
+}
