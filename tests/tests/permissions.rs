@@ -125,3 +125,24 @@ async fn the_sandbox_stops_writes_outside_the_project_and_network_connections() 
     let accepted = tokio::time::timeout(std::time::Duration::from_millis(300), listener.accept()).await;
     assert!(accepted.is_err(), "nothing reached the listener");
 }
+
+#[tokio::test]
+async fn read_deny_rules_withhold_mentioned_files() {
+    let sandbox = Sandbox::new();
+    settings(&sandbox, json!({"permissions": {"deny": ["Read(.env)"]}}));
+    let mock = MockLlm::start(Scenario { responses: vec![Step::text("ok")] }).await.unwrap();
+    let (mut agent, session) = start_agent(&sandbox, &mock).await;
+    let env_uri = format!("file://{}/.env", sandbox.project_path().display());
+    let notes_uri = format!("file://{}/notes.md", sandbox.project_path().display());
+    let prompt = json!([
+        {"type": "text", "text": "look at these"},
+        {"type": "resource", "resource": {"uri": env_uri, "text": "API_KEY=secret"}},
+        {"type": "resource", "resource": {"uri": notes_uri, "text": "meeting notes"}}
+    ]);
+    let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": prompt})).await;
+    agent.response(id).await;
+    let sent = mock.requests()[0]["messages"][0]["content"].to_string();
+    assert!(!sent.contains("API_KEY=secret"), "{sent}");
+    assert!(sent.contains("was not attached: denied by the rule `Read(.env)`"), "{sent}");
+    assert!(sent.contains("meeting notes"));
+}

@@ -159,7 +159,8 @@ impl AcpAgent {
         {
             parts.push(Part::Text { text });
         }
-        parts.extend(prompt_parts(request.prompt));
+        let session = &entry.session;
+        parts.extend(prompt_parts(request.prompt, |path| session.permissions().read_denied(path, session.cwd())));
         let (events_tx, events_rx) = mpsc::channel(256);
         let turn_cancel = cancel.child_token();
         let client = ClientView { hunk_review: self.client_extensions().hunk_review, notices: self.client_capabilities().session.is_some_and(|session| session.notices.is_some()) };

@@ -11,18 +11,25 @@ pub const ALLOW_ALWAYS: &str = "allow_always";
 pub const REJECT_ONCE: &str = "reject_once";
 
 /// Turns a prompt's content blocks into message parts. Embedded resources (files the user
-/// mentioned, with their unsaved content) become text the model can read.
-pub fn prompt_parts(blocks: Vec<acp::ContentBlock>) -> Vec<Part> {
+/// mentioned, with their unsaved content) become text the model can read, unless `read_denied`
+/// (the session's read deny rules) withholds the file.
+pub fn prompt_parts(blocks: Vec<acp::ContentBlock>, read_denied: impl Fn(&std::path::Path) -> Option<String>) -> Vec<Part> {
+    let withheld = |uri: &str| {
+        let path = uri.strip_prefix("file://")?;
+        read_denied(std::path::Path::new(path)).map(|reason| Part::Text { text: format!("[@{uri} was not attached: {reason}]") })
+    };
     blocks
         .into_iter()
         .filter_map(|block| match block {
             acp::ContentBlock::Text(text) => Some(Part::Text { text: text.text }),
             acp::ContentBlock::Image(image) => Some(Part::Image { media_type: image.mime_type, data: image.data }),
-            acp::ContentBlock::ResourceLink(link) => Some(Part::Text { text: format!("[@{}]({})", link.name, link.uri) }),
+            acp::ContentBlock::ResourceLink(link) => {
+                Some(withheld(&link.uri).unwrap_or_else(|| Part::Text { text: format!("[@{}]({})", link.name, link.uri) }))
+            }
             acp::ContentBlock::Resource(resource) => match resource.resource {
-                acp::EmbeddedResourceResource::TextResourceContents(contents) => Some(Part::Text {
+                acp::EmbeddedResourceResource::TextResourceContents(contents) => Some(withheld(&contents.uri).unwrap_or_else(|| Part::Text {
                     text: format!("<file uri=\"{}\">\n{}\n</file>", contents.uri, contents.text),
-                }),
+                })),
                 _ => None,
             },
             _ => None,
