@@ -126,4 +126,6 @@ pub enum AgentEvent {
     Usage(Usage),
     /// Something the user should know that is not part of the answer (a retry, a fallback).
     Notice(String),
+    /// The session got its title (from its first prompt).
+    TitleChanged(String),
 }

@@ -3,6 +3,7 @@
 //! The core exposes [`session::Session`]: a conversation that takes prompts and emits a stream of
 //! [`event::AgentEvent`]s. It never sees JSON-RPC, ACP or editors; `rpc-server` translates.
 
+pub mod clock;
 pub mod config;
 pub mod event;
 mod http;

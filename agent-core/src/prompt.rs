@@ -31,27 +31,6 @@ pub fn system_prompt(cwd: &Path, today: &str) -> String {
     prompt
 }
 
-/// Today's date as `YYYY-MM-DD` (UTC), computed without a calendar crate.
-pub fn today_utc() -> String {
-    let days = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|elapsed| elapsed.as_secs() / 86_400).unwrap_or(0);
-    let (year, month, day) = civil_from_days(i64::try_from(days).unwrap_or(0));
-    format!("{year:04}-{month:02}-{day:02}")
-}
-
-/// Howard Hinnant's days-to-civil algorithm.
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = u32::try_from(doy - (153 * mp + 2) / 5 + 1).unwrap_or(1);
-    let month = u32::try_from(if mp < 10 { mp + 3 } else { mp - 9 }).unwrap_or(1);
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
-
 fn find_git_dir(cwd: &Path) -> Option<std::path::PathBuf> {
     cwd.ancestors().map(|dir| dir.join(".git")).find(|git| git.exists())
 }
@@ -87,9 +66,4 @@ mod tests {
         assert!(!prompt.contains("CLAUDE.md"));
     }
 
-    #[test]
-    fn civil_dates() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(20_787), (2026, 11, 30));
-    }
 }

@@ -3,6 +3,7 @@
 //! One turn runs at a time per session; a second prompt waits for the first to finish.
 
 mod dispatch;
+pub mod store;
 mod turn;
 
 use std::path::Path;
@@ -14,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 use crate::config::{self, ConfigError, ModelConfig};
 use crate::event::AgentEvent;
 use crate::llm::{Message, Part, Provider, ProviderError};
+use store::SessionLog;
 use crate::permission::rules::RuleSet;
 use crate::permission::{Mode, Permissions};
 use crate::sandbox::Sandbox;
@@ -68,6 +70,11 @@ pub struct SessionConfig {
     pub rules_file: Option<std::path::PathBuf>,
     /// Something the user should hear once, e.g. that the sandbox is unavailable.
     pub notice: Option<String>,
+    /// Where the conversation is saved as it happens.
+    pub log: Option<Arc<SessionLog>>,
+    /// The conversation so far, for a session loaded from disk.
+    pub history: Vec<Message>,
+    pub title: Option<String>,
 }
 
 impl SessionConfig {
@@ -85,6 +92,9 @@ impl SessionConfig {
             sandbox: None,
             rules_file: None,
             notice: None,
+            log: None,
+            history: Vec::new(),
+            title: None,
         }
     }
 
@@ -128,6 +138,9 @@ impl SessionConfig {
             search,
             sandbox,
             notice,
+            log: None,
+            history: Vec::new(),
+            title: None,
         };
         Ok((config, resolved))
     }
@@ -150,6 +163,8 @@ pub struct Session {
     sandbox: Option<Arc<Sandbox>>,
     /// Said once, with the first prompt.
     notice: Mutex<Option<String>>,
+    log: Option<Arc<SessionLog>>,
+    title: Mutex<Option<String>>,
     permissions: Permissions,
     system: String,
     history: tokio::sync::Mutex<Vec<Message>>,
@@ -164,7 +179,7 @@ impl Session {
             workspace = workspace.with_editor(editor);
         }
         let workspace = Arc::new(workspace);
-        let system = crate::prompt::system_prompt(workspace.root(), &crate::prompt::today_utc());
+        let system = crate::prompt::system_prompt(workspace.root(), &crate::clock::today_utc());
         let cancel = parent_cancel.child_token();
         Self {
             workspace,
@@ -180,8 +195,10 @@ impl Session {
             },
             sandbox: config.sandbox,
             notice: Mutex::new(config.notice),
+            log: config.log,
+            title: Mutex::new(config.title),
             system,
-            history: tokio::sync::Mutex::new(Vec::new()),
+            history: tokio::sync::Mutex::new(config.history),
             cancel,
             current_turn: Mutex::new(None),
         }
@@ -206,6 +223,31 @@ impl Session {
             *current_provider = provider;
             *current_model = model;
         }
+    }
+
+    pub fn title(&self) -> Option<String> {
+        self.title.lock().ok().and_then(|title| title.clone())
+    }
+
+    /// Gives an untitled session a title from its first prompt, saves it and says so.
+    async fn name_from_first_prompt(&self, prompt: &[Part], events: &mpsc::Sender<AgentEvent>) {
+        let text: String = prompt.iter().filter_map(|part| match part {
+            Part::Text { text } if !text.starts_with("<editor-context>") => Some(text.as_str()),
+            _ => None,
+        }).collect::<Vec<_>>().join("\n");
+        let title = {
+            let Ok(mut current) = self.title.lock() else { return };
+            if current.is_some() || text.trim().is_empty() {
+                return;
+            }
+            let title = store::title_from(&text);
+            *current = Some(title.clone());
+            title
+        };
+        if let Some(log) = &self.log {
+            log.append(&store::Record::Title { title: title.clone() });
+        }
+        let _ = events.send(AgentEvent::TitleChanged(title)).await;
     }
 
     /// Notes for the model about the mode, carried in the user message so the cached system
@@ -245,6 +287,7 @@ impl Session {
         if let Some(notice) = self.notice.lock().ok().and_then(|mut notice| notice.take()) {
             let _ = events.send(AgentEvent::Notice(notice)).await;
         }
+        self.name_from_first_prompt(&prompt, &events).await;
         let mut prompt = prompt;
         if let Some(note) = self.mode_note() {
             prompt.push(Part::Text { text: note });
@@ -264,6 +307,7 @@ impl Session {
                     sandbox: &self.sandbox,
                     events: &events,
                     cancel: &cancel,
+                    log: self.log.as_deref(),
                 };
                 turn.run(&mut history, prompt).await
             }

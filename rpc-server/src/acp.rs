@@ -5,6 +5,7 @@ pub mod connection;
 mod editor_context;
 mod editor_files;
 mod from_proto;
+mod lifecycle;
 mod modes;
 mod permission;
 mod to_proto;
@@ -18,6 +19,8 @@ pub use agent::AcpAgent;
 pub async fn serve_stdio(env: HashMap<String, String>) -> anyhow::Result<()> {
     let agent = Arc::new(AcpAgent::new(env));
     let input = tokio::io::BufReader::new(tokio::io::stdin());
-    connection::run(input, tokio::io::stdout(), agent).await;
+    connection::run(input, tokio::io::stdout(), Arc::clone(&agent)).await;
+    // Sessions end with the connection: their background shells die with them.
+    agent.shutdown();
     Ok(())
 }

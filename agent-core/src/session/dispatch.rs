@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::event::{AgentEvent, Display, PermissionAnswer, PermissionRequest, ToolCallView, ToolStatus};
 use crate::review;
+use super::store::{MAX_REPLAY_OUTPUT_BYTES, Record, SessionLog, StoredDiff, ToolRecord};
 use crate::llm::{Message, Part, ResultPart, Role};
 use crate::permission::{Decision, Permissions, suggested_rule};
 use crate::tools::truncate::{MAX_OUTPUT_BYTES, truncate_middle};
@@ -27,11 +28,13 @@ pub(super) struct Dispatch<'a> {
     pub sandbox: &'a Option<Arc<crate::sandbox::Sandbox>>,
     pub events: &'a mpsc::Sender<AgentEvent>,
     pub cancel: &'a CancellationToken,
+    pub log: Option<&'a SessionLog>,
 }
 
 /// A call that passed authorization and waits to run.
 struct Approved {
     index: usize,
+    view: ToolCallView,
     tool: Arc<dyn DynTool>,
     input: Value,
     /// Set when the user accepted only some hunks of the change: this replaces running the tool.
@@ -56,10 +59,11 @@ impl Dispatch<'_> {
             if self.cancel.is_cancelled() {
                 break;
             }
-            match self.authorize(id, name, input).await {
-                Ok((tool, partial)) => approved.push(Approved { index, tool, input: input.clone(), partial }),
+            let (view, authorized) = self.authorize(id, name, input).await;
+            match authorized {
+                Ok((tool, partial)) => approved.push(Approved { index, view, tool, input: input.clone(), partial }),
                 Err(output) => {
-                    self.finish(id, &output).await;
+                    self.finish(&view, &output).await;
                     results[index] = Some(output);
                 }
             }
@@ -68,7 +72,7 @@ impl Dispatch<'_> {
             if self.cancel.is_cancelled() {
                 break;
             }
-            let runs = batch.iter().map(|call| self.execute(&calls[call.index].0, call));
+            let runs = batch.iter().map(|call| self.execute(call));
             let outputs = futures::future::join_all(runs).await;
             for (call, output) in batch.iter().zip(outputs) {
                 results[call.index] = Some(output);
@@ -103,7 +107,14 @@ impl Dispatch<'_> {
     }
 
     /// Announces the call and decides whether it may run; the error is the result for the model.
-    async fn authorize(&self, id: &str, name: &str, input: &Value) -> Result<(Arc<dyn DynTool>, Option<PartialChange>), ToolOutput> {
+    async fn authorize(&self, id: &str, name: &str, input: &Value) -> (ToolCallView, Result<(Arc<dyn DynTool>, Option<PartialChange>), ToolOutput>) {
+        let mut shown = None;
+        let decision = self.decide_call(id, name, input, &mut shown).await;
+        let view = shown.unwrap_or_else(|| ToolCallView { id: id.to_owned(), name: name.to_owned(), title: name.to_owned(), kind: crate::event::ToolKind::Other, input: input.clone(), locations: Vec::new() });
+        (view, decision)
+    }
+
+    async fn decide_call(&self, id: &str, name: &str, input: &Value, shown: &mut Option<ToolCallView>) -> Result<(Arc<dyn DynTool>, Option<PartialChange>), ToolOutput> {
         let ctx = self.context();
         let tool = self.registry.get(name);
         let description = match &tool {
@@ -116,12 +127,12 @@ impl Dispatch<'_> {
             (None, _) => (name.to_owned(), crate::event::ToolKind::Other, Vec::new()),
         };
         let view = ToolCallView { id: id.to_owned(), name: name.to_owned(), title, kind, input: input.clone(), locations };
+        *shown = Some(view.clone());
         self.emit(AgentEvent::ToolCallStarted(view.clone())).await;
-        let (Some(tool), Ok(description)) = (tool, description) else {
-            return Err(ToolOutput::error(match self.registry.get(name) {
-                Some(_) => self.registry.get(name).and_then(|tool| tool.describe(input, &ctx).err()).unwrap_or_default(),
-                None => format!("unknown tool `{name}`; use one of the tools you were given"),
-            }));
+        let (tool, description) = match (tool, description) {
+            (Some(tool), Ok(description)) => (tool, description),
+            (Some(_), Err(message)) => return Err(ToolOutput::error(message)),
+            (None, _) => return Err(ToolOutput::error(format!("unknown tool `{name}`; use one of the tools you were given"))),
         };
         // Pre-tool hooks will feed their verdict in here.
         match self.permissions.decide(tool.as_ref(), &description, self.workspace, None) {
@@ -167,7 +178,8 @@ impl Dispatch<'_> {
         }
     }
 
-    async fn execute(&self, id: &str, call: &Approved) -> ToolOutput {
+    async fn execute(&self, call: &Approved) -> ToolOutput {
+        let id = call.view.id.as_str();
         self.emit(AgentEvent::ToolCallUpdated { id: id.to_owned(), status: ToolStatus::InProgress, output: None, display: None, locations: None })
             .await;
         let ctx = self.context();
@@ -181,7 +193,7 @@ impl Dispatch<'_> {
                 *text = truncate_middle(text, MAX_OUTPUT_BYTES);
             }
         }
-        self.finish(id, &output).await;
+        self.finish(&call.view, &output).await;
         output
     }
 
@@ -214,10 +226,13 @@ impl Dispatch<'_> {
         ToolOutput::text(report).with_display(Display::Diff { path, old_text, new_text: merged })
     }
 
-    async fn finish(&self, id: &str, output: &ToolOutput) {
+    async fn finish(&self, view: &ToolCallView, output: &ToolOutput) {
         let status = if output.is_error { ToolStatus::Failed } else { ToolStatus::Completed };
+        if let Some(log) = self.log {
+            log.append(&Record::Tool(tool_record(view, output)));
+        }
         self.emit(AgentEvent::ToolCallUpdated {
-            id: id.to_owned(),
+            id: view.id.clone(),
             status,
             output: Some(output.text_content()),
             display: output.display.clone(),
@@ -228,6 +243,23 @@ impl Dispatch<'_> {
 
     async fn emit(&self, event: AgentEvent) {
         let _ = self.events.send(event).await;
+    }
+}
+
+/// How a finished call is kept for replay: output and diff bounded.
+fn tool_record(view: &ToolCallView, output: &ToolOutput) -> ToolRecord {
+    let diff = match &output.display {
+        Some(Display::Diff { path, old_text, new_text }) => StoredDiff::bounded(path.clone(), old_text.clone(), new_text.clone()),
+        _ => None,
+    };
+    ToolRecord {
+        id: view.id.clone(),
+        name: view.name.clone(),
+        title: view.title.clone(),
+        kind: format!("{:?}", view.kind).to_lowercase(),
+        failed: output.is_error,
+        output: truncate_middle(&output.text_content(), MAX_REPLAY_OUTPUT_BYTES),
+        diff,
     }
 }
 
@@ -340,7 +372,7 @@ mod tests {
         let shells = Arc::new(BackgroundShells::new(cancel.clone()));
         let (events, mut received) = mpsc::channel(256);
         tokio::spawn(async move { while received.recv().await.is_some() {} });
-        let dispatch = Dispatch { registry: &registry, permissions: &permissions, workspace: &workspace, shells: &shells, sandbox: &None, events: &events, cancel: &cancel };
+        let dispatch = Dispatch { registry: &registry, permissions: &permissions, workspace: &workspace, shells: &shells, sandbox: &None, events: &events, cancel: &cancel, log: None };
         let calls = vec![
             call("1", "parallel", "a", Some("first")),
             call("2", "parallel", "b", Some("first")),

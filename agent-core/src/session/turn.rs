@@ -6,6 +6,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::dispatch::Dispatch;
+use super::store::{Record, SessionLog};
 use super::{ModelSettings, StopReason, TurnError};
 use crate::event::AgentEvent;
 use crate::llm::retry::RetryPolicy;
@@ -26,6 +27,7 @@ pub(super) struct Turn<'a> {
     pub sandbox: &'a Option<std::sync::Arc<crate::sandbox::Sandbox>>,
     pub events: &'a mpsc::Sender<AgentEvent>,
     pub cancel: &'a CancellationToken,
+    pub log: Option<&'a SessionLog>,
 }
 
 /// What one streamed model response amounted to.
@@ -37,7 +39,7 @@ struct ModelResponse {
 impl Turn<'_> {
     pub async fn run(&self, history: &mut Vec<Message>, prompt: Vec<Part>) -> Result<StopReason, TurnError> {
         let turn_start = history.len();
-        history.push(Message { role: Role::User, content: prompt });
+        self.record(history, Message { role: Role::User, content: prompt });
         for _ in 0..self.model.max_turn_requests {
             let request = ModelRequest {
                 model: self.model.model.clone(),
@@ -50,7 +52,7 @@ impl Turn<'_> {
                 Ok(response) => response,
                 Err(error) => {
                     // The failed prompt stays out of history so a retry of the prompt starts clean.
-                    history.truncate(turn_start);
+                    self.rewind(history, turn_start);
                     return Err(error.into());
                 }
             };
@@ -64,19 +66,19 @@ impl Turn<'_> {
                 })
                 .collect();
             if !response.message.content.is_empty() {
-                history.push(response.message);
+                self.record(history, response.message);
             }
             let Some(stop) = response.stop else {
                 // The stream was cancelled: keep what was said, close any tool calls it opened.
                 if !tool_uses.is_empty() {
-                    history.push(Dispatch::cancelled_results(&tool_uses));
+                    self.record(history, Dispatch::cancelled_results(&tool_uses));
                 }
                 return Ok(StopReason::Cancelled);
             };
             match stop {
                 ModelStop::Refusal => {
                     // A refused prompt and everything after it is left out of later requests.
-                    history.truncate(turn_start);
+                    self.rewind(history, turn_start);
                     return Ok(StopReason::Refusal);
                 }
                 ModelStop::MaxTokens if tool_uses.is_empty() => return Ok(StopReason::MaxTokens),
@@ -91,9 +93,10 @@ impl Turn<'_> {
                 sandbox: self.sandbox,
                 events: self.events,
                 cancel: self.cancel,
+                log: self.log,
             };
             let results = dispatch.run(&tool_uses).await;
-            history.push(results);
+            self.record(history, results);
             if self.cancel.is_cancelled() {
                 return Ok(StopReason::Cancelled);
             }
@@ -168,6 +171,21 @@ impl Turn<'_> {
                 StreamEvent::Usage(usage) => self.emit(AgentEvent::Usage(usage)).await,
                 StreamEvent::Stop(stop) => return Ok(ModelResponse { message: assistant(parts), stop: Some(stop) }),
             }
+        }
+    }
+
+    /// Adds a message to the conversation and to the session file.
+    fn record(&self, history: &mut Vec<Message>, message: Message) {
+        if let Some(log) = self.log {
+            log.append(&Record::Message { message: message.clone() });
+        }
+        history.push(message);
+    }
+
+    fn rewind(&self, history: &mut Vec<Message>, to: usize) {
+        history.truncate(to);
+        if let Some(log) = self.log {
+            log.append(&Record::Rewind { to });
         }
     }
 

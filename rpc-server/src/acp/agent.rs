@@ -3,14 +3,15 @@
 //! every update of the turn was queued, so none arrives after it.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
 use larik_core::config::ModelConfig;
 use larik_core::event::AgentEvent;
 use larik_core::llm::{Part, ProviderError};
 use larik_core::permission::Mode;
-use larik_core::session::{ModelSettings, Session, SessionConfig, StopReason, TurnError};
+use larik_core::session::store::SessionStore;
+use larik_core::session::{ModelSettings, Session, StopReason, TurnError};
 use larik_protocol::acp;
 use larik_protocol::extensions::{AgentExtensions, ClientExtensions, EDITOR_CONTEXT_METHOD, EditorContext, META_KEY};
 use serde::de::DeserializeOwned;
@@ -19,32 +20,43 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::connection::{Handler, Peer, RpcError};
-use super::editor_files::ClientFiles;
 use super::from_proto::prompt_parts;
 use super::{editor_context, modes, permission, to_proto};
 
 /// A session and what the connection keeps beside it.
-struct SessionEntry {
-    session: Arc<Session>,
+pub(super) struct SessionEntry {
+    pub(super) session: Arc<Session>,
     /// The model configuration, to rebuild the provider when the user switches model.
-    model: Mutex<Option<ModelConfig>>,
+    pub(super) model: Mutex<Option<ModelConfig>>,
     /// The latest editor context pushed by the client, consumed by the next prompt.
-    editor_context: Mutex<Option<EditorContext>>,
+    pub(super) editor_context: Mutex<Option<EditorContext>>,
 }
 
 pub struct AcpAgent {
-    env: HashMap<String, String>,
-    sessions: Mutex<HashMap<String, Arc<SessionEntry>>>,
-    client: Mutex<acp::ClientCapabilities>,
-    next_session: AtomicU64,
+    pub(super) env: HashMap<String, String>,
+    pub(super) sessions: Mutex<HashMap<String, Arc<SessionEntry>>>,
+    pub(super) client: Mutex<acp::ClientCapabilities>,
+    pub(super) next_session: AtomicU64,
+    /// Where sessions are saved; `None` when there is no home or data directory.
+    pub(super) store: Option<SessionStore>,
 }
 
 impl AcpAgent {
     pub fn new(env: HashMap<String, String>) -> Self {
-        Self { env, sessions: Mutex::new(HashMap::new()), client: Mutex::new(acp::ClientCapabilities::default()), next_session: AtomicU64::new(1) }
+        let store = SessionStore::from_env(&env);
+        Self { env, sessions: Mutex::new(HashMap::new()), client: Mutex::new(acp::ClientCapabilities::default()), next_session: AtomicU64::new(1), store }
     }
 
-    fn entry(&self, id: &acp::SessionId) -> Result<Arc<SessionEntry>, RpcError> {
+    /// Ends every session: running turns are cancelled and their children killed.
+    pub fn shutdown(&self) {
+        if let Ok(mut sessions) = self.sessions.lock() {
+            for (_, entry) in sessions.drain() {
+                entry.session.shutdown();
+            }
+        }
+    }
+
+    pub(super) fn entry(&self, id: &acp::SessionId) -> Result<Arc<SessionEntry>, RpcError> {
         self.sessions.lock().ok().and_then(|sessions| sessions.get(&*id.0).cloned()).ok_or_else(|| RpcError {
             code: RpcError::RESOURCE_NOT_FOUND,
             message: format!("Session not found: {}", id.0),
@@ -52,7 +64,7 @@ impl AcpAgent {
         })
     }
 
-    fn client_capabilities(&self) -> acp::ClientCapabilities {
+    pub(super) fn client_capabilities(&self) -> acp::ClientCapabilities {
         self.client.lock().map(|client| client.clone()).unwrap_or_default()
     }
 
@@ -68,43 +80,26 @@ impl AcpAgent {
         }
         let mut meta = acp::Meta::new();
         meta.insert(META_KEY.into(), serde_json::to_value(AgentExtensions::default()).unwrap_or_default());
-        let capabilities = acp::AgentCapabilities::new()
+        let mut capabilities = acp::AgentCapabilities::new()
             .prompt_capabilities(acp::PromptCapabilities::new().image(true).embedded_context(true))
             .meta(meta);
+        // Sessions persist only where there is somewhere to keep them.
+        if self.store.is_some() {
+            capabilities = capabilities.load_session(true).session_capabilities(
+                acp::SessionCapabilities::new()
+                    .list(acp::SessionListCapabilities::new())
+                    .resume(acp::SessionResumeCapabilities::new())
+                    .close(acp::SessionCloseCapabilities::new())
+                    .delete(acp::SessionDeleteCapabilities::new()),
+            );
+        }
         // One protocol version exists: v1. Older or newer clients get our latest to decide on.
         acp::InitializeResponse::new(acp::ProtocolVersion::V1)
             .agent_capabilities(capabilities)
             .agent_info(acp::Implementation::new("larik", env!("CARGO_PKG_VERSION")).title("Larik".to_owned()))
     }
 
-    fn new_session(&self, request: acp::NewSessionRequest, peer: &Peer) -> Result<acp::NewSessionResponse, RpcError> {
-        let cwd = request.cwd;
-        if !cwd.is_absolute() || !cwd.is_dir() {
-            return Err(RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: cwd must be an absolute path to a directory, got {}", cwd.display())));
-        }
-        let (mut config, model_config) =
-            SessionConfig::from_settings(cwd.clone(), &self.env, std::env::current_exe().ok()).map_err(|error| RpcError::new(RpcError::INVALID_PARAMS, error.to_string()))?;
-        let number = self.next_session.fetch_add(1, Ordering::Relaxed);
-        let id = acp::SessionId::new(format!("sess_{}_{number}", unique_suffix()));
-        let client = self.client_capabilities();
-        let editor = (client.fs.read_text_file || client.fs.write_text_file).then(|| {
-            Arc::new(ClientFiles { peer: peer.clone(), session_id: id.clone(), read: client.fs.read_text_file, write: client.fs.write_text_file })
-                as Arc<dyn larik_core::workspace::EditorFiles>
-        });
-        config.editor = editor;
-        let session = Arc::new(Session::new(config, &peer.shutdown_token()));
-        tracing::info!(session = %id.0, cwd = %cwd.display(), mcp_servers = request.mcp_servers.len(), "session created");
-        let response = acp::NewSessionResponse::new(id.clone())
-            .modes(modes::mode_state(Mode::Default))
-            .config_options(self.options(&session, model_config.as_ref()));
-        let entry = SessionEntry { session, model: Mutex::new(model_config), editor_context: Mutex::new(None) };
-        if let Ok(mut sessions) = self.sessions.lock() {
-            sessions.insert(id.0.to_string(), Arc::new(entry));
-        }
-        Ok(response)
-    }
-
-    fn options(&self, session: &Session, model: Option<&ModelConfig>) -> Vec<acp::SessionConfigOption> {
+    pub(super) fn options(&self, session: &Session, model: Option<&ModelConfig>) -> Vec<acp::SessionConfigOption> {
         let models = model.map(|model| model.models.clone()).unwrap_or_default();
         modes::config_options(session.permissions().mode(), &session.model(), &models)
     }
@@ -185,6 +180,11 @@ impl Handler for AcpAgent {
         match method.as_str() {
             "initialize" => respond(self.initialize(parse(params)?)),
             "session/new" => respond(self.new_session(parse(params)?, &peer)?),
+            "session/load" => respond(self.load_session(parse(params)?, &peer).await?),
+            "session/resume" => respond(self.resume_session(parse(params)?, &peer)?),
+            "session/list" => respond(self.list_sessions(parse(params)?)?),
+            "session/close" => respond(self.close_session(parse(params)?)?),
+            "session/delete" => respond(self.delete_session(parse(params)?)?),
             "session/prompt" => respond(self.prompt(&peer, parse(params)?, cancel).await?),
             "session/set_mode" => {
                 let request: acp::SetSessionModeRequest = parse(params)?;
@@ -221,7 +221,7 @@ impl Handler for AcpAgent {
     }
 }
 
-async fn notify(peer: &Peer, session_id: &acp::SessionId, update: acp::SessionUpdate) {
+pub(super) async fn notify(peer: &Peer, session_id: &acp::SessionId, update: acp::SessionUpdate) {
     let notification = acp::SessionNotification::new(session_id.clone(), update);
     peer.notify("session/update", serde_json::to_value(notification).unwrap_or_default()).await;
 }
@@ -259,6 +259,9 @@ async fn forward_events(peer: &Peer, session_id: &acp::SessionId, mut events: mp
                 tracing::debug!(?usage, "usage");
                 continue;
             }
+            AgentEvent::TitleChanged(title) => acp::SessionUpdate::SessionInfoUpdate(
+                acp::SessionInfoUpdate::new().title(title).updated_at(larik_core::clock::iso8601(larik_core::clock::now_secs())),
+            ),
             AgentEvent::Notice(message) => {
                 tracing::info!(%message, "notice");
                 if client.notices {
@@ -294,7 +297,7 @@ fn turn_error(error: TurnError) -> RpcError {
 }
 
 /// Decodes params, naming the offending field on failure.
-fn parse<T: DeserializeOwned>(params: Value) -> Result<T, RpcError> {
+pub(super) fn parse<T: DeserializeOwned>(params: Value) -> Result<T, RpcError> {
     serde_path_to_error::deserialize(params).map_err(|error| {
         let path = error.path().to_string();
         let message = if path == "." { format!("Invalid params: {}", error.inner()) } else { format!("Invalid params: {path}: {}", error.inner()) };
@@ -307,7 +310,7 @@ fn respond<T: serde::Serialize>(value: T) -> Result<Value, RpcError> {
 }
 
 /// Distinguishes sessions across restarts of the binary without a random-number crate.
-fn unique_suffix() -> String {
+pub(super) fn unique_suffix() -> String {
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|elapsed| elapsed.as_nanos()).unwrap_or(0);
     format!("{:x}{:x}", nanos & 0xffff_ffff_ffff, std::process::id())
 }

@@ -1,0 +1,294 @@
+//! Session persistence: one append-only JSON Lines file per session under the user's data
+//! directory. Every record is written whole, with one `write` call, as it happens, so a process
+//! killed mid-turn loses at most the record being written; a torn last line is skipped on load.
+//!
+//! Records: `meta` (first line: id, cwd, creation time), `title`, `message` (the conversation as
+//! sent to the model) and `tool` (how a finished tool call looked, for replaying it to an editor).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::UNIX_EPOCH;
+
+use serde::{Deserialize, Serialize};
+
+use crate::llm::Message;
+
+/// Tool output kept for replay is cut to this, so a long session does not flood the editor.
+pub const MAX_REPLAY_OUTPUT_BYTES: usize = 4 * 1024;
+/// Diffs larger than this are not kept for replay.
+const MAX_REPLAY_DIFF_BYTES: usize = 64 * 1024;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Record {
+    Meta { id: String, cwd: PathBuf, created_at: u64 },
+    Title { title: String },
+    Message { message: Message },
+    /// The conversation was cut back to its first `to` messages (a refused or failed prompt).
+    Rewind { to: usize },
+    Tool(ToolRecord),
+}
+
+/// A finished tool call as the editor saw it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolRecord {
+    pub id: String,
+    pub name: String,
+    pub title: String,
+    pub kind: String,
+    pub failed: bool,
+    pub output: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff: Option<StoredDiff>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredDiff {
+    pub path: PathBuf,
+    pub old_text: Option<String>,
+    pub new_text: String,
+}
+
+impl StoredDiff {
+    /// A diff worth keeping for replay, or none when it is too large.
+    pub fn bounded(path: PathBuf, old_text: Option<String>, new_text: String) -> Option<Self> {
+        let size = old_text.as_ref().map_or(0, String::len) + new_text.len();
+        (size <= MAX_REPLAY_DIFF_BYTES).then_some(Self { path, old_text, new_text })
+    }
+}
+
+/// A session read back from disk.
+#[derive(Debug, Clone, Default)]
+pub struct StoredSession {
+    pub id: String,
+    pub cwd: PathBuf,
+    pub title: Option<String>,
+    pub records: Vec<Record>,
+}
+
+impl StoredSession {
+    /// The conversation as the model will see it next.
+    pub fn messages(&self) -> Vec<Message> {
+        let mut messages = Vec::new();
+        for record in &self.records {
+            match record {
+                Record::Message { message } => messages.push(message.clone()),
+                Record::Rewind { to } => messages.truncate(*to),
+                _ => {}
+            }
+        }
+        messages
+    }
+}
+
+/// One line of `session/list`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionSummary {
+    pub id: String,
+    pub cwd: PathBuf,
+    pub title: Option<String>,
+    /// Seconds since the epoch of the last write.
+    pub updated_at: u64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("session {0} not found")]
+    NotFound(String),
+    #[error("session store: {0}")]
+    Io(String),
+}
+
+/// The directory holding every session file.
+#[derive(Debug, Clone)]
+pub struct SessionStore {
+    dir: PathBuf,
+}
+
+impl SessionStore {
+    pub fn new(dir: PathBuf) -> Self {
+        Self { dir }
+    }
+
+    /// `$XDG_DATA_HOME/larik/sessions`, or `~/.local/share/larik/sessions`.
+    pub fn from_env(env: &std::collections::HashMap<String, String>) -> Option<Self> {
+        let data = env
+            .get("XDG_DATA_HOME")
+            .filter(|dir| !dir.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| env.get("HOME").map(|home| Path::new(home).join(".local/share")))?;
+        Some(Self::new(data.join("larik").join("sessions")))
+    }
+
+    fn file(&self, id: &str) -> Result<PathBuf, StoreError> {
+        // Ids name files: nothing that could climb out of the directory.
+        if id.is_empty() || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+            return Err(StoreError::NotFound(id.to_owned()));
+        }
+        Ok(self.dir.join(format!("{id}.jsonl")))
+    }
+
+    /// Starts a session file with its meta record.
+    pub fn create(&self, id: &str, cwd: &Path) -> Result<SessionLog, StoreError> {
+        let io = |error: std::io::Error| StoreError::Io(error.to_string());
+        std::fs::create_dir_all(&self.dir).map_err(io)?;
+        let path = self.file(id)?;
+        let log = SessionLog::open(&path).map_err(io)?;
+        log.append(&Record::Meta { id: id.to_owned(), cwd: cwd.to_path_buf(), created_at: crate::clock::now_secs() });
+        Ok(log)
+    }
+
+    /// Opens an existing session for appending.
+    pub fn reopen(&self, id: &str) -> Result<SessionLog, StoreError> {
+        let path = self.file(id)?;
+        if !path.exists() {
+            return Err(StoreError::NotFound(id.to_owned()));
+        }
+        SessionLog::open(&path).map_err(|error| StoreError::Io(error.to_string()))
+    }
+
+    pub fn load(&self, id: &str) -> Result<StoredSession, StoreError> {
+        let text = std::fs::read_to_string(self.file(id)?).map_err(|_| StoreError::NotFound(id.to_owned()))?;
+        let mut session = StoredSession { id: id.to_owned(), ..StoredSession::default() };
+        // A line that does not parse (the torn end of a killed write) is skipped.
+        for record in text.lines().filter_map(|line| serde_json::from_str::<Record>(line).ok()) {
+            match &record {
+                Record::Meta { cwd, .. } => session.cwd = cwd.clone(),
+                Record::Title { title } => session.title = Some(title.clone()),
+                _ => {}
+            }
+            session.records.push(record);
+        }
+        Ok(session)
+    }
+
+    /// Every stored session, optionally only those of one directory, most recent first.
+    pub fn list(&self, cwd: Option<&Path>) -> Vec<SessionSummary> {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else { return Vec::new() };
+        let mut sessions: Vec<SessionSummary> = entries
+            .filter_map(Result::ok)
+            .filter_map(|entry| {
+                let id = entry.path().file_stem()?.to_string_lossy().into_owned();
+                let updated_at = entry.metadata().ok()?.modified().ok()?.duration_since(UNIX_EPOCH).ok()?.as_secs();
+                let summary = summarize(&entry.path())?;
+                Some(SessionSummary { id, cwd: summary.0, title: summary.1, updated_at })
+            })
+            .filter(|session| cwd.is_none_or(|cwd| session.cwd == cwd))
+            .collect();
+        sessions.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then_with(|| a.id.cmp(&b.id)));
+        sessions
+    }
+
+    /// Removes a session; removing one that does not exist is not an error.
+    pub fn delete(&self, id: &str) -> Result<(), StoreError> {
+        match std::fs::remove_file(self.file(id)?) {
+            Ok(()) => Ok(()),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(error) => Err(StoreError::Io(error.to_string())),
+        }
+    }
+}
+
+/// The cwd and title of a session file, read from its first lines and title records only.
+fn summarize(path: &Path) -> Option<(PathBuf, Option<String>)> {
+    use std::io::BufRead;
+    let file = std::fs::File::open(path).ok()?;
+    let mut cwd = None;
+    let mut title = None;
+    for line in std::io::BufReader::new(file).lines().map_while(Result::ok) {
+        // Only meta and title records matter; message lines are skipped without parsing.
+        if !(line.starts_with("{\"type\":\"meta\"") || line.starts_with("{\"type\":\"title\"")) {
+            continue;
+        }
+        match serde_json::from_str::<Record>(&line).ok()? {
+            Record::Meta { cwd: dir, .. } => cwd = Some(dir),
+            Record::Title { title: text } => {
+                title = Some(text);
+                break;
+            }
+            _ => {}
+        }
+    }
+    Some((cwd?, title))
+}
+
+/// An open session file; appends whole records.
+pub struct SessionLog {
+    file: Mutex<std::fs::File>,
+}
+
+impl SessionLog {
+    fn open(path: &Path) -> std::io::Result<Self> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let file = std::fs::OpenOptions::new().create(true).append(true).mode(0o600).open(path)?;
+        Ok(Self { file: Mutex::new(file) })
+    }
+
+    /// Appends one record as one line. Failures are logged, not fatal: the conversation goes on.
+    pub fn append(&self, record: &Record) {
+        let Ok(mut line) = serde_json::to_string(record) else { return };
+        line.push('\n');
+        if let Ok(mut file) = self.file.lock()
+            && let Err(error) = file.write_all(line.as_bytes())
+        {
+            tracing::warn!(%error, "could not append to the session file");
+        }
+    }
+}
+
+/// A title from the first prompt: its first line, cut at a word near 60 characters.
+pub fn title_from(prompt: &str) -> String {
+    let line = prompt.lines().map(str::trim).find(|line| !line.is_empty()).unwrap_or("Untitled");
+    if line.chars().count() <= 60 {
+        return line.to_owned();
+    }
+    let cut: String = line.chars().take(60).collect();
+    let cut = cut.rsplit_once(' ').map(|(head, _)| head).unwrap_or(&cut);
+    format!("{cut}…")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::Role;
+
+    #[test]
+    fn appends_loads_lists_and_survives_a_torn_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(dir.path().join("sessions"));
+        let log = store.create("sess_a", Path::new("/p")).unwrap();
+        log.append(&Record::Title { title: "Fix the parser".into() });
+        log.append(&Record::Message { message: Message::user_text("fix it") });
+        log.append(&Record::Message { message: Message { role: Role::Assistant, content: vec![] } });
+        drop(log);
+        // A write cut off by a kill.
+        let path = dir.path().join("sessions/sess_a.jsonl");
+        let mut file = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+        file.write_all(b"{\"type\":\"message\",\"message\":{\"ro").unwrap();
+        let loaded = store.load("sess_a").unwrap();
+        assert_eq!(loaded.cwd, PathBuf::from("/p"));
+        assert_eq!(loaded.title.as_deref(), Some("Fix the parser"));
+        assert_eq!(loaded.messages().len(), 2);
+        store.create("sess_b", Path::new("/q")).unwrap();
+        let all = store.list(None);
+        assert_eq!(all.len(), 2);
+        let mine = store.list(Some(Path::new("/p")));
+        assert_eq!((mine[0].id.as_str(), mine[0].title.as_deref()), ("sess_a", Some("Fix the parser")));
+        store.delete("sess_a").unwrap();
+        store.delete("sess_a").unwrap();
+        assert!(matches!(store.load("sess_a"), Err(StoreError::NotFound(_))));
+        assert!(matches!(store.load("../etc/passwd"), Err(StoreError::NotFound(_))));
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(dir.path().join("sessions/sess_b.jsonl")).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+
+    #[test]
+    fn titles_come_from_the_first_line() {
+        assert_eq!(title_from("\n  Fix the off-by-one in the parser\nmore"), "Fix the off-by-one in the parser");
+        let long = "word ".repeat(30);
+        let title = title_from(&long);
+        assert!(title.ends_with('…') && title.chars().count() <= 61, "{title}");
+    }
+}

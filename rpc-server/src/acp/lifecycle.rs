@@ -1,0 +1,176 @@
+//! Session lifecycle over ACP: `session/new`, `load` (the whole history replayed as updates before
+//! the answer), `resume` (no replay), `list` (most recent first, cursor-paged), `close` and
+//! `delete`. Sessions live in append-only files, so they outlive the process.
+
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+
+use larik_core::config::ModelConfig;
+use larik_core::llm::{Part, Role};
+use larik_core::session::store::{Record, StoredSession, ToolRecord};
+use larik_core::session::{Session, SessionConfig};
+use larik_protocol::acp;
+
+use super::agent::{AcpAgent, SessionEntry, notify, unique_suffix};
+use super::connection::{Peer, RpcError};
+use super::editor_files::ClientFiles;
+use super::{modes, to_proto};
+
+/// Sessions per page of `session/list`.
+const PAGE_SIZE: usize = 50;
+
+impl AcpAgent {
+    /// Settings, model, editor file access and sandbox for a session in `cwd`.
+    fn session_config(&self, cwd: &std::path::Path, peer: &Peer, id: &acp::SessionId) -> Result<(SessionConfig, Option<ModelConfig>), RpcError> {
+        if !cwd.is_absolute() || !cwd.is_dir() {
+            return Err(RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: cwd must be an absolute path to a directory, got {}", cwd.display())));
+        }
+        let (mut config, model) = SessionConfig::from_settings(cwd.to_path_buf(), &self.env, std::env::current_exe().ok())
+            .map_err(|error| RpcError::new(RpcError::INVALID_PARAMS, error.to_string()))?;
+        let client = self.client_capabilities();
+        if client.fs.read_text_file || client.fs.write_text_file {
+            config.editor = Some(Arc::new(ClientFiles { peer: peer.clone(), session_id: id.clone(), read: client.fs.read_text_file, write: client.fs.write_text_file }));
+        }
+        Ok((config, model))
+    }
+
+    /// Opens the session and keeps it; returns the mode and option state to answer with.
+    fn open(&self, id: &acp::SessionId, config: SessionConfig, model: Option<ModelConfig>, peer: &Peer) -> (acp::SessionModeState, Vec<acp::SessionConfigOption>) {
+        let session = Arc::new(Session::new(config, &peer.shutdown_token()));
+        let state = (modes::mode_state(session.permissions().mode()), self.options(&session, model.as_ref()));
+        let entry = SessionEntry { session, model: Mutex::new(model), editor_context: Mutex::new(None) };
+        if let Ok(mut sessions) = self.sessions.lock()
+            && let Some(previous) = sessions.insert(id.0.to_string(), Arc::new(entry))
+        {
+            previous.session.shutdown();
+        }
+        state
+    }
+
+    pub(super) fn new_session(&self, request: acp::NewSessionRequest, peer: &Peer) -> Result<acp::NewSessionResponse, RpcError> {
+        let number = self.next_session.fetch_add(1, Ordering::Relaxed);
+        let id = acp::SessionId::new(format!("sess_{}_{number}", unique_suffix()));
+        let (mut config, model) = self.session_config(&request.cwd, peer, &id)?;
+        if let Some(store) = &self.store {
+            match store.create(&id.0, &request.cwd) {
+                Ok(log) => config.log = Some(Arc::new(log)),
+                Err(error) => tracing::warn!(%error, "the session will not be saved"),
+            }
+        }
+        tracing::info!(session = %id.0, cwd = %request.cwd.display(), mcp_servers = request.mcp_servers.len(), "session created");
+        let (modes, options) = self.open(&id, config, model, peer);
+        Ok(acp::NewSessionResponse::new(id).modes(modes).config_options(options))
+    }
+
+    /// Reads a saved session and opens it with its history; the stored record is returned for replay.
+    fn reopen(&self, id: &acp::SessionId, cwd: &std::path::Path, peer: &Peer) -> Result<(StoredSession, acp::SessionModeState, Vec<acp::SessionConfigOption>), RpcError> {
+        let store = self.store.as_ref().ok_or_else(|| RpcError::method_not_found("session/load"))?;
+        let stored = store.load(&id.0).map_err(|_| not_found(id))?;
+        let (mut config, model) = self.session_config(cwd, peer, id)?;
+        config.history = stored.messages();
+        config.title = stored.title.clone();
+        config.log = store.reopen(&id.0).ok().map(Arc::new);
+        let (modes, options) = self.open(id, config, model, peer);
+        Ok((stored, modes, options))
+    }
+
+    pub(super) async fn load_session(&self, request: acp::LoadSessionRequest, peer: &Peer) -> Result<acp::LoadSessionResponse, RpcError> {
+        let (stored, modes, options) = self.reopen(&request.session_id, &request.cwd, peer)?;
+        replay(peer, &request.session_id, &stored).await;
+        Ok(acp::LoadSessionResponse::new().modes(modes).config_options(options))
+    }
+
+    pub(super) fn resume_session(&self, request: acp::ResumeSessionRequest, peer: &Peer) -> Result<acp::ResumeSessionResponse, RpcError> {
+        let (_, modes, options) = self.reopen(&request.session_id, &request.cwd, peer)?;
+        Ok(acp::ResumeSessionResponse::new().modes(modes).config_options(options))
+    }
+
+    pub(super) fn list_sessions(&self, request: acp::ListSessionsRequest) -> Result<acp::ListSessionsResponse, RpcError> {
+        let Some(store) = &self.store else { return Ok(acp::ListSessionsResponse::new(Vec::new())) };
+        let start = match &request.cursor {
+            Some(cursor) => cursor.parse::<usize>().map_err(|_| RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: cursor `{cursor}` is not one this agent gave out")))?,
+            None => 0,
+        };
+        let all = store.list(request.cwd.as_deref());
+        let page: Vec<acp::SessionInfo> = all
+            .iter()
+            .skip(start)
+            .take(PAGE_SIZE)
+            .map(|summary| acp::SessionInfo::new(summary.id.clone(), summary.cwd.clone()).title(summary.title.clone()).updated_at(larik_core::clock::iso8601(summary.updated_at)))
+            .collect();
+        let next = (start + PAGE_SIZE < all.len()).then(|| (start + PAGE_SIZE).to_string());
+        Ok(acp::ListSessionsResponse::new(page).next_cursor(next))
+    }
+
+    pub(super) fn close_session(&self, request: acp::CloseSessionRequest) -> Result<acp::CloseSessionResponse, RpcError> {
+        let entry = self.sessions.lock().ok().and_then(|mut sessions| sessions.remove(&*request.session_id.0)).ok_or_else(|| not_found(&request.session_id))?;
+        entry.session.shutdown();
+        Ok(acp::CloseSessionResponse::new())
+    }
+
+    pub(super) fn delete_session(&self, request: acp::DeleteSessionRequest) -> Result<acp::DeleteSessionResponse, RpcError> {
+        if let Some(entry) = self.sessions.lock().ok().and_then(|mut sessions| sessions.remove(&*request.session_id.0)) {
+            entry.session.shutdown();
+        }
+        if let Some(store) = &self.store {
+            store.delete(&request.session_id.0).map_err(|error| RpcError::new(RpcError::INTERNAL_ERROR, error.to_string()))?;
+        }
+        Ok(acp::DeleteSessionResponse::new())
+    }
+}
+
+fn not_found(id: &acp::SessionId) -> RpcError {
+    RpcError { code: RpcError::RESOURCE_NOT_FOUND, message: format!("Session not found: {}", id.0), data: Some(serde_json::json!({"sessionId": id.0})) }
+}
+
+/// Sends the stored conversation as the updates the client would have seen: user and agent
+/// text, thoughts, and each tool call with its (bounded) output or diff.
+async fn replay(peer: &Peer, id: &acp::SessionId, stored: &StoredSession) {
+    if let Some(title) = &stored.title {
+        notify(peer, id, acp::SessionUpdate::SessionInfoUpdate(acp::SessionInfoUpdate::new().title(title.clone()))).await;
+    }
+    for record in &stored.records {
+        match record {
+            Record::Message { message } => {
+                for part in &message.content {
+                    let update = match (message.role, part) {
+                        // Notes the agent added for the model are not what the user typed.
+                        (Role::User, Part::Text { text }) if text.starts_with("<editor-context>") || text.starts_with("<system-note>") => continue,
+                        (Role::User, Part::Text { text }) => acp::SessionUpdate::UserMessageChunk(to_proto::text_chunk(text.clone())),
+                        (Role::Assistant, Part::Text { text }) => acp::SessionUpdate::AgentMessageChunk(to_proto::text_chunk(text.clone())),
+                        (Role::Assistant, Part::Thinking { text, .. }) => acp::SessionUpdate::AgentThoughtChunk(to_proto::text_chunk(text.clone())),
+                        _ => continue,
+                    };
+                    notify(peer, id, update).await;
+                }
+            }
+            Record::Tool(tool) => notify(peer, id, acp::SessionUpdate::ToolCall(replayed_tool_call(tool))).await,
+            Record::Meta { .. } | Record::Title { .. } | Record::Rewind { .. } => {}
+        }
+    }
+}
+
+fn replayed_tool_call(tool: &ToolRecord) -> acp::ToolCall {
+    let status = if tool.failed { acp::ToolCallStatus::Failed } else { acp::ToolCallStatus::Completed };
+    let content = match &tool.diff {
+        Some(diff) => vec![acp::ToolCallContent::Diff(acp::Diff::new(diff.path.clone(), diff.new_text.clone()).old_text(diff.old_text.clone()))],
+        None if tool.output.is_empty() => Vec::new(),
+        None => vec![acp::ToolCallContent::Content(acp::Content::new(acp::ContentBlock::Text(acp::TextContent::new(tool.output.clone()))))],
+    };
+    acp::ToolCall::new(tool.id.clone(), tool.title.clone()).kind(kind(&tool.kind)).status(status).content(content)
+}
+
+fn kind(name: &str) -> acp::ToolKind {
+    match name {
+        "read" => acp::ToolKind::Read,
+        "edit" => acp::ToolKind::Edit,
+        "delete" => acp::ToolKind::Delete,
+        "move" => acp::ToolKind::Move,
+        "search" => acp::ToolKind::Search,
+        "execute" => acp::ToolKind::Execute,
+        "think" => acp::ToolKind::Think,
+        "fetch" => acp::ToolKind::Fetch,
+        _ => acp::ToolKind::Other,
+    }
+}
+

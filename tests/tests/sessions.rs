@@ -1,0 +1,132 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! Sessions outlive the process: list, load (with replay), resume, close, delete, across restarts
+//! of the binary and after a kill in the middle of a turn.
+
+use larik_tests::harness::{Agent, Sandbox, message_text, updates_of};
+use larik_tests::mock_llm::{MockLlm, Scenario, Step};
+use serde_json::{Value, json};
+
+async fn start(sandbox: &Sandbox, mock: &MockLlm) -> Agent {
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    let init = agent.initialize().await;
+    assert_eq!(init["agentCapabilities"]["loadSession"], true);
+    assert!(init["agentCapabilities"]["sessionCapabilities"]["list"].is_object());
+    agent
+}
+
+async fn call(agent: &mut Agent, method: &str, params: Value) -> (Value, Vec<Value>) {
+    let id = agent.request(method, params).await;
+    agent.response(id).await
+}
+
+#[tokio::test]
+async fn a_session_is_listed_loaded_with_its_history_and_continued_after_a_restart() {
+    let sandbox = Sandbox::new();
+    let first = MockLlm::start(Scenario { responses: vec![Step::tool("toolu_w", "write", json!({"path": "a.txt", "content": "one\n"})), Step::text("Wrote a.txt.")] }).await.unwrap();
+    let mut agent = start(&sandbox, &first).await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    let (_, updates) = agent.prompt(&session, "Create a.txt with one line\nplease", |_| "allow_once").await;
+    let info = updates_of(&updates, "session_info_update");
+    assert_eq!(info[0]["title"], "Create a.txt with one line");
+    agent.close_stdin();
+    assert!(agent.wait_exit().await.success());
+
+    let second = MockLlm::start(Scenario { responses: vec![Step::text("It has one line.")] }).await.unwrap();
+    let mut agent = start(&sandbox, &second).await;
+    let (listed, _) = call(&mut agent, "session/list", json!({"cwd": sandbox.project_path()})).await;
+    let sessions = listed["result"]["sessions"].as_array().unwrap().clone();
+    assert_eq!(sessions.len(), 1);
+    assert_eq!(sessions[0]["sessionId"], session);
+    assert_eq!(sessions[0]["title"], "Create a.txt with one line");
+    assert!(sessions[0]["updatedAt"].as_str().unwrap().ends_with('Z'));
+
+    let (loaded, replayed) = call(&mut agent, "session/load", json!({"sessionId": session, "cwd": sandbox.project_path(), "mcpServers": []})).await;
+    assert!(loaded["result"]["modes"].is_object(), "{loaded}");
+    let replayed: Vec<Value> = replayed.iter().map(|message| message["params"]["update"].clone()).collect();
+    let kinds: Vec<&str> = replayed.iter().map(|update| update["sessionUpdate"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["session_info_update", "user_message_chunk", "tool_call", "agent_message_chunk"], "{replayed:?}");
+    assert_eq!(replayed[1]["content"]["text"], "Create a.txt with one line\nplease");
+    assert_eq!(replayed[2]["status"], "completed");
+    assert_eq!(replayed[2]["content"][0]["newText"], "one\n");
+    assert_eq!(replayed[3]["content"]["text"], "Wrote a.txt.");
+
+    let (_, updates) = agent.prompt(&session, "How many lines?", |_| "reject_once").await;
+    assert_eq!(message_text(&updates), "It has one line.");
+    let messages = second.requests()[0]["messages"].as_array().unwrap().clone();
+    assert_eq!(messages.len(), 5, "the model sees the whole earlier conversation: {messages:?}");
+    assert_eq!(messages[4]["content"][0]["text"], "How many lines?");
+}
+
+#[tokio::test]
+async fn resume_does_not_replay_and_close_and_delete_end_a_session() {
+    let sandbox = Sandbox::new();
+    let mock = MockLlm::start(Scenario { responses: vec![Step::text("first"), Step::text("second")] }).await.unwrap();
+    let mut agent = start(&sandbox, &mock).await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    agent.prompt(&session, "one", |_| "reject_once").await;
+    let (closed, _) = call(&mut agent, "session/close", json!({"sessionId": session})).await;
+    assert!(closed["result"].is_object(), "{closed}");
+    let (after_close, _) = call(&mut agent, "session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "x"}]})).await;
+    assert_eq!(after_close["error"]["code"], -32002);
+
+    let (resumed, seen) = call(&mut agent, "session/resume", json!({"sessionId": session, "cwd": sandbox.project_path()})).await;
+    assert!(resumed["result"]["configOptions"].is_array(), "{resumed}");
+    assert!(seen.is_empty(), "resume sends no history: {seen:?}");
+    agent.prompt(&session, "two", |_| "reject_once").await;
+    assert_eq!(mock.requests()[1]["messages"].as_array().unwrap().len(), 3);
+
+    let (deleted, _) = call(&mut agent, "session/delete", json!({"sessionId": session})).await;
+    assert!(deleted["result"].is_object());
+    let (again, _) = call(&mut agent, "session/delete", json!({"sessionId": session})).await;
+    assert!(again["result"].is_object(), "delete is idempotent");
+    let (listed, _) = call(&mut agent, "session/list", json!({})).await;
+    assert_eq!(listed["result"]["sessions"], json!([]));
+    let (load_deleted, _) = call(&mut agent, "session/load", json!({"sessionId": session, "cwd": sandbox.project_path(), "mcpServers": []})).await;
+    assert_eq!(load_deleted["error"]["code"], -32002);
+}
+
+#[tokio::test]
+async fn a_kill_mid_turn_leaves_earlier_events_readable() {
+    let sandbox = Sandbox::new();
+    let mut hanging = Step::text("this never finishes");
+    hanging.hang = true;
+    let mock = MockLlm::start(Scenario { responses: vec![Step::tool("toolu_r", "read", json!({"path": "notes.txt"})), hanging] }).await.unwrap();
+    std::fs::write(sandbox.project.path().join("notes.txt"), "remember the milk\n").unwrap();
+    let mut agent = start(&sandbox, &mock).await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "read my notes"}]})).await;
+    loop {
+        let message = agent.next().await;
+        if message["params"]["update"]["sessionUpdate"] == "agent_message_chunk" {
+            break;
+        }
+    }
+    agent.child.kill().await.unwrap();
+
+    let fresh = MockLlm::start(Scenario { responses: vec![] }).await.unwrap();
+    let mut agent = start(&sandbox, &fresh).await;
+    let (loaded, replayed) = call(&mut agent, "session/load", json!({"sessionId": session, "cwd": sandbox.project_path(), "mcpServers": []})).await;
+    assert!(loaded.get("error").is_none(), "{loaded}");
+    let updates: Vec<Value> = replayed.iter().map(|message| message["params"]["update"].clone()).collect();
+    assert!(updates.iter().any(|update| update["sessionUpdate"] == "user_message_chunk" && update["content"]["text"] == "read my notes"));
+    let read = updates.iter().find(|update| update["sessionUpdate"] == "tool_call").expect("the finished read is kept");
+    assert!(read["content"][0]["content"]["text"].as_str().unwrap().contains("remember the milk"));
+}
+
+#[tokio::test]
+async fn list_pages_with_a_cursor() {
+    let sandbox = Sandbox::new();
+    let mock = MockLlm::start(Scenario::default()).await.unwrap();
+    let mut agent = start(&sandbox, &mock).await;
+    for _ in 0..55 {
+        agent.new_session(&sandbox.project_path()).await;
+    }
+    let (first, _) = call(&mut agent, "session/list", json!({})).await;
+    assert_eq!(first["result"]["sessions"].as_array().unwrap().len(), 50);
+    let cursor = first["result"]["nextCursor"].as_str().expect("a next page").to_owned();
+    let (second, _) = call(&mut agent, "session/list", json!({"cursor": cursor})).await;
+    assert_eq!(second["result"]["sessions"].as_array().unwrap().len(), 5);
+    assert!(second["result"].get("nextCursor").is_none_or(Value::is_null));
+    let (bad, _) = call(&mut agent, "session/list", json!({"cursor": "garbage"})).await;
+    assert_eq!(bad["error"]["code"], -32602);
+}
