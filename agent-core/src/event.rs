@@ -123,7 +123,8 @@ pub enum AgentEvent {
         locations: Option<Vec<Location>>,
     },
     PermissionRequested(PermissionRequest),
-    Usage(Usage),
+    /// After each model response: its tokens, the context window, the cost when known.
+    Usage { usage: Usage, context_window: u64, cost_usd: Option<f64> },
     /// Something the user should know that is not part of the answer (a retry, a fallback).
     Notice(String),
     /// The session got its title (from its first prompt).

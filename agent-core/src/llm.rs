@@ -5,6 +5,7 @@
 //! (their JSON input is assembled inside the provider), text and thinking arrive as deltas.
 
 pub mod anthropic;
+pub mod catalog;
 pub mod openai;
 pub mod replay;
 pub mod retry;

@@ -104,7 +104,7 @@ impl Transcript {
                 }
                 let _ = request.reply.send(PermissionAnswer::Reject { feedback: Some(HEADLESS_DENIAL.into()) });
             }
-            AgentEvent::Usage(_) | AgentEvent::TitleChanged(_) => {}
+            AgentEvent::Usage { .. } | AgentEvent::TitleChanged(_) => {}
             AgentEvent::Notice(message) => {
                 let _ = writeln!(std::io::stderr(), "larik: {message}");
             }

@@ -181,8 +181,14 @@ async fn cancel_mid_stream_answers_cancelled() {
     step.hang = true;
     let (_sandbox, mock, mut agent, session) = start(vec![step, Step::text("Fresh answer.")]).await;
     let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "talk"}]})).await;
-    let first = agent.next().await;
-    assert_eq!(first["params"]["update"]["sessionUpdate"], "agent_message_chunk");
+    // The first update may be the session's new title; the text follows.
+    loop {
+        let update = agent.next().await;
+        if update["params"]["update"]["sessionUpdate"] == "agent_message_chunk" {
+            break;
+        }
+        assert_eq!(update["params"]["update"]["sessionUpdate"], "session_info_update", "{update}");
+    }
     agent.notify("session/cancel", json!({"sessionId": session})).await;
     let (response, _) = agent.response(id).await;
     assert_eq!(response["result"]["stopReason"], "cancelled");
@@ -282,8 +288,14 @@ async fn cancel_request_on_a_prompt_ends_the_turn() {
     step.hang = true;
     let (_sandbox, mock, mut agent, session) = start(vec![step]).await;
     let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "talk"}]})).await;
-    let first = agent.next().await;
-    assert_eq!(first["params"]["update"]["sessionUpdate"], "agent_message_chunk");
+    // The first update may be the session's new title; the text follows.
+    loop {
+        let update = agent.next().await;
+        if update["params"]["update"]["sessionUpdate"] == "agent_message_chunk" {
+            break;
+        }
+        assert_eq!(update["params"]["update"]["sessionUpdate"], "session_info_update", "{update}");
+    }
     agent.notify("$/cancel_request", json!({"requestId": id})).await;
     let (response, _) = agent.response(id).await;
     assert_eq!(response["result"]["stopReason"], "cancelled", "{response}");
@@ -321,4 +333,15 @@ async fn the_todo_list_becomes_the_plan_and_commands_show_their_output() {
     let finished = updates_of(&updates, "tool_call_update").into_iter().find(|update| update["toolCallId"] == "toolu_b" && update["status"] == "failed").unwrap().clone();
     let shown = finished["content"][0]["content"]["text"].as_str().unwrap();
     assert_eq!(shown, "```sh\n$ echo out; echo err >&2; exit 3\nout\nerr\n\n[exit code 3]\n```");
+}
+
+#[tokio::test]
+async fn usage_is_reported_after_each_model_response() {
+    let (_sandbox, _mock, mut agent, session) = start(vec![Step::text("hi")]).await;
+    let (_, updates) = agent.prompt(&session, "hello", |_| "reject_once").await;
+    let usage = updates_of(&updates, "usage_update");
+    assert_eq!(usage.len(), 1);
+    // The mock reports 100 tokens in and 42 out; claude models have a 200k window.
+    assert_eq!((usage[0]["used"].as_u64(), usage[0]["size"].as_u64()), (Some(142), Some(200_000)));
+    assert!(usage[0].get("cost").is_none(), "no price is guessed for an unknown model");
 }

@@ -87,7 +87,10 @@ async fn initialize_negotiates_version_one() {
     let id = agent.request("initialize", json!({"protocolVersion": 7, "clientCapabilities": {"fs": {"readTextFile": true}}})).await;
     let (reply, _) = agent.response(id).await;
     assert_eq!(reply["result"]["protocolVersion"], 1);
-    assert_eq!(reply["result"]["agentCapabilities"]["loadSession"], false, "only what works is advertised");
+    let capabilities = &reply["result"]["agentCapabilities"];
+    assert_eq!(capabilities["loadSession"], true, "sessions are kept under the data directory");
+    assert!(capabilities["sessionCapabilities"]["resume"].is_object());
+    assert!(capabilities.get("mcpCapabilities").is_none_or(|mcp| mcp.get("http").is_none_or(|http| http == false)), "only what works is advertised");
     let bad = agent.request("initialize", json!({"protocolVersion": "1"})).await;
     let (reply, _) = agent.response(bad).await;
     assert_eq!(reply["error"]["code"], -32602);
@@ -116,7 +119,10 @@ async fn rate_limits_are_retried_after_the_requested_delay() {
     let session = agent.new_session(&sandbox.project_path()).await;
     let (response, updates) = agent.prompt(&session, "hi", |_| "reject_once").await;
     assert_eq!(response["result"]["stopReason"], "end_turn");
-    assert_eq!(message_text(&updates), "after the wait");
+    // A client without notice support sees the retry set apart in the text.
+    let text = message_text(&updates);
+    assert!(text.contains("rate limited") && text.contains("retrying in 0.2 s"), "{text}");
+    assert!(text.ends_with("after the wait"), "{text}");
     assert_eq!(mock.requests().len(), 2);
 }
 

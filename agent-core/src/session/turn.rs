@@ -9,6 +9,7 @@ use super::dispatch::Dispatch;
 use super::store::{Record, SessionLog};
 use super::{ModelSettings, StopReason, TurnError};
 use crate::event::AgentEvent;
+use crate::llm::catalog;
 use crate::llm::retry::RetryPolicy;
 use crate::llm::{EventStream, Message, ModelRequest, ModelStop, Part, Provider, ProviderError, Role, StreamEvent};
 use crate::permission::Permissions;
@@ -168,7 +169,11 @@ impl Turn<'_> {
                     }
                 }
                 StreamEvent::ToolUse { id, name, input } => parts.push(Part::ToolUse { id, name, input }),
-                StreamEvent::Usage(usage) => self.emit(AgentEvent::Usage(usage)).await,
+                StreamEvent::Usage(usage) => {
+                    let model = &self.model.model;
+                    let event = AgentEvent::Usage { usage, context_window: catalog::context_window(model), cost_usd: catalog::cost_usd(model, &usage) };
+                    self.emit(event).await;
+                }
                 StreamEvent::Stop(stop) => return Ok(ModelResponse { message: assistant(parts), stop: Some(stop) }),
             }
         }

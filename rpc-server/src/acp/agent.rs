@@ -255,9 +255,14 @@ async fn forward_events(peer: &Peer, session_id: &acp::SessionId, mut events: mp
                 permission::ask(peer, session_id, request, client.hunk_review, cancel).await;
                 continue;
             }
-            AgentEvent::Usage(usage) => {
-                tracing::debug!(?usage, "usage");
-                continue;
+            AgentEvent::Usage { usage, context_window, cost_usd } => {
+                // Tokens now in the context: what was sent plus what came back.
+                let used = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens + usage.output_tokens;
+                let mut update = acp::UsageUpdate::new(used, context_window);
+                if let Some(amount) = cost_usd {
+                    update = update.cost(acp::Cost::new(amount, "USD"));
+                }
+                acp::SessionUpdate::UsageUpdate(update)
             }
             AgentEvent::TitleChanged(title) => acp::SessionUpdate::SessionInfoUpdate(
                 acp::SessionInfoUpdate::new().title(title).updated_at(larik_core::clock::iso8601(larik_core::clock::now_secs())),

@@ -9,7 +9,7 @@ pub const MODEL_OPTION: &str = "model";
 
 fn mode_name(mode: Mode) -> (&'static str, &'static str) {
     match mode {
-        Mode::Default => ("Default", "Ask before changing files or running commands"),
+        Mode::Default => ("Default", "Ask before changing files; commands run in the sandbox without asking, or ask where there is none"),
         Mode::AcceptEdits => ("Accept edits", "Edit files in the project without asking; ask for commands"),
         Mode::Plan => ("Plan", "Read and plan only; nothing is changed"),
         Mode::Yolo => ("Yolo", "Run everything without asking (deny rules and project bounds still hold)"),
