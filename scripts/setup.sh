@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the tests need beyond the Rust toolchain, Node 20 and Python 3: the npm packages of
-# the ACP SDK conformance test, from its committed lock file. Safe to run again.
+# the ACP SDK conformance test from its committed lock file, and each editor plugin's test tools
+# (a real Neovim from PyPI, Debian's lua-busted, ...). Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,3 +14,4 @@ need npm
 need python3
 
 (cd tests/acp-sdk && npm ci --no-audit --no-fund --loglevel=error)
+bash editors/neovim/scripts/setup.sh

@@ -7,5 +7,9 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 # The end-to-end tests drive the real binaries, so build them first.
 cargo build --workspace --bins --locked
-cargo test --workspace --locked
-(cd tests/acp-sdk && npm test)
+# Every suite runs even when an earlier one fails, so one run shows every failure.
+status=0
+cargo test --workspace --locked || status=1
+(cd tests/acp-sdk && npm test) || status=1
+bash editors/neovim/scripts/test.sh || status=1
+exit $status

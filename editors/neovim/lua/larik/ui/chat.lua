@@ -1,0 +1,241 @@
+--- Owns the chat's buffers and windows: the read-only transcript buffer (`larik://chat`), the
+--- prompt input below it (`larik://input`), their layout, the winbar, and keeping the view on
+--- the newest text. What the transcript says is `ui/transcript.lua`'s job.
+local config = require("larik.config")
+local transcript = require("larik.ui.transcript")
+
+local api = vim.api
+
+local M = {}
+
+local state = {
+  chat_buf = nil,
+  input_buf = nil,
+  transcript = nil,
+  winbar = "Larik",
+  attachment = nil, -- a selection waiting for the next prompt typed in the input
+}
+
+--- Called with (text, selection|nil) when the user sends the input; set by the plugin.
+M.on_submit = function(_, _) end
+--- Called when the user presses the cancel key in the chat or input.
+M.on_cancel = function() end
+
+local function scratch(name, filetype)
+  local buf = api.nvim_create_buf(false, true)
+  api.nvim_buf_set_name(buf, name)
+  vim.bo[buf].buftype = "nofile"
+  vim.bo[buf].bufhidden = "hide"
+  vim.bo[buf].swapfile = false
+  vim.bo[buf].filetype = filetype
+  return buf
+end
+
+local function map(buf, modes, lhs, rhs, desc)
+  vim.keymap.set(modes, lhs, rhs, { buffer = buf, nowait = true, silent = true, desc = desc })
+end
+
+local function submit()
+  local buf = state.input_buf
+  local text = vim.trim(table.concat(api.nvim_buf_get_lines(buf, 0, -1, false), "\n"))
+  if text == "" then
+    return
+  end
+  api.nvim_buf_set_lines(buf, 0, -1, false, { "" })
+  local attachment = state.attachment
+  state.attachment = nil
+  M.on_submit(text, attachment)
+end
+
+--- The transcript buffer, created on first use.
+function M.buf()
+  if state.chat_buf and api.nvim_buf_is_valid(state.chat_buf) then
+    return state.chat_buf
+  end
+  local buf = scratch("larik://chat", "larik")
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].undolevels = -1
+  pcall(vim.treesitter.language.register, "markdown", "larik")
+  if not pcall(vim.treesitter.start, buf, "markdown") then
+    vim.bo[buf].syntax = "markdown"
+  end
+  map(buf, "n", "q", M.close, "Close the Larik chat")
+  map(buf, { "n" }, "<C-c>", function()
+    M.on_cancel()
+  end, "Cancel the Larik turn")
+  map(buf, "n", "i", M.focus_input, "Type a prompt")
+  map(buf, "n", "a", M.focus_input, "Type a prompt")
+  state.chat_buf = buf
+  state.transcript = transcript.new(buf)
+  return buf
+end
+
+--- The transcript object of the chat buffer.
+---@return larik.Transcript
+function M.transcript()
+  M.buf()
+  return state.transcript
+end
+
+function M.input_buf()
+  if state.input_buf and api.nvim_buf_is_valid(state.input_buf) then
+    return state.input_buf
+  end
+  local buf = scratch("larik://input", "larikinput")
+  vim.bo[buf].syntax = "markdown"
+  map(buf, "n", "<CR>", submit, "Send the prompt")
+  map(buf, { "n", "i" }, "<C-s>", function()
+    vim.cmd("stopinsert")
+    submit()
+  end, "Send the prompt")
+  map(buf, "n", "q", M.close, "Close the Larik chat")
+  map(buf, { "n", "i" }, "<C-c>", function()
+    M.on_cancel()
+  end, "Cancel the Larik turn")
+  state.input_buf = buf
+  return buf
+end
+
+function M.chat_win()
+  local win = state.chat_buf and vim.fn.bufwinid(state.chat_buf) or -1
+  return win ~= -1 and win or nil
+end
+
+function M.input_win()
+  local win = state.input_buf and vim.fn.bufwinid(state.input_buf) or -1
+  return win ~= -1 and win or nil
+end
+
+function M.is_open()
+  return M.chat_win() ~= nil
+end
+
+local function size(total)
+  local value = config.get().chat.size
+  return value < 1 and math.max(math.floor(total * value), 20) or value
+end
+
+local function style_chat_window(win)
+  local wo = vim.wo[win]
+  wo.wrap, wo.linebreak = true, true
+  wo.number, wo.relativenumber = false, false
+  wo.signcolumn, wo.foldcolumn = "no", "0"
+  wo.winfixwidth = true
+  wo.foldmethod = "expr"
+  wo.foldexpr = "v:lua.require'larik.ui.transcript'.foldexpr(v:lnum)"
+  wo.foldlevel = 0
+  wo.foldenable = config.get().chat.fold_thoughts
+  wo.winbar = state.winbar
+end
+
+local function style_input_window(win)
+  local wo = vim.wo[win]
+  wo.wrap = true
+  wo.number, wo.relativenumber = false, false
+  wo.signcolumn, wo.foldcolumn = "no", "0"
+  wo.foldenable = false
+  wo.winfixheight = true
+  wo.winbar = "Prompt  (<CR> send · <C-c> cancel)"
+end
+
+--- Opens the chat (or leaves it where it is) and puts the cursor in the input.
+---@param opts { focus: boolean|nil }|nil
+function M.open(opts)
+  opts = opts or {}
+  local chat_buf, input_buf = M.buf(), M.input_buf()
+  local chat_win = M.chat_win()
+  if not chat_win then
+    local position = config.get().chat.position
+    if position == "tab" then
+      vim.cmd("tabnew")
+    elseif position == "bottom" then
+      vim.cmd("botright " .. size(vim.o.lines) .. "split")
+    elseif position == "left" then
+      vim.cmd("topleft " .. size(vim.o.columns) .. "vsplit")
+    else
+      vim.cmd("botright " .. size(vim.o.columns) .. "vsplit")
+    end
+    chat_win = api.nvim_get_current_win()
+    api.nvim_win_set_buf(chat_win, chat_buf)
+    style_chat_window(chat_win)
+    M.scroll_to_end(chat_win)
+  end
+  if not M.input_win() then
+    api.nvim_win_call(chat_win, function()
+      vim.cmd("belowright " .. config.get().chat.input_height .. "split")
+      local input_win = api.nvim_get_current_win()
+      api.nvim_win_set_buf(input_win, input_buf)
+      style_input_window(input_win)
+    end)
+  end
+  if opts.focus ~= false then
+    M.focus_input()
+  end
+  return chat_win
+end
+
+function M.focus_input()
+  local win = M.input_win()
+  if win then
+    api.nvim_set_current_win(win)
+  end
+end
+
+function M.focus_chat()
+  local win = M.chat_win() or M.open({ focus = false })
+  api.nvim_set_current_win(win)
+  return win
+end
+
+function M.close()
+  -- Either window may be missing (the user closed one), so no ipairs over a list with holes.
+  local input_win, chat_win = M.input_win(), M.chat_win()
+  for _, win in pairs({ input = input_win, chat = chat_win }) do
+    if #api.nvim_list_wins() > 1 then
+      pcall(api.nvim_win_close, win, false)
+    end
+  end
+end
+
+--- A selection to send along with the next prompt typed in the input.
+function M.attach(selection)
+  state.attachment = selection
+end
+
+function M.set_winbar(text)
+  state.winbar = text
+  local win = M.chat_win()
+  if win then
+    vim.wo[win].winbar = text
+  end
+end
+
+function M.scroll_to_end(win)
+  local buf = M.buf()
+  api.nvim_win_set_cursor(win, { api.nvim_buf_line_count(buf), 0 })
+end
+
+--- Runs `fn(transcript)` and keeps every chat window that was showing the last line on the
+--- (new) last line, so streaming text stays in view without stealing the cursor from readers.
+---@param fn fun(t: larik.Transcript)
+function M.write(fn)
+  local buf = M.buf()
+  local followers = {}
+  if config.get().chat.follow_tail then
+    local count = api.nvim_buf_line_count(buf)
+    for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+      if api.nvim_win_get_cursor(win)[1] >= count then
+        followers[#followers + 1] = win
+      end
+    end
+  end
+  local result = fn(state.transcript)
+  for _, win in ipairs(followers) do
+    if api.nvim_win_is_valid(win) then
+      M.scroll_to_end(win)
+    end
+  end
+  return result
+end
+
+return M

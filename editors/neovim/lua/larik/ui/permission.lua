@@ -1,0 +1,262 @@
+--- Owns the agent's permission requests (`session/request_permission`): a queue shown one at a
+--- time, with the agent's own options verbatim, answered with buffer-local keys 1, 2, 3... in
+--- the chat or through vim.ui.select. A request that carries a diff opens the review, whose
+--- result answers it. Dismissing, cancelling the turn or the agent's `$/cancel_request`
+--- answers `cancelled`; every request is answered exactly once.
+local config = require("larik.config")
+local chat = require("larik.ui.chat")
+local render = require("larik.ui.render")
+local review = require("larik.ui.review")
+
+local M = {}
+
+local queue = {}
+local current = nil
+local mapped = {}
+
+--- Whether the agent applies only accepted hunks (set by the client from its capabilities).
+M.per_hunk = function()
+  return false
+end
+
+local function find_option(request, kinds)
+  for _, kind in ipairs(kinds) do
+    for _, option in ipairs(request.params.options or {}) do
+      if option.kind == kind then
+        return option
+      end
+    end
+  end
+  return nil
+end
+
+local function unmap()
+  local buf = chat.buf()
+  for _, lhs in ipairs(mapped) do
+    pcall(vim.keymap.del, "n", lhs, { buffer = buf })
+  end
+  mapped = {}
+end
+
+local show_next
+
+--- Answers a request once: `option` nil means cancelled; `meta` goes in `_meta.larik`.
+local function answer(request, option, meta, note)
+  if request.answered then
+    return
+  end
+  request.answered = true
+  local result = option and { outcome = { outcome = "selected", optionId = option.optionId } } or { outcome = { outcome = "cancelled" } }
+  if meta and next(meta) then
+    result._meta = { larik = meta }
+  end
+  request.respond(result)
+  if current == request then
+    unmap()
+    if review.current() and review.current().request == request.params then
+      review.close()
+    end
+    current = nil
+  end
+  if request.shown_in_chat then
+    local text = (option and option.name or "cancelled") .. (note and (" " .. note) or "")
+    chat.write(function(t)
+      local lines, highlights = render.permission_answered(request.params, text)
+      t:block("permission:" .. tostring(request.id), lines, highlights)
+    end)
+  end
+  vim.schedule(show_next)
+end
+
+--- Turns a finished review into an answer.
+local function answer_review(request, decision)
+  local per_hunk = M.per_hunk()
+  if decision.none then
+    local option = find_option(request, { "reject_once", "reject_always" })
+    answer(request, option, per_hunk and { acceptedHunks = {} } or nil, "(all hunks rejected)")
+    return
+  end
+  local option = find_option(request, { "allow_once", "allow_always" })
+  if decision.all then
+    answer(request, option, nil, "(all hunks accepted)")
+  else
+    local shown = vim.tbl_map(function(index)
+      return tostring(index + 1)
+    end, decision.accepted)
+    answer(request, option, { acceptedHunks = decision.accepted }, ("(kept hunk %s of %d)"):format(table.concat(shown, ", "), decision.total))
+  end
+end
+
+local function open_review(request)
+  return review.open(request.params, {
+    per_hunk = M.per_hunk(),
+    on_done = function(decision)
+      answer_review(request, decision)
+    end,
+    on_close = function()
+      if not request.answered and config.get().permission.ui == "select" then
+        M.select(request)
+      end
+    end,
+  })
+end
+
+local function reject_with_feedback(request)
+  vim.ui.input({ prompt = "Why reject? " }, function(text)
+    if text == nil or request.answered then
+      return
+    end
+    local option = find_option(request, { "reject_once", "reject_always" })
+    answer(request, option, text ~= "" and { feedback = text } or nil)
+  end)
+end
+
+--- Shows a request with vim.ui.select: the agent's options, plus "Review the change" first
+--- when it carries a diff. No choice (Esc) answers cancelled.
+function M.select(request)
+  local items = {}
+  if review.diff_of(request.params.toolCall) then
+    items[#items + 1] = { name = "Review the change", review = true }
+  end
+  for _, option in ipairs(request.params.options or {}) do
+    items[#items + 1] = { name = option.name or option.optionId, option = option }
+  end
+  local title = (request.params.toolCall or {}).title or "tool call"
+  vim.ui.select(items, {
+    prompt = "Larik wants to: " .. title,
+    kind = "larik_permission",
+    format_item = function(item)
+      return item.name
+    end,
+  }, function(choice)
+    if request.answered then
+      return
+    end
+    if not choice then
+      answer(request, nil)
+    elseif choice.review then
+      if not open_review(request) then
+        M.select(request)
+      end
+    else
+      answer(request, choice.option)
+    end
+  end)
+end
+
+local function show_in_chat(request)
+  local cfg = config.get()
+  local has_diff = review.diff_of(request.params.toolCall) ~= nil
+  request.shown_in_chat = true
+  local key = "permission:" .. tostring(request.id)
+  local row = chat.write(function(t)
+    local lines, highlights = render.permission(request.params, has_diff)
+    return t:block(key, lines, highlights)
+  end)
+  local buf = chat.buf()
+  local function map(lhs, fn, desc)
+    vim.keymap.set("n", lhs, fn, { buffer = buf, nowait = true, silent = true, desc = desc })
+    mapped[#mapped + 1] = lhs
+  end
+  for index, option in ipairs(request.params.options or {}) do
+    if index <= 9 then
+      map(tostring(index), function()
+        answer(request, option)
+      end, "Larik: " .. (option.name or option.optionId))
+    end
+  end
+  local keys = cfg.permission.keys
+  map(keys.dismiss, function()
+    answer(request, nil)
+  end, "Larik: dismiss (cancelled)")
+  map(keys.feedback, function()
+    reject_with_feedback(request)
+  end, "Larik: reject with a reason")
+  if has_diff then
+    map(keys.diff, function()
+      open_review(request)
+    end, "Larik: review the change")
+  end
+  if cfg.permission.focus then
+    local win = chat.focus_chat()
+    pcall(vim.api.nvim_win_set_cursor, win, { row + 1, 0 })
+  end
+  if has_diff and cfg.review.auto_open then
+    open_review(request)
+  end
+end
+
+show_next = function()
+  if current then
+    return
+  end
+  current = table.remove(queue, 1)
+  if not current then
+    return
+  end
+  if config.get().permission.ui == "select" then
+    if review.diff_of(current.params.toolCall) and config.get().review.auto_open and open_review(current) then
+      return
+    end
+    M.select(current)
+  else
+    show_in_chat(current)
+  end
+end
+
+--- Queues a request from the agent; `respond(result)` sends the answer.
+---@param id any the request's JSON-RPC id
+---@param params table
+---@param respond fun(result: table)
+function M.enqueue(id, params, respond)
+  queue[#queue + 1] = { id = id, params = params, respond = respond }
+  show_next()
+end
+
+--- Answers `cancelled` to every waiting request (the turn was cancelled or the agent left).
+function M.cancel_all()
+  local waiting = queue
+  queue = {}
+  for _, request in ipairs(waiting) do
+    answer(request, nil)
+  end
+  if current then
+    answer(current, nil)
+  end
+end
+
+--- The agent withdrew one request (`$/cancel_request`).
+function M.cancel(id)
+  if current and current.id == id then
+    answer(current, nil)
+    return
+  end
+  for index, request in ipairs(queue) do
+    if request.id == id then
+      table.remove(queue, index)
+      answer(request, nil)
+      return
+    end
+  end
+end
+
+--- The request being shown, if any (its params).
+function M.current()
+  return current and current.params
+end
+
+--- Answers the shown request with its option number `index` (as the key `index` does).
+function M.choose(index)
+  if current then
+    local option = (current.params.options or {})[index]
+    if option then
+      answer(current, option)
+    end
+  end
+end
+
+function M.pending_count()
+  return (current and 1 or 0) + #queue
+end
+
+return M

@@ -1,0 +1,160 @@
+--- Owns how protocol objects look in the chat: pure functions from a tool call, a plan or a
+--- permission request to lines of markdown and the highlights on them. No buffer access, so
+--- the shapes are unit-tested directly.
+local config = require("larik.config")
+local hunks = require("larik.hunks")
+
+local M = {}
+
+local status_groups = {
+  pending = "LarikToolPending",
+  in_progress = "LarikToolRunning",
+  completed = "LarikToolDone",
+  failed = "LarikToolFailed",
+  cancelled = "LarikToolFailed",
+}
+
+--- A path relative to the current directory when it is inside it.
+function M.short_path(path)
+  if type(path) ~= "string" then
+    return ""
+  end
+  local cwd = vim.fn.getcwd() .. "/"
+  if path:sub(1, #cwd) == cwd then
+    return path:sub(#cwd + 1)
+  end
+  return vim.fn.fnamemodify(path, ":~")
+end
+
+--- Body lines of a text, truncated to `max` lines; an already fenced text keeps its fences.
+local function text_lines(text, max)
+  local lines = vim.split((text or ""):gsub("\n$", ""), "\n", { plain = true })
+  local fence_open, fence_close = "```", "```"
+  if #lines >= 2 and lines[1]:match("^```") and lines[#lines]:match("^```%s*$") then
+    fence_open = table.remove(lines, 1)
+    table.remove(lines)
+  end
+  local hidden = 0
+  if #lines > max then
+    hidden = #lines - max
+    lines = vim.list_slice(lines, 1, max)
+  end
+  local out = { fence_open }
+  vim.list_extend(out, lines)
+  if hidden > 0 then
+    out[#out + 1] = ("… %d more line%s"):format(hidden, hidden == 1 and "" or "s")
+  end
+  out[#out + 1] = fence_close
+  return out
+end
+
+local function content_text(block)
+  if type(block) ~= "table" then
+    return nil
+  end
+  if block.type == "text" then
+    return block.text
+  elseif block.type == "resource_link" then
+    return ("[%s](%s)"):format(block.name or block.uri or "", block.uri or "")
+  elseif block.type == "resource" and block.resource then
+    return block.resource.text or block.resource.uri
+  elseif block.type == "image" then
+    return "[image]"
+  end
+  return nil
+end
+
+--- A one-line summary of a diff: "± path (+a −r)".
+function M.diff_summary(item)
+  local old = hunks.split(item.oldText)
+  local new = hunks.split(item.newText)
+  local added, removed = hunks.stats(hunks.compute(old, new))
+  local verb = item.oldText == nil and "new file " or ""
+  return ("± %s%s (+%d −%d)"):format(verb, M.short_path(item.path), added, removed)
+end
+
+--- Lines and highlights of a tool call block.
+---@param call table merged ACP ToolCall fields
+---@return string[], table[]
+function M.tool(call)
+  local icons = config.get().icons
+  local status = call.status or "pending"
+  local icon = icons[status] or icons.pending
+  local title = call.title or call.name or call.kind or "tool"
+  local header = icon .. " " .. title
+  local lines = { header }
+  local highlights = {
+    { 0, 0, #icon, status_groups[status] or "LarikToolPending" },
+    { 0, #icon + 1, #header, "LarikToolTitle" },
+  }
+  for _, location in ipairs(call.locations or {}) do
+    local where = "  → " .. M.short_path(location.path) .. (location.line and (":" .. location.line) or "")
+    lines[#lines + 1] = where
+    highlights[#highlights + 1] = { #lines - 1, 0, #where, "LarikLocation" }
+  end
+  local max = config.get().chat.max_output_lines
+  for _, item in ipairs(call.content or {}) do
+    if item.type == "diff" then
+      local summary = "  " .. M.diff_summary(item)
+      lines[#lines + 1] = summary
+      highlights[#highlights + 1] = { #lines - 1, 0, #summary, "LarikDiffSummary" }
+    elseif item.type == "terminal" then
+      lines[#lines + 1] = "  [terminal " .. tostring(item.terminalId) .. "]"
+    elseif item.type == "content" then
+      local text = content_text(item.content)
+      if text and text ~= "" then
+        vim.list_extend(lines, text_lines(text, max))
+      end
+    end
+  end
+  return lines, highlights
+end
+
+local plan_marks = { completed = "[x]", in_progress = "[~]", pending = "[ ]" }
+
+--- Lines and highlights of the plan.
+function M.plan(entries)
+  local lines, highlights = { "Plan" }, { { 0, 0, 4, "LarikPlanHeader" } }
+  for _, entry in ipairs(entries or {}) do
+    local mark = plan_marks[entry.status] or "[ ]"
+    lines[#lines + 1] = "  " .. mark .. " " .. (entry.content or "")
+    if entry.status == "completed" then
+      highlights[#highlights + 1] = { #lines - 1, 2, #lines[#lines], "LarikPlanDone" }
+    end
+  end
+  return lines, highlights
+end
+
+--- Lines of a waiting permission request: the agent's options verbatim, numbered.
+---@param request table session/request_permission params
+---@param has_diff boolean
+function M.permission(request, has_diff)
+  local cfg = config.get()
+  local icon = cfg.icons.permission
+  local call = request.toolCall or {}
+  local header = icon .. " Permission: " .. (call.title or "tool call")
+  local lines, highlights = { header }, { { 0, 0, #header, "LarikPermission" } }
+  for index, option in ipairs(request.options or {}) do
+    local line = ("  %d. %s"):format(index, option.name or option.optionId)
+    lines[#lines + 1] = line
+    local group = (option.kind or ""):match("^reject") and "LarikOptionReject" or "LarikOptionAllow"
+    highlights[#highlights + 1] = { #lines - 1, 2, 4 + #tostring(index), group }
+  end
+  local keys = cfg.permission.keys
+  local help = ("  %s dismiss · %s reject with feedback"):format(keys.dismiss, keys.feedback)
+  if has_diff then
+    help = help .. (" · %s review the change"):format(keys.diff)
+  end
+  lines[#lines + 1] = help
+  highlights[#highlights + 1] = { #lines - 1, 0, #help, "LarikHelp" }
+  return lines, highlights
+end
+
+--- The line a permission request leaves once answered.
+function M.permission_answered(request, answer)
+  local call = request.toolCall or {}
+  local line = ("%s Permission: %s → %s"):format(config.get().icons.permission, call.title or "tool call", answer)
+  return { line }, { { 0, 0, #line, "LarikHelp" } }
+end
+
+return M

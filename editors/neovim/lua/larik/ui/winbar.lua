@@ -1,0 +1,58 @@
+--- Owns the chat's winbar: status, mode, model and context usage in one line, built from the
+--- session state (pure, so unit-tested without a window).
+local M = {}
+
+local function escape(text)
+  return (tostring(text):gsub("%%", "%%%%"))
+end
+
+local function tokens(count)
+  if count >= 1000000 then
+    return ("%.1fM"):format(count / 1000000)
+  elseif count >= 1000 then
+    return ("%dk"):format(math.floor(count / 1000 + 0.5))
+  end
+  return tostring(count)
+end
+
+--- The usage part: "24k/200k (12%) $0.05".
+function M.usage(usage)
+  if type(usage) ~= "table" or type(usage.used) ~= "number" then
+    return nil
+  end
+  local text = tokens(usage.used)
+  if type(usage.size) == "number" and usage.size > 0 then
+    text = ("%s/%s (%d%%)"):format(text, tokens(usage.size), math.floor(usage.used * 100 / usage.size + 0.5))
+  end
+  if type(usage.cost) == "table" and type(usage.cost.amount) == "number" then
+    local symbol = (usage.cost.currency == "USD" or usage.cost.currency == nil) and "$" or (usage.cost.currency .. " ")
+    text = text .. (" %s%.2f"):format(symbol, usage.cost.amount)
+  end
+  return text
+end
+
+---@param status { state: string, mode: string|nil, model: string|nil, usage: table|nil, title: string|nil }
+function M.render(status)
+  local parts = { "%#LarikWinbar#Larik%*" }
+  if status.title and status.title ~= "" then
+    parts[#parts + 1] = escape(status.title)
+  end
+  if status.mode then
+    parts[#parts + 1] = "mode: " .. escape(status.mode)
+  end
+  if status.model then
+    parts[#parts + 1] = "model: " .. escape(status.model)
+  end
+  local usage = M.usage(status.usage)
+  if usage then
+    parts[#parts + 1] = "ctx " .. escape(usage)
+  end
+  if status.state == "working" then
+    parts[#parts + 1] = "%#LarikWinbarBusy#● working%*"
+  elseif status.state and status.state ~= "ready" then
+    parts[#parts + 1] = escape(status.state)
+  end
+  return table.concat(parts, " · ")
+end
+
+return M

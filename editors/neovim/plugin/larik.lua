@@ -1,0 +1,61 @@
+-- Defines Larik's user commands. They load the plugin on first use, so startup costs nothing
+-- and the commands work with or without an explicit setup() call.
+if vim.g.loaded_larik then
+  return
+end
+vim.g.loaded_larik = true
+
+if vim.fn.has("nvim-0.10") ~= 1 then
+  vim.api.nvim_echo({ { "larik.nvim needs Neovim 0.10 or newer", "ErrorMsg" } }, true, {})
+  return
+end
+
+local function larik()
+  return require("larik")
+end
+
+local command = vim.api.nvim_create_user_command
+
+command("Larik", function()
+  larik().open()
+end, { desc = "Open or focus the Larik chat" })
+
+command("LarikAsk", function(args)
+  local opts = {}
+  if args.range > 0 then
+    opts.range = { args.line1, args.line2 }
+  end
+  larik().ask(args.args, opts)
+end, { nargs = "*", range = true, desc = "Ask Larik (a range sends those lines as context)" })
+
+command("LarikCancel", function()
+  larik().cancel()
+end, { desc = "Cancel the running Larik turn" })
+
+command("LarikMode", function(args)
+  larik().set_mode(args.args)
+end, {
+  nargs = 1,
+  complete = function()
+    return require("larik.client").mode_ids()
+  end,
+  desc = "Set the Larik session mode",
+})
+
+command("LarikModel", function(args)
+  larik().set_model(args.args)
+end, {
+  nargs = 1,
+  complete = function()
+    return require("larik.client").model_ids()
+  end,
+  desc = "Set the Larik model",
+})
+
+command("LarikSessions", function()
+  larik().sessions()
+end, { desc = "List past Larik sessions and load one" })
+
+command("LarikLog", function()
+  larik().log()
+end, { desc = "Show the Larik protocol log" })
