@@ -4,3 +4,4 @@
 pub mod acp;
 pub mod demo;
 pub mod headless;
+pub mod lsp;

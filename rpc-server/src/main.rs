@@ -27,6 +27,9 @@ struct Cli {
 enum Command {
     /// Speak the Agent Client Protocol (v1) on stdin/stdout, for editors.
     Acp,
+    /// Speak the Language Server Protocol on stdin/stdout, for editors whose extensions are
+    /// language servers (Helix).
+    Lsp,
     /// Replay a recorded session against a scratch copy of a sample project.
     Demo {
         /// Print the transcript without pauses between streamed pieces.
@@ -49,6 +52,7 @@ fn main() -> anyhow::Result<()> {
     let code = runtime.block_on(async move {
         match (cli.command, cli.prompt) {
             (Some(Command::Acp), _) => larik::acp::serve_stdio(env).await.map(|()| 0),
+            (Some(Command::Lsp), _) => larik::lsp::serve_stdio(env).await.map(|()| 0),
             (Some(Command::Demo { fast }), _) => larik::demo::run(fast).await.map(|()| 0),
             (None, Some(prompt)) => larik::headless::run(&prompt, cli.output_format, env).await,
             (None, None) => Err(anyhow::anyhow!("nothing to do: run `larik acp` from an editor, `larik -p \"prompt\"`, or `larik demo`")),

@@ -160,12 +160,12 @@ impl Dispatch<'_> {
                         }
                         Ok((tool, None))
                     }
+                    // What the user reviewed is what gets written, even when it is all of it:
+                    // an editor may already hold the accepted hunks in its buffer.
                     PermissionAnswer::AllowHunks(accepted) => match change {
                         _ if accepted.is_empty() => Err(ToolOutput::error("The user rejected every hunk of this change; nothing was written.")),
-                        Some((path, old_text, new_text)) if accepted.len() < review::hunks(&old_text, &new_text).len() => {
-                            Ok((tool, Some(PartialChange { path, old_text, new_text, accepted })))
-                        }
-                        _ => Ok((tool, None)),
+                        Some((path, old_text, new_text)) => Ok((tool, Some(PartialChange { path, old_text, new_text, accepted }))),
+                        None => Ok((tool, None)),
                     },
                     PermissionAnswer::Reject { feedback } => Err(ToolOutput::error(match feedback.filter(|text| !text.trim().is_empty()) {
                         Some(feedback) => format!("The user rejected this tool call and said: {feedback}"),
@@ -211,8 +211,13 @@ impl Dispatch<'_> {
         if let Err(error) = self.workspace.write_text(&path, &merged).await {
             return ToolOutput::error(error.to_string());
         }
+        let hunks = review::hunks(old_text, new_text);
+        if hunks.iter().all(|hunk| accepted.contains(&hunk.index)) {
+            return ToolOutput::text(format!("The user reviewed the change to {path_text} and applied all of it."))
+                .with_display(Display::Diff { path, old_text: Some(old_text.clone()), new_text: merged });
+        }
         let mut report = format!("The user reviewed the change to {path_text} hunk by hunk and kept only some of it. The file now holds what the user chose.\n");
-        for hunk in review::hunks(old_text, new_text) {
+        for hunk in hunks {
             let verdict = if accepted.contains(&hunk.index) { "applied" } else { "REJECTED (not applied)" };
             report.push_str(&format!(
                 "\nHunk {} at line {}: {verdict}\n--- old\n{}+++ new\n{}",

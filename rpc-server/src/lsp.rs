@@ -1,0 +1,86 @@
+//! `larik lsp`: the agent as a language server, for editors whose only extension point is LSP
+//! (Helix). Asking happens through code actions and `workspace/executeCommand`; answers stream
+//! as `$/progress` and messages, or into a chat file (`*.larik.md`); proposed edits are offered
+//! hunk by hunk as code actions and applied with `workspace/applyEdit`; permission prompts use
+//! `window/showMessageRequest`, or code actions on a diagnostic where the client lacks it.
+//!
+//! The transport is rust-analyzer's `lsp-server` (its own reader and writer threads); two small
+//! threads bridge it to tokio, and exactly one of them writes to the client.
+
+mod bridge;
+mod chat;
+mod client;
+mod proposal;
+mod uri;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use lsp_server::{Connection, Message};
+use serde_json::{Value, json};
+
+pub use bridge::COMMANDS;
+
+/// Serves LSP on stdin/stdout until the client shuts down or stdin closes.
+pub async fn serve_stdio(env: HashMap<String, String>) -> anyhow::Result<()> {
+    let (connection, io_threads) = Connection::stdio();
+    let (init_id, init_params) = tokio::task::block_in_place(|| connection.initialize_start())?;
+    let capabilities = json!({
+        "textDocumentSync": 1,
+        "codeActionProvider": {"codeActionKinds": ["quickfix", "refactor", "source"]},
+        "executeCommandProvider": {"commands": COMMANDS},
+    });
+    let result = json!({"capabilities": capabilities, "serverInfo": {"name": "larik", "version": env!("CARGO_PKG_VERSION")}});
+    tokio::task::block_in_place(|| connection.initialize_finish(init_id, result))?;
+
+    let (outbox, mut outgoing) = tokio::sync::mpsc::unbounded_channel::<Message>();
+    let sender = connection.sender.clone();
+    // The one writer: everything for the client goes through this thread, in order.
+    let writer = std::thread::spawn(move || {
+        while let Some(message) = outgoing.blocking_recv() {
+            if sender.send(message).is_err() {
+                return;
+            }
+        }
+    });
+    let (inbox, mut incoming) = tokio::sync::mpsc::unbounded_channel::<Message>();
+    let receiver = connection.receiver.clone();
+    std::thread::spawn(move || {
+        for message in receiver {
+            if inbox.send(message).is_err() {
+                return;
+            }
+        }
+    });
+
+    let client = client::Client::new(outbox);
+    let bridge = Arc::new(bridge::Bridge::new(env, &init_params, client.clone()));
+    while let Some(message) = incoming.recv().await {
+        match message {
+            Message::Request(request) if request.method == "shutdown" => {
+                client.respond(request.id, Ok(Value::Null));
+                bridge.shutdown();
+            }
+            Message::Request(request) => {
+                let bridge = Arc::clone(&bridge);
+                let client = client.clone();
+                // Each request runs on its own: a command may wait on the client meanwhile.
+                tokio::spawn(async move {
+                    let result = bridge.request(&request.method, request.params).await;
+                    client.respond(request.id, result);
+                });
+            }
+            Message::Notification(notification) if notification.method == "exit" => break,
+            Message::Notification(notification) => bridge.notification(&notification.method, notification.params).await,
+            Message::Response(response) => client.deliver(response),
+        }
+    }
+    bridge.shutdown();
+    drop(client);
+    drop(bridge);
+    let _ = tokio::task::spawn_blocking(move || writer.join()).await;
+    drop(connection);
+    // The reader thread ends with stdin; joining it would wait for the client to close it.
+    drop(io_threads);
+    Ok(())
+}

@@ -1,0 +1,534 @@
+//! The language-server face of one agent session: open documents, code actions and commands
+//! that start turns, and the turn's events turned into progress, diagnostics, messages, edits
+//! under review and permission questions.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use larik_core::event::{AgentEvent, Display, PermissionAnswer, PermissionRequest};
+use larik_core::llm::Part;
+use larik_core::permission::Mode;
+use larik_core::session::{Session, SessionConfig};
+use larik_core::workspace::EditorFiles;
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::chat::{self, ChatWriter};
+use super::client::{Client, ClientError, METHOD_NOT_FOUND};
+use super::proposal::{LineEdit, Proposal, apply_line_edit};
+use super::uri;
+
+pub const COMMANDS: &[&str] = &[
+    "larik.ask",
+    "larik.explain",
+    "larik.fix",
+    "larik.send",
+    "larik.cancel",
+    "larik.mode",
+    "larik.accept",
+    "larik.reject",
+    "larik.hunk",
+    "larik.permission",
+];
+
+const HINT: u32 = 4;
+const INFO_MESSAGE: u32 = 3;
+
+/// A question for the user that is not an edit, waiting on an answer.
+struct PendingPermission {
+    uri: Option<String>,
+    title: String,
+    options: Vec<(&'static str, String)>,
+    reply: tokio::sync::oneshot::Sender<PermissionAnswer>,
+}
+
+/// Open documents, shared with the core through [`EditorFiles`].
+#[derive(Clone, Default)]
+struct Documents {
+    texts: Arc<Mutex<HashMap<PathBuf, String>>>,
+}
+
+impl Documents {
+    fn get(&self, path: &Path) -> Option<String> {
+        self.texts.lock().ok()?.get(path).cloned()
+    }
+
+    fn set(&self, path: PathBuf, text: String) {
+        if let Ok(mut texts) = self.texts.lock() {
+            texts.insert(path, text);
+        }
+    }
+}
+
+/// Reads see unsaved buffers; a write to an open buffer becomes an edit the user saves.
+struct LspFiles {
+    documents: Documents,
+    client: Client,
+}
+
+#[async_trait::async_trait]
+impl EditorFiles for LspFiles {
+    async fn read_text(&self, path: &Path) -> Result<String, String> {
+        match self.documents.get(path) {
+            Some(text) => Ok(text),
+            None => tokio::fs::read_to_string(path).await.map_err(|error| format!("{}: {error}", path.display())),
+        }
+    }
+
+    async fn write_text(&self, path: &Path, content: &str) -> Result<(), String> {
+        let Some(current) = self.documents.get(path) else {
+            return larik_core::workspace::write_file_atomic(path, content.as_bytes()).map_err(|error| error.to_string());
+        };
+        // Hunks the user applied already put this content in the buffer.
+        if current == content {
+            return Ok(());
+        }
+        let whole = LineEdit { start: 0, end: current.split_inclusive('\n').count(), new_text: content.to_owned() };
+        apply_edit(&self.client, &uri::from_path(path), &whole).await?;
+        self.documents.set(path.to_path_buf(), content.to_owned());
+        Ok(())
+    }
+}
+
+pub struct Bridge {
+    client: Client,
+    session: Arc<Session>,
+    documents: Documents,
+    proposals: Mutex<Vec<Proposal>>,
+    next_id: AtomicU64,
+    permission: Mutex<Option<PendingPermission>>,
+    /// The document the user last worked in: where questions without a file are shown.
+    last_uri: Mutex<Option<String>>,
+    /// Locations of the running tool call, shown as hints.
+    running: Mutex<Vec<(String, u32, String)>>,
+    /// Once the client answered showMessageRequest with "method not found", code actions are used.
+    no_message_requests: AtomicBool,
+    show_document: bool,
+    cancel: CancellationToken,
+}
+
+impl Bridge {
+    pub fn new(env: HashMap<String, String>, init: &Value, client: Client) -> Self {
+        let root = init
+            .pointer("/workspaceFolders/0/uri")
+            .or_else(|| init.get("rootUri"))
+            .and_then(Value::as_str)
+            .and_then(uri::to_path)
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_else(|| PathBuf::from("."));
+        let documents = Documents::default();
+        let cancel = CancellationToken::new();
+        let config = match SessionConfig::from_settings(root.clone(), &env, std::env::current_exe().ok()) {
+            Ok((config, _)) => config,
+            Err(error) => {
+                tracing::warn!(%error, "settings could not be read; the agent cannot run");
+                let failed = Err(larik_core::llm::ProviderError::BadRequest { message: error.to_string() });
+                SessionConfig::plain(root.clone(), failed, larik_core::session::ModelSettings { model: String::new(), max_tokens: 0, max_turn_requests: 0 })
+            }
+        };
+        let config = SessionConfig { editor: Some(Arc::new(LspFiles { documents: documents.clone(), client: client.clone() })), ..config };
+        let session = Arc::new(Session::new(config, &cancel));
+        let show_document = init.pointer("/capabilities/window/showDocument/support").and_then(Value::as_bool).unwrap_or(false);
+        Self {
+            client,
+            session,
+            documents,
+            proposals: Mutex::new(Vec::new()),
+            next_id: AtomicU64::new(1),
+            permission: Mutex::new(None),
+            last_uri: Mutex::new(None),
+            running: Mutex::new(Vec::new()),
+            no_message_requests: AtomicBool::new(false),
+            show_document,
+            cancel,
+        }
+    }
+
+    pub fn shutdown(&self) {
+        self.cancel.cancel();
+    }
+
+    pub async fn notification(self: &Arc<Self>, method: &str, params: Value) {
+        match method {
+            "textDocument/didOpen" => self.opened(&params["textDocument"]["uri"], params["textDocument"]["text"].as_str()),
+            "textDocument/didChange" => {
+                // Full sync: the last change holds the whole text.
+                let text = params["contentChanges"].as_array().and_then(|changes| changes.last()).and_then(|change| change["text"].as_str());
+                self.opened(&params["textDocument"]["uri"], text);
+            }
+            "textDocument/didClose" => {
+                if let Some(path) = params["textDocument"]["uri"].as_str().and_then(uri::to_path)
+                    && let Ok(mut texts) = self.documents.texts.lock()
+                {
+                    texts.remove(&path);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn opened(&self, document: &Value, text: Option<&str>) {
+        let (Some(address), Some(text)) = (document.as_str(), text) else { return };
+        if let Some(path) = uri::to_path(address) {
+            self.documents.set(path, text.to_owned());
+        }
+        if let Ok(mut last) = self.last_uri.lock() {
+            *last = Some(address.to_owned());
+        }
+    }
+
+    pub async fn request(self: &Arc<Self>, method: &str, params: Value) -> Result<Value, ClientError> {
+        match method {
+            "textDocument/codeAction" => Ok(Value::Array(self.code_actions(&params))),
+            "workspace/executeCommand" => {
+                let arguments = params["arguments"].as_array().cloned().unwrap_or_default();
+                self.execute(params["command"].as_str().unwrap_or_default(), &arguments).await
+            }
+            _ => Err(ClientError { code: METHOD_NOT_FOUND, message: format!("Method not found: {method}") }),
+        }
+    }
+
+    fn code_actions(&self, params: &Value) -> Vec<Value> {
+        let address = params["textDocument"]["uri"].as_str().unwrap_or_default().to_owned();
+        if let Ok(mut last) = self.last_uri.lock() {
+            *last = Some(address.clone());
+        }
+        let range = &params["range"];
+        let (first, last) = (range["start"]["line"].as_u64().unwrap_or(0) as usize, range["end"]["line"].as_u64().unwrap_or(0) as usize);
+        let mut actions = Vec::new();
+        let action = |title: String, kind: &str, command: &str, arguments: Value| json!({"title": title, "kind": kind, "command": {"title": title, "command": command, "arguments": arguments}});
+        // Edits under review in this document come first.
+        if let Ok(proposals) = self.proposals.lock() {
+            for proposal in proposals.iter().filter(|proposal| proposal.uri == address && !proposal.is_done()) {
+                let pending: Vec<_> = proposal.pending().collect();
+                let touching: Vec<_> = pending
+                    .iter()
+                    .filter(|hunk| {
+                        let start = proposal.current_start(hunk.index);
+                        start <= last && first <= start + hunk.old_lines.max(1)
+                    })
+                    .collect();
+                let shown = if touching.is_empty() { pending.iter().collect::<Vec<_>>() } else { touching };
+                for hunk in &shown {
+                    let place = if shown.len() > 1 { format!(" at line {}", proposal.current_start(hunk.index) + 1) } else { String::new() };
+                    let sizes = format!("+{} -{}", hunk.new_lines, hunk.old_lines);
+                    actions.push(action(format!("Larik: apply edit ({sizes}){place}"), "quickfix", "larik.hunk", json!([proposal.id, hunk.index, true])));
+                    actions.push(action(format!("Larik: reject{place}"), "quickfix", "larik.hunk", json!([proposal.id, hunk.index, false])));
+                }
+            }
+        }
+        if let Ok(permission) = self.permission.lock()
+            && let Some(pending) = permission.as_ref()
+        {
+            for (id, name) in &pending.options {
+                actions.push(action(format!("Larik: {name}"), "quickfix", "larik.permission", json!([id])));
+            }
+        }
+        if chat::is_chat(&address) {
+            actions.push(action("Larik: send".into(), "source", "larik.send", json!([address])));
+            return actions;
+        }
+        let selected = first != last || range["start"]["character"] != range["end"]["character"];
+        if selected {
+            actions.push(action("Larik: ask about selection".into(), "refactor", "larik.ask", json!([address, range])));
+        }
+        actions.push(action("Larik: explain".into(), "refactor", "larik.explain", json!([address, range])));
+        let diagnostics = params["context"]["diagnostics"].as_array().filter(|list| list.iter().any(|diagnostic| diagnostic["source"] != "larik"));
+        if diagnostics.is_some() {
+            actions.push(action("Larik: fix diagnostics here".into(), "quickfix", "larik.fix", json!([address, range, params["context"]["diagnostics"]])));
+        }
+        actions.push(action("Larik: refactor this".into(), "refactor", "larik.ask", json!([address, range, "Refactor this code to be clearer, keeping its behaviour."])));
+        actions
+    }
+
+    async fn execute(self: &Arc<Self>, command: &str, arguments: &[Value]) -> Result<Value, ClientError> {
+        let text = |index: usize| arguments.get(index).and_then(Value::as_str).map(str::to_owned);
+        match command {
+            "larik.ask" | "larik.explain" | "larik.fix" => {
+                let Some(address) = text(0) else {
+                    return Err(invalid("larik.ask takes a prompt or a document and range"));
+                };
+                // `larik.ask "prompt"` from the command line; `larik.ask uri range` from a code action.
+                if !address.starts_with("file://") {
+                    self.start_turn(vec![Part::Text { text: arguments.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" ") }], None);
+                    return Ok(Value::Null);
+                }
+                let selection = self.selection(&address, arguments.get(1).unwrap_or(&Value::Null));
+                let request = match command {
+                    "larik.explain" => "Explain what this code does and anything surprising about it.".to_owned(),
+                    "larik.fix" => format!("Fix these problems:\n{}", describe_diagnostics(arguments.get(2).unwrap_or(&Value::Null))),
+                    _ => text(2).unwrap_or_else(|| "Help with this code: review it and improve it where it needs it.".into()),
+                };
+                self.start_turn(vec![Part::Text { text: format!("{selection}\n\n{request}") }], None);
+                Ok(Value::Null)
+            }
+            "larik.send" => {
+                let address = text(0).ok_or_else(|| invalid("larik.send takes the chat file's URI"))?;
+                let current = uri::to_path(&address).and_then(|path| self.documents.get(&path)).unwrap_or_default();
+                let prompt = chat::prompt_from(&current).ok_or_else(|| invalid("write your message under the last heading first"))?;
+                self.start_turn(vec![Part::Text { text: prompt }], Some(ChatWriter::new(self.client.clone(), address, current)));
+                Ok(Value::Null)
+            }
+            "larik.cancel" => {
+                self.session.cancel_turn();
+                Ok(Value::Null)
+            }
+            "larik.mode" => {
+                let mode = text(0).and_then(|id| Mode::from_id(&id)).ok_or_else(|| invalid("larik.mode takes default, accept-edits, plan or yolo"))?;
+                self.session.permissions().set_mode(mode);
+                self.client.notify("window/showMessage", json!({"type": INFO_MESSAGE, "message": format!("Larik: mode is now {}", mode.id())}));
+                Ok(Value::Null)
+            }
+            "larik.hunk" => {
+                let id = arguments.first().and_then(Value::as_u64).ok_or_else(|| invalid("larik.hunk takes a proposal, a hunk and a decision"))?;
+                let index = arguments.get(1).and_then(Value::as_u64).unwrap_or(0) as usize;
+                let accept = arguments.get(2).and_then(Value::as_bool).unwrap_or(false);
+                self.decide_hunk(id, Some(index), accept).await
+            }
+            "larik.accept" | "larik.reject" => {
+                let accept = command == "larik.accept";
+                let pending = self.proposals.lock().ok().and_then(|proposals| proposals.iter().find(|proposal| !proposal.is_done()).map(|proposal| proposal.id));
+                if let Some(id) = pending {
+                    return self.decide_hunk(id, None, accept).await;
+                }
+                let option = if accept { "allow_once" } else { "reject_once" };
+                self.answer_permission(option);
+                Ok(Value::Null)
+            }
+            "larik.permission" => {
+                self.answer_permission(&text(0).unwrap_or_default());
+                Ok(Value::Null)
+            }
+            other => Err(invalid(&format!("unknown command {other}"))),
+        }
+    }
+
+    /// The selected text (or the whole file) of a document, for a prompt.
+    fn selection(&self, address: &str, range: &Value) -> String {
+        let path = uri::to_path(address).unwrap_or_default();
+        let text = self.documents.get(&path).or_else(|| std::fs::read_to_string(&path).ok()).unwrap_or_default();
+        let (first, last) = (range["start"]["line"].as_u64().unwrap_or(0) as usize, range["end"]["line"].as_u64().unwrap_or(0) as usize);
+        let lines: Vec<&str> = text.lines().collect();
+        if range.is_null() || lines.is_empty() {
+            return format!("File {}:\n```\n{text}\n```", path.display());
+        }
+        let last = last.max(first).min(lines.len() - 1);
+        let first = first.min(last);
+        format!("In {} (lines {}-{}):\n```\n{}\n```", path.display(), first + 1, last + 1, lines[first..=last].join("\n"))
+    }
+
+    async fn decide_hunk(&self, id: u64, index: Option<usize>, accept: bool) -> Result<Value, ClientError> {
+        let edits: Vec<(String, PathBuf, usize, LineEdit)> = {
+            let proposals = self.proposals.lock().map_err(|_| invalid("state poisoned"))?;
+            let proposal = proposals.iter().find(|proposal| proposal.id == id && !proposal.is_done()).ok_or_else(|| invalid("that edit was already decided"))?;
+            let indices: Vec<usize> = match index {
+                Some(index) => vec![index],
+                None => proposal.pending().map(|hunk| hunk.index).collect(),
+            };
+            // Later hunks first, so applying one does not move the next.
+            indices.into_iter().rev().map(|index| (proposal.uri.clone(), proposal.path.clone(), index, proposal.edit(index))).collect()
+        };
+        for (address, path, index, edit) in edits {
+            if accept {
+                apply_edit(&self.client, &address, &edit).await.map_err(|message| invalid(&message))?;
+                let current = self.documents.get(&path).or_else(|| std::fs::read_to_string(&path).ok()).unwrap_or_default();
+                self.documents.set(path.clone(), apply_line_edit(&current, &edit));
+            }
+            if let Ok(mut proposals) = self.proposals.lock()
+                && let Some(proposal) = proposals.iter_mut().find(|proposal| proposal.id == id)
+            {
+                proposal.decide(index, accept);
+            }
+            self.refresh_diagnostics(&address);
+        }
+        Ok(Value::Null)
+    }
+
+    fn answer_permission(&self, option: &str) {
+        let Some(pending) = self.permission.lock().ok().and_then(|mut permission| permission.take()) else { return };
+        let answer = match option {
+            "allow_once" => PermissionAnswer::AllowOnce,
+            "allow_always" => PermissionAnswer::AllowAlways,
+            _ => PermissionAnswer::Reject { feedback: None },
+        };
+        let _ = pending.reply.send(answer);
+        if let Some(address) = pending.uri {
+            self.refresh_diagnostics(&address);
+        }
+    }
+
+    /// Runs a turn in the background; its events reach the editor as they come.
+    fn start_turn(self: &Arc<Self>, prompt: Vec<Part>, chat: Option<ChatWriter>) {
+        let bridge = Arc::clone(self);
+        tokio::spawn(async move {
+            let (events, received) = mpsc::channel(256);
+            let turn_cancel = bridge.cancel.child_token();
+            let turn = bridge.session.prompt(prompt, events, turn_cancel);
+            let show = bridge.show_turn(received, chat);
+            let (outcome, ()) = tokio::join!(turn, show);
+            if let Err(error) = outcome {
+                bridge.client.notify("window/showMessage", json!({"type": 1, "message": format!("Larik: {error}")}));
+            }
+        });
+    }
+
+    async fn show_turn(&self, mut events: mpsc::Receiver<AgentEvent>, mut chat: Option<ChatWriter>) {
+        let token = format!("larik/{}", self.next_id.fetch_add(1, Ordering::Relaxed));
+        let progress = self.client.request("window/workDoneProgress/create", json!({"token": token})).await.is_ok();
+        let report = |kind: &str, title: Option<&str>, message: &str| {
+            if progress {
+                let mut value = json!({"kind": kind, "message": message});
+                if let Some(title) = title {
+                    value["title"] = json!(title);
+                }
+                self.client.notify("$/progress", json!({"token": token, "value": value}));
+            }
+        };
+        report("begin", Some("Larik"), "thinking…");
+        if let Some(chat) = chat.as_mut() {
+            chat.push("\n\n## Larik\n\n").await;
+        }
+        let mut answer = String::new();
+        while let Some(event) = events.recv().await {
+            match event {
+                AgentEvent::TextDelta(text) => {
+                    answer.push_str(&text);
+                    if let Some(chat) = chat.as_mut() {
+                        chat.push(&text).await;
+                    }
+                    let tail: String = answer.chars().rev().take(60).collect::<Vec<_>>().into_iter().rev().collect();
+                    report("report", None, tail.trim());
+                }
+                AgentEvent::ThinkingDelta(_) => report("report", None, "thinking…"),
+                AgentEvent::ToolCallStarted(view) => {
+                    report("report", None, &view.title);
+                    if let Ok(mut running) = self.running.lock() {
+                        *running = view.locations.iter().map(|location| (uri::from_path(&location.path), location.line.unwrap_or(1).saturating_sub(1), view.title.clone())).collect();
+                    }
+                    for location in &view.locations {
+                        self.refresh_diagnostics(&uri::from_path(&location.path));
+                    }
+                }
+                AgentEvent::ToolCallUpdated { status, .. } if matches!(status, larik_core::event::ToolStatus::Completed | larik_core::event::ToolStatus::Failed) => {
+                    let finished = self.running.lock().map(|mut running| std::mem::take(&mut *running)).unwrap_or_default();
+                    for (address, _, _) in finished {
+                        self.refresh_diagnostics(&address);
+                    }
+                }
+                AgentEvent::PermissionRequested(request) => self.ask(request).await,
+                AgentEvent::Notice(message) => self.client.notify("window/showMessage", json!({"type": 2, "message": format!("Larik: {message}")})),
+                AgentEvent::ToolCallUpdated { .. } | AgentEvent::Usage { .. } | AgentEvent::TitleChanged(_) => {}
+            }
+        }
+        if let Some(chat) = chat.as_mut() {
+            chat.push("\n\n## You\n\n").await;
+            chat.flush().await;
+        } else if !answer.trim().is_empty() {
+            self.client.notify("window/showMessage", json!({"type": INFO_MESSAGE, "message": format!("Larik: {}", answer.trim())}));
+        }
+        report("end", None, "done");
+    }
+
+    /// Edits become proposals reviewed hunk by hunk; anything else is a question.
+    async fn ask(&self, request: PermissionRequest) {
+        if let Some(Display::Diff { path, old_text, new_text }) = &request.preview {
+            let address = uri::from_path(path);
+            let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+            let proposal = Proposal::new(id, path.clone(), address.clone(), old_text.as_deref().unwrap_or(""), new_text, request.reply);
+            if let Ok(mut proposals) = self.proposals.lock() {
+                proposals.retain(|proposal| !proposal.is_done());
+                proposals.push(proposal);
+            }
+            if self.show_document {
+                let _ = self.client.request("window/showDocument", json!({"uri": address, "takeFocus": true})).await;
+            }
+            self.refresh_diagnostics(&address);
+            return;
+        }
+        let options = vec![("allow_once", "Allow once".to_owned()), ("allow_always", format!("Always allow {}", request.suggested_rule)), ("reject_once", "Reject".to_owned())];
+        let question = format!("{} ({})", request.tool_call.title, request.reason);
+        if !self.no_message_requests.load(Ordering::Relaxed) {
+            let actions: Vec<Value> = options.iter().map(|(_, name)| json!({"title": name})).collect();
+            let asked = self.client.request("window/showMessageRequest", json!({"type": INFO_MESSAGE, "message": format!("Larik: {question}"), "actions": actions})).await;
+            match asked {
+                Ok(choice) => {
+                    let chosen = choice["title"].as_str().and_then(|title| options.iter().find(|(_, name)| name == title)).map(|(id, _)| *id);
+                    let answer = match chosen {
+                        Some("allow_once") => PermissionAnswer::AllowOnce,
+                        Some("allow_always") => PermissionAnswer::AllowAlways,
+                        Some(_) => PermissionAnswer::Reject { feedback: None },
+                        None => PermissionAnswer::Cancelled,
+                    };
+                    let _ = request.reply.send(answer);
+                    return;
+                }
+                // Helix answers "method not found": ask through code actions from now on.
+                Err(error) if error.code == METHOD_NOT_FOUND => self.no_message_requests.store(true, Ordering::Relaxed),
+                Err(error) => tracing::warn!(message = %error.message, "showMessageRequest failed; asking through code actions"),
+            }
+        }
+        let address = self.last_uri.lock().ok().and_then(|last| last.clone());
+        if let Ok(mut permission) = self.permission.lock() {
+            *permission = Some(PendingPermission { uri: address.clone(), title: question, options, reply: request.reply });
+        }
+        match address {
+            Some(address) => self.refresh_diagnostics(&address),
+            None => self.client.notify("window/showMessage", json!({"type": 2, "message": "Larik is waiting for approval: run `:lsp-workspace-command larik.accept` or `larik.reject`"})),
+        }
+    }
+
+    /// Publishes every hint Larik has for a document: edits under review, the running tool call,
+    /// a pending question.
+    fn refresh_diagnostics(&self, address: &str) {
+        let mut diagnostics = Vec::new();
+        let hint = |line: usize, message: String| json!({"range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 200}}, "severity": HINT, "source": "larik", "message": message});
+        if let Ok(proposals) = self.proposals.lock() {
+            for proposal in proposals.iter().filter(|proposal| proposal.uri == address && !proposal.is_done()) {
+                for hunk in proposal.pending() {
+                    let line = proposal.current_start(hunk.index);
+                    diagnostics.push(hint(line, format!("Larik proposes an edit (+{} -{}): apply or reject it with a code action", hunk.new_lines, hunk.old_lines)));
+                }
+            }
+        }
+        if let Ok(running) = self.running.lock() {
+            for (place, line, title) in running.iter().filter(|(place, _, _)| place == address) {
+                let _ = place;
+                diagnostics.push(hint(*line as usize, format!("Larik: {title}")));
+            }
+        }
+        if let Ok(permission) = self.permission.lock()
+            && let Some(pending) = permission.as_ref().filter(|pending| pending.uri.as_deref() == Some(address))
+        {
+            diagnostics.push(hint(0, format!("Larik asks: {}. Answer with a code action.", pending.title)));
+        }
+        self.client.notify("textDocument/publishDiagnostics", json!({"uri": address, "diagnostics": diagnostics}));
+    }
+}
+
+async fn apply_edit(client: &Client, address: &str, edit: &LineEdit) -> Result<(), String> {
+    let range = json!({"start": {"line": edit.start, "character": 0}, "end": {"line": edit.end, "character": 0}});
+    let change = json!({"changes": {address: [{"range": range, "newText": edit.new_text}]}});
+    let response = client.request("workspace/applyEdit", json!({"label": "Larik", "edit": change})).await.map_err(|error| error.message)?;
+    if response["applied"].as_bool() == Some(false) {
+        return Err(response["failureReason"].as_str().unwrap_or("the editor did not apply the edit").to_owned());
+    }
+    Ok(())
+}
+
+fn describe_diagnostics(diagnostics: &Value) -> String {
+    diagnostics
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|diagnostic| diagnostic["source"] != "larik")
+        .map(|diagnostic| format!("- line {}: {}", diagnostic["range"]["start"]["line"].as_u64().unwrap_or(0) + 1, diagnostic["message"].as_str().unwrap_or_default()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn invalid(message: &str) -> ClientError {
+    ClientError { code: -32602, message: message.to_owned() }
+}
