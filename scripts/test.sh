@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets up everything and runs every test: unit and end-to-end tests in Rust, then the ACP SDK
-# conformance test in Node. Exits non-zero on any failure.
+# conformance test in Node, then the editor plugins' tests. Exits non-zero on any failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,4 +12,5 @@ status=0
 cargo test --workspace --locked || status=1
 (cd tests/acp-sdk && npm test) || status=1
 bash editors/neovim/scripts/test.sh || status=1
+bash editors/vscode/scripts/test.sh || status=1
 exit $status

@@ -78,7 +78,8 @@ pub async fn serve_stdio(env: HashMap<String, String>) -> anyhow::Result<()> {
     bridge.shutdown();
     drop(client);
     drop(bridge);
-    let _ = tokio::task::spawn_blocking(move || writer.join()).await;
+    // Turns still winding down may hold a sender; wait briefly for the queue to drain, no longer.
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(2), tokio::task::spawn_blocking(move || writer.join())).await;
     drop(connection);
     // The reader thread ends with stdin; joining it would wait for the client to close it.
     drop(io_threads);

@@ -5,4 +5,5 @@
 //! binary over stdio.
 
 pub mod harness;
+pub mod lsp_client;
 pub mod mock_llm;

@@ -183,3 +183,13 @@ async fn a_stream_cut_mid_answer_is_reported_not_truncated() {
     assert_eq!(reply["error"]["data"]["kind"], "stream_broken");
     assert_eq!(mock.requests().len(), 1, "output already shown is not silently replayed");
 }
+
+#[tokio::test]
+async fn closing_stdin_ends_the_process_even_with_sessions_that_use_the_editors_files() {
+    let sandbox = Sandbox::new();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.base_env());
+    agent.initialize_with(json!({"fs": {"readTextFile": true, "writeTextFile": true}})).await;
+    agent.new_session(&sandbox.project_path()).await;
+    agent.close_stdin();
+    assert!(agent.wait_exit().await.success());
+}

@@ -130,3 +130,23 @@ async fn list_pages_with_a_cursor() {
     let (bad, _) = call(&mut agent, "session/list", json!({"cursor": "garbage"})).await;
     assert_eq!(bad["error"]["code"], -32602);
 }
+
+#[tokio::test]
+async fn replay_gives_back_attached_files_and_tool_locations() {
+    let sandbox = Sandbox::new();
+    std::fs::write(sandbox.project.path().join("a.txt"), "one\ntwo\n").unwrap();
+    let mock = MockLlm::start(Scenario { responses: vec![Step::tool("toolu_r", "read", json!({"path": "a.txt", "offset": 2})), Step::text("ok")] }).await.unwrap();
+    let mut agent = start(&sandbox, &mock).await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    let uri = format!("file://{}/a.txt#L1-2", sandbox.project_path().display());
+    let prompt = json!([{"type": "text", "text": "see"}, {"type": "resource", "resource": {"uri": uri, "text": "one\ntwo\n"}}]);
+    let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": prompt})).await;
+    agent.response(id).await;
+    let (_, replayed) = call(&mut agent, "session/load", json!({"sessionId": session, "cwd": sandbox.project_path(), "mcpServers": []})).await;
+    let updates: Vec<Value> = replayed.iter().map(|message| message["params"]["update"].clone()).collect();
+    let attached = updates.iter().find(|update| update["content"]["type"] == "resource").expect("the attachment comes back as a resource");
+    assert_eq!(attached["content"]["resource"], json!({"uri": uri, "text": "one\ntwo\n"}));
+    let read = updates.iter().find(|update| update["sessionUpdate"] == "tool_call").unwrap();
+    assert_eq!(read["locations"][0]["line"], 2);
+    assert_eq!(read["rawInput"], json!({"path": "a.txt", "offset": 2}));
+}

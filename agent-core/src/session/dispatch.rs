@@ -265,6 +265,8 @@ fn tool_record(view: &ToolCallView, output: &ToolOutput) -> ToolRecord {
         failed: output.is_error,
         output: truncate_middle(&output.text_content(), MAX_REPLAY_OUTPUT_BYTES),
         diff,
+        locations: view.locations.iter().map(|location| (location.path.clone(), location.line)).collect(),
+        input: Some(view.input.clone()).filter(|input| input.to_string().len() <= MAX_REPLAY_OUTPUT_BYTES),
     }
 }
 

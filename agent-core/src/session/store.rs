@@ -41,6 +41,12 @@ pub struct ToolRecord {
     pub output: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diff: Option<StoredDiff>,
+    /// The files and lines the call touched, for links in the editor.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub locations: Vec<(PathBuf, Option<u32>)>,
+    /// The call's input, when small enough to keep.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -137,7 +137,10 @@ impl Peer {
 /// waits for their tasks and flushes the output.
 pub async fn run(input: impl AsyncBufRead + Unpin, output: impl AsyncWrite + Unpin + Send + 'static, handler: Arc<impl Handler>) {
     let (outgoing, queue) = mpsc::channel::<String>(1024);
-    let writer = tokio::spawn(write_lines(output, queue));
+    // Handlers may keep a `Peer` alive past the end (sessions hold one to reach the editor), so
+    // the writer is told when everything has been answered rather than waiting for every sender.
+    let answered = CancellationToken::new();
+    let writer = tokio::spawn(write_lines(output, queue, answered.clone()));
     let peer = Peer {
         inner: Arc::new(PeerState {
             outgoing,
@@ -153,11 +156,18 @@ pub async fn run(input: impl AsyncBufRead + Unpin, output: impl AsyncWrite + Unp
     peer.inner.tasks.close();
     peer.inner.tasks.wait().await;
     drop(peer);
+    answered.cancel();
     let _ = writer.await;
 }
 
-async fn write_lines(mut output: impl AsyncWrite + Unpin, mut queue: mpsc::Receiver<String>) {
-    while let Some(line) = queue.recv().await {
+async fn write_lines(mut output: impl AsyncWrite + Unpin, mut queue: mpsc::Receiver<String>, answered: CancellationToken) {
+    loop {
+        let line = tokio::select! {
+            biased;
+            line = queue.recv() => line,
+            () = answered.cancelled() => queue.try_recv().ok(),
+        };
+        let Some(line) = line else { return };
         let mut batch = line;
         batch.push('\n');
         // Coalesce what is already queued into one write.

@@ -136,7 +136,7 @@ async fn replay(peer: &Peer, id: &acp::SessionId, stored: &StoredSession) {
                     let update = match (message.role, part) {
                         // Notes the agent added for the model are not what the user typed.
                         (Role::User, Part::Text { text }) if text.starts_with("<editor-context>") || text.starts_with("<system-note>") => continue,
-                        (Role::User, Part::Text { text }) => acp::SessionUpdate::UserMessageChunk(to_proto::text_chunk(text.clone())),
+                        (Role::User, Part::Text { text }) => acp::SessionUpdate::UserMessageChunk(acp::ContentChunk::new(user_block(text))),
                         (Role::Assistant, Part::Text { text }) => acp::SessionUpdate::AgentMessageChunk(to_proto::text_chunk(text.clone())),
                         (Role::Assistant, Part::Thinking { text, .. }) => acp::SessionUpdate::AgentThoughtChunk(to_proto::text_chunk(text.clone())),
                         _ => continue,
@@ -157,7 +157,21 @@ fn replayed_tool_call(tool: &ToolRecord) -> acp::ToolCall {
         None if tool.output.is_empty() => Vec::new(),
         None => vec![acp::ToolCallContent::Content(acp::Content::new(acp::ContentBlock::Text(acp::TextContent::new(tool.output.clone()))))],
     };
-    acp::ToolCall::new(tool.id.clone(), tool.title.clone()).kind(kind(&tool.kind)).status(status).content(content)
+    let locations = tool.locations.iter().map(|(path, line)| acp::ToolCallLocation::new(path.clone()).line(*line)).collect();
+    let mut call = acp::ToolCall::new(tool.id.clone(), tool.title.clone()).kind(kind(&tool.kind)).status(status).content(content).locations(locations);
+    if let Some(input) = &tool.input {
+        call = call.raw_input(input.clone());
+    }
+    call
+}
+
+/// A user message part as the client sent it: files it attached come back as resources.
+fn user_block(text: &str) -> acp::ContentBlock {
+    let attached = text.strip_prefix("<file uri=\"").and_then(|rest| rest.split_once("\">\n")).and_then(|(uri, rest)| Some((uri, rest.strip_suffix("\n</file>")?)));
+    match attached {
+        Some((uri, body)) => acp::ContentBlock::Resource(acp::EmbeddedResource::new(acp::EmbeddedResourceResource::TextResourceContents(acp::TextResourceContents::new(body, uri)))),
+        None => acp::ContentBlock::Text(acp::TextContent::new(text)),
+    }
 }
 
 fn kind(name: &str) -> acp::ToolKind {

@@ -412,7 +412,7 @@ impl Bridge {
                         self.refresh_diagnostics(&uri::from_path(&location.path));
                     }
                 }
-                AgentEvent::ToolCallUpdated { status, .. } if matches!(status, larik_core::event::ToolStatus::Completed | larik_core::event::ToolStatus::Failed) => {
+                AgentEvent::ToolCallUpdated { status: larik_core::event::ToolStatus::Completed | larik_core::event::ToolStatus::Failed, .. } => {
                     let finished = self.running.lock().map(|mut running| std::mem::take(&mut *running)).unwrap_or_default();
                     for (address, _, _) in finished {
                         self.refresh_diagnostics(&address);

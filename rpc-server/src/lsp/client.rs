@@ -18,10 +18,13 @@ pub struct ClientError {
 
 pub const METHOD_NOT_FOUND: i32 = -32601;
 
+/// Requests sent to the editor, waiting for its answer.
+type Pending = Arc<Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, ClientError>>>>>;
+
 #[derive(Clone)]
 pub struct Client {
     outbox: mpsc::UnboundedSender<Message>,
-    pending: Arc<Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, ClientError>>>>>,
+    pending: Pending,
     next_id: Arc<AtomicI32>,
 }
 

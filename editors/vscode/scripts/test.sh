@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Builds, packages and tests the VS Code extension. Exits non-zero on any failure.
+#
+#   1. setup (idempotent, see setup.sh), type check, bundles, the .vsix (dist/larik.vsix);
+#   2. unit tests: Node's test runner with a stub of the vscode module, including the client side
+#      against the real `larik acp` and the mock model;
+#   3. webview tests: the chat bundle in Debian's Chromium through playwright-core;
+#   4. end to end: the .vsix in code-server (a real VS Code workbench and extension host) driven
+#      by playwright-core against the real agent and the mock model.
+#
+# The agent's binaries must be built (cargo build): they are taken from LARIK_BIN and
+# LARIK_MOCK_LLM_BIN, else $CARGO_TARGET_DIR/debug, else <repo>/target/debug.
+#
+# Usage: scripts/test.sh [unit] [webview] [e2e]     (default: all three)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+suites=("$@")
+((${#suites[@]})) || suites=(unit webview e2e)
+want() { [[ " ${suites[*]} " == *" $1 "* ]]; }
+
+phase() {
+  local name=$1 start=$SECONDS rc=0
+  shift
+  echo "== vscode: $name"
+  "$@" || rc=$?
+  if ((rc == 0)); then echo "== vscode: $name: ok in $((SECONDS - start)) s"; else echo "== vscode: $name: FAILED ($rc) in $((SECONDS - start)) s"; fi
+  return "$rc"
+}
+
+if want e2e; then phase setup bash scripts/setup.sh; else phase setup bash scripts/setup.sh --no-code-server; fi
+phase typecheck npx tsc -p . --noEmit
+phase build node scripts/build.mjs --production
+phase package npx vsce package --no-dependencies --allow-missing-repository --out dist/larik.vsix
+
+failed=()
+run_suite() {
+  local name=$1
+  shift
+  phase "$name tests" "$@" || failed+=("$name")
+}
+want unit && run_suite unit node --require ./test/unit/register-vscode-stub.cjs --test --test-reporter=spec out/test/unit/
+want webview && run_suite webview node --test --test-reporter=spec out/test/webview/
+want e2e && run_suite e2e node --test --test-concurrency=1 --test-reporter=spec out/test/e2e/
+
+if ((${#failed[@]})); then
+  echo "== vscode: FAILED: ${failed[*]}" >&2
+  exit 1
+fi
+echo "== vscode: all passed (${suites[*]})"

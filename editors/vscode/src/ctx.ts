@@ -1,0 +1,291 @@
+// The extension's context object: it owns the agent process, the session controller, the views
+// and one list of disposables, and it is the only place where they are wired together.
+//
+// Invariants: no agent process runs in an untrusted workspace; at most one agent process runs at
+// a time; disposing the context stops the agent (its whole process group).
+
+import * as os from "node:os";
+import * as vscode from "vscode";
+import { AgentProcess, API_KEY_VARIABLES, resolveServerCommand } from "./agentProcess";
+import { Config } from "./config";
+import * as documents from "./editor/documents";
+import { currentEditorContext, selectionAttachment } from "./editor/editorContext";
+import { SessionController } from "./session";
+import { StatusBar } from "./statusBar";
+import { CHAT_VIEW_ID, ChatViewProvider, type ChatActions } from "./views/chatView";
+import { DiffReview } from "./views/diffReview";
+import { PermissionNotice } from "./views/permissionNotice";
+
+const SECRET_PREFIX = "larik.apiKey.";
+
+export class Ctx implements vscode.Disposable, ChatActions {
+  readonly config = new Config();
+  readonly log: vscode.LogOutputChannel;
+  readonly controller: SessionController;
+  readonly statusBar: StatusBar;
+  readonly chatView: ChatViewProvider;
+  readonly review: DiffReview;
+  #agent: AgentProcess | undefined;
+  #starting: Promise<void> | undefined;
+  #disposables: vscode.Disposable[] = [];
+  #contextTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(readonly extension: vscode.ExtensionContext) {
+    this.log = vscode.window.createOutputChannel("Larik", { log: true });
+    const version = String((extension.extension?.packageJSON as { version?: string } | undefined)?.version ?? "0.0.0");
+    this.controller = new SessionController(
+      { readTextFile: documents.readTextFile, writeTextFile: documents.writeTextFile, editorContext: currentEditorContext },
+      {
+        cwd: this.cwd,
+        clientVersion: version,
+        autoApprove: () => this.config.autoApprove,
+        sendEditorContext: () => this.config.editorContext,
+        log: (level, message) => this.log[level](message),
+      },
+    );
+    this.statusBar = new StatusBar();
+    this.chatView = new ChatViewProvider(extension.extensionUri, this.controller, this);
+    this.review = new DiffReview(this.controller, this.config, this.log);
+    const notice = new PermissionNotice(this.controller, () => this.chatView.visible);
+    const unsubscribe = this.controller.transcript.onChange((change) => {
+      if (change.kind === "session" || change.kind === "reset") this.#sessionChanged();
+    });
+    this.#disposables.push(
+      this.log,
+      this.statusBar,
+      this.chatView,
+      this.review,
+      notice,
+      { dispose: unsubscribe },
+      vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, this.chatView),
+      vscode.workspace.onDidChangeConfiguration((event) => this.#configurationChanged(event)),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => void this.startAgent()),
+      vscode.window.onDidChangeActiveTextEditor(() => this.#scheduleEditorContext()),
+      vscode.window.onDidChangeTextEditorSelection(() => this.#scheduleEditorContext()),
+    );
+  }
+
+  get cwd(): string {
+    return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? os.homedir();
+  }
+
+  push(...disposables: vscode.Disposable[]): void {
+    this.#disposables.push(...disposables);
+  }
+
+  /** Starts the agent unless the workspace is untrusted. */
+  async activate(): Promise<void> {
+    if (!vscode.workspace.isTrusted) {
+      this.controller.disable("Larik only runs in trusted workspaces. Trust this workspace to start it.");
+      this.log.info("untrusted workspace: the agent is not started");
+      return;
+    }
+    await this.startAgent();
+  }
+
+  #sessionChanged(): void {
+    const session = this.controller.transcript.session;
+    this.statusBar.show(session.status, session.statusDetail);
+    void vscode.commands.executeCommand("setContext", "larik.turnRunning", this.controller.turnRunning);
+    void vscode.commands.executeCommand("setContext", "larik.canLoadSessions", session.canLoadSessions);
+  }
+
+  #configurationChanged(event: vscode.ConfigurationChangeEvent): void {
+    if (event.affectsConfiguration("larik.trace.protocol") && this.#agent) {
+      this.#agent.connection.tracer = this.#tracer();
+    }
+    if (Config.affectsServer(event) && vscode.workspace.isTrusted) {
+      void vscode.window.showInformationMessage("Larik's server settings changed.", "Restart Agent").then((choice) => {
+        if (choice) void this.restartAgent();
+      });
+    }
+  }
+
+  #tracer() {
+    return this.config.traceProtocol
+      ? (direction: "send" | "receive", line: string) => this.log.info(`${direction === "send" ? "→" : "←"} ${line}`)
+      : undefined;
+  }
+
+  async #storedKeys(): Promise<Record<string, string>> {
+    const keys: Record<string, string> = {};
+    for (const name of API_KEY_VARIABLES) {
+      const value = await this.extension.secrets.get(SECRET_PREFIX + name);
+      if (value) keys[name] = value;
+    }
+    return keys;
+  }
+
+  startAgent(): Promise<void> {
+    this.#starting ??= this.#startAgent().finally(() => {
+      this.#starting = undefined;
+    });
+    return this.#starting;
+  }
+
+  async #startAgent(): Promise<void> {
+    if (!vscode.workspace.isTrusted) return;
+    if (this.#agent) await this.stopAgent();
+    const command = resolveServerCommand(this.config.server, await this.#storedKeys(), process.env, this.cwd);
+    this.log.info(`starting ${command.command} ${command.args.join(" ")} in ${command.cwd}`);
+    this.controller.starting();
+    try {
+      const tracer = this.#tracer();
+      const agent = await AgentProcess.start(
+        command,
+        {
+          onStderr: (line) => this.log.info(`[agent] ${line}`),
+          onExit: (description, expected) => {
+            (expected ? this.log.info : this.log.error).call(this.log, `the agent ${description}`);
+            if (this.#agent === agent) this.#agent = undefined;
+          },
+        },
+        { ...(tracer ? { tracer } : {}), onProtocolError: (message) => this.log.warn(message) },
+      );
+      this.#agent = agent;
+      await this.controller.connect(agent.connection);
+      const info = this.controller.initializeResponse?.agentInfo;
+      this.log.info(`connected to ${info?.title ?? info?.name ?? "the agent"} ${info?.version ?? ""} (pid ${agent.pid})`);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.log.error(`the agent could not start: ${message}`);
+      this.controller.disconnect(message);
+      void vscode.window.showErrorMessage(`Larik could not start: ${message}`, "Show Log", "Open Settings").then((choice) => {
+        if (choice === "Show Log") this.log.show();
+        if (choice === "Open Settings") void vscode.commands.executeCommand("workbench.action.openSettings", "larik.server");
+      });
+    }
+  }
+
+  async stopAgent(): Promise<void> {
+    const agent = this.#agent;
+    this.#agent = undefined;
+    this.controller.disconnect("the agent was stopped");
+    await agent?.stop();
+  }
+
+  async restartAgent(): Promise<void> {
+    await this.stopAgent();
+    await this.startAgent();
+  }
+
+  #scheduleEditorContext(): void {
+    if (!this.controller.larik.editorContext) return;
+    clearTimeout(this.#contextTimer);
+    this.#contextTimer = setTimeout(() => this.controller.pushEditorContext(), 500);
+  }
+
+  #report(action: string): (error: unknown) => void {
+    return (error) => {
+      const message = error instanceof Error ? error.message : String(error);
+      this.log.error(`${action} failed: ${message}`);
+      void vscode.window.showErrorMessage(`Larik: ${action} failed: ${message}`);
+    };
+  }
+
+  // --- ChatActions, called by the chat view and by commands ---------------------------------
+
+  prompt(text: string): void {
+    if (text.trim() === "") return;
+    this.controller.prompt(text).catch(this.#report("the prompt"));
+  }
+
+  cancel(): void {
+    this.controller.cancel();
+  }
+
+  newSession(): void {
+    if (!this.controller.connected) {
+      void this.startAgent();
+      return;
+    }
+    this.controller.newSession().catch(this.#report("starting a new session"));
+  }
+
+  async listSessions(): Promise<void> {
+    try {
+      this.chatView.post({ type: "sessions", sessions: await this.controller.listSessions() });
+    } catch (error) {
+      this.#report("listing sessions")(error);
+    }
+  }
+
+  async pickSession(): Promise<void> {
+    try {
+      const sessions = await this.controller.listSessions();
+      const picked = await vscode.window.showQuickPick(
+        sessions.map((s) => ({ label: s.title, description: s.updatedAt ? new Date(s.updatedAt).toLocaleString() : "", sessionId: s.sessionId })),
+        { placeHolder: sessions.length ? "Load a past session" : "No past sessions" },
+      );
+      if (picked) this.loadSession(picked.sessionId);
+    } catch (error) {
+      this.#report("listing sessions")(error);
+    }
+  }
+
+  loadSession(sessionId: string): void {
+    this.controller.loadSession(sessionId).catch(this.#report("loading the session"));
+  }
+
+  setMode(id: string): void {
+    this.controller.setMode(id).catch(this.#report("changing the mode"));
+  }
+
+  setModel(id: string): void {
+    this.controller.setModel(id).catch(this.#report("changing the model"));
+  }
+
+  answerPermission(key: number, optionId: string, feedback?: string): void {
+    if (!this.controller.permissions.answer(key, { optionId, ...(feedback ? { feedback } : {}) })) {
+      this.log.warn(`permission ${key} was already answered`);
+    }
+  }
+
+  viewDiff(key: number): void {
+    this.review.open(key).catch(this.#report("opening the diff"));
+  }
+
+  openLocation(path: string, line?: number): void {
+    const position = new vscode.Position(Math.max(0, (line ?? 1) - 1), 0);
+    void vscode.window.showTextDocument(vscode.Uri.file(path), { selection: new vscode.Range(position, position), preserveFocus: false });
+  }
+
+  async focusChat(): Promise<void> {
+    await vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`);
+  }
+
+  async askAboutSelection(): Promise<void> {
+    const attachment = selectionAttachment();
+    if (!attachment) {
+      void vscode.window.showInformationMessage("Select some code first.");
+      return;
+    }
+    this.controller.attach(attachment);
+    await this.focusChat();
+    this.chatView.post({ type: "focusPrompt" });
+  }
+
+  async setApiKey(): Promise<void> {
+    const variable = await vscode.window.showQuickPick([...API_KEY_VARIABLES], { placeHolder: "Which key?" });
+    if (!variable) return;
+    const value = await vscode.window.showInputBox({ prompt: `${variable} for Larik (kept in the editor's secret storage)`, password: true, ignoreFocusOut: true });
+    if (!value) return;
+    await this.extension.secrets.store(SECRET_PREFIX + variable, value);
+    const choice = await vscode.window.showInformationMessage(`${variable} stored. Restart the agent to use it?`, "Restart Agent");
+    if (choice) await this.restartAgent();
+  }
+
+  async clearApiKeys(): Promise<void> {
+    for (const name of API_KEY_VARIABLES) await this.extension.secrets.delete(SECRET_PREFIX + name);
+    void vscode.window.showInformationMessage("Larik's stored API keys were removed.");
+  }
+
+  async dispose(): Promise<void> {
+    clearTimeout(this.#contextTimer);
+    const agent = this.#agent;
+    this.#agent = undefined;
+    this.controller.disconnect("the extension was deactivated");
+    await agent?.stop(1000);
+    for (const d of this.#disposables.splice(0).reverse()) d.dispose();
+  }
+}

@@ -1,0 +1,66 @@
+// The ACP v1 wire types, taken from the official TypeScript SDK, whose types are generated from
+// the protocol's JSON schema. Only types are imported: nothing of the SDK ends up in the bundle.
+
+export type {
+  AgentCapabilities,
+  ClientCapabilities,
+  ContentBlock,
+  Diff,
+  InitializeRequest,
+  InitializeResponse,
+  ListSessionsRequest,
+  ListSessionsResponse,
+  LoadSessionRequest,
+  LoadSessionResponse,
+  NewSessionRequest,
+  NewSessionResponse,
+  PermissionOption,
+  PermissionOptionKind,
+  PlanEntry,
+  PromptRequest,
+  PromptResponse,
+  ReadTextFileRequest,
+  ReadTextFileResponse,
+  RequestPermissionOutcome,
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+  SessionConfigOption,
+  SessionConfigSelectOption,
+  SessionInfo,
+  SessionMode,
+  SessionModeState,
+  SessionNotification,
+  SessionUpdate,
+  SetSessionConfigOptionRequest,
+  SetSessionConfigOptionResponse,
+  SetSessionModeRequest,
+  StopReason,
+  ToolCall,
+  ToolCallContent,
+  ToolCallLocation,
+  ToolCallStatus,
+  ToolCallUpdate,
+  ToolKind,
+  UsageUpdate,
+  WriteTextFileRequest,
+  WriteTextFileResponse,
+} from "@agentclientprotocol/sdk";
+
+/** The protocol version this client speaks. */
+export const PROTOCOL_VERSION = 1;
+
+/** Method names, as on the wire. */
+export const Methods = {
+  initialize: "initialize",
+  sessionNew: "session/new",
+  sessionLoad: "session/load",
+  sessionList: "session/list",
+  sessionPrompt: "session/prompt",
+  sessionCancel: "session/cancel",
+  sessionSetMode: "session/set_mode",
+  sessionSetConfigOption: "session/set_config_option",
+  sessionUpdate: "session/update",
+  requestPermission: "session/request_permission",
+  readTextFile: "fs/read_text_file",
+  writeTextFile: "fs/write_text_file",
+} as const;

@@ -1,0 +1,349 @@
+// One conversation with the agent over one connection: the ACP client side of Larik.
+//
+// It owns the transcript, the permission queue and the attachments of the next prompt, answers
+// the agent's requests (permission, fs) and turns user intents into ACP calls. The editor is
+// reached only through `EditorHost`, so the whole flow runs under plain Node in tests.
+//
+// Invariants:
+// - at most one turn runs at a time; `cancel()` sends `session/cancel` and answers every pending
+//   permission request of the session with `cancelled`, as ACP requires;
+// - updates of other sessions (a stale one after "new session") are ignored;
+// - the status shown to the user is derived here and only here: waiting (a permission is pending)
+//   beats working (a turn runs) beats idle.
+//
+// This module does not import `vscode`.
+
+import { ResponseError, type Connection } from "./connection";
+import {
+  Methods,
+  PROTOCOL_VERSION,
+  type ClientCapabilities,
+  type ContentBlock,
+  type InitializeResponse,
+  type ListSessionsResponse,
+  type LoadSessionResponse,
+  type NewSessionResponse,
+  type PromptResponse,
+  type ReadTextFileRequest,
+  type ReadTextFileResponse,
+  type RequestPermissionRequest,
+  type RequestPermissionResponse,
+  type SessionNotification,
+  type SetSessionConfigOptionResponse,
+  type WriteTextFileRequest,
+} from "./protocol/acp";
+import { agentCapabilities, EDITOR_CONTEXT_METHOD, META_KEY, type EditorContextParams, type LarikAgentCapabilities } from "./protocol/larik";
+import { autoApproveOption, PermissionQueue, type AutoApprovePolicy } from "./state/permissions";
+import { configOptionOf, Transcript } from "./state/transcript";
+import type { AgentStatus, ContextChip, SessionListEntry } from "./webview/messages";
+
+export interface EditorHost {
+  /** The text of a file, unsaved editor content first; `line` is 1-based. */
+  readTextFile(params: ReadTextFileRequest): Promise<string>;
+  /** Writes a file through the editor so the change can be undone. */
+  writeTextFile(params: WriteTextFileRequest): Promise<void>;
+  /** What the user is looking at, for `_larik/editor_context`. */
+  editorContext(): Omit<EditorContextParams, "sessionId"> | undefined;
+}
+
+export interface SessionOptions {
+  cwd: string;
+  clientVersion: string;
+  autoApprove: () => AutoApprovePolicy;
+  sendEditorContext: () => boolean;
+  log: (level: "info" | "warn" | "error", message: string) => void;
+}
+
+/** Something attached to the next prompt, such as a selection. */
+export interface Attachment extends ContextChip {
+  block: ContentBlock;
+}
+
+export const CLIENT_CAPABILITIES: ClientCapabilities = {
+  fs: { readTextFile: true, writeTextFile: true },
+  terminal: false,
+  _meta: { [META_KEY]: { hunkReview: true } },
+};
+
+function describeError(error: unknown): string {
+  if (error instanceof ResponseError) return `${error.message} (${error.code})`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+export class SessionController {
+  readonly transcript = new Transcript();
+  readonly permissions = new PermissionQueue();
+  sessionId: string | undefined;
+  initializeResponse: InitializeResponse | undefined;
+  #connection: Connection | undefined;
+  #attachments: Attachment[] = [];
+  #attachmentListeners: Array<() => void> = [];
+  #turn: { sessionId: string; requestId: number | string } | undefined;
+  #loading = false;
+  #host: EditorHost;
+  #options: SessionOptions;
+
+  constructor(host: EditorHost, options: SessionOptions) {
+    this.#host = host;
+    this.#options = options;
+    this.permissions.onChange(() => this.#refreshStatus());
+    this.transcript.updateSession({ cwd: options.cwd });
+  }
+
+  get larik(): LarikAgentCapabilities {
+    return agentCapabilities(this.initializeResponse);
+  }
+
+  get turnRunning(): boolean {
+    return this.#turn !== undefined;
+  }
+
+  get connected(): boolean {
+    return this.#connection !== undefined && !this.#connection.isClosed;
+  }
+
+  get attachments(): readonly Attachment[] {
+    return this.#attachments;
+  }
+
+  onAttachmentsChange(listener: () => void): void {
+    this.#attachmentListeners.push(listener);
+  }
+
+  #attachmentsChanged(): void {
+    for (const listener of this.#attachmentListeners) listener();
+  }
+
+  attach(attachment: Attachment): void {
+    this.#attachments = [...this.#attachments.filter((a) => a.id !== attachment.id), attachment];
+    this.#attachmentsChanged();
+  }
+
+  detachAttachment(id: string): void {
+    this.#attachments = this.#attachments.filter((a) => a.id !== id);
+    this.#attachmentsChanged();
+  }
+
+  #setStatus(status: AgentStatus, detail?: string): void {
+    this.transcript.updateSession({ status, statusDetail: detail });
+  }
+
+  #refreshStatus(): void {
+    const { status } = this.transcript.session;
+    if (status === "disabled" || status === "stopped" || status === "starting") return;
+    this.#setStatus(this.permissions.size > 0 ? "waiting" : this.#turn ? "working" : "idle");
+  }
+
+  /** Shown instead of the prompt box when no agent may run (untrusted workspace). */
+  disable(reason: string): void {
+    this.#setStatus("disabled", reason);
+  }
+
+  starting(): void {
+    this.#setStatus("starting");
+  }
+
+  /** Connects to a freshly started agent: initialize, then a new session. */
+  async connect(connection: Connection): Promise<void> {
+    this.#connection = connection;
+    this.#registerHandlers(connection);
+    connection.onClose((reason) => {
+      if (this.#connection !== connection) return;
+      this.#connection = undefined;
+      this.#turn = undefined;
+      this.permissions.cancelAll();
+      this.transcript.settleUnfinishedTools("failed");
+      this.#setStatus("stopped", reason);
+    });
+    this.#setStatus("starting");
+    this.initializeResponse = await connection.call<InitializeResponse>(Methods.initialize, {
+      protocolVersion: PROTOCOL_VERSION,
+      clientCapabilities: CLIENT_CAPABILITIES,
+      clientInfo: { name: "larik-vscode", title: "Larik for VS Code", version: this.#options.clientVersion },
+    });
+    if (this.initializeResponse.protocolVersion !== PROTOCOL_VERSION) {
+      throw new Error(`the agent speaks ACP version ${this.initializeResponse.protocolVersion}, this extension speaks ${PROTOCOL_VERSION}`);
+    }
+    this.transcript.updateSession({ canLoadSessions: this.canLoadSessions });
+    await this.newSession();
+  }
+
+  get canLoadSessions(): boolean {
+    const caps = this.initializeResponse?.agentCapabilities;
+    return Boolean(caps?.loadSession && caps.sessionCapabilities?.list);
+  }
+
+  #requireConnection(): Connection {
+    if (!this.#connection || this.#connection.isClosed) throw new Error("the agent is not running");
+    return this.#connection;
+  }
+
+  #registerHandlers(connection: Connection): void {
+    connection.onNotification(Methods.sessionUpdate, (params: SessionNotification) => {
+      if (params.sessionId !== this.sessionId) return;
+      this.transcript.apply(params.update);
+    });
+    connection.onRequest(Methods.requestPermission, (params: RequestPermissionRequest, { signal }) => this.#onPermission(params, signal));
+    connection.onRequest(Methods.readTextFile, async (params: ReadTextFileRequest): Promise<ReadTextFileResponse> => {
+      try {
+        return { content: await this.#host.readTextFile(params) };
+      } catch (error) {
+        throw new ResponseError(-32002, `cannot read ${params.path}: ${describeError(error)}`);
+      }
+    });
+    connection.onRequest(Methods.writeTextFile, async (params: WriteTextFileRequest) => {
+      try {
+        await this.#host.writeTextFile(params);
+        return {};
+      } catch (error) {
+        throw new ResponseError(-32603, `cannot write ${params.path}: ${describeError(error)}`);
+      }
+    });
+  }
+
+  async #onPermission(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse> {
+    // The request's tool call also updates the card shown in the chat.
+    if (params.sessionId === this.sessionId) this.transcript.apply({ sessionUpdate: "tool_call_update", ...params.toolCall });
+    const auto = autoApproveOption(this.#options.autoApprove(), params);
+    if (auto) {
+      this.#options.log("info", `auto-approved "${params.toolCall.title ?? params.toolCall.toolCallId}" with ${auto.optionId}`);
+      return { outcome: { outcome: "selected", optionId: auto.optionId } };
+    }
+    return this.permissions.enqueue(params, signal);
+  }
+
+  async newSession(): Promise<void> {
+    const connection = this.#requireConnection();
+    if (this.#turn) this.cancel();
+    const previous = this.sessionId;
+    this.sessionId = undefined;
+    if (previous) this.permissions.cancelAll(previous);
+    this.transcript.reset();
+    const response = await connection.call<NewSessionResponse>(Methods.sessionNew, { cwd: this.#options.cwd, mcpServers: [] });
+    this.sessionId = response.sessionId;
+    this.transcript.updateSession({ sessionId: response.sessionId });
+    this.transcript.setModesAndOptions(response.modes ?? null, response.configOptions ?? null);
+    this.#setStatus("idle");
+  }
+
+  async listSessions(): Promise<SessionListEntry[]> {
+    const connection = this.#requireConnection();
+    const entries: SessionListEntry[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 20; page++) {
+      const response: ListSessionsResponse = await connection.call(Methods.sessionList, { cwd: this.#options.cwd, ...(cursor ? { cursor } : {}) });
+      for (const s of response.sessions) {
+        entries.push({ sessionId: s.sessionId, title: s.title?.trim() || s.sessionId, ...(s.updatedAt ? { updatedAt: s.updatedAt } : {}) });
+      }
+      if (!response.nextCursor) break;
+      cursor = response.nextCursor;
+    }
+    return entries;
+  }
+
+  /** Replaces the conversation with a past session; the agent replays its history first. */
+  async loadSession(sessionId: string): Promise<void> {
+    const connection = this.#requireConnection();
+    if (this.#turn) this.cancel();
+    if (this.sessionId) this.permissions.cancelAll(this.sessionId);
+    this.transcript.reset();
+    this.sessionId = sessionId;
+    this.#loading = true;
+    this.#setStatus("working");
+    try {
+      const response = await connection.call<LoadSessionResponse>(Methods.sessionLoad, { sessionId, cwd: this.#options.cwd, mcpServers: [] });
+      this.transcript.updateSession({ sessionId });
+      this.transcript.setModesAndOptions(response?.modes ?? null, response?.configOptions ?? null);
+    } finally {
+      this.#loading = false;
+      this.#setStatus("idle");
+    }
+  }
+
+  /** Sends a prompt and resolves when the turn ends. */
+  async prompt(text: string): Promise<string | undefined> {
+    const connection = this.#requireConnection();
+    const sessionId = this.sessionId;
+    if (!sessionId || this.#loading) throw new Error("no session yet");
+    if (this.#turn) throw new Error("a turn is already running");
+    const attachments = this.#attachments;
+    this.#attachments = [];
+    this.#attachmentsChanged();
+    this.transcript.addUserMessage(text, attachments.map((a) => a.label));
+    this.pushEditorContext();
+    const prompt: ContentBlock[] = [{ type: "text", text }, ...attachments.map((a) => a.block)];
+    const { id, response } = connection.request<PromptResponse>(Methods.sessionPrompt, { sessionId, prompt });
+    this.#turn = { sessionId, requestId: id };
+    this.#refreshStatus();
+    try {
+      const result = await response;
+      if (result.stopReason === "cancelled") {
+        this.transcript.settleUnfinishedTools("cancelled");
+        this.transcript.addNotice("info", "Cancelled.");
+      } else if (result.stopReason !== "end_turn") {
+        this.transcript.addNotice("warning", `The turn ended: ${result.stopReason.replace(/_/g, " ")}.`);
+      }
+      return result.stopReason;
+    } catch (error) {
+      if (this.sessionId === sessionId) this.transcript.addNotice("error", `The agent failed: ${describeError(error)}`);
+      throw error;
+    } finally {
+      if (this.#turn?.requestId === id) this.#turn = undefined;
+      this.permissions.cancelAll(sessionId);
+      this.#refreshStatus();
+    }
+  }
+
+  /** Cancels the running turn, answering its pending permission requests with `cancelled`. */
+  cancel(): void {
+    const turn = this.#turn;
+    if (!turn || !this.#connection) return;
+    this.permissions.cancelAll(turn.sessionId);
+    this.#connection.notify(Methods.sessionCancel, { sessionId: turn.sessionId });
+  }
+
+  /** Sends `_larik/editor_context` when the agent reads it and the user allows it. */
+  pushEditorContext(): void {
+    if (!this.sessionId || !this.#connection || !this.larik.editorContext || !this.#options.sendEditorContext()) return;
+    const context = this.#host.editorContext();
+    if (!context) return;
+    this.#connection.notify(EDITOR_CONTEXT_METHOD, { sessionId: this.sessionId, ...context } satisfies EditorContextParams);
+  }
+
+  async setMode(modeId: string): Promise<void> {
+    const connection = this.#requireConnection();
+    const sessionId = this.sessionId;
+    if (!sessionId) return;
+    const option = configOptionOf(this.transcript.configOptions, "mode");
+    if (option) {
+      await this.setConfigOption(option.id, modeId);
+      return;
+    }
+    await connection.call(Methods.sessionSetMode, { sessionId, modeId });
+    const modes = this.transcript.modes;
+    if (modes) this.transcript.setModesAndOptions({ ...modes, currentModeId: modeId }, undefined);
+  }
+
+  async setModel(value: string): Promise<void> {
+    const option = configOptionOf(this.transcript.configOptions, "model");
+    await this.setConfigOption(option?.id ?? "model", value);
+  }
+
+  async setConfigOption(configId: string, value: string): Promise<void> {
+    const connection = this.#requireConnection();
+    const sessionId = this.sessionId;
+    if (!sessionId) return;
+    const response = await connection.call<SetSessionConfigOptionResponse>(Methods.sessionSetConfigOption, { sessionId, configId, value });
+    if (response?.configOptions) this.transcript.setModesAndOptions(undefined, response.configOptions);
+  }
+
+  /** The agent stopped or will be stopped: nothing more can be answered. */
+  disconnect(reason: string): void {
+    const connection = this.#connection;
+    this.#connection = undefined;
+    this.#turn = undefined;
+    this.permissions.cancelAll();
+    connection?.close(reason);
+    this.#setStatus("stopped", reason);
+  }
+}

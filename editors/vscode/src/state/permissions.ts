@@ -1,0 +1,150 @@
+// Permission requests from the agent, queued so that one is shown at a time.
+//
+// Invariants:
+// - every request is answered exactly once: by the user (an option the agent offered, verbatim),
+//   by the auto-approve policy, or with `cancelled` when the turn is cancelled, the agent
+//   withdraws the request (`$/cancel_request`) or the connection closes;
+// - an answer names one of the request's own option ids; anything else is refused, so a stale
+//   button can never answer the next request;
+// - listeners hear about every change of the head of the queue or of its length.
+//
+// This module does not import `vscode`.
+
+import type { PermissionOption, RequestPermissionRequest, RequestPermissionResponse } from "../protocol/acp";
+import { hunksOf, permissionResponseMeta, type Hunk } from "../protocol/larik";
+
+export interface PendingPermission {
+  /** Local key, stable for the life of the request. */
+  key: number;
+  request: RequestPermissionRequest;
+  /** The diff of the edit, when the tool call carries one. */
+  diff?: { path: string; oldText: string; newText: string; isNew: boolean };
+  /** The agent's hunks, when it sent them (per-hunk review). */
+  hunks?: Hunk[];
+}
+
+export interface PermissionAnswer {
+  optionId: string;
+  feedback?: string;
+  /** Indices of the hunks the user kept; only for allow options. */
+  acceptedHunks?: number[];
+}
+
+export type AutoApprovePolicy = "never" | "edits" | "all";
+
+const EDIT_KINDS = new Set(["edit", "delete", "move"]);
+
+/** The option to choose without asking under `policy`, if any. */
+export function autoApproveOption(policy: AutoApprovePolicy, request: RequestPermissionRequest): PermissionOption | undefined {
+  if (policy === "never") return undefined;
+  const allowOnce = request.options.find((o) => o.kind === "allow_once");
+  if (!allowOnce) return undefined;
+  if (policy === "all") return allowOnce;
+  const kind = request.toolCall.kind ?? "other";
+  const hasDiff = (request.toolCall.content ?? []).some((c) => c.type === "diff");
+  return EDIT_KINDS.has(kind) || hasDiff ? allowOnce : undefined;
+}
+
+/** The first option of a kind, e.g. the one to use for "Accept" in the diff editor. */
+export function optionOfKind(request: RequestPermissionRequest, ...kinds: string[]): PermissionOption | undefined {
+  for (const kind of kinds) {
+    const option = request.options.find((o) => o.kind === kind);
+    if (option) return option;
+  }
+  return undefined;
+}
+
+export function diffOf(request: RequestPermissionRequest): PendingPermission["diff"] {
+  const diff = (request.toolCall.content ?? []).find((c) => c.type === "diff");
+  if (!diff || diff.type !== "diff") return undefined;
+  return { path: diff.path, oldText: diff.oldText ?? "", newText: diff.newText, isNew: diff.oldText == null };
+}
+
+interface Entry {
+  pending: PendingPermission;
+  resolve: (response: RequestPermissionResponse) => void;
+}
+
+export class PermissionQueue {
+  #entries: Entry[] = [];
+  #nextKey = 1;
+  #listeners: Array<() => void> = [];
+
+  onChange(listener: () => void): () => void {
+    this.#listeners.push(listener);
+    return () => {
+      this.#listeners = this.#listeners.filter((l) => l !== listener);
+    };
+  }
+
+  #changed(): void {
+    for (const listener of this.#listeners) listener();
+  }
+
+  get current(): PendingPermission | undefined {
+    return this.#entries[0]?.pending;
+  }
+
+  get size(): number {
+    return this.#entries.length;
+  }
+
+  get(key: number): PendingPermission | undefined {
+    return this.#entries.find((e) => e.pending.key === key)?.pending;
+  }
+
+  all(): PendingPermission[] {
+    return this.#entries.map((e) => e.pending);
+  }
+
+  /** Queues a request; the promise settles with the response to send. */
+  enqueue(request: RequestPermissionRequest, signal?: AbortSignal): Promise<RequestPermissionResponse> {
+    const diff = diffOf(request);
+    const hunks = hunksOf(request.toolCall);
+    const pending: PendingPermission = { key: this.#nextKey++, request, ...(diff ? { diff } : {}), ...(hunks ? { hunks } : {}) };
+    return new Promise((resolve) => {
+      if (signal?.aborted) {
+        resolve({ outcome: { outcome: "cancelled" } });
+        return;
+      }
+      this.#entries.push({ pending, resolve });
+      signal?.addEventListener("abort", () => this.cancel(pending.key), { once: true });
+      this.#changed();
+    });
+  }
+
+  /** Answers a request with one of its options. Returns false if the key or option is unknown. */
+  answer(key: number, answer: PermissionAnswer): boolean {
+    const index = this.#entries.findIndex((e) => e.pending.key === key);
+    if (index === -1) return false;
+    const entry = this.#entries[index]!;
+    const option = entry.pending.request.options.find((o) => o.optionId === answer.optionId);
+    if (!option) return false;
+    const allows = option.kind === "allow_once" || option.kind === "allow_always";
+    const meta = permissionResponseMeta({
+      ...(answer.feedback !== undefined && !allows ? { feedback: answer.feedback } : {}),
+      ...(answer.acceptedHunks !== undefined && allows && entry.pending.hunks ? { acceptedHunks: answer.acceptedHunks } : {}),
+    });
+    this.#entries.splice(index, 1);
+    entry.resolve({ outcome: { outcome: "selected", optionId: option.optionId }, ...(meta ? { _meta: meta } : {}) });
+    this.#changed();
+    return true;
+  }
+
+  cancel(key: number): void {
+    const index = this.#entries.findIndex((e) => e.pending.key === key);
+    if (index === -1) return;
+    const [entry] = this.#entries.splice(index, 1);
+    entry!.resolve({ outcome: { outcome: "cancelled" } });
+    this.#changed();
+  }
+
+  /** Cancels every request (of one session, if given). */
+  cancelAll(sessionId?: string): void {
+    const cancelled = this.#entries.filter((e) => sessionId === undefined || e.pending.request.sessionId === sessionId);
+    if (cancelled.length === 0) return;
+    this.#entries = this.#entries.filter((e) => !cancelled.includes(e));
+    for (const entry of cancelled) entry.resolve({ outcome: { outcome: "cancelled" } });
+    this.#changed();
+  }
+}

@@ -1,0 +1,290 @@
+// The chat transcript of one session, built from `session/update` notifications.
+//
+// Invariants:
+// - streamed chunks append to the last item when it is of the same kind (and message id), so a
+//   chunk costs O(chunk) to forward: listeners get an `append`, not the whole item;
+// - tool calls are keyed by `toolCallId` and merged field by field: a field absent from an update
+//   keeps its previous value, `content` and `locations` are replaced whole when present;
+// - session-level state (plan, usage, modes, config options, title) lives in `session` and is
+//   replaced whole by each update of its kind, as ACP specifies.
+//
+// This module does not import `vscode`.
+
+import type { ContentBlock, SessionConfigOption, SessionModeState, SessionUpdate, ToolCallContent, ToolCallUpdate } from "../protocol/acp";
+import type {
+  DiffPreviewLine,
+  PlanEntryView,
+  Picker,
+  SessionView,
+  ToolContentView,
+  TranscriptItem,
+  UsageView,
+} from "../webview/messages";
+import { computeHunks, splitLines } from "./hunks";
+
+export type TranscriptChange =
+  | { kind: "reset" }
+  | { kind: "item"; item: TranscriptItem }
+  | { kind: "append"; id: string; text: string }
+  | { kind: "session" };
+
+type Listener = (change: TranscriptChange) => void;
+
+/** Lines of a diff shown inside a tool card; the editor's diff view shows the rest. */
+const PREVIEW_LINES = 40;
+
+export function textOf(block: ContentBlock | undefined): string {
+  if (!block) return "";
+  switch (block.type) {
+    case "text":
+      return block.text;
+    case "resource_link":
+      return `[${block.title ?? block.name}](${block.uri})`;
+    case "resource":
+      return "text" in block.resource ? block.resource.text : `[${block.resource.uri}]`;
+    case "image":
+      return "[image]";
+    case "audio":
+      return "[audio]";
+    default:
+      return "";
+  }
+}
+
+/** A compact unified preview of a whole-file change, with `gap` lines between distant hunks. */
+export function diffPreview(oldText: string, newText: string, limit = PREVIEW_LINES): { lines: DiffPreviewLine[]; added: number; removed: number; truncated: boolean } {
+  const hunks = computeHunks(oldText, newText);
+  const old = splitLines(oldText);
+  const lines: DiffPreviewLine[] = [];
+  let added = 0;
+  let removed = 0;
+  let lastOld = 0;
+  const bare = (l: string) => l.replace(/\r?\n$/, "");
+  for (const h of hunks) {
+    added += h.newLines;
+    removed += h.oldLines;
+    const from = h.oldLines > 0 ? h.oldStart - 1 : h.oldStart;
+    const contextStart = Math.max(lastOld, from - 2);
+    if (contextStart > lastOld) lines.push({ kind: "gap", text: "…" });
+    for (const l of old.slice(contextStart, from)) lines.push({ kind: "context", text: bare(l) });
+    for (const l of splitLines(h.oldText)) lines.push({ kind: "removed", text: bare(l) });
+    for (const l of splitLines(h.newText)) lines.push({ kind: "added", text: bare(l) });
+    lastOld = from + h.oldLines;
+    const trailing = old.slice(lastOld, lastOld + 2);
+    for (const l of trailing) lines.push({ kind: "context", text: bare(l) });
+    lastOld += trailing.length;
+  }
+  const truncated = lines.length > limit;
+  return { lines: truncated ? lines.slice(0, limit) : lines, added, removed, truncated };
+}
+
+export function toolContentView(content: ToolCallContent): ToolContentView {
+  switch (content.type) {
+    case "diff": {
+      const preview = diffPreview(content.oldText ?? "", content.newText);
+      return {
+        type: "diff",
+        path: content.path,
+        added: preview.added,
+        removed: preview.removed,
+        isNew: content.oldText == null,
+        preview: preview.lines,
+        truncated: preview.truncated,
+      };
+    }
+    case "terminal":
+      return { type: "terminal", terminalId: content.terminalId };
+    default:
+      return { type: "text", text: textOf(content.content) };
+  }
+}
+
+export function modePicker(modes: SessionModeState | null | undefined, options: SessionConfigOption[] | undefined): Picker | undefined {
+  const fromOption = pickerOf(options, "mode");
+  if (fromOption) return fromOption;
+  if (!modes || modes.availableModes.length === 0) return undefined;
+  return {
+    current: modes.currentModeId,
+    options: modes.availableModes.map((m) => ({ id: m.id, name: m.name, ...(m.description ? { description: m.description } : {}) })),
+  };
+}
+
+/** The config option of a category (`mode`, `model`) as a picker; `model` also matches id `model`. */
+export function configOptionOf(options: SessionConfigOption[] | undefined, category: string): SessionConfigOption | undefined {
+  return options?.find((o) => o.type === "select" && (o.category === category || (category === "model" && o.id === "model")));
+}
+
+function pickerOf(options: SessionConfigOption[] | undefined, category: string): Picker | undefined {
+  const option = configOptionOf(options, category);
+  if (!option || option.type !== "select") return undefined;
+  const flat = option.options.flatMap((o) => ("options" in o ? o.options : [o]));
+  return {
+    current: option.currentValue,
+    options: flat.map((o) => ({ id: o.value, name: o.name, ...(o.description ? { description: o.description } : {}) })),
+  };
+}
+
+export class Transcript {
+  items: TranscriptItem[] = [];
+  session: SessionView = { status: "starting", plan: [], canLoadSessions: false, commands: [] };
+  modes: SessionModeState | undefined;
+  configOptions: SessionConfigOption[] | undefined;
+  #byId = new Map<string, TranscriptItem>();
+  #lastMessageId: string | undefined;
+  #counter = 0;
+  #listeners: Listener[] = [];
+
+  onChange(listener: Listener): () => void {
+    this.#listeners.push(listener);
+    return () => {
+      this.#listeners = this.#listeners.filter((l) => l !== listener);
+    };
+  }
+
+  #emit(change: TranscriptChange): void {
+    for (const listener of this.#listeners) listener(change);
+  }
+
+  #newId(prefix: string): string {
+    return `${prefix}${++this.#counter}`;
+  }
+
+  /** Forgets the conversation (a new or loaded session); keeps the status. */
+  reset(): void {
+    this.items = [];
+    this.#byId.clear();
+    this.#lastMessageId = undefined;
+    this.modes = undefined;
+    this.configOptions = undefined;
+    const { status, statusDetail, canLoadSessions, cwd } = this.session;
+    this.session = { status, ...(statusDetail ? { statusDetail } : {}), ...(cwd ? { cwd } : {}), plan: [], canLoadSessions, commands: [] };
+    this.#emit({ kind: "reset" });
+  }
+
+  updateSession(patch: Partial<SessionView>): void {
+    this.session = { ...this.session, ...patch };
+    for (const key of Object.keys(patch) as Array<keyof SessionView>) {
+      if (patch[key] === undefined) delete this.session[key];
+    }
+    this.#emit({ kind: "session" });
+  }
+
+  setModesAndOptions(modes: SessionModeState | null | undefined, options: SessionConfigOption[] | null | undefined): void {
+    if (modes !== undefined) this.modes = modes ?? undefined;
+    if (options !== undefined) this.configOptions = options ?? undefined;
+    this.updateSession({ mode: modePicker(this.modes, this.configOptions), model: pickerOf(this.configOptions, "model") });
+  }
+
+  #push(item: TranscriptItem): TranscriptItem {
+    this.items.push(item);
+    this.#byId.set(item.id, item);
+    this.#emit({ kind: "item", item });
+    return item;
+  }
+
+  addUserMessage(text: string, context?: string[]): void {
+    this.#lastMessageId = undefined;
+    this.#push({ type: "user", id: this.#newId("u"), text, ...(context && context.length > 0 ? { context } : {}) });
+  }
+
+  addNotice(severity: "info" | "warning" | "error", text: string): void {
+    this.#push({ type: "notice", id: this.#newId("n"), severity, text });
+  }
+
+  #appendChunk(type: "user" | "agent" | "thought", text: string, messageId: string | undefined): void {
+    const last = this.items.at(-1);
+    const sameMessage = messageId === undefined || this.#lastMessageId === undefined || messageId === this.#lastMessageId;
+    if (last && last.type === type && sameMessage) {
+      last.text += text;
+      this.#lastMessageId = messageId ?? this.#lastMessageId;
+      this.#emit({ kind: "append", id: last.id, text });
+      return;
+    }
+    this.#lastMessageId = messageId;
+    this.#push({ type, id: this.#newId(type[0]!), text });
+  }
+
+  #mergeTool(update: ToolCallUpdate, created: boolean): void {
+    const id = `tool:${update.toolCallId}`;
+    const existing = this.#byId.get(id);
+    if (existing && existing.type === "tool") {
+      if (update.title != null) existing.title = update.title;
+      if (update.kind != null) existing.kind = update.kind;
+      if (update.status != null) existing.status = update.status;
+      if (update.content != null) existing.content = update.content.map(toolContentView);
+      if (update.locations != null) existing.locations = update.locations.map((l) => ({ path: l.path, ...(l.line != null ? { line: l.line } : {}) }));
+      this.#emit({ kind: "item", item: existing });
+      return;
+    }
+    this.#lastMessageId = undefined;
+    this.#push({
+      type: "tool",
+      id,
+      title: update.title ?? update.toolCallId,
+      kind: update.kind ?? "other",
+      status: update.status ?? (created ? "pending" : "in_progress"),
+      content: (update.content ?? []).map(toolContentView),
+      locations: (update.locations ?? []).map((l) => ({ path: l.path, ...(l.line != null ? { line: l.line } : {}) })),
+    });
+  }
+
+  /** Marks tool calls that never finished as cancelled (after the turn was cancelled). */
+  settleUnfinishedTools(status = "cancelled"): void {
+    for (const item of this.items) {
+      if (item.type === "tool" && (item.status === "pending" || item.status === "in_progress")) {
+        item.status = status;
+        this.#emit({ kind: "item", item });
+      }
+    }
+  }
+
+  /** Applies one `session/update`; unknown kinds are ignored, as ACP asks of clients. */
+  apply(update: SessionUpdate): void {
+    switch (update.sessionUpdate) {
+      case "user_message_chunk":
+        this.#appendChunk("user", textOf(update.content), update.messageId ?? undefined);
+        break;
+      case "agent_message_chunk":
+        this.#appendChunk("agent", textOf(update.content), update.messageId ?? undefined);
+        break;
+      case "agent_thought_chunk":
+        this.#appendChunk("thought", textOf(update.content), update.messageId ?? undefined);
+        break;
+      case "tool_call":
+        this.#mergeTool(update, true);
+        break;
+      case "tool_call_update":
+        this.#mergeTool(update, false);
+        break;
+      case "plan":
+        this.updateSession({ plan: update.entries.map((e): PlanEntryView => ({ content: e.content, status: e.status, priority: e.priority })) });
+        break;
+      case "usage_update": {
+        const usage: UsageView = { used: update.used, size: update.size, ...(update.cost ? { cost: { amount: update.cost.amount, currency: update.cost.currency } } : {}) };
+        this.updateSession({ usage });
+        break;
+      }
+      case "current_mode_update":
+        if (this.modes) this.modes = { ...this.modes, currentModeId: update.currentModeId };
+        else this.modes = { currentModeId: update.currentModeId, availableModes: [] };
+        this.setModesAndOptions(this.modes, undefined);
+        break;
+      case "config_option_update":
+        this.setModesAndOptions(undefined, update.configOptions);
+        break;
+      case "session_info_update":
+        if (update.title !== undefined) this.updateSession({ title: update.title ?? undefined });
+        break;
+      case "available_commands_update":
+        this.updateSession({ commands: update.availableCommands.map((c) => ({ name: c.name, description: c.description })) });
+        break;
+      case "notice": {
+        const severity = update.severity === "error" ? "error" : update.severity === "warning" ? "warning" : "info";
+        this.addNotice(severity, update.description ? `${update.title}: ${update.description}` : update.title);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+}

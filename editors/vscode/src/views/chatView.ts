@@ -1,0 +1,191 @@
+// The "Larik" chat view in the activity bar: a webview fed from the session's transcript.
+//
+// The webview may be destroyed whenever it is hidden (no retainContextWhenHidden): on every
+// (re)load it says `ready` and gets a full snapshot, then incremental messages. Content is
+// locked down by a CSP that allows only our bundle (by nonce) and our stylesheet.
+
+import { randomBytes } from "node:crypto";
+import * as vscode from "vscode";
+import type { SessionController } from "../session";
+import type { TranscriptChange } from "../state/transcript";
+import type { HostToWebview, PermissionsView, WebviewToHost } from "../webview/messages";
+
+export const CHAT_VIEW_ID = "larik.chat";
+
+export interface ChatActions {
+  prompt(text: string): void;
+  cancel(): void;
+  newSession(): void;
+  listSessions(): Promise<void>;
+  loadSession(sessionId: string): void;
+  setMode(id: string): void;
+  setModel(id: string): void;
+  answerPermission(key: number, optionId: string, feedback?: string): void;
+  viewDiff(key: number): void;
+  openLocation(path: string, line?: number): void;
+  restartAgent(): Promise<void>;
+}
+
+export function permissionsView(controller: SessionController): PermissionsView {
+  const current = controller.permissions.current;
+  if (!current) return { queued: 0 };
+  const { request } = current;
+  return {
+    current: {
+      key: current.key,
+      toolCallId: request.toolCall.toolCallId,
+      title: request.toolCall.title ?? request.toolCall.toolCallId,
+      toolKind: request.toolCall.kind ?? "other",
+      options: request.options.map((o) => ({ optionId: o.optionId, name: o.name, kind: o.kind })),
+      ...(current.diff ? { diffPath: current.diff.path } : {}),
+      acceptsFeedback: controller.larik.permissionFeedback === true,
+    },
+    queued: controller.permissions.size - 1,
+  };
+}
+
+export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
+  #view: vscode.WebviewView | undefined;
+  #disposables: vscode.Disposable[] = [];
+  #viewDisposables: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly controller: SessionController,
+    private readonly actions: ChatActions,
+  ) {
+    const unsubscribe = controller.transcript.onChange((change) => this.#forward(change));
+    const unsubscribePermissions = controller.permissions.onChange(() => this.post({ type: "permissions", permissions: permissionsView(controller) }));
+    controller.onAttachmentsChange(() => this.post({ type: "context", context: this.#context() }));
+    this.#disposables.push({ dispose: unsubscribe }, { dispose: unsubscribePermissions });
+  }
+
+  get visible(): boolean {
+    return this.#view?.visible ?? false;
+  }
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.#view = view;
+    for (const d of this.#viewDisposables.splice(0)) d.dispose();
+    const roots = [vscode.Uri.joinPath(this.extensionUri, "dist"), vscode.Uri.joinPath(this.extensionUri, "media")];
+    view.webview.options = { enableScripts: true, localResourceRoots: roots };
+    view.webview.html = this.#html(view.webview);
+    this.#viewDisposables.push(
+      view.webview.onDidReceiveMessage((message: WebviewToHost) => this.#receive(message)),
+      view.onDidDispose(() => {
+        if (this.#view === view) this.#view = undefined;
+      }),
+    );
+  }
+
+  post(message: HostToWebview): void {
+    void this.#view?.webview.postMessage(message);
+  }
+
+  #context() {
+    return this.controller.attachments.map((a) => ({ id: a.id, label: a.label }));
+  }
+
+  #snapshot(): HostToWebview {
+    const { transcript } = this.controller;
+    return {
+      type: "snapshot",
+      items: structuredClone(transcript.items),
+      session: structuredClone(transcript.session),
+      permissions: permissionsView(this.controller),
+      context: this.#context(),
+    };
+  }
+
+  #forward(change: TranscriptChange): void {
+    switch (change.kind) {
+      case "reset":
+        this.post(this.#snapshot());
+        break;
+      case "item":
+        this.post({ type: "item", item: structuredClone(change.item) });
+        break;
+      case "append":
+        this.post({ type: "append", id: change.id, text: change.text });
+        break;
+      case "session":
+        this.post({ type: "session", session: structuredClone(this.controller.transcript.session) });
+        break;
+    }
+  }
+
+  #receive(message: WebviewToHost): void {
+    switch (message.type) {
+      case "ready":
+        this.post(this.#snapshot());
+        break;
+      case "prompt":
+        this.actions.prompt(message.text);
+        break;
+      case "cancel":
+        this.actions.cancel();
+        break;
+      case "answerPermission":
+        this.actions.answerPermission(message.key, message.optionId, message.feedback);
+        break;
+      case "viewDiff":
+        this.actions.viewDiff(message.key);
+        break;
+      case "setMode":
+        this.actions.setMode(message.id);
+        break;
+      case "setModel":
+        this.actions.setModel(message.id);
+        break;
+      case "newSession":
+        this.actions.newSession();
+        break;
+      case "listSessions":
+        void this.actions.listSessions();
+        break;
+      case "loadSession":
+        this.actions.loadSession(message.sessionId);
+        break;
+      case "removeContext":
+        this.controller.detachAttachment(message.id);
+        break;
+      case "restart":
+        void this.actions.restartAgent();
+        break;
+      case "openLocation":
+        this.actions.openLocation(message.path, message.line);
+        break;
+    }
+  }
+
+  #html(webview: vscode.Webview): string {
+    const nonce = randomBytes(16).toString("base64");
+    const script = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, "dist", "webview.js"));
+    const style = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, "media", "chat.css"));
+    const csp = [
+      "default-src 'none'",
+      `style-src ${webview.cspSource}`,
+      `script-src 'nonce-${nonce}'`,
+      `img-src ${webview.cspSource} data:`,
+      `font-src ${webview.cspSource}`,
+    ].join("; ");
+    return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${style}">
+<title>Larik</title>
+</head>
+<body>
+<div id="app"></div>
+<script nonce="${nonce}" src="${script}"></script>
+</body>
+</html>`;
+  }
+
+  dispose(): void {
+    for (const d of [...this.#viewDisposables.splice(0), ...this.#disposables.splice(0)]) d.dispose();
+  }
+}

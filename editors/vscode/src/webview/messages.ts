@@ -1,0 +1,129 @@
+// The messages between the extension host and the chat webview, one discriminated union each way.
+// Both sides import this file (the webview bundle and the extension bundle), so it holds types
+// only and must not import `vscode` or anything of Node.
+
+export type AgentStatus = "starting" | "idle" | "working" | "waiting" | "stopped" | "disabled";
+
+export type ToolContentView =
+  | { type: "text"; text: string }
+  | { type: "diff"; path: string; added: number; removed: number; isNew: boolean; preview: DiffPreviewLine[]; truncated: boolean }
+  | { type: "terminal"; terminalId: string };
+
+export interface DiffPreviewLine {
+  kind: "context" | "removed" | "added" | "gap";
+  text: string;
+}
+
+export type TranscriptItem =
+  | { type: "user"; id: string; text: string; context?: string[] }
+  | { type: "agent"; id: string; text: string }
+  | { type: "thought"; id: string; text: string }
+  | {
+      type: "tool";
+      id: string;
+      title: string;
+      kind: string;
+      status: string;
+      content: ToolContentView[];
+      locations: Array<{ path: string; line?: number }>;
+    }
+  | { type: "notice"; id: string; severity: "info" | "warning" | "error"; text: string };
+
+export interface PickerOption {
+  id: string;
+  name: string;
+  description?: string;
+}
+
+export interface Picker {
+  current: string;
+  options: PickerOption[];
+}
+
+export interface PlanEntryView {
+  content: string;
+  status: string;
+  priority: string;
+}
+
+export interface UsageView {
+  used: number;
+  size: number;
+  cost?: { amount: number; currency: string };
+}
+
+export interface SessionView {
+  status: AgentStatus;
+  /** Why the agent is stopped or disabled, shown instead of the prompt box. */
+  statusDetail?: string;
+  sessionId?: string;
+  /** The workspace folder the agent works in; paths inside it are shown relative. */
+  cwd?: string;
+  title?: string;
+  mode?: Picker;
+  model?: Picker;
+  plan: PlanEntryView[];
+  usage?: UsageView;
+  canLoadSessions: boolean;
+  commands: Array<{ name: string; description: string }>;
+}
+
+export interface PermissionOptionView {
+  optionId: string;
+  name: string;
+  kind: string;
+}
+
+export interface PermissionView {
+  key: number;
+  toolCallId: string;
+  title: string;
+  toolKind: string;
+  options: PermissionOptionView[];
+  /** The edit's file, when the tool call carries a diff that can be reviewed in an editor. */
+  diffPath?: string;
+  /** The agent reads a reason given with a rejection. */
+  acceptsFeedback: boolean;
+}
+
+export interface PermissionsView {
+  current?: PermissionView;
+  /** How many more wait behind the current one. */
+  queued: number;
+}
+
+export interface ContextChip {
+  id: string;
+  label: string;
+}
+
+export interface SessionListEntry {
+  sessionId: string;
+  title: string;
+  updatedAt?: string;
+}
+
+export type HostToWebview =
+  | { type: "snapshot"; items: TranscriptItem[]; session: SessionView; permissions: PermissionsView; context: ContextChip[] }
+  | { type: "item"; item: TranscriptItem }
+  | { type: "append"; id: string; text: string }
+  | { type: "session"; session: SessionView }
+  | { type: "permissions"; permissions: PermissionsView }
+  | { type: "context"; context: ContextChip[] }
+  | { type: "sessions"; sessions: SessionListEntry[] }
+  | { type: "focusPrompt" };
+
+export type WebviewToHost =
+  | { type: "ready" }
+  | { type: "prompt"; text: string }
+  | { type: "cancel" }
+  | { type: "answerPermission"; key: number; optionId: string; feedback?: string }
+  | { type: "viewDiff"; key: number }
+  | { type: "setMode"; id: string }
+  | { type: "setModel"; id: string }
+  | { type: "newSession" }
+  | { type: "listSessions" }
+  | { type: "loadSession"; sessionId: string }
+  | { type: "removeContext"; id: string }
+  | { type: "restart" }
+  | { type: "openLocation"; path: string; line?: number };

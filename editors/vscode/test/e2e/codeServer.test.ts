@@ -1,0 +1,340 @@
+// End to end in a real VS Code: code-server 4.100.3 (VS Code 1.100 workbench and extension host)
+// with the packaged .vsix installed, the real `larik acp` and the mock model, driven by
+// playwright-core in Debian's Chromium. One server, three turns:
+//   1. a prompt, streamed text, an edit reviewed in the diff editor, accepted from the title bar:
+//      the file on disk changes;
+//   2. another edit rejected with the keyboard: the file stays as it was, the model is told;
+//   3. an edit of two hunks reviewed inline: one hunk accepted and one rejected with CodeLens:
+//      the file ends with only the accepted hunk;
+//   4. a file with unsaved changes: the agent reads the unsaved text, the selection rides along,
+//      the accepted edit is written through the editor and can be undone;
+//   5. reloading the window stops the agent (deactivate) and starts a new one, which loads the
+//      first session from the history.
+
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import type { Browser, Frame, Page } from "playwright-core";
+import { EXTENSION_ROOT, larikBinary, MockModel, Sandbox, stringsIn, waitFor } from "../support/agent";
+import { launchChromium } from "../support/browser";
+import { CodeServer } from "../support/codeServer";
+
+const STEP_MS = 30_000;
+const VSIX = process.env.LARIK_VSIX ?? join(EXTENSION_ROOT, "dist", "larik.vsix");
+const RESULTS = join(EXTENSION_ROOT, "test-results");
+
+const TEN = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n";
+const B_TEXT = "alpha\nbeta\ngamma\n";
+const C_TEXT = "c1\nc2\nc3\nc4\nc5\nc6\nc7\nc8\nc9\nc10\n";
+const C_PROPOSED = C_TEXT.replace("c2\n", "C2\n").replace("c9\n", "C9\n");
+const D_TEXT = "delta\necho\n";
+
+const SCENARIO = {
+  responses: [
+    // Turn 1: read, then edit a.txt, then a closing line.
+    { text: "Sure, let me look at a.txt first.", chunk_delay_ms: 20, tool_calls: [{ id: "toolu_1", name: "read", input: { path: "a.txt" } }] },
+    { tool_calls: [{ id: "toolu_2", name: "edit", input: { path: "a.txt", old_string: "two\n", new_string: "TWO\n" } }] },
+    { text: "Edited a.txt." },
+    // Turn 2: the same for b.txt; the user rejects.
+    { tool_calls: [{ id: "toolu_3", name: "read", input: { path: "b.txt" } }] },
+    { tool_calls: [{ id: "toolu_4", name: "edit", input: { path: "b.txt", old_string: "beta\n", new_string: "BETA\n" } }] },
+    { text: "Leaving b.txt as it was." },
+    // Turn 3: a whole-file write of c.txt with two separate changes.
+    { tool_calls: [{ id: "toolu_5", name: "read", input: { path: "c.txt" } }] },
+    { tool_calls: [{ id: "toolu_6", name: "write", input: { path: "c.txt", content: C_PROPOSED } }] },
+    { text: "Done with c.txt." },
+    // Turn 4: d.txt has unsaved changes in an editor; the agent reads and edits them.
+    { tool_calls: [{ id: "toolu_7", name: "read", input: { path: "d.txt" } }] },
+    { tool_calls: [{ id: "toolu_8", name: "edit", input: { path: "d.txt", old_string: "delta\n", new_string: "DELTA\n" } }] },
+    { text: "Updated d.txt." },
+  ],
+};
+
+let sandbox: Sandbox;
+let model: MockModel;
+let server: CodeServer;
+let browser: Browser;
+let page: Page;
+
+before(async () => {
+  if (!existsSync(VSIX)) throw new Error(`${VSIX} is missing: run npm run package first`);
+  sandbox = new Sandbox("larik-vscode-e2e-");
+  writeFileSync(join(sandbox.project, "a.txt"), TEN);
+  writeFileSync(join(sandbox.project, "b.txt"), B_TEXT);
+  writeFileSync(join(sandbox.project, "c.txt"), C_TEXT);
+  writeFileSync(join(sandbox.project, "d.txt"), D_TEXT);
+  model = await MockModel.start(SCENARIO, sandbox.root);
+  server = await CodeServer.start({
+    root: sandbox.root,
+    workspace: sandbox.project,
+    vsix: VSIX,
+    settings: {
+      "larik.server.path": larikBinary(),
+      "larik.server.env": sandbox.agentEnv(model.url),
+      "larik.trace.protocol": true,
+    },
+  });
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  page.setDefaultTimeout(STEP_MS);
+});
+
+after(async () => {
+  try {
+    if (page && process.exitCode) await screenshot("e2e-failure");
+  } catch {
+    // Best effort.
+  }
+  await browser?.close();
+  const agents = server ? agentPids() : [];
+  await server?.stop();
+  // An agent still running once the editor is gone is stopped here, and said so: `larik acp`
+  // should exit when its input closes (see test/support/pending.ts, exitOnEof).
+  for (const pid of agents) {
+    const gone = await waitFor(() => !alive(pid), "the agent to exit", 3000).then(() => true, () => false);
+    if (!gone) {
+      process.kill(pid, "SIGKILL");
+      console.log(`# the agent (pid ${pid}) outlived code-server and was killed`);
+    }
+  }
+  await model?.stop();
+  sandbox?.remove();
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The extension's log, every extension host run of it. */
+function extensionLog(): string {
+  return server.extensionLogs().map((path) => readFileSync(path, "utf8")).join("\n");
+}
+
+/** Process ids of every agent the extension started, from its log. */
+function agentPids(): number[] {
+  return [...extensionLog().matchAll(/connected to .*\(pid (\d+)\)/g)].map((m) => Number(m[1]));
+}
+
+async function screenshot(name: string): Promise<void> {
+  mkdirSync(RESULTS, { recursive: true });
+  await page.screenshot({ path: join(RESULTS, `${name}.png`) });
+}
+
+/** Context for a failed wait: the tail of the extension's log. */
+function diagnostics(): string {
+  return `\n--- Larik.log (tail) ---\n${extensionLog().slice(-4000)}\n--- code-server (tail) ---\n${server.output.text.slice(-2000)}`;
+}
+
+async function step<T>(what: string, body: () => Promise<T>): Promise<T> {
+  try {
+    return await body();
+  } catch (error) {
+    await screenshot(`e2e-${what.replace(/\W+/g, "-")}`).catch(() => {});
+    if (error instanceof Error) error.message = `${what}: ${error.message}${diagnostics()}`;
+    throw error;
+  }
+}
+
+async function runCommand(title: string): Promise<void> {
+  await page.keyboard.press("F1");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible" });
+  await input.fill(`>${title}`);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first().waitFor();
+  await input.press("Enter");
+}
+
+/** The chat webview's frame (VS Code nests it in two iframes). */
+async function chatFrame(): Promise<Frame> {
+  return waitFor(
+    async () => {
+      for (const frame of page.frames()) {
+        const found = await frame.evaluate(() => document.querySelector("#prompt") !== null).catch(() => false);
+        if (found) return frame;
+      }
+      return undefined;
+    },
+    "the chat webview",
+    STEP_MS,
+    250,
+  );
+}
+
+async function sendPrompt(chat: Frame, text: string): Promise<void> {
+  const prompt = chat.locator("#prompt");
+  await chat.locator('#status[data-status="idle"]').waitFor();
+  await prompt.fill(text);
+  await prompt.press("Enter");
+}
+
+function diffTab(file: string) {
+  return page.locator(".tabs-container .tab", { hasText: `${file}: Original ↔ Larik's proposal` });
+}
+
+async function fileBecomes(file: string, expected: string): Promise<void> {
+  await waitFor(() => readFileSync(join(sandbox.project, file), "utf8") === expected, `${file} on disk to become ${JSON.stringify(expected)}`, STEP_MS);
+}
+
+test("prompt, streamed text, diff review accepted: the file changes on disk", { timeout: 180_000 }, async () => {
+  await step("open the workbench", async () => {
+    await page.goto(`${server.url}/?folder=${encodeURIComponent(sandbox.project)}`);
+    await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
+    await page.locator(".statusbar-item", { hasText: "Larik: idle" }).waitFor({ timeout: 60_000 });
+  });
+  const chat = await step("open the chat view", async () => {
+    await runCommand("Larik: Open Chat");
+    return chatFrame();
+  });
+  await step("send a prompt and see streamed text", async () => {
+    await sendPrompt(chat, "Please change two to TWO in a.txt");
+    await chat.locator(".item.agent", { hasText: "Sure, let me look at a.txt first." }).waitFor();
+    await chat.locator('[data-tool-call-id="toolu_1"][data-status="completed"]').waitFor();
+  });
+  await step("the permission prompt and the diff editor", async () => {
+    const card = chat.locator("#permission");
+    await card.waitFor({ state: "visible" });
+    assert.deepEqual(
+      (await card.locator("button.option").allTextContents()).map((t) => t.replace(/^\S+\s/, "")),
+      ["Allow once", "Always allow edit in this session", "Reject"],
+    );
+    await page.locator(".statusbar-item", { hasText: "Larik: waiting for you" }).waitFor();
+    await diffTab("a.txt").waitFor();
+    const diff = page.locator(".monaco-diff-editor").first();
+    await diff.waitFor({ state: "visible" });
+    await diff.locator(".editor.modified .view-lines", { hasText: "TWO" }).waitFor();
+    await diff.locator(".editor.original .view-lines", { hasText: "two" }).waitFor();
+    await screenshot("e2e-diff-review");
+  });
+  await step("accept from the title bar", async () => {
+    await page.locator('.editor-actions .action-label[aria-label^="Accept Proposed Edit"]').click();
+    await fileBecomes("a.txt", TEN.replace("two\n", "TWO\n"));
+    await chat.locator(".item.agent", { hasText: "Edited a.txt." }).waitFor();
+    await chat.locator('[data-tool-call-id="toolu_2"][data-status="completed"]').waitFor();
+    await diffTab("a.txt").waitFor({ state: "detached" });
+    await page.locator(".statusbar-item", { hasText: "Larik: idle" }).waitFor();
+  });
+  const log = extensionLog();
+  assert.match(log, /"optionId":"allow_once"/, "the protocol trace does not show the allow answer");
+  assert.match(log, /fs\/write_text_file/, "the agent did not write through the editor");
+});
+
+test("another edit rejected with the keyboard: the file is unchanged and the model is told", { timeout: 120_000 }, async () => {
+  const chat = await chatFrame();
+  await step("send the second prompt", async () => {
+    await sendPrompt(chat, "Now uppercase beta in b.txt");
+    await chat.locator("#permission").waitFor({ state: "visible" });
+    await diffTab("b.txt").waitFor();
+  });
+  await step("reject with Ctrl+Shift+Backspace", async () => {
+    await page.locator(".monaco-diff-editor .editor.modified .view-lines").first().click();
+    await page.keyboard.press("Control+Shift+Backspace");
+    await chat.locator(".item.agent", { hasText: "Leaving b.txt as it was." }).waitFor();
+    await chat.locator('[data-tool-call-id="toolu_4"][data-status="failed"]').waitFor();
+    await diffTab("b.txt").waitFor({ state: "detached" });
+  });
+  assert.equal(readFileSync(join(sandbox.project, "b.txt"), "utf8"), B_TEXT);
+  const requests = await model.requests();
+  assert.equal(requests.length, 6);
+  const told = [...stringsIn(requests[5])].some((s) => /reject|denied|declined/i.test(s));
+  assert.ok(told, "the model's next request does not say the edit was rejected");
+});
+
+test("inline review: one hunk accepted, one rejected with CodeLens", { timeout: 120_000 }, async () => {
+  const chat = await chatFrame();
+  await step("send the third prompt", async () => {
+    await sendPrompt(chat, "Uppercase c2 and c9 in c.txt");
+    await diffTab("c.txt").waitFor();
+  });
+  await step("switch to the per-hunk review", async () => {
+    await page.locator('.editor-actions .action-label[aria-label^="Review Proposed Edit per Hunk"]').click();
+    await page.locator(".codelens-decoration a", { hasText: "Accept all" }).waitFor();
+    await screenshot("e2e-inline-review");
+  });
+  await step("accept the first hunk, reject the second", async () => {
+    const lens = (label: RegExp) => page.locator(".codelens-decoration a").filter({ hasText: label });
+    await lens(/^\W*Accept$/).first().click();
+    await lens(/Accepted \(click to reject\)/).waitFor();
+    await lens(/^\W*Reject$/).first().click();
+    await fileBecomes("c.txt", C_TEXT.replace("c2\n", "C2\n"));
+    await chat.locator(".item.agent", { hasText: "Done with c.txt." }).waitFor();
+  });
+  assert.match(extensionLog(), /"acceptedHunks":\[0\]/, "the answer did not carry acceptedHunks");
+  await screenshot("e2e-final");
+});
+
+test("unsaved text, selection, editor context, keyboard accept, undo", { timeout: 120_000 }, async () => {
+  const chat = await chatFrame();
+  const editor = page.locator(".editor-instance .monaco-editor").first();
+  await step("open d.txt and change it without saving", async () => {
+    await page.keyboard.press("Control+P");
+    const input = page.locator(".quick-input-widget input");
+    await input.waitFor({ state: "visible" });
+    await input.fill("d.txt");
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "d.txt" }).first().waitFor();
+    await input.press("Enter");
+    await page.locator(".tabs-container .tab.active", { hasText: "d.txt" }).waitFor();
+    await editor.locator(".view-lines").click();
+    await page.keyboard.press("Control+Home");
+    await page.keyboard.type("unsaved ");
+    await page.keyboard.press("Escape");
+    await page.locator(".tabs-container .tab.active.dirty", { hasText: "d.txt" }).waitFor();
+  });
+  await step("ask about the selection", async () => {
+    await editor.locator(".view-lines").click();
+    await page.keyboard.press("Control+A");
+    await runCommand("Larik: Ask Larik about Selection");
+    await chat.locator(".chips .chip", { hasText: "d.txt:1-2" }).waitFor();
+  });
+  await step("the agent reads the unsaved text", async () => {
+    await sendPrompt(chat, "Uppercase delta in d.txt");
+    await chat.locator('[data-tool-call-id="toolu_7"][data-status="completed"]', { hasText: "unsaved delta" }).waitFor();
+    await diffTab("d.txt").waitFor();
+  });
+  await step("accept with Ctrl+Shift+Enter", async () => {
+    await page.locator(".monaco-diff-editor .editor.modified .view-lines").first().click();
+    await page.keyboard.press("Control+Shift+Enter");
+    await fileBecomes("d.txt", "unsaved DELTA\necho\n");
+    await chat.locator(".item.agent", { hasText: "Updated d.txt." }).waitFor();
+    await diffTab("d.txt").waitFor({ state: "detached" });
+  });
+  await step("undo the agent's edit in the editor", async () => {
+    await page.locator(".tabs-container .tab", { hasText: "d.txt" }).first().click();
+    await editor.locator(".view-lines", { hasText: "unsaved DELTA" }).waitFor();
+    await editor.locator(".view-lines").click();
+    await page.keyboard.press("Control+Z");
+    await editor.locator(".view-lines", { hasText: "unsaved delta" }).waitFor();
+  });
+  const log = extensionLog();
+  assert.match(log, /→ \{"jsonrpc":"2.0","method":"_larik\/editor_context","params":\{[^\n]*"activeFile":"[^"]*d\.txt"/, "no editor context for d.txt");
+  assert.match(log, /→ \{[^\n]*"method":"session\/prompt"[^\n]*"type":"resource"[^\n]*d\.txt#L1-2/, "the selection was not attached to the prompt");
+  assert.match(log, /← \{[^\n]*"method":"fs\/read_text_file"[^\n]*d\.txt/, "the agent did not read through the editor");
+});
+
+test("reloading the window stops the agent; the new one loads the first session", { timeout: 120_000 }, async () => {
+  const [first] = agentPids();
+  assert.ok(first !== undefined && alive(first), "no running agent in the log");
+  await step("reload the window", async () => {
+    await runCommand("Developer: Reload Window");
+    await waitFor(() => !alive(first), `the first agent (pid ${first}) to be stopped on deactivate`, STEP_MS);
+    await waitFor(() => agentPids().length === 2, "a second agent to start", STEP_MS);
+    await page.locator(".statusbar-item", { hasText: "Larik: idle" }).waitFor();
+  });
+  await step("load the first session from the history", async () => {
+    const first = /← \{"jsonrpc":"2.0","id":\d+,"result":\{"sessionId":"([^"]+)"/.exec(extensionLog())?.[1];
+    assert.ok(first, "no session/new answer in the protocol trace");
+    await runCommand("Larik: Open Chat");
+    const chat = await chatFrame();
+    await chat.locator('#status[data-status="idle"]').waitFor();
+    await chat.locator("#history").click();
+    await chat.locator(`[data-session-id="${first}"]`).click();
+    await chat.locator(".item.user", { hasText: "Please change two to TWO in a.txt" }).waitFor();
+    await chat.locator(".item.agent", { hasText: "Edited a.txt." }).waitFor();
+    await screenshot("e2e-loaded-session");
+  });
+});

@@ -1,0 +1,208 @@
+// activate()/deactivate() under the vscode stub: what gets registered, the manifest agrees with
+// it, no agent in an untrusted workspace, and the agent process is stopped on deactivate.
+
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import test from "node:test";
+import * as vscode from "vscode";
+import { commandTable } from "../../src/commands";
+import type { Ctx } from "../../src/ctx";
+import { activate, deactivate } from "../../src/extension";
+import { CHAT_VIEW_ID } from "../../src/views/chatView";
+import { EXTENSION_ROOT, Sandbox, waitFor } from "../support/agent";
+
+const stub = (vscode as unknown as { __stub: any }).__stub;
+const manifest = JSON.parse(readFileSync(join(EXTENSION_ROOT, "package.json"), "utf8"));
+const FAKE_AGENT = join(EXTENSION_ROOT, "test", "fixtures", "fake-agent.cjs");
+
+function extensionContext(): vscode.ExtensionContext {
+  const secrets = new Map<string, string>();
+  return {
+    subscriptions: [],
+    extensionUri: vscode.Uri.file(EXTENSION_ROOT),
+    extension: { packageJSON: manifest },
+    secrets: {
+      get: async (k: string) => secrets.get(k),
+      store: async (k: string, v: string) => void secrets.set(k, v),
+      delete: async (k: string) => void secrets.delete(k),
+    },
+  } as unknown as vscode.ExtensionContext;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function useFakeAgent(sandbox: Sandbox): string {
+  const pidFile = join(sandbox.root, "agent.pid");
+  stub.folder = sandbox.project;
+  stub.settings["larik.server.path"] = process.execPath;
+  stub.settings["larik.server.args"] = [FAKE_AGENT, pidFile];
+  return pidFile;
+}
+
+test("activate registers every contributed command, the chat view, the review providers", async (t) => {
+  stub.reset();
+  const sandbox = new Sandbox();
+  t.after(() => sandbox.remove());
+  useFakeAgent(sandbox);
+  const ctx = (await activate(extensionContext())) as Ctx;
+  t.after(() => deactivate());
+  const contributed = manifest.contributes.commands.map((c: { command: string }) => c.command).sort();
+  assert.deepEqual([...stub.commands.keys()].sort(), contributed);
+  assert.deepEqual(Object.keys(commandTable(ctx)).sort(), contributed);
+  assert.ok(stub.webviewProviders.has(CHAT_VIEW_ID));
+  assert.deepEqual([...stub.contentProviders.keys()].sort(), ["larik-original", "larik-proposed", "larik-review"]);
+  assert.deepEqual(stub.codeLensProviders.map((p: any) => p.selector), [{ scheme: "larik-review" }]);
+  assert.equal(stub.statusBarItems.length, 1);
+  await waitFor(() => ctx.controller.transcript.session.status === "idle", "the agent to be ready");
+  assert.match(stub.statusBarItems[0].text, /Larik: idle/);
+  // Accept/Reject with nothing to review do nothing, quietly.
+  assert.equal(await vscode.commands.executeCommand("larik.acceptDiff"), false);
+  assert.equal(await vscode.commands.executeCommand("larik.rejectDiff"), false);
+});
+
+test("the manifest: menus and keybindings name contributed commands; the view is a webview", () => {
+  const commands = new Set(manifest.contributes.commands.map((c: { command: string }) => c.command));
+  for (const [menu, entries] of Object.entries(manifest.contributes.menus) as Array<[string, Array<{ command: string }>]>) {
+    for (const entry of entries) assert.ok(commands.has(entry.command), `${menu}: unknown command ${entry.command}`);
+  }
+  for (const binding of manifest.contributes.keybindings) assert.ok(commands.has(binding.command), `keybinding: ${binding.command}`);
+  const accept = manifest.contributes.keybindings.find((k: { command: string }) => k.command === "larik.acceptDiff");
+  assert.equal(accept.when, "larik.diffVisible");
+  assert.deepEqual(manifest.contributes.views.larik, [{ type: "webview", id: CHAT_VIEW_ID, name: "Chat" }]);
+  assert.equal(manifest.capabilities.untrustedWorkspaces.supported, "limited");
+  for (const c of manifest.contributes.commands) assert.equal(c.category, "Larik", c.command);
+  const props = manifest.contributes.configuration.properties;
+  for (const key of ["larik.server.path", "larik.server.args", "larik.server.env", "larik.diff.style", "larik.autoApprove", "larik.trace.protocol"]) {
+    assert.ok(props[key], `setting ${key}`);
+  }
+  for (const [name, version] of Object.entries(manifest.devDependencies as Record<string, string>)) {
+    assert.match(version, /^\d+\.\d+\.\d+$/, `${name} is not pinned exactly`);
+  }
+});
+
+test("untrusted workspace: no agent until trust is granted", async (t) => {
+  stub.reset();
+  const sandbox = new Sandbox();
+  t.after(() => sandbox.remove());
+  const pidFile = useFakeAgent(sandbox);
+  stub.trusted = false;
+  const ctx = (await activate(extensionContext())) as Ctx;
+  t.after(() => deactivate());
+  await waitFor(() => ctx.controller.transcript.session.status === "disabled", "the disabled status");
+  assert.match(ctx.controller.transcript.session.statusDetail ?? "", /trusted/);
+  assert.match(stub.statusBarItems[0].text, /disabled/);
+  assert.equal(existsSync(pidFile), false, "an agent was started in an untrusted workspace");
+  stub.trusted = true;
+  for (const listener of stub.listeners.trust) listener();
+  await waitFor(() => ctx.controller.transcript.session.status === "idle", "the agent after trust was granted");
+  assert.ok(existsSync(pidFile));
+});
+
+test("deactivate stops the agent process", async (t) => {
+  stub.reset();
+  const sandbox = new Sandbox();
+  t.after(() => sandbox.remove());
+  const pidFile = useFakeAgent(sandbox);
+  const ctx = (await activate(extensionContext())) as Ctx;
+  await waitFor(() => ctx.controller.transcript.session.status === "idle", "the agent to be ready");
+  const pid = Number(readFileSync(pidFile, "utf8"));
+  assert.ok(alive(pid));
+  await deactivate();
+  await waitFor(() => !alive(pid), "the agent process to end", 5000);
+});
+
+test("a binary that cannot start leaves the extension up, stopped, with an error shown", async (t) => {
+  stub.reset();
+  const sandbox = new Sandbox();
+  t.after(() => sandbox.remove());
+  stub.folder = sandbox.project;
+  stub.settings["larik.server.path"] = join(sandbox.root, "no-such-larik");
+  const ctx = (await activate(extensionContext())) as Ctx;
+  t.after(() => deactivate());
+  await waitFor(() => ctx.controller.transcript.session.status === "stopped", "the stopped status");
+  await waitFor(() => stub.messages.find((m: any) => m.level === "error" && /could not start/.test(m.message)), "the error message");
+});
+
+test("the chat webview: strict CSP with a nonce, a snapshot on ready", async (t) => {
+  stub.reset();
+  const sandbox = new Sandbox();
+  t.after(() => sandbox.remove());
+  useFakeAgent(sandbox);
+  const ctx = (await activate(extensionContext())) as Ctx;
+  t.after(() => deactivate());
+  await waitFor(() => ctx.controller.transcript.session.status === "idle", "the agent to be ready");
+  const posted: any[] = [];
+  let receive: (m: unknown) => void = () => {};
+  const webview = {
+    options: {},
+    html: "",
+    cspSource: "vscode-resource:",
+    asWebviewUri: (uri: vscode.Uri) => uri,
+    postMessage: async (m: unknown) => void posted.push(m),
+    onDidReceiveMessage: (listener: (m: unknown) => void) => {
+      receive = listener;
+      return new vscode.Disposable(() => {});
+    },
+  };
+  const view = { webview, visible: true, onDidDispose: () => new vscode.Disposable(() => {}) };
+  stub.webviewProviders.get(CHAT_VIEW_ID).resolveWebviewView(view);
+  const csp = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(webview.html)?.[1] ?? "";
+  assert.match(csp, /default-src 'none'/);
+  const nonce = /script-src 'nonce-([^']+)'/.exec(csp)?.[1];
+  assert.ok(nonce);
+  const scripts = [...webview.html.matchAll(/<script([^>]*)>/g)].map((m) => m[1]);
+  assert.deepEqual(scripts, [` nonce="${nonce}" src="${vscode.Uri.file(join(EXTENSION_ROOT, "dist", "webview.js")).toString()}"`]);
+  assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
+  receive({ type: "ready" });
+  const snapshot = posted.find((m) => m.type === "snapshot");
+  assert.ok(snapshot);
+  assert.equal(snapshot.session.status, "idle");
+  assert.equal(snapshot.session.sessionId, "sess_fake");
+});
+
+test("a permission while the chat is hidden raises a notification with the agent's options", async (t) => {
+  stub.reset();
+  const sandbox = new Sandbox();
+  t.after(() => sandbox.remove());
+  useFakeAgent(sandbox);
+  const ctx = (await activate(extensionContext())) as Ctx;
+  t.after(() => deactivate());
+  await waitFor(() => ctx.controller.transcript.session.status === "idle", "the agent to be ready");
+  stub.answerMessage = (_message: string, items: string[]) => items.find((i) => i === "Reject");
+  const answer = ctx.controller.permissions.enqueue({
+    sessionId: "sess_fake",
+    toolCall: { toolCallId: "t1", title: "Run rm -rf build", kind: "execute" },
+    options: [
+      { optionId: "allow_once", name: "Allow once", kind: "allow_once" },
+      { optionId: "reject_once", name: "Reject", kind: "reject_once" },
+    ],
+  });
+  assert.deepEqual(await answer, { outcome: { outcome: "selected", optionId: "reject_once" } });
+  const shown = stub.messages.find((m: any) => /Run rm -rf build/.test(m.message));
+  assert.deepEqual(shown.items, ["Allow once", "Reject", "Open Chat"]);
+  assert.match(stub.statusBarItems[0].text, /idle/);
+});
+
+test("an API key from the key store reaches the agent's environment", async (t) => {
+  stub.reset();
+  const sandbox = new Sandbox();
+  t.after(() => sandbox.remove());
+  const pidFile = useFakeAgent(sandbox);
+  const context = extensionContext();
+  await context.secrets.store("larik.apiKey.ANTHROPIC_API_KEY", "sk-test-123");
+  const ctx = (await activate(context)) as Ctx;
+  t.after(() => deactivate());
+  await waitFor(() => ctx.controller.transcript.session.status === "idle", "the agent to be ready");
+  const pid = Number(readFileSync(pidFile, "utf8"));
+  const environ = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
+  assert.ok(environ.includes("ANTHROPIC_API_KEY=sk-test-123"));
+  assert.ok(!stub.logLines.some((l: any) => l.message.includes("sk-test-123")), "the key was logged");
+});

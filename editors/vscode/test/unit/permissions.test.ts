@@ -1,0 +1,97 @@
+import assert from "node:assert/strict";
+import test from "node:test";
+import type { RequestPermissionRequest } from "../../src/protocol/acp";
+import { autoApproveOption, PermissionQueue } from "../../src/state/permissions";
+
+const OPTIONS = [
+  { optionId: "allow_once", name: "Allow once", kind: "allow_once" as const },
+  { optionId: "allow_always", name: "Always allow edit in this session", kind: "allow_always" as const },
+  { optionId: "reject_once", name: "Reject", kind: "reject_once" as const },
+];
+
+function request(toolCallId: string, extra: Partial<RequestPermissionRequest["toolCall"]> = {}, sessionId = "s1"): RequestPermissionRequest {
+  return { sessionId, toolCall: { toolCallId, title: `Edit ${toolCallId}`, kind: "edit", ...extra }, options: OPTIONS };
+}
+
+test("requests queue; the head is current; answers resolve in any order", async () => {
+  const queue = new PermissionQueue();
+  let changes = 0;
+  queue.onChange(() => changes++);
+  const first = queue.enqueue(request("t1"));
+  const second = queue.enqueue(request("t2"));
+  assert.equal(queue.size, 2);
+  assert.equal(queue.current?.request.toolCall.toolCallId, "t1");
+  assert.equal(queue.answer(queue.current!.key, { optionId: "allow_once" }), true);
+  assert.deepEqual(await first, { outcome: { outcome: "selected", optionId: "allow_once" } });
+  assert.equal(queue.current?.request.toolCall.toolCallId, "t2");
+  queue.cancel(queue.current!.key);
+  assert.deepEqual(await second, { outcome: { outcome: "cancelled" } });
+  assert.equal(queue.size, 0);
+  assert.equal(changes, 4);
+});
+
+test("an option the request does not offer, or a stale key, is refused", () => {
+  const queue = new PermissionQueue();
+  void queue.enqueue(request("t1"));
+  const key = queue.current!.key;
+  assert.equal(queue.answer(key, { optionId: "allow" }), false);
+  assert.equal(queue.answer(key + 1, { optionId: "allow_once" }), false);
+  assert.equal(queue.answer(key, { optionId: "reject_once" }), true);
+  assert.equal(queue.answer(key, { optionId: "reject_once" }), false);
+});
+
+test("feedback rides on rejections, acceptedHunks on allows of hunked requests", async () => {
+  const queue = new PermissionQueue();
+  const hunks = [
+    { index: 0, oldStart: 1, oldLines: 1, newStart: 1, newLines: 1, oldText: "a\n", newText: "A\n" },
+    { index: 1, oldStart: 3, oldLines: 1, newStart: 3, newLines: 1, oldText: "c\n", newText: "C\n" },
+  ];
+  const rejected = queue.enqueue(request("t1"));
+  queue.answer(queue.current!.key, { optionId: "reject_once", feedback: "  put it in docs/ instead " });
+  assert.deepEqual(await rejected, { outcome: { outcome: "selected", optionId: "reject_once" }, _meta: { larik: { feedback: "put it in docs/ instead" } } });
+
+  const partial = queue.enqueue(request("t2", { _meta: { larik: { hunks } } }));
+  assert.equal(queue.current!.hunks?.length, 2);
+  queue.answer(queue.current!.key, { optionId: "allow_once", acceptedHunks: [1], feedback: "ignored on allow" });
+  assert.deepEqual(await partial, { outcome: { outcome: "selected", optionId: "allow_once" }, _meta: { larik: { acceptedHunks: [1] } } });
+
+  const plain = queue.enqueue(request("t3"));
+  queue.answer(queue.current!.key, { optionId: "allow_once", acceptedHunks: [0] });
+  assert.deepEqual(await plain, { outcome: { outcome: "selected", optionId: "allow_once" } }, "no acceptedHunks without the agent's hunks");
+});
+
+test("cancelAll answers cancelled for one session or all; an aborted signal cancels", async () => {
+  const queue = new PermissionQueue();
+  const a = queue.enqueue(request("a", {}, "s1"));
+  const b = queue.enqueue(request("b", {}, "s2"));
+  queue.cancelAll("s1");
+  assert.deepEqual(await a, { outcome: { outcome: "cancelled" } });
+  assert.equal(queue.size, 1);
+  const controller = new AbortController();
+  const c = queue.enqueue(request("c"), controller.signal);
+  controller.abort();
+  assert.deepEqual(await c, { outcome: { outcome: "cancelled" } });
+  const aborted = new AbortController();
+  aborted.abort();
+  assert.deepEqual(await queue.enqueue(request("d"), aborted.signal), { outcome: { outcome: "cancelled" } });
+  queue.cancelAll();
+  assert.deepEqual(await b, { outcome: { outcome: "cancelled" } });
+});
+
+test("the diff of the tool call is picked up", () => {
+  const queue = new PermissionQueue();
+  void queue.enqueue(request("t1", { content: [{ type: "diff", path: "/p/new.txt", newText: "hi\n" }] }));
+  assert.deepEqual(queue.current!.diff, { path: "/p/new.txt", oldText: "", newText: "hi\n", isNew: true });
+});
+
+test("auto-approve policy", () => {
+  const edit = request("e", { kind: "edit" });
+  const bash = request("b", { kind: "execute" });
+  const write = request("w", { kind: "other", content: [{ type: "diff", path: "/p/x", newText: "" }] });
+  assert.equal(autoApproveOption("never", edit), undefined);
+  assert.equal(autoApproveOption("edits", edit)?.optionId, "allow_once");
+  assert.equal(autoApproveOption("edits", write)?.optionId, "allow_once");
+  assert.equal(autoApproveOption("edits", bash), undefined);
+  assert.equal(autoApproveOption("all", bash)?.optionId, "allow_once");
+  assert.equal(autoApproveOption("all", { ...bash, options: [OPTIONS[2]!] }), undefined);
+});

@@ -1,0 +1,228 @@
+// The client side against the real `larik acp` and the mock model: the same SessionController
+// the extension uses, with an editor host that reads and writes the disk.
+
+import assert from "node:assert/strict";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import test, { type TestContext } from "node:test";
+import { AgentProcess, resolveServerCommand } from "../../src/agentProcess";
+import type { ReadTextFileRequest, WriteTextFileRequest } from "../../src/protocol/acp";
+import { SessionController } from "../../src/session";
+import { placeHunks } from "../../src/state/hunks";
+import { larikBinary, MockModel, Sandbox, stringsIn, waitFor, withTimeout, type ScenarioStep } from "../support/agent";
+
+const TEN = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n";
+
+interface Run {
+  sandbox: Sandbox;
+  model: MockModel;
+  agent: AgentProcess;
+  controller: SessionController;
+  host: { reads: ReadTextFileRequest[]; writes: WriteTextFileRequest[]; context: boolean };
+  file: (name: string) => string;
+}
+
+async function start(t: TestContext, responses: ScenarioStep[], files: Record<string, string> = {}): Promise<Run> {
+  const sandbox = new Sandbox();
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(sandbox.project, name), text);
+  const model = await MockModel.start({ responses }, sandbox.root);
+  const command = resolveServerCommand({ path: larikBinary(), args: ["acp"], env: sandbox.agentEnv(model.url) }, {}, { PATH: process.env.PATH ?? "" }, sandbox.project);
+  const stderr: string[] = [];
+  const agent = await AgentProcess.start(command, { onStderr: (l) => stderr.push(l) });
+  const host = {
+    reads: [] as ReadTextFileRequest[],
+    writes: [] as WriteTextFileRequest[],
+    context: false,
+    async readTextFile(params: ReadTextFileRequest) {
+      this.reads.push(params);
+      return readFileSync(params.path, "utf8");
+    },
+    async writeTextFile(params: WriteTextFileRequest) {
+      this.writes.push(params);
+      writeFileSync(params.path, params.content);
+    },
+    editorContext() {
+      this.context = true;
+      return { activeFile: join(sandbox.project, "a.txt"), selection: { path: join(sandbox.project, "a.txt"), startLine: 2, endLine: 2, text: "two\n" } };
+    },
+  };
+  const controller = new SessionController(host, {
+    cwd: sandbox.project,
+    clientVersion: "0.0.0-test",
+    autoApprove: () => "never",
+    sendEditorContext: () => true,
+    log: () => {},
+  });
+  t.after(async () => {
+    await agent.stop();
+    await model.stop();
+    sandbox.remove();
+  });
+  await controller.connect(agent.connection);
+  return { sandbox, model, agent, controller, host, file: (name) => join(sandbox.project, name) };
+}
+
+const readThenEdit = (oldString: string, newString: string): ScenarioStep[] => [
+  { text: "Reading first.", tool_calls: [{ id: "toolu_1", name: "read", input: { path: "a.txt" } }] },
+  { tool_calls: [{ id: "toolu_2", name: "edit", input: { path: "a.txt", old_string: oldString, new_string: newString } }] },
+  { text: "All done." },
+];
+
+test("allowed edit: the permission carries the diff, the file changes, the reply streams", { timeout: 60_000 }, async (t) => {
+  const run = await start(t, readThenEdit("two\n", "TWO\n"), { "a.txt": TEN });
+  const turn = run.controller.prompt("Change two to TWO in a.txt");
+  const pending = await waitFor(() => run.controller.permissions.current, "the permission request");
+  assert.deepEqual(
+    pending.request.options.map((o) => `${o.optionId}:${o.kind}`),
+    ["allow_once:allow_once", "allow_always:allow_always", "reject_once:reject_once"],
+  );
+  assert.equal(pending.diff?.path, run.file("a.txt"));
+  assert.equal(pending.diff?.oldText, TEN);
+  assert.equal(pending.diff?.newText, TEN.replace("two\n", "TWO\n"));
+  assert.equal(run.controller.transcript.session.status, "waiting");
+  run.controller.permissions.answer(pending.key, { optionId: "allow_once" });
+  assert.equal(await turn, "end_turn");
+  assert.equal(readFileSync(run.file("a.txt"), "utf8"), TEN.replace("two\n", "TWO\n"));
+  const items = run.controller.transcript.items;
+  const agentText = items.filter((i) => i.type === "agent").map((i) => ("text" in i ? i.text : "")).join("|");
+  assert.equal(agentText, "Reading first.|All done.");
+  const tools = items.filter((i) => i.type === "tool");
+  assert.deepEqual(tools.map((i) => i.type === "tool" && [i.title, i.status]), [["Read a.txt", "completed"], ["Edit a.txt", "completed"]]);
+});
+
+test("rejected edit with a reason: the file is unchanged and the model is told", { timeout: 60_000 }, async (t) => {
+  const run = await start(t, readThenEdit("three\n", "3\n"), { "a.txt": TEN });
+  const turn = run.controller.prompt("Change three");
+  const pending = await waitFor(() => run.controller.permissions.current, "the permission request");
+  run.controller.permissions.answer(pending.key, { optionId: "reject_once", feedback: "keep words, not digits" });
+  assert.equal(await turn, "end_turn");
+  assert.equal(readFileSync(run.file("a.txt"), "utf8"), TEN);
+  const requests = await run.model.requests();
+  assert.equal(requests.length, 3);
+  assert.ok([...stringsIn(requests[2])].some((s) => s.includes("keep words, not digits")), "the feedback did not reach the model");
+  const edit = run.controller.transcript.items.find((i) => i.type === "tool" && i.title === "Edit a.txt");
+  assert.ok(edit && edit.type === "tool" && edit.status === "failed", JSON.stringify(edit));
+});
+
+test("cancel while the model hangs ends the turn as cancelled", { timeout: 60_000 }, async (t) => {
+  const run = await start(t, [{ text: "Thinking about it", hang: true }]);
+  const turn = run.controller.prompt("take your time");
+  await waitFor(() => run.controller.transcript.items.some((i) => i.type === "agent"), "the first streamed text");
+  run.controller.cancel();
+  assert.equal(await turn, "cancelled");
+  assert.equal(run.controller.transcript.session.status, "idle");
+});
+
+test("a command asks with the agent's own options, verbatim", { timeout: 60_000 }, async (t) => {
+  // Outside the sandbox and off the agent's safe list, so that it asks.
+  const run = await start(t, [{ tool_calls: [{ id: "toolu_1", name: "bash", input: { command: "touch made.txt", sandbox: false } }] }, { text: "ok" }]);
+  const turn = run.controller.prompt("say hi");
+  const pending = await waitFor(() => run.controller.permissions.current, "the permission request");
+  assert.equal(pending.request.toolCall.kind, "execute");
+  assert.ok(pending.request.options.every((o) => o.name.length > 0));
+  assert.equal(pending.diff, undefined);
+  run.controller.permissions.answer(pending.key, { optionId: "reject_once" });
+  assert.equal(await turn, "end_turn");
+  assert.equal(existsSync(run.file("made.txt")), false, "the rejected command ran");
+});
+
+test("per-hunk review: the agent sends hunks and applies only the accepted ones", { timeout: 60_000 }, async (t) => {
+  const old = TEN;
+  const run = await start(
+    t,
+    [
+      { tool_calls: [{ id: "toolu_1", name: "read", input: { path: "a.txt" } }] },
+      { tool_calls: [{ id: "toolu_2", name: "write", input: { path: "a.txt", content: old.replace("two\n", "TWO\n").replace("nine\n", "NINE\n") } }] },
+      { text: "done" },
+    ],
+    { "a.txt": old },
+  );
+  assert.equal(run.controller.larik.hunkReview, true, "the agent does not advertise hunkReview");
+  const turn = run.controller.prompt("uppercase two and nine");
+  const pending = await waitFor(() => run.controller.permissions.current, "the permission request");
+  assert.ok(pending.hunks, `no _meta.larik.hunks on the tool call: ${JSON.stringify(pending.request.toolCall._meta)}`);
+  assert.equal(pending.hunks.length, 2);
+  assert.ok(placeHunks(pending.diff!.oldText, pending.diff!.newText, pending.hunks), "the hunks do not match the diff");
+  run.controller.permissions.answer(pending.key, { optionId: "allow_once", acceptedHunks: [1] });
+  await turn;
+  assert.equal(readFileSync(run.file("a.txt"), "utf8"), old.replace("nine\n", "NINE\n"));
+  const requests = await run.model.requests();
+  assert.ok([...stringsIn(requests.at(-1))].some((s) => /hunk/i.test(s)), "the model was not told which hunks were kept");
+});
+
+test("client fs: reads and writes go through fs/read_text_file and fs/write_text_file", { timeout: 60_000 }, async (t) => {
+  const run = await start(t, readThenEdit("two\n", "TWO\n"), { "a.txt": TEN });
+  const turn = run.controller.prompt("edit");
+  const pending = await waitFor(() => run.controller.permissions.current, "the permission request");
+  run.controller.permissions.answer(pending.key, { optionId: "allow_once" });
+  await turn;
+  assert.ok(run.host.reads.some((r) => r.path === run.file("a.txt")), "no fs/read_text_file for a.txt");
+  assert.ok(run.host.writes.some((w) => w.path === run.file("a.txt") && w.content === TEN.replace("two\n", "TWO\n")), "no fs/write_text_file for a.txt");
+});
+
+test("editor context reaches the model with the next prompt", { timeout: 60_000 }, async (t) => {
+  const run = await start(t, [{ text: "I see it." }], { "a.txt": TEN });
+  assert.equal(run.controller.larik.editorContext, true, "the agent does not advertise editorContext");
+  await run.controller.prompt("what is selected?");
+  assert.ok(run.host.context, "the extension did not send the context");
+  const requests = await run.model.requests();
+  assert.ok([...stringsIn(requests[0])].some((s) => s.includes("a.txt")), "the model request does not mention the active file");
+});
+
+test("modes: session/new lists them and session/set_mode switches", { timeout: 60_000 }, async (t) => {
+  const run = await start(t, []);
+  const mode = run.controller.transcript.session.mode;
+  assert.ok(mode, "session/new returned no modes");
+  assert.deepEqual(mode.options.map((o) => o.id).sort(), ["accept-edits", "default", "plan", "yolo"]);
+  await run.controller.setMode("plan");
+  assert.equal(run.controller.transcript.session.mode?.current, "plan");
+});
+
+test("config options: the model picker switches through session/set_config_option", { timeout: 60_000 }, async (t) => {
+  const run = await start(t, []);
+  const model = run.controller.transcript.session.model;
+  assert.ok(model && model.options.length > 0, "session/new returned no model config option");
+  await run.controller.setModel(model.options.at(-1)!.id);
+  assert.equal(run.controller.transcript.session.model?.current, model.options.at(-1)!.id);
+});
+
+test("session history: session/list shows the last session and session/load replays it", { timeout: 60_000 }, async (t) => {
+  const run = await start(t, [{ text: "first answer" }]);
+  await run.controller.prompt("first question");
+  const first = run.controller.sessionId!;
+  await run.controller.newSession();
+  assert.equal(run.controller.canLoadSessions, true, "the agent does not advertise loadSession and session list");
+  const sessions = await run.controller.listSessions();
+  assert.ok(sessions.some((s) => s.sessionId === first));
+  await run.controller.loadSession(first);
+  const texts = run.controller.transcript.items.map((i) => ("text" in i ? i.text : ""));
+  assert.deepEqual(texts, ["first question", "first answer"]);
+});
+
+test("usage: the agent reports context usage after a model call", { timeout: 60_000 }, async (t) => {
+  const run = await start(t, [{ text: "hi" }]);
+  await run.controller.prompt("hello");
+  assert.ok(run.controller.transcript.session.usage, "no usage_update");
+});
+
+test("the agent exits when the editor closes its input", { timeout: 60_000 }, async (t) => {
+  const run = await start(t, [{ text: "hi" }]);
+  await run.controller.prompt("hello");
+  run.agent.connection.close("the test closed the connection");
+  run.agent.closeInput();
+  await withTimeout(run.agent.exited, 5000, "larik acp to exit after the end of its input");
+});
+
+test("the plan: the todo tool's list reaches the session view", { timeout: 60_000 }, async (t) => {
+  const todos = [
+    { content: "Read the code", status: "completed" },
+    { content: "Fix the bug", status: "in_progress" },
+    { content: "Run the tests", status: "pending" },
+  ];
+  const run = await start(t, [{ tool_calls: [{ id: "toolu_1", name: "todo", input: { todos } }] }, { text: "planned" }]);
+  await run.controller.prompt("plan it");
+  assert.deepEqual(
+    run.controller.transcript.session.plan.map((e) => [e.content, e.status]),
+    todos.map((e) => [e.content, e.status]),
+  );
+});

@@ -1,0 +1,294 @@
+// The chat webview bundle in headless Chromium: served as a static page under the same CSP as in
+// VS Code, with a fake `acquireVsCodeApi` that records what the webview posts. Host messages are
+// delivered with window.postMessage, as VS Code does.
+
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import type { Browser, Page } from "playwright-core";
+import type { HostToWebview, SessionView, TranscriptItem } from "../../src/webview/messages";
+import { EXTENSION_ROOT } from "../support/agent";
+import { launchChromium } from "../support/browser";
+
+const NONCE = "dGVzdG5vbmNl";
+// The theme variables VS Code injects; a few so the page looks as it would.
+const THEME = ":root{--vscode-font-family:sans-serif;--vscode-font-size:13px;--vscode-foreground:#ccc;--vscode-sideBar-background:#252526;--vscode-button-background:#0e639c;--vscode-button-foreground:#fff;--vscode-input-background:#3c3c3c;--vscode-editor-font-family:monospace;--vscode-textLink-foreground:#3794ff}";
+const PAGE = `<!DOCTYPE html><html><head><meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'self'; script-src 'nonce-${NONCE}'; img-src 'self' data:">
+<link rel="stylesheet" href="/theme.css"><link rel="stylesheet" href="/chat.css"></head>
+<body><div id="app"></div>
+<script nonce="${NONCE}">
+  window.__posted = [];
+  window.__state = undefined;
+  window.acquireVsCodeApi = () => ({
+    postMessage: (m) => window.__posted.push(m),
+    getState: () => window.__state,
+    setState: (s) => { window.__state = s; },
+  });
+</script>
+<script nonce="${NONCE}" src="/webview.js"></script></body></html>`;
+
+let server: Server;
+let base: string;
+let browser: Browser;
+
+before(async () => {
+  const files: Record<string, [string, string]> = {
+    "/": ["text/html", PAGE],
+    "/webview.js": ["text/javascript", readFileSync(join(EXTENSION_ROOT, "dist", "webview.js"), "utf8")],
+    "/chat.css": ["text/css", readFileSync(join(EXTENSION_ROOT, "media", "chat.css"), "utf8")],
+    "/theme.css": ["text/css", THEME],
+  };
+  server = createServer((req, res) => {
+    const file = files[req.url ?? "/"];
+    if (req.url === "/favicon.ico") {
+      res.writeHead(204).end();
+      return;
+    }
+    if (!file) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { "content-type": file[0] }).end(file[1]);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  browser = await launchChromium();
+});
+
+after(async () => {
+  await browser?.close();
+  await new Promise((resolve) => server?.close(resolve));
+});
+
+interface Loaded {
+  page: Page;
+  problems: string[];
+  send: (message: HostToWebview) => Promise<void>;
+  posted: () => Promise<any[]>;
+  waitPosted: (type: string) => Promise<any>;
+}
+
+async function open(): Promise<Loaded> {
+  const page = await browser.newPage();
+  const problems: string[] = [];
+  page.on("console", (m) => {
+    if (m.type() === "error") problems.push(m.text());
+  });
+  page.on("pageerror", (e) => problems.push(String(e)));
+  await page.goto(base);
+  const posted = () => page.evaluate(() => (window as any).__posted as any[]);
+  const waitPosted = async (type: string) => {
+    await page.waitForFunction((t) => (window as any).__posted.some((m: any) => m.type === t), type, { timeout: 5000 });
+    return (await posted()).filter((m) => m.type === type).at(-1);
+  };
+  const send = (message: HostToWebview) => page.evaluate((m) => window.postMessage(m, "*"), message);
+  return { page, problems, send, posted, waitPosted };
+}
+
+const SESSION: SessionView = {
+  status: "idle",
+  sessionId: "sess_1",
+  plan: [],
+  canLoadSessions: true,
+  commands: [],
+  mode: { current: "default", options: [{ id: "default", name: "Default" }, { id: "plan", name: "Plan" }] },
+  model: { current: "m1", options: [{ id: "m1", name: "Model One" }, { id: "m2", name: "Model Two" }] },
+};
+
+const snapshot = (items: TranscriptItem[] = [], session: SessionView = SESSION): HostToWebview => ({
+  type: "snapshot",
+  items,
+  session,
+  permissions: { queued: 0 },
+  context: [],
+});
+
+test("says ready, renders a snapshot, streams appended text as markdown", async () => {
+  const { page, problems, send, waitPosted } = await open();
+  await waitPosted("ready");
+  await send(snapshot([{ type: "user", id: "u1", text: "hello" }]));
+  await send({ type: "item", item: { type: "agent", id: "a1", text: "Here is " } });
+  for (const chunk of ["**bold", "** and `co", "de`", "\n\n- one\n- two"]) await send({ type: "append", id: "a1", text: chunk });
+  const agent = page.locator('[data-id="a1"] .markdown');
+  await agent.locator("li").nth(1).waitFor({ timeout: 5000 });
+  assert.equal(await agent.locator("strong").textContent(), "bold");
+  assert.equal(await agent.locator("code").textContent(), "code");
+  assert.equal(await page.locator(".item.user .bubble").textContent(), "hello");
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("tool cards are updated in place by tool call id", async () => {
+  const { page, send, waitPosted } = await open();
+  await waitPosted("ready");
+  await send(snapshot());
+  const tool = (status: string, content: any[] = []): TranscriptItem => ({ type: "tool", id: "tool:toolu_1", title: "Edit a.txt", kind: "edit", status, content, locations: [{ path: "/p/a.txt", line: 2 }] });
+  await send({ type: "item", item: tool("pending") });
+  await send({ type: "item", item: tool("in_progress") });
+  await send({
+    type: "item",
+    item: tool("completed", [{ type: "diff", path: "/p/a.txt", added: 1, removed: 1, isNew: false, truncated: false, preview: [{ kind: "removed", text: "two" }, { kind: "added", text: "TWO" }] }]),
+  });
+  const cards = page.locator('[data-tool-call-id="toolu_1"]');
+  await page.waitForFunction(() => document.querySelector('[data-tool-call-id="toolu_1"]')?.getAttribute("data-status") === "completed");
+  assert.equal(await cards.count(), 1);
+  assert.equal(await cards.locator(".diff .line.removed").textContent(), "-two");
+  assert.equal(await cards.locator(".diff .line.added").textContent(), "+TWO");
+  await cards.locator(".location").click();
+  const { path, line } = await waitPosted("openLocation");
+  assert.deepEqual([path, line], ["/p/a.txt", 2]);
+  await page.close();
+});
+
+test("a permission shows the agent's options verbatim; answers carry key, option and reason", async () => {
+  const { page, send, waitPosted, posted } = await open();
+  await waitPosted("ready");
+  await send(snapshot());
+  await send({
+    type: "permissions",
+    permissions: {
+      current: {
+        key: 7,
+        toolCallId: "toolu_2",
+        title: "Edit a.txt",
+        toolKind: "edit",
+        diffPath: "/p/a.txt",
+        acceptsFeedback: true,
+        options: [
+          { optionId: "allow_once", name: "Allow once", kind: "allow_once" },
+          { optionId: "allow_always", name: "Always allow edit in this session", kind: "allow_always" },
+          { optionId: "reject_once", name: "Reject", kind: "reject_once" },
+        ],
+      },
+      queued: 2,
+    },
+  });
+  const card = page.locator("#permission");
+  await card.waitFor({ state: "visible" });
+  const labels = await card.locator("button.option").allTextContents();
+  assert.deepEqual(labels.map((l) => l.replace(/^\S+\s/, "")), ["Allow once", "Always allow edit in this session", "Reject"]);
+  assert.match((await card.locator(".queued").textContent()) ?? "", /2 more waiting/);
+  await card.locator("#view-diff").click();
+  assert.equal((await waitPosted("viewDiff")).key, 7);
+  await card.locator("#feedback").fill("not in this file");
+  await card.locator('button[data-option-id="reject_once"]').click();
+  assert.deepEqual(await waitPosted("answerPermission"), { type: "answerPermission", key: 7, optionId: "reject_once", feedback: "not in this file" });
+  // The next request replaces the card; a digit key answers it.
+  await send({
+    type: "permissions",
+    permissions: { current: { key: 8, toolCallId: "t3", title: "Run ls", toolKind: "execute", acceptsFeedback: false, options: [{ optionId: "yes", name: "Yes", kind: "allow_once" }] }, queued: 0 },
+  });
+  await page.waitForFunction(() => document.querySelector("#permission")?.getAttribute("data-key") === "8");
+  await page.locator("body").click({ position: { x: 5, y: 5 } });
+  await page.keyboard.press("1");
+  await page.waitForFunction(() => (window as any).__posted.filter((m: any) => m.type === "answerPermission").length === 2);
+  assert.deepEqual((await posted()).filter((m) => m.type === "answerPermission")[1], { type: "answerPermission", key: 8, optionId: "yes" });
+  await send({ type: "permissions", permissions: { queued: 0 } });
+  await card.waitFor({ state: "hidden" });
+  await page.close();
+});
+
+test("prompt box: Enter sends, Shift+Enter does not; working shows Cancel", async () => {
+  const { page, send, waitPosted, posted } = await open();
+  await waitPosted("ready");
+  await send(snapshot());
+  const prompt = page.locator("#prompt");
+  await prompt.fill("first line");
+  await prompt.press("Shift+Enter");
+  await prompt.pressSequentially("second");
+  await prompt.press("Enter");
+  assert.deepEqual(await waitPosted("prompt"), { type: "prompt", text: "first line\nsecond" });
+  assert.equal(await prompt.inputValue(), "");
+  await send({ type: "session", session: { ...SESSION, status: "working" } });
+  await page.locator("#cancel").waitFor({ state: "visible" });
+  assert.equal(await page.locator("#send").isDisabled(), true);
+  await page.locator("#cancel").click();
+  await waitPosted("cancel");
+  await prompt.fill("while working");
+  await prompt.press("Enter");
+  assert.equal((await posted()).filter((m) => m.type === "prompt").length, 1, "sent while a turn was running");
+  await page.close();
+});
+
+test("mode and model pickers, plan and usage", async () => {
+  const { page, send, waitPosted } = await open();
+  await waitPosted("ready");
+  await send(
+    snapshot([], {
+      ...SESSION,
+      plan: [
+        { content: "Read the code", status: "completed", priority: "high" },
+        { content: "Fix the bug", status: "in_progress", priority: "high" },
+      ],
+      usage: { used: 53000, size: 200000, cost: { amount: 0.045, currency: "USD" } },
+    }),
+  );
+  assert.equal(await page.locator("#mode").inputValue(), "default");
+  assert.deepEqual(await page.locator("#model option").allTextContents(), ["Model One", "Model Two"]);
+  await page.locator("#mode").selectOption("plan");
+  assert.deepEqual(await waitPosted("setMode"), { type: "setMode", id: "plan" });
+  await page.locator("#model").selectOption("m2");
+  assert.deepEqual(await waitPosted("setModel"), { type: "setModel", id: "m2" });
+  assert.match((await page.locator("#plan summary").textContent()) ?? "", /Plan \(1\/2\)/);
+  assert.equal(await page.locator("#plan .plan-entry.in_progress").count(), 1);
+  assert.match((await page.locator("#usage").textContent()) ?? "", /53,000 \/ 200,000 tokens \(27%\) · 0\.045 USD/);
+  await page.close();
+});
+
+test("session list, context chips, new session", async () => {
+  const { page, send, waitPosted } = await open();
+  await waitPosted("ready");
+  await send(snapshot());
+  await page.locator("#history").click();
+  await waitPosted("listSessions");
+  await send({ type: "sessions", sessions: [{ sessionId: "old_1", title: "Fix parser", updatedAt: "2026-11-29T10:00:00Z" }] });
+  await page.locator('[data-session-id="old_1"]').click();
+  assert.deepEqual(await waitPosted("loadSession"), { type: "loadSession", sessionId: "old_1" });
+  await send({ type: "context", context: [{ id: "sel1", label: "a.py:2-3" }] });
+  await page.locator('.chip[data-id="sel1"] .chip-remove').click();
+  assert.deepEqual(await waitPosted("removeContext"), { type: "removeContext", id: "sel1" });
+  await page.locator("#new-session").click();
+  await waitPosted("newSession");
+  await page.close();
+});
+
+test("disabled and stopped states replace the prompt with an explanation", async () => {
+  const { page, send, waitPosted } = await open();
+  await waitPosted("ready");
+  await send(snapshot([], { ...SESSION, status: "disabled", statusDetail: "Larik only runs in trusted workspaces." }));
+  await page.locator("#banner").waitFor({ state: "visible" });
+  assert.match((await page.locator("#banner").textContent()) ?? "", /trusted workspaces/);
+  assert.equal(await page.locator("#prompt").isDisabled(), true);
+  await send({ type: "session", session: { ...SESSION, status: "stopped", statusDetail: "the agent exited with code 1" } });
+  await page.locator("#restart").click();
+  await waitPosted("restart");
+  await page.close();
+});
+
+test("hostile agent text stays text: no element, no script, no CSP violation", async () => {
+  const { page, problems, send, waitPosted } = await open();
+  await waitPosted("ready");
+  await send(snapshot());
+  const hostile = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>[x](javascript:window.__pwned=3)';
+  await send({ type: "item", item: { type: "agent", id: "a1", text: hostile } });
+  await send({ type: "item", item: { type: "tool", id: "tool:t", title: '<img src=x onerror="window.__pwned=4">', kind: "other", status: "completed", content: [{ type: "text", text: "<b>x</b>" }], locations: [] } });
+  await page.locator('[data-id="a1"]').waitFor();
+  assert.equal(await page.locator("#transcript img, #transcript script, #transcript b").count(), 0);
+  assert.equal(await page.evaluate(() => (window as any).__pwned), undefined);
+  assert.match((await page.locator('[data-id="a1"]').textContent()) ?? "", /<img src=x/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("the draft survives a reload through the webview state", async () => {
+  const { page, waitPosted } = await open();
+  await waitPosted("ready");
+  await page.locator("#prompt").fill("half-written");
+  const state = await page.evaluate(() => (window as any).__state);
+  assert.deepEqual(state, { draft: "half-written" });
+  await page.close();
+});

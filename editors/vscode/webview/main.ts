@@ -1,0 +1,397 @@
+// The chat webview: renders what the host sends (see src/webview/messages.ts) and posts the
+// user's intents back. It keeps no conversation state of its own beyond the DOM: on load it says
+// `ready` and the host answers with a full snapshot, then incremental updates. Streamed text is
+// appended to its item and re-rendered at most once per animation frame.
+
+import type {
+  ContextChip,
+  HostToWebview,
+  PermissionsView,
+  Picker,
+  SessionListEntry,
+  SessionView,
+  ToolContentView,
+  TranscriptItem,
+  WebviewToHost,
+} from "../src/webview/messages";
+import { renderMarkdown } from "./markdown";
+
+interface VsCodeApi {
+  postMessage(message: WebviewToHost): void;
+  getState(): { draft?: string } | undefined;
+  setState(state: { draft?: string }): void;
+}
+
+declare function acquireVsCodeApi(): VsCodeApi;
+
+const vscode = acquireVsCodeApi();
+const post = (message: WebviewToHost) => vscode.postMessage(message);
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: Array<Node | string>): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (name === "class") node.className = value;
+    else node.setAttribute(name, value);
+  }
+  node.append(...children);
+  return node;
+}
+
+// --- Layout -----------------------------------------------------------------------------------
+
+const app = document.getElementById("app")!;
+const toolbar = el("div", { class: "toolbar" });
+const titleEl = el("span", { class: "title" }, "Larik");
+const historyButton = el("button", { class: "icon-button", id: "history", title: "Past sessions", "aria-label": "Past sessions" }, "History");
+const newButton = el("button", { class: "icon-button", id: "new-session", title: "New session", "aria-label": "New session" }, "New");
+toolbar.append(titleEl, el("span", { class: "spacer" }), historyButton, newButton);
+const sessionsPanel = el("div", { class: "sessions", id: "sessions", hidden: "" });
+const planEl = el("details", { class: "plan", id: "plan", hidden: "", open: "" });
+const transcriptEl = el("div", { class: "transcript", id: "transcript", role: "log", "aria-live": "polite" });
+const emptyEl = el("div", { class: "empty" }, "Ask Larik to read, explain or change your code.");
+const permissionEl = el("div", { class: "permission", id: "permission", hidden: "", role: "alertdialog", "aria-label": "Permission request" });
+const bannerEl = el("div", { class: "banner", id: "banner", hidden: "" });
+const chipsEl = el("div", { class: "chips", id: "chips" });
+const promptEl = el("textarea", { id: "prompt", rows: "3", placeholder: "Ask Larik… (Enter to send, Shift+Enter for a new line)", "aria-label": "Prompt" });
+const modeEl = el("select", { id: "mode", title: "Mode", "aria-label": "Mode", hidden: "" });
+const modelEl = el("select", { id: "model", title: "Model", "aria-label": "Model", hidden: "" });
+const sendButton = el("button", { id: "send", class: "primary" }, "Send");
+const cancelButton = el("button", { id: "cancel", hidden: "" }, "Cancel");
+const statusEl = el("span", { class: "status", id: "status" });
+const usageEl = el("span", { class: "usage", id: "usage", hidden: "" });
+const composer = el(
+  "div",
+  { class: "composer" },
+  chipsEl,
+  promptEl,
+  el("div", { class: "controls" }, modeEl, modelEl, el("span", { class: "spacer" }), cancelButton, sendButton),
+  el("div", { class: "statusline" }, statusEl, el("span", { class: "spacer" }), usageEl),
+);
+app.append(toolbar, sessionsPanel, planEl, transcriptEl, permissionEl, bannerEl, composer);
+transcriptEl.append(emptyEl);
+
+// --- State ------------------------------------------------------------------------------------
+
+const items = new Map<string, { item: TranscriptItem; node: HTMLElement }>();
+const dirty = new Set<string>();
+let frame = 0;
+let session: SessionView = { status: "starting", plan: [], canLoadSessions: false, commands: [] };
+let permissions: PermissionsView = { queued: 0 };
+
+const saved = vscode.getState();
+if (saved?.draft) promptEl.value = saved.draft;
+
+// --- Transcript -------------------------------------------------------------------------------
+
+/** A path as the user thinks of it: relative to the workspace when inside it. */
+function displayPath(path: string): string {
+  const root = session.cwd;
+  return root && path.startsWith(`${root}/`) ? path.slice(root.length + 1) : path;
+}
+
+const STATUS_ICON: Record<string, string> = { pending: "○", in_progress: "◐", completed: "●", failed: "✕", cancelled: "⊘" };
+
+function renderToolContent(content: ToolContentView, kind: string): HTMLElement {
+  if (content.type === "diff") {
+    const header = el("div", { class: "diff-header" }, displayPath(content.path), content.isNew ? " (new)" : "", " ", el("span", { class: "added" }, `+${content.added}`), " ", el("span", { class: "removed" }, `−${content.removed}`));
+    const body = el("pre", { class: "diff" });
+    for (const line of content.preview) {
+      const sign = line.kind === "added" ? "+" : line.kind === "removed" ? "-" : line.kind === "gap" ? "" : " ";
+      body.append(el("div", { class: `line ${line.kind}` }, `${sign}${line.text}`));
+    }
+    if (content.truncated) body.append(el("div", { class: "line gap" }, "… (open the diff for the rest)"));
+    return el("div", { class: "tool-diff" }, header, body);
+  }
+  if (content.type === "terminal") return el("div", { class: "tool-terminal" }, `terminal ${content.terminalId}`);
+  const text = content.text.length > 4000 ? `${content.text.slice(0, 4000)}\n…` : content.text;
+  const lines = text.split("\n").filter((l, i, all) => l !== "" || i < all.length - 1).length;
+  // File contents are long and already known to the user; command output is the point.
+  if (kind === "execute" || lines <= 3) return el("pre", { class: "tool-output" }, text);
+  return el("details", { class: "tool-output-fold" }, el("summary", {}, `Output (${lines} lines)`), el("pre", { class: "tool-output" }, text));
+}
+
+function renderItem(item: TranscriptItem, node: HTMLElement): void {
+  node.replaceChildren();
+  node.className = `item ${item.type}`;
+  switch (item.type) {
+    case "user":
+      node.append(el("div", { class: "bubble" }, item.text));
+      if (item.context?.length) node.append(el("div", { class: "context" }, ...item.context.map((c) => el("span", { class: "chip" }, c))));
+      break;
+    case "agent": {
+      const body = el("div", { class: "markdown" });
+      body.innerHTML = renderMarkdown(item.text); // escaped by the renderer
+      node.append(body);
+      break;
+    }
+    case "thought": {
+      const body = el("div", { class: "markdown" });
+      body.innerHTML = renderMarkdown(item.text);
+      node.append(el("details", {}, el("summary", {}, "Thinking"), body));
+      break;
+    }
+    case "tool": {
+      node.classList.add(`status-${item.status}`);
+      node.dataset.toolCallId = item.id.replace(/^tool:/, "");
+      node.dataset.status = item.status;
+      const head = el("div", { class: "tool-head" }, el("span", { class: "tool-status", title: item.status }, STATUS_ICON[item.status] ?? "○"), " ", el("span", { class: "tool-title" }, item.title));
+      node.append(head);
+      for (const location of item.locations.slice(0, 3)) {
+        const shown = displayPath(location.path);
+        const link = el("a", { class: "location", href: "#", title: location.path }, location.line ? `${shown}:${location.line}` : shown);
+        link.addEventListener("click", (event) => {
+          event.preventDefault();
+          post({ type: "openLocation", path: location.path, ...(location.line ? { line: location.line } : {}) });
+        });
+        node.append(link);
+      }
+      for (const content of item.content) node.append(renderToolContent(content, item.kind));
+      break;
+    }
+    case "notice":
+      node.classList.add(item.severity);
+      node.append(item.text);
+      break;
+  }
+}
+
+// Follow the end of the transcript unless the user scrolled up to read.
+let followEnd = true;
+transcriptEl.addEventListener("scroll", () => {
+  followEnd = transcriptEl.scrollHeight - transcriptEl.scrollTop - transcriptEl.clientHeight < 40;
+});
+
+function scrollToEnd(): void {
+  if (followEnd) transcriptEl.scrollTop = transcriptEl.scrollHeight;
+}
+
+function upsert(item: TranscriptItem): void {
+  emptyEl.remove();
+  const existing = items.get(item.id);
+  if (existing) {
+    existing.item = item;
+    renderItem(item, existing.node);
+  } else {
+    const node = el("div", { "data-id": item.id });
+    items.set(item.id, { item, node });
+    renderItem(item, node);
+    transcriptEl.append(node);
+  }
+  scrollToEnd();
+}
+
+function append(id: string, text: string): void {
+  const entry = items.get(id);
+  if (!entry || !("text" in entry.item)) return;
+  entry.item.text += text;
+  dirty.add(id);
+  frame ||= requestAnimationFrame(() => {
+    frame = 0;
+    for (const dirtyId of dirty) {
+      const e = items.get(dirtyId);
+      if (e) renderItem(e.item, e.node);
+    }
+    dirty.clear();
+    scrollToEnd();
+  });
+}
+
+function resetTranscript(list: TranscriptItem[]): void {
+  items.clear();
+  dirty.clear();
+  transcriptEl.replaceChildren();
+  if (list.length === 0) transcriptEl.append(emptyEl);
+  for (const item of list) upsert(structuredClone(item));
+}
+
+// --- Session, pickers, plan, usage ------------------------------------------------------------
+
+function fillPicker(select: HTMLSelectElement, picker: Picker | undefined): void {
+  select.hidden = !picker || picker.options.length === 0;
+  if (!picker) return;
+  select.replaceChildren(...picker.options.map((o) => el("option", { value: o.id, ...(o.description ? { title: o.description } : {}) }, o.name)));
+  select.value = picker.current;
+}
+
+const STATUS_TEXT: Record<string, string> = {
+  starting: "Starting…",
+  idle: "Ready",
+  working: "Working…",
+  waiting: "Waiting for you",
+  stopped: "Stopped",
+  disabled: "Disabled",
+};
+
+function renderSession(next: SessionView): void {
+  session = next;
+  titleEl.textContent = next.title || "Larik";
+  statusEl.textContent = STATUS_TEXT[next.status] ?? next.status;
+  statusEl.dataset.status = next.status;
+  document.body.dataset.status = next.status;
+  const running = next.status === "working" || next.status === "waiting";
+  cancelButton.hidden = !running;
+  sendButton.disabled = running || next.status !== "idle";
+  historyButton.hidden = !next.canLoadSessions;
+  fillPicker(modeEl, next.mode);
+  fillPicker(modelEl, next.model);
+  const blocked = next.status === "disabled" || next.status === "stopped";
+  bannerEl.hidden = !blocked;
+  promptEl.disabled = next.status === "disabled";
+  if (blocked) {
+    bannerEl.replaceChildren(el("div", {}, next.statusDetail ?? (next.status === "disabled" ? "Larik is disabled." : "The agent stopped.")));
+    if (next.status === "stopped") {
+      const restart = el("button", { id: "restart" }, "Restart agent");
+      restart.addEventListener("click", () => post({ type: "restart" }));
+      bannerEl.append(restart);
+    }
+  }
+  planEl.hidden = next.plan.length === 0;
+  const done = next.plan.filter((e) => e.status === "completed").length;
+  planEl.replaceChildren(
+    el("summary", {}, `Plan (${done}/${next.plan.length})`),
+    el("ul", {}, ...next.plan.map((e) => el("li", { class: `plan-entry ${e.status}`, "data-priority": e.priority }, `${STATUS_ICON[e.status] ?? "○"} `, e.content))),
+  );
+  usageEl.hidden = !next.usage;
+  if (next.usage) {
+    const percent = next.usage.size > 0 ? Math.round((next.usage.used / next.usage.size) * 100) : 0;
+    const cost = next.usage.cost
+      ? ` · ${next.usage.cost.amount.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 4 })} ${next.usage.cost.currency}`
+      : "";
+    usageEl.textContent = `${next.usage.used.toLocaleString("en-US")} / ${next.usage.size.toLocaleString("en-US")} tokens (${percent}%)${cost}`;
+  }
+}
+
+// --- Permission -------------------------------------------------------------------------------
+
+const KIND_ICON: Record<string, string> = { allow_once: "✓", allow_always: "✓✓", reject_once: "✕", reject_always: "✕✕" };
+
+function renderPermissions(next: PermissionsView): void {
+  permissions = next;
+  const current = next.current;
+  permissionEl.hidden = !current;
+  permissionEl.replaceChildren();
+  if (!current) return;
+  permissionEl.dataset.key = String(current.key);
+  permissionEl.append(el("div", { class: "permission-title" }, el("strong", {}, "Larik wants to: "), current.title));
+  if (current.diffPath) {
+    const view = el("button", { class: "link-button", id: "view-diff" }, `View diff of ${current.diffPath.split("/").pop()}`);
+    view.addEventListener("click", () => post({ type: "viewDiff", key: current.key }));
+    permissionEl.append(view);
+  }
+  const feedback = el("input", { type: "text", id: "feedback", placeholder: "Reason, sent with a rejection (optional)", "aria-label": "Reason for rejecting" });
+  if (current.acceptsFeedback) permissionEl.append(feedback);
+  const buttons = el("div", { class: "options" });
+  current.options.forEach((option, i) => {
+    const button = el(
+      "button",
+      { class: `option ${option.kind}`, "data-option-id": option.optionId, "data-kind": option.kind, title: `${option.name} (${i + 1})` },
+      `${KIND_ICON[option.kind] ?? ""} ${option.name}`,
+    );
+    button.addEventListener("click", () => {
+      const reason = current.acceptsFeedback && option.kind.startsWith("reject") ? feedback.value.trim() : "";
+      post({ type: "answerPermission", key: current.key, optionId: option.optionId, ...(reason ? { feedback: reason } : {}) });
+      permissionEl.querySelectorAll("button").forEach((b) => ((b as HTMLButtonElement).disabled = true));
+    });
+    buttons.append(button);
+  });
+  permissionEl.append(buttons);
+  if (next.queued > 0) permissionEl.append(el("div", { class: "queued" }, `${next.queued} more waiting`));
+}
+
+// Digit keys answer the visible permission request while focus is not in a text field.
+document.addEventListener("keydown", (event) => {
+  const target = event.target as HTMLElement | null;
+  if (!permissions.current || !/^[1-9]$/.test(event.key) || target?.closest("textarea, input, select")) return;
+  const option = permissions.current.options[Number(event.key) - 1];
+  if (!option) return;
+  event.preventDefault();
+  post({ type: "answerPermission", key: permissions.current.key, optionId: option.optionId });
+});
+
+// --- Context chips and sessions ---------------------------------------------------------------
+
+function renderContext(context: ContextChip[]): void {
+  chipsEl.replaceChildren(
+    ...context.map((chip) => {
+      const remove = el("button", { class: "chip-remove", title: "Remove", "aria-label": `Remove ${chip.label}` }, "×");
+      remove.addEventListener("click", () => post({ type: "removeContext", id: chip.id }));
+      return el("span", { class: "chip", "data-id": chip.id }, chip.label, remove);
+    }),
+  );
+}
+
+function renderSessions(list: SessionListEntry[]): void {
+  sessionsPanel.hidden = false;
+  const close = el("button", { class: "link-button" }, "Close");
+  close.addEventListener("click", () => (sessionsPanel.hidden = true));
+  const entries = list.map((s) => {
+    const button = el("button", { class: "session-entry", "data-session-id": s.sessionId }, s.title, s.updatedAt ? el("span", { class: "when" }, new Date(s.updatedAt).toLocaleString()) : "");
+    button.addEventListener("click", () => {
+      sessionsPanel.hidden = true;
+      post({ type: "loadSession", sessionId: s.sessionId });
+    });
+    return button;
+  });
+  sessionsPanel.replaceChildren(el("div", { class: "sessions-head" }, "Past sessions", el("span", { class: "spacer" }), close), ...(entries.length ? entries : [el("div", { class: "empty" }, "No past sessions.")]));
+}
+
+// --- Input ------------------------------------------------------------------------------------
+
+function send(): void {
+  const text = promptEl.value.trim();
+  if (text === "" || sendButton.disabled) return;
+  post({ type: "prompt", text });
+  followEnd = true;
+  promptEl.value = "";
+  vscode.setState({ draft: "" });
+}
+
+sendButton.addEventListener("click", send);
+cancelButton.addEventListener("click", () => post({ type: "cancel" }));
+newButton.addEventListener("click", () => post({ type: "newSession" }));
+historyButton.addEventListener("click", () => post({ type: "listSessions" }));
+modeEl.addEventListener("change", () => post({ type: "setMode", id: modeEl.value }));
+modelEl.addEventListener("change", () => post({ type: "setModel", id: modelEl.value }));
+promptEl.addEventListener("input", () => vscode.setState({ draft: promptEl.value }));
+promptEl.addEventListener("keydown", (event) => {
+  if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+    event.preventDefault();
+    send();
+  }
+});
+
+window.addEventListener("message", (event: MessageEvent<HostToWebview>) => {
+  const message = event.data;
+  switch (message.type) {
+    case "snapshot":
+      resetTranscript(message.items);
+      renderSession(message.session);
+      renderPermissions(message.permissions);
+      renderContext(message.context);
+      break;
+    case "item":
+      upsert(structuredClone(message.item));
+      break;
+    case "append":
+      append(message.id, message.text);
+      break;
+    case "session":
+      renderSession(message.session);
+      break;
+    case "permissions":
+      renderPermissions(message.permissions);
+      break;
+    case "context":
+      renderContext(message.context);
+      break;
+    case "sessions":
+      renderSessions(message.sessions);
+      break;
+    case "focusPrompt":
+      promptEl.focus();
+      break;
+  }
+});
+
+renderSession(session);
+post({ type: "ready" });

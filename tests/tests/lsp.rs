@@ -1,0 +1,152 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! `larik lsp` against a test client over stdio and the mock model: code actions, commands,
+//! progress, edits reviewed hunk by hunk through applyEdit, both permission paths, chat files,
+//! cancel.
+
+use larik_tests::harness::Sandbox;
+use larik_tests::lsp_client::{LspServer, range};
+use larik_tests::mock_llm::{MockLlm, Scenario, Step};
+use serde_json::{Value, json};
+
+const SOURCE: &str = "def total(items):\n    return sum(items) + 1\n";
+
+async fn start(steps: Vec<Step>, settings: Option<Value>) -> (Sandbox, MockLlm, LspServer, String) {
+    let sandbox = Sandbox::new();
+    if let Some(settings) = settings {
+        std::fs::create_dir_all(sandbox.project.path().join(".larik")).unwrap();
+        std::fs::write(sandbox.project.path().join(".larik/settings.json"), settings.to_string()).unwrap();
+    }
+    std::fs::write(sandbox.project.path().join("calc.py"), SOURCE).unwrap();
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let mut server = LspServer::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    let capabilities = server.initialize(&sandbox.project_path()).await;
+    assert!(capabilities["capabilities"]["codeActionProvider"].is_object());
+    let uri = server.open(&sandbox.project_path().join("calc.py"), SOURCE).await;
+    (sandbox, mock, server, uri)
+}
+
+fn titles(actions: &[Value]) -> Vec<String> {
+    actions.iter().map(|action| action["title"].as_str().unwrap().to_owned()).collect()
+}
+
+fn last_tool_result(request: &Value) -> String {
+    let last = request["messages"].as_array().unwrap().last().unwrap().clone();
+    last["content"][0]["content"][0]["text"].as_str().unwrap_or_default().to_owned()
+}
+
+#[tokio::test]
+async fn code_actions_offer_what_fits_the_selection() {
+    let (_sandbox, _mock, mut server, uri) = start(vec![], None).await;
+    let plain = titles(&server.code_actions(&uri, range(1, 1), json!([])).await);
+    assert!(plain.contains(&"Larik: explain".to_owned()) && !plain.contains(&"Larik: ask about selection".to_owned()), "{plain:?}");
+    let selected = titles(&server.code_actions(&uri, range(0, 2), json!([])).await);
+    assert!(selected.contains(&"Larik: ask about selection".to_owned()), "{selected:?}");
+    let diagnostic = json!([{"range": range(1, 1), "message": "off by one", "source": "pyright"}]);
+    let fixing = titles(&server.code_actions(&uri, range(1, 1), diagnostic).await);
+    assert!(fixing.contains(&"Larik: fix diagnostics here".to_owned()), "{fixing:?}");
+    let id = server.request("shutdown", Value::Null).await;
+    server.response(id).await;
+    server.notify("exit", Value::Null).await;
+    let status = tokio::time::timeout(std::time::Duration::from_secs(10), server.child.wait()).await.unwrap().unwrap();
+    assert!(status.success());
+}
+
+#[tokio::test]
+async fn an_edit_is_offered_hunk_by_hunk_and_applied_with_apply_edit() {
+    let steps = vec![
+        Step::tool("t1", "read", json!({"path": "calc.py"})),
+        Step::tool("t2", "edit", json!({"path": "calc.py", "old_string": "sum(items) + 1", "new_string": "sum(items)"})),
+        Step::text("done"),
+    ];
+    let (sandbox, mock, mut server, uri) = start(steps, None).await;
+    let actions = server.code_actions(&uri, range(0, 2), json!([])).await;
+    let id = server.run_action(&actions, "Larik: ask about selection").await;
+    let (response, _) = server.response(id).await;
+    assert!(response.get("error").is_none(), "{response}");
+    let (diagnostics, seen) = server
+        .wait_for(|message| message["method"] == "textDocument/publishDiagnostics" && message.to_string().contains("proposes an edit"))
+        .await;
+    assert_eq!(diagnostics["params"]["diagnostics"][0]["range"]["start"]["line"], 1);
+    assert!(seen.iter().any(|message| message["method"] == "$/progress" && message["params"]["value"]["kind"] == "begin"));
+    let offered = server.code_actions(&uri, range(1, 1), json!([])).await;
+    assert!(titles(&offered).contains(&"Larik: reject".to_owned()));
+    let apply = server.run_action(&offered, "Larik: apply edit (+1 -1)").await;
+    let (edit, _) = server.wait_for(|message| message["method"] == "workspace/applyEdit").await;
+    let change = &edit["params"]["edit"]["changes"][&uri][0];
+    assert_eq!(change["range"], range(1, 2));
+    assert_eq!(change["newText"], "    return sum(items)\n");
+    server.reply(&edit, json!({"applied": true})).await;
+    server.response(apply).await;
+    let (message, _) = server.wait_for(|message| message["method"] == "window/showMessage").await;
+    assert_eq!(message["params"]["message"], "Larik: done");
+    assert_eq!(std::fs::read_to_string(sandbox.project.path().join("calc.py")).unwrap(), SOURCE, "unsaved until the user writes the buffer");
+    let told = last_tool_result(&mock.requests()[2]);
+    assert!(told.contains("applied all of it"), "{told}");
+    let first_prompt = mock.requests()[0]["messages"][0]["content"][0]["text"].as_str().unwrap().to_owned();
+    assert!(first_prompt.contains("return sum(items) + 1"), "the selection went with the question: {first_prompt}");
+}
+
+#[tokio::test]
+async fn permission_questions_use_show_message_request() {
+    let steps = vec![Step::tool("t1", "bash", json!({"command": "printf from-bash"})), Step::text("ran it")];
+    let (_sandbox, mock, mut server, uri) = start(steps, Some(json!({"sandbox": {"enabled": false}}))).await;
+    let actions = server.code_actions(&uri, range(0, 0), json!([])).await;
+    server.run_action(&actions, "Larik: explain").await;
+    let (question, _) = server.wait_for(|message| message["method"] == "window/showMessageRequest").await;
+    let choices: Vec<&str> = question["params"]["actions"].as_array().unwrap().iter().map(|action| action["title"].as_str().unwrap()).collect();
+    assert_eq!(choices[0], "Allow once");
+    assert!(choices[1].starts_with("Always allow bash(printf"), "{choices:?}");
+    server.reply(&question, json!({"title": "Allow once"})).await;
+    server.wait_for(|message| message["method"] == "window/showMessage").await;
+    assert!(last_tool_result(&mock.requests()[1]).contains("from-bash"));
+}
+
+#[tokio::test]
+async fn without_show_message_request_the_question_becomes_code_actions() {
+    let steps = vec![Step::tool("t1", "bash", json!({"command": "printf from-bash"})), Step::text("ran it")];
+    let (_sandbox, mock, mut server, uri) = start(steps, Some(json!({"sandbox": {"enabled": false}}))).await;
+    let actions = server.code_actions(&uri, range(0, 0), json!([])).await;
+    server.run_action(&actions, "Larik: explain").await;
+    let (question, _) = server.wait_for(|message| message["method"] == "window/showMessageRequest").await;
+    server.reply_error(&question, -32601, "Method not found").await;
+    let (hint, _) = server.wait_for(|message| message["method"] == "textDocument/publishDiagnostics" && message.to_string().contains("Larik asks")).await;
+    assert_eq!(hint["params"]["uri"], uri);
+    let offered = server.code_actions(&uri, range(0, 0), json!([])).await;
+    server.run_action(&offered, "Larik: Allow once").await;
+    server.wait_for(|message| message["method"] == "window/showMessage").await;
+    assert!(last_tool_result(&mock.requests()[1]).contains("from-bash"), "the request was not lost");
+}
+
+#[tokio::test]
+async fn a_chat_file_gets_the_reply_appended() {
+    let (sandbox, mock, mut server, _) = start(vec![Step::text("Hello there, human.")], None).await;
+    let chat_path = sandbox.project_path().join("notes.larik.md");
+    let text = "# Chat\n\n## You\n\nSay hello\n";
+    std::fs::write(&chat_path, text).unwrap();
+    let chat = server.open(&chat_path, text).await;
+    let actions = server.code_actions(&chat, range(0, 0), json!([])).await;
+    server.run_action(&actions, "Larik: send").await;
+    let mut appended = String::new();
+    while !appended.contains("## You") {
+        let (edit, _) = server.wait_for(|message| message["method"] == "workspace/applyEdit").await;
+        let change = edit["params"]["edit"]["changes"][&chat][0].clone();
+        appended.push_str(change["newText"].as_str().unwrap());
+        server.reply(&edit, json!({"applied": true})).await;
+    }
+    assert_eq!(appended, "\n\n## Larik\n\nHello there, human.\n\n## You\n\n");
+    assert_eq!(mock.requests()[0]["messages"][0]["content"][0]["text"], "Say hello");
+}
+
+#[tokio::test]
+async fn cancel_ends_a_running_turn() {
+    let mut hanging = Step::text("thinking out loud forever");
+    hanging.hang = true;
+    let (_sandbox, _mock, mut server, uri) = start(vec![hanging], None).await;
+    let actions = server.code_actions(&uri, range(0, 0), json!([])).await;
+    server.run_action(&actions, "Larik: explain").await;
+    server.wait_for(|message| message["method"] == "$/progress" && message["params"]["value"]["kind"] == "report").await;
+    let id = server.request("workspace/executeCommand", json!({"command": "larik.cancel", "arguments": []})).await;
+    server.response(id).await;
+    let (end, _) = server.wait_for(|message| message["method"] == "$/progress" && message["params"]["value"]["kind"] == "end").await;
+    assert_eq!(end["params"]["value"]["message"], "done");
+}
