@@ -7,4 +7,5 @@ command -v rg >/dev/null 2>&1 || { echo "bench: installing ripgrep to compare gr
 cargo build --release --locked -p larik -p larik-tests -p larik-bench
 target="${CARGO_TARGET_DIR:-target}/release"
 echo "Machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB, $(uname -sr), $(date -u +%Y-%m-%d)"
+export LARIK_BIN="$target/larik"
 "$target/larik-bench" "$@"

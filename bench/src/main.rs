@@ -4,6 +4,7 @@
 
 #![allow(clippy::print_stdout)]
 
+mod agent;
 mod stats;
 mod tools;
 
@@ -13,6 +14,10 @@ fn main() -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let only: Option<String> = std::env::args().nth(1);
     let mut rows: Vec<Row> = Vec::new();
+    if only.as_deref().is_none_or(|section| section == "agent") {
+        let idle_seconds = std::env::var("BENCH_IDLE_SECONDS").ok().and_then(|seconds| seconds.parse().ok()).unwrap_or(30);
+        rows.extend(runtime.block_on(agent::measure(idle_seconds))?);
+    }
     if only.as_deref().is_none_or(|section| section == "tools") {
         rows.extend(runtime.block_on(tools::measure())?);
     }

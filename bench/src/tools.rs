@@ -95,13 +95,16 @@ async fn edit_and_read() -> anyhow::Result<Vec<Row>> {
     })
     .await?;
 
-    // A sparse 1 GB log: the tail is real text, the rest holes, so the file costs no disk.
+    // A 1 GB log with text at both ends and a sparse middle, so it costs no disk: the read
+    // checks the head (is it text?) and seeks to the tail; it never looks in between.
     let log = dir.path().join("huge.log");
     {
-        let file = std::fs::File::create(&log)?;
-        file.set_len(1024 * 1024 * 1024 - 200_000)?;
         use std::io::{Seek, SeekFrom, Write};
-        let mut file = file;
+        let mut file = std::fs::File::create(&log)?;
+        for index in 0..200 {
+            writeln!(file, "2026-11-30T05:00:00Z INFO startup step {index}")?;
+        }
+        file.set_len(1024 * 1024 * 1024 - 200_000)?;
         file.seek(SeekFrom::End(0))?;
         for index in 0..4000 {
             writeln!(file, "2026-11-30T06:00:00Z INFO request {index} served in 12 ms")?;

@@ -30,6 +30,8 @@ pub struct Step {
     pub chunk_chars: Option<usize>,
     /// Pause before each streamed event.
     pub chunk_delay_ms: u64,
+    /// Send the text as this many chunks of `chunk_chars`, repeating it (for streaming benchmarks).
+    pub repeat: Option<usize>,
     /// After the text, keep the stream open without finishing (until the client goes away).
     pub hang: bool,
     /// After the text, end the body cleanly but without the model's final events, as a dropped
@@ -62,6 +64,8 @@ struct State {
     next_step: usize,
     requests: Vec<Value>,
     disconnects: usize,
+    /// When each finished stream sent its first and last event.
+    streams: Vec<(std::time::Instant, std::time::Instant)>,
 }
 
 /// A running mock server.
@@ -99,6 +103,11 @@ impl MockLlm {
     /// Every request body received so far, in order.
     pub fn requests(&self) -> Vec<Value> {
         self.state.lock().map(|state| state.requests.clone()).unwrap_or_default()
+    }
+
+    /// When each finished stream sent its first and last event, in order.
+    pub fn stream_timings(&self) -> Vec<(std::time::Instant, std::time::Instant)> {
+        self.state.lock().map(|state| state.streams.clone()).unwrap_or_default()
     }
 
     /// How many streams the client abandoned before they finished.
@@ -144,7 +153,11 @@ async fn serve_connection(stream: TcpStream, scenario: Arc<Scenario>, state: Arc
         if write.write_all(head.as_bytes()).await.is_err() {
             return;
         }
+        let started = std::time::Instant::now();
         let finished = stream_events(&mut write, &mut reader, &step, events).await;
+        if finished && let Ok(mut state) = state.lock() {
+            state.streams.push((started, std::time::Instant::now()));
+        }
         if !finished {
             if let Ok(mut state) = state.lock() {
                 state.disconnects += 1;
@@ -236,7 +249,8 @@ fn anthropic_events(step: &Step, request: &Value) -> Vec<SseEvent> {
     }
     if let Some(text) = &response.text {
         events.push(SseEvent::named("content_block_start", json!({"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}})));
-        for piece in chunks(text, size) {
+        let text = text.repeat(step.repeat.unwrap_or(1));
+        for piece in chunks(&text, size) {
             events.push(SseEvent::named("content_block_delta", json!({"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": piece}})));
         }
         if step.hang {

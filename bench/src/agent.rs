@@ -1,0 +1,175 @@
+//! Figures of the agent process itself, driven over ACP like an editor drives it: time to be
+//! ready, idle footprint, the cost of a scripted turn, memory over a long session, the overhead
+//! of relaying a fast stream, and the size of the first model request.
+
+use std::time::{Duration, Instant};
+
+use larik_tests::harness::{Agent, Sandbox};
+use larik_tests::mock_llm::{MockLlm, Scenario, Step};
+use serde_json::json;
+
+use crate::stats::{Row, duration_row};
+
+/// Resident and peak memory of a process, in KiB, from /proc.
+fn memory_kib(pid: u32) -> (u64, u64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let field = |name: &str| status.lines().find(|line| line.starts_with(name)).and_then(|line| line.split_whitespace().nth(1)).and_then(|kib| kib.parse().ok()).unwrap_or(0);
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
+/// CPU time the process itself used (user + system).
+fn cpu_time(pid: u32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the command name, which is in parentheses and may contain spaces.
+    let fields: Vec<&str> = stat.rsplit_once(')').map(|(_, rest)| rest.split_whitespace().collect()).unwrap_or_default();
+    let ticks: u64 = fields.get(11).and_then(|utime| utime.parse::<u64>().ok()).unwrap_or(0) + fields.get(12).and_then(|stime| stime.parse::<u64>().ok()).unwrap_or(0);
+    // SAFETY: sysconf only reads a system constant.
+    let per_second = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).unwrap_or(100).max(1);
+    Duration::from_millis(ticks * 1000 / per_second)
+}
+
+fn row(name: &str, values: &[f64], unit: &str, target: &str) -> Row {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let show = |value: f64| format!("{value:.1} {unit}");
+    Row {
+        name: name.to_owned(),
+        median: show(sorted.get(sorted.len() / 2).copied().unwrap_or_default()),
+        min: show(sorted.first().copied().unwrap_or_default()),
+        max: show(sorted.last().copied().unwrap_or_default()),
+        target: target.to_owned(),
+    }
+}
+
+async fn ready_agent(sandbox: &Sandbox, mock: &MockLlm) -> (Agent, String) {
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize().await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    (agent, session)
+}
+
+async fn stop(mut agent: Agent) {
+    agent.close_stdin();
+    agent.wait_exit().await;
+}
+
+pub async fn measure(idle_seconds: u64) -> anyhow::Result<Vec<Row>> {
+    let mut rows = Vec::new();
+    let sandbox = Sandbox::new();
+    let mock = MockLlm::start(Scenario::default()).await?;
+
+    // 1. Ready time and 2. idle footprint.
+    let mut ready = Vec::new();
+    for _ in 0..20 {
+        let started = Instant::now();
+        let (agent, _) = ready_agent(&sandbox, &mock).await;
+        ready.push(started.elapsed());
+        stop(agent).await;
+    }
+    rows.push(duration_row("ready: spawn → initialize → session/new answered", &ready, "< 10 ms"));
+    let (mut rss, mut idle_cpu) = (Vec::new(), Vec::new());
+    for _ in 0..3 {
+        let (agent, _) = ready_agent(&sandbox, &mock).await;
+        let pid = agent.child.id().unwrap_or(0);
+        rss.push(memory_kib(pid).0 as f64 / 1024.0);
+        let before = cpu_time(pid);
+        tokio::time::sleep(Duration::from_secs(idle_seconds)).await;
+        idle_cpu.push((cpu_time(pid) - before).as_secs_f64() * 1000.0);
+        stop(agent).await;
+    }
+    rows.push(row("idle: RSS after session/new", &rss, "MiB", "< 12 MiB"));
+    rows.push(row(&format!("idle: CPU over {idle_seconds} s"), &idle_cpu, "ms", "< 5 ms"));
+
+    // 3. A scripted turn: read a file, edit it, run a command, answer.
+    let (mut turn_cpu, mut turn_peak, mut turn_wall) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..10 {
+        let sandbox = Sandbox::new();
+        std::fs::write(sandbox.project.path().join("app.py"), "print('hello')\n")?;
+        let steps = vec![
+            Step::tool("t1", "read", json!({"path": "app.py"})),
+            Step::tool("t2", "edit", json!({"path": "app.py", "old_string": "hello", "new_string": "world"})),
+            Step::tool("t3", "bash", json!({"command": "true"})),
+            Step::text("Changed the greeting and checked it runs."),
+        ];
+        let mock = MockLlm::start(Scenario { responses: steps }).await?;
+        let (mut agent, session) = ready_agent(&sandbox, &mock).await;
+        let pid = agent.child.id().unwrap_or(0);
+        let before = cpu_time(pid);
+        let started = Instant::now();
+        agent.prompt(&session, "change the greeting", |_| "allow_once").await;
+        turn_wall.push(started.elapsed());
+        turn_cpu.push((cpu_time(pid) - before).as_secs_f64() * 1000.0);
+        turn_peak.push(memory_kib(pid).1 as f64 / 1024.0);
+        stop(agent).await;
+    }
+    rows.push(row("turn (read, edit, bash, answer): agent CPU", &turn_cpu, "ms", "< 20 ms"));
+    rows.push(row("turn: peak RSS", &turn_peak, "MiB", "< 20 MiB"));
+    rows.push(duration_row("turn: wall time (the mock adds no delay)", &turn_wall, ""));
+
+    // 4. A long session: RSS at turn 10 and at turn 500.
+    let turns = 500;
+    let sandbox = Sandbox::new();
+    std::fs::write(sandbox.project.path().join("notes.txt"), "a short file\n")?;
+    let mut steps = Vec::new();
+    for turn in 0..turns {
+        steps.push(Step::tool(&format!("t{turn}"), "read", json!({"path": "notes.txt"})));
+        steps.push(Step::text("It is a short file."));
+    }
+    let mock = MockLlm::start(Scenario { responses: steps }).await?;
+    let (mut agent, session) = ready_agent(&sandbox, &mock).await;
+    let pid = agent.child.id().unwrap_or(0);
+    let (mut at_10, mut at_end) = (0.0, 0.0);
+    for turn in 1..=turns {
+        agent.prompt(&session, "read the notes", |_| "allow_once").await;
+        if turn == 10 {
+            at_10 = memory_kib(pid).0 as f64 / 1024.0;
+        }
+        if turn == turns {
+            at_end = memory_kib(pid).0 as f64 / 1024.0;
+        }
+    }
+    stop(agent).await;
+    rows.push(Row { name: "long session: RSS at turn 10 → 500".into(), median: format!("{at_10:.1} → {at_end:.1} MiB"), min: String::new(), max: String::new(), target: "≤ 1.5×".into() });
+    rows.push(Row { name: "long session: growth".into(), median: format!("{:.2}×", at_end / at_10.max(0.1)), min: String::new(), max: String::new(), target: "≤ 1.5×".into() });
+
+    // 5. Relaying a fast stream: 20,000 small deltas.
+    let mut overheads = Vec::new();
+    for _ in 0..5 {
+        let sandbox = Sandbox::new();
+        let mut step = Step::text("ab");
+        step.chunk_chars = Some(2);
+        step.repeat = Some(20_000);
+        let mock = MockLlm::start(Scenario { responses: vec![step] }).await?;
+        let (mut agent, session) = ready_agent(&sandbox, &mock).await;
+        let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "stream"}]})).await;
+        let (mut first, mut last, mut received) = (None, Instant::now(), 0usize);
+        loop {
+            let message = agent.next().await;
+            if message["id"] == json!(id) && message.get("method").is_none() {
+                break;
+            }
+            if message["params"]["update"]["sessionUpdate"] == "agent_message_chunk" {
+                first.get_or_insert_with(Instant::now);
+                last = Instant::now();
+                received += message["params"]["update"]["content"]["text"].as_str().map_or(0, str::len);
+            }
+        }
+        anyhow::ensure!(received == 40_000, "text was lost: {received} of 40000 bytes");
+        let (sent_first, sent_last) = mock.stream_timings().first().copied().ok_or_else(|| anyhow::anyhow!("no stream timing"))?;
+        let sent = sent_last.duration_since(sent_first).as_secs_f64();
+        let relayed = last.duration_since(first.unwrap_or(last)).as_secs_f64();
+        overheads.push((relayed - sent).max(0.0) / sent.max(f64::EPSILON) * 100.0);
+        stop(agent).await;
+    }
+    rows.push(row("streaming relay of 20,000 deltas: overhead", &overheads, "%", "< 10 %"));
+
+    // 7. The first model request with the full tool set.
+    let sandbox = Sandbox::new();
+    let mock = MockLlm::start(Scenario { responses: vec![Step::text("ok")] }).await?;
+    let (mut agent, session) = ready_agent(&sandbox, &mock).await;
+    agent.prompt(&session, "hi", |_| "reject_once").await;
+    let first_request = mock.requests().first().map(|request| request.to_string().len()).unwrap_or(0);
+    stop(agent).await;
+    rows.push(Row { name: "first model request (system prompt + tool schemas)".into(), median: format!("{:.1} KB", first_request as f64 / 1024.0), min: String::new(), max: String::new(), target: "lean (peers: 31–96 KB)".into() });
+    Ok(rows)
+}
