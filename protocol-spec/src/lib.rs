@@ -9,3 +9,4 @@ pub mod acp {
 }
 
 pub mod extensions;
+pub mod spec;

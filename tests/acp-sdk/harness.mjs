@@ -210,7 +210,8 @@ export class ProtocolChecker {
     if ("method" in msg && "id" in msg) {
       // A request: remember it so the answer can be checked, then check its params.
       (from === "agent" ? this.#agentRequests : this.#clientRequests).set(msg.id, msg.method);
-      if (from === "client" && msg.method === "session/prompt") this.#prompts.set(msg.id, msg.params?.sessionId);
+      // A load replays the history as turn updates before it answers, like a prompt would.
+      if (from === "client" && (msg.method === "session/prompt" || msg.method === "session/load")) this.#prompts.set(msg.id, msg.params?.sessionId);
       if (from === "agent" && msg.method === "session/request_permission" && this.#promptsFor(msg.params?.sessionId) === 0) {
         this.#violation(from, "permission requested while no session/prompt is in flight for that session", line);
       }

@@ -1,0 +1,185 @@
+//! The protocol as Larik speaks it, generated from the Rust types so the documents cannot drift:
+//! `schema/acp-v1.json` (the ACP v1 messages Larik sends and accepts, from the official schema
+//! crate), `schema/larik-extensions.json` (Larik's `_meta` and `_larik/` types) and
+//! `reference.md` (every method and notification with its direction, params, result, errors and
+//! an example). `cargo run -p larik-protocol --bin larik-protocol-gen` rewrites them; a test
+//! fails while the committed copies differ.
+
+use schemars::{JsonSchema, SchemaGenerator, generate::SchemaSettings};
+use serde_json::{Value, json};
+
+use crate::acp;
+use crate::extensions;
+
+/// Who sends a method.
+#[derive(Clone, Copy)]
+pub enum Direction {
+    ClientToAgent,
+    AgentToClient,
+}
+
+/// One method or notification of the protocol.
+pub struct Method {
+    pub name: &'static str,
+    pub direction: Direction,
+    pub summary: &'static str,
+    pub params: &'static str,
+    /// `None` for notifications.
+    pub result: Option<&'static str>,
+    pub errors: &'static str,
+    pub example: &'static str,
+}
+
+macro_rules! method {
+    ($name:literal, $direction:ident, $params:literal, $result:expr, $summary:literal, $errors:literal, $example:literal) => {
+        Method { name: $name, direction: Direction::$direction, params: $params, result: $result, summary: $summary, errors: $errors, example: $example }
+    };
+}
+
+pub const METHODS: &[Method] = &[
+    method!("initialize", ClientToAgent, "InitializeRequest", Some("InitializeResponse"), "Negotiates the protocol version (always 1) and capabilities; Larik's extensions are advertised in `agentCapabilities._meta.larik`.", "-32602 malformed params", r#"{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true}},"clientInfo":{"name":"zed","version":"1.0"}}"#),
+    method!("session/new", ClientToAgent, "NewSessionRequest", Some("NewSessionResponse"), "Opens a session in `cwd`; the answer carries the modes and config options (mode, model).", "-32602 cwd not absolute or not a directory, or unreadable settings", r#"{"cwd":"/home/me/project","mcpServers":[]}"#),
+    method!("session/load", ClientToAgent, "LoadSessionRequest", Some("LoadSessionResponse"), "Reopens a saved session and replays its whole history as `session/update`s before answering; tool outputs in the replay are bounded.", "-32002 unknown session", r#"{"sessionId":"sess_1","cwd":"/home/me/project","mcpServers":[]}"#),
+    method!("session/resume", ClientToAgent, "ResumeSessionRequest", Some("ResumeSessionResponse"), "Reopens a saved session without replaying it.", "-32002 unknown session", r#"{"sessionId":"sess_1","cwd":"/home/me/project"}"#),
+    method!("session/list", ClientToAgent, "ListSessionsRequest", Some("ListSessionsResponse"), "Saved sessions, most recent first, 50 a page; `nextCursor` asks for the next page.", "-32602 a cursor this agent did not give out", r#"{"cwd":"/home/me/project"}"#),
+    method!("session/close", ClientToAgent, "CloseSessionRequest", Some("CloseSessionResponse"), "Cancels the session's work and frees it; it stays saved.", "-32002 unknown session", r#"{"sessionId":"sess_1"}"#),
+    method!("session/delete", ClientToAgent, "DeleteSessionRequest", Some("DeleteSessionResponse"), "Removes a saved session; idempotent.", "-32603 the file could not be removed", r#"{"sessionId":"sess_1"}"#),
+    method!("session/prompt", ClientToAgent, "PromptRequest", Some("PromptResponse"), "Runs a turn. Every update of the turn is sent before this answers with `stopReason` (end_turn, max_tokens, max_turn_requests, refusal, cancelled).", "-32000 no model credentials; -32002 unknown session; -32603 a model error, with `data.kind` (rate_limited, overloaded, context_overflow, bad_request, network, stream_broken)", r#"{"sessionId":"sess_1","prompt":[{"type":"text","text":"Fix the failing test"}]}"#),
+    method!("session/cancel", ClientToAgent, "CancelNotification", None, "Stops the running turn: the model stream, running tools (their process groups are killed) and pending permission prompts. The prompt answers `cancelled`.", "none (a notification)", r#"{"sessionId":"sess_1"}"#),
+    method!("session/set_mode", ClientToAgent, "SetSessionModeRequest", Some("SetSessionModeResponse"), "Switches mode (default, accept-edits, plan, yolo); sends `current_mode_update` and `config_option_update`.", "-32602 unknown mode; -32002 unknown session", r#"{"sessionId":"sess_1","modeId":"plan"}"#),
+    method!("session/set_config_option", ClientToAgent, "SetSessionConfigOptionRequest", Some("SetSessionConfigOptionResponse"), "Sets `mode` or `model` (one of the configured models); answers with the complete option list.", "-32602 unknown option or value; -32000 no model configured", r#"{"sessionId":"sess_1","configId":"model","value":"claude-sonnet-4-5"}"#),
+    method!("$/cancel_request", ClientToAgent, "CancelRequestNotification", None, "Cancels a request in flight; a cancelled `session/prompt` answers `cancelled`.", "none (a notification)", r#"{"requestId":7}"#),
+    method!("_larik/editor_context", ClientToAgent, "EditorContext", None, "What the user is looking at (active file, selection, open files, diagnostics); added to the session's next prompt.", "none (a notification)", r#"{"sessionId":"sess_1","activeFile":"/home/me/project/src/main.rs","selection":{"path":"/home/me/project/src/main.rs","startLine":3,"endLine":4,"text":"let x = 1;"}}"#),
+    method!("session/update", AgentToClient, "SessionNotification", None, "Streams a turn: agent_message_chunk, agent_thought_chunk, tool_call, tool_call_update (diff content for edits, command output for bash, locations), plan, usage_update, current_mode_update, config_option_update, session_info_update, user_message_chunk (replay), notice (to clients with `session.notices`).", "none (a notification)", r#"{"sessionId":"sess_1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Looking at the test"}}}"#),
+    method!("session/request_permission", AgentToClient, "RequestPermissionRequest", Some("RequestPermissionResponse"), "Asks before a call that needs approval; options allow_once, allow_always, reject_once. `_meta.larik.hunks` carries the change split into hunks for clients with hunk review; the answer may carry `_meta.larik.feedback` and `_meta.larik.acceptedHunks`.", "an error answer counts as a rejection", r#"{"sessionId":"sess_1","toolCall":{"toolCallId":"toolu_1","title":"Edit src/lib.rs","kind":"edit","status":"pending"},"options":[{"optionId":"allow_once","name":"Allow once","kind":"allow_once"},{"optionId":"allow_always","name":"Always allow edit in this session","kind":"allow_always"},{"optionId":"reject_once","name":"Reject","kind":"reject_once"}]}"#),
+    method!("fs/read_text_file", AgentToClient, "ReadTextFileRequest", Some("ReadTextFileResponse"), "Reads a file through the editor (unsaved buffers), when the client advertises `fs.readTextFile`.", "an error is reported to the model as a failed read", r#"{"sessionId":"sess_1","path":"/home/me/project/src/lib.rs"}"#),
+    method!("fs/write_text_file", AgentToClient, "WriteTextFileRequest", Some("WriteTextFileResponse"), "Writes an approved change through the editor (undo history), when the client advertises `fs.writeTextFile`. Larik's own checks (project bounds, freshness) still apply first.", "an error is reported to the model as a failed write", r#"{"sessionId":"sess_1","path":"/home/me/project/src/lib.rs","content":"fn main() {}\n"}"#),
+];
+
+/// Every generated file: path relative to `protocol-spec/`, and contents.
+pub fn generate() -> Vec<(&'static str, String)> {
+    vec![
+        ("schema/acp-v1.json", acp_schema()),
+        ("schema/larik-extensions.json", extension_schema()),
+        ("reference.md", reference()),
+    ]
+}
+
+fn generator() -> SchemaGenerator {
+    SchemaSettings::draft2020_12().into_generator()
+}
+
+fn document(title: &str, mut generator: SchemaGenerator) -> String {
+    let definitions: serde_json::Map<String, Value> = generator.take_definitions(true).into_iter().collect();
+    let schema = json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "title": title, "$defs": definitions});
+    let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+fn acp_schema() -> String {
+    let mut generator = generator();
+    macro_rules! add {
+        ($($type:ty),* $(,)?) => { $( let _ = generator.subschema_for::<$type>(); )* };
+    }
+    add!(
+        acp::InitializeRequest, acp::InitializeResponse, acp::NewSessionRequest, acp::NewSessionResponse,
+        acp::LoadSessionRequest, acp::LoadSessionResponse, acp::ResumeSessionRequest, acp::ResumeSessionResponse,
+        acp::ListSessionsRequest, acp::ListSessionsResponse, acp::CloseSessionRequest, acp::CloseSessionResponse,
+        acp::DeleteSessionRequest, acp::DeleteSessionResponse, acp::PromptRequest, acp::PromptResponse,
+        acp::CancelNotification, acp::SetSessionModeRequest, acp::SetSessionModeResponse,
+        acp::SetSessionConfigOptionRequest, acp::SetSessionConfigOptionResponse, acp::CancelRequestNotification,
+        acp::SessionNotification, acp::RequestPermissionRequest, acp::RequestPermissionResponse,
+        acp::ReadTextFileRequest, acp::ReadTextFileResponse, acp::WriteTextFileRequest, acp::WriteTextFileResponse,
+    );
+    document("The ACP v1 messages Larik sends and accepts", generator)
+}
+
+fn extension_schema() -> String {
+    let mut generator = generator();
+    let _ = generator.subschema_for::<extensions::AgentExtensions>();
+    let _ = generator.subschema_for::<extensions::ClientExtensions>();
+    let _ = generator.subschema_for::<extensions::PermissionResponseMeta>();
+    let _ = generator.subschema_for::<extensions::ToolCallMeta>();
+    let _ = generator.subschema_for::<extensions::EditorContext>();
+    document("Larik's extensions to ACP v1", generator)
+}
+
+fn is_extension(type_name: &str) -> bool {
+    matches!(type_name, "EditorContext" | "AgentExtensions" | "ClientExtensions" | "PermissionResponseMeta" | "ToolCallMeta")
+}
+
+fn reference() -> String {
+    let mut out = String::from(
+        "# Protocol reference\n\n<!-- Generated by `cargo run -p larik-protocol --bin larik-protocol-gen`; do not edit. -->\n\n\
+         Larik speaks ACP v1: JSON-RPC 2.0, one compact JSON message per line on stdio (`larik acp`). \
+         Types link to `schema/acp-v1.json` (ACP's own types, from the official schema crate) or \
+         `schema/larik-extensions.json`. Guides: `spec/turn-lifecycle.md`, `spec/permissions.md`, \
+         `spec/sessions.md`, `spec/extensions.md`, `spec/versioning.md`.\n\n\
+         Errors on every request: -32700 unparsable line (`id: null`), -32600 not a request object or a batch, \
+         -32601 unknown method (unknown notifications are ignored), -32602 bad params (the message names the field), \
+         -32603 internal error (a panicking handler included), -32800 cancelled.\n\n\
+         | method | direction | params | result |\n|---|---|---|---|\n",
+    );
+    let link = |type_name: &str| {
+        let file = if is_extension(type_name) { "larik-extensions.json" } else { "acp-v1.json" };
+        format!("[`{type_name}`](schema/{file})")
+    };
+    for method in METHODS {
+        let direction = match method.direction {
+            Direction::ClientToAgent => "client → agent",
+            Direction::AgentToClient => "agent → client",
+        };
+        let result = method.result.map(link).unwrap_or_else(|| "— (notification)".into());
+        out.push_str(&format!("| `{}` | {direction} | {} | {result} |\n", method.name, link(method.params)));
+    }
+    for method in METHODS {
+        out.push_str(&format!("\n## `{}`\n\n{}\n\n", method.name, method.summary));
+        out.push_str(&format!("- Params: {}\n", link(method.params)));
+        match method.result {
+            Some(result) => out.push_str(&format!("- Result: {}\n", link(result))),
+            None => out.push_str("- Notification: no result\n"),
+        }
+        out.push_str(&format!("- Errors: {}\n\n", method.errors));
+        let params: Value = serde_json::from_str(method.example).unwrap_or(Value::Null);
+        let mut message = json!({"jsonrpc": "2.0", "method": method.name, "params": params});
+        if method.result.is_some() {
+            message["id"] = json!(1);
+        }
+        out.push_str(&format!("```json\n{message}\n```\n"));
+    }
+    out
+}
+
+/// Checks that every example deserializes into its params type, so examples cannot drift either.
+pub fn check_examples() -> Result<(), String> {
+    for method in METHODS {
+        let value: Value = serde_json::from_str(method.example).map_err(|error| format!("{}: {error}", method.name))?;
+        let checked = match method.params {
+            "InitializeRequest" => parse::<acp::InitializeRequest>(value),
+            "NewSessionRequest" => parse::<acp::NewSessionRequest>(value),
+            "LoadSessionRequest" => parse::<acp::LoadSessionRequest>(value),
+            "ResumeSessionRequest" => parse::<acp::ResumeSessionRequest>(value),
+            "ListSessionsRequest" => parse::<acp::ListSessionsRequest>(value),
+            "CloseSessionRequest" => parse::<acp::CloseSessionRequest>(value),
+            "DeleteSessionRequest" => parse::<acp::DeleteSessionRequest>(value),
+            "PromptRequest" => parse::<acp::PromptRequest>(value),
+            "CancelNotification" => parse::<acp::CancelNotification>(value),
+            "SetSessionModeRequest" => parse::<acp::SetSessionModeRequest>(value),
+            "SetSessionConfigOptionRequest" => parse::<acp::SetSessionConfigOptionRequest>(value),
+            "CancelRequestNotification" => parse::<acp::CancelRequestNotification>(value),
+            "EditorContext" => parse::<extensions::EditorContext>(value),
+            "SessionNotification" => parse::<acp::SessionNotification>(value),
+            "RequestPermissionRequest" => parse::<acp::RequestPermissionRequest>(value),
+            "ReadTextFileRequest" => parse::<acp::ReadTextFileRequest>(value),
+            "WriteTextFileRequest" => parse::<acp::WriteTextFileRequest>(value),
+            other => Err(format!("no type `{other}` to check against")),
+        };
+        checked.map_err(|error| format!("{}: {error}", method.name))?;
+    }
+    Ok(())
+}
+
+fn parse<T: serde::de::DeserializeOwned + JsonSchema>(value: Value) -> Result<(), String> {
+    serde_json::from_value::<T>(value).map(|_| ()).map_err(|error| error.to_string())
+}
