@@ -12,7 +12,7 @@ use serde::Deserialize;
 
 use crate::llm::anthropic::{self, AnthropicProvider};
 use crate::llm::openai::{self, OpenAiProvider};
-use crate::llm::{Provider, ProviderError};
+use crate::llm::{Provider, ProviderError, ThoughtLevel};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -31,7 +31,8 @@ pub struct Settings {
     /// Name of the environment variable holding the key, e.g. for a gateway.
     pub api_key_env: Option<String>,
     pub max_tokens: Option<u32>,
-    pub thinking_budget: Option<u32>,
+    /// `off`, `low`, `medium` or `high`: how hard the model thinks before answering.
+    pub thought_level: Option<String>,
     pub max_turn_requests: Option<u32>,
     /// Models offered for switching in the editor, e.g. `["claude-sonnet-4-5", "openai:gpt-4.1"]`.
     pub models: Option<Vec<String>>,
@@ -115,7 +116,7 @@ impl Settings {
             base_url: over.base_url.or(self.base_url),
             api_key_env: over.api_key_env.or(self.api_key_env),
             max_tokens: over.max_tokens.or(self.max_tokens),
-            thinking_budget: over.thinking_budget.or(self.thinking_budget),
+            thought_level: over.thought_level.or(self.thought_level),
             max_turn_requests: over.max_turn_requests.or(self.max_turn_requests),
             models: over.models.or(self.models),
             web_search: over.web_search.or(self.web_search),
@@ -141,7 +142,7 @@ pub struct ModelConfig {
     pub base_url: String,
     pub api_key: Option<String>,
     pub max_tokens: u32,
-    pub thinking_budget: Option<u32>,
+    pub thought_level: Option<ThoughtLevel>,
     pub max_turn_requests: u32,
     /// The models the user can switch to (the current one included).
     pub models: Vec<String>,
@@ -167,7 +168,7 @@ impl ModelConfig {
                 let key = self.api_key.clone().ok_or_else(|| ProviderError::Auth {
                     message: "ANTHROPIC_API_KEY is not set; export it or set apiKeyEnv in settings".into(),
                 })?;
-                Arc::new(AnthropicProvider::new(&self.base_url, key, self.thinking_budget)?)
+                Arc::new(AnthropicProvider::new(&self.base_url, key)?)
             }
             ProviderKind::Openai => Arc::new(OpenAiProvider::new(&self.base_url, self.api_key.clone())?),
         })
@@ -278,7 +279,7 @@ pub fn resolve_model(settings: &Settings, env: &HashMap<String, String>) -> Resu
         base_url: get(url_var).or_else(|| settings.base_url.clone()).unwrap_or_else(|| default_url.to_owned()),
         api_key: get(key_var),
         max_tokens: settings.max_tokens.unwrap_or(16_384),
-        thinking_budget: settings.thinking_budget,
+        thought_level: settings.thought_level.as_deref().and_then(ThoughtLevel::from_id),
         max_turn_requests: settings.max_turn_requests.unwrap_or(100),
     })
 }

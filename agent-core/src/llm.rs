@@ -74,6 +74,55 @@ pub struct ModelRequest {
     pub messages: Vec<Message>,
     pub tools: Vec<ToolSpec>,
     pub max_tokens: u32,
+    /// How hard the model should think before answering; `None` leaves it to the model.
+    pub thought_level: Option<ThoughtLevel>,
+}
+
+/// How much reasoning to ask for, in the provider's own terms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ThoughtLevel {
+    Off,
+    Low,
+    Medium,
+    High,
+}
+
+impl ThoughtLevel {
+    pub const ALL: [ThoughtLevel; 4] = [ThoughtLevel::Off, ThoughtLevel::Low, ThoughtLevel::Medium, ThoughtLevel::High];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            ThoughtLevel::Off => "off",
+            ThoughtLevel::Low => "low",
+            ThoughtLevel::Medium => "medium",
+            ThoughtLevel::High => "high",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|level| level.id() == id)
+    }
+
+    /// Anthropic's extended thinking budget.
+    pub fn budget_tokens(self) -> Option<u32> {
+        match self {
+            ThoughtLevel::Off => None,
+            ThoughtLevel::Low => Some(2_048),
+            ThoughtLevel::Medium => Some(8_192),
+            ThoughtLevel::High => Some(24_576),
+        }
+    }
+
+    /// OpenAI's `reasoning_effort`.
+    pub fn reasoning_effort(self) -> Option<&'static str> {
+        match self {
+            ThoughtLevel::Off => None,
+            ThoughtLevel::Low => Some("low"),
+            ThoughtLevel::Medium => Some("medium"),
+            ThoughtLevel::High => Some("high"),
+        }
+    }
 }
 
 /// Why the model stopped producing output.

@@ -47,6 +47,13 @@ pub struct ModelSettings {
     pub model: String,
     pub max_tokens: u32,
     pub max_turn_requests: u32,
+    pub thought_level: Option<crate::llm::ThoughtLevel>,
+}
+
+/// What a turn does.
+enum Work {
+    Prompt(Vec<Part>),
+    Compact,
 }
 
 /// What a session is opened with.
@@ -112,7 +119,7 @@ impl SessionConfig {
         let search = config::resolve_search(&settings, env);
         let (provider, model, resolved) = match config::resolve_model(&settings, env) {
             Ok(model) => (model.build_provider(), ModelSettings::from(&model), Some(model)),
-            Err(error) => (Err(ProviderError::Auth { message: error.to_string() }), ModelSettings { model: String::new(), max_tokens: 0, max_turn_requests: 0 }, None),
+            Err(error) => (Err(ProviderError::Auth { message: error.to_string() }), ModelSettings { model: String::new(), max_tokens: 0, max_turn_requests: 0, thought_level: None }, None),
         };
         let sandbox_settings = settings.sandbox.clone().unwrap_or_default();
         let (sandbox, notice) = match (sandbox_settings.enabled, sandbox_helper) {
@@ -148,7 +155,7 @@ impl SessionConfig {
 
 impl From<&ModelConfig> for ModelSettings {
     fn from(model: &ModelConfig) -> Self {
-        Self { model: model.model.clone(), max_tokens: model.max_tokens, max_turn_requests: model.max_turn_requests }
+        Self { model: model.model.clone(), max_tokens: model.max_tokens, max_turn_requests: model.max_turn_requests, thought_level: model.thought_level }
     }
 }
 
@@ -217,6 +224,17 @@ impl Session {
         self.model.lock().map(|model| model.model.clone()).unwrap_or_default()
     }
 
+    pub fn thought_level(&self) -> Option<crate::llm::ThoughtLevel> {
+        self.model.lock().ok().and_then(|model| model.thought_level)
+    }
+
+    /// Sets how hard the model thinks from the next request on.
+    pub fn set_thought_level(&self, level: crate::llm::ThoughtLevel) {
+        if let Ok(mut model) = self.model.lock() {
+            model.thought_level = Some(level);
+        }
+    }
+
     /// Switches model (and provider) for the following requests; a running turn keeps its own.
     pub fn set_model(&self, provider: Result<Arc<dyn Provider>, ProviderError>, model: ModelSettings) {
         if let (Ok(mut current_provider), Ok(mut current_model)) = (self.provider.lock(), self.model.lock()) {
@@ -271,6 +289,25 @@ impl Session {
         events: mpsc::Sender<AgentEvent>,
         cancel: CancellationToken,
     ) -> Result<StopReason, TurnError> {
+        self.run_turn(Work::Prompt(prompt), events, cancel).await
+    }
+
+    /// Replaces the conversation with the model's summary of it, to free context. The summary
+    /// streams as text.
+    pub async fn compact(&self, events: mpsc::Sender<AgentEvent>, cancel: CancellationToken) -> Result<StopReason, TurnError> {
+        self.run_turn(Work::Compact, events, cancel).await
+    }
+
+    /// Starts over with an empty conversation (the session file keeps the old one).
+    pub async fn clear(&self) {
+        let mut history = self.history.lock().await;
+        history.clear();
+        if let Some(log) = &self.log {
+            log.append(&store::Record::Rewind { to: 0 });
+        }
+    }
+
+    async fn run_turn(&self, work: Work, events: mpsc::Sender<AgentEvent>, cancel: CancellationToken) -> Result<StopReason, TurnError> {
         let mut history = self.history.lock().await;
         if let Ok(mut current) = self.current_turn.lock() {
             *current = Some(cancel.clone());
@@ -287,13 +324,18 @@ impl Session {
         if let Some(notice) = self.notice.lock().ok().and_then(|mut notice| notice.take()) {
             let _ = events.send(AgentEvent::Notice(notice)).await;
         }
-        self.name_from_first_prompt(&prompt, &events).await;
-        let mut prompt = prompt;
-        if let Some(note) = self.mode_note() {
-            prompt.push(Part::Text { text: note });
-        }
+        let work = match work {
+            Work::Prompt(mut prompt) => {
+                self.name_from_first_prompt(&prompt, &events).await;
+                if let Some(note) = self.mode_note() {
+                    prompt.push(Part::Text { text: note });
+                }
+                Work::Prompt(prompt)
+            }
+            Work::Compact => Work::Compact,
+        };
         let provider = self.provider.lock().map(|provider| provider.clone()).unwrap_or_else(|_| Err(ProviderError::BadRequest { message: "session state poisoned".into() }));
-        let model = self.model.lock().map(|model| model.clone()).unwrap_or_else(|_| ModelSettings { model: String::new(), max_tokens: 0, max_turn_requests: 0 });
+        let model = self.model.lock().map(|model| model.clone()).unwrap_or_else(|_| ModelSettings { model: String::new(), max_tokens: 0, max_turn_requests: 0, thought_level: None });
         let outcome = match provider {
             Ok(provider) => {
                 let turn = turn::Turn {
@@ -309,7 +351,10 @@ impl Session {
                     cancel: &cancel,
                     log: self.log.as_deref(),
                 };
-                turn.run(&mut history, prompt).await
+                match work {
+                    Work::Prompt(prompt) => turn.run(&mut history, prompt).await,
+                    Work::Compact => turn.compact(&mut history).await,
+                }
             }
             Err(error) => Err(error.into()),
         };

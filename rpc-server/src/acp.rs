@@ -1,6 +1,7 @@
 //! `larik acp`: the Agent Client Protocol v1 over stdio.
 
 mod agent;
+mod commands;
 pub mod connection;
 mod editor_context;
 mod editor_files;

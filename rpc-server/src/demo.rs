@@ -31,7 +31,7 @@ pub async fn run(fast: bool) -> anyhow::Result<()> {
     let pace = if fast { Duration::ZERO } else { Duration::from_millis(25) };
     let provider = Arc::new(ReplayProvider::new(recording, pace));
     let cancel = CancellationToken::new();
-    let model = ModelSettings { model: "replay".into(), max_tokens: 4096, max_turn_requests: 20 };
+    let model = ModelSettings { model: "replay".into(), max_tokens: 4096, max_turn_requests: 20, thought_level: None };
     let config = SessionConfig::plain(project.path().to_path_buf(), Ok(provider), model);
     let session = Session::new(config, &cancel);
     let mut out = std::io::stdout().lock();

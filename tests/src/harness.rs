@@ -76,6 +76,8 @@ pub struct Agent {
     stdin: Option<ChildStdin>,
     incoming: mpsc::Receiver<Value>,
     next_id: i64,
+    /// The `available_commands_update` that followed the last `session/new`.
+    pub announced: Option<Value>,
 }
 
 impl Agent {
@@ -102,7 +104,7 @@ impl Agent {
                 }
             }
         });
-        Self { stdin: child.stdin.take(), child, incoming, next_id: 1 }
+        Self { stdin: child.stdin.take(), child, incoming, next_id: 1, announced: None }
     }
 
     pub async fn send_raw(&mut self, line: &str) {
@@ -168,7 +170,12 @@ impl Agent {
     pub async fn new_session(&mut self, cwd: &Path) -> String {
         let id = self.request("session/new", json!({"cwd": cwd, "mcpServers": []})).await;
         let (response, _) = self.response(id).await;
-        response["result"]["sessionId"].as_str().unwrap_or_else(|| panic!("no session id in {response}")).to_owned()
+        let session = response["result"]["sessionId"].as_str().unwrap_or_else(|| panic!("no session id in {response}")).to_owned();
+        // The session's commands are announced right after; take them out of the way.
+        let announced = self.next().await;
+        assert_eq!(announced["params"]["update"]["sessionUpdate"], "available_commands_update", "{announced}");
+        self.announced = Some(announced);
+        session
     }
 
     /// Runs a prompt to its end, answering permission requests with `answer` (an option id).

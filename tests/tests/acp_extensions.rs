@@ -136,9 +136,10 @@ async fn modes_and_config_options_stay_in_sync_and_plan_mode_refuses_edits() {
     let id = agent.request("session/set_mode", json!({"sessionId": session, "modeId": "plan"})).await;
     let (reply, seen) = agent.response(id).await;
     assert!(reply.get("error").is_none(), "{reply}");
-    let kinds: Vec<&str> = seen.iter().filter_map(|message| message["params"]["update"]["sessionUpdate"].as_str()).collect();
+    let kinds: Vec<&str> = seen.iter().filter_map(|message| message["params"]["update"]["sessionUpdate"].as_str()).filter(|kind| *kind != "available_commands_update").collect();
     assert_eq!(kinds, ["current_mode_update", "config_option_update"]);
-    assert_eq!(seen[1]["params"]["update"]["configOptions"][0]["currentValue"], "plan");
+    let options = seen.iter().find(|message| message["params"]["update"]["sessionUpdate"] == "config_option_update").unwrap();
+    assert_eq!(options["params"]["update"]["configOptions"][0]["currentValue"], "plan");
 
     let (response, updates) = agent.prompt(&session, "change things", |_| panic!("plan mode never asks")).await;
     assert_eq!(response["result"]["stopReason"], "end_turn");
@@ -181,4 +182,69 @@ async fn switching_model_changes_the_next_request() {
     let unknown = agent.request("session/set_config_option", json!({"sessionId": session, "configId": "model", "value": "gpt-9"})).await;
     let (reply, _) = agent.response(unknown).await;
     assert_eq!(reply["error"]["code"], -32602);
+}
+
+#[tokio::test]
+async fn commands_are_announced_and_run_without_the_model() {
+    let steps = vec![Step::text("first answer"), Step::text("Summary: we said hello."), Step::text("after compaction")];
+    let sandbox = Sandbox::new();
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize().await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    let announced = agent.announced.clone().expect("commands announced after session/new");
+    let names: Vec<&str> = announced["params"]["update"]["availableCommands"].as_array().unwrap().iter().map(|command| command["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["compact", "clear", "mode", "model"]);
+
+    agent.prompt(&session, "hello", |_| "reject_once").await;
+    let (response, updates) = agent.prompt(&session, "/mode plan", |_| "reject_once").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn");
+    assert!(updates_of(&updates, "current_mode_update").len() == 1);
+    agent.prompt(&session, "/mode default", |_| "reject_once").await;
+    let (_, updates) = agent.prompt(&session, "/compact", |_| "reject_once").await;
+    assert_eq!(message_text(&updates), "Summary: we said hello.");
+    agent.prompt(&session, "go on", |_| "reject_once").await;
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 3, "mode switches never reach the model");
+    let compacting = requests[1]["messages"].as_array().unwrap();
+    assert!(compacting.last().unwrap()["content"][0]["text"].as_str().unwrap().starts_with("Summarize our conversation"));
+    let after = requests[2]["messages"].as_array().unwrap();
+    assert_eq!(after.len(), 3, "the summary replaced the conversation: {after:?}");
+    assert!(after[0]["content"][0]["text"].as_str().unwrap().contains("Summary: we said hello."));
+
+    let (_, updates) = agent.prompt(&session, "/clear", |_| "reject_once").await;
+    assert!(message_text(&updates).contains("Started over"));
+}
+
+#[tokio::test]
+async fn the_thought_level_option_asks_for_thinking() {
+    let (_sandbox, mock, mut agent, session) = start(vec![Step::text("a"), Step::text("b")], json!({})).await;
+    agent.prompt(&session, "one", |_| "reject_once").await;
+    let id = agent.request("session/set_config_option", json!({"sessionId": session, "configId": "thought_level", "value": "high"})).await;
+    let (reply, _) = agent.response(id).await;
+    let options = reply["result"]["configOptions"].as_array().unwrap();
+    let thought = options.iter().find(|option| option["id"] == "thought_level").unwrap();
+    assert_eq!((thought["category"].as_str(), thought["currentValue"].as_str()), (Some("thought_level"), Some("high")));
+    agent.prompt(&session, "two", |_| "reject_once").await;
+    let requests = mock.requests();
+    assert!(requests[0].get("thinking").is_none());
+    assert_eq!(requests[1]["thinking"], json!({"type": "enabled", "budget_tokens": 24576}));
+    assert!(requests[1]["max_tokens"].as_u64().unwrap() > 24576);
+}
+
+#[tokio::test]
+async fn authenticate_checks_that_a_key_is_configured() {
+    let sandbox = Sandbox::new();
+    let mut without = Agent::spawn(&sandbox.project_path(), &sandbox.base_env());
+    let init = without.initialize().await;
+    assert_eq!(init["authMethods"][0]["id"], "api-key");
+    let id = without.request("authenticate", json!({"methodId": "api-key"})).await;
+    let (reply, _) = without.response(id).await;
+    assert_eq!(reply["error"]["code"], -32000);
+    let mock = MockLlm::start(Scenario::default()).await.unwrap();
+    let mut with = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    with.initialize().await;
+    let id = with.request("authenticate", json!({"methodId": "api-key"})).await;
+    let (reply, _) = with.response(id).await;
+    assert!(reply["result"].is_object(), "{reply}");
 }

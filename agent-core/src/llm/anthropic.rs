@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use sse_stream::Sse;
 
 use super::sse::{FrameParser, frame_json, post_streaming};
-use super::{EventStream, Message, ModelRequest, ModelStop, Part, Provider, ProviderError, ResultPart, Role, StreamEvent, Usage, http_client};
+use super::{EventStream, Message, ModelRequest, ThoughtLevel, ModelStop, Part, Provider, ProviderError, ResultPart, Role, StreamEvent, Usage, http_client};
 
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 const API_VERSION: &str = "2023-06-01";
@@ -16,12 +16,11 @@ pub struct AnthropicProvider {
     client: reqwest::Client,
     base_url: String,
     api_key: String,
-    thinking_budget: Option<u32>,
 }
 
 impl AnthropicProvider {
-    pub fn new(base_url: &str, api_key: String, thinking_budget: Option<u32>) -> Result<Self, ProviderError> {
-        Ok(Self { client: http_client()?, base_url: base_url.trim_end_matches('/').to_owned(), api_key, thinking_budget })
+    pub fn new(base_url: &str, api_key: String) -> Result<Self, ProviderError> {
+        Ok(Self { client: http_client()?, base_url: base_url.trim_end_matches('/').to_owned(), api_key })
     }
 
     fn body(&self, request: &ModelRequest) -> Value {
@@ -41,8 +40,10 @@ impl AnthropicProvider {
         if !tools.is_empty() {
             body["tools"] = Value::Array(tools);
         }
-        if let Some(budget) = self.thinking_budget {
+        if let Some(budget) = request.thought_level.and_then(ThoughtLevel::budget_tokens) {
             body["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
+            // The answer needs room beyond the thinking.
+            body["max_tokens"] = json!(request.max_tokens.max(budget + 4096));
         }
         body
     }

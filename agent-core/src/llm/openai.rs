@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use sse_stream::Sse;
 
 use super::sse::{FrameParser, frame_json, post_streaming};
-use super::{EventStream, Message, ModelRequest, ModelStop, Part, Provider, ProviderError, ResultPart, Role, StreamEvent, Usage, http_client};
+use super::{EventStream, Message, ModelRequest, ThoughtLevel, ModelStop, Part, Provider, ProviderError, ResultPart, Role, StreamEvent, Usage, http_client};
 
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 
@@ -49,6 +49,9 @@ fn request_body(request: &ModelRequest) -> Value {
         "stream_options": {"include_usage": true},
         "messages": messages,
     });
+    if let Some(effort) = request.thought_level.and_then(ThoughtLevel::reasoning_effort) {
+        body["reasoning_effort"] = json!(effort);
+    }
     if !request.tools.is_empty() {
         body["tools"] = request
             .tools
@@ -241,6 +244,7 @@ mod tests {
             system: "sys".into(),
             max_tokens: 100,
             tools: Vec::new(),
+            thought_level: None,
             messages: vec![
                 Message { role: Role::Assistant, content: vec![Part::ToolUse { id: "c1".into(), name: "read".into(), input: json!({"path": "a"}) }] },
                 Message {

@@ -234,7 +234,7 @@ impl Dispatch<'_> {
     async fn finish(&self, view: &ToolCallView, output: &ToolOutput) {
         let status = if output.is_error { ToolStatus::Failed } else { ToolStatus::Completed };
         if let Some(log) = self.log {
-            log.append(&Record::Tool(tool_record(view, output)));
+            log.append(&Record::Tool(Box::new(tool_record(view, output))));
         }
         self.emit(AgentEvent::ToolCallUpdated {
             id: view.id.clone(),

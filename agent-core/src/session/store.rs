@@ -27,7 +27,7 @@ pub enum Record {
     Message { message: Message },
     /// The conversation was cut back to its first `to` messages (a refused or failed prompt).
     Rewind { to: usize },
-    Tool(ToolRecord),
+    Tool(Box<ToolRecord>),
 }
 
 /// A finished tool call as the editor saw it.

@@ -48,6 +48,7 @@ impl Turn<'_> {
                 messages: history.clone(),
                 tools: self.registry.specs(),
                 max_tokens: self.model.max_tokens,
+                thought_level: self.model.thought_level,
             };
             let response = match self.stream_response(&request).await {
                 Ok(response) => response,
@@ -103,6 +104,36 @@ impl Turn<'_> {
             }
         }
         Ok(StopReason::MaxTurnRequests)
+    }
+
+    /// Asks the model to summarize the conversation, then keeps only the summary.
+    pub async fn compact(&self, history: &mut Vec<Message>) -> Result<StopReason, TurnError> {
+        if history.is_empty() {
+            return Ok(StopReason::EndTurn);
+        }
+        let mut messages = history.clone();
+        messages.push(Message::user_text(COMPACT_REQUEST));
+        let request = ModelRequest {
+            model: self.model.model.clone(),
+            system: self.system.to_owned(),
+            messages,
+            // The conversation holds tool calls; the model needs the tools to read it.
+            tools: self.registry.specs(),
+            max_tokens: self.model.max_tokens,
+            thought_level: None,
+        };
+        let response = self.stream_response(&request).await?;
+        if response.stop.is_none() {
+            return Ok(StopReason::Cancelled);
+        }
+        let summary: String = response.message.content.iter().filter_map(|part| match part {
+            Part::Text { text } => Some(text.as_str()),
+            _ => None,
+        }).collect();
+        self.rewind(history, 0);
+        self.record(history, Message::user_text(format!("<conversation-summary>\n{summary}\n</conversation-summary>")));
+        self.record(history, assistant(vec![Part::Text { text: "I have the summary of our conversation and will continue from it.".into() }]));
+        Ok(StopReason::EndTurn)
     }
 
     /// Streams one response, retrying the opening of the stream when that can help. Returns a
@@ -199,6 +230,8 @@ impl Turn<'_> {
         let _ = self.events.send(event).await;
     }
 }
+
+const COMPACT_REQUEST: &str = "Summarize our conversation so far for yourself, to continue from it with a fresh context: the goal, decisions made, files changed and how, what is left to do, and anything the user asked you to remember. Be complete but brief; use lists.";
 
 fn assistant(content: Vec<Part>) -> Message {
     Message { role: Role::Assistant, content }

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use larik_core::config::ModelConfig;
 use larik_core::event::AgentEvent;
-use larik_core::llm::{Part, ProviderError};
+use larik_core::llm::{Part, ProviderError, ThoughtLevel};
 use larik_core::permission::Mode;
 use larik_core::session::store::SessionStore;
 use larik_core::session::{ModelSettings, Session, StopReason, TurnError};
@@ -21,7 +21,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::connection::{Handler, Peer, RpcError};
 use super::from_proto::prompt_parts;
-use super::{editor_context, modes, permission, to_proto};
+use super::{commands, editor_context, modes, permission, to_proto};
 
 /// A session and what the connection keeps beside it.
 pub(super) struct SessionEntry {
@@ -94,14 +94,17 @@ impl AcpAgent {
             );
         }
         // One protocol version exists: v1. Older or newer clients get our latest to decide on.
+        let api_key = acp::AuthMethodAgent::new("api-key", "API key")
+            .description("Reads ANTHROPIC_API_KEY or OPENAI_API_KEY (or OPENAI_BASE_URL for a local server) from the environment or the settings files".to_owned());
         acp::InitializeResponse::new(acp::ProtocolVersion::V1)
             .agent_capabilities(capabilities)
+            .auth_methods(vec![acp::AuthMethod::Agent(api_key)])
             .agent_info(acp::Implementation::new("larik", env!("CARGO_PKG_VERSION")).title("Larik".to_owned()))
     }
 
     pub(super) fn options(&self, session: &Session, model: Option<&ModelConfig>) -> Vec<acp::SessionConfigOption> {
         let models = model.map(|model| model.models.clone()).unwrap_or_default();
-        modes::config_options(session.permissions().mode(), &session.model(), &models)
+        modes::config_options(session.permissions().mode(), &session.model(), &models, session.thought_level())
     }
 
     async fn set_mode(&self, peer: &Peer, session_id: &acp::SessionId, mode_id: &str) -> Result<(), RpcError> {
@@ -140,14 +143,35 @@ impl AcpAgent {
                 entry.session.set_model(switched.build_provider(), ModelSettings::from(&switched));
                 *current = Some(switched);
             }
+            modes::THOUGHT_OPTION => {
+                let level = ThoughtLevel::from_id(&value).ok_or_else(|| RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: unknown thought level `{value}`")))?;
+                entry.session.set_thought_level(level);
+            }
             other => return Err(RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: unknown config option `{other}`"))),
         }
         let model = entry.model.lock().ok().and_then(|model| model.clone());
         Ok(acp::SetSessionConfigOptionResponse::new(self.options(&entry.session, model.as_ref())))
     }
 
+    /// The only method is an API key from the environment or settings: it succeeds when one is there.
+    fn authenticate(&self, request: acp::AuthenticateRequest) -> Result<acp::AuthenticateResponse, RpcError> {
+        if &*request.method_id.0 != "api-key" {
+            return Err(RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: unknown auth method `{}`", request.method_id.0)));
+        }
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let settings = larik_core::config::load_settings(&cwd, &self.env).map_err(|error| RpcError::new(RpcError::AUTH_REQUIRED, error.to_string()))?;
+        let model = larik_core::config::resolve_model(&settings, &self.env).map_err(|error| RpcError::new(RpcError::AUTH_REQUIRED, format!("Authentication required: {error}")))?;
+        match model.build_provider() {
+            Ok(_) => Ok(acp::AuthenticateResponse::new()),
+            Err(error) => Err(RpcError::new(RpcError::AUTH_REQUIRED, format!("Authentication required: {error}"))),
+        }
+    }
+
     async fn prompt(&self, peer: &Peer, request: acp::PromptRequest, cancel: CancellationToken) -> Result<acp::PromptResponse, RpcError> {
         let entry = self.entry(&request.session_id)?;
+        if let Some(stop) = self.slash_command(peer, &request, &entry, &cancel).await? {
+            return Ok(acp::PromptResponse::new(stop));
+        }
         let mut parts = Vec::new();
         if let Some(context) = entry.editor_context.lock().ok().and_then(|mut context| context.take())
             && let Some(text) = editor_context::render(&context)
@@ -163,14 +187,58 @@ impl AcpAgent {
         let turn = entry.session.prompt(parts, events_tx, turn_cancel.clone());
         // The turn ends by dropping its sender, so the forwarder drains every event before we answer.
         let (outcome, ()) = tokio::join!(turn, forward);
-        let stop = outcome.map_err(turn_error)?;
-        Ok(acp::PromptResponse::new(match stop {
-            StopReason::EndTurn => acp::StopReason::EndTurn,
-            StopReason::MaxTokens => acp::StopReason::MaxTokens,
-            StopReason::MaxTurnRequests => acp::StopReason::MaxTurnRequests,
-            StopReason::Refusal => acp::StopReason::Refusal,
-            StopReason::Cancelled => acp::StopReason::Cancelled,
-        }))
+        Ok(acp::PromptResponse::new(stop_reason(outcome.map_err(turn_error)?)))
+    }
+}
+
+impl AcpAgent {
+    /// Runs a slash command typed as the prompt; `None` when the prompt is not one.
+    async fn slash_command(&self, peer: &Peer, request: &acp::PromptRequest, entry: &SessionEntry, cancel: &CancellationToken) -> Result<Option<acp::StopReason>, RpcError> {
+        let [acp::ContentBlock::Text(text)] = request.prompt.as_slice() else { return Ok(None) };
+        let Some(command) = commands::parse(&text.text) else { return Ok(None) };
+        let session_id = &request.session_id;
+        let say = |text: String| acp::SessionUpdate::AgentMessageChunk(to_proto::text_chunk(text));
+        match command {
+            commands::Command::Clear => {
+                entry.session.clear().await;
+                notify(peer, session_id, say("Started over: the conversation is empty.".into())).await;
+            }
+            commands::Command::Mode(Some(mode), _) => {
+                self.set_mode(peer, session_id, mode.id()).await?;
+                notify(peer, session_id, say(format!("Mode: {}.", mode.id()))).await;
+            }
+            commands::Command::Mode(None, asked) => notify(peer, session_id, say(format!("`{asked}` is not a mode; use default, accept-edits, plan or yolo."))).await,
+            commands::Command::Model(name) => {
+                let request = acp::SetSessionConfigOptionRequest::new(session_id.clone(), modes::MODEL_OPTION, acp::SessionConfigOptionValue::value_id(name.clone()));
+                let message = match self.set_config_option(peer, request).await {
+                    Ok(response) => {
+                        notify(peer, session_id, acp::SessionUpdate::ConfigOptionUpdate(acp::ConfigOptionUpdate::new(response.config_options))).await;
+                        format!("Model: {name}.")
+                    }
+                    Err(error) => error.message,
+                };
+                notify(peer, session_id, say(message)).await;
+            }
+            commands::Command::Compact => {
+                let (events_tx, events_rx) = mpsc::channel(256);
+                let turn_cancel = cancel.child_token();
+                let client = ClientView { hunk_review: false, notices: false };
+                let forward = forward_events(peer, session_id, events_rx, client, &turn_cancel);
+                let (outcome, ()) = tokio::join!(entry.session.compact(events_tx, turn_cancel.clone()), forward);
+                return outcome.map(|stop| Some(stop_reason(stop))).map_err(turn_error);
+            }
+        }
+        Ok(Some(acp::StopReason::EndTurn))
+    }
+}
+
+fn stop_reason(stop: StopReason) -> acp::StopReason {
+    match stop {
+        StopReason::EndTurn => acp::StopReason::EndTurn,
+        StopReason::MaxTokens => acp::StopReason::MaxTokens,
+        StopReason::MaxTurnRequests => acp::StopReason::MaxTurnRequests,
+        StopReason::Refusal => acp::StopReason::Refusal,
+        StopReason::Cancelled => acp::StopReason::Cancelled,
     }
 }
 
@@ -192,7 +260,17 @@ impl Handler for AcpAgent {
                 respond(acp::SetSessionModeResponse::new())
             }
             "session/set_config_option" => respond(self.set_config_option(&peer, parse(params)?).await?),
+            "authenticate" => respond(self.authenticate(parse(params)?)?),
             _ => Err(RpcError::method_not_found(&method)),
+        }
+    }
+
+    async fn after_response(self: Arc<Self>, peer: Peer, method: String, result: Value) {
+        // A session's commands are announced once the client knows the session.
+        if method == "session/new"
+            && let Some(id) = result["sessionId"].as_str()
+        {
+            notify(&peer, &acp::SessionId::new(id.to_owned()), commands::available()).await;
         }
     }
 

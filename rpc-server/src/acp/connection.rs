@@ -69,6 +69,9 @@ pub trait Handler: Send + Sync + 'static {
     async fn request(self: Arc<Self>, peer: Peer, method: String, params: Value, cancel: CancellationToken) -> Result<Value, RpcError>;
     /// Handles a notification; unknown ones are ignored.
     async fn notification(self: Arc<Self>, peer: Peer, method: String, params: Value);
+
+    /// Runs after a successful response was queued, for messages that must follow it.
+    async fn after_response(self: Arc<Self>, _peer: Peer, _method: String, _result: Value) {}
 }
 
 /// The sending half: requests and notifications to the other side.
@@ -278,7 +281,7 @@ fn spawn_request(peer: &Peer, handler: &Arc<impl Handler>, id: Value, method: St
     let peer = peer.clone();
     peer.clone().spawn(async move {
         let span = tracing::debug_span!("request", %method);
-        let work = tokio::spawn(tracing::Instrument::instrument(handler.request(peer.clone(), method.clone(), params, cancel), span));
+        let work = tokio::spawn(tracing::Instrument::instrument(Arc::clone(&handler).request(peer.clone(), method.clone(), params, cancel), span));
         let result = match work.await {
             Ok(result) => result,
             Err(error) if error.is_panic() => {
@@ -290,7 +293,11 @@ fn spawn_request(peer: &Peer, handler: &Arc<impl Handler>, id: Value, method: St
         if let Ok(mut in_flight) = peer.inner.in_flight.lock() {
             in_flight.remove(&key);
         }
+        let follow_up = result.as_ref().ok().cloned();
         peer.respond(id, result).await;
+        if let Some(result) = follow_up {
+            handler.after_response(peer, method, result).await;
+        }
     });
 }
 

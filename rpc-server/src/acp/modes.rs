@@ -1,11 +1,13 @@
 //! Session modes and config options: the legacy `modes` state and the `configOptions` list
 //! (`mode`, `model`), built from one source so the two always agree.
 
+use larik_core::llm::ThoughtLevel;
 use larik_core::permission::Mode;
 use larik_protocol::acp;
 
 pub const MODE_OPTION: &str = "mode";
 pub const MODEL_OPTION: &str = "model";
+pub const THOUGHT_OPTION: &str = "thought_level";
 
 fn mode_name(mode: Mode) -> (&'static str, &'static str) {
     match mode {
@@ -28,7 +30,7 @@ pub fn mode_state(current: Mode) -> acp::SessionModeState {
 }
 
 /// The complete option list, as `session/new` returns it and every change re-sends it.
-pub fn config_options(current_mode: Mode, current_model: &str, models: &[String]) -> Vec<acp::SessionConfigOption> {
+pub fn config_options(current_mode: Mode, current_model: &str, models: &[String], thought: Option<ThoughtLevel>) -> Vec<acp::SessionConfigOption> {
     let mode_choices: Vec<acp::SessionConfigSelectOption> = Mode::ALL
         .into_iter()
         .map(|mode| {
@@ -44,5 +46,11 @@ pub fn config_options(current_mode: Mode, current_model: &str, models: &[String]
     vec![
         acp::SessionConfigOption::select(MODE_OPTION, "Mode", current_mode.id(), mode_choices).category(acp::SessionConfigOptionCategory::Mode),
         acp::SessionConfigOption::select(MODEL_OPTION, "Model", current_model.to_owned(), model_choices).category(acp::SessionConfigOptionCategory::Model),
+        acp::SessionConfigOption::select(THOUGHT_OPTION, "Thinking", thought.unwrap_or(ThoughtLevel::Off).id(), thought_choices())
+            .category(acp::SessionConfigOptionCategory::ThoughtLevel),
     ]
+}
+
+fn thought_choices() -> Vec<acp::SessionConfigSelectOption> {
+    ThoughtLevel::ALL.into_iter().map(|level| acp::SessionConfigSelectOption::new(level.id(), level.id())).collect()
 }

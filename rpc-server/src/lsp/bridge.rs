@@ -126,7 +126,7 @@ impl Bridge {
             Err(error) => {
                 tracing::warn!(%error, "settings could not be read; the agent cannot run");
                 let failed = Err(larik_core::llm::ProviderError::BadRequest { message: error.to_string() });
-                SessionConfig::plain(root.clone(), failed, larik_core::session::ModelSettings { model: String::new(), max_tokens: 0, max_turn_requests: 0 })
+                SessionConfig::plain(root.clone(), failed, larik_core::session::ModelSettings { model: String::new(), max_tokens: 0, max_turn_requests: 0, thought_level: None })
             }
         };
         let config = SessionConfig { editor: Some(Arc::new(LspFiles { documents: documents.clone(), client: client.clone() })), ..config };

@@ -1,0 +1,59 @@
+//! Slash commands: announced with `available_commands_update`, typed by the user as the prompt
+//! (`/mode plan`). They act on the session instead of going to the model.
+
+use larik_core::permission::Mode;
+use larik_protocol::acp;
+
+/// The commands every session offers.
+pub fn available() -> acp::SessionUpdate {
+    let command = |name: &str, description: &str, hint: Option<&str>| {
+        let mut command = acp::AvailableCommand::new(name, description);
+        if let Some(hint) = hint {
+            command = command.input(acp::AvailableCommandInput::Unstructured(acp::UnstructuredCommandInput::new(hint)));
+        }
+        command
+    };
+    acp::SessionUpdate::AvailableCommandsUpdate(acp::AvailableCommandsUpdate::new(vec![
+        command("compact", "Summarize the conversation so far to free context", None),
+        command("clear", "Start over with an empty conversation", None),
+        command("mode", "Switch mode", Some("default, accept-edits, plan or yolo")),
+        command("model", "Switch to another configured model", Some("model name")),
+    ]))
+}
+
+/// A slash command parsed from a prompt.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Command {
+    Compact,
+    Clear,
+    Mode(Option<Mode>, String),
+    Model(String),
+}
+
+/// The command a prompt's text starts with, if it is one of ours.
+pub fn parse(text: &str) -> Option<Command> {
+    let text = text.trim();
+    let (name, argument) = text.strip_prefix('/')?.split_once(char::is_whitespace).map_or((text.trim_start_matches('/'), ""), |(name, rest)| (name, rest.trim()));
+    match name {
+        "compact" => Some(Command::Compact),
+        "clear" => Some(Command::Clear),
+        "mode" => Some(Command::Mode(Mode::from_id(argument), argument.to_owned())),
+        "model" => Some(Command::Model(argument.to_owned())),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_our_commands_only() {
+        assert_eq!(parse("/compact"), Some(Command::Compact));
+        assert_eq!(parse("  /mode plan "), Some(Command::Mode(Some(Mode::Plan), "plan".into())));
+        assert_eq!(parse("/mode nonsense"), Some(Command::Mode(None, "nonsense".into())));
+        assert_eq!(parse("/model claude-x"), Some(Command::Model("claude-x".into())));
+        assert_eq!(parse("/review this"), None, "other slash text goes to the model");
+        assert_eq!(parse("hello"), None);
+    }
+}
