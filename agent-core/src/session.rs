@@ -177,6 +177,8 @@ pub struct Session {
     history: tokio::sync::Mutex<Vec<Message>>,
     cancel: CancellationToken,
     current_turn: Mutex<Option<CancellationToken>>,
+    /// What the user said while a turn was running, for the turn to take in.
+    steering: Mutex<Vec<String>>,
 }
 
 impl Session {
@@ -208,6 +210,7 @@ impl Session {
             history: tokio::sync::Mutex::new(config.history),
             cancel,
             current_turn: Mutex::new(None),
+            steering: Mutex::new(Vec::new()),
         }
     }
 
@@ -350,6 +353,7 @@ impl Session {
                     events: &events,
                     cancel: &cancel,
                     log: self.log.as_deref(),
+                    steering: &self.steering,
                 };
                 match work {
                     Work::Prompt(prompt) => turn.run(&mut history, prompt).await,
@@ -363,6 +367,16 @@ impl Session {
             *current = None;
         }
         outcome
+    }
+
+    /// Adds what the user said to the running turn, before its next model request. Returns false
+    /// when no turn is running (the text should be sent as a prompt instead).
+    pub fn steer(&self, text: String) -> bool {
+        let running = self.current_turn.lock().map(|turn| turn.is_some()).unwrap_or(false);
+        if running && let Ok(mut steering) = self.steering.lock() {
+            steering.push(text);
+        }
+        running
     }
 
     /// Cancels the running turn, if any: the model stream stops, running tools are killed and

@@ -248,3 +248,27 @@ async fn authenticate_checks_that_a_key_is_configured() {
     let (reply, _) = with.response(id).await;
     assert!(reply["result"].is_object(), "{reply}");
 }
+
+#[tokio::test]
+async fn steering_reaches_the_running_turn() {
+    let mut slow = Step::tool("t1", "read", json!({"path": "a.txt"}));
+    slow.chunk_delay_ms = 200;
+    let steps = vec![slow, Step::text("Adjusted as you said.")];
+    let (sandbox, mock, mut agent, session) = start(steps, json!({})).await;
+    std::fs::write(sandbox.project.path().join("a.txt"), "a\n").unwrap();
+    let init_meta = {
+        let id = agent.request("initialize", json!({"protocolVersion": 1, "clientCapabilities": {}})).await;
+        agent.response(id).await.0["result"]["_meta"].clone()
+    };
+    assert_eq!(init_meta["steering"]["supported"], true);
+    let idle = agent.request("_session/steering", json!({"sessionId": session, "prompt": "hello"})).await;
+    assert_eq!(agent.response(idle).await.0["result"]["outcome"], "promptRequired");
+    let prompt = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "read a"}]})).await;
+    let steer = agent.request("_session/steering", json!({"sessionId": session, "prompt": [{"type": "text", "text": "also check b.txt"}]})).await;
+    let (reply, _) = agent.response(steer).await;
+    assert_eq!(reply["result"]["outcome"], "injected");
+    let (done, _) = agent.response(prompt).await;
+    assert_eq!(done["result"]["stopReason"], "end_turn");
+    let second = mock.requests()[1]["messages"].to_string();
+    assert!(second.contains("<user-interjection>also check b.txt</user-interjection>"), "{second}");
+}

@@ -29,6 +29,7 @@ pub(super) struct Turn<'a> {
     pub events: &'a mpsc::Sender<AgentEvent>,
     pub cancel: &'a CancellationToken,
     pub log: Option<&'a SessionLog>,
+    pub steering: &'a std::sync::Mutex<Vec<String>>,
 }
 
 /// What one streamed model response amounted to.
@@ -42,6 +43,7 @@ impl Turn<'_> {
         let turn_start = history.len();
         self.record(history, Message { role: Role::User, content: prompt });
         for _ in 0..self.model.max_turn_requests {
+            self.take_steering(history);
             let request = ModelRequest {
                 model: self.model.model.clone(),
                 system: self.system.to_owned(),
@@ -84,6 +86,8 @@ impl Turn<'_> {
                     return Ok(StopReason::Refusal);
                 }
                 ModelStop::MaxTokens if tool_uses.is_empty() => return Ok(StopReason::MaxTokens),
+                // The user spoke while the model was answering: the turn goes on with it.
+                _ if tool_uses.is_empty() && self.steering.lock().is_ok_and(|steering| !steering.is_empty()) => continue,
                 _ if tool_uses.is_empty() => return Ok(StopReason::EndTurn),
                 _ => {}
             }
@@ -207,6 +211,28 @@ impl Turn<'_> {
                 }
                 StreamEvent::Stop(stop) => return Ok(ModelResponse { message: assistant(parts), stop: Some(stop) }),
             }
+        }
+    }
+
+    /// Adds what the user said mid-turn to the conversation: into the pending tool results, or
+    /// as a user message of its own after an answer.
+    fn take_steering(&self, history: &mut Vec<Message>) {
+        let said: Vec<String> = self.steering.lock().map(|mut steering| std::mem::take(&mut *steering)).unwrap_or_default();
+        if said.is_empty() {
+            return;
+        }
+        let parts: Vec<Part> = said.into_iter().map(|text| Part::Text { text: format!("<user-interjection>{text}</user-interjection>") }).collect();
+        let before_last = history.len().saturating_sub(1);
+        match history.last_mut() {
+            Some(last) if last.role == Role::User => {
+                last.content.extend(parts);
+                if let Some(log) = self.log {
+                    // The session file records the whole amended message.
+                    log.append(&Record::Rewind { to: before_last });
+                    log.append(&Record::Message { message: last.clone() });
+                }
+            }
+            _ => self.record(history, Message { role: Role::User, content: parts }),
         }
     }
 

@@ -94,11 +94,15 @@ impl AcpAgent {
             );
         }
         // One protocol version exists: v1. Older or newer clients get our latest to decide on.
+        let mut result_meta = acp::Meta::new();
+        // The de-facto steering extension, advertised where other agents advertise it.
+        result_meta.insert("steering".into(), serde_json::json!({"supported": true}));
         let api_key = acp::AuthMethodAgent::new("api-key", "API key")
             .description("Reads ANTHROPIC_API_KEY or OPENAI_API_KEY (or OPENAI_BASE_URL for a local server) from the environment or the settings files".to_owned());
         acp::InitializeResponse::new(acp::ProtocolVersion::V1)
             .agent_capabilities(capabilities)
             .auth_methods(vec![acp::AuthMethod::Agent(api_key)])
+            .meta(result_meta)
             .agent_info(acp::Implementation::new("larik", env!("CARGO_PKG_VERSION")).title("Larik".to_owned()))
     }
 
@@ -261,6 +265,12 @@ impl Handler for AcpAgent {
             }
             "session/set_config_option" => respond(self.set_config_option(&peer, parse(params)?).await?),
             "authenticate" => respond(self.authenticate(parse(params)?)?),
+            STEERING_METHOD => {
+                let steering: Steering = parse(params)?;
+                let entry = self.entry(&acp::SessionId::new(steering.session_id.clone()))?;
+                let outcome = if entry.session.steer(steering.text()) { "injected" } else { "promptRequired" };
+                Ok(serde_json::json!({"outcome": outcome}))
+            }
             _ => Err(RpcError::method_not_found(&method)),
         }
     }
@@ -304,6 +314,26 @@ pub(super) async fn notify(peer: &Peer, session_id: &acp::SessionId, update: acp
     peer.notify("session/update", serde_json::to_value(notification).unwrap_or_default()).await;
 }
 
+/// `_session/steering`: words for the running turn, as Claude's and Codex's adapters take them.
+const STEERING_METHOD: &str = "_session/steering";
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Steering {
+    session_id: String,
+    prompt: Value,
+}
+
+impl Steering {
+    /// The prompt as text: a string, or the text of content blocks.
+    fn text(&self) -> String {
+        match &self.prompt {
+            Value::String(text) => text.clone(),
+            blocks => blocks.as_array().into_iter().flatten().filter_map(|block| block["text"].as_str()).collect::<Vec<_>>().join("\n"),
+        }
+    }
+}
+
 /// What the client can show beyond plain ACP v1.
 #[derive(Clone, Copy)]
 struct ClientView {
@@ -314,10 +344,33 @@ struct ClientView {
 /// Sends the turn's events to the client as they come. A permission request becomes a
 /// `session/request_permission` round trip whose answer goes back to the waiting turn.
 async fn forward_events(peer: &Peer, session_id: &acp::SessionId, mut events: mpsc::Receiver<AgentEvent>, client: ClientView, cancel: &CancellationToken) {
-    while let Some(event) = events.recv().await {
+    // Deltas that queued up while the client was being written to go out as one chunk: fewer,
+    // larger messages when the client falls behind, and no text is ever dropped. `held` is the
+    // event that ended a run of deltas, handled next.
+    let mut held: Option<AgentEvent> = None;
+    loop {
+        let event = match held.take() {
+            Some(event) => event,
+            None => match events.recv().await {
+                Some(event) => event,
+                None => return,
+            },
+        };
         let update = match event {
-            AgentEvent::TextDelta(text) => acp::SessionUpdate::AgentMessageChunk(to_proto::text_chunk(text)),
-            AgentEvent::ThinkingDelta(text) => acp::SessionUpdate::AgentThoughtChunk(to_proto::text_chunk(text)),
+            AgentEvent::TextDelta(mut text) => {
+                held = drain_same(&mut text, &mut events, |event| match event {
+                    AgentEvent::TextDelta(more) => Ok(more),
+                    other => Err(other),
+                });
+                acp::SessionUpdate::AgentMessageChunk(to_proto::text_chunk(text))
+            }
+            AgentEvent::ThinkingDelta(mut text) => {
+                held = drain_same(&mut text, &mut events, |event| match event {
+                    AgentEvent::ThinkingDelta(more) => Ok(more),
+                    other => Err(other),
+                });
+                acp::SessionUpdate::AgentThoughtChunk(to_proto::text_chunk(text))
+            }
             AgentEvent::ToolCallStarted(view) => acp::SessionUpdate::ToolCall(to_proto::tool_call(&view)),
             AgentEvent::ToolCallUpdated { id, status, output, display, locations } => {
                 if let Some(larik_core::event::Display::Plan(entries)) = &display {
@@ -357,6 +410,18 @@ async fn forward_events(peer: &Peer, session_id: &acp::SessionId, mut events: mp
         };
         notify(peer, session_id, update).await;
     }
+}
+
+/// Appends deltas of the same kind already waiting in the queue to `text`; returns the first
+/// event of another kind, which the caller handles next.
+fn drain_same(text: &mut String, events: &mut mpsc::Receiver<AgentEvent>, same: fn(AgentEvent) -> Result<String, AgentEvent>) -> Option<AgentEvent> {
+    while let Ok(next) = events.try_recv() {
+        match same(next) {
+            Ok(more) => text.push_str(&more),
+            Err(other) => return Some(other),
+        }
+    }
+    None
 }
 
 fn turn_error(error: TurnError) -> RpcError {
