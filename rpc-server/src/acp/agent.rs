@@ -359,15 +359,15 @@ async fn forward_events(peer: &Peer, session_id: &acp::SessionId, mut events: mp
         let update = match event {
             AgentEvent::TextDelta(mut text) => {
                 held = drain_same(&mut text, &mut events, |event| match event {
-                    AgentEvent::TextDelta(more) => Ok(more),
-                    other => Err(other),
+                    AgentEvent::TextDelta(more) => Some(more),
+                    _ => None,
                 });
                 acp::SessionUpdate::AgentMessageChunk(to_proto::text_chunk(text))
             }
             AgentEvent::ThinkingDelta(mut text) => {
                 held = drain_same(&mut text, &mut events, |event| match event {
-                    AgentEvent::ThinkingDelta(more) => Ok(more),
-                    other => Err(other),
+                    AgentEvent::ThinkingDelta(more) => Some(more),
+                    _ => None,
                 });
                 acp::SessionUpdate::AgentThoughtChunk(to_proto::text_chunk(text))
             }
@@ -414,11 +414,11 @@ async fn forward_events(peer: &Peer, session_id: &acp::SessionId, mut events: mp
 
 /// Appends deltas of the same kind already waiting in the queue to `text`; returns the first
 /// event of another kind, which the caller handles next.
-fn drain_same(text: &mut String, events: &mut mpsc::Receiver<AgentEvent>, same: fn(AgentEvent) -> Result<String, AgentEvent>) -> Option<AgentEvent> {
+fn drain_same(text: &mut String, events: &mut mpsc::Receiver<AgentEvent>, same: fn(&AgentEvent) -> Option<&str>) -> Option<AgentEvent> {
     while let Ok(next) = events.try_recv() {
-        match same(next) {
-            Ok(more) => text.push_str(&more),
-            Err(other) => return Some(other),
+        match same(&next) {
+            Some(more) => text.push_str(more),
+            None => return Some(next),
         }
     }
     None
