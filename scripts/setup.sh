@@ -16,3 +16,4 @@ need python3
 (cd tests/acp-sdk && npm ci --no-audit --no-fund --loglevel=error)
 bash editors/neovim/scripts/setup.sh
 bash editors/vscode/scripts/setup.sh
+bash editors/helix/scripts/setup.sh

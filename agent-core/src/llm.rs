@@ -232,12 +232,22 @@ pub(crate) fn retry_after_header(headers: &reqwest::header::HeaderMap) -> Option
     raw.trim().parse::<f64>().ok().filter(|secs| *secs >= 0.0).map(Duration::from_secs_f64)
 }
 
-/// The HTTP client model calls use.
-pub(crate) fn http_client() -> Result<reqwest::Client, ProviderError> {
-    crate::http::client_builder()
-        .connect_timeout(Duration::from_secs(30))
-        .build()
-        .map_err(|error| ProviderError::Network { message: error.to_string() })
+/// The HTTP client model calls use, built on first use: loading the system's root certificates
+/// costs milliseconds that opening a session should not pay.
+#[derive(Default)]
+pub(crate) struct LazyClient(std::sync::OnceLock<reqwest::Client>);
+
+impl LazyClient {
+    pub(crate) fn get(&self) -> Result<&reqwest::Client, ProviderError> {
+        if let Some(client) = self.0.get() {
+            return Ok(client);
+        }
+        let client = crate::http::client_builder()
+            .connect_timeout(Duration::from_secs(30))
+            .build()
+            .map_err(|error| ProviderError::Network { message: error.to_string() })?;
+        Ok(self.0.get_or_init(|| client))
+    }
 }
 
 pub(crate) fn network_error(error: reqwest::Error) -> ProviderError {

@@ -264,6 +264,8 @@ async fn steering_reaches_the_running_turn() {
     let idle = agent.request("_session/steering", json!({"sessionId": session, "prompt": "hello"})).await;
     assert_eq!(agent.response(idle).await.0["result"]["outcome"], "promptRequired");
     let prompt = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "read a"}]})).await;
+    // The turn has started once the session is named.
+    while agent.next().await["params"]["update"]["sessionUpdate"] != "session_info_update" {}
     let steer = agent.request("_session/steering", json!({"sessionId": session, "prompt": [{"type": "text", "text": "also check b.txt"}]})).await;
     let (reply, _) = agent.response(steer).await;
     assert_eq!(reply["result"]["outcome"], "injected");

@@ -150,3 +150,16 @@ async fn cancel_ends_a_running_turn() {
     let (end, _) = server.wait_for(|message| message["method"] == "$/progress" && message["params"]["value"]["kind"] == "end").await;
     assert_eq!(end["params"]["value"]["message"], "done");
 }
+
+#[tokio::test]
+async fn commands_without_arguments_still_do_something_useful() {
+    let (_sandbox, _mock, mut server, _) = start(vec![], None).await;
+    let shown = |seen: &[Value]| seen.iter().find(|message| message["method"] == "window/showMessage").map(|message| message["params"]["message"].as_str().unwrap_or_default().to_owned());
+    let id = server.request("workspace/executeCommand", json!({"command": "larik.mode"})).await;
+    let (reply, seen) = server.response(id).await;
+    assert!(reply.get("error").is_none(), "{reply}");
+    assert_eq!(shown(&seen).as_deref(), Some("Larik: mode is now accept-edits"), "without an argument the mode moves on");
+    let id = server.request("workspace/executeCommand", json!({"command": "larik.ask"})).await;
+    let (_, seen) = server.response(id).await;
+    assert!(shown(&seen).unwrap_or_default().contains("chat file"));
+}

@@ -7,20 +7,20 @@ use serde_json::{Value, json};
 use sse_stream::Sse;
 
 use super::sse::{FrameParser, frame_json, post_streaming};
-use super::{EventStream, Message, ModelRequest, ThoughtLevel, ModelStop, Part, Provider, ProviderError, ResultPart, Role, StreamEvent, Usage, http_client};
+use super::{EventStream, Message, ModelRequest, ThoughtLevel, ModelStop, Part, Provider, ProviderError, ResultPart, Role, StreamEvent, Usage, LazyClient};
 
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 const API_VERSION: &str = "2023-06-01";
 
 pub struct AnthropicProvider {
-    client: reqwest::Client,
+    client: LazyClient,
     base_url: String,
     api_key: String,
 }
 
 impl AnthropicProvider {
     pub fn new(base_url: &str, api_key: String) -> Result<Self, ProviderError> {
-        Ok(Self { client: http_client()?, base_url: base_url.trim_end_matches('/').to_owned(), api_key })
+        Ok(Self { client: LazyClient::default(), base_url: base_url.trim_end_matches('/').to_owned(), api_key })
     }
 
     fn body(&self, request: &ModelRequest) -> Value {
@@ -58,6 +58,7 @@ impl Provider for AnthropicProvider {
     async fn stream(&self, request: &ModelRequest) -> Result<EventStream, ProviderError> {
         let http = self
             .client
+            .get()?
             .post(format!("{}/v1/messages", self.base_url))
             .header("x-api-key", &self.api_key)
             .header("anthropic-version", API_VERSION);

@@ -7,19 +7,19 @@ use serde_json::{Value, json};
 use sse_stream::Sse;
 
 use super::sse::{FrameParser, frame_json, post_streaming};
-use super::{EventStream, Message, ModelRequest, ThoughtLevel, ModelStop, Part, Provider, ProviderError, ResultPart, Role, StreamEvent, Usage, http_client};
+use super::{EventStream, Message, ModelRequest, ThoughtLevel, ModelStop, Part, Provider, ProviderError, ResultPart, Role, StreamEvent, Usage, LazyClient};
 
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 
 pub struct OpenAiProvider {
-    client: reqwest::Client,
+    client: LazyClient,
     base_url: String,
     api_key: Option<String>,
 }
 
 impl OpenAiProvider {
     pub fn new(base_url: &str, api_key: Option<String>) -> Result<Self, ProviderError> {
-        Ok(Self { client: http_client()?, base_url: base_url.trim_end_matches('/').to_owned(), api_key })
+        Ok(Self { client: LazyClient::default(), base_url: base_url.trim_end_matches('/').to_owned(), api_key })
     }
 }
 
@@ -30,7 +30,7 @@ impl Provider for OpenAiProvider {
     }
 
     async fn stream(&self, request: &ModelRequest) -> Result<EventStream, ProviderError> {
-        let mut http = self.client.post(format!("{}/chat/completions", self.base_url));
+        let mut http = self.client.get()?.post(format!("{}/chat/completions", self.base_url));
         if let Some(key) = &self.api_key {
             http = http.bearer_auth(key);
         }

@@ -1,7 +1,7 @@
 //! The turn loop: build a request, stream the model's answer, run the tools it called, feed the
 //! results back, until the model ends its turn, a limit is hit, or the user cancels.
 
-use futures::StreamExt;
+use futures::{FutureExt, StreamExt};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -177,10 +177,15 @@ impl Turn<'_> {
     async fn consume(&self, mut stream: EventStream) -> Result<ModelResponse, (ProviderError, bool)> {
         let mut parts: Vec<Part> = Vec::new();
         let mut streamed_output = false;
+        // An event read while merging deltas, to handle next.
+        let mut held = None;
         loop {
-            let next = tokio::select! {
-                next = stream.next() => next,
-                () = self.cancel.cancelled() => return Ok(ModelResponse { message: assistant(parts), stop: None }),
+            let next = match held.take() {
+                Some(next) => Some(next),
+                None => tokio::select! {
+                    next = stream.next() => next,
+                    () = self.cancel.cancelled() => return Ok(ModelResponse { message: assistant(parts), stop: None }),
+                },
             };
             let event = match next {
                 Some(Ok(event)) => event,
@@ -188,7 +193,17 @@ impl Turn<'_> {
                 None => return Err((ProviderError::StreamBroken { message: "the stream ended without a stop reason".into() }, streamed_output)),
             };
             match event {
-                StreamEvent::TextDelta(text) => {
+                StreamEvent::TextDelta(mut text) => {
+                    // Deltas that arrived together (one network read) go out as one event.
+                    while let Some(ready) = stream.next().now_or_never().flatten() {
+                        match ready {
+                            Ok(StreamEvent::TextDelta(more)) => text.push_str(&more),
+                            other => {
+                                held = Some(other);
+                                break;
+                            }
+                        }
+                    }
                     streamed_output = true;
                     append_text(&mut parts, &text);
                     self.emit(AgentEvent::TextDelta(text)).await;

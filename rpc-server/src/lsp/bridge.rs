@@ -39,6 +39,8 @@ const INFO_MESSAGE: u32 = 3;
 
 /// A question for the user that is not an edit, waiting on an answer.
 struct PendingPermission {
+    /// Answers name the question they answer, so a stale menu cannot answer a newer one.
+    id: u64,
     uri: Option<String>,
     title: String,
     options: Vec<(&'static str, String)>,
@@ -223,8 +225,8 @@ impl Bridge {
         if let Ok(permission) = self.permission.lock()
             && let Some(pending) = permission.as_ref()
         {
-            for (id, name) in &pending.options {
-                actions.push(action(format!("Larik: {name}"), "quickfix", "larik.permission", json!([id])));
+            for (option, name) in &pending.options {
+                actions.push(action(format!("Larik: {name}"), "quickfix", "larik.permission", json!([option, pending.id])));
             }
         }
         if chat::is_chat(&address) {
@@ -249,7 +251,9 @@ impl Bridge {
         match command {
             "larik.ask" | "larik.explain" | "larik.fix" => {
                 let Some(address) = text(0) else {
-                    return Err(invalid("larik.ask takes a prompt or a document and range"));
+                    let hint = "Larik: write your question under a heading in a *.larik.md chat file and run the code action \"Larik: send\", or select code and use the code actions";
+                    self.client.notify("window/showMessage", json!({"type": INFO_MESSAGE, "message": hint}));
+                    return Ok(Value::Null);
                 };
                 // `larik.ask "prompt"` from the command line; `larik.ask uri range` from a code action.
                 if !address.starts_with("file://") {
@@ -277,7 +281,11 @@ impl Bridge {
                 Ok(Value::Null)
             }
             "larik.mode" => {
-                let mode = text(0).and_then(|id| Mode::from_id(&id)).ok_or_else(|| invalid("larik.mode takes default, accept-edits, plan or yolo"))?;
+                // Editors that cannot pass arguments (Helix's `:lsp-workspace-command`) cycle modes.
+                let mode = match text(0) {
+                    Some(id) => Mode::from_id(&id).ok_or_else(|| invalid("larik.mode takes default, accept-edits, plan or yolo"))?,
+                    None => next_mode(self.session.permissions().mode()),
+                };
                 self.session.permissions().set_mode(mode);
                 self.client.notify("window/showMessage", json!({"type": INFO_MESSAGE, "message": format!("Larik: mode is now {}", mode.id())}));
                 Ok(Value::Null)
@@ -299,6 +307,11 @@ impl Bridge {
                 Ok(Value::Null)
             }
             "larik.permission" => {
+                let current = self.permission.lock().ok().and_then(|permission| permission.as_ref().map(|pending| pending.id));
+                let asked = arguments.get(1).and_then(Value::as_u64);
+                if asked.is_some() && asked != current {
+                    return Err(invalid("that question was already answered"));
+                }
                 self.answer_permission(&text(0).unwrap_or_default());
                 Ok(Value::Null)
             }
@@ -472,7 +485,8 @@ impl Bridge {
         }
         let address = self.last_uri.lock().ok().and_then(|last| last.clone());
         if let Ok(mut permission) = self.permission.lock() {
-            *permission = Some(PendingPermission { uri: address.clone(), title: question, options, reply: request.reply });
+            let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+            *permission = Some(PendingPermission { id, uri: address.clone(), title: question, options, reply: request.reply });
         }
         match address {
             Some(address) => self.refresh_diagnostics(&address),
@@ -506,6 +520,11 @@ impl Bridge {
         }
         self.client.notify("textDocument/publishDiagnostics", json!({"uri": address, "diagnostics": diagnostics}));
     }
+}
+
+fn next_mode(mode: Mode) -> Mode {
+    let index = Mode::ALL.iter().position(|candidate| *candidate == mode).unwrap_or(0);
+    Mode::ALL[(index + 1) % Mode::ALL.len()]
 }
 
 async fn apply_edit(client: &Client, address: &str, edit: &LineEdit) -> Result<(), String> {

@@ -1,0 +1,2 @@
+; Chat files are Markdown: highlight them as such.
+; inherits: markdown

@@ -1,0 +1,62 @@
+"""A stand-in for the user's own language server (a linter), to run beside Larik in the tests: it
+publishes one error on every line that mentions `nme` whenever a document opens or changes, and
+answers every request with null. Standard library only; LSP over stdio."""
+
+import json
+import sys
+
+
+def read_message():
+    headers = {}
+    while True:
+        line = sys.stdin.buffer.readline()
+        if not line:
+            return None
+        line = line.decode("ascii").strip()
+        if not line:
+            break
+        name, _, value = line.partition(":")
+        headers[name.strip().lower()] = value.strip()
+    return json.loads(sys.stdin.buffer.read(int(headers["content-length"])))
+
+
+def send(message):
+    body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+    sys.stdout.buffer.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+    sys.stdout.buffer.flush()
+
+
+def publish(uri, text):
+    diagnostics = [
+        {
+            "range": {"start": {"line": number, "character": line.index("nme")},
+                      "end": {"line": number, "character": line.index("nme") + 3}},
+            "severity": 1,
+            "source": "lint",
+            "message": "undefined name 'nme'",
+        }
+        for number, line in enumerate(text.splitlines())
+        if "nme" in line
+    ]
+    send({"method": "textDocument/publishDiagnostics", "params": {"uri": uri, "diagnostics": diagnostics}})
+
+
+def main():
+    while (message := read_message()) is not None:
+        method = message.get("method")
+        if method == "initialize":
+            send({"id": message["id"], "result": {"capabilities": {"textDocumentSync": 1}}})
+        elif method == "exit":
+            return
+        elif method == "textDocument/didOpen":
+            document = message["params"]["textDocument"]
+            publish(document["uri"], document["text"])
+        elif method == "textDocument/didChange":
+            params = message["params"]
+            publish(params["textDocument"]["uri"], params["contentChanges"][-1]["text"])
+        elif "id" in message and method:
+            send({"id": message["id"], "result": None})
+
+
+if __name__ == "__main__":
+    main()
