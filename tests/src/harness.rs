@@ -27,6 +27,21 @@ pub fn larik_bin() -> PathBuf {
     bin
 }
 
+/// Starts `larik <subcommand>` with only the given environment, its stdio piped to the test.
+pub fn spawn_larik(subcommand: &str, cwd: &Path, env: &[(String, String)]) -> Child {
+    tokio::process::Command::new(larik_bin())
+        .arg(subcommand)
+        .current_dir(cwd)
+        .env_clear()
+        .envs(env.iter().cloned())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap_or_else(|error| panic!("spawn larik {subcommand}: {error}"))
+}
+
 /// A scratch project and a private home for one agent run.
 pub struct Sandbox {
     pub project: tempfile::TempDir,
@@ -82,17 +97,7 @@ pub struct Agent {
 
 impl Agent {
     pub fn spawn(cwd: &Path, env: &[(String, String)]) -> Self {
-        let mut child = tokio::process::Command::new(larik_bin())
-            .arg("acp")
-            .current_dir(cwd)
-            .env_clear()
-            .envs(env.iter().cloned())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("spawn larik acp");
+        let mut child = spawn_larik("acp", cwd, env);
         let stdout = child.stdout.take().expect("stdout");
         let (sender, incoming) = mpsc::channel(4096);
         tokio::spawn(async move {
@@ -148,6 +153,30 @@ impl Agent {
                 return (message, seen);
             }
             seen.push(message);
+        }
+    }
+
+    /// Waits for the first text of the running turn (the session's title may come first).
+    pub async fn first_text(&mut self) {
+        loop {
+            let update = self.next().await;
+            if update["params"]["update"]["sessionUpdate"] == "agent_message_chunk" {
+                return;
+            }
+            assert_eq!(update["params"]["update"]["sessionUpdate"], "session_info_update", "{update}");
+        }
+    }
+
+    /// Waits until a tool call of the running turn is in progress, allowing what it asks for.
+    pub async fn until_tool_runs(&mut self) {
+        loop {
+            let message = self.next().await;
+            if message["method"] == "session/request_permission" {
+                self.reply(&message, json!({"outcome": {"outcome": "selected", "optionId": "allow_once"}})).await;
+            }
+            if message["params"]["update"]["status"] == "in_progress" {
+                return;
+            }
         }
     }
 

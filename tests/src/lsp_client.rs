@@ -2,14 +2,13 @@
 //! requests both ways.
 
 use std::path::Path;
-use std::process::Stdio;
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin};
 use tokio::sync::mpsc;
 
-use crate::harness::{WAIT, larik_bin};
+use crate::harness::{WAIT, spawn_larik};
 
 pub struct LspServer {
     pub child: Child,
@@ -20,17 +19,7 @@ pub struct LspServer {
 
 impl LspServer {
     pub fn spawn(cwd: &Path, env: &[(String, String)]) -> Self {
-        let mut child = tokio::process::Command::new(larik_bin())
-            .arg("lsp")
-            .current_dir(cwd)
-            .env_clear()
-            .envs(env.iter().cloned())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("spawn larik lsp");
+        let mut child = spawn_larik("lsp", cwd, env);
         let stdout = child.stdout.take().expect("stdout");
         let (sender, incoming) = mpsc::channel(4096);
         tokio::spawn(async move {

@@ -181,14 +181,7 @@ async fn cancel_mid_stream_answers_cancelled() {
     step.hang = true;
     let (_sandbox, mock, mut agent, session) = start(vec![step, Step::text("Fresh answer.")]).await;
     let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "talk"}]})).await;
-    // The first update may be the session's new title; the text follows.
-    loop {
-        let update = agent.next().await;
-        if update["params"]["update"]["sessionUpdate"] == "agent_message_chunk" {
-            break;
-        }
-        assert_eq!(update["params"]["update"]["sessionUpdate"], "session_info_update", "{update}");
-    }
+    agent.first_text().await;
     agent.notify("session/cancel", json!({"sessionId": session})).await;
     let (response, _) = agent.response(id).await;
     assert_eq!(response["result"]["stopReason"], "cancelled");
@@ -212,15 +205,7 @@ async fn cancel_mid_bash_kills_the_command() {
     agent.initialize().await;
     let session = agent.new_session(&sandbox.project_path()).await;
     let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "run"}]})).await;
-    loop {
-        let message = agent.next().await;
-        if message["method"] == "session/request_permission" {
-            agent.reply(&message, json!({"outcome": {"outcome": "selected", "optionId": "allow_once"}})).await;
-        }
-        if message["params"]["update"]["status"] == "in_progress" {
-            break;
-        }
-    }
+    agent.until_tool_runs().await;
     agent.notify("session/cancel", json!({"sessionId": session})).await;
     let (response, seen) = agent.response(id).await;
     assert_eq!(response["result"]["stopReason"], "cancelled");
@@ -288,14 +273,7 @@ async fn cancel_request_on_a_prompt_ends_the_turn() {
     step.hang = true;
     let (_sandbox, mock, mut agent, session) = start(vec![step]).await;
     let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "talk"}]})).await;
-    // The first update may be the session's new title; the text follows.
-    loop {
-        let update = agent.next().await;
-        if update["params"]["update"]["sessionUpdate"] == "agent_message_chunk" {
-            break;
-        }
-        assert_eq!(update["params"]["update"]["sessionUpdate"], "session_info_update", "{update}");
-    }
+    agent.first_text().await;
     agent.notify("$/cancel_request", json!({"requestId": id})).await;
     let (response, _) = agent.response(id).await;
     assert_eq!(response["result"]["stopReason"], "cancelled", "{response}");

@@ -64,15 +64,7 @@ async fn closing_stdin_cancels_running_work_and_exits_zero() {
     agent.initialize().await;
     let session = agent.new_session(&sandbox.project_path()).await;
     agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "run"}]})).await;
-    loop {
-        let message = agent.next().await;
-        if message["method"] == "session/request_permission" {
-            agent.reply(&message, json!({"outcome": {"outcome": "selected", "optionId": "allow_once"}})).await;
-        }
-        if message["params"]["update"]["status"] == "in_progress" {
-            break;
-        }
-    }
+    agent.until_tool_runs().await;
     agent.close_stdin();
     let status = agent.wait_exit().await;
     assert!(status.success(), "{status:?}");
