@@ -66,13 +66,14 @@ pub struct ToolSpec {
     pub input_schema: Value,
 }
 
-/// Everything one model call needs.
-#[derive(Debug, Clone)]
-pub struct ModelRequest {
-    pub model: String,
-    pub system: String,
-    pub messages: Vec<Message>,
-    pub tools: Vec<ToolSpec>,
+/// Everything one model call needs. It borrows the conversation: a long session is not copied
+/// for every request.
+#[derive(Debug, Clone, Copy)]
+pub struct ModelRequest<'a> {
+    pub model: &'a str,
+    pub system: &'a str,
+    pub messages: &'a [Message],
+    pub tools: &'a [ToolSpec],
     pub max_tokens: u32,
     /// How hard the model should think before answering; `None` leaves it to the model.
     pub thought_level: Option<ThoughtLevel>,
@@ -200,7 +201,7 @@ impl ProviderError {
 pub trait Provider: Send + Sync {
     /// A short name for logs ("anthropic", "openai", "replay").
     fn name(&self) -> &str;
-    async fn stream(&self, request: &ModelRequest) -> Result<EventStream, ProviderError>;
+    async fn stream(&self, request: &ModelRequest<'_>) -> Result<EventStream, ProviderError>;
 }
 
 /// Classifies an HTTP error status and body the way both wire formats report them.

@@ -23,7 +23,7 @@ impl AnthropicProvider {
         Ok(Self { client: LazyClient::default(), base_url: base_url.trim_end_matches('/').to_owned(), api_key })
     }
 
-    fn body(&self, request: &ModelRequest) -> Value {
+    fn body(&self, request: &ModelRequest<'_>) -> Value {
         let tools: Vec<Value> = request
             .tools
             .iter()
@@ -55,7 +55,7 @@ impl Provider for AnthropicProvider {
         "anthropic"
     }
 
-    async fn stream(&self, request: &ModelRequest) -> Result<EventStream, ProviderError> {
+    async fn stream(&self, request: &ModelRequest<'_>) -> Result<EventStream, ProviderError> {
         let http = self
             .client
             .get()?

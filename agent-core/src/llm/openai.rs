@@ -29,7 +29,7 @@ impl Provider for OpenAiProvider {
         "openai"
     }
 
-    async fn stream(&self, request: &ModelRequest) -> Result<EventStream, ProviderError> {
+    async fn stream(&self, request: &ModelRequest<'_>) -> Result<EventStream, ProviderError> {
         let mut http = self.client.get()?.post(format!("{}/chat/completions", self.base_url));
         if let Some(key) = &self.api_key {
             http = http.bearer_auth(key);
@@ -38,9 +38,9 @@ impl Provider for OpenAiProvider {
     }
 }
 
-fn request_body(request: &ModelRequest) -> Value {
+fn request_body(request: &ModelRequest<'_>) -> Value {
     let mut messages = vec![json!({"role": "system", "content": request.system})];
-    for message in &request.messages {
+    for message in request.messages {
         append_message(&mut messages, message);
     }
     let mut body = json!({
@@ -239,20 +239,14 @@ mod tests {
 
     #[test]
     fn tool_results_become_tool_messages() {
-        let request = ModelRequest {
-            model: "m".into(),
-            system: "sys".into(),
-            max_tokens: 100,
-            tools: Vec::new(),
-            thought_level: None,
-            messages: vec![
-                Message { role: Role::Assistant, content: vec![Part::ToolUse { id: "c1".into(), name: "read".into(), input: json!({"path": "a"}) }] },
-                Message {
-                    role: Role::User,
-                    content: vec![Part::ToolResult { tool_use_id: "c1".into(), content: vec![ResultPart::Text { text: "body".into() }], is_error: false }],
-                },
-            ],
-        };
+        let messages = vec![
+            Message { role: Role::Assistant, content: vec![Part::ToolUse { id: "c1".into(), name: "read".into(), input: json!({"path": "a"}) }] },
+            Message {
+                role: Role::User,
+                content: vec![Part::ToolResult { tool_use_id: "c1".into(), content: vec![ResultPart::Text { text: "body".into() }], is_error: false }],
+            },
+        ];
+        let request = ModelRequest { model: "m", system: "sys", max_tokens: 100, tools: &[], thought_level: None, messages: &messages };
         let body = request_body(&request);
         assert_eq!(body["messages"][1]["tool_calls"][0]["function"]["arguments"], json!("{\"path\":\"a\"}"));
         assert_eq!(body["messages"][2], json!({"role": "tool", "tool_call_id": "c1", "content": "body"}));

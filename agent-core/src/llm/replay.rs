@@ -79,7 +79,7 @@ impl Provider for ReplayProvider {
         "replay"
     }
 
-    async fn stream(&self, _request: &ModelRequest) -> Result<EventStream, ProviderError> {
+    async fn stream(&self, _request: &ModelRequest<'_>) -> Result<EventStream, ProviderError> {
         let index = {
             let mut next = self.next.lock().map_err(|_| ProviderError::BadRequest { message: "replay state poisoned".into() })?;
             let index = *next;

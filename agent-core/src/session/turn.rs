@@ -45,9 +45,9 @@ impl Turn<'_> {
         for _ in 0..self.model.max_turn_requests {
             self.take_steering(history);
             let request = ModelRequest {
-                model: self.model.model.clone(),
-                system: self.system.to_owned(),
-                messages: history.clone(),
+                model: &self.model.model,
+                system: self.system,
+                messages: history,
                 tools: self.registry.specs(),
                 max_tokens: self.model.max_tokens,
                 thought_level: self.model.thought_level,
@@ -118,9 +118,9 @@ impl Turn<'_> {
         let mut messages = history.clone();
         messages.push(Message::user_text(COMPACT_REQUEST));
         let request = ModelRequest {
-            model: self.model.model.clone(),
-            system: self.system.to_owned(),
-            messages,
+            model: &self.model.model,
+            system: self.system,
+            messages: &messages,
             // The conversation holds tool calls; the model needs the tools to read it.
             tools: self.registry.specs(),
             max_tokens: self.model.max_tokens,
@@ -142,7 +142,7 @@ impl Turn<'_> {
 
     /// Streams one response, retrying the opening of the stream when that can help. Returns a
     /// response with `stop: None` when the user cancelled.
-    async fn stream_response(&self, request: &ModelRequest) -> Result<ModelResponse, ProviderError> {
+    async fn stream_response(&self, request: &ModelRequest<'_>) -> Result<ModelResponse, ProviderError> {
         let policy = RetryPolicy::default();
         let mut attempt = 1;
         loop {

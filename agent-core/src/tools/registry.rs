@@ -13,6 +13,8 @@ use crate::llm::ToolSpec;
 #[derive(Clone, Default)]
 pub struct Registry {
     tools: BTreeMap<&'static str, Arc<dyn DynTool>>,
+    /// The specs sent with every model request, derived once.
+    specs: Arc<[ToolSpec]>,
 }
 
 impl Registry {
@@ -36,13 +38,14 @@ impl Registry {
 
     pub fn add(&mut self, tool: Arc<dyn DynTool>) {
         self.tools.insert(tool.name(), tool);
+        self.specs = self.tools.values().map(|tool| tool.spec()).collect();
     }
 
     pub fn get(&self, name: &str) -> Option<Arc<dyn DynTool>> {
         self.tools.get(name).cloned()
     }
 
-    pub fn specs(&self) -> Vec<ToolSpec> {
-        self.tools.values().map(|tool| tool.spec()).collect()
+    pub fn specs(&self) -> &[ToolSpec] {
+        &self.specs
     }
 }
