@@ -116,11 +116,14 @@ async fn a_kill_mid_turn_leaves_earlier_events_readable() {
 #[tokio::test]
 async fn list_pages_with_a_cursor() {
     let sandbox = Sandbox::new();
-    let mock = MockLlm::start(Scenario::default()).await.unwrap();
+    let mock = MockLlm::start(Scenario { responses: (0..55).map(|_| Step::text("ok")).collect() }).await.unwrap();
     let mut agent = start(&sandbox, &mock).await;
     for _ in 0..55 {
-        agent.new_session(&sandbox.project_path()).await;
+        let session = agent.new_session(&sandbox.project_path()).await;
+        agent.prompt(&session, "hello", |_| "reject_once").await;
     }
+    // A session never prompted is not listed.
+    agent.new_session(&sandbox.project_path()).await;
     let (first, _) = call(&mut agent, "session/list", json!({})).await;
     assert_eq!(first["result"]["sessions"].as_array().unwrap().len(), 50);
     let cursor = first["result"]["nextCursor"].as_str().expect("a next page").to_owned();

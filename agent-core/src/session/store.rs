@@ -169,7 +169,8 @@ impl SessionStore {
         Ok(session)
     }
 
-    /// Every stored session, optionally only those of one directory, most recent first.
+    /// Every stored session that holds a conversation (a session never prompted has nothing to
+    /// go back to), optionally only those of one directory, most recent first.
     pub fn list(&self, cwd: Option<&Path>) -> Vec<SessionSummary> {
         let Ok(entries) = std::fs::read_dir(&self.dir) else { return Vec::new() };
         let mut sessions: Vec<SessionSummary> = entries
@@ -180,7 +181,7 @@ impl SessionStore {
                 let summary = summarize(&entry.path())?;
                 Some(SessionSummary { id, cwd: summary.0, title: summary.1, updated_at })
             })
-            .filter(|session| cwd.is_none_or(|cwd| session.cwd == cwd))
+            .filter(|session| session.title.is_some() && cwd.is_none_or(|cwd| session.cwd == cwd))
             .collect();
         sessions.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then_with(|| a.id.cmp(&b.id)));
         sessions
@@ -264,6 +265,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = SessionStore::new(dir.path().join("sessions"));
         let log = store.create("sess_a", Path::new("/p")).unwrap();
+        store.create("sess_empty", Path::new("/p")).unwrap();
         log.append(&Record::Title { title: "Fix the parser".into() });
         log.append(&Record::Message { message: Message::user_text("fix it") });
         log.append(&Record::Message { message: Message { role: Role::Assistant, content: vec![] } });
@@ -276,9 +278,9 @@ mod tests {
         assert_eq!(loaded.cwd, PathBuf::from("/p"));
         assert_eq!(loaded.title.as_deref(), Some("Fix the parser"));
         assert_eq!(loaded.messages().len(), 2);
-        store.create("sess_b", Path::new("/q")).unwrap();
+        store.create("sess_b", Path::new("/q")).unwrap().append(&Record::Title { title: "Other".into() });
         let all = store.list(None);
-        assert_eq!(all.len(), 2);
+        assert_eq!(all.len(), 2, "the session never prompted is not listed");
         let mine = store.list(Some(Path::new("/p")));
         assert_eq!((mine[0].id.as_str(), mine[0].title.as_deref()), ("sess_a", Some("Fix the parser")));
         store.delete("sess_a").unwrap();
