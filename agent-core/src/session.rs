@@ -65,6 +65,8 @@ pub struct SessionConfig {
     pub model: ModelSettings,
     /// The editor's buffers, when the front end offers them.
     pub editor: Option<Arc<dyn EditorFiles>>,
+    /// Questions to the user, when the front end can ask them.
+    pub ask_user: Option<Arc<dyn crate::tools::ask_user::AskUser>>,
     /// The web search service, if one is configured.
     pub search: Option<crate::config::SearchBackend>,
     pub rules: RuleSet,
@@ -92,6 +94,7 @@ impl SessionConfig {
             provider,
             model,
             editor: None,
+            ask_user: None,
             search: None,
             rules: RuleSet::default(),
             protected_paths: Vec::new(),
@@ -142,6 +145,7 @@ impl SessionConfig {
             provider,
             model,
             editor: None,
+            ask_user: None,
             search,
             sandbox,
             notice,
@@ -168,6 +172,7 @@ pub struct Session {
     registry: Registry,
     shells: Arc<BackgroundShells>,
     sandbox: Option<Arc<Sandbox>>,
+    ask_user: Option<Arc<dyn crate::tools::ask_user::AskUser>>,
     /// Said once, with the first prompt.
     notice: Mutex<Option<String>>,
     log: Option<Arc<SessionLog>>,
@@ -203,6 +208,7 @@ impl Session {
                 permissions
             },
             sandbox: config.sandbox,
+            ask_user: config.ask_user,
             notice: Mutex::new(config.notice),
             log: config.log,
             title: Mutex::new(config.title),
@@ -350,6 +356,7 @@ impl Session {
                     workspace: &self.workspace,
                     shells: &self.shells,
                     sandbox: &self.sandbox,
+                    ask_user: &self.ask_user,
                     events: &events,
                     cancel: &cancel,
                     log: self.log.as_deref(),

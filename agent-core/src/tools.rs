@@ -4,6 +4,7 @@
 //! read-only or concurrency-safe, a description of a call for the editor, and `run`. Tools never
 //! prompt and never emit events themselves: the turn's dispatch does that for every tool alike.
 
+pub mod ask_user;
 pub mod background;
 mod bash;
 mod edit;
@@ -41,6 +42,8 @@ pub struct ToolContext {
     pub shells: Arc<background::BackgroundShells>,
     /// Confines bash commands, when the sandbox is on.
     pub sandbox: Option<Arc<crate::sandbox::Sandbox>>,
+    /// Puts questions to the user, when the editor can.
+    pub ask_user: Option<Arc<dyn ask_user::AskUser>>,
 }
 
 impl ToolContext {
@@ -48,7 +51,7 @@ impl ToolContext {
     /// For running a tool directly (tests, benchmarks).
     pub fn standalone(workspace: Arc<Workspace>) -> Self {
         let cancel = CancellationToken::new();
-        Self { workspace, shells: Arc::new(background::BackgroundShells::new(cancel.clone())), cancel, sandbox: None }
+        Self { workspace, shells: Arc::new(background::BackgroundShells::new(cancel.clone())), cancel, sandbox: None, ask_user: None }
     }
 
     #[cfg(test)]

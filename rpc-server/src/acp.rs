@@ -5,6 +5,7 @@ mod commands;
 pub mod connection;
 mod editor_context;
 mod editor_files;
+mod elicitation;
 mod from_proto;
 mod lifecycle;
 mod modes;

@@ -149,6 +149,7 @@ function validator(pointer) {
 
 const ENVELOPE = { agent: "/anyOf/0", client: "/anyOf/1", protocol: "/anyOf/2" };
 const TURN_UPDATES = new Set([
+  "user_message_chunk",
   "agent_message_chunk",
   "agent_thought_chunk",
   "tool_call",
@@ -376,15 +377,24 @@ export class Harness {
   });
   #agentExit = "";
   #closing = false;
+  #agent;
+  /** Whether `root` was made by this harness (and is removed by `close()`). */
+  #ownsRoot = false;
 
   constructor() {
     this.#violated.catch(() => {}); // nobody may be waiting when it happens
   }
 
-  static async start({ scenario }) {
+  /**
+   * `root`: the directory of another harness, to run a second agent process on the same
+   * home, configuration and data (it stays owned, and is removed, by that harness).
+   * `settings`: written to the user's settings.json. `env`: overrides the agent's environment;
+   * a key set to `undefined` is removed.
+   */
+  static async start({ scenario, root, settings, env = {} }) {
     const h = new Harness();
     try {
-      await h.#start(scenario);
+      await h.#start(scenario, { root, settings, env });
     } catch (error) {
       await h.close();
       if (error instanceof Error) error.message += `\n${h.#stderrTail()}`;
@@ -393,14 +403,23 @@ export class Harness {
     return h;
   }
 
-  async #start(scenario) {
+  async #start(scenario, { root, settings, env }) {
     const larik = binary("LARIK_BIN", "larik");
     const mockLlm = binary("LARIK_MOCK_LLM_BIN", "larik-mock-llm");
 
-    this.root = realpathSync(mkdtempSync(join(tmpdir(), "larik-acp-sdk-")));
+    if (root) {
+      this.root = root;
+    } else {
+      this.root = realpathSync(mkdtempSync(join(tmpdir(), "larik-acp-sdk-")));
+      this.#ownsRoot = true;
+      for (const dir of ["project", "home", "config", "data", "state", "cache"]) mkdirSync(join(this.root, dir));
+    }
     this.projectDir = join(this.root, "project");
-    for (const dir of ["project", "home", "config", "data", "state", "cache"]) mkdirSync(join(this.root, dir));
-    const scenarioFile = join(this.root, "scenario.json");
+    if (settings) {
+      mkdirSync(join(this.root, "config", "larik"), { recursive: true });
+      writeFileSync(join(this.root, "config", "larik", "settings.json"), JSON.stringify(settings));
+    }
+    const scenarioFile = join(mkdtempSync(join(this.root, "mock-")), "scenario.json");
     writeFileSync(scenarioFile, JSON.stringify(scenario));
 
     // Mock model: its first stdout line announces where it listens.
@@ -428,25 +447,23 @@ export class Harness {
     this.mockUrl = announced.url;
 
     // The agent, with a private home and configuration.
-    const agent = track(
-      spawn(larik, ["acp"], {
-        cwd: this.projectDir,
-        env: {
-          PATH: process.env.PATH ?? "",
-          HOME: join(this.root, "home"),
-          XDG_CONFIG_HOME: join(this.root, "config"),
-          XDG_DATA_HOME: join(this.root, "data"),
-          XDG_STATE_HOME: join(this.root, "state"),
-          XDG_CACHE_HOME: join(this.root, "cache"),
-          ANTHROPIC_BASE_URL: this.mockUrl,
-          ANTHROPIC_API_KEY: "test-key",
-          LARIK_MODEL: "claude-mock",
-          RUST_BACKTRACE: "1",
-          ...(process.env.LARIK_LOG ? { LARIK_LOG: process.env.LARIK_LOG } : {}),
-        },
-        stdio: ["pipe", "pipe", "pipe"],
-      }),
-    );
+    const agentEnv = {
+      PATH: process.env.PATH ?? "",
+      HOME: join(this.root, "home"),
+      XDG_CONFIG_HOME: join(this.root, "config"),
+      XDG_DATA_HOME: join(this.root, "data"),
+      XDG_STATE_HOME: join(this.root, "state"),
+      XDG_CACHE_HOME: join(this.root, "cache"),
+      ANTHROPIC_BASE_URL: this.mockUrl,
+      ANTHROPIC_API_KEY: "test-key",
+      LARIK_MODEL: "claude-mock",
+      RUST_BACKTRACE: "1",
+      ...(process.env.LARIK_LOG ? { LARIK_LOG: process.env.LARIK_LOG } : {}),
+      ...env,
+    };
+    for (const [key, value] of Object.entries(agentEnv)) if (value === undefined) delete agentEnv[key];
+    const agent = track(spawn(larik, ["acp"], { cwd: this.projectDir, env: agentEnv, stdio: ["pipe", "pipe", "pipe"] }));
+    this.#agent = agent;
     this.#children.push(agent);
     agent.once("exit", (code, signal) => {
       if (!this.#closing) this.#agentExit = `larik exited on its own (${code ?? signal})`;
@@ -552,6 +569,19 @@ export class Harness {
     );
   }
 
+  /**
+   * Closes the agent's stdin, as an editor does when it quits, and waits for the agent to exit
+   * on its own; returns its exit code (null if a signal ended it).
+   */
+  async endInput() {
+    const agent = this.#agent;
+    this.#closing = true;
+    const exited = agent.exitCode !== null || agent.signalCode !== null ? Promise.resolve() : once(agent, "exit");
+    agent.stdin.end();
+    await this.wait(exited, "larik to exit after its stdin was closed");
+    return agent.exitCode;
+  }
+
   /** Request bodies the mock model has received, in order. */
   async modelRequests() {
     const res = await this.wait(fetch(`${this.mockUrl}/requests`), "GET /requests on the mock model");
@@ -580,16 +610,16 @@ export class Harness {
     this.#closing = true;
     this.connection?.close();
     await Promise.all(this.#children.map(stop));
-    if (this.root && !process.env.LARIK_KEEP_TMP) rmSync(this.root, { recursive: true, force: true });
+    if (this.root && this.#ownsRoot && !process.env.LARIK_KEEP_TMP) rmSync(this.root, { recursive: true, force: true });
   }
 }
 
 /**
  * Runs `body(h)` against a fresh agent, then cleans up and fails on any protocol violation
- * seen on the connection, also when the body itself passed.
+ * seen on the connection, also when the body itself passed. `options` go to `Harness.start`.
  */
-export async function withAgent(t, scenario, body) {
-  const h = await Harness.start({ scenario });
+export async function withAgent(t, scenario, body, options = {}) {
+  const h = await Harness.start({ ...options, scenario });
   t.after(() => h.close()); // safety net if the test times out
   try {
     await body(h);

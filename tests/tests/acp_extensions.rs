@@ -274,3 +274,25 @@ async fn steering_reaches_the_running_turn() {
     let second = mock.requests()[1]["messages"].to_string();
     assert!(second.contains("<user-interjection>also check b.txt</user-interjection>"), "{second}");
 }
+
+#[tokio::test]
+async fn questions_use_a_form_where_the_client_has_one_and_the_reply_otherwise() {
+    let ask = || Step::tool("t1", "ask_user", json!({"question": "Tabs or spaces?", "choices": ["tabs", "spaces"]}));
+    let (_sandbox, mock, mut agent, session) = start(vec![ask(), Step::text("Tabs it is.")], json!({"elicitation": {"form": {}}})).await;
+    let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "format it"}]})).await;
+    let form = loop {
+        let message = agent.next().await;
+        if message["method"] == "elicitation/create" {
+            break message;
+        }
+    };
+    assert_eq!(form["params"]["message"], "Tabs or spaces?");
+    assert_eq!(form["params"]["requestedSchema"]["properties"]["answer"]["enum"], json!(["tabs", "spaces"]));
+    agent.reply(&form, json!({"action": "accept", "content": {"answer": "tabs"}})).await;
+    agent.response(id).await;
+    assert_eq!(last_tool_result_text(&mock.requests()[1]), "The user answered: tabs");
+
+    let (_sandbox, mock, mut agent, session) = start(vec![ask(), Step::text("Which do you prefer?")], json!({})).await;
+    agent.prompt(&session, "format it", |_| "reject_once").await;
+    assert!(last_tool_result_text(&mock.requests()[1]).contains("Ask the user in your reply"));
+}

@@ -26,6 +26,7 @@ pub(super) struct Dispatch<'a> {
     pub workspace: &'a Arc<Workspace>,
     pub shells: &'a Arc<BackgroundShells>,
     pub sandbox: &'a Option<Arc<crate::sandbox::Sandbox>>,
+    pub ask_user: &'a Option<Arc<dyn crate::tools::ask_user::AskUser>>,
     pub events: &'a mpsc::Sender<AgentEvent>,
     pub cancel: &'a CancellationToken,
     pub log: Option<&'a SessionLog>,
@@ -103,7 +104,13 @@ impl Dispatch<'_> {
     }
 
     fn context(&self) -> ToolContext {
-        ToolContext { workspace: Arc::clone(self.workspace), cancel: self.cancel.child_token(), shells: Arc::clone(self.shells), sandbox: self.sandbox.clone() }
+        ToolContext {
+            workspace: Arc::clone(self.workspace),
+            cancel: self.cancel.child_token(),
+            shells: Arc::clone(self.shells),
+            sandbox: self.sandbox.clone(),
+            ask_user: self.ask_user.clone(),
+        }
     }
 
     /// Announces the call and decides whether it may run; the error is the result for the model.
@@ -379,7 +386,7 @@ mod tests {
         let shells = Arc::new(BackgroundShells::new(cancel.clone()));
         let (events, mut received) = mpsc::channel(256);
         tokio::spawn(async move { while received.recv().await.is_some() {} });
-        let dispatch = Dispatch { registry: &registry, permissions: &permissions, workspace: &workspace, shells: &shells, sandbox: &None, events: &events, cancel: &cancel, log: None };
+        let dispatch = Dispatch { registry: &registry, permissions: &permissions, workspace: &workspace, shells: &shells, sandbox: &None, ask_user: &None, events: &events, cancel: &cancel, log: None };
         let calls = vec![
             call("1", "parallel", "a", Some("first")),
             call("2", "parallel", "b", Some("first")),

@@ -28,6 +28,7 @@ impl Registry {
         registry.add(Arc::new(Grep));
         registry.add(Arc::new(Glob));
         registry.add(Arc::new(Todo));
+        registry.add(Arc::new(super::ask_user::AskUserTool));
         registry.add(Arc::new(WebFetch::default()));
         registry.add(Arc::new(WebSearch { backend: search }));
         registry.add(Arc::new(Bash));

@@ -14,6 +14,7 @@ use larik_protocol::acp;
 use super::agent::{AcpAgent, SessionEntry, notify, unique_suffix};
 use super::connection::{Peer, RpcError};
 use super::editor_files::ClientFiles;
+use super::elicitation::FormQuestions;
 use super::{modes, to_proto};
 
 /// Sessions per page of `session/list`.
@@ -28,6 +29,9 @@ impl AcpAgent {
         let (mut config, model) = SessionConfig::from_settings(cwd.to_path_buf(), &self.env, std::env::current_exe().ok())
             .map_err(|error| RpcError::new(RpcError::INVALID_PARAMS, error.to_string()))?;
         let client = self.client_capabilities();
+        if client.elicitation.as_ref().is_some_and(|elicitation| elicitation.form.is_some()) {
+            config.ask_user = Some(Arc::new(FormQuestions { peer: peer.clone(), session_id: id.clone() }));
+        }
         if client.fs.read_text_file || client.fs.write_text_file {
             config.editor = Some(Arc::new(ClientFiles { peer: peer.clone(), session_id: id.clone(), read: client.fs.read_text_file, write: client.fs.write_text_file }));
         }
