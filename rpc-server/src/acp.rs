@@ -21,7 +21,15 @@ pub use agent::AcpAgent;
 pub async fn serve_stdio(env: HashMap<String, String>) -> anyhow::Result<()> {
     let agent = Arc::new(AcpAgent::new(env));
     let input = tokio::io::BufReader::new(tokio::io::stdin());
-    connection::run(input, tokio::io::stdout(), Arc::clone(&agent)).await;
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    tokio::select! {
+        () = connection::run(input, tokio::io::stdout(), Arc::clone(&agent)) => {}
+        // Killed politely: what runs is cancelled and its process groups killed, as on end of input.
+        _ = terminate.recv() => {
+            agent.shutdown();
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    }
     // Sessions end with the connection: their background shells die with them.
     agent.shutdown();
     Ok(())

@@ -185,3 +185,21 @@ async fn closing_stdin_ends_the_process_even_with_sessions_that_use_the_editors_
     agent.close_stdin();
     assert!(agent.wait_exit().await.success());
 }
+
+#[tokio::test]
+async fn sigterm_ends_running_commands_too() {
+    let sandbox = Sandbox::new();
+    let marker = sandbox.project_path().join("survived");
+    let command = format!("sleep 3; touch {}", marker.display());
+    let mock = MockLlm::start(Scenario { responses: vec![Step::tool("toolu_b", "bash", json!({"command": command}))] }).await.unwrap();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize().await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "run"}]})).await;
+    agent.until_tool_runs().await;
+    let pid = agent.child.id().unwrap().to_string();
+    assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    agent.wait_exit().await;
+    tokio::time::sleep(std::time::Duration::from_secs(4)).await;
+    assert!(!marker.exists(), "the command died with the agent");
+}

@@ -115,8 +115,29 @@ struct AnthropicParser {
     finished: bool,
 }
 
+/// The most frequent frame, a text delta, read without building a JSON tree.
+#[derive(serde::Deserialize)]
+struct TextDeltaFrame<'a> {
+    #[serde(borrow)]
+    delta: TextDelta<'a>,
+}
+
+#[derive(serde::Deserialize)]
+struct TextDelta<'a> {
+    #[serde(rename = "type")]
+    kind: &'a str,
+    #[serde(borrow)]
+    text: Option<std::borrow::Cow<'a, str>>,
+}
+
 impl FrameParser for AnthropicParser {
     fn frame(&mut self, frame: Sse) -> Result<Vec<StreamEvent>, ProviderError> {
+        if frame.event.as_deref() == Some("content_block_delta")
+            && let Some(data) = frame.data.as_deref()
+            && let Ok(TextDeltaFrame { delta: TextDelta { kind: "text_delta", text: Some(text) } }) = serde_json::from_str::<TextDeltaFrame<'_>>(data)
+        {
+            return Ok(vec![StreamEvent::TextDelta(text.into_owned())]);
+        }
         let Some(data) = frame_json(&frame)? else { return Ok(Vec::new()) };
         let kind = data.get("type").and_then(Value::as_str).unwrap_or_default();
         let index = data.get("index").and_then(Value::as_u64).unwrap_or_default();
@@ -268,6 +289,15 @@ mod tests {
         let mut parser = AnthropicParser::default();
         let _ = parser.frame(frame(json!({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"par"}})));
         assert!(matches!(parser.finish(), Err(ProviderError::StreamBroken { .. })));
+    }
+
+    #[test]
+    fn text_deltas_take_the_quick_path_with_escapes_intact() {
+        let mut parser = AnthropicParser::default();
+        let frame = Sse::default().event("content_block_delta").data(r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"say \"hi\"\n"}}"#);
+        assert_eq!(parser.frame(frame).unwrap(), vec![StreamEvent::TextDelta("say \"hi\"\n".into())]);
+        let thinking = Sse::default().event("content_block_delta").data(r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hmm"}}"#);
+        assert_eq!(parser.frame(thinking).unwrap(), vec![StreamEvent::ThinkingDelta("hmm".into())]);
     }
 
     #[test]
