@@ -24,7 +24,10 @@ fn tool_results(request: &Value) -> Vec<Value> {
 
 #[tokio::test]
 async fn a_text_turn_streams_and_ends() {
-    let (sandbox, mock, mut agent, session) = start(vec![Step::text("Hello from the model, streamed in pieces.")]).await;
+    // Pieces that arrive apart are shown apart; pieces that arrive together may be merged.
+    let mut step = Step::text("Hello from the model, streamed in pieces.");
+    step.chunk_delay_ms = 20;
+    let (sandbox, mock, mut agent, session) = start(vec![step]).await;
     std::fs::write(sandbox.project.path().join("AGENTS.md"), "Always answer in English.\n").unwrap();
     let (response, updates) = agent.prompt(&session, "Say hello", |_| "reject_once").await;
     assert_eq!(response["result"]["stopReason"], "end_turn");

@@ -53,10 +53,9 @@ async fn malformed_input_gets_errors_and_the_server_stays_up() {
     assert!(agent.wait_exit().await.success());
 }
 
-#[tokio::test]
-async fn closing_stdin_cancels_running_work_and_exits_zero() {
+/// An agent in the middle of a bash command that would leave a marker file after 3 s.
+async fn agent_running_a_command() -> (Sandbox, MockLlm, Agent, std::path::PathBuf) {
     let sandbox = Sandbox::new();
-    std::fs::create_dir_all(sandbox.project.path().join(".larik")).unwrap();
     let marker = sandbox.project_path().join("survived");
     let command = format!("sleep 3; touch {}", marker.display());
     let mock = MockLlm::start(Scenario { responses: vec![Step::tool("toolu_b", "bash", json!({"command": command}))] }).await.unwrap();
@@ -65,6 +64,12 @@ async fn closing_stdin_cancels_running_work_and_exits_zero() {
     let session = agent.new_session(&sandbox.project_path()).await;
     agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "run"}]})).await;
     agent.until_tool_runs().await;
+    (sandbox, mock, agent, marker)
+}
+
+#[tokio::test]
+async fn closing_stdin_cancels_running_work_and_exits_zero() {
+    let (_sandbox, _mock, mut agent, marker) = agent_running_a_command().await;
     agent.close_stdin();
     let status = agent.wait_exit().await;
     assert!(status.success(), "{status:?}");
@@ -188,15 +193,7 @@ async fn closing_stdin_ends_the_process_even_with_sessions_that_use_the_editors_
 
 #[tokio::test]
 async fn sigterm_ends_running_commands_too() {
-    let sandbox = Sandbox::new();
-    let marker = sandbox.project_path().join("survived");
-    let command = format!("sleep 3; touch {}", marker.display());
-    let mock = MockLlm::start(Scenario { responses: vec![Step::tool("toolu_b", "bash", json!({"command": command}))] }).await.unwrap();
-    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
-    agent.initialize().await;
-    let session = agent.new_session(&sandbox.project_path()).await;
-    agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "run"}]})).await;
-    agent.until_tool_runs().await;
+    let (_sandbox, _mock, mut agent, marker) = agent_running_a_command().await;
     let pid = agent.child.id().unwrap().to_string();
     assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
     agent.wait_exit().await;
