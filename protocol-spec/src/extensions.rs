@@ -69,6 +69,35 @@ impl Default for AgentExtensions {
     }
 }
 
+/// Params of `_session/steering`, the de-facto extension other agents' adapters share: words for
+/// the running turn. `prompt` is text or ACP content blocks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SteeringRequest {
+    pub session_id: String,
+    pub prompt: serde_json::Value,
+}
+
+impl SteeringRequest {
+    /// The prompt as text: a string, or the text of content blocks.
+    pub fn text(&self) -> String {
+        match &self.prompt {
+            serde_json::Value::String(text) => text.clone(),
+            blocks => blocks.as_array().into_iter().flatten().filter_map(|block| block["text"].as_str()).collect::<Vec<_>>().join("\n"),
+        }
+    }
+}
+
+/// The answer to `_session/steering`: `injected` into the running turn, or `promptRequired` when
+/// none runs (send it as a prompt).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SteeringResponse {
+    pub outcome: String,
+}
+
+pub const STEERING_METHOD: &str = "_session/steering";
+
 /// Params of `_larik/editor_context`: what the user is looking at. The latest one wins and is
 /// added to the session's next prompt.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

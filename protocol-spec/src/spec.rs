@@ -38,6 +38,8 @@ macro_rules! method {
 
 pub const METHODS: &[Method] = &[
     method!("initialize", ClientToAgent, "InitializeRequest", Some("InitializeResponse"), "Negotiates the protocol version (always 1) and capabilities; Larik's extensions are advertised in `agentCapabilities._meta.larik`.", "-32602 malformed params", r#"{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true}},"clientInfo":{"name":"zed","version":"1.0"}}"#),
+    method!("authenticate", ClientToAgent, "AuthenticateRequest", Some("AuthenticateResponse"), "The one method, `api-key`, succeeds when a key (or a local OpenAI-compatible server) is configured in the environment or settings, and ends a `logout`.", "-32000 no credentials configured; -32602 unknown method id", r#"{"methodId":"api-key"}"#),
+    method!("logout", ClientToAgent, "LogoutRequest", Some("LogoutResponse"), "Stops using the configured credentials in this connection until `authenticate`; prompts answer -32000 meanwhile. Keys stay where the user keeps them.", "none", r#"{}"#),
     method!("session/new", ClientToAgent, "NewSessionRequest", Some("NewSessionResponse"), "Opens a session in `cwd`; the answer carries the modes and config options (mode, model).", "-32602 cwd not absolute or not a directory, or unreadable settings", r#"{"cwd":"/home/me/project","mcpServers":[]}"#),
     method!("session/load", ClientToAgent, "LoadSessionRequest", Some("LoadSessionResponse"), "Reopens a saved session and replays its whole history as `session/update`s before answering; tool outputs in the replay are bounded.", "-32002 unknown session", r#"{"sessionId":"sess_1","cwd":"/home/me/project","mcpServers":[]}"#),
     method!("session/resume", ClientToAgent, "ResumeSessionRequest", Some("ResumeSessionResponse"), "Reopens a saved session without replaying it.", "-32002 unknown session", r#"{"sessionId":"sess_1","cwd":"/home/me/project"}"#),
@@ -49,9 +51,11 @@ pub const METHODS: &[Method] = &[
     method!("session/set_mode", ClientToAgent, "SetSessionModeRequest", Some("SetSessionModeResponse"), "Switches mode (default, accept-edits, plan, yolo); sends `current_mode_update` and `config_option_update`.", "-32602 unknown mode; -32002 unknown session", r#"{"sessionId":"sess_1","modeId":"plan"}"#),
     method!("session/set_config_option", ClientToAgent, "SetSessionConfigOptionRequest", Some("SetSessionConfigOptionResponse"), "Sets `mode` or `model` (one of the configured models); answers with the complete option list.", "-32602 unknown option or value; -32000 no model configured", r#"{"sessionId":"sess_1","configId":"model","value":"claude-sonnet-4-5"}"#),
     method!("$/cancel_request", ClientToAgent, "CancelRequestNotification", None, "Cancels a request in flight; a cancelled `session/prompt` answers `cancelled`.", "none (a notification)", r#"{"requestId":7}"#),
+    method!("_session/steering", ClientToAgent, "SteeringRequest", Some("SteeringResponse"), "Words for the running turn, added before its next model request (`injected`); `promptRequired` when no turn runs. Advertised in the initialize result's `_meta.steering.supported`.", "-32002 unknown session", r#"{"sessionId":"sess_1","prompt":"also update the changelog"}"#),
     method!("_larik/editor_context", ClientToAgent, "EditorContext", None, "What the user is looking at (active file, selection, open files, diagnostics); added to the session's next prompt.", "none (a notification)", r#"{"sessionId":"sess_1","activeFile":"/home/me/project/src/main.rs","selection":{"path":"/home/me/project/src/main.rs","startLine":3,"endLine":4,"text":"let x = 1;"}}"#),
     method!("session/update", AgentToClient, "SessionNotification", None, "Streams a turn: agent_message_chunk, agent_thought_chunk, tool_call, tool_call_update (diff content for edits, command output for bash, locations), plan, usage_update, current_mode_update, config_option_update, session_info_update, user_message_chunk (replay), notice (to clients with `session.notices`).", "none (a notification)", r#"{"sessionId":"sess_1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Looking at the test"}}}"#),
     method!("session/request_permission", AgentToClient, "RequestPermissionRequest", Some("RequestPermissionResponse"), "Asks before a call that needs approval; options allow_once, allow_always, reject_once. `_meta.larik.hunks` carries the change split into hunks for clients with hunk review; the answer may carry `_meta.larik.feedback` and `_meta.larik.acceptedHunks`.", "an error answer counts as a rejection", r#"{"sessionId":"sess_1","toolCall":{"toolCallId":"toolu_1","title":"Edit src/lib.rs","kind":"edit","status":"pending"},"options":[{"optionId":"allow_once","name":"Allow once","kind":"allow_once"},{"optionId":"allow_always","name":"Always allow edit in this session","kind":"allow_always"},{"optionId":"reject_once","name":"Reject","kind":"reject_once"}]}"#),
+    method!("elicitation/create", AgentToClient, "CreateElicitationRequest", Some("CreateElicitationResponse"), "A question for the user (the `ask_user` tool) as a form with one `answer` field, to clients that advertise `elicitation.form`.", "an error or a declined form tells the model the user did not answer", r#"{"sessionId":"sess_1","mode":"form","message":"Tabs or spaces?","requestedSchema":{"type":"object","properties":{"answer":{"type":"string","title":"Answer","enum":["tabs","spaces"]}},"required":["answer"]}}"#),
     method!("fs/read_text_file", AgentToClient, "ReadTextFileRequest", Some("ReadTextFileResponse"), "Reads a file through the editor (unsaved buffers), when the client advertises `fs.readTextFile`.", "an error is reported to the model as a failed read", r#"{"sessionId":"sess_1","path":"/home/me/project/src/lib.rs"}"#),
     method!("fs/write_text_file", AgentToClient, "WriteTextFileRequest", Some("WriteTextFileResponse"), "Writes an approved change through the editor (undo history), when the client advertises `fs.writeTextFile`. Larik's own checks (project bounds, freshness) still apply first.", "an error is reported to the model as a failed write", r#"{"sessionId":"sess_1","path":"/home/me/project/src/lib.rs","content":"fn main() {}\n"}"#),
 ];
@@ -91,6 +95,8 @@ fn acp_schema() -> String {
         acp::SetSessionConfigOptionRequest, acp::SetSessionConfigOptionResponse, acp::CancelRequestNotification,
         acp::SessionNotification, acp::RequestPermissionRequest, acp::RequestPermissionResponse,
         acp::ReadTextFileRequest, acp::ReadTextFileResponse, acp::WriteTextFileRequest, acp::WriteTextFileResponse,
+        acp::AuthenticateRequest, acp::AuthenticateResponse, acp::LogoutRequest, acp::LogoutResponse,
+        acp::CreateElicitationRequest, acp::CreateElicitationResponse,
     );
     document("The ACP v1 messages Larik sends and accepts", generator)
 }
@@ -102,11 +108,13 @@ fn extension_schema() -> String {
     let _ = generator.subschema_for::<extensions::PermissionResponseMeta>();
     let _ = generator.subschema_for::<extensions::ToolCallMeta>();
     let _ = generator.subschema_for::<extensions::EditorContext>();
+    let _ = generator.subschema_for::<extensions::SteeringRequest>();
+    let _ = generator.subschema_for::<extensions::SteeringResponse>();
     document("Larik's extensions to ACP v1", generator)
 }
 
 fn is_extension(type_name: &str) -> bool {
-    matches!(type_name, "EditorContext" | "AgentExtensions" | "ClientExtensions" | "PermissionResponseMeta" | "ToolCallMeta")
+    matches!(type_name, "EditorContext" | "AgentExtensions" | "ClientExtensions" | "PermissionResponseMeta" | "ToolCallMeta" | "SteeringRequest" | "SteeringResponse")
 }
 
 fn reference() -> String {
@@ -157,6 +165,10 @@ pub fn check_examples() -> Result<(), String> {
         let value: Value = serde_json::from_str(method.example).map_err(|error| format!("{}: {error}", method.name))?;
         let checked = match method.params {
             "InitializeRequest" => parse::<acp::InitializeRequest>(value),
+            "AuthenticateRequest" => parse::<acp::AuthenticateRequest>(value),
+            "LogoutRequest" => parse::<acp::LogoutRequest>(value),
+            "SteeringRequest" => parse::<extensions::SteeringRequest>(value),
+            "CreateElicitationRequest" => parse::<acp::CreateElicitationRequest>(value),
             "NewSessionRequest" => parse::<acp::NewSessionRequest>(value),
             "LoadSessionRequest" => parse::<acp::LoadSessionRequest>(value),
             "ResumeSessionRequest" => parse::<acp::ResumeSessionRequest>(value),

@@ -296,3 +296,18 @@ async fn questions_use_a_form_where_the_client_has_one_and_the_reply_otherwise()
     agent.prompt(&session, "format it", |_| "reject_once").await;
     assert!(last_tool_result_text(&mock.requests()[1]).contains("Ask the user in your reply"));
 }
+
+#[tokio::test]
+async fn logout_stops_using_the_key_until_authenticate() {
+    let (_sandbox, mock, mut agent, session) = start(vec![Step::text("signed in")], json!({})).await;
+    let id = agent.request("logout", json!({})).await;
+    assert!(agent.response(id).await.0["result"].is_object());
+    let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "hi"}]})).await;
+    assert_eq!(agent.response(id).await.0["error"]["code"], -32000);
+    assert!(mock.requests().is_empty(), "no model call while signed out");
+    let id = agent.request("authenticate", json!({"methodId": "api-key"})).await;
+    assert!(agent.response(id).await.0["result"].is_object());
+    let (response, updates) = agent.prompt(&session, "hi", |_| "reject_once").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn");
+    assert_eq!(message_text(&updates), "signed in");
+}

@@ -13,7 +13,7 @@ use larik_core::permission::Mode;
 use larik_core::session::store::SessionStore;
 use larik_core::session::{ModelSettings, Session, StopReason, TurnError};
 use larik_protocol::acp;
-use larik_protocol::extensions::{AgentExtensions, ClientExtensions, EDITOR_CONTEXT_METHOD, EditorContext, META_KEY};
+use larik_protocol::extensions::{AgentExtensions, ClientExtensions, EDITOR_CONTEXT_METHOD, EditorContext, META_KEY, STEERING_METHOD, SteeringRequest, SteeringResponse};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio::sync::mpsc;
@@ -39,12 +39,21 @@ pub struct AcpAgent {
     pub(super) next_session: AtomicU64,
     /// Where sessions are saved; `None` when there is no home or data directory.
     pub(super) store: Option<SessionStore>,
+    /// After `logout`, no session uses the configured credentials until `authenticate`.
+    pub(super) signed_out: std::sync::atomic::AtomicBool,
 }
 
 impl AcpAgent {
     pub fn new(env: HashMap<String, String>) -> Self {
         let store = SessionStore::from_env(&env);
-        Self { env, sessions: Mutex::new(HashMap::new()), client: Mutex::new(acp::ClientCapabilities::default()), next_session: AtomicU64::new(1), store }
+        Self {
+            env,
+            sessions: Mutex::new(HashMap::new()),
+            client: Mutex::new(acp::ClientCapabilities::default()),
+            next_session: AtomicU64::new(1),
+            store,
+            signed_out: std::sync::atomic::AtomicBool::new(false),
+        }
     }
 
     /// Ends every session: running turns are cancelled and their children killed.
@@ -82,6 +91,7 @@ impl AcpAgent {
         meta.insert(META_KEY.into(), serde_json::to_value(AgentExtensions::default()).unwrap_or_default());
         let mut capabilities = acp::AgentCapabilities::new()
             .prompt_capabilities(acp::PromptCapabilities::new().image(true).embedded_context(true))
+            .auth(acp::AgentAuthCapabilities::new().logout(acp::LogoutCapabilities::new()))
             .meta(meta);
         // Sessions persist only where there is somewhere to keep them.
         if self.store.is_some() {
@@ -165,9 +175,36 @@ impl AcpAgent {
         let cwd = std::env::current_dir().unwrap_or_default();
         let settings = larik_core::config::load_settings(&cwd, &self.env).map_err(|error| RpcError::new(RpcError::AUTH_REQUIRED, error.to_string()))?;
         let model = larik_core::config::resolve_model(&settings, &self.env).map_err(|error| RpcError::new(RpcError::AUTH_REQUIRED, format!("Authentication required: {error}")))?;
-        match model.build_provider() {
-            Ok(_) => Ok(acp::AuthenticateResponse::new()),
-            Err(error) => Err(RpcError::new(RpcError::AUTH_REQUIRED, format!("Authentication required: {error}"))),
+        model.build_provider().map_err(|error| RpcError::new(RpcError::AUTH_REQUIRED, format!("Authentication required: {error}")))?;
+        // Signed back in: every open session gets its model back.
+        if self.signed_out.swap(false, std::sync::atomic::Ordering::Relaxed) {
+            self.for_each_session(|entry| {
+                if let Some(model) = entry.model.lock().ok().and_then(|model| model.clone()) {
+                    entry.session.set_model(model.build_provider(), ModelSettings::from(&model));
+                }
+            });
+        }
+        Ok(acp::AuthenticateResponse::new())
+    }
+
+    /// Stops using the configured credentials in this connection until `authenticate`: open
+    /// sessions answer prompts with "authentication required". Keys stay where the user put them.
+    fn logout(&self) -> acp::LogoutResponse {
+        self.signed_out.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.for_each_session(|entry| {
+            let signed_out = Err(ProviderError::Auth { message: "signed out; authenticate to continue".into() });
+            let settings = entry.model.lock().ok().and_then(|model| model.as_ref().map(ModelSettings::from));
+            if let Some(settings) = settings {
+                entry.session.set_model(signed_out, settings);
+            }
+        });
+        acp::LogoutResponse::new()
+    }
+
+    fn for_each_session(&self, mut action: impl FnMut(&SessionEntry)) {
+        let entries: Vec<Arc<SessionEntry>> = self.sessions.lock().map(|sessions| sessions.values().cloned().collect()).unwrap_or_default();
+        for entry in &entries {
+            action(entry);
         }
     }
 
@@ -265,11 +302,12 @@ impl Handler for AcpAgent {
             }
             "session/set_config_option" => respond(self.set_config_option(&peer, parse(params)?).await?),
             "authenticate" => respond(self.authenticate(parse(params)?)?),
+            "logout" => respond(self.logout()),
             STEERING_METHOD => {
-                let steering: Steering = parse(params)?;
+                let steering: SteeringRequest = parse(params)?;
                 let entry = self.entry(&acp::SessionId::new(steering.session_id.clone()))?;
                 let outcome = if entry.session.steer(steering.text()) { "injected" } else { "promptRequired" };
-                Ok(serde_json::json!({"outcome": outcome}))
+                respond(SteeringResponse { outcome: outcome.into() })
             }
             _ => Err(RpcError::method_not_found(&method)),
         }
@@ -312,26 +350,6 @@ impl Handler for AcpAgent {
 pub(super) async fn notify(peer: &Peer, session_id: &acp::SessionId, update: acp::SessionUpdate) {
     let notification = acp::SessionNotification::new(session_id.clone(), update);
     peer.notify("session/update", serde_json::to_value(notification).unwrap_or_default()).await;
-}
-
-/// `_session/steering`: words for the running turn, as Claude's and Codex's adapters take them.
-const STEERING_METHOD: &str = "_session/steering";
-
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Steering {
-    session_id: String,
-    prompt: Value,
-}
-
-impl Steering {
-    /// The prompt as text: a string, or the text of content blocks.
-    fn text(&self) -> String {
-        match &self.prompt {
-            Value::String(text) => text.clone(),
-            blocks => blocks.as_array().into_iter().flatten().filter_map(|block| block["text"].as_str()).collect::<Vec<_>>().join("\n"),
-        }
-    }
 }
 
 /// What the client can show beyond plain ACP v1.

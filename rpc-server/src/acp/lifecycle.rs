@@ -28,6 +28,9 @@ impl AcpAgent {
         }
         let (mut config, model) = SessionConfig::from_settings(cwd.to_path_buf(), &self.env, std::env::current_exe().ok())
             .map_err(|error| RpcError::new(RpcError::INVALID_PARAMS, error.to_string()))?;
+        if self.signed_out.load(std::sync::atomic::Ordering::Relaxed) {
+            config.provider = Err(larik_core::llm::ProviderError::Auth { message: "signed out; authenticate to continue".into() });
+        }
         let client = self.client_capabilities();
         if client.elicitation.as_ref().is_some_and(|elicitation| elicitation.form.is_some()) {
             config.ask_user = Some(Arc::new(FormQuestions { peer: peer.clone(), session_id: id.clone() }));
