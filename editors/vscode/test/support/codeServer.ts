@@ -4,8 +4,8 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { join } from "node:path";
-import { EXTENSION_ROOT, waitFor, withTimeout } from "./agent";
+import { dirname, join } from "node:path";
+import { EXTENSION_ROOT, larikBinary, waitFor, withTimeout } from "./agent";
 
 export const CODE_SERVER_ENTRY = join(EXTENSION_ROOT, ".cache", "code-server", "node_modules", "code-server", "out", "node", "entry.js");
 
@@ -65,7 +65,10 @@ export class CodeServer {
         2,
       ),
     );
-    const env = { PATH: process.env.PATH ?? "", HOME: home, XDG_CONFIG_HOME: join(home, ".config"), XDG_DATA_HOME: join(home, ".local", "share") };
+    // The agent is also on PATH, as a user's install would be: right after a window reload the
+    // extension host can read its settings late, and then starts `larik` by name.
+    const agentDir = dirname(larikBinary());
+    const env = { PATH: `${agentDir}:${process.env.PATH ?? ""}`, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), XDG_DATA_HOME: join(home, ".local", "share") };
     const base = ["--user-data-dir", userDataDir, "--extensions-dir", extensionsDir];
     const install = spawnSync(process.execPath, [CODE_SERVER_ENTRY, ...base, "--install-extension", options.vsix], { env, encoding: "utf8", timeout: 60_000 });
     if (install.status !== 0) throw new Error(`installing the .vsix failed:\n${install.stdout}\n${install.stderr}`);
