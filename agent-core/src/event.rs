@@ -42,8 +42,8 @@ pub struct Location {
 pub enum Display {
     /// A whole-file change: `old_text` is `None` for a new file.
     Diff { path: PathBuf, old_text: Option<String>, new_text: String },
-    /// A shell command and what it printed.
-    Command { command: String, output: String, exit_code: Option<i32> },
+    /// A shell command and what it printed; `terminal` names the editor terminal it ran in.
+    Command { command: String, output: String, exit_code: Option<i32>, terminal: Option<String> },
     /// Plain text, e.g. what a read returned.
     Text(String),
     /// The model's task list, replacing any earlier one.
@@ -82,6 +82,8 @@ pub struct ToolCallView {
     pub kind: ToolKind,
     pub input: Value,
     pub locations: Vec<Location>,
+    /// The call streams output while it runs ([`AgentEvent::ToolOutput`]), e.g. a command.
+    pub streams_output: bool,
 }
 
 /// The user's answer to a permission prompt.
@@ -122,6 +124,10 @@ pub enum AgentEvent {
         display: Option<Display>,
         locations: Option<Vec<Location>>,
     },
+    /// What a running call printed since the last piece, in order.
+    ToolOutput { id: String, text: String },
+    /// A running call is shown in this editor terminal.
+    ToolTerminal { id: String, terminal_id: String },
     PermissionRequested(PermissionRequest),
     /// After each model response: its tokens, the context window, the cost when known.
     Usage { usage: Usage, context_window: u64, cost_usd: Option<f64> },

@@ -19,7 +19,7 @@ use store::SessionLog;
 use crate::permission::rules::RuleSet;
 use crate::permission::{Mode, Permissions};
 use crate::sandbox::Sandbox;
-use crate::tools::Registry;
+use crate::tools::{EditorServices, Registry};
 use crate::tools::background::BackgroundShells;
 use crate::workspace::{EditorFiles, Workspace};
 
@@ -65,8 +65,8 @@ pub struct SessionConfig {
     pub model: ModelSettings,
     /// The editor's buffers, when the front end offers them.
     pub editor: Option<Arc<dyn EditorFiles>>,
-    /// Questions to the user, when the front end can ask them.
-    pub ask_user: Option<Arc<dyn crate::tools::ask_user::AskUser>>,
+    /// Questions to the user and terminals, when the front end offers them.
+    pub services: EditorServices,
     /// The web search service, if one is configured.
     pub search: Option<crate::config::SearchBackend>,
     pub rules: RuleSet,
@@ -94,7 +94,7 @@ impl SessionConfig {
             provider,
             model,
             editor: None,
-            ask_user: None,
+            services: EditorServices::default(),
             search: None,
             rules: RuleSet::default(),
             protected_paths: Vec::new(),
@@ -145,7 +145,7 @@ impl SessionConfig {
             provider,
             model,
             editor: None,
-            ask_user: None,
+            services: EditorServices::default(),
             search,
             sandbox,
             notice,
@@ -172,7 +172,7 @@ pub struct Session {
     registry: Registry,
     shells: Arc<BackgroundShells>,
     sandbox: Option<Arc<Sandbox>>,
-    ask_user: Option<Arc<dyn crate::tools::ask_user::AskUser>>,
+    services: EditorServices,
     /// Said once, with the first prompt.
     notice: Mutex<Option<String>>,
     log: Option<Arc<SessionLog>>,
@@ -208,7 +208,7 @@ impl Session {
                 permissions
             },
             sandbox: config.sandbox,
-            ask_user: config.ask_user,
+            services: config.services,
             notice: Mutex::new(config.notice),
             log: config.log,
             title: Mutex::new(config.title),
@@ -356,7 +356,7 @@ impl Session {
                     workspace: &self.workspace,
                     shells: &self.shells,
                     sandbox: &self.sandbox,
-                    ask_user: &self.ask_user,
+                    editor: &self.services,
                     events: &events,
                     cancel: &cancel,
                     log: self.log.as_deref(),

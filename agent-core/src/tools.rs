@@ -3,6 +3,7 @@
 //! A tool is a spec derived from its Rust input type (never a hand-written schema), whether it is
 //! read-only or concurrency-safe, a description of a call for the editor, and `run`. Tools never
 //! prompt and never emit events themselves: the turn's dispatch does that for every tool alike.
+//! The one exception is output a running call streams, which goes through its [`ToolProgress`].
 
 pub mod ask_user;
 pub mod background;
@@ -14,6 +15,7 @@ mod multi_edit;
 mod read;
 mod registry;
 mod shell_control;
+pub mod terminal;
 mod todo;
 pub mod truncate;
 mod web_fetch;
@@ -29,7 +31,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use registry::Registry;
 
-use crate::event::{Display, Location, ToolKind};
+use crate::event::{AgentEvent, Display, Location, ToolKind};
 use crate::llm::{ResultPart, ToolSpec};
 use crate::workspace::Workspace;
 
@@ -42,8 +44,36 @@ pub struct ToolContext {
     pub shells: Arc<background::BackgroundShells>,
     /// Confines bash commands, when the sandbox is on.
     pub sandbox: Option<Arc<crate::sandbox::Sandbox>>,
-    /// Puts questions to the user, when the editor can.
+    pub editor: EditorServices,
+    /// Where a running call streams its output, when someone is listening.
+    pub progress: Option<ToolProgress>,
+}
+
+/// What the editor offers tools beyond its files, when the front end has it.
+#[derive(Clone, Default)]
+pub struct EditorServices {
+    /// Puts questions to the user.
     pub ask_user: Option<Arc<dyn ask_user::AskUser>>,
+    /// Hosts commands in terminals shown in the chat.
+    pub terminals: Option<Arc<dyn terminal::EditorTerminals>>,
+}
+
+/// The channel a running call streams its output through, as [`AgentEvent::ToolOutput`].
+#[derive(Clone)]
+pub struct ToolProgress {
+    pub call_id: String,
+    pub events: tokio::sync::mpsc::Sender<AgentEvent>,
+}
+
+impl ToolProgress {
+    pub async fn output(&self, text: String) {
+        let _ = self.events.send(AgentEvent::ToolOutput { id: self.call_id.clone(), text }).await;
+    }
+
+    /// The call now runs in this editor terminal.
+    pub async fn terminal(&self, terminal_id: &str) {
+        let _ = self.events.send(AgentEvent::ToolTerminal { id: self.call_id.clone(), terminal_id: terminal_id.to_owned() }).await;
+    }
 }
 
 impl ToolContext {
@@ -51,7 +81,7 @@ impl ToolContext {
     /// For running a tool directly (tests, benchmarks).
     pub fn standalone(workspace: Arc<Workspace>) -> Self {
         let cancel = CancellationToken::new();
-        Self { workspace, shells: Arc::new(background::BackgroundShells::new(cancel.clone())), cancel, sandbox: None, ask_user: None }
+        Self { workspace, shells: Arc::new(background::BackgroundShells::new(cancel.clone())), cancel, sandbox: None, editor: EditorServices::default(), progress: None }
     }
 
     #[cfg(test)]
@@ -136,6 +166,11 @@ pub trait Tool: Send + Sync + 'static {
     fn concurrency_safe(&self) -> bool {
         self.read_only()
     }
+    /// Whether the call streams output while it runs (a command in the foreground), so an editor
+    /// can give it a terminal.
+    fn streams_output(&self, _input: &Self::Input) -> bool {
+        false
+    }
     fn describe(&self, input: &Self::Input, ctx: &ToolContext) -> CallDescription;
     /// What the call would change, shown in permission prompts (e.g. an edit's diff).
     fn preview(&self, _input: &Self::Input, _ctx: &ToolContext) -> impl Future<Output = Option<Display>> + Send {
@@ -152,6 +187,7 @@ pub trait DynTool: Send + Sync {
     fn kind(&self) -> ToolKind;
     fn read_only(&self) -> bool;
     fn concurrency_safe(&self) -> bool;
+    fn streams_output(&self, input: &Value) -> bool;
     /// Parses the input; a malformed one is reported to the model without running anything.
     fn describe(&self, input: &Value, ctx: &ToolContext) -> Result<CallDescription, String>;
     async fn preview(&self, input: &Value, ctx: &ToolContext) -> Option<Display>;
@@ -189,6 +225,10 @@ impl<T: Tool> DynTool for T {
 
     fn concurrency_safe(&self) -> bool {
         Tool::concurrency_safe(self)
+    }
+
+    fn streams_output(&self, input: &Value) -> bool {
+        parse_input::<T::Input>(T::NAME, input).is_ok_and(|parsed| Tool::streams_output(self, &parsed))
     }
 
     fn describe(&self, input: &Value, ctx: &ToolContext) -> Result<CallDescription, String> {

@@ -133,3 +133,35 @@ pub struct Diagnostic {
     pub severity: String,
     pub message: String,
 }
+
+/// `tool_call._meta.terminal_info`: the call is shown as a terminal the agent owns and streams
+/// into, for clients that advertise `clientCapabilities._meta.terminal_output` (Zed's convention)
+/// or `terminal_output_delta`. The call's content is `[{"type": "terminal", "terminalId": ...}]`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TerminalInfo {
+    pub terminal_id: String,
+    pub cwd: std::path::PathBuf,
+}
+
+/// `tool_call_update._meta.terminal_output` (or `terminal_output_delta`): output the command
+/// printed since the previous piece, appended to the terminal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TerminalOutputChunk {
+    pub terminal_id: String,
+    pub data: String,
+}
+
+/// `tool_call_update._meta.terminal_exit`, on the call's last update: how the command ended.
+/// `exit_code` is null when it was killed (timeout, cancel).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TerminalExit {
+    pub terminal_id: String,
+    pub exit_code: Option<u32>,
+    pub signal: Option<String>,
+}
+
+/// The `_meta` keys of the agent-owned terminal convention.
+pub const TERMINAL_INFO_KEY: &str = "terminal_info";
+pub const TERMINAL_OUTPUT_KEY: &str = "terminal_output";
+pub const TERMINAL_OUTPUT_DELTA_KEY: &str = "terminal_output_delta";
+pub const TERMINAL_EXIT_KEY: &str = "terminal_exit";

@@ -53,11 +53,16 @@ pub const METHODS: &[Method] = &[
     method!("$/cancel_request", ClientToAgent, "CancelRequestNotification", None, "Cancels a request in flight; a cancelled `session/prompt` answers `cancelled`.", "none (a notification)", r#"{"requestId":7}"#),
     method!("_session/steering", ClientToAgent, "SteeringRequest", Some("SteeringResponse"), "Words for the running turn, added before its next model request (`injected`); `promptRequired` when no turn runs. Advertised in the initialize result's `_meta.steering.supported`.", "-32002 unknown session", r#"{"sessionId":"sess_1","prompt":"also update the changelog"}"#),
     method!("_larik/editor_context", ClientToAgent, "EditorContext", None, "What the user is looking at (active file, selection, open files, diagnostics); added to the session's next prompt.", "none (a notification)", r#"{"sessionId":"sess_1","activeFile":"/home/me/project/src/main.rs","selection":{"path":"/home/me/project/src/main.rs","startLine":3,"endLine":4,"text":"let x = 1;"}}"#),
-    method!("session/update", AgentToClient, "SessionNotification", None, "Streams a turn: agent_message_chunk, agent_thought_chunk, tool_call, tool_call_update (diff content for edits, command output for bash, locations), plan, usage_update, current_mode_update, config_option_update, session_info_update, user_message_chunk (replay), notice (to clients with `session.notices`).", "none (a notification)", r#"{"sessionId":"sess_1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Looking at the test"}}}"#),
+    method!("session/update", AgentToClient, "SessionNotification", None, "Streams a turn: agent_message_chunk, agent_thought_chunk, tool_call, tool_call_update (diff content for edits, command output for bash or its terminal, locations; to clients that advertise `_meta.terminal_output` or `terminal_output_delta`, bash output streams in `_meta` (`TerminalInfo`, `TerminalOutputChunk`, `TerminalExit`)), plan, usage_update, current_mode_update, config_option_update, session_info_update, user_message_chunk (replay), notice (to clients with `session.notices`).", "none (a notification)", r#"{"sessionId":"sess_1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Looking at the test"}}}"#),
     method!("session/request_permission", AgentToClient, "RequestPermissionRequest", Some("RequestPermissionResponse"), "Asks before a call that needs approval; options allow_once, allow_always, reject_once. `_meta.larik.hunks` carries the change split into hunks for clients with hunk review; the answer may carry `_meta.larik.feedback` and `_meta.larik.acceptedHunks`.", "an error answer counts as a rejection", r#"{"sessionId":"sess_1","toolCall":{"toolCallId":"toolu_1","title":"Edit src/lib.rs","kind":"edit","status":"pending"},"options":[{"optionId":"allow_once","name":"Allow once","kind":"allow_once"},{"optionId":"allow_always","name":"Always allow edit in this session","kind":"allow_always"},{"optionId":"reject_once","name":"Reject","kind":"reject_once"}]}"#),
     method!("elicitation/create", AgentToClient, "CreateElicitationRequest", Some("CreateElicitationResponse"), "A question for the user (the `ask_user` tool) as a form with one `answer` field, to clients that advertise `elicitation.form`.", "an error or a declined form tells the model the user did not answer", r#"{"sessionId":"sess_1","mode":"form","message":"Tabs or spaces?","requestedSchema":{"type":"object","properties":{"answer":{"type":"string","title":"Answer","enum":["tabs","spaces"]}},"required":["answer"]}}"#),
     method!("fs/read_text_file", AgentToClient, "ReadTextFileRequest", Some("ReadTextFileResponse"), "Reads a file through the editor (unsaved buffers), when the client advertises `fs.readTextFile`.", "an error is reported to the model as a failed read", r#"{"sessionId":"sess_1","path":"/home/me/project/src/lib.rs"}"#),
     method!("fs/write_text_file", AgentToClient, "WriteTextFileRequest", Some("WriteTextFileResponse"), "Writes an approved change through the editor (undo history), when the client advertises `fs.writeTextFile`. Larik's own checks (project bounds, freshness) still apply first.", "an error is reported to the model as a failed write", r#"{"sessionId":"sess_1","path":"/home/me/project/src/lib.rs","content":"fn main() {}\n"}"#),
+    method!("terminal/create", AgentToClient, "CreateTerminalRequest", Some("CreateTerminalResponse"), "Runs a bash call in a terminal the editor shows, for clients that advertise `terminal` but not `_meta.terminal_output`. The command is the sandbox helper (`larik __sandbox ... -- bash -c LINE`) when the sandbox is on, in the project directory; the terminal is embedded in the tool call at once. If it fails, the command runs in the agent instead.", "an error makes the agent run the command itself", r#"{"sessionId":"sess_1","command":"/usr/local/bin/larik","args":["__sandbox","--write","/home/me/project","--","bash","-c","cargo test"],"cwd":"/home/me/project","outputByteLimit":122880}"#),
+    method!("terminal/wait_for_exit", AgentToClient, "WaitForTerminalExitRequest", Some("WaitForTerminalExitResponse"), "Waits for the command; the agent's own timeout and cancellation apply (then `terminal/kill`).", "an error ends the call as killed", r#"{"sessionId":"sess_1","terminalId":"term_1"}"#),
+    method!("terminal/kill", AgentToClient, "KillTerminalRequest", Some("KillTerminalResponse"), "Stops the command on timeout or cancel; the terminal stays until released.", "logged", r#"{"sessionId":"sess_1","terminalId":"term_1"}"#),
+    method!("terminal/output", AgentToClient, "TerminalOutputRequest", Some("TerminalOutputResponse"), "Reads what the command printed, for the model; `truncated` output is marked as such.", "the model is told the output could not be read", r#"{"sessionId":"sess_1","terminalId":"term_1"}"#),
+    method!("terminal/release", AgentToClient, "ReleaseTerminalRequest", Some("ReleaseTerminalResponse"), "Sent for every terminal the agent created, once its output was read (also after kill, cancel or an error).", "logged", r#"{"sessionId":"sess_1","terminalId":"term_1"}"#),
 ];
 
 /// Every generated file: path relative to `protocol-spec/`, and contents.
@@ -97,6 +102,9 @@ fn acp_schema() -> String {
         acp::ReadTextFileRequest, acp::ReadTextFileResponse, acp::WriteTextFileRequest, acp::WriteTextFileResponse,
         acp::AuthenticateRequest, acp::AuthenticateResponse, acp::LogoutRequest, acp::LogoutResponse,
         acp::CreateElicitationRequest, acp::CreateElicitationResponse,
+        acp::CreateTerminalRequest, acp::CreateTerminalResponse, acp::TerminalOutputRequest, acp::TerminalOutputResponse,
+        acp::WaitForTerminalExitRequest, acp::WaitForTerminalExitResponse, acp::KillTerminalRequest, acp::KillTerminalResponse,
+        acp::ReleaseTerminalRequest, acp::ReleaseTerminalResponse,
     );
     document("The ACP v1 messages Larik sends and accepts", generator)
 }
@@ -110,11 +118,17 @@ fn extension_schema() -> String {
     let _ = generator.subschema_for::<extensions::EditorContext>();
     let _ = generator.subschema_for::<extensions::SteeringRequest>();
     let _ = generator.subschema_for::<extensions::SteeringResponse>();
+    let _ = generator.subschema_for::<extensions::TerminalInfo>();
+    let _ = generator.subschema_for::<extensions::TerminalOutputChunk>();
+    let _ = generator.subschema_for::<extensions::TerminalExit>();
     document("Larik's extensions to ACP v1", generator)
 }
 
 fn is_extension(type_name: &str) -> bool {
-    matches!(type_name, "EditorContext" | "AgentExtensions" | "ClientExtensions" | "PermissionResponseMeta" | "ToolCallMeta" | "SteeringRequest" | "SteeringResponse")
+    matches!(
+        type_name,
+        "EditorContext" | "AgentExtensions" | "ClientExtensions" | "PermissionResponseMeta" | "ToolCallMeta" | "SteeringRequest" | "SteeringResponse" | "TerminalInfo" | "TerminalOutputChunk" | "TerminalExit"
+    )
 }
 
 fn reference() -> String {
@@ -185,6 +199,11 @@ pub fn check_examples() -> Result<(), String> {
             "RequestPermissionRequest" => parse::<acp::RequestPermissionRequest>(value),
             "ReadTextFileRequest" => parse::<acp::ReadTextFileRequest>(value),
             "WriteTextFileRequest" => parse::<acp::WriteTextFileRequest>(value),
+            "CreateTerminalRequest" => parse::<acp::CreateTerminalRequest>(value),
+            "TerminalOutputRequest" => parse::<acp::TerminalOutputRequest>(value),
+            "WaitForTerminalExitRequest" => parse::<acp::WaitForTerminalExitRequest>(value),
+            "KillTerminalRequest" => parse::<acp::KillTerminalRequest>(value),
+            "ReleaseTerminalRequest" => parse::<acp::ReleaseTerminalRequest>(value),
             other => Err(format!("no type `{other}` to check against")),
         };
         checked.map_err(|error| format!("{}: {error}", method.name))?;

@@ -6,10 +6,12 @@ pub mod connection;
 mod editor_context;
 mod editor_files;
 mod elicitation;
+mod forward;
 mod from_proto;
 mod lifecycle;
 mod modes;
 mod permission;
+mod terminals;
 mod to_proto;
 
 use std::collections::HashMap;

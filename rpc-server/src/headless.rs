@@ -97,6 +97,12 @@ impl Transcript {
                     }
                 }
             }
+            AgentEvent::ToolTerminal { .. } => {}
+            AgentEvent::ToolOutput { id, text } => {
+                if let OutputFormat::StreamJson = self.format {
+                    emit_line(&json!({"type": "tool_output", "id": id, "text": text}));
+                }
+            }
             AgentEvent::PermissionRequested(request) => {
                 let _ = writeln!(std::io::stderr(), "larik: denied {} ({}): headless mode cannot ask for approval", request.tool_call.title, request.reason);
                 if let OutputFormat::StreamJson = self.format {

@@ -339,6 +339,85 @@ function capture(stream) {
 /** The permission options every asking tool offers, as `optionId:kind`. */
 export const PERMISSION_OPTIONS = ["allow_once:allow_once", "allow_always:allow_always", "reject_once:reject_once"];
 
+/**
+ * The client side of `terminal/*`, as an editor implements it: each terminal is a real process
+ * started with the command, arguments and directory the agent asked for. Output is kept up to
+ * `outputByteLimit` bytes (the oldest dropped first); `calls` logs every request in order.
+ */
+export class TerminalHost {
+  calls = [];
+  #terminals = new Map();
+  #next = 1;
+
+  create({ command, args = [], cwd, env = [], outputByteLimit }) {
+    const terminalId = `term_${this.#next++}`;
+    const child = spawn(command, args, {
+      cwd: cwd ?? undefined,
+      env: { ...process.env, ...Object.fromEntries(env.map(({ name, value }) => [name, value])) },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const terminal = { child, command, args, cwd, output: Buffer.alloc(0), truncated: false, limit: outputByteLimit, exitStatus: null, released: false };
+    terminal.exited = new Promise((resolve) => {
+      child.once("error", (error) => {
+        terminal.output = Buffer.from(String(error));
+        terminal.exitStatus = { exitCode: 127, signal: null };
+        resolve(terminal.exitStatus);
+      });
+      child.once("close", (code, signal) => {
+        terminal.exitStatus = { exitCode: code, signal };
+        resolve(terminal.exitStatus);
+      });
+    });
+    const collect = (chunk) => {
+      terminal.output = Buffer.concat([terminal.output, chunk]);
+      if (terminal.limit != null && terminal.output.length > terminal.limit) {
+        terminal.output = terminal.output.subarray(terminal.output.length - terminal.limit);
+        terminal.truncated = true;
+      }
+    };
+    child.stdout.on("data", collect);
+    child.stderr.on("data", collect);
+    live.add(child);
+    child.once("exit", () => live.delete(child));
+    this.#terminals.set(terminalId, terminal);
+    this.calls.push({ method: "create", terminalId, command, args, cwd });
+    return { terminalId };
+  }
+
+  #get(terminalId, method) {
+    this.calls.push({ method, terminalId });
+    const terminal = this.#terminals.get(terminalId);
+    if (!terminal || terminal.released) throw acp.RequestError.invalidParams({ terminalId }, `no terminal ${terminalId}`);
+    return terminal;
+  }
+
+  output({ terminalId }) {
+    const terminal = this.#get(terminalId, "output");
+    return { output: terminal.output.toString("utf8"), truncated: terminal.truncated, ...(terminal.exitStatus ? { exitStatus: terminal.exitStatus } : {}) };
+  }
+
+  async waitForExit({ terminalId }) {
+    return await this.#get(terminalId, "wait_for_exit").exited;
+  }
+
+  kill({ terminalId }) {
+    this.#get(terminalId, "kill").child.kill("SIGKILL");
+    return {};
+  }
+
+  release({ terminalId }) {
+    const terminal = this.#get(terminalId, "release");
+    if (terminal.exitStatus === null) terminal.child.kill("SIGKILL");
+    terminal.released = true;
+    return {};
+  }
+
+  /** Ids of terminals created and not released. */
+  unreleased() {
+    return [...this.#terminals].filter(([, terminal]) => !terminal.released).map(([id]) => id);
+  }
+}
+
 /** The capabilities Zed sends in `initialize`. */
 export const ZED_INITIALIZE = {
   protocolVersion: 1,
@@ -368,6 +447,8 @@ export class Harness {
   checker = new ProtocolChecker();
   /** Pending `session/request_permission` requests: `{ params, respond(response) }`. */
   permissions = new Queue();
+  /** Answers `terminal/*` requests, for clients that advertise `terminal`. */
+  terminals = new TerminalHost();
   #children = [];
   #mockStderr;
   #agentStderr;
@@ -493,7 +574,12 @@ export class Harness {
       .client({ name: "larik-acp-sdk-conformance" })
       .onRequest(acp.methods.client.session.requestPermission, ({ params }) =>
         new Promise((respond) => this.permissions.push({ params, respond })),
-      );
+      )
+      .onRequest(acp.methods.client.terminal.create, ({ params }) => this.terminals.create(params))
+      .onRequest(acp.methods.client.terminal.output, ({ params }) => this.terminals.output(params))
+      .onRequest(acp.methods.client.terminal.waitForExit, ({ params }) => this.terminals.waitForExit(params))
+      .onRequest(acp.methods.client.terminal.kill, ({ params }) => this.terminals.kill(params))
+      .onRequest(acp.methods.client.terminal.release, ({ params }) => this.terminals.release(params));
     this.connection = app.connect(stream);
     /** SDK context for calling the agent. */
     this.agent = this.connection.agent;

@@ -17,7 +17,7 @@ use crate::llm::{Message, Part, ResultPart, Role};
 use crate::permission::{Decision, Permissions, suggested_rule};
 use crate::tools::truncate::{MAX_OUTPUT_BYTES, truncate_middle};
 use crate::tools::background::BackgroundShells;
-use crate::tools::{DynTool, Registry, ToolContext, ToolOutput};
+use crate::tools::{DynTool, EditorServices, Registry, ToolContext, ToolOutput, ToolProgress};
 use crate::workspace::Workspace;
 
 pub(super) struct Dispatch<'a> {
@@ -26,7 +26,7 @@ pub(super) struct Dispatch<'a> {
     pub workspace: &'a Arc<Workspace>,
     pub shells: &'a Arc<BackgroundShells>,
     pub sandbox: &'a Option<Arc<crate::sandbox::Sandbox>>,
-    pub ask_user: &'a Option<Arc<dyn crate::tools::ask_user::AskUser>>,
+    pub editor: &'a EditorServices,
     pub events: &'a mpsc::Sender<AgentEvent>,
     pub cancel: &'a CancellationToken,
     pub log: Option<&'a SessionLog>,
@@ -103,13 +103,15 @@ impl Dispatch<'_> {
         Message { role: Role::User, content }
     }
 
-    fn context(&self) -> ToolContext {
+    /// What a tool runs with; a call that runs gets a channel for the output it streams.
+    fn context(&self, running: Option<&str>) -> ToolContext {
         ToolContext {
             workspace: Arc::clone(self.workspace),
             cancel: self.cancel.child_token(),
             shells: Arc::clone(self.shells),
             sandbox: self.sandbox.clone(),
-            ask_user: self.ask_user.clone(),
+            editor: self.editor.clone(),
+            progress: running.map(|id| ToolProgress { call_id: id.to_owned(), events: self.events.clone() }),
         }
     }
 
@@ -117,12 +119,12 @@ impl Dispatch<'_> {
     async fn authorize(&self, id: &str, name: &str, input: &Value) -> (ToolCallView, Result<(Arc<dyn DynTool>, Option<PartialChange>), ToolOutput>) {
         let mut shown = None;
         let decision = self.decide_call(id, name, input, &mut shown).await;
-        let view = shown.unwrap_or_else(|| ToolCallView { id: id.to_owned(), name: name.to_owned(), title: name.to_owned(), kind: crate::event::ToolKind::Other, input: input.clone(), locations: Vec::new() });
+        let view = shown.unwrap_or_else(|| ToolCallView { id: id.to_owned(), name: name.to_owned(), title: name.to_owned(), kind: crate::event::ToolKind::Other, input: input.clone(), locations: Vec::new(), streams_output: false });
         (view, decision)
     }
 
     async fn decide_call(&self, id: &str, name: &str, input: &Value, shown: &mut Option<ToolCallView>) -> Result<(Arc<dyn DynTool>, Option<PartialChange>), ToolOutput> {
-        let ctx = self.context();
+        let ctx = self.context(None);
         let tool = self.registry.get(name);
         let description = match &tool {
             Some(tool) => tool.describe(input, &ctx),
@@ -133,7 +135,8 @@ impl Dispatch<'_> {
             (Some(tool), Err(_)) => (name.to_owned(), tool.kind(), Vec::new()),
             (None, _) => (name.to_owned(), crate::event::ToolKind::Other, Vec::new()),
         };
-        let view = ToolCallView { id: id.to_owned(), name: name.to_owned(), title, kind, input: input.clone(), locations };
+        let streams_output = matches!((&tool, &description), (Some(tool), Ok(_)) if tool.streams_output(input));
+        let view = ToolCallView { id: id.to_owned(), name: name.to_owned(), title, kind, input: input.clone(), locations, streams_output };
         *shown = Some(view.clone());
         self.emit(AgentEvent::ToolCallStarted(view.clone())).await;
         let (tool, description) = match (tool, description) {
@@ -189,7 +192,7 @@ impl Dispatch<'_> {
         let id = call.view.id.as_str();
         self.emit(AgentEvent::ToolCallUpdated { id: id.to_owned(), status: ToolStatus::InProgress, output: None, display: None, locations: None })
             .await;
-        let ctx = self.context();
+        let ctx = self.context(Some(id));
         let span = tracing::info_span!("tool_call", tool = call.tool.name(), id);
         let mut output = match &call.partial {
             Some(partial) => self.apply_partial(partial).await,
@@ -386,7 +389,7 @@ mod tests {
         let shells = Arc::new(BackgroundShells::new(cancel.clone()));
         let (events, mut received) = mpsc::channel(256);
         tokio::spawn(async move { while received.recv().await.is_some() {} });
-        let dispatch = Dispatch { registry: &registry, permissions: &permissions, workspace: &workspace, shells: &shells, sandbox: &None, ask_user: &None, events: &events, cancel: &cancel, log: None };
+        let dispatch = Dispatch { registry: &registry, permissions: &permissions, workspace: &workspace, shells: &shells, sandbox: &None, editor: &EditorServices::default(), events: &events, cancel: &cancel, log: None };
         let calls = vec![
             call("1", "parallel", "a", Some("first")),
             call("2", "parallel", "b", Some("first")),

@@ -1,5 +1,7 @@
 //! `bash`: run a command line in the project root, in its own process group. Output from stdout
-//! and stderr is interleaved as it arrives; a timeout or a cancel kills the whole group.
+//! and stderr is interleaved as it arrives and streamed to the editor; a timeout or a cancel kills
+//! the whole group. When the editor hosts terminals, the command runs in one of them instead
+//! (still through the sandbox helper), so the user watches it there.
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -8,13 +10,17 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio::io::AsyncReadExt;
 
+use super::terminal::{EDITOR_OUTPUT_LIMIT, TerminalCommand, run_in_editor};
 use super::truncate::{MAX_OUTPUT_BYTES, truncate_middle};
-use super::{CallDescription, CallSubject, Tool, ToolContext, ToolOutput};
+use super::{CallDescription, CallSubject, Tool, ToolContext, ToolOutput, ToolProgress};
 use crate::event::{Display, ToolKind};
 use crate::sandbox::Sandbox;
 
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 const MAX_TIMEOUT: Duration = Duration::from_secs(600);
+/// Output streamed to the editor per call; beyond it the editor gets the result only, so a
+/// command that prints gigabytes does not flood the client.
+const MAX_STREAMED_BYTES: usize = 1 << 20;
 
 #[derive(Deserialize, JsonSchema)]
 pub struct BashInput {
@@ -52,6 +58,10 @@ impl Tool for Bash {
         false
     }
 
+    fn streams_output(&self, input: &BashInput) -> bool {
+        !input.run_in_background
+    }
+
     fn describe(&self, input: &BashInput, _ctx: &ToolContext) -> CallDescription {
         let title = match &input.description {
             Some(description) if !description.trim().is_empty() => format!("{} (`{}`)", description.trim(), first_line(&input.command)),
@@ -61,7 +71,7 @@ impl Tool for Bash {
     }
 
     async fn preview(&self, input: &BashInput, _ctx: &ToolContext) -> Option<Display> {
-        Some(Display::Command { command: input.command.clone(), output: String::new(), exit_code: None })
+        Some(Display::Command { command: input.command.clone(), output: String::new(), exit_code: None, terminal: None })
     }
 
     async fn run(&self, input: BashInput, ctx: &ToolContext) -> ToolOutput {
@@ -74,8 +84,8 @@ impl Tool for Bash {
             };
         }
         let timeout = input.timeout.map(Duration::from_millis).unwrap_or(DEFAULT_TIMEOUT).min(MAX_TIMEOUT);
-        let run = match run_command(&input.command, ctx, sandbox, timeout).await {
-            Ok(run) => run,
+        let (run, terminal) = match run_anywhere(&input.command, ctx, sandbox, timeout).await {
+            Ok(ran) => ran,
             Err(error) => return ToolOutput::error(format!("could not start bash: {error}")),
         };
         let output = truncate_middle(&String::from_utf8_lossy(&run.output), MAX_OUTPUT_BYTES);
@@ -91,21 +101,44 @@ impl Tool for Bash {
             CommandEnd::Exited(code) => Some(code),
             _ => None,
         };
-        let display = Display::Command { command: input.command, output: shown.clone(), exit_code };
+        let display = Display::Command { command: input.command, output: shown.clone(), exit_code, terminal };
         ToolOutput { is_error, ..ToolOutput::text(shown) }.with_display(display)
     }
 }
 
-enum CommandEnd {
+pub(crate) enum CommandEnd {
     Exited(i32),
     Signalled,
     TimedOut,
     Cancelled,
 }
 
-struct CommandRun {
-    output: Vec<u8>,
-    end: CommandEnd,
+pub(crate) struct CommandRun {
+    pub output: Vec<u8>,
+    pub end: CommandEnd,
+}
+
+/// Runs the command in an editor terminal when the editor hosts them, else here; the terminal's
+/// id comes back when it ran there. An editor that fails to create one is not fatal: the
+/// command then runs here.
+async fn run_anywhere(command: &str, ctx: &ToolContext, sandbox: Option<&Sandbox>, timeout: Duration) -> std::io::Result<(CommandRun, Option<String>)> {
+    if let (Some(terminals), Some(progress)) = (&ctx.editor.terminals, &ctx.progress) {
+        let (program, args) = shell_line(command, sandbox);
+        let hosted = TerminalCommand { program, args, cwd: ctx.workspace.root().to_path_buf(), output_limit: EDITOR_OUTPUT_LIMIT };
+        match run_in_editor(terminals.as_ref(), progress, hosted, timeout, &ctx.cancel).await {
+            Ok(ran) => return Ok((ran.run, Some(ran.terminal_id))),
+            Err(error) => tracing::warn!(%error, "the editor could not host the command; running it here"),
+        }
+    }
+    Ok((run_command(command, ctx, sandbox, timeout).await?, None))
+}
+
+/// The program and arguments that run `command` with bash, confined when there is a sandbox.
+fn shell_line(command: &str, sandbox: Option<&Sandbox>) -> (std::path::PathBuf, Vec<String>) {
+    match sandbox {
+        Some(sandbox) => sandbox.wrap(command),
+        None => (std::path::PathBuf::from("bash"), vec!["-c".to_owned(), command.to_owned()]),
+    }
 }
 
 /// Starts `bash -c command` in its own process group with stdout and stderr on one pipe, so the
@@ -116,10 +149,7 @@ pub(crate) fn spawn_shell(command: &str, cwd: &std::path::Path, sandbox: Option<
     let child = {
         // The command holds the write ends until it is dropped; dropping it here lets the reader
         // see end-of-file once the command's processes have exited.
-        let (program, args) = match sandbox {
-            Some(sandbox) => sandbox.wrap(command),
-            None => (std::path::PathBuf::from("bash"), vec!["-c".to_owned(), command.to_owned()]),
-        };
+        let (program, args) = shell_line(command, sandbox);
         let mut shell = tokio::process::Command::new(program);
         shell
             .args(args)
@@ -143,6 +173,7 @@ async fn run_command(command: &str, ctx: &ToolContext, sandbox: Option<&Sandbox>
     let deadline = tokio::time::sleep(timeout);
     tokio::pin!(deadline);
     let mut open = true;
+    let mut streamed = 0;
     let mut exited: Option<std::process::ExitStatus> = None;
     // After the shell exits, output still in the pipe is collected for a moment; a background
     // child that keeps the pipe open does not hold the call until its timeout.
@@ -155,7 +186,12 @@ async fn run_command(command: &str, ctx: &ToolContext, sandbox: Option<&Sandbox>
         tokio::select! {
             read = pipe.read(&mut buffer), if open => match read {
                 Ok(0) | Err(_) => open = false,
-                Ok(read) => output.extend_from_slice(&buffer[..read]),
+                Ok(read) => {
+                    output.extend_from_slice(&buffer[..read]);
+                    if let Some(progress) = ctx.progress.as_ref().filter(|_| streamed < MAX_STREAMED_BYTES) {
+                        streamed = stream(progress, &output, streamed).await;
+                    }
+                }
             },
             status = child.wait(), if exited.is_none() => {
                 exited = Some(status?);
@@ -172,6 +208,22 @@ async fn run_command(command: &str, ctx: &ToolContext, sandbox: Option<&Sandbox>
         let _ = child.wait().await;
     }
     Ok(CommandRun { output, end })
+}
+
+/// Sends the output after `from` that ends on a whole UTF-8 character; returns where it stopped.
+async fn stream(progress: &ToolProgress, output: &[u8], from: usize) -> usize {
+    let fresh = &output[from..];
+    let whole = match std::str::from_utf8(fresh) {
+        Ok(text) => text.len(),
+        // An invalid sequence (not a split character) goes out replaced, or it would hold the
+        // stream forever.
+        Err(error) if error.error_len().is_some() => fresh.len(),
+        Err(error) => error.valid_up_to(),
+    };
+    if whole > 0 {
+        progress.output(String::from_utf8_lossy(&fresh[..whole]).into_owned()).await;
+    }
+    from + whole
 }
 
 /// Kills every process in the group the command started.

@@ -7,7 +7,6 @@ use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
 use larik_core::config::ModelConfig;
-use larik_core::event::AgentEvent;
 use larik_core::llm::{Part, ProviderError, ThoughtLevel};
 use larik_core::permission::Mode;
 use larik_core::session::store::SessionStore;
@@ -21,7 +20,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::connection::{Handler, Peer, RpcError};
 use super::from_proto::prompt_parts;
-use super::{commands, editor_context, modes, permission, to_proto};
+use super::forward::{ClientView, forward_events};
+use super::{commands, editor_context, modes, to_proto};
 
 /// A session and what the connection keeps beside it.
 pub(super) struct SessionEntry {
@@ -223,7 +223,13 @@ impl AcpAgent {
         parts.extend(prompt_parts(request.prompt, |path| session.permissions().read_denied(path, session.cwd())));
         let (events_tx, events_rx) = mpsc::channel(256);
         let turn_cancel = cancel.child_token();
-        let client = ClientView { hunk_review: self.client_extensions().hunk_review, notices: self.client_capabilities().session.is_some_and(|session| session.notices.is_some()) };
+        let capabilities = self.client_capabilities();
+        let client = ClientView {
+            hunk_review: self.client_extensions().hunk_review,
+            notices: capabilities.session.as_ref().is_some_and(|session| session.notices.is_some()),
+            terminal_stream: ClientView::terminal_stream(&capabilities),
+            cwd: session.cwd().to_path_buf(),
+        };
         let forward = forward_events(peer, &request.session_id, events_rx, client, &turn_cancel);
         let turn = entry.session.prompt(parts, events_tx, turn_cancel.clone());
         // The turn ends by dropping its sender, so the forwarder drains every event before we answer.
@@ -263,7 +269,7 @@ impl AcpAgent {
             commands::Command::Compact => {
                 let (events_tx, events_rx) = mpsc::channel(256);
                 let turn_cancel = cancel.child_token();
-                let client = ClientView { hunk_review: false, notices: false };
+                let client = ClientView::default();
                 let forward = forward_events(peer, session_id, events_rx, client, &turn_cancel);
                 let (outcome, ()) = tokio::join!(entry.session.compact(events_tx, turn_cancel.clone()), forward);
                 return outcome.map(|stop| Some(stop_reason(stop))).map_err(turn_error);
@@ -350,96 +356,6 @@ impl Handler for AcpAgent {
 pub(super) async fn notify(peer: &Peer, session_id: &acp::SessionId, update: acp::SessionUpdate) {
     let notification = acp::SessionNotification::new(session_id.clone(), update);
     peer.notify("session/update", serde_json::to_value(notification).unwrap_or_default()).await;
-}
-
-/// What the client can show beyond plain ACP v1.
-#[derive(Clone, Copy)]
-struct ClientView {
-    hunk_review: bool,
-    notices: bool,
-}
-
-/// Sends the turn's events to the client as they come. A permission request becomes a
-/// `session/request_permission` round trip whose answer goes back to the waiting turn.
-async fn forward_events(peer: &Peer, session_id: &acp::SessionId, mut events: mpsc::Receiver<AgentEvent>, client: ClientView, cancel: &CancellationToken) {
-    // Deltas that queued up while the client was being written to go out as one chunk: fewer,
-    // larger messages when the client falls behind, and no text is ever dropped. `held` is the
-    // event that ended a run of deltas, handled next.
-    let mut held: Option<AgentEvent> = None;
-    loop {
-        let event = match held.take() {
-            Some(event) => event,
-            None => match events.recv().await {
-                Some(event) => event,
-                None => return,
-            },
-        };
-        let update = match event {
-            AgentEvent::TextDelta(mut text) => {
-                held = drain_same(&mut text, &mut events, |event| match event {
-                    AgentEvent::TextDelta(more) => Some(more),
-                    _ => None,
-                });
-                acp::SessionUpdate::AgentMessageChunk(to_proto::text_chunk(text))
-            }
-            AgentEvent::ThinkingDelta(mut text) => {
-                held = drain_same(&mut text, &mut events, |event| match event {
-                    AgentEvent::ThinkingDelta(more) => Some(more),
-                    _ => None,
-                });
-                acp::SessionUpdate::AgentThoughtChunk(to_proto::text_chunk(text))
-            }
-            AgentEvent::ToolCallStarted(view) => acp::SessionUpdate::ToolCall(to_proto::tool_call(&view)),
-            AgentEvent::ToolCallUpdated { id, status, output, display, locations } => {
-                if let Some(larik_core::event::Display::Plan(entries)) = &display {
-                    notify(peer, session_id, acp::SessionUpdate::Plan(to_proto::plan(entries))).await;
-                }
-                let mut update = to_proto::tool_call_update(&id, status, display.as_ref(), output.as_deref());
-                if let Some(locations) = locations {
-                    update.fields.locations = Some(to_proto::locations(&locations));
-                }
-                acp::SessionUpdate::ToolCallUpdate(update)
-            }
-            AgentEvent::PermissionRequested(request) => {
-                permission::ask(peer, session_id, request, client.hunk_review, cancel).await;
-                continue;
-            }
-            AgentEvent::Usage { usage, context_window, cost_usd } => {
-                // Tokens now in the context: what was sent plus what came back.
-                let used = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens + usage.output_tokens;
-                let mut update = acp::UsageUpdate::new(used, context_window);
-                if let Some(amount) = cost_usd {
-                    update = update.cost(acp::Cost::new(amount, "USD"));
-                }
-                acp::SessionUpdate::UsageUpdate(update)
-            }
-            AgentEvent::TitleChanged(title) => acp::SessionUpdate::SessionInfoUpdate(
-                acp::SessionInfoUpdate::new().title(title).updated_at(larik_core::clock::iso8601(larik_core::clock::now_secs())),
-            ),
-            AgentEvent::Notice(message) => {
-                tracing::info!(%message, "notice");
-                if client.notices {
-                    acp::SessionUpdate::Notice(acp::Notice::new(acp::NoticeSeverity::Warning, message))
-                } else {
-                    // Clients without notices still see it, set apart from the answer.
-                    acp::SessionUpdate::AgentMessageChunk(to_proto::text_chunk(format!("\n> {message}\n\n")))
-                }
-            }
-        };
-        notify(peer, session_id, update).await;
-    }
-}
-
-/// Appends deltas of the same kind already waiting in the queue to `text`; returns the first
-/// event of another kind, which the caller handles next.
-fn drain_same(text: &mut String, events: &mut mpsc::Receiver<AgentEvent>, same: fn(&AgentEvent) -> Option<&str>) -> Option<AgentEvent> {
-    while let Ok(next) = events.try_recv() {
-        match same(&next) {
-            Some(more) => text.push_str(more),
-            None => return Some(next),
-        }
-    }
-    None
 }
 
 fn turn_error(error: TurnError) -> RpcError {

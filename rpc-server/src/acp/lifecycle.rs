@@ -15,6 +15,7 @@ use super::agent::{AcpAgent, SessionEntry, notify, unique_suffix};
 use super::connection::{Peer, RpcError};
 use super::editor_files::ClientFiles;
 use super::elicitation::FormQuestions;
+use super::terminals::ClientTerminals;
 use super::{modes, to_proto};
 
 /// Sessions per page of `session/list`.
@@ -33,7 +34,12 @@ impl AcpAgent {
         }
         let client = self.client_capabilities();
         if client.elicitation.as_ref().is_some_and(|elicitation| elicitation.form.is_some()) {
-            config.ask_user = Some(Arc::new(FormQuestions { peer: peer.clone(), session_id: id.clone() }));
+            config.services.ask_user = Some(Arc::new(FormQuestions { peer: peer.clone(), session_id: id.clone() }));
+        }
+        // Commands stream into an agent-owned terminal where the client has one; otherwise they
+        // run in the client's own terminals, where it offers them.
+        if client.terminal && super::forward::ClientView::terminal_stream(&client).is_none() {
+            config.services.terminals = Some(Arc::new(ClientTerminals { peer: peer.clone(), session_id: id.clone() }));
         }
         if client.fs.read_text_file || client.fs.write_text_file {
             config.editor = Some(Arc::new(ClientFiles { peer: peer.clone(), session_id: id.clone(), read: client.fs.read_text_file, write: client.fs.write_text_file }));

@@ -49,6 +49,8 @@ pub fn tool_content(display: Option<&Display>, output: Option<&str>) -> Vec<acp:
         Some(Display::Diff { path, old_text, new_text }) => {
             vec![acp::ToolCallContent::Diff(acp::Diff::new(path.clone(), new_text.clone()).old_text(old_text.clone()))]
         }
+        // The editor's terminal shows what it printed.
+        Some(Display::Command { terminal: Some(terminal_id), .. }) => vec![terminal(terminal_id.clone())],
         // The output already ends with the exit status when it is not 0.
         Some(Display::Command { command, output, .. }) => {
             let text = format!("```sh\n$ {command}\n{}\n```", output.trim_end());
@@ -59,6 +61,10 @@ pub fn tool_content(display: Option<&Display>, output: Option<&str>) -> Vec<acp:
         Some(Display::Plan(_)) => output.map(|text| vec![text_content(text.to_owned())]).unwrap_or_default(),
         None => output.filter(|text| !text.is_empty()).map(|text| vec![text_content(text.to_owned())]).unwrap_or_default(),
     }
+}
+
+pub fn terminal(terminal_id: String) -> acp::ToolCallContent {
+    acp::ToolCallContent::Terminal(acp::Terminal::new(terminal_id))
 }
 
 fn text_content(text: String) -> acp::ToolCallContent {

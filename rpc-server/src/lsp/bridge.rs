@@ -431,9 +431,15 @@ impl Bridge {
                         self.refresh_diagnostics(&address);
                     }
                 }
+                // A running command's latest line, as the progress message.
+                AgentEvent::ToolOutput { text, .. } => {
+                    if let Some(line) = text.lines().rev().map(str::trim).find(|line| !line.is_empty()) {
+                        report("report", None, line);
+                    }
+                }
                 AgentEvent::PermissionRequested(request) => self.ask(request).await,
                 AgentEvent::Notice(message) => self.client.notify("window/showMessage", json!({"type": 2, "message": format!("Larik: {message}")})),
-                AgentEvent::ToolCallUpdated { .. } | AgentEvent::Usage { .. } | AgentEvent::TitleChanged(_) => {}
+                AgentEvent::ToolCallUpdated { .. } | AgentEvent::ToolTerminal { .. } | AgentEvent::Usage { .. } | AgentEvent::TitleChanged(_) => {}
             }
         }
         if let Some(chat) = chat.as_mut() {

@@ -1,0 +1,164 @@
+//! A turn's events as `session/update`s, sent as they come. Text deltas that queue up while the
+//! client is being written to are merged, never dropped. A permission request becomes a
+//! `session/request_permission` round trip whose answer goes back to the waiting turn. A command's
+//! output streams into an agent-owned terminal for clients that advertise one
+//! (`_meta.terminal_output` as Zed does, or `_meta.terminal_output_delta`).
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use larik_core::event::{AgentEvent, Display, ToolStatus};
+use larik_protocol::acp;
+use larik_protocol::extensions::{TERMINAL_EXIT_KEY, TERMINAL_INFO_KEY, TERMINAL_OUTPUT_DELTA_KEY, TERMINAL_OUTPUT_KEY, TerminalExit, TerminalInfo, TerminalOutputChunk};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::agent::notify;
+use super::connection::Peer;
+use super::{permission, to_proto};
+
+/// What the client can show beyond plain ACP v1.
+#[derive(Clone, Default)]
+pub(super) struct ClientView {
+    pub hunk_review: bool,
+    pub notices: bool,
+    /// The `_meta` key that carries command output to an agent-owned terminal, if any.
+    pub terminal_stream: Option<&'static str>,
+    /// The session's directory, shown with agent-owned terminals.
+    pub cwd: PathBuf,
+}
+
+impl ClientView {
+    /// The agent-owned terminal convention a client advertises in `clientCapabilities._meta`;
+    /// the appending one wins when both are.
+    pub fn terminal_stream(client: &acp::ClientCapabilities) -> Option<&'static str> {
+        let advertised = |key: &str| client.meta.as_ref().and_then(|meta| meta.get(key)).is_some_and(|value| value.as_bool() == Some(true));
+        [TERMINAL_OUTPUT_DELTA_KEY, TERMINAL_OUTPUT_KEY].into_iter().find(|key| advertised(key))
+    }
+}
+
+pub(super) async fn forward_events(peer: &Peer, session_id: &acp::SessionId, mut events: mpsc::Receiver<AgentEvent>, client: ClientView, cancel: &CancellationToken) {
+    // `held` is the event that ended a run of merged deltas, handled next.
+    let mut held: Option<AgentEvent> = None;
+    // Calls shown as agent-owned terminals, until they finish.
+    let mut terminals: HashSet<String> = HashSet::new();
+    loop {
+        let event = match held.take() {
+            Some(event) => event,
+            None => match events.recv().await {
+                Some(event) => event,
+                None => return,
+            },
+        };
+        let update = match event {
+            AgentEvent::TextDelta(mut text) => {
+                held = drain_same(&mut text, &mut events, |event| match event {
+                    AgentEvent::TextDelta(more) => Some(more),
+                    _ => None,
+                });
+                acp::SessionUpdate::AgentMessageChunk(to_proto::text_chunk(text))
+            }
+            AgentEvent::ThinkingDelta(mut text) => {
+                held = drain_same(&mut text, &mut events, |event| match event {
+                    AgentEvent::ThinkingDelta(more) => Some(more),
+                    _ => None,
+                });
+                acp::SessionUpdate::AgentThoughtChunk(to_proto::text_chunk(text))
+            }
+            AgentEvent::ToolCallStarted(view) => {
+                let mut call = to_proto::tool_call(&view);
+                if client.terminal_stream.is_some() && view.streams_output {
+                    call = call
+                        .content(vec![to_proto::terminal(view.id.clone())])
+                        .meta(meta(TERMINAL_INFO_KEY, TerminalInfo { terminal_id: view.id.clone(), cwd: client.cwd.clone() }));
+                    terminals.insert(view.id);
+                }
+                acp::SessionUpdate::ToolCall(call)
+            }
+            AgentEvent::ToolOutput { id, mut text } => {
+                let Some(key) = client.terminal_stream.filter(|_| terminals.contains(&id)) else { continue };
+                held = drain_same(&mut text, &mut events, |event| match event {
+                    AgentEvent::ToolOutput { id: same, text } if *same == id => Some(text),
+                    _ => None,
+                });
+                let update = acp::ToolCallUpdate::new(id.clone(), acp::ToolCallUpdateFields::new());
+                acp::SessionUpdate::ToolCallUpdate(update.meta(meta(key, TerminalOutputChunk { terminal_id: id, data: text })))
+            }
+            AgentEvent::ToolTerminal { id, terminal_id } => {
+                let fields = acp::ToolCallUpdateFields::new().content(vec![to_proto::terminal(terminal_id)]);
+                acp::SessionUpdate::ToolCallUpdate(acp::ToolCallUpdate::new(id, fields))
+            }
+            AgentEvent::ToolCallUpdated { id, status, output, display, locations } => {
+                if let Some(Display::Plan(entries)) = &display {
+                    notify(peer, session_id, acp::SessionUpdate::Plan(to_proto::plan(entries))).await;
+                }
+                let mut update = to_proto::tool_call_update(&id, status, display.as_ref(), output.as_deref());
+                if let Some(locations) = locations {
+                    update.fields.locations = Some(to_proto::locations(&locations));
+                }
+                if matches!(status, ToolStatus::Completed | ToolStatus::Failed) && terminals.remove(&id) {
+                    update = end_terminal(update, &id, display.as_ref());
+                }
+                acp::SessionUpdate::ToolCallUpdate(update)
+            }
+            AgentEvent::PermissionRequested(request) => {
+                permission::ask(peer, session_id, request, client.hunk_review, cancel).await;
+                continue;
+            }
+            AgentEvent::Usage { usage, context_window, cost_usd } => {
+                // Tokens now in the context: what was sent plus what came back.
+                let used = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens + usage.output_tokens;
+                let mut update = acp::UsageUpdate::new(used, context_window);
+                if let Some(amount) = cost_usd {
+                    update = update.cost(acp::Cost::new(amount, "USD"));
+                }
+                acp::SessionUpdate::UsageUpdate(update)
+            }
+            AgentEvent::TitleChanged(title) => acp::SessionUpdate::SessionInfoUpdate(
+                acp::SessionInfoUpdate::new().title(title).updated_at(larik_core::clock::iso8601(larik_core::clock::now_secs())),
+            ),
+            AgentEvent::Notice(message) => {
+                tracing::info!(%message, "notice");
+                if client.notices {
+                    acp::SessionUpdate::Notice(acp::Notice::new(acp::NoticeSeverity::Warning, message))
+                } else {
+                    // Clients without notices still see it, set apart from the answer.
+                    acp::SessionUpdate::AgentMessageChunk(to_proto::text_chunk(format!("\n> {message}\n\n")))
+                }
+            }
+        };
+        notify(peer, session_id, update).await;
+    }
+}
+
+/// The last update of a call shown as an agent-owned terminal: the terminal ends with the
+/// command's exit code and stays as the call's content; a call that never ran shows why instead.
+fn end_terminal(update: acp::ToolCallUpdate, id: &str, display: Option<&Display>) -> acp::ToolCallUpdate {
+    let exit_code = match display {
+        Some(Display::Command { exit_code, .. }) => exit_code.and_then(|code| u32::try_from(code).ok()),
+        _ => None,
+    };
+    let mut update = update.meta(meta(TERMINAL_EXIT_KEY, TerminalExit { terminal_id: id.to_owned(), exit_code, signal: None }));
+    if matches!(display, Some(Display::Command { .. })) {
+        update.fields.content = Some(vec![to_proto::terminal(id.to_owned())]);
+    }
+    update
+}
+
+fn meta(key: &str, value: impl serde::Serialize) -> acp::Meta {
+    let mut meta = acp::Meta::new();
+    meta.insert(key.to_owned(), serde_json::to_value(value).unwrap_or_default());
+    meta
+}
+
+/// Appends the deltas `same` accepts that are already waiting in the queue to `text`; returns the
+/// first event it does not accept, which the caller handles next.
+fn drain_same(text: &mut String, events: &mut mpsc::Receiver<AgentEvent>, same: impl Fn(&AgentEvent) -> Option<&str>) -> Option<AgentEvent> {
+    while let Ok(next) = events.try_recv() {
+        match same(&next) {
+            Some(more) => text.push_str(more),
+            None => return Some(next),
+        }
+    }
+    None
+}
