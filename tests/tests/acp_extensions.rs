@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-//! ACP features beyond a plain turn: per-hunk review, the client's file system, editor context,
+//! ACP features beyond a plain turn: per-hunk review, the client's file system and terminals, editor
 //! modes and config options.
 
 use larik_tests::harness::{Agent, Sandbox, message_text, updates_of};
@@ -310,4 +310,40 @@ async fn logout_stops_using_the_key_until_authenticate() {
     let (response, updates) = agent.prompt(&session, "hi", |_| "reject_once").await;
     assert_eq!(response["result"]["stopReason"], "end_turn");
     assert_eq!(message_text(&updates), "signed in");
+}
+
+#[tokio::test]
+async fn a_client_terminal_that_cannot_be_created_leaves_the_command_to_the_agent() {
+    let steps = vec![Step::tool("toolu_1", "bash", json!({"command": "echo ran by the agent"})), Step::text("done")];
+    let (_sandbox, mock, mut agent, session) = start(steps, json!({"terminal": true})).await;
+    let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "run it"}]})).await;
+    let mut asked = Vec::new();
+    loop {
+        let message = agent.next().await;
+        if let Some(method) = message["method"].as_str().filter(|_| message.get("id").is_some()) {
+            asked.push(method.to_owned());
+            agent.send(json!({"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32603, "message": "no terminals today"}})).await;
+        } else if message["id"] == json!(id) {
+            assert_eq!(message["result"]["stopReason"], "end_turn");
+            break;
+        }
+    }
+    assert_eq!(asked, ["terminal/create"], "only the failed create was asked of the client");
+    assert_eq!(last_tool_result_text(&mock.requests()[1]), "ran by the agent\n");
+}
+
+#[tokio::test]
+async fn terminal_output_delta_clients_get_the_output_appended_piece_by_piece() {
+    let steps = vec![Step::tool("toolu_1", "bash", json!({"command": "echo first; sleep 0.3; echo second"})), Step::text("done")];
+    let (_sandbox, _mock, mut agent, session) = start(steps, json!({"_meta": {"terminal_output_delta": true}})).await;
+    let (response, updates) = agent.prompt(&session, "run it", |_| "allow_once").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn");
+    let pieces: Vec<String> = updates
+        .iter()
+        .filter_map(|update| update["_meta"]["terminal_output_delta"]["data"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(pieces, ["first\n", "second\n"], "two pieces, as printed");
+    let exit = updates.iter().find_map(|update| update["_meta"].get("terminal_exit")).expect("terminal_exit");
+    assert_eq!(exit["exit_code"], 0);
+    assert!(updates.iter().all(|update| update["_meta"].get("terminal_output").is_none()), "only the key the client asked for");
 }
