@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-//! ACP features beyond a plain turn: per-hunk review, the client's file system and terminals, editor
+//! ACP features beyond a plain turn: per-hunk review, the client's file system and terminals, editor context,
 //! modes and config options.
 
 use larik_tests::harness::{Agent, Sandbox, message_text, updates_of};
