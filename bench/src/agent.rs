@@ -53,7 +53,21 @@ async fn stop(mut agent: Agent) {
     agent.wait_exit().await;
 }
 
-pub async fn measure(idle_seconds: u64) -> anyhow::Result<Vec<Row>> {
+/// The agent's sections, by name: `ready` (with idle), `turn`, `long`, `relay`, `request`.
+pub const SECTIONS: &[&str] = &["ready", "turn", "long", "relay", "request"];
+
+pub async fn measure(section: &str, idle_seconds: u64) -> anyhow::Result<Vec<Row>> {
+    match section {
+        "ready" => ready_and_idle(idle_seconds).await,
+        "turn" => turn().await,
+        "long" => long_session().await,
+        "relay" => relay().await,
+        "request" => first_request().await,
+        other => anyhow::bail!("no agent section `{other}`"),
+    }
+}
+
+async fn ready_and_idle(idle_seconds: u64) -> anyhow::Result<Vec<Row>> {
     let mut rows = Vec::new();
     let sandbox = Sandbox::new();
     let mock = MockLlm::start(Scenario::default()).await?;
@@ -79,7 +93,11 @@ pub async fn measure(idle_seconds: u64) -> anyhow::Result<Vec<Row>> {
     }
     rows.push(row("idle: RSS after session/new", &rss, "MiB", "< 12 MiB"));
     rows.push(row(&format!("idle: CPU over {idle_seconds} s"), &idle_cpu, "ms", "< 5 ms"));
+    Ok(rows)
+}
 
+async fn turn() -> anyhow::Result<Vec<Row>> {
+    let mut rows = Vec::new();
     // 3. A scripted turn: read a file, edit it, run a command, answer.
     let (mut turn_cpu, mut turn_peak, mut turn_wall) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..10 {
@@ -105,7 +123,11 @@ pub async fn measure(idle_seconds: u64) -> anyhow::Result<Vec<Row>> {
     rows.push(row("turn (read, edit, bash, answer): agent CPU", &turn_cpu, "ms", "< 20 ms"));
     rows.push(row("turn: peak RSS", &turn_peak, "MiB", "< 20 MiB"));
     rows.push(duration_row("turn: wall time (the mock adds no delay)", &turn_wall, ""));
+    Ok(rows)
+}
 
+async fn long_session() -> anyhow::Result<Vec<Row>> {
+    let mut rows = Vec::new();
     // 4. A long session: RSS at turn 10 and at turn 500.
     let turns = 500;
     let sandbox = Sandbox::new();
@@ -131,9 +153,13 @@ pub async fn measure(idle_seconds: u64) -> anyhow::Result<Vec<Row>> {
     stop(agent).await;
     rows.push(Row { name: "long session: RSS at turn 10 → 500".into(), median: format!("{at_10:.1} → {at_end:.1} MiB"), min: String::new(), max: String::new(), target: "≤ 1.5×".into() });
     rows.push(Row { name: "long session: growth".into(), median: format!("{:.2}×", at_end / at_10.max(0.1)), min: String::new(), max: String::new(), target: "≤ 1.5×".into() });
+    Ok(rows)
+}
 
+async fn relay() -> anyhow::Result<Vec<Row>> {
+    let mut rows = Vec::new();
     // 5. Relaying a fast stream: 20,000 small deltas.
-    let mut overheads = Vec::new();
+    let (mut overheads, mut sent_times, mut relayed_times, mut messages, mut agent_cpu) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for _ in 0..5 {
         let sandbox = Sandbox::new();
         let mut step = Step::text("ab");
@@ -141,8 +167,10 @@ pub async fn measure(idle_seconds: u64) -> anyhow::Result<Vec<Row>> {
         step.repeat = Some(20_000);
         let mock = MockLlm::start(Scenario { responses: vec![step] }).await?;
         let (mut agent, session) = ready_agent(&sandbox, &mock).await;
+        let pid = agent.child.id().unwrap_or(0);
+        let cpu_before = cpu_time(pid);
         let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "stream"}]})).await;
-        let (mut first, mut last, mut received) = (None, Instant::now(), 0usize);
+        let (mut first, mut last, mut received, mut chunks) = (None, Instant::now(), 0usize, 0usize);
         loop {
             let message = agent.next().await;
             if message["id"] == json!(id) && message.get("method").is_none() {
@@ -152,6 +180,7 @@ pub async fn measure(idle_seconds: u64) -> anyhow::Result<Vec<Row>> {
                 first.get_or_insert_with(Instant::now);
                 last = Instant::now();
                 received += message["params"]["update"]["content"]["text"].as_str().map_or(0, str::len);
+                chunks += 1;
             }
         }
         anyhow::ensure!(received == 40_000, "text was lost: {received} of 40000 bytes");
@@ -159,10 +188,22 @@ pub async fn measure(idle_seconds: u64) -> anyhow::Result<Vec<Row>> {
         let sent = sent_last.duration_since(sent_first).as_secs_f64();
         let relayed = last.duration_since(first.unwrap_or(last)).as_secs_f64();
         overheads.push((relayed - sent).max(0.0) / sent.max(f64::EPSILON) * 100.0);
+        sent_times.push(sent * 1000.0);
+        relayed_times.push(relayed * 1000.0);
+        messages.push(chunks as f64);
+        agent_cpu.push((cpu_time(pid) - cpu_before).as_secs_f64() * 1000.0);
         stop(agent).await;
     }
+    rows.push(row("streaming relay: the mock's send time", &sent_times, "ms", ""));
+    rows.push(row("streaming relay: first to last delta at the client", &relayed_times, "ms", ""));
+    rows.push(row("streaming relay: messages the client got", &messages, "", ""));
+    rows.push(row("streaming relay: agent CPU for the turn", &agent_cpu, "ms", ""));
     rows.push(row("streaming relay of 20,000 deltas: overhead", &overheads, "%", "< 10 %"));
+    Ok(rows)
+}
 
+async fn first_request() -> anyhow::Result<Vec<Row>> {
+    let mut rows = Vec::new();
     // 7. The first model request with the full tool set.
     let sandbox = Sandbox::new();
     let mock = MockLlm::start(Scenario { responses: vec![Step::text("ok")] }).await?;

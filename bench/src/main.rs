@@ -12,11 +12,14 @@ use stats::Row;
 
 fn main() -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    // No argument: everything. `agent` or `tools`: that half. Otherwise one agent section.
     let only: Option<String> = std::env::args().nth(1);
     let mut rows: Vec<Row> = Vec::new();
-    if only.as_deref().is_none_or(|section| section == "agent") {
-        let idle_seconds = std::env::var("BENCH_IDLE_SECONDS").ok().and_then(|seconds| seconds.parse().ok()).unwrap_or(30);
-        rows.extend(runtime.block_on(agent::measure(idle_seconds))?);
+    let idle_seconds = std::env::var("BENCH_IDLE_SECONDS").ok().and_then(|seconds| seconds.parse().ok()).unwrap_or(30);
+    for section in agent::SECTIONS {
+        if only.as_deref().is_none_or(|wanted| wanted == "agent" || wanted == *section) {
+            rows.extend(runtime.block_on(agent::measure(section, idle_seconds))?);
+        }
     }
     if only.as_deref().is_none_or(|section| section == "tools") {
         rows.extend(runtime.block_on(tools::measure())?);

@@ -15,6 +15,7 @@ mod terminals;
 mod to_proto;
 
 use std::collections::HashMap;
+use std::os::fd::AsFd;
 use std::sync::Arc;
 
 pub use agent::AcpAgent;
@@ -22,10 +23,10 @@ pub use agent::AcpAgent;
 /// Serves ACP on stdin/stdout until stdin closes; then cancels what runs and returns.
 pub async fn serve_stdio(env: HashMap<String, String>) -> anyhow::Result<()> {
     let agent = Arc::new(AcpAgent::new(env));
-    let input = tokio::io::BufReader::new(tokio::io::stdin());
+    let input = tokio::io::BufReader::new(stdin());
     let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     tokio::select! {
-        () = connection::run(input, tokio::io::stdout(), Arc::clone(&agent)) => {}
+        () = connection::run(input, stdout(), Arc::clone(&agent)) => {}
         // Killed politely: what runs is cancelled and its process groups killed, as on end of input.
         _ = terminate.recv() => {
             agent.shutdown();
@@ -35,4 +36,24 @@ pub async fn serve_stdio(env: HashMap<String, String>) -> anyhow::Result<()> {
     // Sessions end with the connection: their background shells die with them.
     agent.shutdown();
     Ok(())
+}
+
+/// Standard input, read by the runtime's own event loop when it is a pipe (as editors start
+/// agents); anything else is read through tokio's blocking reader.
+fn stdin() -> Box<dyn tokio::io::AsyncRead + Unpin + Send> {
+    let pipe = std::io::stdin().as_fd().try_clone_to_owned().map(std::fs::File::from).and_then(tokio::net::unix::pipe::Receiver::from_file);
+    match pipe {
+        Ok(pipe) => Box::new(pipe),
+        Err(_) => Box::new(tokio::io::stdin()),
+    }
+}
+
+/// Standard output, written by the event loop when it is a pipe: no hand-off to a blocking
+/// thread per write, which dominated the cost of relaying a fast stream.
+fn stdout() -> Box<dyn tokio::io::AsyncWrite + Unpin + Send> {
+    let pipe = std::io::stdout().as_fd().try_clone_to_owned().map(std::fs::File::from).and_then(tokio::net::unix::pipe::Sender::from_file);
+    match pipe {
+        Ok(pipe) => Box::new(pipe),
+        Err(_) => Box::new(tokio::io::stdout()),
+    }
 }

@@ -47,7 +47,10 @@ fn main() -> anyhow::Result<()> {
     }
     let cli = Cli::parse();
     init_logging(cli.log_file.as_deref())?;
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let runtime = match cli.command {
+        Some(Command::Acp) => tokio::runtime::Builder::new_current_thread().enable_all().build()?,
+        _ => tokio::runtime::Builder::new_multi_thread().enable_all().build()?,
+    };
     let env: std::collections::HashMap<String, String> = std::env::vars().collect();
     let code = runtime.block_on(async move {
         match (cli.command, cli.prompt) {

@@ -49,6 +49,21 @@ async fn a_text_turn_streams_and_ends() {
 }
 
 #[tokio::test]
+async fn a_fast_stream_arrives_whole_in_few_messages() {
+    // 4,000 deltas sent back to back: the editor gets every character, merged into a handful of
+    // chunks instead of thousands of messages.
+    let mut step = Step::text("ab");
+    step.chunk_chars = Some(2);
+    step.repeat = Some(4000);
+    let (_sandbox, _mock, mut agent, session) = start(vec![step]).await;
+    let (response, updates) = agent.prompt(&session, "stream", |_| "reject_once").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn");
+    assert_eq!(message_text(&updates), "ab".repeat(4000), "no text was lost or reordered");
+    let chunks = updates_of(&updates, "agent_message_chunk").len();
+    assert!(chunks < 400, "{chunks} messages for 4,000 deltas: text was not merged");
+}
+
+#[tokio::test]
 async fn project_memory_reaches_the_system_prompt() {
     let sandbox = Sandbox::new();
     std::fs::write(sandbox.project.path().join("AGENTS.md"), "Always answer in English.\n").unwrap();

@@ -355,7 +355,7 @@ impl Handler for AcpAgent {
 
 pub(super) async fn notify(peer: &Peer, session_id: &acp::SessionId, update: acp::SessionUpdate) {
     let notification = acp::SessionNotification::new(session_id.clone(), update);
-    peer.notify("session/update", serde_json::to_value(notification).unwrap_or_default()).await;
+    peer.notify("session/update", &notification).await;
 }
 
 fn turn_error(error: TurnError) -> RpcError {

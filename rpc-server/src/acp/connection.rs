@@ -90,9 +90,19 @@ struct PeerState {
 }
 
 impl Peer {
-    /// Sends a notification. Waits only while the writer's queue is full.
-    pub async fn notify(&self, method: &str, params: Value) {
-        self.send_line(json!({"jsonrpc": "2.0", "method": method, "params": params})).await;
+    /// Sends a notification. Waits only while the writer's queue is full. The params are
+    /// serialized straight into the line, without an intermediate JSON tree.
+    pub async fn notify(&self, method: &str, params: impl serde::Serialize) {
+        #[derive(serde::Serialize)]
+        struct Notification<'a, P> {
+            jsonrpc: &'static str,
+            method: &'a str,
+            params: P,
+        }
+        match serde_json::to_string(&Notification { jsonrpc: "2.0", method, params }) {
+            Ok(line) => self.send_text(line).await,
+            Err(error) => tracing::warn!(%error, method, "a notification could not be serialized"),
+        }
     }
 
     /// Sends a request and waits for its response.
@@ -120,8 +130,12 @@ impl Peer {
     }
 
     async fn send_line(&self, message: Value) {
-        // serde_json writes compact JSON: newlines inside strings are escaped, so one message is one line.
-        let line = message.to_string();
+        self.send_text(message.to_string()).await;
+    }
+
+    /// Queues one message. serde_json writes compact JSON: newlines inside strings are escaped,
+    /// so one message is one line.
+    async fn send_text(&self, line: String) {
         if self.inner.outgoing.send(line).await.is_err() {
             tracing::debug!("output closed; message dropped");
         }

@@ -1,11 +1,12 @@
-//! A turn's events as `session/update`s, sent as they come. Text deltas that queue up while the
-//! client is being written to are merged, never dropped. A permission request becomes a
+//! A turn's events as `session/update`s, sent as they come. Streamed text goes out at most once a
+//! frame (a few milliseconds): deltas in between are merged, never dropped. A permission request becomes a
 //! `session/request_permission` round trip whose answer goes back to the waiting turn. A command's
 //! output streams into an agent-owned terminal for clients that advertise one
 //! (`_meta.terminal_output` as Zed does, or `_meta.terminal_output_delta`).
 
 use std::collections::HashSet;
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 use larik_core::event::{AgentEvent, Display, ToolStatus};
 use larik_protocol::acp;
@@ -40,31 +41,47 @@ impl ClientView {
 pub(super) async fn forward_events(peer: &Peer, session_id: &acp::SessionId, mut events: mpsc::Receiver<AgentEvent>, client: ClientView, cancel: &CancellationToken) {
     // `held` is the event that ended a run of merged deltas, handled next.
     let mut held: Option<AgentEvent> = None;
+    let mut text = PacedText::default();
     // Calls shown as agent-owned terminals, until they finish.
     let mut terminals: HashSet<String> = HashSet::new();
     loop {
         let event = match held.take() {
             Some(event) => event,
-            None => match events.recv().await {
-                Some(event) => event,
-                None => return,
-            },
+            None => {
+                let next = tokio::select! {
+                    biased;
+                    next = events.recv() => next,
+                    () = text.frame_ends() => {
+                        text.flush(peer, session_id).await;
+                        continue;
+                    }
+                };
+                match next {
+                    Some(event) => event,
+                    None => {
+                        text.flush(peer, session_id).await;
+                        return;
+                    }
+                }
+            }
+        };
+        let event = match event {
+            AgentEvent::TextDelta(delta) => {
+                text.push(peer, session_id, TextKind::Message, &delta).await;
+                continue;
+            }
+            AgentEvent::ThinkingDelta(delta) => {
+                text.push(peer, session_id, TextKind::Thought, &delta).await;
+                continue;
+            }
+            // Anything else goes out after the text before it.
+            other => {
+                text.flush(peer, session_id).await;
+                other
+            }
         };
         let update = match event {
-            AgentEvent::TextDelta(mut text) => {
-                held = drain_same(&mut text, &mut events, |event| match event {
-                    AgentEvent::TextDelta(more) => Some(more),
-                    _ => None,
-                });
-                acp::SessionUpdate::AgentMessageChunk(to_proto::text_chunk(text))
-            }
-            AgentEvent::ThinkingDelta(mut text) => {
-                held = drain_same(&mut text, &mut events, |event| match event {
-                    AgentEvent::ThinkingDelta(more) => Some(more),
-                    _ => None,
-                });
-                acp::SessionUpdate::AgentThoughtChunk(to_proto::text_chunk(text))
-            }
+            AgentEvent::TextDelta(_) | AgentEvent::ThinkingDelta(_) => continue,
             AgentEvent::ToolCallStarted(view) => {
                 let mut call = to_proto::tool_call(&view);
                 if client.terminal_stream.is_some() && view.streams_output {
@@ -128,6 +145,59 @@ pub(super) async fn forward_events(peer: &Peer, session_id: &acp::SessionId, mut
             }
         };
         notify(peer, session_id, update).await;
+    }
+}
+
+/// How often streamed text goes out at most. Below what anyone can see, and what keeps a fast
+/// model stream from becoming thousands of messages for the client to parse.
+const TEXT_FRAME: Duration = Duration::from_millis(4);
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum TextKind {
+    Message,
+    Thought,
+}
+
+/// Text and thought deltas waiting to go out. The first delta after a quiet frame goes at once;
+/// what arrives within a frame of the last chunk sent is merged into the next one. Nothing is
+/// dropped: the rest goes out when the frame ends or before any other update.
+#[derive(Default)]
+struct PacedText {
+    kind: Option<TextKind>,
+    text: String,
+    last_sent: Option<Instant>,
+}
+
+impl PacedText {
+    async fn push(&mut self, peer: &Peer, session_id: &acp::SessionId, kind: TextKind, delta: &str) {
+        if self.kind.is_some_and(|pending| pending != kind) {
+            self.flush(peer, session_id).await;
+        }
+        self.kind = Some(kind);
+        self.text.push_str(delta);
+        if self.last_sent.is_none_or(|sent| sent.elapsed() >= TEXT_FRAME) {
+            self.flush(peer, session_id).await;
+        }
+    }
+
+    /// Resolves when pending text is due; never while nothing is pending.
+    async fn frame_ends(&self) {
+        match (self.kind, self.last_sent) {
+            (Some(_), Some(sent)) => tokio::time::sleep_until((sent + TEXT_FRAME).into()).await,
+            (Some(_), None) => {}
+            (None, _) => std::future::pending().await,
+        }
+    }
+
+    async fn flush(&mut self, peer: &Peer, session_id: &acp::SessionId) {
+        let Some(kind) = self.kind.take() else { return };
+        let chunk = to_proto::text_chunk(std::mem::take(&mut self.text));
+        let update = match kind {
+            TextKind::Message => acp::SessionUpdate::AgentMessageChunk(chunk),
+            TextKind::Thought => acp::SessionUpdate::AgentThoughtChunk(chunk),
+        };
+        notify(peer, session_id, update).await;
+        self.last_sent = Some(Instant::now());
     }
 }
 
