@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use serde::Serialize;
 use serde_json::{Value, json};
 use sse_stream::Sse;
 
@@ -38,53 +39,117 @@ impl Provider for OpenAiProvider {
     }
 }
 
-fn request_body(request: &ModelRequest<'_>) -> Value {
-    let mut messages = vec![json!({"role": "system", "content": request.system})];
+/// The request body, borrowing the conversation: serialized straight into the HTTP body.
+fn request_body<'a>(request: &'a ModelRequest<'a>) -> Body<'a> {
+    let mut messages = vec![ChatMessage::System { content: request.system }];
     for message in request.messages {
         append_message(&mut messages, message);
     }
-    let mut body = json!({
-        "model": request.model,
-        "stream": true,
-        "stream_options": {"include_usage": true},
-        "messages": messages,
-    });
-    if let Some(effort) = request.thought_level.and_then(ThoughtLevel::reasoning_effort) {
-        body["reasoning_effort"] = json!(effort);
-    }
-    if !request.tools.is_empty() {
-        body["tools"] = request
+    Body {
+        model: request.model,
+        stream: true,
+        stream_options: StreamOptions { include_usage: true },
+        messages,
+        reasoning_effort: request.thought_level.and_then(ThoughtLevel::reasoning_effort),
+        tools: request
             .tools
             .iter()
-            .map(|tool| json!({"type": "function", "function": {"name": tool.name, "description": tool.description, "parameters": tool.input_schema}}))
-            .collect();
+            .map(|tool| FunctionTool { kind: "function", function: Function { name: &tool.name, description: &tool.description, parameters: &tool.input_schema } })
+            .collect(),
     }
-    body
+}
+
+#[derive(Serialize)]
+struct Body<'a> {
+    model: &'a str,
+    stream: bool,
+    stream_options: StreamOptions,
+    messages: Vec<ChatMessage<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning_effort: Option<&'static str>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<FunctionTool<'a>>,
+}
+
+#[derive(Serialize)]
+struct StreamOptions {
+    include_usage: bool,
+}
+
+#[derive(Serialize)]
+struct FunctionTool<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: Function<'a>,
+}
+
+#[derive(Serialize)]
+struct Function<'a> {
+    name: &'a str,
+    description: &'a str,
+    parameters: &'a Value,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "role", rename_all = "lowercase")]
+enum ChatMessage<'a> {
+    System { content: &'a str },
+    /// `content` is null when the turn only called tools.
+    Assistant {
+        content: Option<String>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        tool_calls: Vec<ToolCall<'a>>,
+    },
+    Tool { tool_call_id: &'a str, content: String },
+    User { content: Vec<UserPart<'a>> },
+}
+
+#[derive(Serialize)]
+struct ToolCall<'a> {
+    id: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: CallFunction<'a>,
+}
+
+#[derive(Serialize)]
+struct CallFunction<'a> {
+    name: &'a str,
+    /// The arguments as a JSON text, as the API wants them.
+    arguments: String,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum UserPart<'a> {
+    Text { text: &'a str },
+    ImageUrl { image_url: ImageUrl },
+}
+
+#[derive(Serialize)]
+struct ImageUrl {
+    url: String,
 }
 
 /// One neutral message can become several chat messages: tool results are messages of their own.
-fn append_message(out: &mut Vec<Value>, message: &Message) {
+fn append_message<'a>(out: &mut Vec<ChatMessage<'a>>, message: &'a Message) {
     match message.role {
         Role::Assistant => {
             let text: String = message.content.iter().filter_map(|part| match part {
                 Part::Text { text } => Some(text.as_str()),
                 _ => None,
             }).collect();
-            let tool_calls: Vec<Value> = message.content.iter().filter_map(|part| match part {
-                Part::ToolUse { id, name, input } => Some(json!({"id": id, "type": "function", "function": {"name": name, "arguments": input.to_string()}})),
+            let tool_calls = message.content.iter().filter_map(|part| match part {
+                Part::ToolUse { id, name, input } => Some(ToolCall { id, kind: "function", function: CallFunction { name, arguments: input.to_string() } }),
                 _ => None,
             }).collect();
-            let mut assistant = json!({"role": "assistant", "content": if text.is_empty() { Value::Null } else { Value::String(text) }});
-            if !tool_calls.is_empty() {
-                assistant["tool_calls"] = Value::Array(tool_calls);
-            }
-            out.push(assistant);
+            out.push(ChatMessage::Assistant { content: Some(text).filter(|text| !text.is_empty()), tool_calls });
         }
         Role::User => {
             let mut user_parts = Vec::new();
             for part in &message.content {
                 match part {
-                    Part::Text { text } => user_parts.push(json!({"type": "text", "text": text})),
+                    Part::Text { text } => user_parts.push(UserPart::Text { text }),
                     Part::Image { media_type, data } => user_parts.push(image_part(media_type, data)),
                     Part::ToolResult { tool_use_id, content, is_error } => {
                         let mut text = String::new();
@@ -98,20 +163,20 @@ fn append_message(out: &mut Vec<Value>, message: &Message) {
                                 ResultPart::Image { media_type, data } => user_parts.push(image_part(media_type, data)),
                             }
                         }
-                        out.push(json!({"role": "tool", "tool_call_id": tool_use_id, "content": text}));
+                        out.push(ChatMessage::Tool { tool_call_id: tool_use_id, content: text });
                     }
                     Part::Thinking { .. } | Part::ToolUse { .. } => {}
                 }
             }
             if !user_parts.is_empty() {
-                out.push(json!({"role": "user", "content": user_parts}));
+                out.push(ChatMessage::User { content: user_parts });
             }
         }
     }
 }
 
-fn image_part(media_type: &str, data: &str) -> Value {
-    json!({"type": "image_url", "image_url": {"url": format!("data:{media_type};base64,{data}")}})
+fn image_part(media_type: &str, data: &str) -> UserPart<'static> {
+    UserPart::ImageUrl { image_url: ImageUrl { url: format!("data:{media_type};base64,{data}") } }
 }
 
 #[derive(Default)]
@@ -247,7 +312,9 @@ mod tests {
             },
         ];
         let request = ModelRequest { model: "m", system: "sys", max_tokens: 100, tools: &[], thought_level: None, messages: &messages };
-        let body = request_body(&request);
+        let body = serde_json::to_value(request_body(&request)).unwrap();
+        assert_eq!(body["messages"][0], json!({"role": "system", "content": "sys"}));
+        assert_eq!(body["messages"][1]["content"], Value::Null, "a turn of tool calls only has null content");
         assert_eq!(body["messages"][1]["tool_calls"][0]["function"]["arguments"], json!("{\"path\":\"a\"}"));
         assert_eq!(body["messages"][2], json!({"role": "tool", "tool_call_id": "c1", "content": "body"}));
     }

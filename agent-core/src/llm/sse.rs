@@ -20,7 +20,7 @@ pub(crate) trait FrameParser: Send + 'static {
 /// Sends the request and returns the parsed event stream, or the classified HTTP error.
 pub(crate) async fn post_streaming(
     request: reqwest::RequestBuilder,
-    body: &Value,
+    body: &impl serde::Serialize,
     parser: impl FrameParser,
 ) -> Result<EventStream, ProviderError> {
     let response = request.json(body).send().await.map_err(network_error)?;
