@@ -11,14 +11,14 @@ use serde_json::json;
 use crate::stats::{Row, duration_row};
 
 /// Resident and peak memory of a process, in KiB, from /proc.
-fn memory_kib(pid: u32) -> (u64, u64) {
+pub(crate) fn memory_kib(pid: u32) -> (u64, u64) {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     let field = |name: &str| status.lines().find(|line| line.starts_with(name)).and_then(|line| line.split_whitespace().nth(1)).and_then(|kib| kib.parse().ok()).unwrap_or(0);
     (field("VmRSS:"), field("VmHWM:"))
 }
 
 /// CPU time the process itself used (user + system).
-fn cpu_time(pid: u32) -> Duration {
+pub(crate) fn cpu_time(pid: u32) -> Duration {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
     // Fields after the command name, which is in parentheses and may contain spaces.
     let fields: Vec<&str> = stat.rsplit_once(')').map(|(_, rest)| rest.split_whitespace().collect()).unwrap_or_default();

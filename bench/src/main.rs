@@ -5,6 +5,7 @@
 #![allow(clippy::print_stdout)]
 
 mod agent;
+mod peers;
 mod stats;
 mod tools;
 
@@ -20,6 +21,10 @@ fn main() -> anyhow::Result<()> {
         if only.as_deref().is_none_or(|wanted| wanted == "agent" || wanted == *section) {
             rows.extend(runtime.block_on(agent::measure(section, idle_seconds))?);
         }
+    }
+    // Peers are measured only when asked for (bench/peers.sh installs them).
+    if only.as_deref() == Some("peers") {
+        rows.extend(runtime.block_on(peers::measure(idle_seconds))?);
     }
     if only.as_deref().is_none_or(|section| section == "tools") {
         rows.extend(runtime.block_on(tools::measure())?);

@@ -97,7 +97,11 @@ pub struct Agent {
 
 impl Agent {
     pub fn spawn(cwd: &Path, env: &[(String, String)]) -> Self {
-        let mut child = spawn_larik("acp", cwd, env);
+        Self::from_child(spawn_larik("acp", cwd, env))
+    }
+
+    /// The client side of any ACP agent started with piped stdin and stdout.
+    pub fn from_child(mut child: Child) -> Self {
         let stdout = child.stdout.take().expect("stdout");
         let (sender, incoming) = mpsc::channel(4096);
         tokio::spawn(async move {
