@@ -6,9 +6,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 use serde_json::{Value, json};
-use sse_stream::Sse;
 
-use super::sse::{FrameParser, frame_json, post_streaming};
+use super::sse::{FrameParser, SseFrame, frame_json, post_streaming};
 use super::{EventStream, Message, ModelRequest, ThoughtLevel, ModelStop, Part, Provider, ProviderError, ResultPart, Role, StreamEvent, Usage, LazyClient};
 
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
@@ -239,14 +238,13 @@ struct TextDelta<'a> {
 }
 
 impl FrameParser for AnthropicParser {
-    fn frame(&mut self, frame: Sse) -> Result<Vec<StreamEvent>, ProviderError> {
-        if frame.event.as_deref() == Some("content_block_delta")
-            && let Some(data) = frame.data.as_deref()
-            && let Ok(TextDeltaFrame { delta: TextDelta { kind: "text_delta", text: Some(text) } }) = serde_json::from_str::<TextDeltaFrame<'_>>(data)
+    fn frame(&mut self, frame: &SseFrame<'_>) -> Result<Vec<StreamEvent>, ProviderError> {
+        if frame.event == Some("content_block_delta")
+            && let Ok(TextDeltaFrame { delta: TextDelta { kind: "text_delta", text: Some(text) } }) = serde_json::from_str::<TextDeltaFrame<'_>>(&frame.data)
         {
             return Ok(vec![StreamEvent::TextDelta(text.into_owned())]);
         }
-        let Some(data) = frame_json(&frame)? else { return Ok(Vec::new()) };
+        let Some(data) = frame_json(frame)? else { return Ok(Vec::new()) };
         let kind = data.get("type").and_then(Value::as_str).unwrap_or_default();
         let index = data.get("index").and_then(Value::as_u64).unwrap_or_default();
         let mut events = Vec::new();
@@ -365,8 +363,8 @@ fn stream_error(data: &Value) -> ProviderError {
 mod tests {
     use super::*;
 
-    fn frame(data: Value) -> Sse {
-        Sse::default().data(data.to_string())
+    fn frame(data: Value) -> SseFrame<'static> {
+        SseFrame { event: None, data: data.to_string().into() }
     }
 
     #[test]
@@ -423,7 +421,7 @@ mod tests {
             json!({"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":30}}),
             json!({"type":"message_stop"}),
         ];
-        let events: Vec<StreamEvent> = frames.into_iter().flat_map(|data| parser.frame(frame(data)).unwrap_or_default()).collect();
+        let events: Vec<StreamEvent> = frames.into_iter().flat_map(|data| parser.frame(&frame(data)).unwrap_or_default()).collect();
         assert_eq!(events[0], StreamEvent::TextDelta("Hi".into()));
         assert_eq!(events[1], StreamEvent::ToolUse { id: "toolu_1".into(), name: "read".into(), input: json!({"path": "a.txt"}) });
         assert_eq!(events[2], StreamEvent::Usage(Usage { input_tokens: 12, output_tokens: 30, ..Usage::default() }));
@@ -434,23 +432,23 @@ mod tests {
     #[test]
     fn a_stream_without_message_stop_is_broken_not_truncated() {
         let mut parser = AnthropicParser::default();
-        let _ = parser.frame(frame(json!({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"par"}})));
+        let _ = parser.frame(&frame(json!({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"par"}})));
         assert!(matches!(parser.finish(), Err(ProviderError::StreamBroken { .. })));
     }
 
     #[test]
     fn text_deltas_take_the_quick_path_with_escapes_intact() {
         let mut parser = AnthropicParser::default();
-        let frame = Sse::default().event("content_block_delta").data(r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"say \"hi\"\n"}}"#);
-        assert_eq!(parser.frame(frame).unwrap(), vec![StreamEvent::TextDelta("say \"hi\"\n".into())]);
-        let thinking = Sse::default().event("content_block_delta").data(r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hmm"}}"#);
-        assert_eq!(parser.frame(thinking).unwrap(), vec![StreamEvent::ThinkingDelta("hmm".into())]);
+        let frame = SseFrame::named("content_block_delta", r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"say \"hi\"\n"}}"#);
+        assert_eq!(parser.frame(&frame).unwrap(), vec![StreamEvent::TextDelta("say \"hi\"\n".into())]);
+        let thinking = SseFrame::named("content_block_delta", r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hmm"}}"#);
+        assert_eq!(parser.frame(&thinking).unwrap(), vec![StreamEvent::ThinkingDelta("hmm".into())]);
     }
 
     #[test]
     fn overloaded_error_event_is_retryable() {
         let mut parser = AnthropicParser::default();
-        let result = parser.frame(frame(json!({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})));
+        let result = parser.frame(&frame(json!({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})));
         assert!(matches!(result, Err(ProviderError::Overloaded { .. })));
     }
 }

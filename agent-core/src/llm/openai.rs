@@ -5,9 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 use serde_json::{Value, json};
-use sse_stream::Sse;
 
-use super::sse::{FrameParser, frame_json, post_streaming};
+use super::sse::{FrameParser, SseFrame, frame_json, post_streaming};
 use super::{EventStream, Message, ModelRequest, ThoughtLevel, ModelStop, Part, Provider, ProviderError, ResultPart, Role, StreamEvent, Usage, LazyClient};
 
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
@@ -195,11 +194,11 @@ struct OpenAiParser {
 }
 
 impl FrameParser for OpenAiParser {
-    fn frame(&mut self, frame: Sse) -> Result<Vec<StreamEvent>, ProviderError> {
-        if frame.data.as_deref().map(str::trim) == Some("[DONE]") {
+    fn frame(&mut self, frame: &SseFrame<'_>) -> Result<Vec<StreamEvent>, ProviderError> {
+        if frame.data.trim() == "[DONE]" {
             return self.finish();
         }
-        let Some(data) = frame_json(&frame)? else { return Ok(Vec::new()) };
+        let Some(data) = frame_json(frame)? else { return Ok(Vec::new()) };
         if let Some(error) = data.get("error") {
             let message = error.get("message").and_then(Value::as_str).unwrap_or("unknown error").to_owned();
             return Err(ProviderError::StreamBroken { message });
@@ -280,8 +279,8 @@ impl FrameParser for OpenAiParser {
 mod tests {
     use super::*;
 
-    fn frame(data: &str) -> Sse {
-        Sse::default().data(data)
+    fn frame(data: &str) -> SseFrame<'_> {
+        SseFrame::data(data)
     }
 
     #[test]
@@ -295,7 +294,7 @@ mod tests {
             r#"{"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":5}}"#,
             "[DONE]",
         ];
-        let events: Vec<StreamEvent> = frames.into_iter().flat_map(|data| parser.frame(frame(data)).unwrap_or_default()).collect();
+        let events: Vec<StreamEvent> = frames.into_iter().flat_map(|data| parser.frame(&frame(data)).unwrap_or_default()).collect();
         assert_eq!(events[0], StreamEvent::TextDelta("Let me look".into()));
         assert_eq!(events[1], StreamEvent::ToolUse { id: "call_1".into(), name: "read".into(), input: json!({"path": "a"}) });
         assert_eq!(events[2], StreamEvent::Usage(Usage { input_tokens: 10, output_tokens: 5, ..Usage::default() }));
@@ -322,7 +321,7 @@ mod tests {
     #[test]
     fn a_stream_without_finish_reason_is_broken() {
         let mut parser = OpenAiParser::default();
-        let _ = parser.frame(frame(r#"{"choices":[{"index":0,"delta":{"content":"par"}}]}"#));
+        let _ = parser.frame(&frame(r#"{"choices":[{"index":0,"delta":{"content":"par"}}]}"#));
         assert!(matches!(parser.finish(), Err(ProviderError::StreamBroken { .. })));
     }
 }
