@@ -56,6 +56,27 @@ export function withTimeout(promise, ms, what) {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
+/** Polls `check` until it holds or `ms` pass; returns its last answer. */
+export async function eventually(check, ms = WAIT_MS) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (check()) return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Whether a process with this pid exists. */
+export function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    if (error.code === "ESRCH") return false;
+    throw error;
+  }
+}
+
 /** Unbounded FIFO whose `next()` waits for the next pushed value. */
 class Queue {
   #items = [];

@@ -9,7 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import test from "node:test";
 import * as acp from "@agentclientprotocol/sdk";
-import { PLAIN_INITIALIZE, ProtocolChecker, WAIT_MS, stringsIn, toolResult, withAgent } from "./harness.mjs";
+import { PLAIN_INITIALIZE, ProtocolChecker, alive, eventually, stringsIn, toolResult, withAgent } from "./harness.mjs";
 
 const TIMEOUT = { timeout: 120_000 };
 /** How long the agent may take to end a turn once it has been cancelled. */
@@ -95,26 +95,6 @@ async function rejection(h, promise, what) {
   );
   assert.ok(error instanceof acp.RequestError, `${what} failed without a JSON-RPC error: ${error}`);
   return error;
-}
-
-/** Polls `check` (no fixed sleep) until it holds or `ms` pass; returns whether it held. */
-async function eventually(check, ms = WAIT_MS) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    if (check()) return true;
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    if (error.code === "ESRCH") return false;
-    throw error;
-  }
 }
 
 /** Each of the schema's `$defs` `names` was used to validate at least one message. */

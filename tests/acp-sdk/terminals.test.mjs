@@ -10,7 +10,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import test from "node:test";
-import { PLAIN_INITIALIZE, ZED_INITIALIZE, toolResult, withAgent } from "./harness.mjs";
+import { PLAIN_INITIALIZE, ZED_INITIALIZE, alive, eventually, toolResult, withAgent } from "./harness.mjs";
 
 const TIMEOUT = { timeout: 120_000 };
 const CANCEL_MS = 5_000;
@@ -20,23 +20,6 @@ const TERMINAL_INITIALIZE = { ...PLAIN_INITIALIZE, clientCapabilities: { ...PLAI
 const bashCall = (command) => ({ tool_calls: [{ id: "toolu_1", name: "bash", input: { command } }] });
 const resultText = (body) => (toolResult(body, "toolu_1")?.content ?? []).map((part) => part.text ?? "").join("");
 const callUpdates = (updates) => updates.filter((u) => u.toolCallId === "toolu_1");
-const alive = (pid) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-async function eventually(check, ms = 5_000) {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return check();
-}
-
 test("a client with `terminal` runs bash in its own terminal, sandboxed, and every terminal is released", TIMEOUT, async (t) => {
   // A listener of the test's own: the connect can only fail because the sandbox stops it.
   const listener = createServer((socket) => socket.destroy());

@@ -17,6 +17,8 @@ import { DiffReview } from "./views/diffReview";
 import { PermissionNotice } from "./views/permissionNotice";
 
 const SECRET_PREFIX = "larik.apiKey.";
+/** How long after a failed first start the agent is tried once more. */
+const ACTIVATION_RETRY_MS = 1500;
 
 export class Ctx implements vscode.Disposable, ChatActions {
   readonly config = new Config();
@@ -29,6 +31,7 @@ export class Ctx implements vscode.Disposable, ChatActions {
   #starting: Promise<void> | undefined;
   #disposables: vscode.Disposable[] = [];
   #contextTimer: ReturnType<typeof setTimeout> | undefined;
+  #retryTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(readonly extension: vscode.ExtensionContext) {
     this.log = vscode.window.createOutputChannel("Larik", { log: true });
@@ -81,6 +84,13 @@ export class Ctx implements vscode.Disposable, ChatActions {
       return;
     }
     await this.startAgent();
+    // Right after a window reload the editor can hand its settings over late: a first start that
+    // failed is tried once more with the settings read again.
+    if (!this.#agent) {
+      this.#retryTimer = setTimeout(() => {
+        if (!this.#agent && !this.#starting) void this.startAgent();
+      }, ACTIVATION_RETRY_MS);
+    }
   }
 
   #sessionChanged(): void {
@@ -95,6 +105,14 @@ export class Ctx implements vscode.Disposable, ChatActions {
       this.#agent.connection.tracer = this.#tracer();
     }
     if (Config.affectsServer(event) && vscode.workspace.isTrusted) {
+      // Nothing runs (it could not start, e.g. with settings the editor handed over late after a
+      // window reload): start with the new settings, there is nothing to interrupt.
+      if (!this.#agent) {
+        void (this.#starting ?? Promise.resolve()).then(() => {
+          if (!this.#agent) void this.startAgent();
+        });
+        return;
+      }
       void vscode.window.showInformationMessage("Larik's server settings changed.", "Restart Agent").then((choice) => {
         if (choice) void this.restartAgent();
       });
@@ -282,6 +300,7 @@ export class Ctx implements vscode.Disposable, ChatActions {
 
   async dispose(): Promise<void> {
     clearTimeout(this.#contextTimer);
+    clearTimeout(this.#retryTimer);
     const agent = this.#agent;
     this.#agent = undefined;
     this.controller.disconnect("the extension was deactivated");

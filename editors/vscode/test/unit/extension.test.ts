@@ -131,6 +131,39 @@ test("a binary that cannot start leaves the extension up, stopped, with an error
   await waitFor(() => stub.messages.find((m: any) => m.level === "error" && /could not start/.test(m.message)), "the error message");
 });
 
+test("settings that arrive after a failed start start the agent, without asking", async (t) => {
+  stub.reset();
+  const sandbox = new Sandbox();
+  t.after(() => sandbox.remove());
+  stub.folder = sandbox.project;
+  // As after a window reload that hands the settings over late: the first read finds none usable.
+  stub.settings["larik.server.path"] = join(sandbox.root, "no-such-larik");
+  const ctx = (await activate(extensionContext())) as Ctx;
+  t.after(() => deactivate());
+  await waitFor(() => ctx.controller.transcript.session.status === "stopped", "the stopped status");
+  const pidFile = useFakeAgent(sandbox);
+  const event = { affectsConfiguration: (key: string) => key.startsWith("larik.server") };
+  for (const listener of stub.listeners.config) listener(event);
+  await waitFor(() => ctx.controller.transcript.session.status === "idle", "the agent started with the new settings");
+  assert.ok(existsSync(pidFile));
+  assert.ok(!stub.messages.some((m: any) => /settings changed/.test(m.message)), "asked to restart an agent that was not running");
+});
+
+test("a first start that fails is tried once more with the settings read again", async (t) => {
+  stub.reset();
+  const sandbox = new Sandbox();
+  t.after(() => sandbox.remove());
+  stub.folder = sandbox.project;
+  stub.settings["larik.server.path"] = join(sandbox.root, "no-such-larik");
+  const ctx = (await activate(extensionContext())) as Ctx;
+  t.after(() => deactivate());
+  await waitFor(() => ctx.controller.transcript.session.status === "stopped", "the stopped status");
+  // The settings become readable without any change event, as the editor finishes loading.
+  const pidFile = useFakeAgent(sandbox);
+  await waitFor(() => ctx.controller.transcript.session.status === "idle", "the agent on the second try", 5000);
+  assert.ok(existsSync(pidFile));
+});
+
 test("the chat webview: strict CSP with a nonce, a snapshot on ready", async (t) => {
   stub.reset();
   const sandbox = new Sandbox();
