@@ -119,7 +119,8 @@ test("deactivate stops the agent process", async (t) => {
   await waitFor(() => !alive(pid), "the agent process to end", 5000);
 });
 
-test("a binary that cannot start leaves the extension up, stopped, with an error shown", async (t) => {
+/** Activates with a server path that does not exist; returns once the agent is reported stopped. */
+async function activateWithoutBinary(t: { after: (fn: () => unknown) => void }): Promise<{ ctx: Ctx; sandbox: Sandbox }> {
   stub.reset();
   const sandbox = new Sandbox();
   t.after(() => sandbox.remove());
@@ -128,19 +129,17 @@ test("a binary that cannot start leaves the extension up, stopped, with an error
   const ctx = (await activate(extensionContext())) as Ctx;
   t.after(() => deactivate());
   await waitFor(() => ctx.controller.transcript.session.status === "stopped", "the stopped status");
+  return { ctx, sandbox };
+}
+
+test("a binary that cannot start leaves the extension up, stopped, with an error shown", async (t) => {
+  await activateWithoutBinary(t);
   await waitFor(() => stub.messages.find((m: any) => m.level === "error" && /could not start/.test(m.message)), "the error message");
 });
 
 test("settings that arrive after a failed start start the agent, without asking", async (t) => {
-  stub.reset();
-  const sandbox = new Sandbox();
-  t.after(() => sandbox.remove());
-  stub.folder = sandbox.project;
   // As after a window reload that hands the settings over late: the first read finds none usable.
-  stub.settings["larik.server.path"] = join(sandbox.root, "no-such-larik");
-  const ctx = (await activate(extensionContext())) as Ctx;
-  t.after(() => deactivate());
-  await waitFor(() => ctx.controller.transcript.session.status === "stopped", "the stopped status");
+  const { ctx, sandbox } = await activateWithoutBinary(t);
   const pidFile = useFakeAgent(sandbox);
   const event = { affectsConfiguration: (key: string) => key.startsWith("larik.server") };
   for (const listener of stub.listeners.config) listener(event);
@@ -150,14 +149,7 @@ test("settings that arrive after a failed start start the agent, without asking"
 });
 
 test("a first start that fails is tried once more with the settings read again", async (t) => {
-  stub.reset();
-  const sandbox = new Sandbox();
-  t.after(() => sandbox.remove());
-  stub.folder = sandbox.project;
-  stub.settings["larik.server.path"] = join(sandbox.root, "no-such-larik");
-  const ctx = (await activate(extensionContext())) as Ctx;
-  t.after(() => deactivate());
-  await waitFor(() => ctx.controller.transcript.session.status === "stopped", "the stopped status");
+  const { ctx, sandbox } = await activateWithoutBinary(t);
   // The settings become readable without any change event, as the editor finishes loading.
   const pidFile = useFakeAgent(sandbox);
   await waitFor(() => ctx.controller.transcript.session.status === "idle", "the agent on the second try", 5000);
