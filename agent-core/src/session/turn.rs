@@ -181,12 +181,16 @@ impl Turn<'_> {
         let mut streamed_output = false;
         // An event read while merging deltas, to handle next.
         let mut held = None;
+        // Made once: a fast stream would otherwise register and drop a waiter per delta.
+        let cancelled = self.cancel.cancelled();
+        tokio::pin!(cancelled);
         loop {
             let next = match held.take() {
                 Some(next) => Some(next),
                 None => tokio::select! {
+                    biased;
+                    () = &mut cancelled => return Ok(ModelResponse { message: assistant(parts), stop: None }),
                     next = stream.next() => next,
-                    () = self.cancel.cancelled() => return Ok(ModelResponse { message: assistant(parts), stop: None }),
                 },
             };
             let event = match next {

@@ -6,6 +6,7 @@
 
 use std::collections::HashSet;
 use std::path::PathBuf;
+use std::pin::Pin;
 use std::time::{Duration, Instant};
 
 use larik_core::event::{AgentEvent, Display, ToolStatus};
@@ -161,11 +162,18 @@ enum TextKind {
 /// Text and thought deltas waiting to go out. The first delta after a quiet frame goes at once;
 /// what arrives within a frame of the last chunk sent is merged into the next one. Nothing is
 /// dropped: the rest goes out when the frame ends or before any other update.
-#[derive(Default)]
 struct PacedText {
     kind: Option<TextKind>,
     text: String,
     last_sent: Option<Instant>,
+    /// Fires when the current frame ends; one timer, moved at each flush, not one per delta.
+    frame: Pin<Box<tokio::time::Sleep>>,
+}
+
+impl Default for PacedText {
+    fn default() -> Self {
+        Self { kind: None, text: String::new(), last_sent: None, frame: Box::pin(tokio::time::sleep(Duration::ZERO)) }
+    }
 }
 
 impl PacedText {
@@ -181,11 +189,10 @@ impl PacedText {
     }
 
     /// Resolves when pending text is due; never while nothing is pending.
-    async fn frame_ends(&self) {
-        match (self.kind, self.last_sent) {
-            (Some(_), Some(sent)) => tokio::time::sleep_until((sent + TEXT_FRAME).into()).await,
-            (Some(_), None) => {}
-            (None, _) => std::future::pending().await,
+    async fn frame_ends(&mut self) {
+        match self.kind {
+            Some(_) => self.frame.as_mut().await,
+            None => std::future::pending().await,
         }
     }
 
@@ -197,7 +204,9 @@ impl PacedText {
             TextKind::Thought => acp::SessionUpdate::AgentThoughtChunk(chunk),
         };
         notify(peer, session_id, update).await;
-        self.last_sent = Some(Instant::now());
+        let now = Instant::now();
+        self.last_sent = Some(now);
+        self.frame.as_mut().reset((now + TEXT_FRAME).into());
     }
 }
 
