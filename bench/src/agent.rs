@@ -8,7 +8,7 @@ use larik_tests::harness::{Agent, Sandbox};
 use larik_tests::mock_llm::{MockLlm, Scenario, Step};
 use serde_json::json;
 
-use crate::stats::{Row, duration_row};
+use crate::stats::{Row, duration_row, median_of};
 
 /// Resident and peak memory of a process, in KiB, from /proc.
 pub(crate) fn memory_kib(pid: u32) -> (u64, u64) {
@@ -29,14 +29,12 @@ pub(crate) fn cpu_time(pid: u32) -> Duration {
 }
 
 fn row(name: &str, values: &[f64], unit: &str, target: &str) -> Row {
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
     let show = |value: f64| format!("{value:.1} {unit}");
     Row {
         name: name.to_owned(),
-        median: show(sorted.get(sorted.len() / 2).copied().unwrap_or_default()),
-        min: show(sorted.first().copied().unwrap_or_default()),
-        max: show(sorted.last().copied().unwrap_or_default()),
+        median: show(median_of(values)),
+        min: show(values.iter().copied().reduce(f64::min).unwrap_or_default()),
+        max: show(values.iter().copied().reduce(f64::max).unwrap_or_default()),
         target: target.to_owned(),
     }
 }
@@ -151,8 +149,8 @@ async fn long_session() -> anyhow::Result<Vec<Row>> {
         }
     }
     stop(agent).await;
-    rows.push(Row { name: "long session: RSS at turn 10 → 500".into(), median: format!("{at_10:.1} → {at_end:.1} MiB"), min: String::new(), max: String::new(), target: "≤ 1.5×".into() });
-    rows.push(Row { name: "long session: growth".into(), median: format!("{:.2}×", at_end / at_10.max(0.1)), min: String::new(), max: String::new(), target: "≤ 1.5×".into() });
+    rows.push(Row::single("long session: RSS at turn 10 → 500", format!("{at_10:.1} → {at_end:.1} MiB"), "≤ 1.5×"));
+    rows.push(Row::single("long session: growth", format!("{:.2}×", at_end / at_10.max(0.1)), "≤ 1.5×"));
     Ok(rows)
 }
 
@@ -211,6 +209,6 @@ async fn first_request() -> anyhow::Result<Vec<Row>> {
     agent.prompt(&session, "hi", |_| "reject_once").await;
     let first_request = mock.requests().first().map(|request| request.to_string().len()).unwrap_or(0);
     stop(agent).await;
-    rows.push(Row { name: "first model request (system prompt + tool schemas)".into(), median: format!("{:.1} KB", first_request as f64 / 1024.0), min: String::new(), max: String::new(), target: "lean (peers: 31–96 KB)".into() });
+    rows.push(Row::single("first model request (system prompt + tool schemas)", format!("{:.1} KB", first_request as f64 / 1024.0), "lean (peers: 31–96 KB)"));
     Ok(rows)
 }

@@ -11,7 +11,7 @@ use larik_tests::harness::{Agent, Sandbox};
 use serde_json::json;
 
 use crate::agent::{cpu_time, memory_kib};
-use crate::stats::Row;
+use crate::stats::{Row, median_of};
 
 /// An agent to measure: how to start it, and the `authenticate` method it needs, if any.
 struct Contender {
@@ -104,11 +104,6 @@ async fn start(contender: &Contender, sandbox: &Sandbox, idle: Duration) -> anyh
     Ok(Start { initialized, session, rss_mib, idle_cpu_ms })
 }
 
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values.get(values.len() / 2).copied().unwrap_or_default()
-}
-
 pub async fn measure(idle_seconds: u64) -> anyhow::Result<Vec<Row>> {
     let larik = std::env::var("LARIK_BIN").unwrap_or_else(|_| larik_tests::harness::larik_bin().display().to_string());
     let mut contenders = vec![Contender { name: "larik", program: larik, args: vec!["acp".into()], authenticate: None }];
@@ -135,12 +130,12 @@ pub async fn measure(idle_seconds: u64) -> anyhow::Result<Vec<Row>> {
             rss.push(start.rss_mib);
             cpu.push(start.idle_cpu_ms);
         }
-        let (init, rss, cpu) = (median(init), median(rss), median(cpu));
+        let (init, rss, cpu) = (median_of(&init), median_of(&rss), median_of(&cpu));
         let ready_text = match failure {
             Some(error) if ready.is_empty() => format!("session/new failed here: {error}"),
-            _ => format!("{:.1} ms", median(ready.clone())),
+            _ => format!("{:.1} ms", median_of(&ready)),
         };
-        let ready = (!ready.is_empty()).then(|| median(ready));
+        let ready = (!ready.is_empty()).then(|| median_of(&ready));
         let ratio = |ours: f64, theirs: f64| if ours > 0.0 { format!(" ({:.0}× Larik)", theirs / ours) } else { String::new() };
         // The first contender is Larik: the others are compared with it.
         let (ready_ratio, rss_ratio) = match ours {
@@ -151,7 +146,7 @@ pub async fn measure(idle_seconds: u64) -> anyhow::Result<Vec<Row>> {
             }
         };
         let name = contender.name;
-        let row = |label: &str, value: String| Row { name: format!("{name}: {label}"), median: value, min: String::new(), max: String::new(), target: String::new() };
+        let row = |label: &str, value: String| Row::single(format!("{name}: {label}"), value, "");
         rows.push(row("initialize answered", format!("{init:.1} ms")));
         rows.push(row("ready (session/new answered)", format!("{ready_text}{ready_ratio}")));
         rows.push(row("RSS after session/new (process tree)", format!("{rss:.1} MiB{rss_ratio}")));

@@ -11,6 +11,13 @@ pub struct Row {
     pub target: String,
 }
 
+impl Row {
+    /// A figure measured once: no spread to show.
+    pub fn single(name: impl Into<String>, value: impl Into<String>, target: impl Into<String>) -> Self {
+        Self { name: name.into(), median: value.into(), min: String::new(), max: String::new(), target: target.into() }
+    }
+}
+
 /// Times `runs` calls of `work` after one warm-up call.
 pub async fn time_async<F, Fut>(runs: usize, mut work: F) -> anyhow::Result<Vec<Duration>>
 where
@@ -43,6 +50,13 @@ pub fn time_command(runs: usize, program: &str, args: &[&str], cwd: &std::path::
 pub fn median(times: &[Duration]) -> Duration {
     let mut sorted = times.to_vec();
     sorted.sort();
+    sorted.get(sorted.len() / 2).copied().unwrap_or_default()
+}
+
+/// The middle value of plain numbers (the upper middle of an even count).
+pub fn median_of(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
     sorted.get(sorted.len() / 2).copied().unwrap_or_default()
 }
 

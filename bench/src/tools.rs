@@ -59,9 +59,9 @@ async fn grep_against_ripgrep() -> anyhow::Result<Vec<Row>> {
             Ok(times) => {
                 let ratio = median(&ours).as_secs_f64() / median(&times).as_secs_f64().max(f64::EPSILON);
                 rows.push(duration_row(&format!("rg {label} (same tree)"), &times, ""));
-                rows.push(Row { name: format!("grep/rg ratio, {label}"), median: format!("{ratio:.2}×"), min: String::new(), max: String::new(), target: "≤ 1.3×".into() });
+                rows.push(Row::single(format!("grep/rg ratio, {label}"), format!("{ratio:.2}×"), "≤ 1.3×"));
             }
-            Err(error) => rows.push(Row { name: format!("rg {label}"), median: format!("not run: {error}"), min: String::new(), max: String::new(), target: String::new() }),
+            Err(error) => rows.push(Row::single(format!("rg {label}"), format!("not run: {error}"), "")),
         }
     }
     Ok(rows)

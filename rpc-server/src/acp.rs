@@ -41,7 +41,7 @@ pub async fn serve_stdio(env: HashMap<String, String>) -> anyhow::Result<()> {
 /// Standard input, read by the runtime's own event loop when it is a pipe (as editors start
 /// agents); anything else is read through tokio's blocking reader.
 fn stdin() -> Box<dyn tokio::io::AsyncRead + Unpin + Send> {
-    let pipe = std::io::stdin().as_fd().try_clone_to_owned().map(std::fs::File::from).and_then(tokio::net::unix::pipe::Receiver::from_file);
+    let pipe = duplicate(std::io::stdin()).and_then(tokio::net::unix::pipe::Receiver::from_file);
     match pipe {
         Ok(pipe) => Box::new(pipe),
         Err(_) => Box::new(tokio::io::stdin()),
@@ -51,9 +51,14 @@ fn stdin() -> Box<dyn tokio::io::AsyncRead + Unpin + Send> {
 /// Standard output, written by the event loop when it is a pipe: no hand-off to a blocking
 /// thread per write, which dominated the cost of relaying a fast stream.
 fn stdout() -> Box<dyn tokio::io::AsyncWrite + Unpin + Send> {
-    let pipe = std::io::stdout().as_fd().try_clone_to_owned().map(std::fs::File::from).and_then(tokio::net::unix::pipe::Sender::from_file);
+    let pipe = duplicate(std::io::stdout()).and_then(tokio::net::unix::pipe::Sender::from_file);
     match pipe {
         Ok(pipe) => Box::new(pipe),
         Err(_) => Box::new(tokio::io::stdout()),
     }
+}
+
+/// A file of our own on a standard stream's open file, to hand to the event loop.
+fn duplicate(stream: impl AsFd) -> std::io::Result<std::fs::File> {
+    stream.as_fd().try_clone_to_owned().map(std::fs::File::from)
 }

@@ -143,6 +143,11 @@ impl Agent {
         self.send(json!({"jsonrpc": "2.0", "id": request["id"], "result": result})).await;
     }
 
+    /// Answers a request the agent sent with an error.
+    pub async fn reply_error(&mut self, request: &Value, code: i64, message: &str) {
+        self.send(json!({"jsonrpc": "2.0", "id": request["id"], "error": {"code": code, "message": message}})).await;
+    }
+
     /// The next message from the agent; fails the test after [`WAIT`].
     pub async fn next(&mut self) -> Value {
         tokio::time::timeout(WAIT, self.incoming.recv()).await.expect("timed out waiting for the agent").expect("agent closed stdout")

@@ -322,7 +322,7 @@ async fn a_client_terminal_that_cannot_be_created_leaves_the_command_to_the_agen
         let message = agent.next().await;
         if let Some(method) = message["method"].as_str().filter(|_| message.get("id").is_some()) {
             asked.push(method.to_owned());
-            agent.send(json!({"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32603, "message": "no terminals today"}})).await;
+            agent.reply_error(&message, -32603, "no terminals today").await;
         } else if message["id"] == json!(id) {
             assert_eq!(message["result"]["stopReason"], "end_turn");
             break;

@@ -47,6 +47,21 @@ function useFakeAgent(sandbox: Sandbox): string {
   return pidFile;
 }
 
+/** What a test gives the helpers: a place to register clean-up. */
+type Cleanup = { after: (fn: () => unknown) => void };
+
+/** Activates with the fake agent as the server and waits until it is ready. */
+async function activateWithFakeAgent(t: Cleanup, context = extensionContext()): Promise<{ ctx: Ctx; pidFile: string }> {
+  stub.reset();
+  const sandbox = new Sandbox();
+  t.after(() => sandbox.remove());
+  const pidFile = useFakeAgent(sandbox);
+  const ctx = (await activate(context)) as Ctx;
+  t.after(() => deactivate());
+  await waitFor(() => ctx.controller.transcript.session.status === "idle", "the agent to be ready");
+  return { ctx, pidFile };
+}
+
 test("activate registers every contributed command, the chat view, the review providers", async (t) => {
   stub.reset();
   const sandbox = new Sandbox();
@@ -107,12 +122,7 @@ test("untrusted workspace: no agent until trust is granted", async (t) => {
 });
 
 test("deactivate stops the agent process", async (t) => {
-  stub.reset();
-  const sandbox = new Sandbox();
-  t.after(() => sandbox.remove());
-  const pidFile = useFakeAgent(sandbox);
-  const ctx = (await activate(extensionContext())) as Ctx;
-  await waitFor(() => ctx.controller.transcript.session.status === "idle", "the agent to be ready");
+  const { pidFile } = await activateWithFakeAgent(t);
   const pid = Number(readFileSync(pidFile, "utf8"));
   assert.ok(alive(pid));
   await deactivate();
@@ -120,7 +130,7 @@ test("deactivate stops the agent process", async (t) => {
 });
 
 /** Activates with a server path that does not exist; returns once the agent is reported stopped. */
-async function activateWithoutBinary(t: { after: (fn: () => unknown) => void }): Promise<{ ctx: Ctx; sandbox: Sandbox }> {
+async function activateWithoutBinary(t: Cleanup): Promise<{ ctx: Ctx; sandbox: Sandbox }> {
   stub.reset();
   const sandbox = new Sandbox();
   t.after(() => sandbox.remove());
@@ -157,13 +167,7 @@ test("a first start that fails is tried once more with the settings read again",
 });
 
 test("the chat webview: strict CSP with a nonce, a snapshot on ready", async (t) => {
-  stub.reset();
-  const sandbox = new Sandbox();
-  t.after(() => sandbox.remove());
-  useFakeAgent(sandbox);
-  const ctx = (await activate(extensionContext())) as Ctx;
-  t.after(() => deactivate());
-  await waitFor(() => ctx.controller.transcript.session.status === "idle", "the agent to be ready");
+  await activateWithFakeAgent(t);
   const posted: any[] = [];
   let receive: (m: unknown) => void = () => {};
   const webview = {
@@ -194,13 +198,7 @@ test("the chat webview: strict CSP with a nonce, a snapshot on ready", async (t)
 });
 
 test("a permission while the chat is hidden raises a notification with the agent's options", async (t) => {
-  stub.reset();
-  const sandbox = new Sandbox();
-  t.after(() => sandbox.remove());
-  useFakeAgent(sandbox);
-  const ctx = (await activate(extensionContext())) as Ctx;
-  t.after(() => deactivate());
-  await waitFor(() => ctx.controller.transcript.session.status === "idle", "the agent to be ready");
+  const { ctx } = await activateWithFakeAgent(t);
   stub.answerMessage = (_message: string, items: string[]) => items.find((i) => i === "Reject");
   const answer = ctx.controller.permissions.enqueue({
     sessionId: "sess_fake",
@@ -217,15 +215,9 @@ test("a permission while the chat is hidden raises a notification with the agent
 });
 
 test("an API key from the key store reaches the agent's environment", async (t) => {
-  stub.reset();
-  const sandbox = new Sandbox();
-  t.after(() => sandbox.remove());
-  const pidFile = useFakeAgent(sandbox);
   const context = extensionContext();
   await context.secrets.store("larik.apiKey.ANTHROPIC_API_KEY", "sk-test-123");
-  const ctx = (await activate(context)) as Ctx;
-  t.after(() => deactivate());
-  await waitFor(() => ctx.controller.transcript.session.status === "idle", "the agent to be ready");
+  const { pidFile } = await activateWithFakeAgent(t, context);
   const pid = Number(readFileSync(pidFile, "utf8"));
   const environ = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
   assert.ok(environ.includes("ANTHROPIC_API_KEY=sk-test-123"));
