@@ -128,7 +128,8 @@ pub enum AgentEvent {
     ToolOutput { id: String, text: String },
     /// A running call is shown in this editor terminal.
     ToolTerminal { id: String, terminal_id: String },
-    PermissionRequested(PermissionRequest),
+    /// Boxed: the largest event, and rare; every streamed delta would otherwise move its size.
+    PermissionRequested(Box<PermissionRequest>),
     /// After each model response: its tokens, the context window, the cost when known.
     Usage { usage: Usage, context_window: u64, cost_usd: Option<f64> },
     /// Something the user should know that is not part of the answer (a retry, a fallback).

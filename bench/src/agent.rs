@@ -182,7 +182,7 @@ async fn relay() -> anyhow::Result<Vec<Row>> {
             }
         }
         anyhow::ensure!(received == 40_000, "text was lost: {received} of 40000 bytes");
-        let (sent_first, sent_last) = mock.stream_timings().first().copied().ok_or_else(|| anyhow::anyhow!("no stream timing"))?;
+        let (sent_first, sent_last) = mock.first_stream_timing().await.ok_or_else(|| anyhow::anyhow!("no stream timing"))?;
         let sent = sent_last.duration_since(sent_first).as_secs_f64();
         let relayed = last.duration_since(first.unwrap_or(last)).as_secs_f64();
         overheads.push((relayed - sent).max(0.0) / sent.max(f64::EPSILON) * 100.0);

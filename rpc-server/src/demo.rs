@@ -13,6 +13,7 @@ use larik_core::llm::replay::{Recording, ReplayProvider};
 use larik_core::session::{ModelSettings, Session, SessionConfig};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
+use crate::side_by_side::side_by_side;
 
 const RECORDING: &str = include_str!("../demo/recording.json");
 const PROJECT: &[(&str, &str)] = &[
@@ -45,7 +46,7 @@ pub async fn run(fast: bool) -> anyhow::Result<()> {
             show_event(event, session.cwd());
         }
     };
-    let (outcome, ()) = tokio::join!(turn, show);
+    let outcome = side_by_side(turn, show).await;
     let stop = outcome?;
     let mut out = std::io::stdout().lock();
     writeln!(out, "\n\n[turn ended: {stop:?}]")?;

@@ -10,6 +10,7 @@ use larik_core::session::{Session, SessionConfig, StopReason};
 use serde_json::json;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
+use crate::side_by_side::side_by_side;
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 pub enum OutputFormat {
@@ -37,7 +38,7 @@ pub async fn run(prompt: &str, format: OutputFormat, env: HashMap<String, String
             transcript.event(event);
         }
     };
-    let (outcome, ()) = tokio::join!(turn, print);
+    let outcome = side_by_side(turn, print).await;
     match outcome {
         Ok(stop) => {
             transcript.finish(stop);

@@ -5,3 +5,4 @@ pub mod acp;
 pub mod demo;
 pub mod headless;
 pub mod lsp;
+pub mod side_by_side;

@@ -105,9 +105,16 @@ impl MockLlm {
         self.state.lock().map(|state| state.requests.clone()).unwrap_or_default()
     }
 
-    /// When each finished stream sent its first and last event, in order.
-    pub fn stream_timings(&self) -> Vec<(std::time::Instant, std::time::Instant)> {
-        self.state.lock().map(|state| state.streams.clone()).unwrap_or_default()
+    /// When the first finished stream sent its first and last event. The client can see the
+    /// last event before the server has noted it, so this waits a moment for the note.
+    pub async fn first_stream_timing(&self) -> Option<(std::time::Instant, std::time::Instant)> {
+        for _ in 0..500 {
+            if let Some(timing) = self.state.lock().ok().and_then(|state| state.streams.first().copied()) {
+                return Some(timing);
+            }
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        None
     }
 
     /// How many streams the client abandoned before they finished.
@@ -117,6 +124,8 @@ impl MockLlm {
 }
 
 async fn serve_connection(stream: TcpStream, scenario: Arc<Scenario>, state: Arc<Mutex<State>>) {
+    // As streaming servers do: each event leaves when written, not held back to fill a segment.
+    let _ = stream.set_nodelay(true);
     let (read, mut write) = stream.into_split();
     let mut reader = BufReader::new(read);
     loop {

@@ -222,27 +222,26 @@ struct AnthropicParser {
     finished: bool,
 }
 
-/// The most frequent frame, a text delta, read without building a JSON tree.
-#[derive(serde::Deserialize)]
-struct TextDeltaFrame<'a> {
-    #[serde(borrow)]
-    delta: TextDelta<'a>,
-}
-
-#[derive(serde::Deserialize)]
-struct TextDelta<'a> {
-    #[serde(rename = "type")]
-    kind: &'a str,
-    #[serde(borrow)]
-    text: Option<std::borrow::Cow<'a, str>>,
+/// The most frequent frame, a text delta, in the form the API writes it:
+/// `{"type":"content_block_delta","index":N,"delta":{"type":"text_delta","text":"…"}}`. The
+/// bytes around the text are matched exactly and only the text is parsed, as one JSON string;
+/// any other form (spacing, key order, another field) returns `None` for the general path.
+fn text_delta_as_written(data: &str) -> Option<String> {
+    let index_and_rest = data.strip_prefix(r#"{"type":"content_block_delta","index":"#)?;
+    let rest = index_and_rest.trim_start_matches(|character: char| character.is_ascii_digit());
+    if rest.len() == index_and_rest.len() {
+        return None;
+    }
+    let text = rest.strip_prefix(r#","delta":{"type":"text_delta","text":"#)?.strip_suffix("}}")?;
+    serde_json::from_str(text).ok()
 }
 
 impl FrameParser for AnthropicParser {
     fn frame(&mut self, frame: &SseFrame<'_>) -> Result<Vec<StreamEvent>, ProviderError> {
         if frame.event == Some("content_block_delta")
-            && let Ok(TextDeltaFrame { delta: TextDelta { kind: "text_delta", text: Some(text) } }) = serde_json::from_str::<TextDeltaFrame<'_>>(&frame.data)
+            && let Some(text) = text_delta_as_written(&frame.data)
         {
-            return Ok(vec![StreamEvent::TextDelta(text.into_owned())]);
+            return Ok(vec![StreamEvent::TextDelta(text)]);
         }
         let Some(data) = frame_json(frame)? else { return Ok(Vec::new()) };
         let kind = data.get("type").and_then(Value::as_str).unwrap_or_default();
@@ -443,6 +442,18 @@ mod tests {
         assert_eq!(parser.frame(&frame).unwrap(), vec![StreamEvent::TextDelta("say \"hi\"\n".into())]);
         let thinking = SseFrame::named("content_block_delta", r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hmm"}}"#);
         assert_eq!(parser.frame(&thinking).unwrap(), vec![StreamEvent::ThinkingDelta("hmm".into())]);
+        // Other spellings of the same delta, and text that ends like the frame, read the same.
+        for data in [
+            r#"{"type":"content_block_delta","index":12,"delta":{"type":"text_delta","text":"a}}"}}"#,
+            r#"{"index":12,"type":"content_block_delta","delta":{"text":"a}}","type":"text_delta"}}"#,
+            r#"{ "type": "content_block_delta", "index": 12, "delta": { "type": "text_delta", "text": "a}}" } }"#,
+        ] {
+            assert_eq!(parser.frame(&SseFrame::named("content_block_delta", data)).unwrap(), vec![StreamEvent::TextDelta("a}}".into())], "{data}");
+        }
+        // Not one JSON string where the text goes: the general path judges the frame.
+        let broken = SseFrame::named("content_block_delta", r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a","x":"b"}}"#);
+        assert_eq!(parser.frame(&broken).unwrap(), vec![StreamEvent::TextDelta("a".into())]);
+        assert!(text_delta_as_written(r#"{"type":"content_block_delta","index":,"delta":{"type":"text_delta","text":"a"}}"#).is_none());
     }
 
     #[test]

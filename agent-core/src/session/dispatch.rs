@@ -156,7 +156,7 @@ impl Dispatch<'_> {
                     Some(Display::Diff { path, old_text, new_text }) => Some((path.clone(), old_text.clone().unwrap_or_default(), new_text.clone())),
                     _ => None,
                 };
-                self.emit(AgentEvent::PermissionRequested(PermissionRequest { tool_call: view, reason, preview, suggested_rule: rule.clone(), reply }))
+                self.emit(AgentEvent::PermissionRequested(Box::new(PermissionRequest { tool_call: view, reason, preview, suggested_rule: rule.clone(), reply })))
                     .await;
                 let answer = tokio::select! {
                     answer = answer => answer.unwrap_or(PermissionAnswer::Cancelled),

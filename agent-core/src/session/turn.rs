@@ -1,7 +1,7 @@
 //! The turn loop: build a request, stream the model's answer, run the tools it called, feed the
 //! results back, until the model ends its turn, a limit is hit, or the user cancels.
 
-use futures::{FutureExt, StreamExt};
+use futures::StreamExt;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -179,19 +179,14 @@ impl Turn<'_> {
     async fn consume(&self, mut stream: EventStream) -> Result<ModelResponse, (ProviderError, bool)> {
         let mut parts: Vec<Part> = Vec::new();
         let mut streamed_output = false;
-        // An event read while merging deltas, to handle next.
-        let mut held = None;
         // Made once: a fast stream would otherwise register and drop a waiter per delta.
         let cancelled = self.cancel.cancelled();
         tokio::pin!(cancelled);
         loop {
-            let next = match held.take() {
-                Some(next) => Some(next),
-                None => tokio::select! {
-                    biased;
-                    () = &mut cancelled => return Ok(ModelResponse { message: assistant(parts), stop: None }),
-                    next = stream.next() => next,
-                },
+            let next = tokio::select! {
+                biased;
+                () = &mut cancelled => return Ok(ModelResponse { message: assistant(parts), stop: None }),
+                next = stream.next() => next,
             };
             let event = match next {
                 Some(Ok(event)) => event,
@@ -199,17 +194,7 @@ impl Turn<'_> {
                 None => return Err((ProviderError::StreamBroken { message: "the stream ended without a stop reason".into() }, streamed_output)),
             };
             match event {
-                StreamEvent::TextDelta(mut text) => {
-                    // Deltas that arrived together (one network read) go out as one event.
-                    while let Some(ready) = stream.next().now_or_never().flatten() {
-                        match ready {
-                            Ok(StreamEvent::TextDelta(more)) => text.push_str(&more),
-                            other => {
-                                held = Some(other);
-                                break;
-                            }
-                        }
-                    }
+                StreamEvent::TextDelta(text) => {
                     streamed_output = true;
                     append_text(&mut parts, &text);
                     self.emit(AgentEvent::TextDelta(text)).await;

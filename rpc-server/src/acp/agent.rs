@@ -18,6 +18,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use crate::side_by_side::side_by_side;
 use super::connection::{Handler, Peer, RpcError};
 use super::from_proto::prompt_parts;
 use super::forward::{ClientView, forward_events};
@@ -233,7 +234,7 @@ impl AcpAgent {
         let forward = forward_events(peer, &request.session_id, events_rx, client, &turn_cancel);
         let turn = entry.session.prompt(parts, events_tx, turn_cancel.clone());
         // The turn ends by dropping its sender, so the forwarder drains every event before we answer.
-        let (outcome, ()) = tokio::join!(turn, forward);
+        let outcome = side_by_side(turn, forward).await;
         Ok(acp::PromptResponse::new(stop_reason(outcome.map_err(turn_error)?)))
     }
 }
@@ -271,7 +272,7 @@ impl AcpAgent {
                 let turn_cancel = cancel.child_token();
                 let client = ClientView::default();
                 let forward = forward_events(peer, session_id, events_rx, client, &turn_cancel);
-                let (outcome, ()) = tokio::join!(entry.session.compact(events_tx, turn_cancel.clone()), forward);
+                let outcome = side_by_side(entry.session.compact(events_tx, turn_cancel.clone()), forward).await;
                 return outcome.map(|stop| Some(stop_reason(stop))).map_err(turn_error);
             }
         }

@@ -120,7 +120,7 @@ pub(super) async fn forward_events(peer: &Peer, session_id: &acp::SessionId, mut
                 acp::SessionUpdate::ToolCallUpdate(update)
             }
             AgentEvent::PermissionRequested(request) => {
-                permission::ask(peer, session_id, request, client.hunk_review, cancel).await;
+                permission::ask(peer, session_id, *request, client.hunk_review, cancel).await;
                 continue;
             }
             AgentEvent::Usage { usage, context_window, cost_usd } => {

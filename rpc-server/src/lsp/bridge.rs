@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use crate::side_by_side::side_by_side;
 use super::chat::{self, ChatWriter};
 use super::client::{Client, ClientError, METHOD_NOT_FOUND};
 use super::proposal::{LineEdit, Proposal, apply_line_edit};
@@ -381,7 +382,7 @@ impl Bridge {
             let turn_cancel = bridge.cancel.child_token();
             let turn = bridge.session.prompt(prompt, events, turn_cancel);
             let show = bridge.show_turn(received, chat);
-            let (outcome, ()) = tokio::join!(turn, show);
+            let outcome = side_by_side(turn, show).await;
             if let Err(error) = outcome {
                 bridge.client.notify("window/showMessage", json!({"type": 1, "message": format!("Larik: {error}")}));
             }
@@ -437,7 +438,7 @@ impl Bridge {
                         report("report", None, line);
                     }
                 }
-                AgentEvent::PermissionRequested(request) => self.ask(request).await,
+                AgentEvent::PermissionRequested(request) => self.ask(*request).await,
                 AgentEvent::Notice(message) => self.client.notify("window/showMessage", json!({"type": 2, "message": format!("Larik: {message}")})),
                 AgentEvent::ToolCallUpdated { .. } | AgentEvent::ToolTerminal { .. } | AgentEvent::Usage { .. } | AgentEvent::TitleChanged(_) => {}
             }
