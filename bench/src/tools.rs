@@ -1,5 +1,6 @@
-//! Tool figures: `grep` against ripgrep on the same tree, `edit` of a 20 MB file, and `read` of
-//! the last 100 lines of a 1 GB file.
+//! Tool figures: `grep` against ripgrep on the same tree, `glob` over 100,000 files (beside
+//! ripgrep listing the same files), `edit` of a 20 MB file, and `read` of the last 100 lines of
+//! a 1 GB file.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -15,6 +16,7 @@ const RUNS: usize = 5;
 pub async fn measure() -> anyhow::Result<Vec<Row>> {
     let mut rows = Vec::new();
     rows.extend(grep_against_ripgrep().await?);
+    rows.extend(glob_over_many_files().await?);
     rows.extend(edit_and_read().await?);
     Ok(rows)
 }
@@ -25,13 +27,46 @@ fn search_tree() -> anyhow::Result<(PathBuf, Option<tempfile::TempDir>)> {
     if let Some(src) = std::fs::read_dir(home.join("registry/src")).ok().and_then(|mut dirs| dirs.find_map(Result::ok)) {
         return Ok((src.path(), None));
     }
+    let generated = generated_tree(100_000)?;
+    Ok((generated.path().to_path_buf(), Some(generated)))
+}
+
+/// `files` small Rust files, a thousand to a directory.
+fn generated_tree(files: usize) -> anyhow::Result<tempfile::TempDir> {
     let generated = tempfile::tempdir()?;
-    for index in 0..100_000 {
+    for index in 0..files {
         let dir = generated.path().join(format!("d{}", index / 1000));
         std::fs::create_dir_all(&dir)?;
         std::fs::write(dir.join(format!("f{index}.rs")), format!("// file {index}\nfn helper_{index}() -> u32 {{ {index} }}\n"))?;
     }
-    Ok((generated.path().to_path_buf(), Some(generated)))
+    Ok(generated)
+}
+
+/// `glob` must walk every file and read each match's modification time (it answers newest
+/// first); `rg --files` walks the same tree and only prints names.
+async fn glob_over_many_files() -> anyhow::Result<Vec<Row>> {
+    let tree = generated_tree(100_000)?;
+    let ctx = ToolContext::standalone(Arc::new(Workspace::new(tree.path())));
+    let registry = Registry::builtin(None);
+    let glob = registry.get("glob").ok_or_else(|| anyhow::anyhow!("no glob tool"))?;
+    let mut rows = Vec::new();
+    for pattern in ["**/*.rs", "**/f9*7.rs"] {
+        let ours = time_async(RUNS, || {
+            let (glob, ctx) = (glob.clone(), ctx.clone());
+            async move {
+                let output = glob.run(json!({"pattern": pattern}), &ctx).await;
+                anyhow::ensure!(!output.is_error && output.text_content().contains(".rs"), "{}", output.text_content());
+                Ok(())
+            }
+        })
+        .await?;
+        rows.push(duration_row(&format!("glob `{pattern}` over 100,000 files"), &ours, ""));
+    }
+    match time_command(RUNS, "rg", &["--files", "--glob", "*.rs"], tree.path()) {
+        Ok(times) => rows.push(duration_row("rg --files (same tree)", &times, "")),
+        Err(error) => rows.push(Row::single("rg --files", format!("not run: {error}"), "")),
+    }
+    Ok(rows)
 }
 
 async fn grep_against_ripgrep() -> anyhow::Result<Vec<Row>> {
