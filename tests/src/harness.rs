@@ -66,6 +66,14 @@ impl Sandbox {
         env
     }
 
+    /// The same, with the model served in OpenAI's Chat Completions format.
+    pub fn openai_env(&self, model_url: &str) -> Vec<(String, String)> {
+        let mut env = self.base_env();
+        env.push(("OPENAI_BASE_URL".into(), format!("{model_url}/v1")));
+        env.push(("LARIK_MODEL".into(), "openai:gpt-mock".into()));
+        env
+    }
+
     pub fn base_env(&self) -> Vec<(String, String)> {
         let home = self.home.path().display().to_string();
         vec![

@@ -305,7 +305,7 @@ fn openai_events(step: &Step, request: &Value) -> Vec<SseEvent> {
         }
     }
     if let Some(text) = &response.text {
-        for piece in chunks(text, size) {
+        for piece in chunks(&text.repeat(step.repeat.unwrap_or(1)), size) {
             events.push(chunk(json!({"content": piece}), Value::Null));
         }
     }

@@ -146,10 +146,7 @@ async fn the_openai_wire_format_runs_a_tool_turn() {
     std::fs::write(sandbox.project.path().join("data.txt"), "forty-two\n").unwrap();
     let steps = vec![Step::tool("call_1", "read", json!({"path": "data.txt"})), Step::text("It says forty-two.")];
     let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
-    let mut env = sandbox.base_env();
-    env.push(("OPENAI_BASE_URL".into(), format!("{}/v1", mock.url())));
-    env.push(("LARIK_MODEL".into(), "openai:gpt-mock".into()));
-    let mut agent = Agent::spawn(&sandbox.project_path(), &env);
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.openai_env(mock.url()));
     agent.initialize().await;
     let session = agent.new_session(&sandbox.project_path()).await;
     let (response, updates) = agent.prompt(&session, "what does data.txt say?", |_| "reject_once").await;

@@ -243,7 +243,7 @@ impl FrameParser for AnthropicParser {
         {
             return Ok(vec![StreamEvent::TextDelta(text)]);
         }
-        let Some(data) = frame_json(frame)? else { return Ok(Vec::new()) };
+        let Some(data) = frame_json::<Value>(frame)? else { return Ok(Vec::new()) };
         let kind = data.get("type").and_then(Value::as_str).unwrap_or_default();
         let index = data.get("index").and_then(Value::as_u64).unwrap_or_default();
         let mut events = Vec::new();

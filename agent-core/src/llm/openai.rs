@@ -193,52 +193,117 @@ struct OpenAiParser {
     done: bool,
 }
 
+/// One streamed chunk as the servers send it, read straight into the fields used: fields a server
+/// leaves out or sets to `null` are `None`, fields nobody reads are skipped unparsed.
+#[derive(serde::Deserialize)]
+struct Chunk {
+    #[serde(default)]
+    choices: Option<Vec<Choice>>,
+    #[serde(default)]
+    usage: Option<ChunkUsage>,
+    /// Servers disagree on its shape (an object with a message, or a string).
+    #[serde(default)]
+    error: Option<Value>,
+}
+
+#[derive(serde::Deserialize)]
+struct Choice {
+    #[serde(default)]
+    delta: Option<Delta>,
+    #[serde(default)]
+    finish_reason: Option<String>,
+}
+
+#[derive(serde::Deserialize)]
+struct Delta {
+    #[serde(default)]
+    content: Option<String>,
+    /// Reasoning servers disagree on the field name.
+    #[serde(default)]
+    reasoning_content: Option<String>,
+    #[serde(default)]
+    reasoning: Option<String>,
+    #[serde(default)]
+    tool_calls: Option<Vec<ToolCallDelta>>,
+}
+
+#[derive(serde::Deserialize)]
+struct ToolCallDelta {
+    #[serde(default)]
+    index: Option<u64>,
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    function: Option<FunctionDelta>,
+}
+
+#[derive(serde::Deserialize)]
+struct FunctionDelta {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    arguments: Option<String>,
+}
+
+#[derive(serde::Deserialize)]
+struct ChunkUsage {
+    #[serde(default)]
+    prompt_tokens: Option<u64>,
+    #[serde(default)]
+    completion_tokens: Option<u64>,
+    #[serde(default)]
+    prompt_tokens_details: Option<PromptTokensDetails>,
+}
+
+#[derive(serde::Deserialize)]
+struct PromptTokensDetails {
+    #[serde(default)]
+    cached_tokens: Option<u64>,
+}
+
 impl FrameParser for OpenAiParser {
     fn frame(&mut self, frame: &SseFrame<'_>) -> Result<Vec<StreamEvent>, ProviderError> {
         if frame.data.trim() == "[DONE]" {
             return self.finish();
         }
-        let Some(data) = frame_json(frame)? else { return Ok(Vec::new()) };
-        if let Some(error) = data.get("error") {
-            let message = error.get("message").and_then(Value::as_str).unwrap_or("unknown error").to_owned();
-            return Err(ProviderError::StreamBroken { message });
+        let Some(chunk) = frame_json::<Chunk>(frame)? else { return Ok(Vec::new()) };
+        if let Some(error) = chunk.error {
+            let message = match &error {
+                Value::String(message) => message.as_str(),
+                _ => error.get("message").and_then(Value::as_str).unwrap_or("unknown error"),
+            };
+            return Err(ProviderError::StreamBroken { message: message.to_owned() });
         }
-        if let Some(usage) = data.get("usage").filter(|usage| !usage.is_null()) {
-            let count = |pointer: &str| usage.pointer(pointer).and_then(Value::as_u64).unwrap_or_default();
+        if let Some(usage) = chunk.usage {
             self.usage = Usage {
-                input_tokens: count("/prompt_tokens"),
-                output_tokens: count("/completion_tokens"),
-                cache_read_tokens: count("/prompt_tokens_details/cached_tokens"),
+                input_tokens: usage.prompt_tokens.unwrap_or_default(),
+                output_tokens: usage.completion_tokens.unwrap_or_default(),
+                cache_read_tokens: usage.prompt_tokens_details.and_then(|details| details.cached_tokens).unwrap_or_default(),
                 cache_write_tokens: 0,
             };
         }
         let mut events = Vec::new();
-        let Some(choice) = data.pointer("/choices/0") else { return Ok(events) };
-        let delta = &choice["delta"];
-        // Reasoning servers disagree on the field name.
-        for key in ["reasoning_content", "reasoning"] {
-            if let Some(thought) = delta.get(key).and_then(Value::as_str).filter(|text| !text.is_empty()) {
-                events.push(StreamEvent::ThinkingDelta(thought.to_owned()));
+        let Some(choice) = chunk.choices.and_then(|choices| choices.into_iter().next()) else { return Ok(events) };
+        if let Some(delta) = choice.delta {
+            for thought in [delta.reasoning_content, delta.reasoning].into_iter().flatten().filter(|text| !text.is_empty()) {
+                events.push(StreamEvent::ThinkingDelta(thought));
+            }
+            if let Some(text) = delta.content.filter(|text| !text.is_empty()) {
+                events.push(StreamEvent::TextDelta(text));
+            }
+            for call in delta.tool_calls.into_iter().flatten() {
+                let pending = self.calls.entry(call.index.unwrap_or_default()).or_default();
+                if let Some(id) = call.id {
+                    pending.id = id;
+                }
+                if let Some(function) = call.function {
+                    pending.name.push_str(function.name.as_deref().unwrap_or_default());
+                    pending.arguments.push_str(function.arguments.as_deref().unwrap_or_default());
+                }
             }
         }
-        if let Some(text) = delta.get("content").and_then(Value::as_str).filter(|text| !text.is_empty()) {
-            events.push(StreamEvent::TextDelta(text.to_owned()));
-        }
-        for call in delta.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
-            let index = call.get("index").and_then(Value::as_u64).unwrap_or_default();
-            let pending = self.calls.entry(index).or_default();
-            if let Some(id) = call.get("id").and_then(Value::as_str) {
-                pending.id = id.to_owned();
-            }
-            if let Some(name) = call.pointer("/function/name").and_then(Value::as_str) {
-                pending.name.push_str(name);
-            }
-            if let Some(arguments) = call.pointer("/function/arguments").and_then(Value::as_str) {
-                pending.arguments.push_str(arguments);
-            }
-        }
-        if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
-            self.stop = Some(match reason {
+        if let Some(reason) = choice.finish_reason {
+            self.stop = Some(match reason.as_str() {
                 "tool_calls" | "function_call" => ModelStop::ToolUse,
                 "length" => ModelStop::MaxTokens,
                 "content_filter" => ModelStop::Refusal,
@@ -316,6 +381,41 @@ mod tests {
         assert_eq!(body["messages"][1]["content"], Value::Null, "a turn of tool calls only has null content");
         assert_eq!(body["messages"][1]["tool_calls"][0]["function"]["arguments"], json!("{\"path\":\"a\"}"));
         assert_eq!(body["messages"][2], json!({"role": "tool", "tool_call_id": "c1", "content": "body"}));
+    }
+
+    #[test]
+    fn servers_own_spellings_read_the_same() {
+        let mut parser = OpenAiParser::default();
+        let frames = [
+            // llama.cpp and vLLM: nulls where nothing is said, extra fields, reasoning by either name.
+            r#"{"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":null},"logprobs":null,"finish_reason":null}],"usage":null}"#,
+            r#"{"choices":[{"index":0,"delta":{"reasoning_content":"think"},"finish_reason":null}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"reasoning":"ing"}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"content":"say \"hi\"\n"}}]}"#,
+            // Ollama: a tool call without an index, its arguments whole.
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"id":"call_9","function":{"name":"read","arguments":"{\"path\":\"b\"}"}}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":7,"completion_tokens":3,"prompt_tokens_details":{"cached_tokens":4}}}"#,
+            r#"{"choices":null}"#,
+            "",
+            "[DONE]",
+        ];
+        let events: Vec<StreamEvent> = frames.into_iter().flat_map(|data| parser.frame(&frame(data)).unwrap()).collect();
+        assert_eq!(
+            events,
+            vec![
+                StreamEvent::ThinkingDelta("think".into()),
+                StreamEvent::ThinkingDelta("ing".into()),
+                StreamEvent::TextDelta("say \"hi\"\n".into()),
+                StreamEvent::ToolUse { id: "call_9".into(), name: "read".into(), input: json!({"path": "b"}) },
+                StreamEvent::Usage(Usage { input_tokens: 7, output_tokens: 3, cache_read_tokens: 4, cache_write_tokens: 0 }),
+                StreamEvent::Stop(ModelStop::ToolUse),
+            ]
+        );
+        for (data, message) in [(r#"{"error":{"message":"model not loaded"}}"#, "model not loaded"), (r#"{"error":"out of memory"}"#, "out of memory")] {
+            let failed = OpenAiParser::default().frame(&frame(data));
+            assert!(matches!(&failed, Err(ProviderError::StreamBroken { message: said }) if said == message), "{data}: {failed:?}");
+        }
+        assert!(OpenAiParser::default().frame(&frame("{not json")).is_err());
     }
 
     #[test]

@@ -8,7 +8,6 @@ use std::borrow::Cow;
 use std::collections::VecDeque;
 
 use futures::StreamExt;
-use serde_json::Value;
 
 use super::{EventStream, ProviderError, StreamEvent, classify_http_error, network_error, retry_after_header};
 
@@ -244,8 +243,8 @@ where
     ParsedBody { body, decoder: SseDecoder::default(), parser, pending: VecDeque::new(), finished: false }.boxed()
 }
 
-/// Parses a frame's data as JSON, naming the format on failure.
-pub(crate) fn frame_json(frame: &SseFrame<'_>) -> Result<Option<Value>, ProviderError> {
+/// Parses a frame's data as JSON (a tree, or a wire type), naming the format on failure.
+pub(crate) fn frame_json<T: serde::de::DeserializeOwned>(frame: &SseFrame<'_>) -> Result<Option<T>, ProviderError> {
     if frame.data.trim().is_empty() {
         return Ok(None);
     }
