@@ -3,6 +3,7 @@
 //! One turn runs at a time per session; a second prompt waits for the first to finish.
 
 mod dispatch;
+mod paced_text;
 pub mod store;
 mod turn;
 

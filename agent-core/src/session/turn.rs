@@ -6,6 +6,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::dispatch::Dispatch;
+use super::paced_text::{PacedText, TextKind};
 use super::store::{Record, SessionLog};
 use super::{ModelSettings, StopReason, TurnError};
 use crate::event::AgentEvent;
@@ -174,9 +175,17 @@ impl Turn<'_> {
         }
     }
 
-    /// Reads the stream into an assistant message, forwarding deltas as events. On failure says
-    /// whether any output had already been shown.
-    async fn consume(&self, mut stream: EventStream) -> Result<ModelResponse, (ProviderError, bool)> {
+    /// Reads the stream into an assistant message, forwarding deltas as events (text paced, see
+    /// `PacedText`). On failure says whether any output had already been shown.
+    async fn consume(&self, stream: EventStream) -> Result<ModelResponse, (ProviderError, bool)> {
+        let mut paced = PacedText::default();
+        let read = self.read_stream(stream, &mut paced).await;
+        // However the stream ended, text already read is shown.
+        self.emit_all([paced.take()]).await;
+        read
+    }
+
+    async fn read_stream(&self, mut stream: EventStream, paced: &mut PacedText) -> Result<ModelResponse, (ProviderError, bool)> {
         let mut parts: Vec<Part> = Vec::new();
         let mut streamed_output = false;
         // Made once: a fast stream would otherwise register and drop a waiter per delta.
@@ -187,6 +196,10 @@ impl Turn<'_> {
                 biased;
                 () = &mut cancelled => return Ok(ModelResponse { message: assistant(parts), stop: None }),
                 next = stream.next() => next,
+                () = paced.frame_ends() => {
+                    self.emit_all([paced.take()]).await;
+                    continue;
+                }
             };
             let event = match next {
                 Some(Ok(event)) => event,
@@ -197,12 +210,14 @@ impl Turn<'_> {
                 StreamEvent::TextDelta(text) => {
                     streamed_output = true;
                     append_text(&mut parts, &text);
-                    self.emit(AgentEvent::TextDelta(text)).await;
+                    let (other, now) = paced.push(TextKind::Message, &text);
+                    self.emit_all([other, now]).await;
                 }
                 StreamEvent::ThinkingDelta(text) => {
                     streamed_output = true;
                     append_thinking(&mut parts, &text);
-                    self.emit(AgentEvent::ThinkingDelta(text)).await;
+                    let (other, now) = paced.push(TextKind::Thought, &text);
+                    self.emit_all([other, now]).await;
                 }
                 StreamEvent::ThinkingSignature(signature) => {
                     if let Some(Part::Thinking { signature: slot, .. }) = parts.iter_mut().rev().find(|part| matches!(part, Part::Thinking { .. })) {
@@ -213,7 +228,8 @@ impl Turn<'_> {
                 StreamEvent::Usage(usage) => {
                     let model = &self.model.model;
                     let event = AgentEvent::Usage { usage, context_window: catalog::context_window(model), cost_usd: catalog::cost_usd(model, &usage) };
-                    self.emit(event).await;
+                    // Text read before goes out before.
+                    self.emit_all([paced.take(), Some(event)]).await;
                 }
                 StreamEvent::Stop(stop) => return Ok(ModelResponse { message: assistant(parts), stop: Some(stop) }),
             }
@@ -260,6 +276,12 @@ impl Turn<'_> {
     async fn emit(&self, event: AgentEvent) {
         // A front end that stopped listening loses nothing it could still show.
         let _ = self.events.send(event).await;
+    }
+
+    async fn emit_all<const N: usize>(&self, events: [Option<AgentEvent>; N]) {
+        for event in events.into_iter().flatten() {
+            self.emit(event).await;
+        }
     }
 }
 

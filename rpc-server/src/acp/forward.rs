@@ -1,13 +1,11 @@
-//! A turn's events as `session/update`s, sent as they come. Streamed text goes out at most once a
-//! frame (a few milliseconds): deltas in between are merged, never dropped. A permission request becomes a
+//! A turn's events as `session/update`s, sent as they come (streamed text arrives already paced
+//! by the turn, see `larik_core`'s `PacedText`). A permission request becomes a
 //! `session/request_permission` round trip whose answer goes back to the waiting turn. A command's
 //! output streams into an agent-owned terminal for clients that advertise one
 //! (`_meta.terminal_output` as Zed does, or `_meta.terminal_output_delta`).
 
 use std::collections::HashSet;
 use std::path::PathBuf;
-use std::pin::Pin;
-use std::time::{Duration, Instant};
 
 use larik_core::event::{AgentEvent, Display, ToolStatus};
 use larik_protocol::acp;
@@ -40,49 +38,21 @@ impl ClientView {
 }
 
 pub(super) async fn forward_events(peer: &Peer, session_id: &acp::SessionId, mut events: mpsc::Receiver<AgentEvent>, client: ClientView, cancel: &CancellationToken) {
-    // `held` is the event that ended a run of merged deltas, handled next.
+    // `held` is the event that ended a run of merged command output, handled next.
     let mut held: Option<AgentEvent> = None;
-    let mut text = PacedText::default();
     // Calls shown as agent-owned terminals, until they finish.
     let mut terminals: HashSet<String> = HashSet::new();
     loop {
         let event = match held.take() {
             Some(event) => event,
-            None => {
-                let next = tokio::select! {
-                    biased;
-                    next = events.recv() => next,
-                    () = text.frame_ends() => {
-                        text.flush(peer, session_id).await;
-                        continue;
-                    }
-                };
-                match next {
-                    Some(event) => event,
-                    None => {
-                        text.flush(peer, session_id).await;
-                        return;
-                    }
-                }
-            }
-        };
-        let event = match event {
-            AgentEvent::TextDelta(delta) => {
-                text.push(peer, session_id, TextKind::Message, &delta).await;
-                continue;
-            }
-            AgentEvent::ThinkingDelta(delta) => {
-                text.push(peer, session_id, TextKind::Thought, &delta).await;
-                continue;
-            }
-            // Anything else goes out after the text before it.
-            other => {
-                text.flush(peer, session_id).await;
-                other
-            }
+            None => match events.recv().await {
+                Some(event) => event,
+                None => return,
+            },
         };
         let update = match event {
-            AgentEvent::TextDelta(_) | AgentEvent::ThinkingDelta(_) => continue,
+            AgentEvent::TextDelta(text) => acp::SessionUpdate::AgentMessageChunk(to_proto::text_chunk(text)),
+            AgentEvent::ThinkingDelta(text) => acp::SessionUpdate::AgentThoughtChunk(to_proto::text_chunk(text)),
             AgentEvent::ToolCallStarted(view) => {
                 let mut call = to_proto::tool_call(&view);
                 if client.terminal_stream.is_some() && view.streams_output {
@@ -146,67 +116,6 @@ pub(super) async fn forward_events(peer: &Peer, session_id: &acp::SessionId, mut
             }
         };
         notify(peer, session_id, update).await;
-    }
-}
-
-/// How often streamed text goes out at most. Below what anyone can see, and what keeps a fast
-/// model stream from becoming thousands of messages for the client to parse.
-const TEXT_FRAME: Duration = Duration::from_millis(4);
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum TextKind {
-    Message,
-    Thought,
-}
-
-/// Text and thought deltas waiting to go out. The first delta after a quiet frame goes at once;
-/// what arrives within a frame of the last chunk sent is merged into the next one. Nothing is
-/// dropped: the rest goes out when the frame ends or before any other update.
-struct PacedText {
-    kind: Option<TextKind>,
-    text: String,
-    last_sent: Option<Instant>,
-    /// Fires when the current frame ends; one timer, moved at each flush, not one per delta.
-    frame: Pin<Box<tokio::time::Sleep>>,
-}
-
-impl Default for PacedText {
-    fn default() -> Self {
-        Self { kind: None, text: String::new(), last_sent: None, frame: Box::pin(tokio::time::sleep(Duration::ZERO)) }
-    }
-}
-
-impl PacedText {
-    async fn push(&mut self, peer: &Peer, session_id: &acp::SessionId, kind: TextKind, delta: &str) {
-        if self.kind.is_some_and(|pending| pending != kind) {
-            self.flush(peer, session_id).await;
-        }
-        self.kind = Some(kind);
-        self.text.push_str(delta);
-        if self.last_sent.is_none_or(|sent| sent.elapsed() >= TEXT_FRAME) {
-            self.flush(peer, session_id).await;
-        }
-    }
-
-    /// Resolves when pending text is due; never while nothing is pending.
-    async fn frame_ends(&mut self) {
-        match self.kind {
-            Some(_) => self.frame.as_mut().await,
-            None => std::future::pending().await,
-        }
-    }
-
-    async fn flush(&mut self, peer: &Peer, session_id: &acp::SessionId) {
-        let Some(kind) = self.kind.take() else { return };
-        let chunk = to_proto::text_chunk(std::mem::take(&mut self.text));
-        let update = match kind {
-            TextKind::Message => acp::SessionUpdate::AgentMessageChunk(chunk),
-            TextKind::Thought => acp::SessionUpdate::AgentThoughtChunk(chunk),
-        };
-        notify(peer, session_id, update).await;
-        let now = Instant::now();
-        self.last_sent = Some(now);
-        self.frame.as_mut().reset((now + TEXT_FRAME).into());
     }
 }
 
