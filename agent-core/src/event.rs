@@ -113,6 +113,7 @@ pub struct PermissionRequest {
 
 #[derive(Debug)]
 pub enum AgentEvent {
+    /// Streamed answer text, paced: a fast stream's deltas arrive merged, a few per frame.
     TextDelta(String),
     ThinkingDelta(String),
     ToolCallStarted(ToolCallView),
