@@ -241,8 +241,9 @@ struct ToolCallDelta {
 struct FunctionDelta {
     #[serde(default)]
     name: Option<String>,
+    /// A JSON text in pieces; a few servers send the whole object instead.
     #[serde(default)]
-    arguments: Option<String>,
+    arguments: Option<Value>,
 }
 
 #[derive(serde::Deserialize)]
@@ -298,7 +299,11 @@ impl FrameParser for OpenAiParser {
                 }
                 if let Some(function) = call.function {
                     pending.name.push_str(function.name.as_deref().unwrap_or_default());
-                    pending.arguments.push_str(function.arguments.as_deref().unwrap_or_default());
+                    match function.arguments {
+                        Some(Value::String(piece)) => pending.arguments.push_str(&piece),
+                        Some(Value::Null) | None => {}
+                        Some(whole) => pending.arguments.push_str(&whole.to_string()),
+                    }
                 }
             }
         }
@@ -392,8 +397,9 @@ mod tests {
             r#"{"choices":[{"index":0,"delta":{"reasoning_content":"think"},"finish_reason":null}]}"#,
             r#"{"choices":[{"index":0,"delta":{"reasoning":"ing"}}]}"#,
             r#"{"choices":[{"index":0,"delta":{"content":"say \"hi\"\n"}}]}"#,
-            // Ollama: a tool call without an index, its arguments whole.
+            // Ollama: a tool call without an index, its arguments whole; another server's as an object.
             r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"id":"call_9","function":{"name":"read","arguments":"{\"path\":\"b\"}"}}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"call_10","function":{"name":"glob","arguments":{"pattern":"*.rs"}}}]}}]}"#,
             r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":7,"completion_tokens":3,"prompt_tokens_details":{"cached_tokens":4}}}"#,
             r#"{"choices":null}"#,
             "",
@@ -407,6 +413,7 @@ mod tests {
                 StreamEvent::ThinkingDelta("ing".into()),
                 StreamEvent::TextDelta("say \"hi\"\n".into()),
                 StreamEvent::ToolUse { id: "call_9".into(), name: "read".into(), input: json!({"path": "b"}) },
+                StreamEvent::ToolUse { id: "call_10".into(), name: "glob".into(), input: json!({"pattern": "*.rs"}) },
                 StreamEvent::Usage(Usage { input_tokens: 7, output_tokens: 3, cache_read_tokens: 4, cache_write_tokens: 0 }),
                 StreamEvent::Stop(ModelStop::ToolUse),
             ]
