@@ -164,16 +164,40 @@ async fn relay() -> anyhow::Result<Vec<Row>> {
     Ok(rows)
 }
 
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy)]
 enum Format {
     Anthropic,
     OpenAi,
 }
 
+impl Format {
+    fn label(self) -> &'static str {
+        match self {
+            Format::Anthropic => "streaming relay",
+            Format::OpenAi => "streaming relay (OpenAI format)",
+        }
+    }
+
+    /// The target is set for the default provider; the OpenAI format is reported beside it.
+    fn target(self) -> &'static str {
+        match self {
+            Format::Anthropic => "< 10 %",
+            Format::OpenAi => "",
+        }
+    }
+
+    fn env(self, sandbox: &Sandbox, mock: &MockLlm) -> Vec<(String, String)> {
+        match self {
+            Format::Anthropic => sandbox.env(mock.url()),
+            Format::OpenAi => sandbox.openai_env(mock.url()),
+        }
+    }
+}
+
 /// 5. Relaying a fast stream: 20,000 small deltas in one wire format.
 async fn relay_in(format: Format) -> anyhow::Result<Vec<Row>> {
     let mut rows = Vec::new();
-    let label = if format == Format::Anthropic { "streaming relay" } else { "streaming relay (OpenAI format)" };
+    let label = format.label();
     let (mut overheads, mut sent_times, mut relayed_times, mut messages, mut agent_cpu) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for _ in 0..5 {
         let sandbox = Sandbox::new();
@@ -181,8 +205,7 @@ async fn relay_in(format: Format) -> anyhow::Result<Vec<Row>> {
         step.chunk_chars = Some(2);
         step.repeat = Some(20_000);
         let mock = MockLlm::start(Scenario { responses: vec![step] }).await?;
-        let env = if format == Format::Anthropic { sandbox.env(mock.url()) } else { sandbox.openai_env(mock.url()) };
-        let (mut agent, session) = ready_agent_in(&sandbox, &env).await;
+        let (mut agent, session) = ready_agent_in(&sandbox, &format.env(&sandbox, &mock)).await;
         let pid = agent.child.id().unwrap_or(0);
         let cpu_before = cpu_time(pid);
         let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "stream"}]})).await;
@@ -214,9 +237,7 @@ async fn relay_in(format: Format) -> anyhow::Result<Vec<Row>> {
     rows.push(row(&format!("{label}: first to last delta at the client"), &relayed_times, "ms", ""));
     rows.push(row(&format!("{label}: messages the client got"), &messages, "", ""));
     rows.push(row(&format!("{label}: agent CPU for the turn"), &agent_cpu, "ms", ""));
-    // The figure is the default provider's; the OpenAI format is reported beside it.
-    let target = if format == Format::Anthropic { "< 10 %" } else { "" };
-    rows.push(row(&format!("{label} of 20,000 deltas: overhead"), &overheads, "%", target));
+    rows.push(row(&format!("{label} of 20,000 deltas: overhead"), &overheads, "%", format.target()));
     Ok(rows)
 }
 

@@ -194,71 +194,54 @@ struct OpenAiParser {
 }
 
 /// One streamed chunk as the servers send it, read straight into the fields used: fields a server
-/// leaves out or sets to `null` are `None`, fields nobody reads are skipped unparsed.
+/// leaves out or sets to `null` are `None` (serde's rule for `Option`), fields nobody reads
+/// are skipped unparsed.
 #[derive(serde::Deserialize)]
 struct Chunk {
-    #[serde(default)]
     choices: Option<Vec<Choice>>,
-    #[serde(default)]
     usage: Option<ChunkUsage>,
     /// Servers disagree on its shape (an object with a message, or a string).
-    #[serde(default)]
     error: Option<Value>,
 }
 
 #[derive(serde::Deserialize)]
 struct Choice {
-    #[serde(default)]
     delta: Option<Delta>,
-    #[serde(default)]
     finish_reason: Option<String>,
 }
 
 #[derive(serde::Deserialize)]
 struct Delta {
-    #[serde(default)]
     content: Option<String>,
     /// Reasoning servers disagree on the field name.
-    #[serde(default)]
     reasoning_content: Option<String>,
-    #[serde(default)]
     reasoning: Option<String>,
-    #[serde(default)]
     tool_calls: Option<Vec<ToolCallDelta>>,
 }
 
 #[derive(serde::Deserialize)]
 struct ToolCallDelta {
-    #[serde(default)]
     index: Option<u64>,
-    #[serde(default)]
     id: Option<String>,
-    #[serde(default)]
     function: Option<FunctionDelta>,
 }
 
 #[derive(serde::Deserialize)]
 struct FunctionDelta {
-    #[serde(default)]
     name: Option<String>,
     /// A JSON text in pieces; a few servers send the whole object instead.
-    #[serde(default)]
     arguments: Option<Value>,
 }
 
 #[derive(serde::Deserialize)]
 struct ChunkUsage {
-    #[serde(default)]
     prompt_tokens: Option<u64>,
-    #[serde(default)]
     completion_tokens: Option<u64>,
-    #[serde(default)]
     prompt_tokens_details: Option<PromptTokensDetails>,
 }
 
 #[derive(serde::Deserialize)]
 struct PromptTokensDetails {
-    #[serde(default)]
     cached_tokens: Option<u64>,
 }
 

@@ -12,7 +12,7 @@ use futures::StreamExt;
 use super::{EventStream, ProviderError, StreamEvent, classify_http_error, network_error, retry_after_header};
 
 /// One server-sent event: its name (`event:`) and its data lines joined with `\n`.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug)]
 pub(crate) struct SseFrame<'a> {
     pub event: Option<&'a str>,
     pub data: Cow<'a, str>,
