@@ -95,7 +95,7 @@ async fn permission_questions_use_show_message_request() {
     let (question, _) = server.wait_for(|message| message["method"] == "window/showMessageRequest").await;
     let choices: Vec<&str> = question["params"]["actions"].as_array().unwrap().iter().map(|action| action["title"].as_str().unwrap()).collect();
     assert_eq!(choices[0], "Allow once");
-    assert!(choices[1].starts_with("Always allow bash(printf"), "{choices:?}");
+    assert!(choices[1].starts_with("Always allow `bash(printf") && choices[1].ends_with("in this project"), "{choices:?}");
     server.reply(&question, json!({"title": "Allow once"})).await;
     server.wait_for(|message| message["method"] == "window/showMessage").await;
     assert!(last_tool_result(&mock.requests()[1]).contains("from-bash"));

@@ -28,7 +28,7 @@ pub async fn ask(peer: &Peer, session_id: &acp::SessionId, request: PermissionRe
     }
     let options = vec![
         acp::PermissionOption::new(ALLOW_ONCE, "Allow once", acp::PermissionOptionKind::AllowOnce),
-        acp::PermissionOption::new(ALLOW_ALWAYS, format!("Always allow {suggested_rule} in this session"), acp::PermissionOptionKind::AllowAlways),
+        acp::PermissionOption::new(ALLOW_ALWAYS, format!("Always allow `{suggested_rule}` in this project"), acp::PermissionOptionKind::AllowAlways),
         acp::PermissionOption::new(REJECT_ONCE, "Reject", acp::PermissionOptionKind::RejectOnce),
     ];
     let params = acp::RequestPermissionRequest::new(session_id.clone(), update, options);

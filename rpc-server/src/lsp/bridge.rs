@@ -468,7 +468,7 @@ impl Bridge {
             self.refresh_diagnostics(&address);
             return;
         }
-        let options = vec![("allow_once", "Allow once".to_owned()), ("allow_always", format!("Always allow {}", request.suggested_rule)), ("reject_once", "Reject".to_owned())];
+        let options = vec![("allow_once", "Allow once".to_owned()), ("allow_always", format!("Always allow `{}` in this project", request.suggested_rule)), ("reject_once", "Reject".to_owned())];
         let question = format!("{} ({})", request.tool_call.title, request.reason);
         if !self.no_message_requests.load(Ordering::Relaxed) {
             let actions: Vec<Value> = options.iter().map(|(_, name)| json!({"title": name})).collect();

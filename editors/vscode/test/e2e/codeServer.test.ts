@@ -201,7 +201,7 @@ test("prompt, streamed text, diff review accepted: the file changes on disk", { 
     await card.waitFor({ state: "visible" });
     assert.deepEqual(
       (await card.locator("button.option").allTextContents()).map((t) => t.replace(/^\S+\s/, "")),
-      ["Allow once", "Always allow edit in this session", "Reject"],
+      ["Allow once", "Always allow `edit` in this project", "Reject"],
     );
     await page.locator(".statusbar-item", { hasText: "Larik: waiting for you" }).waitFor();
     await diffTab("a.txt").waitFor();
