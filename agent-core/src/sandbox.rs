@@ -1,56 +1,150 @@
-//! The OS sandbox for shell commands, on Linux with Landlock: commands may read everywhere but
-//! write only inside the project roots, the temp directory and a few device files, and open no
-//! TCP connections unless the settings allow the network. A denied write or connection fails
-//! inside the command with an ordinary error the model can read.
+//! The OS sandbox for shell commands that run without asking. A sandboxed command may read
+//! everywhere, but it writes only inside the project roots, the temp directory and a few device
+//! files; inside the project, the paths that decide what code runs later outside the sandbox
+//! (`.git/hooks`, `.git/config`, `.larik/`, `.claude/`, `.vscode/`, `.mcp.json`, ...) stay
+//! read-only whether they exist or not; and with the network off it can open no socket but a
+//! Unix one. A refused write or connection fails inside the command with an ordinary error, and
+//! the tool result says which protected path was refused and why.
 //!
-//! Landlock restricts the calling thread and what it executes, and setting it up allocates, so
-//! it is never done in a `pre_exec` hook of this multithreaded process. Instead the `larik`
-//! binary re-executes itself as a small helper (`larik __sandbox ... -- bash -c ...`) that
-//! restricts itself while still single-threaded and then executes the command.
+//! How (see ARCHITECTURE.md for the choice): the `larik` binary re-executes itself as a small
+//! helper (`larik __sandbox ... -- bash -c LINE`, [`helper`]) that enters user, mount, PID and
+//! network namespaces, mounts the protected paths read-only, applies Landlock and a seccomp
+//! socket filter, and executes the command. Absent protected paths get [`stand_in`]s the mounts
+//! can cover. Before the agent trusts any of it, [`probe`] runs the same helper once and checks
+//! from inside that each promise holds; where one does not, bash asks instead.
+
+pub mod helper;
+pub mod probe;
+mod protected;
+mod seccomp;
+mod stand_in;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use landlock::{ABI, Access, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus, path_beneath_rules};
+pub use helper::HELPER_COMMAND;
+pub use probe::Support;
+pub use protected::ProtectedPath;
+use stand_in::StandIns;
 
-/// The helper's subcommand name; hidden from users.
-pub const HELPER_COMMAND: &str = "__sandbox";
-/// The Landlock version whose rights we ask for; newer kernels enforce all of them.
-const TARGET_ABI: ABI = ABI::V5;
-/// Device files commands commonly write to.
-const WRITABLE_DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/tty", "/dev/random", "/dev/urandom", "/dev/full", "/dev/pts", "/dev/ptmx", "/dev/shm"];
-
-/// How commands are confined.
+/// How commands are confined in one project.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sandbox {
     helper: PathBuf,
+    root: PathBuf,
     writable: Vec<PathBuf>,
+    /// Project-relative `protectedPaths` from settings.
+    extra_protected: Vec<PathBuf>,
     network: bool,
 }
 
+/// A shell command ready to start: the program and arguments that run it (confined, when it
+/// came from [`Sandbox::confine`]) and the stand-ins it relies on, which must be kept until the
+/// command, every process of it, has ended.
+#[derive(Debug)]
+pub struct PreparedCommand {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    _stand_ins: StandIns,
+}
+
+impl PreparedCommand {
+    /// `bash -c command` with no confinement (the call was approved as such).
+    pub fn unconfined(command: &str) -> Self {
+        Self { program: PathBuf::from("bash"), args: vec!["-c".into(), command.into()], _stand_ins: StandIns::default() }
+    }
+}
+
 impl Sandbox {
-    /// `helper` is the `larik` binary; `writable` the project roots and any extra paths.
-    pub fn new(helper: PathBuf, mut writable: Vec<PathBuf>, network: bool) -> Self {
-        writable.push(std::env::temp_dir());
-        writable.push(PathBuf::from("/tmp"));
-        writable.sort();
-        writable.dedup();
-        Self { helper, writable, network }
+    /// `helper` is the `larik` binary; `root` the project; `writable` extra paths commands may
+    /// write (caches); `protected` the settings' `protectedPaths`.
+    pub fn new(helper: PathBuf, root: PathBuf, writable: Vec<PathBuf>, protected: &[String], network: bool) -> Self {
+        // Mounts and Landlock rules name real paths, so a symlinked root is resolved first.
+        let root = std::fs::canonicalize(&root).unwrap_or(root);
+        let mut all = vec![root.clone()];
+        all.extend(writable);
+        all.push(std::env::temp_dir());
+        all.push(PathBuf::from("/tmp"));
+        all.sort();
+        all.dedup();
+        let extra_protected = protected.iter().map(|path| PathBuf::from(path.trim_start_matches("./"))).collect();
+        Self { helper, root, writable: all, extra_protected, network }
     }
 
-    /// The program and arguments that run `bash -c command` inside the sandbox.
-    pub fn wrap(&self, command: &str) -> (PathBuf, Vec<String>) {
-        let mut args = vec![HELPER_COMMAND.to_owned()];
-        for path in &self.writable {
-            args.push("--write".into());
-            args.push(path.display().to_string());
-        }
-        if self.network {
-            args.push("--network".into());
-        }
-        args.extend(["--".into(), "bash".into(), "-c".into(), command.to_owned()]);
-        (self.helper.clone(), args)
+    pub fn network(&self) -> bool {
+        self.network
     }
+
+    pub fn writable(&self) -> &[PathBuf] {
+        &self.writable
+    }
+
+    /// What the sandbox keeps read-only under the project root, as things are now.
+    pub fn protected(&self) -> Vec<ProtectedPath> {
+        protected::protected_paths(&self.root, &self.extra_protected)
+    }
+
+    /// Prepares `bash -c command`: the helper's arguments for the protected paths as they are
+    /// now, with stand-ins made for the absent ones.
+    pub fn confine(&self, command: &str) -> std::io::Result<PreparedCommand> {
+        let mut read_only = Vec::new();
+        let mut absent = Vec::new();
+        for protected in self.protected() {
+            if stand_in::is_stand_in(&protected.path) {
+                absent.push(protected.path);
+            } else if protected.path.symlink_metadata().is_ok() {
+                read_only.push(protected.path);
+            } else if protected.guard_absent
+                && let Some(missing) = stand_in::first_missing(&self.root, &protected.path)
+            {
+                absent.push(missing);
+            }
+        }
+        absent.sort();
+        absent.dedup();
+        let stand_ins = StandIns::hold(&absent)?;
+        // A stand-in that became a real directory meanwhile is covered as it is.
+        read_only.extend(absent.iter().filter(|path| !stand_ins.paths().any(|held| held == path.as_path())).cloned());
+        let covered: Vec<PathBuf> = read_only.iter().cloned().chain(stand_ins.paths().map(Path::to_path_buf)).collect();
+        let plan = helper::Plan {
+            writable: self.writable.clone(),
+            pinned: protected::pinned_ancestors(&self.root, &covered),
+            read_only,
+            stand_ins: stand_ins.paths().map(Path::to_path_buf).collect(),
+            network: self.network,
+            command: vec!["bash".into(), "-c".into(), command.to_owned()],
+        };
+        Ok(PreparedCommand { program: self.helper.clone(), args: plan.to_args(), _stand_ins: stand_ins })
+    }
+
+    /// A note for the model when a sandboxed command seems to have hit the sandbox: which
+    /// protected path it touched and why that is refused, or that the network is off.
+    pub fn explain(&self, command: &str, output: &str) -> Option<String> {
+        const REFUSALS: &[&str] =
+            &["Read-only file system", "Device or resource busy", "Permission denied", "Operation not permitted", "Is a directory", "Network is unreachable", "resolve"];
+        if !REFUSALS.iter().any(|refusal| output.contains(refusal)) {
+            return None;
+        }
+        let mut notes = Vec::new();
+        for protected in self.protected() {
+            let Ok(relative) = protected.path.strip_prefix(&self.root) else { continue };
+            let relative = relative.display().to_string();
+            if command.contains(&relative) || output.contains(&relative) {
+                notes.push(format!("`{relative}` is read-only in the sandbox: {}.", protected.why));
+            }
+        }
+        if !self.network && notes.is_empty() && mentions_network(command, output) {
+            notes.push("The network is off for sandboxed commands (only Unix sockets work).".into());
+        }
+        (!notes.is_empty()).then(|| {
+            format!("[sandbox] {} A command that must do this has to run with \"sandbox\": false, which asks the user.", notes.join(" "))
+        })
+    }
+}
+
+fn mentions_network(command: &str, output: &str) -> bool {
+    const NETWORK: &[&str] = &["curl", "wget", "http", "socket", "connect", "/dev/tcp", "/dev/udp", "nc ", "ssh", "git push", "git fetch", "git clone", "pip install", "npm install", "cargo fetch"];
+    NETWORK.iter().any(|word| command.contains(word) || output.contains(word))
 }
 
 /// Whether this kernel enforces Landlock, and its ABI version; checked once per process.
@@ -58,6 +152,9 @@ pub fn kernel_support() -> Result<i32, String> {
     static SUPPORT: OnceLock<Result<i32, String>> = OnceLock::new();
     SUPPORT
         .get_or_init(|| {
+            if std::env::var(helper::SIMULATE_ENV).is_ok_and(|value| value.split(',').any(|step| step == "no-landlock")) {
+                return Err("this kernel does not enforce Landlock (simulated)".into());
+            }
             // SAFETY: with a null attribute pointer, size 0 and the VERSION flag the call only
             // reports the supported ABI version; it creates nothing and changes no state.
             let version = unsafe { libc::syscall(libc::SYS_landlock_create_ruleset, std::ptr::null::<libc::c_void>(), 0usize, 1u32) };
@@ -68,68 +165,4 @@ pub fn kernel_support() -> Result<i32, String> {
             }
         })
         .clone()
-}
-
-/// Restricts the calling process (the helper, before it executes the command).
-pub fn enter(writable: &[PathBuf], network: bool) -> Result<(), String> {
-    let fail = |error: &dyn std::fmt::Display| format!("sandbox setup failed: {error}");
-    let mut ruleset = Ruleset::default().handle_access(AccessFs::from_all(TARGET_ABI)).map_err(|error| fail(&error))?;
-    if !network {
-        ruleset = ruleset.handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp).map_err(|error| fail(&error))?;
-    }
-    let mut writable_paths: Vec<&Path> = writable.iter().map(PathBuf::as_path).collect();
-    writable_paths.extend(WRITABLE_DEVICES.iter().map(Path::new).filter(|path| path.exists()));
-    let status = ruleset
-        .create()
-        .map_err(|error| fail(&error))?
-        .add_rules(path_beneath_rules(["/"], AccessFs::from_read(TARGET_ABI)))
-        .map_err(|error| fail(&error))?
-        .add_rules(path_beneath_rules(writable_paths, AccessFs::from_all(TARGET_ABI)))
-        .map_err(|error| fail(&error))?
-        .restrict_self()
-        .map_err(|error| fail(&error))?;
-    match status.ruleset {
-        RulesetStatus::NotEnforced => Err("sandbox setup failed: the kernel did not enforce the rules".into()),
-        RulesetStatus::FullyEnforced | RulesetStatus::PartiallyEnforced => Ok(()),
-    }
-}
-
-/// Parses the helper's arguments: `--write PATH`... `[--network]` `--` program args...
-pub fn parse_helper_args(args: &[String]) -> Result<(Vec<PathBuf>, bool, Vec<String>), String> {
-    let mut writable = Vec::new();
-    let mut network = false;
-    let mut rest = args.iter();
-    while let Some(arg) = rest.next() {
-        match arg.as_str() {
-            "--write" => writable.push(PathBuf::from(rest.next().ok_or("--write needs a path")?)),
-            "--network" => network = true,
-            "--" => {
-                let command: Vec<String> = rest.cloned().collect();
-                if command.is_empty() {
-                    return Err("no command after --".into());
-                }
-                return Ok((writable, network, command));
-            }
-            other => return Err(format!("unknown sandbox argument `{other}`")),
-        }
-    }
-    Err("no command after --".into())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn wraps_and_parses_round_trip() {
-        let sandbox = Sandbox::new(PathBuf::from("/bin/larik"), vec![PathBuf::from("/p")], false);
-        let (program, args) = sandbox.wrap("echo 'a b'");
-        assert_eq!(program, PathBuf::from("/bin/larik"));
-        assert_eq!(args[0], HELPER_COMMAND);
-        let (writable, network, command) = parse_helper_args(&args[1..]).unwrap();
-        assert!(writable.contains(&PathBuf::from("/p")) && writable.contains(&PathBuf::from("/tmp")));
-        assert!(!network);
-        assert_eq!(command, ["bash", "-c", "echo 'a b'"]);
-        assert!(parse_helper_args(&["--bogus".into()]).is_err());
-    }
 }

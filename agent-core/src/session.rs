@@ -128,13 +128,12 @@ impl SessionConfig {
         let sandbox_settings = settings.sandbox.clone().unwrap_or_default();
         let (sandbox, notice) = match (sandbox_settings.enabled, sandbox_helper) {
             (Some(false), _) | (_, None) => (None, None),
-            (_, Some(helper)) => match crate::sandbox::kernel_support() {
-                Ok(_) => {
-                    let mut writable = vec![cwd.clone()];
-                    writable.extend(sandbox_settings.writable_paths.iter().map(std::path::PathBuf::from));
-                    (Some(Arc::new(Sandbox::new(helper, writable, sandbox_settings.network))), None)
+            (_, Some(helper)) => match crate::sandbox::probe::support(&helper).problem {
+                None => {
+                    let writable = sandbox_settings.writable_paths.iter().map(std::path::PathBuf::from).collect();
+                    (Some(Arc::new(Sandbox::new(helper, cwd.clone(), writable, &permissions.protected_paths, sandbox_settings.network))), None)
                 }
-                Err(reason) => (None, Some(format!("The shell sandbox is off: {reason}. Commands will ask for approval instead."))),
+                Some(reason) => (None, Some(format!("The shell sandbox is off: {reason}. Commands will ask for approval instead."))),
             },
         };
         let config = Self {

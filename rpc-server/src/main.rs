@@ -43,7 +43,7 @@ fn main() -> anyhow::Result<()> {
     // else starts a thread.
     let args: Vec<String> = std::env::args().collect();
     if args.get(1).map(String::as_str) == Some(larik_core::sandbox::HELPER_COMMAND) {
-        return run_sandboxed(&args[2..]);
+        std::process::exit(larik_core::sandbox::helper::run(&args[2..]));
     }
     let cli = Cli::parse();
     init_logging(cli.log_file.as_deref())?;
@@ -64,15 +64,6 @@ fn main() -> anyhow::Result<()> {
     // Tasks still blocked on stdin would keep the runtime alive; nothing of ours is left running.
     runtime.shutdown_timeout(std::time::Duration::from_millis(200));
     std::process::exit(code);
-}
-
-/// `larik __sandbox --write P... [--network] -- program args...`: confine, then execute.
-fn run_sandboxed(args: &[String]) -> anyhow::Result<()> {
-    use std::os::unix::process::CommandExt;
-    let (writable, network, command) = larik_core::sandbox::parse_helper_args(args).map_err(anyhow::Error::msg)?;
-    larik_core::sandbox::enter(&writable, network).map_err(anyhow::Error::msg)?;
-    let error = std::process::Command::new(&command[0]).args(&command[1..]).exec();
-    Err(anyhow::anyhow!("could not run {}: {error}", command[0]))
 }
 
 fn init_logging(log_file: Option<&std::path::Path>) -> anyhow::Result<()> {

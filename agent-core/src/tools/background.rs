@@ -52,7 +52,7 @@ impl BackgroundShells {
 
     /// Starts `command` in `cwd`; returns its id.
     pub fn start(&self, command: &str, cwd: &std::path::Path, sandbox: Option<&crate::sandbox::Sandbox>) -> std::io::Result<String> {
-        let (mut child, output) = spawn_shell(command, cwd, sandbox)?;
+        let (mut child, output, prepared) = spawn_shell(command, cwd, sandbox)?;
         let id = {
             let mut next = self.next.lock().map_err(|_| std::io::Error::other("shell registry poisoned"))?;
             *next += 1;
@@ -76,6 +76,8 @@ impl BackgroundShells {
                     ShellStatus::Killed
                 }
             };
+            // The shell has ended: the stand-ins it relied on may go.
+            drop(prepared);
             if let Ok(mut shells) = shells.lock()
                 && let Some(shell) = shells.get_mut(&shell_id)
                 && shell.status == ShellStatus::Running

@@ -14,7 +14,7 @@ use super::terminal::{EDITOR_OUTPUT_LIMIT, TerminalCommand, run_in_editor};
 use super::truncate::{MAX_OUTPUT_BYTES, truncate_middle};
 use super::{CallDescription, CallSubject, Tool, ToolContext, ToolOutput, ToolProgress};
 use crate::event::{Display, ToolKind};
-use crate::sandbox::Sandbox;
+use crate::sandbox::{PreparedCommand, Sandbox};
 
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 const MAX_TIMEOUT: Duration = Duration::from_secs(600);
@@ -88,7 +88,10 @@ impl Tool for Bash {
             Ok(ran) => ran,
             Err(error) => return ToolOutput::error(format!("could not start bash: {error}")),
         };
-        let output = truncate_middle(&String::from_utf8_lossy(&run.output), MAX_OUTPUT_BYTES);
+        let mut output = truncate_middle(&String::from_utf8_lossy(&run.output), MAX_OUTPUT_BYTES);
+        if let Some(note) = sandbox.filter(|_| !matches!(run.end, CommandEnd::Exited(0))).and_then(|sandbox| sandbox.explain(&input.command, &output)) {
+            output = format!("{output}\n{note}");
+        }
         let (status_line, is_error) = match run.end {
             CommandEnd::Exited(0) => (String::new(), false),
             CommandEnd::Exited(code) => (format!("\n[exit code {code}]"), true),
@@ -123,8 +126,9 @@ pub(crate) struct CommandRun {
 /// command then runs here.
 async fn run_anywhere(command: &str, ctx: &ToolContext, sandbox: Option<&Sandbox>, timeout: Duration) -> std::io::Result<(CommandRun, Option<String>)> {
     if let (Some(terminals), Some(progress)) = (&ctx.editor.terminals, &ctx.progress) {
-        let (program, args) = shell_line(command, sandbox);
-        let hosted = TerminalCommand { program, args, cwd: ctx.workspace.root().to_path_buf(), output_limit: EDITOR_OUTPUT_LIMIT };
+        // Kept until the editor's terminal is released: the command relies on its stand-ins.
+        let prepared = prepare(command, sandbox)?;
+        let hosted = TerminalCommand { program: prepared.program.clone(), args: prepared.args.clone(), cwd: ctx.workspace.root().to_path_buf(), output_limit: EDITOR_OUTPUT_LIMIT };
         match run_in_editor(terminals.as_ref(), progress, hosted, timeout, &ctx.cancel).await {
             Ok(ran) => return Ok((ran.run, Some(ran.terminal_id))),
             Err(error) => tracing::warn!(%error, "the editor could not host the command; running it here"),
@@ -133,26 +137,27 @@ async fn run_anywhere(command: &str, ctx: &ToolContext, sandbox: Option<&Sandbox
     Ok((run_command(command, ctx, sandbox, timeout).await?, None))
 }
 
-/// The program and arguments that run `command` with bash, confined when there is a sandbox.
-fn shell_line(command: &str, sandbox: Option<&Sandbox>) -> (std::path::PathBuf, Vec<String>) {
+/// `command` with bash, confined when there is a sandbox.
+fn prepare(command: &str, sandbox: Option<&Sandbox>) -> std::io::Result<PreparedCommand> {
     match sandbox {
-        Some(sandbox) => sandbox.wrap(command),
-        None => (std::path::PathBuf::from("bash"), vec!["-c".to_owned(), command.to_owned()]),
+        Some(sandbox) => sandbox.confine(command),
+        None => Ok(PreparedCommand::unconfined(command)),
     }
 }
 
 /// Starts `bash -c command` in its own process group with stdout and stderr on one pipe, so the
-/// output interleaves exactly as the command wrote it. Returns the child and the pipe's read end.
-/// With a sandbox, the command runs confined by it.
-pub(crate) fn spawn_shell(command: &str, cwd: &std::path::Path, sandbox: Option<&Sandbox>) -> std::io::Result<(tokio::process::Child, tokio::net::unix::pipe::Receiver)> {
+/// output interleaves exactly as the command wrote it. Returns the child, the pipe's read end
+/// and the prepared command, to be kept until the child has ended. With a sandbox, the command
+/// runs confined by it.
+pub(crate) fn spawn_shell(command: &str, cwd: &std::path::Path, sandbox: Option<&Sandbox>) -> std::io::Result<(tokio::process::Child, tokio::net::unix::pipe::Receiver, PreparedCommand)> {
     let (reader, writer) = std::io::pipe()?;
+    let prepared = prepare(command, sandbox)?;
     let child = {
         // The command holds the write ends until it is dropped; dropping it here lets the reader
         // see end-of-file once the command's processes have exited.
-        let (program, args) = shell_line(command, sandbox);
-        let mut shell = tokio::process::Command::new(program);
+        let mut shell = tokio::process::Command::new(&prepared.program);
         shell
-            .args(args)
+            .args(&prepared.args)
             .current_dir(cwd)
             .stdin(Stdio::null())
             .stdout(Stdio::from(writer.try_clone()?))
@@ -162,11 +167,11 @@ pub(crate) fn spawn_shell(command: &str, cwd: &std::path::Path, sandbox: Option<
         shell.spawn()?
     };
     let output = tokio::net::unix::pipe::Receiver::from_owned_fd(std::os::fd::OwnedFd::from(reader))?;
-    Ok((child, output))
+    Ok((child, output, prepared))
 }
 
 async fn run_command(command: &str, ctx: &ToolContext, sandbox: Option<&Sandbox>, timeout: Duration) -> std::io::Result<CommandRun> {
-    let (mut child, mut pipe) = spawn_shell(command, ctx.workspace.root(), sandbox)?;
+    let (mut child, mut pipe, _prepared) = spawn_shell(command, ctx.workspace.root(), sandbox)?;
     let group = child.id().and_then(|pid| i32::try_from(pid).ok());
     let mut output = Vec::new();
     let mut buffer = vec![0u8; 8192];

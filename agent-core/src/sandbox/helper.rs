@@ -1,0 +1,364 @@
+//! The sandbox helper: `larik __sandbox ... -- bash -c LINE`, the process that confines itself
+//! and then becomes the command. It runs before the binary starts any thread, so it may fork
+//! and change namespaces freely.
+//!
+//! In order:
+//! 1. take a shared lock on each stand-in, so it outlives the agent if the agent is killed;
+//! 2. enter new user, mount and PID namespaces (and a network namespace with the network off);
+//! 3. mount the project roots and the parents of protected paths onto themselves (a mount point
+//!    cannot be renamed or removed), then each protected path onto itself read-only, and
+//!    `/dev/null` over the sockets of services that would run a program outside the sandbox;
+//! 4. fork: the child is the first process of the new PID namespace, so everything the command
+//!    leaves behind dies with it (a daemon cannot outlive the stand-ins it relies on); it
+//!    applies Landlock (writes only in the writable roots) and, with the network off, a
+//!    seccomp filter that refuses every socket but a Unix one, then executes the command;
+//! 5. the helper waits and ends as the command ended.
+//!
+//! Landlock also stops a confined process from mounting or unmounting, so the command cannot
+//! undo step 3. Any step that fails ends the helper with a message and exit code 126 before
+//! the command runs: nothing runs with less confinement than asked for.
+
+use std::ffi::CString;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+use landlock::{ABI, Access, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus, path_beneath_rules};
+
+use super::stand_in;
+
+/// The helper's subcommand name; hidden from users.
+pub const HELPER_COMMAND: &str = "__sandbox";
+/// Exit code of a helper that could not set the sandbox up (the command did not run).
+pub const SETUP_FAILED: i32 = 126;
+/// Set to `no-landlock` or `no-namespaces`, the helper acts as on a kernel without them: the
+/// same code runs, the step fails. For tests of the fallback.
+pub const SIMULATE_ENV: &str = "LARIK_SANDBOX_SIMULATE";
+/// The oldest Landlock ABI that covers every write (ABI 3 added truncation).
+pub const MIN_LANDLOCK_ABI: i32 = 3;
+/// Device files commands commonly write to.
+const WRITABLE_DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/tty", "/dev/random", "/dev/urandom", "/dev/full", "/dev/pts", "/dev/ptmx", "/dev/shm"];
+/// Sockets of services that start programs on request (a session bus can ask systemd to run
+/// anything, a container engine runs containers as root): a command must not reach them.
+const SERVICE_SOCKETS: &[&str] =
+    &["/run/dbus/system_bus_socket", "/var/run/docker.sock", "/run/docker.sock", "/run/containerd/containerd.sock", "/run/podman/podman.sock"];
+const USER_SERVICE_SOCKETS: &[&str] = &["bus", "systemd/private", "docker.sock", "podman/podman.sock"];
+
+/// What the helper is asked to do.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Plan {
+    pub writable: Vec<PathBuf>,
+    /// Directories mounted onto themselves so they cannot be renamed away.
+    pub pinned: Vec<PathBuf>,
+    /// Existing protected paths, mounted read-only.
+    pub read_only: Vec<PathBuf>,
+    /// Stand-ins for absent protected paths: read-only too, and locked while the command runs.
+    pub stand_ins: Vec<PathBuf>,
+    pub network: bool,
+    pub command: Vec<String>,
+}
+
+impl Plan {
+    pub fn to_args(&self) -> Vec<String> {
+        let mut args = vec![HELPER_COMMAND.to_owned()];
+        let mut flag = |name: &str, paths: &[PathBuf]| {
+            for path in paths {
+                args.push(name.to_owned());
+                args.push(path.display().to_string());
+            }
+        };
+        flag("--write", &self.writable);
+        flag("--pin", &self.pinned);
+        flag("--read-only", &self.read_only);
+        flag("--stand-in", &self.stand_ins);
+        if self.network {
+            args.push("--network".into());
+        }
+        args.push("--".into());
+        args.extend(self.command.iter().cloned());
+        args
+    }
+
+    /// Parses the arguments after the subcommand name.
+    pub fn parse(args: &[String]) -> Result<Plan, String> {
+        let mut plan = Plan::default();
+        let mut rest = args.iter();
+        while let Some(arg) = rest.next() {
+            let list = match arg.as_str() {
+                "--write" => &mut plan.writable,
+                "--pin" => &mut plan.pinned,
+                "--read-only" => &mut plan.read_only,
+                "--stand-in" => &mut plan.stand_ins,
+                "--network" => {
+                    plan.network = true;
+                    continue;
+                }
+                "--" => {
+                    plan.command = rest.cloned().collect();
+                    if plan.command.is_empty() {
+                        return Err("no command after --".into());
+                    }
+                    return Ok(plan);
+                }
+                other => return Err(format!("unknown sandbox argument `{other}`")),
+            };
+            list.push(PathBuf::from(rest.next().ok_or_else(|| format!("{arg} needs a path"))?));
+        }
+        Err("no command after --".into())
+    }
+}
+
+/// Runs the helper with the arguments after its subcommand name; returns the exit code (the
+/// command's, or [`SETUP_FAILED`]). Only the forked child executes the command.
+pub fn run(args: &[String]) -> i32 {
+    if args.first().map(String::as_str) == Some("--probe") {
+        return super::probe::run_probe();
+    }
+    let plan = match Plan::parse(args) {
+        Ok(plan) => plan,
+        Err(error) => return fail(&error),
+    };
+    match confine(&plan) {
+        Ok(_locks) => run_confined(&plan, |plan| {
+            let error = exec(&plan.command);
+            report(&format!("could not run {}: {error}", plan.command[0]));
+            127
+        }),
+        Err(error) => fail(&error),
+    }
+}
+
+/// Steps 1 to 3, in the calling process. The returned locks must live until the command ends.
+pub(super) fn confine(plan: &Plan) -> Result<Vec<std::fs::File>, String> {
+    let locks = plan.stand_ins.iter().map(|path| stand_in::lock_shared(path).map_err(|error| format!("{}: {error}", path.display()))).collect::<Result<Vec<_>, _>>()?;
+    enter_namespaces(plan.network)?;
+    mount_private_root()?;
+    for path in &plan.pinned {
+        bind_onto_itself(path, false)?;
+    }
+    for path in plan.read_only.iter().chain(&plan.stand_ins) {
+        bind_onto_itself(path, true)?;
+    }
+    mask_service_sockets()?;
+    // The working directory was entered before the mounts, so it still points into the mount
+    // underneath them; entering it again by name lands on top, where the protections are.
+    let cwd = std::env::current_dir().map_err(|error| format!("the working directory is gone: {error}"))?;
+    std::env::set_current_dir(&cwd).map_err(|error| format!("cannot enter {}: {error}", cwd.display()))?;
+    Ok(locks)
+}
+
+/// Steps 4 and 5: forks, confines the child further and runs `body` in it; returns the child's
+/// exit code, or ends this process by the signal that ended the child.
+pub(super) fn run_confined(plan: &Plan, body: impl FnOnce(&Plan) -> i32) -> i32 {
+    // SAFETY: the helper is single-threaded (it runs before the binary starts any thread), so
+    // the child may allocate and run ordinary code after the fork.
+    let child = unsafe { libc::fork() };
+    if child < 0 {
+        return fail(&format!("fork: {}", std::io::Error::last_os_error()));
+    }
+    if child == 0 {
+        // SAFETY: prctl with PR_SET_PDEATHSIG only sets the signal this process gets when its
+        // parent dies: if the helper is killed, the command and its PID namespace go with it.
+        unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) };
+        let code = match restrict(&plan.writable, plan.network) {
+            Ok(()) => body(plan),
+            Err(error) => fail(&error),
+        };
+        std::process::exit(code);
+    }
+    wait_for(child)
+}
+
+pub(super) fn wait_for(child: libc::pid_t) -> i32 {
+    let mut status = 0;
+    loop {
+        // SAFETY: waits for our own child; `status` is a valid out-pointer.
+        let waited = unsafe { libc::waitpid(child, &mut status, 0) };
+        if waited == child {
+            break;
+        }
+        if std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+            return fail("lost track of the command");
+        }
+    }
+    if libc::WIFSIGNALED(status) {
+        let signal = libc::WTERMSIG(status);
+        // SAFETY: restores the default action and re-raises the child's signal on ourselves, so
+        // whoever waits for the helper sees the command killed by that signal.
+        unsafe {
+            libc::signal(signal, libc::SIG_DFL);
+            libc::kill(libc::getpid(), signal);
+        }
+        return 128 + signal;
+    }
+    libc::WEXITSTATUS(status)
+}
+
+fn simulated(step: &str) -> bool {
+    std::env::var(SIMULATE_ENV).is_ok_and(|value| value.split(',').any(|simulated| simulated == step))
+}
+
+fn enter_namespaces(network: bool) -> Result<(), String> {
+    if simulated("no-namespaces") {
+        return Err("user namespaces are not available (simulated)".into());
+    }
+    // SAFETY: plain getters.
+    let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+    let mut flags = libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWPID;
+    if !network {
+        flags |= libc::CLONE_NEWNET;
+    }
+    // SAFETY: unshare changes only this process's namespaces.
+    if unsafe { libc::unshare(flags) } != 0 {
+        return Err(format!("cannot create the sandbox's namespaces: {} (user namespaces may be disabled)", std::io::Error::last_os_error()));
+    }
+    // Inside, the user keeps their own ids, so files keep their owners.
+    let write = |file: &str, text: String| std::fs::write(file, text).map_err(|error| format!("{file}: {error}"));
+    write("/proc/self/setgroups", "deny".into())?;
+    write("/proc/self/uid_map", format!("{uid} {uid} 1"))?;
+    write("/proc/self/gid_map", format!("{gid} {gid} 1"))
+}
+
+fn mount_private_root() -> Result<(), String> {
+    // Nothing mounted here may reach the user's own mount namespace.
+    mount(None, Path::new("/"), libc::MS_REC | libc::MS_PRIVATE).map_err(|error| format!("making mounts private: {error}"))
+}
+
+/// Mounts `path` onto itself (read-only if asked). The path is opened without following
+/// symlinks and mounted through its descriptor, so a symlink swapped in cannot redirect it.
+fn bind_onto_itself(path: &Path, read_only: bool) -> Result<(), String> {
+    let fail = |error: &dyn std::fmt::Display| format!("cannot protect {}: {error}", path.display());
+    let handle: OwnedFd = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(|error| fail(&error))?
+        .into();
+    // SAFETY: `stat` is a plain out-struct; the descriptor is ours.
+    let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstat(handle.as_raw_fd(), &mut stat) } != 0 {
+        return Err(fail(&std::io::Error::last_os_error()));
+    }
+    if stat.st_mode & libc::S_IFMT == libc::S_IFLNK {
+        return Err(fail(&"it is a symbolic link, which the sandbox cannot hold in place"));
+    }
+    let through = PathBuf::from(format!("/proc/self/fd/{}", handle.as_raw_fd()));
+    mount(Some(&through), &through, libc::MS_BIND | libc::MS_REC).map_err(|error| fail(&error))?;
+    if read_only {
+        // The remount must repeat the flags the mount already has (nosuid, nodev, ...): inside a
+        // user namespace they are locked and dropping one is refused.
+        let flags = libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | inherited_flags(path).map_err(|error| fail(&error))?;
+        mount(None, path, flags).map_err(|error| fail(&error))?;
+    }
+    Ok(())
+}
+
+fn inherited_flags(path: &Path) -> std::io::Result<libc::c_ulong> {
+    let target = CString::new(path.as_os_str().as_bytes())?;
+    // SAFETY: `stat` is a plain out-struct and `target` a valid C string.
+    let mut stat: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(target.as_ptr(), &mut stat) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let pairs = [
+        (libc::ST_NOSUID, libc::MS_NOSUID),
+        (libc::ST_NODEV, libc::MS_NODEV),
+        (libc::ST_NOEXEC, libc::MS_NOEXEC),
+        (libc::ST_NOATIME, libc::MS_NOATIME),
+        (libc::ST_NODIRATIME, libc::MS_NODIRATIME),
+        (libc::ST_RELATIME, libc::MS_RELATIME),
+    ];
+    Ok(pairs.iter().filter(|(st, _)| stat.f_flag & st != 0).fold(0, |flags, (_, ms)| flags | ms))
+}
+
+fn mask_service_sockets() -> Result<(), String> {
+    // SAFETY: a plain getter.
+    let uid = unsafe { libc::getuid() };
+    let runtime = std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(format!("/run/user/{uid}")));
+    let sockets = SERVICE_SOCKETS.iter().map(PathBuf::from).chain(USER_SERVICE_SOCKETS.iter().map(|name| runtime.join(name)));
+    for socket in sockets.filter(|path| path.symlink_metadata().is_ok_and(|meta| !meta.is_dir())) {
+        mount(Some(Path::new("/dev/null")), &socket, libc::MS_BIND).map_err(|error| format!("cannot hide {}: {error}", socket.display()))?;
+    }
+    Ok(())
+}
+
+fn mount(source: Option<&Path>, target: &Path, flags: libc::c_ulong) -> std::io::Result<()> {
+    let source = source.map(|source| CString::new(source.as_os_str().as_bytes())).transpose()?;
+    let target = CString::new(target.as_os_str().as_bytes())?;
+    // SAFETY: valid C strings (or null for the source), no file system type and no data.
+    let result = unsafe { libc::mount(source.as_ref().map_or(std::ptr::null(), |source| source.as_ptr()), target.as_ptr(), std::ptr::null(), flags, std::ptr::null()) };
+    if result == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) }
+}
+
+/// Landlock (writes only in `writable`; with the network off, no TCP where the kernel can tell)
+/// and, with the network off, the socket filter.
+pub(super) fn restrict(writable: &[PathBuf], network: bool) -> Result<(), String> {
+    let abi = super::kernel_support()?;
+    if abi < MIN_LANDLOCK_ABI {
+        return Err(format!("Landlock ABI {abi} cannot stop every write outside the project (ABI {MIN_LANDLOCK_ABI}, Linux 6.2, is needed)"));
+    }
+    let target = ABI::from(abi.min(5));
+    let fail = |error: &dyn std::fmt::Display| format!("sandbox setup failed: {error}");
+    let mut ruleset = Ruleset::default().handle_access(AccessFs::from_all(target)).map_err(|error| fail(&error))?;
+    if !network && abi >= 4 {
+        ruleset = ruleset.handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp).map_err(|error| fail(&error))?;
+    }
+    let mut writable_paths: Vec<&Path> = writable.iter().map(PathBuf::as_path).collect();
+    writable_paths.extend(WRITABLE_DEVICES.iter().map(Path::new).filter(|path| path.exists()));
+    let status = ruleset
+        .create()
+        .map_err(|error| fail(&error))?
+        .add_rules(path_beneath_rules(["/"], AccessFs::from_read(target)))
+        .map_err(|error| fail(&error))?
+        .add_rules(path_beneath_rules(writable_paths, AccessFs::from_all(target)))
+        .map_err(|error| fail(&error))?
+        .restrict_self()
+        .map_err(|error| fail(&error))?;
+    if status.ruleset != RulesetStatus::FullyEnforced {
+        return Err("sandbox setup failed: the kernel enforced only part of the rules".into());
+    }
+    if !network {
+        super::seccomp::refuse_network_sockets()?;
+    }
+    Ok(())
+}
+
+fn exec(command: &[String]) -> std::io::Error {
+    use std::os::unix::process::CommandExt;
+    std::process::Command::new(&command[0]).args(&command[1..]).exec()
+}
+
+/// Says on stderr (which the command's output shares) why the sandbox did not start.
+pub(super) fn report(message: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "larik sandbox: {message}");
+}
+
+fn fail(message: &str) -> i32 {
+    report(message);
+    SETUP_FAILED
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plans_round_trip_through_arguments() {
+        let plan = Plan {
+            writable: vec![PathBuf::from("/p"), PathBuf::from("/tmp")],
+            pinned: vec![PathBuf::from("/p"), PathBuf::from("/p/.git")],
+            read_only: vec![PathBuf::from("/p/.git/hooks")],
+            stand_ins: vec![PathBuf::from("/p/.mcp.json")],
+            network: false,
+            command: vec!["bash".into(), "-c".into(), "echo 'a b'".into()],
+        };
+        let args = plan.to_args();
+        assert_eq!(args[0], HELPER_COMMAND);
+        assert_eq!(Plan::parse(&args[1..]).unwrap(), plan);
+        assert!(Plan::parse(&["--bogus".into()]).is_err());
+        assert!(Plan::parse(&["--write".into()]).is_err());
+        assert!(Plan::parse(&["--network".into(), "--".into()]).is_err());
+    }
+}

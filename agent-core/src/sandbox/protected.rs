@@ -1,0 +1,119 @@
+//! Which paths inside a writable project root a sandboxed command must not change: the files
+//! that decide what code runs later outside the sandbox (git hooks and config, agent and editor
+//! settings, MCP server lists) and the user's `protectedPaths`. The write tools refuse the same
+//! names through the workspace; this list is what the sandbox enforces for shell commands.
+//!
+//! The list is computed from the file system as it is when a command starts, because a git
+//! checkout may be a directory, a `gitdir:` pointer file or absent.
+
+use std::path::{Path, PathBuf};
+
+/// Names directly under a project root that choose code or permissions: Larik's and Claude
+/// Code's settings, editor tasks and launch configurations, git hook managers, MCP servers,
+/// submodules.
+const ROOT_DIRS: &[&str] = &[".larik", ".claude", ".vscode", ".idea", ".husky"];
+const ROOT_FILES: &[&str] = &[".mcp.json", ".gitmodules"];
+/// Protected when they exist, never stood in for: shell start-up files (a project that is a
+/// home directory) and `.npmrc`, which npm inside the sandbox reads and could not read as the
+/// directory that stands in for an absent file.
+const EXISTING_ONLY: &[&str] = &[".npmrc", ".bashrc", ".bash_profile", ".zshrc", ".zprofile", ".profile", ".gitconfig"];
+/// Inside a git directory: what git reads to decide which programs it runs. `config` holds
+/// aliases, `core.hooksPath`, `core.fsmonitor`, filter and diff drivers; `commondir` would
+/// point git at another directory's config and hooks; `modules/` holds the submodules' own git
+/// directories. Objects, refs, the index, HEAD and logs stay writable so commits work.
+const GIT_ENTRIES: &[&str] = &["hooks", "config", "config.worktree", "commondir", "info/attributes", "modules"];
+
+/// One path the sandbox keeps read-only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProtectedPath {
+    pub path: PathBuf,
+    /// Why it is protected, in words for the model and the user.
+    pub why: &'static str,
+    /// Whether it must be stood in for when absent, so a command cannot create it.
+    pub guard_absent: bool,
+}
+
+/// The protected paths under `root`, shallowest first. `extra` are the project-relative
+/// `protectedPaths` from settings.
+pub fn protected_paths(root: &Path, extra: &[PathBuf]) -> Vec<ProtectedPath> {
+    let mut paths = Vec::new();
+    let mut add = |path: PathBuf, why: &'static str, guard_absent: bool| paths.push(ProtectedPath { path, why, guard_absent });
+    let git = root.join(".git");
+    match std::fs::symlink_metadata(&git) {
+        Ok(meta) if meta.is_dir() => {
+            for entry in GIT_ENTRIES {
+                add(git.join(entry), "git reads it to decide which programs to run", true);
+            }
+        }
+        // A `gitdir:` pointer (worktrees, submodules) or a symlink: the pointer itself is kept,
+        // so a command cannot aim git at a directory of its own making.
+        Ok(_) => add(git, "it tells git where the repository and its hooks are", true),
+        // No repository yet: `.git` is kept absent, or a command could create one with hooks
+        // that run at the user's first commit.
+        Err(_) => add(git, "a new repository's hooks would run at the user's next commit", true),
+    }
+    for name in ROOT_DIRS {
+        add(root.join(name), "agent, editor or git-hook configuration that runs code or grants permissions", true);
+    }
+    for name in ROOT_FILES {
+        add(root.join(name), "configuration that starts programs (MCP servers, submodules)", true);
+    }
+    for name in EXISTING_ONLY {
+        let path = root.join(name);
+        if path.symlink_metadata().is_ok() {
+            add(path, "shell, git or npm configuration that runs programs", false);
+        }
+    }
+    for relative in extra {
+        add(root.join(relative), "listed in permissions.protectedPaths", true);
+    }
+    paths.sort_by_key(|protected| protected.path.components().count());
+    paths.dedup_by(|later, earlier| later.path == earlier.path);
+    paths
+}
+
+/// The directories between `root` (included) and each protected path (excluded). The sandbox
+/// makes each a mount point, and a mount point cannot be renamed or removed, so no command can
+/// swap a protected path's parent for a folder of its own.
+pub fn pinned_ancestors(root: &Path, protected: &[PathBuf]) -> Vec<PathBuf> {
+    let mut pinned = vec![root.to_path_buf()];
+    for protected in protected {
+        let mut ancestor = protected.parent();
+        while let Some(dir) = ancestor.filter(|dir| dir.starts_with(root) && *dir != root) {
+            pinned.push(dir.to_path_buf());
+            ancestor = dir.parent();
+        }
+    }
+    pinned.sort_by_key(|path| path.components().count());
+    pinned.dedup();
+    pinned
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_repository_keeps_hooks_and_config_but_not_objects() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".git/objects")).unwrap();
+        let paths: Vec<PathBuf> = protected_paths(dir.path(), &[]).into_iter().map(|protected| protected.path).collect();
+        for kept in [".git/hooks", ".git/config", ".git/info/attributes", ".git/commondir", ".mcp.json", ".claude", ".larik"] {
+            assert!(paths.contains(&dir.path().join(kept)), "{kept} is protected: {paths:?}");
+        }
+        assert!(!paths.iter().any(|path| path.ends_with("objects") || path.ends_with("HEAD") || path.ends_with(".git")));
+        let pinned = pinned_ancestors(dir.path(), &paths);
+        assert_eq!(pinned, [dir.path().to_path_buf(), dir.path().join(".git"), dir.path().join(".git/info")]);
+    }
+
+    #[test]
+    fn without_a_repository_git_itself_is_kept_and_settings_paths_join() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = protected_paths(dir.path(), &[PathBuf::from("secrets/keys")]);
+        assert!(paths.iter().any(|protected| protected.path == dir.path().join(".git") && protected.guard_absent));
+        assert!(paths.iter().any(|protected| protected.path == dir.path().join("secrets/keys")));
+        assert!(!paths.iter().any(|protected| protected.path.ends_with(".bashrc")), "absent start-up files are not stood in for");
+        let paths: Vec<PathBuf> = paths.into_iter().map(|protected| protected.path).collect();
+        assert!(pinned_ancestors(dir.path(), &paths).contains(&dir.path().join("secrets")));
+    }
+}
