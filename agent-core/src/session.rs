@@ -76,6 +76,8 @@ pub struct SessionConfig {
     pub initial_mode: Mode,
     /// Confines bash commands; `None` runs them unconfined (and so asks before each).
     pub sandbox: Option<Arc<Sandbox>>,
+    /// Why there is no sandbox, when there is none.
+    pub sandbox_off: Option<String>,
     /// Where "always allow" rules are saved.
     pub rules_file: Option<std::path::PathBuf>,
     /// Something the user should hear once, e.g. that the sandbox is unavailable.
@@ -101,6 +103,7 @@ impl SessionConfig {
             protected_paths: Vec::new(),
             initial_mode: Mode::Default,
             sandbox: None,
+            sandbox_off: Some("no sandbox was configured for this session".into()),
             rules_file: None,
             notice: None,
             log: None,
@@ -126,14 +129,18 @@ impl SessionConfig {
             Err(error) => (Err(ProviderError::Auth { message: error.to_string() }), ModelSettings { model: String::new(), max_tokens: 0, max_turn_requests: 0, thought_level: None }, None),
         };
         let sandbox_settings = settings.sandbox.clone().unwrap_or_default();
-        let (sandbox, notice) = match (sandbox_settings.enabled, sandbox_helper) {
-            (Some(false), _) | (_, None) => (None, None),
+        let (sandbox, sandbox_off, notice) = match (sandbox_settings.enabled, sandbox_helper) {
+            (Some(false), _) => (None, Some("sandbox.enabled is false in settings".to_owned()), None),
+            (_, None) => (None, Some("the sandbox helper (the larik binary) was not found".to_owned()), None),
             (_, Some(helper)) => match crate::sandbox::probe::support(&helper).problem {
                 None => {
                     let writable = sandbox_settings.writable_paths.iter().map(std::path::PathBuf::from).collect();
-                    (Some(Arc::new(Sandbox::new(helper, cwd.clone(), writable, &permissions.protected_paths, sandbox_settings.network))), None)
+                    (Some(Arc::new(Sandbox::new(helper, cwd.clone(), writable, &permissions.protected_paths, sandbox_settings.network))), None, None)
                 }
-                Some(reason) => (None, Some(format!("The shell sandbox is off: {reason}. Commands will ask for approval instead."))),
+                Some(reason) => {
+                    let notice = format!("The shell sandbox is off: {reason}. Commands will ask for approval instead.");
+                    (None, Some(reason), Some(notice))
+                }
             },
         };
         let config = Self {
@@ -148,6 +155,7 @@ impl SessionConfig {
             services: EditorServices::default(),
             search,
             sandbox,
+            sandbox_off,
             notice,
             log: None,
             history: Vec::new(),
@@ -172,6 +180,7 @@ pub struct Session {
     registry: Registry,
     shells: Arc<BackgroundShells>,
     sandbox: Option<Arc<Sandbox>>,
+    sandbox_off: Option<String>,
     services: EditorServices,
     /// Said once, with the first prompt.
     notice: Mutex<Option<String>>,
@@ -208,6 +217,7 @@ impl Session {
                 permissions
             },
             sandbox: config.sandbox,
+            sandbox_off: config.sandbox_off,
             services: config.services,
             notice: Mutex::new(config.notice),
             log: config.log,
@@ -222,6 +232,14 @@ impl Session {
 
     pub fn cwd(&self) -> &Path {
         self.workspace.root()
+    }
+
+    /// How commands are confined: `Ok(network)` when the sandbox holds, else why it is off.
+    pub fn sandbox_state(&self) -> Result<bool, &str> {
+        match &self.sandbox {
+            Some(sandbox) => Ok(sandbox.network()),
+            None => Err(self.sandbox_off.as_deref().unwrap_or("the sandbox is off")),
+        }
     }
 
     pub fn permissions(&self) -> &Permissions {

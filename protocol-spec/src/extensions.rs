@@ -69,6 +69,26 @@ impl Default for AgentExtensions {
     }
 }
 
+/// `_meta.larik` of a `session/new`, `session/load` or `session/resume` response: how the
+/// session's shell commands are confined, so the editor can show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionMeta {
+    pub sandbox: SandboxState,
+}
+
+/// Whether commands run in the sandbox. With `enforced: false` every command asks first, and
+/// `reason` says why the sandbox is off (settings, or what this machine lacks).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SandboxState {
+    pub enforced: bool,
+    /// Sandboxed commands may use the network.
+    pub network: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
 /// Params of `_session/steering`, the de-facto extension other agents' adapters share: words for
 /// the running turn. `prompt` is text or ACP content blocks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -121,13 +121,14 @@ fn extension_schema() -> String {
     let _ = generator.subschema_for::<extensions::TerminalInfo>();
     let _ = generator.subschema_for::<extensions::TerminalOutputChunk>();
     let _ = generator.subschema_for::<extensions::TerminalExit>();
+    let _ = generator.subschema_for::<extensions::SessionMeta>();
     document("Larik's extensions to ACP v1", generator)
 }
 
 fn is_extension(type_name: &str) -> bool {
     matches!(
         type_name,
-        "EditorContext" | "AgentExtensions" | "ClientExtensions" | "PermissionResponseMeta" | "ToolCallMeta" | "SteeringRequest" | "SteeringResponse" | "TerminalInfo" | "TerminalOutputChunk" | "TerminalExit"
+        "EditorContext" | "AgentExtensions" | "ClientExtensions" | "PermissionResponseMeta" | "ToolCallMeta" | "SteeringRequest" | "SteeringResponse" | "TerminalInfo" | "TerminalOutputChunk" | "TerminalExit" | "SessionMeta"
     )
 }
 

@@ -5,4 +5,5 @@ pub mod acp;
 pub mod demo;
 pub mod headless;
 pub mod lsp;
+pub mod sandbox_check;
 pub mod side_by_side;

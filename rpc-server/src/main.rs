@@ -30,12 +30,24 @@ enum Command {
     /// Speak the Language Server Protocol on stdin/stdout, for editors whose extensions are
     /// language servers (Helix).
     Lsp,
+    /// The shell sandbox on this machine.
+    Sandbox {
+        #[command(subcommand)]
+        action: SandboxAction,
+    },
     /// Replay a recorded session against a scratch copy of a sample project.
     Demo {
         /// Print the transcript without pauses between streamed pieces.
         #[arg(long)]
         fast: bool,
     },
+}
+
+#[derive(Subcommand)]
+enum SandboxAction {
+    /// Print what the sandbox enforces for the project in the current directory: writable
+    /// roots, read-only protected paths, network, Landlock ABI, namespaces.
+    Check,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -57,6 +69,7 @@ fn main() -> anyhow::Result<()> {
             (Some(Command::Acp), _) => larik::acp::serve_stdio(env).await.map(|()| 0),
             (Some(Command::Lsp), _) => larik::lsp::serve_stdio(env).await.map(|()| 0),
             (Some(Command::Demo { fast }), _) => larik::demo::run(fast).await.map(|()| 0),
+            (Some(Command::Sandbox { action: SandboxAction::Check }), _) => larik::sandbox_check::run(&env),
             (None, Some(prompt)) => larik::headless::run(&prompt, cli.output_format, env).await,
             (None, None) => Err(anyhow::anyhow!("nothing to do: run `larik acp` from an editor, `larik -p \"prompt\"`, or `larik demo`")),
         }

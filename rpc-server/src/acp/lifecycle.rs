@@ -18,6 +18,13 @@ use super::elicitation::FormQuestions;
 use super::terminals::ClientTerminals;
 use super::{modes, to_proto};
 
+/// What a response that opens a session reports.
+struct Opened {
+    modes: acp::SessionModeState,
+    options: Vec<acp::SessionConfigOption>,
+    meta: acp::Meta,
+}
+
 /// Sessions per page of `session/list`.
 const PAGE_SIZE: usize = 50;
 
@@ -47,10 +54,10 @@ impl AcpAgent {
         Ok((config, model))
     }
 
-    /// Opens the session and keeps it; returns the mode and option state to answer with.
-    fn open(&self, id: &acp::SessionId, config: SessionConfig, model: Option<ModelConfig>, peer: &Peer) -> (acp::SessionModeState, Vec<acp::SessionConfigOption>) {
+    /// Opens the session and keeps it; returns the mode, option and sandbox state to answer with.
+    fn open(&self, id: &acp::SessionId, config: SessionConfig, model: Option<ModelConfig>, peer: &Peer) -> Opened {
         let session = Arc::new(Session::new(config, &peer.shutdown_token()));
-        let state = (modes::mode_state(session.permissions().mode()), self.options(&session, model.as_ref()));
+        let state = Opened { modes: modes::mode_state(session.permissions().mode()), options: self.options(&session, model.as_ref()), meta: to_proto::session_meta(&session) };
         let entry = SessionEntry { session, model: Mutex::new(model), editor_context: Mutex::new(None) };
         if let Ok(mut sessions) = self.sessions.lock()
             && let Some(previous) = sessions.insert(id.0.to_string(), Arc::new(entry))
@@ -71,31 +78,31 @@ impl AcpAgent {
             }
         }
         tracing::info!(session = %id.0, cwd = %request.cwd.display(), mcp_servers = request.mcp_servers.len(), "session created");
-        let (modes, options) = self.open(&id, config, model, peer);
-        Ok(acp::NewSessionResponse::new(id).modes(modes).config_options(options))
+        let opened = self.open(&id, config, model, peer);
+        Ok(acp::NewSessionResponse::new(id).modes(opened.modes).config_options(opened.options).meta(opened.meta))
     }
 
     /// Reads a saved session and opens it with its history; the stored record is returned for replay.
-    fn reopen(&self, id: &acp::SessionId, cwd: &std::path::Path, peer: &Peer) -> Result<(StoredSession, acp::SessionModeState, Vec<acp::SessionConfigOption>), RpcError> {
+    fn reopen(&self, id: &acp::SessionId, cwd: &std::path::Path, peer: &Peer) -> Result<(StoredSession, Opened), RpcError> {
         let store = self.store.as_ref().ok_or_else(|| RpcError::method_not_found("session/load"))?;
         let stored = store.load(&id.0).map_err(|_| not_found(id))?;
         let (mut config, model) = self.session_config(cwd, peer, id)?;
         config.history = stored.messages();
         config.title = stored.title.clone();
         config.log = store.reopen(&id.0).ok().map(Arc::new);
-        let (modes, options) = self.open(id, config, model, peer);
-        Ok((stored, modes, options))
+        let opened = self.open(id, config, model, peer);
+        Ok((stored, opened))
     }
 
     pub(super) async fn load_session(&self, request: acp::LoadSessionRequest, peer: &Peer) -> Result<acp::LoadSessionResponse, RpcError> {
-        let (stored, modes, options) = self.reopen(&request.session_id, &request.cwd, peer)?;
+        let (stored, opened) = self.reopen(&request.session_id, &request.cwd, peer)?;
         replay(peer, &request.session_id, &stored).await;
-        Ok(acp::LoadSessionResponse::new().modes(modes).config_options(options))
+        Ok(acp::LoadSessionResponse::new().modes(opened.modes).config_options(opened.options).meta(opened.meta))
     }
 
     pub(super) fn resume_session(&self, request: acp::ResumeSessionRequest, peer: &Peer) -> Result<acp::ResumeSessionResponse, RpcError> {
-        let (_, modes, options) = self.reopen(&request.session_id, &request.cwd, peer)?;
-        Ok(acp::ResumeSessionResponse::new().modes(modes).config_options(options))
+        let (_, opened) = self.reopen(&request.session_id, &request.cwd, peer)?;
+        Ok(acp::ResumeSessionResponse::new().modes(opened.modes).config_options(opened.options).meta(opened.meta))
     }
 
     pub(super) fn list_sessions(&self, request: acp::ListSessionsRequest) -> Result<acp::ListSessionsResponse, RpcError> {
