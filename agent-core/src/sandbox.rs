@@ -24,7 +24,7 @@ use std::sync::OnceLock;
 
 pub use helper::HELPER_COMMAND;
 pub use probe::Support;
-pub use protected::ProtectedPath;
+pub use protected::{ProtectedPath, WhenAbsent};
 use stand_in::StandIns;
 
 /// How commands are confined in one project.
@@ -39,19 +39,48 @@ pub struct Sandbox {
 }
 
 /// A shell command ready to start: the program and arguments that run it (confined, when it
-/// came from [`Sandbox::confine`]) and the stand-ins it relies on, which must be kept until the
-/// command, every process of it, has ended.
+/// came from [`Sandbox::confine`]) and the stand-ins it relies on. It must be kept until the
+/// command, every process of it, has ended; then [`PreparedCommand::finish`] (or dropping it)
+/// releases the stand-ins and removes what the command created where nothing could stand in.
 #[derive(Debug)]
 pub struct PreparedCommand {
     pub program: PathBuf,
     pub args: Vec<String>,
     _stand_ins: StandIns,
+    /// Protected paths that were absent with nothing to stand in for them.
+    remove_after: Vec<PathBuf>,
 }
 
 impl PreparedCommand {
     /// `bash -c command` with no confinement (the call was approved as such).
     pub fn unconfined(command: &str) -> Self {
-        Self { program: PathBuf::from("bash"), args: vec!["-c".into(), command.into()], _stand_ins: StandIns::default() }
+        Self { program: PathBuf::from("bash"), args: vec!["-c".into(), command.into()], _stand_ins: StandIns::default(), remove_after: Vec::new() }
+    }
+
+    /// Call once the command has ended: removes the protected paths it created where no
+    /// stand-in could be, and says which.
+    pub fn finish(mut self) -> Option<String> {
+        let removed = self.remove_created();
+        (!removed.is_empty()).then(|| format!("[sandbox] The command created {}, which the sandbox keeps absent (git reads it to decide which programs to run); it was removed.", removed.join(", ")))
+    }
+
+    fn remove_created(&mut self) -> Vec<String> {
+        let mut removed = Vec::new();
+        for path in std::mem::take(&mut self.remove_after) {
+            let Ok(meta) = path.symlink_metadata() else { continue };
+            let result = if meta.is_dir() { std::fs::remove_dir_all(&path) } else { std::fs::remove_file(&path) };
+            match result {
+                Ok(()) => removed.push(format!("`{}`", path.display())),
+                Err(error) => tracing::warn!(path = %path.display(), %error, "could not remove a protected path a command created"),
+            }
+        }
+        removed
+    }
+}
+
+impl Drop for PreparedCommand {
+    fn drop(&mut self) {
+        self.remove_created();
     }
 }
 
@@ -89,15 +118,18 @@ impl Sandbox {
     pub fn confine(&self, command: &str) -> std::io::Result<PreparedCommand> {
         let mut read_only = Vec::new();
         let mut absent = Vec::new();
+        let mut remove_after = Vec::new();
         for protected in self.protected() {
             if stand_in::is_stand_in(&protected.path) {
                 absent.push(protected.path);
             } else if protected.path.symlink_metadata().is_ok() {
                 read_only.push(protected.path);
-            } else if protected.guard_absent
-                && let Some(missing) = stand_in::first_missing(&self.root, &protected.path)
-            {
-                absent.push(missing);
+            } else {
+                match protected.when_absent {
+                    WhenAbsent::StandIn => absent.extend(stand_in::first_missing(&self.root, &protected.path)),
+                    WhenAbsent::RemovedAfter => remove_after.push(protected.path),
+                    WhenAbsent::Nothing => {}
+                }
             }
         }
         absent.sort();
@@ -114,7 +146,7 @@ impl Sandbox {
             network: self.network,
             command: vec!["bash".into(), "-c".into(), command.to_owned()],
         };
-        Ok(PreparedCommand { program: self.helper.clone(), args: plan.to_args(), _stand_ins: stand_ins })
+        Ok(PreparedCommand { program: self.helper.clone(), args: plan.to_args(), _stand_ins: stand_ins, remove_after })
     }
 
     /// A note for the model when a sandboxed command seems to have hit the sandbox: which

@@ -18,10 +18,14 @@ const ROOT_FILES: &[&str] = &[".mcp.json", ".gitmodules"];
 /// directory that stands in for an absent file.
 const EXISTING_ONLY: &[&str] = &[".npmrc", ".bashrc", ".bash_profile", ".zshrc", ".zprofile", ".profile", ".gitconfig"];
 /// Inside a git directory: what git reads to decide which programs it runs. `config` holds
-/// aliases, `core.hooksPath`, `core.fsmonitor`, filter and diff drivers; `commondir` would
-/// point git at another directory's config and hooks; `modules/` holds the submodules' own git
-/// directories. Objects, refs, the index, HEAD and logs stay writable so commits work.
-const GIT_ENTRIES: &[&str] = &["hooks", "config", "config.worktree", "commondir", "info/attributes", "modules"];
+/// aliases, `core.hooksPath`, `core.fsmonitor`, filter and diff drivers; `modules/` holds the
+/// submodules' own git directories. Objects, refs, the index, HEAD and logs stay writable so
+/// commits work.
+const GIT_ENTRIES: &[&str] = &["hooks", "config", "config.worktree", "info/attributes", "modules"];
+/// `commondir` would point git at another directory's config and hooks. Git fails on any
+/// stand-in for it (it reads whatever is there), so a `commondir` a command creates is removed
+/// when the command ends instead.
+const GIT_REMOVED_AFTER: &[&str] = &["commondir"];
 
 /// One path the sandbox keeps read-only.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,43 +33,56 @@ pub struct ProtectedPath {
     pub path: PathBuf,
     /// Why it is protected, in words for the model and the user.
     pub why: &'static str,
-    /// Whether it must be stood in for when absent, so a command cannot create it.
-    pub guard_absent: bool,
+    pub when_absent: WhenAbsent,
+}
+
+/// What keeps a protected path absent while a command runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WhenAbsent {
+    /// A read-only stand-in, so the command cannot create it.
+    StandIn,
+    /// Nothing can stand in for it: one the command created is removed when it ends.
+    RemovedAfter,
+    /// Protected only when it exists.
+    Nothing,
 }
 
 /// The protected paths under `root`, shallowest first. `extra` are the project-relative
 /// `protectedPaths` from settings.
 pub fn protected_paths(root: &Path, extra: &[PathBuf]) -> Vec<ProtectedPath> {
     let mut paths = Vec::new();
-    let mut add = |path: PathBuf, why: &'static str, guard_absent: bool| paths.push(ProtectedPath { path, why, guard_absent });
+    let mut add = |path: PathBuf, why: &'static str, when_absent: WhenAbsent| paths.push(ProtectedPath { path, why, when_absent });
     let git = root.join(".git");
     match std::fs::symlink_metadata(&git) {
         Ok(meta) if meta.is_dir() => {
             for entry in GIT_ENTRIES {
-                add(git.join(entry), "git reads it to decide which programs to run", true);
+                add(git.join(entry), "git reads it to decide which programs to run", WhenAbsent::StandIn);
+            }
+            for entry in GIT_REMOVED_AFTER {
+                add(git.join(entry), "git reads it to decide which programs to run", WhenAbsent::RemovedAfter);
             }
         }
         // A `gitdir:` pointer (worktrees, submodules) or a symlink: the pointer itself is kept,
         // so a command cannot aim git at a directory of its own making.
-        Ok(_) => add(git, "it tells git where the repository and its hooks are", true),
+        Ok(_) => add(git, "it tells git where the repository and its hooks are", WhenAbsent::StandIn),
         // No repository yet: `.git` is kept absent, or a command could create one with hooks
         // that run at the user's first commit.
-        Err(_) => add(git, "a new repository's hooks would run at the user's next commit", true),
+        Err(_) => add(git, "a new repository's hooks would run at the user's next commit", WhenAbsent::StandIn),
     }
     for name in ROOT_DIRS {
-        add(root.join(name), "agent, editor or git-hook configuration that runs code or grants permissions", true);
+        add(root.join(name), "agent, editor or git-hook configuration that runs code or grants permissions", WhenAbsent::StandIn);
     }
     for name in ROOT_FILES {
-        add(root.join(name), "configuration that starts programs (MCP servers, submodules)", true);
+        add(root.join(name), "configuration that starts programs (MCP servers, submodules)", WhenAbsent::StandIn);
     }
     for name in EXISTING_ONLY {
         let path = root.join(name);
         if path.symlink_metadata().is_ok() {
-            add(path, "shell, git or npm configuration that runs programs", false);
+            add(path, "shell, git or npm configuration that runs programs", WhenAbsent::Nothing);
         }
     }
     for relative in extra {
-        add(root.join(relative), "listed in permissions.protectedPaths", true);
+        add(root.join(relative), "listed in permissions.protectedPaths", WhenAbsent::StandIn);
     }
     paths.sort_by_key(|protected| protected.path.components().count());
     paths.dedup_by(|later, earlier| later.path == earlier.path);
@@ -110,7 +127,7 @@ mod tests {
     fn without_a_repository_git_itself_is_kept_and_settings_paths_join() {
         let dir = tempfile::tempdir().unwrap();
         let paths = protected_paths(dir.path(), &[PathBuf::from("secrets/keys")]);
-        assert!(paths.iter().any(|protected| protected.path == dir.path().join(".git") && protected.guard_absent));
+        assert!(paths.iter().any(|protected| protected.path == dir.path().join(".git") && protected.when_absent == WhenAbsent::StandIn));
         assert!(paths.iter().any(|protected| protected.path == dir.path().join("secrets/keys")));
         assert!(!paths.iter().any(|protected| protected.path.ends_with(".bashrc")), "absent start-up files are not stood in for");
         let paths: Vec<PathBuf> = paths.into_iter().map(|protected| protected.path).collect();

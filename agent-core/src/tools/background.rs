@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use tokio::io::AsyncRead;
 use tokio_util::sync::CancellationToken;
 
-use super::bash::{kill_group, spawn_shell};
+use super::bash::{kill_group, prepare, spawn_shell};
 
 /// How much output a background shell keeps; older output is dropped first.
 const MAX_KEPT_BYTES: usize = 1024 * 1024;
@@ -52,7 +52,8 @@ impl BackgroundShells {
 
     /// Starts `command` in `cwd`; returns its id.
     pub fn start(&self, command: &str, cwd: &std::path::Path, sandbox: Option<&crate::sandbox::Sandbox>) -> std::io::Result<String> {
-        let (mut child, output, prepared) = spawn_shell(command, cwd, sandbox)?;
+        let prepared = prepare(command, sandbox)?;
+        let (mut child, output) = spawn_shell(&prepared, cwd)?;
         let id = {
             let mut next = self.next.lock().map_err(|_| std::io::Error::other("shell registry poisoned"))?;
             *next += 1;

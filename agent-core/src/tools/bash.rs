@@ -84,12 +84,15 @@ impl Tool for Bash {
             };
         }
         let timeout = input.timeout.map(Duration::from_millis).unwrap_or(DEFAULT_TIMEOUT).min(MAX_TIMEOUT);
-        let (run, terminal) = match run_anywhere(&input.command, ctx, sandbox, timeout).await {
+        let (run, terminal, undone) = match run_anywhere(&input.command, ctx, sandbox, timeout).await {
             Ok(ran) => ran,
             Err(error) => return ToolOutput::error(format!("could not start bash: {error}")),
         };
         let mut output = truncate_middle(&String::from_utf8_lossy(&run.output), MAX_OUTPUT_BYTES);
-        if let Some(note) = sandbox.filter(|_| !matches!(run.end, CommandEnd::Exited(0))).and_then(|sandbox| sandbox.explain(&input.command, &output)) {
+        if let Some(note) = sandbox.and_then(|sandbox| sandbox.explain(&input.command, &output)) {
+            output = format!("{output}\n{note}");
+        }
+        if let Some(note) = undone {
             output = format!("{output}\n{note}");
         }
         let (status_line, is_error) = match run.end {
@@ -122,36 +125,40 @@ pub(crate) struct CommandRun {
 }
 
 /// Runs the command in an editor terminal when the editor hosts them, else here; the terminal's
-/// id comes back when it ran there. An editor that fails to create one is not fatal: the
-/// command then runs here.
-async fn run_anywhere(command: &str, ctx: &ToolContext, sandbox: Option<&Sandbox>, timeout: Duration) -> std::io::Result<(CommandRun, Option<String>)> {
+/// id comes back when it ran there, and the sandbox's note on what it undid. An editor that
+/// fails to create one is not fatal: the command then runs here.
+async fn run_anywhere(command: &str, ctx: &ToolContext, sandbox: Option<&Sandbox>, timeout: Duration) -> std::io::Result<(CommandRun, Option<String>, Option<String>)> {
+    // Kept until the command has ended, wherever it runs: it relies on the stand-ins.
+    let prepared = prepare(command, sandbox)?;
+    let mut terminal = None;
+    let mut run = None;
     if let (Some(terminals), Some(progress)) = (&ctx.editor.terminals, &ctx.progress) {
-        // Kept until the editor's terminal is released: the command relies on its stand-ins.
-        let prepared = prepare(command, sandbox)?;
         let hosted = TerminalCommand { program: prepared.program.clone(), args: prepared.args.clone(), cwd: ctx.workspace.root().to_path_buf(), output_limit: EDITOR_OUTPUT_LIMIT };
         match run_in_editor(terminals.as_ref(), progress, hosted, timeout, &ctx.cancel).await {
-            Ok(ran) => return Ok((ran.run, Some(ran.terminal_id))),
+            Ok(ran) => (run, terminal) = (Some(ran.run), Some(ran.terminal_id)),
             Err(error) => tracing::warn!(%error, "the editor could not host the command; running it here"),
         }
     }
-    Ok((run_command(command, ctx, sandbox, timeout).await?, None))
+    let run = match run {
+        Some(run) => run,
+        None => run_command(&prepared, ctx, timeout).await?,
+    };
+    Ok((run, terminal, prepared.finish()))
 }
 
 /// `command` with bash, confined when there is a sandbox.
-fn prepare(command: &str, sandbox: Option<&Sandbox>) -> std::io::Result<PreparedCommand> {
+pub(crate) fn prepare(command: &str, sandbox: Option<&Sandbox>) -> std::io::Result<PreparedCommand> {
     match sandbox {
         Some(sandbox) => sandbox.confine(command),
         None => Ok(PreparedCommand::unconfined(command)),
     }
 }
 
-/// Starts `bash -c command` in its own process group with stdout and stderr on one pipe, so the
-/// output interleaves exactly as the command wrote it. Returns the child, the pipe's read end
-/// and the prepared command, to be kept until the child has ended. With a sandbox, the command
-/// runs confined by it.
-pub(crate) fn spawn_shell(command: &str, cwd: &std::path::Path, sandbox: Option<&Sandbox>) -> std::io::Result<(tokio::process::Child, tokio::net::unix::pipe::Receiver, PreparedCommand)> {
+/// Starts the prepared command in its own process group with stdout and stderr on one pipe, so
+/// the output interleaves exactly as the command wrote it. Returns the child and the pipe's
+/// read end; the prepared command must be kept until the child has ended.
+pub(crate) fn spawn_shell(prepared: &PreparedCommand, cwd: &std::path::Path) -> std::io::Result<(tokio::process::Child, tokio::net::unix::pipe::Receiver)> {
     let (reader, writer) = std::io::pipe()?;
-    let prepared = prepare(command, sandbox)?;
     let child = {
         // The command holds the write ends until it is dropped; dropping it here lets the reader
         // see end-of-file once the command's processes have exited.
@@ -167,11 +174,11 @@ pub(crate) fn spawn_shell(command: &str, cwd: &std::path::Path, sandbox: Option<
         shell.spawn()?
     };
     let output = tokio::net::unix::pipe::Receiver::from_owned_fd(std::os::fd::OwnedFd::from(reader))?;
-    Ok((child, output, prepared))
+    Ok((child, output))
 }
 
-async fn run_command(command: &str, ctx: &ToolContext, sandbox: Option<&Sandbox>, timeout: Duration) -> std::io::Result<CommandRun> {
-    let (mut child, mut pipe, _prepared) = spawn_shell(command, ctx.workspace.root(), sandbox)?;
+async fn run_command(prepared: &PreparedCommand, ctx: &ToolContext, timeout: Duration) -> std::io::Result<CommandRun> {
+    let (mut child, mut pipe) = spawn_shell(prepared, ctx.workspace.root())?;
     let group = child.id().and_then(|pid| i32::try_from(pid).ok());
     let mut output = Vec::new();
     let mut buffer = vec![0u8; 8192];
