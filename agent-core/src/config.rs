@@ -13,6 +13,7 @@ use serde::Deserialize;
 use crate::llm::anthropic::{self, AnthropicProvider};
 use crate::llm::openai::{self, OpenAiProvider};
 use crate::llm::{Provider, ProviderError, ThoughtLevel};
+use crate::permission::Mode;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -39,6 +40,13 @@ pub struct Settings {
     pub web_search: Option<WebSearchSettings>,
     pub permissions: Option<PermissionSettings>,
     pub sandbox: Option<SandboxSettings>,
+    /// Keys no part of Larik reads, kept to be reported rather than silently dropped.
+    #[serde(flatten)]
+    unknown: std::collections::BTreeMap<String, serde_json::Value>,
+    /// What the user should hear about these settings: unknown keys and values, settings capped
+    /// for safety. Filled in while loading.
+    #[serde(skip)]
+    pub problems: Vec<String>,
 }
 
 /// `permissions` in settings. Rules from every settings file apply together.
@@ -50,8 +58,12 @@ pub struct PermissionSettings {
     pub ask: Vec<String>,
     /// Paths, relative to the project, that the agent must never write, beyond the built-in list.
     pub protected_paths: Vec<String>,
-    /// The mode sessions start in: `default`, `accept-edits`, `plan` or `yolo`.
+    /// The mode sessions start in: `default`, `accept-edits`, `plan` or `yolo`, or Claude
+    /// Code's `default`, `acceptEdits`, `plan`, `bypassPermissions`.
     pub default_mode: Option<String>,
+    /// The file `default_mode` came from.
+    #[serde(skip)]
+    pub default_mode_source: Option<PathBuf>,
 }
 
 /// `sandbox` in settings.
@@ -122,6 +134,8 @@ impl Settings {
             web_search: over.web_search.or(self.web_search),
             permissions: over.permissions.or(self.permissions),
             sandbox: over.sandbox.or(self.sandbox),
+            unknown: std::collections::BTreeMap::new(),
+            problems: [self.problems, over.problems].concat(),
         }
     }
 }
@@ -194,8 +208,12 @@ pub fn load_settings(project: &Path, env: &HashMap<String, String>) -> Result<Se
     let mut settings = Settings::default();
     for path in files {
         let Ok(text) = std::fs::read_to_string(&path) else { continue };
-        let layer: Settings =
+        let mut layer: Settings =
             serde_json::from_str(&text).map_err(|error| ConfigError::Unreadable { path: path.clone(), message: error.to_string() })?;
+        layer.problems.extend(layer.unknown.keys().map(|key| format!("{}: `{key}` is not a Larik setting and is ignored", path.display())));
+        if let Some(level) = layer.thought_level.as_deref().filter(|level| ThoughtLevel::from_id(level).is_none()) {
+            layer.problems.push(format!("{}: thoughtLevel `{level}` is not one of off, low, medium, high; it is ignored", path.display()));
+        }
         settings = settings.merge(layer);
     }
     Ok(settings)
@@ -238,9 +256,28 @@ pub fn load_permissions(project: &Path, env: &HashMap<String, String>) -> Result
         all.deny.extend(layer.deny);
         all.ask.extend(layer.ask);
         all.protected_paths.extend(layer.protected_paths);
-        all.default_mode = layer.default_mode.or(all.default_mode);
+        if layer.default_mode.is_some() {
+            all.default_mode = layer.default_mode;
+            all.default_mode_source = Some(path.clone());
+        }
     }
     Ok(all)
+}
+
+/// The mode sessions start in, and what the user should hear about it. A repository must not
+/// switch its reader to yolo: a mode from a file inside the project is capped at accept-edits.
+/// An unknown value is reported and the default mode used.
+pub fn initial_mode(permissions: &PermissionSettings, project: &Path) -> (Mode, Option<String>) {
+    let Some(value) = permissions.default_mode.as_deref() else { return (Mode::Default, None) };
+    let source = permissions.default_mode_source.as_deref().map(|path| path.display().to_string()).unwrap_or_else(|| "settings".into());
+    match Mode::from_setting(value) {
+        None => (Mode::Default, Some(format!("{source}: defaultMode `{value}` is not one of default, acceptEdits, plan, bypassPermissions (or accept-edits, yolo); starting in default"))),
+        Some(Mode::Yolo) if permissions.default_mode_source.as_deref().is_some_and(|path| path.starts_with(project)) => (
+            Mode::AcceptEdits,
+            Some(format!("{source}: defaultMode `{value}` comes from the project, which may not choose a mode wider than accept-edits; starting in accept-edits (set it in ~/.config/larik/settings.json to start in yolo)")),
+        ),
+        Some(mode) => (mode, None),
+    }
 }
 
 /// Picks provider, model, endpoint and key from settings and the environment.
@@ -287,6 +324,46 @@ pub fn resolve_model(settings: &Settings, env: &HashMap<String, String>) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_project_cannot_start_its_reader_in_yolo() {
+        let home = tempfile::tempdir().unwrap();
+        let project = tempfile::tempdir().unwrap();
+        let env = env(&[("XDG_CONFIG_HOME", home.path().to_str().unwrap())]);
+        let write = |path: &Path, body: &str| {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, body).unwrap();
+        };
+        write(&project.path().join(".claude/settings.json"), r#"{"permissions": {"defaultMode": "bypassPermissions"}}"#);
+        let (mode, notice) = initial_mode(&load_permissions(project.path(), &env).unwrap(), project.path());
+        assert_eq!(mode, Mode::AcceptEdits);
+        assert!(notice.unwrap().contains("accept-edits"));
+        write(&project.path().join(".claude/settings.json"), r#"{"permissions": {"defaultMode": "acceptEdits"}}"#);
+        assert_eq!(initial_mode(&load_permissions(project.path(), &env).unwrap(), project.path()), (Mode::AcceptEdits, None));
+        write(&project.path().join(".claude/settings.json"), r#"{"permissions": {"defaultMode": "plan"}}"#);
+        assert_eq!(initial_mode(&load_permissions(project.path(), &env).unwrap(), project.path()).0, Mode::Plan);
+        // The user's own settings may choose yolo.
+        std::fs::remove_file(project.path().join(".claude/settings.json")).unwrap();
+        write(&home.path().join("larik/settings.json"), r#"{"permissions": {"defaultMode": "bypassPermissions"}}"#);
+        assert_eq!(initial_mode(&load_permissions(project.path(), &env).unwrap(), project.path()), (Mode::Yolo, None));
+        write(&home.path().join("larik/settings.json"), r#"{"permissions": {"defaultMode": "Yolo!"}}"#);
+        let (mode, notice) = initial_mode(&load_permissions(project.path(), &env).unwrap(), project.path());
+        assert_eq!(mode, Mode::Default);
+        assert!(notice.unwrap().contains("`Yolo!` is not one of"));
+    }
+
+    #[test]
+    fn unknown_settings_and_values_are_reported() {
+        let home = tempfile::tempdir().unwrap();
+        let project = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(project.path().join(".larik")).unwrap();
+        std::fs::write(project.path().join(".larik/settings.json"), r#"{"thoughtLevel": "max", "modle": "x", "model": "y"}"#).unwrap();
+        let settings = load_settings(project.path(), &env(&[("XDG_CONFIG_HOME", home.path().to_str().unwrap())])).unwrap();
+        assert_eq!(settings.model.as_deref(), Some("y"));
+        assert_eq!(settings.problems.len(), 2, "{:?}", settings.problems);
+        assert!(settings.problems.iter().any(|problem| problem.contains("`modle` is not a Larik setting")));
+        assert!(settings.problems.iter().any(|problem| problem.contains("thoughtLevel `max`")));
+    }
 
     fn env(pairs: &[(&str, &str)]) -> HashMap<String, String> {
         pairs.iter().map(|(key, value)| ((*key).to_owned(), (*value).to_owned())).collect()

@@ -5,8 +5,10 @@
 //! 1. a write outside the project, through a symlink, or to a protected file: deny, in every mode;
 //! 2. a deny rule matches (for bash: any command of the line): deny, in every mode;
 //! 3. yolo mode: allow;
-//! 4. a read-only tool: allow;
-//! 5. plan mode: deny, except web fetch and search, which ask (research is part of planning);
+//! 4. plan mode and a tool that changes things: deny, except web fetch and search, which ask
+//!    (research is part of planning);
+//!    then an ask rule that matches: ask, for every tool (read-only ones too, as in Claude Code);
+//! 5. a read-only tool: allow;
 //! 6. an allow rule matches (for bash: every command of the line, with no command substitution
 //!    and no redirection into a file): allow;
 //! 7. bash with the sandbox on, the call not opting out: allow (the sandbox contains it);
@@ -55,6 +57,16 @@ impl Mode {
 
     pub fn from_id(id: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|mode| mode.id() == id)
+    }
+
+    /// A mode as settings files name it: Larik's ids, or Claude Code's `defaultMode` values
+    /// (`default`, `acceptEdits`, `plan`, `bypassPermissions`).
+    pub fn from_setting(value: &str) -> Option<Self> {
+        match value {
+            "acceptEdits" => Some(Mode::AcceptEdits),
+            "bypassPermissions" => Some(Mode::Yolo),
+            other => Self::from_id(other),
+        }
     }
 }
 
@@ -153,19 +165,25 @@ impl Permissions {
             _ => {}
         }
         let mode = self.mode();
-        // 3-5. The mode.
-        if mode == Mode::Yolo || tool.read_only() {
+        // 3. Yolo.
+        if mode == Mode::Yolo {
             return Decision::Allow;
         }
-        if mode == Mode::Plan {
+        // 4. Plan mode changes nothing.
+        if mode == Mode::Plan && !tool.read_only() {
             return if matches!(name, "web_fetch" | "web_search" | "browser_navigate") {
                 Decision::Ask { reason: format!("{name} needs your approval (plan mode)") }
             } else {
                 Decision::Deny { reason: format!("plan mode is on: {name} changes things, so it cannot run until plan mode ends") }
             };
         }
+        // Ask rules force a prompt for every tool, read-only ones included, as in Claude Code.
         if let Some(rule) = rules.ask.iter().find(|rule| subjects.any(|subject| rule.matches(name, subject))) {
             return Decision::Ask { reason: format!("the rule `{}` asks for approval", rule.text) };
+        }
+        // 5. Read-only tools.
+        if tool.read_only() {
+            return Decision::Allow;
         }
         // 6. Allow rules: for bash, every command of the line must be covered.
         if subjects.all_allowed(name, &rules.allow) {

@@ -143,10 +143,13 @@ impl SessionConfig {
                 }
             },
         };
+        let (initial_mode, mode_notice) = config::initial_mode(&permissions, &cwd);
+        let notices: Vec<String> = notice.into_iter().chain(mode_notice).chain(settings.problems.iter().cloned()).collect();
+        let notice = (!notices.is_empty()).then(|| notices.join("\n"));
         let config = Self {
             rules: RuleSet::from_lists(&permissions.allow, &permissions.deny, &permissions.ask),
             protected_paths: permissions.protected_paths,
-            initial_mode: permissions.default_mode.as_deref().and_then(Mode::from_id).unwrap_or_default(),
+            initial_mode,
             rules_file: config::private_rules_file(&cwd, env),
             cwd,
             provider,

@@ -18,7 +18,36 @@ pub async fn measure() -> anyhow::Result<Vec<Row>> {
     rows.extend(grep_against_ripgrep().await?);
     rows.extend(glob_over_many_files().await?);
     rows.extend(edit_and_read().await?);
+    rows.extend(sandboxed_command_start()?);
     Ok(rows)
+}
+
+/// What the sandbox adds to a command: `bash -c true` plain and through the helper, for a git
+/// repository with every stand-in to make (the worst case), and the one-time probe.
+fn sandboxed_command_start() -> anyhow::Result<Vec<Row>> {
+    let project = tempfile::tempdir()?;
+    std::process::Command::new("git").args(["init", "-q"]).current_dir(project.path()).status()?;
+    let helper = larik_tests::harness::larik_bin();
+    let sandbox = larik_core::sandbox::Sandbox::new(helper.clone(), project.path().to_path_buf(), Vec::new(), &[], false);
+    let plain = time_command(30, "bash", &["-c", "true"], project.path())?;
+    let mut confined = Vec::with_capacity(30);
+    for index in 0..=30 {
+        let started = std::time::Instant::now();
+        // Preparing (stand-ins made and locked) is part of what each command costs.
+        let prepared = sandbox.confine("true")?;
+        let status = std::process::Command::new(&prepared.program).args(&prepared.args).current_dir(project.path()).status()?;
+        drop(prepared);
+        anyhow::ensure!(status.success(), "the sandboxed command failed: {status}");
+        if index > 0 {
+            confined.push(started.elapsed());
+        }
+    }
+    let probe = time_command(10, &helper.display().to_string(), &["__sandbox", "--probe"], project.path())?;
+    Ok(vec![
+        duration_row("bash -c true, plain", &plain, "(reference)"),
+        duration_row("bash -c true, sandboxed (git repo, every stand-in made)", &confined, "< plain + 10 ms"),
+        duration_row("sandbox probe (once per process)", &probe, "< 20 ms"),
+    ])
 }
 
 /// The largest real source tree on the machine: the cargo registry's sources, or a generated one.

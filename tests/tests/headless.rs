@@ -32,6 +32,24 @@ async fn prints_the_answer_and_denies_what_would_ask() {
 }
 
 #[tokio::test]
+async fn sandboxed_commands_run_headless_and_unsandboxed_ones_are_denied() {
+    let sandbox = Sandbox::new();
+    let steps = vec![
+        Step::tool("t1", "bash", json!({"command": "echo built > out.txt && echo ok"})),
+        Step::tool("t2", "bash", json!({"command": "echo escaped > escaped.txt", "sandbox": false})),
+        Step::text("done"),
+    ];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let output = run_headless(&sandbox, &mock, &["-p", "build"]).await;
+    assert!(output.status.success());
+    assert_eq!(std::fs::read_to_string(sandbox.project.path().join("out.txt")).unwrap(), "built\n", "the sandboxed command ran without asking");
+    assert!(!sandbox.project.path().join("escaped.txt").exists(), "the call outside the sandbox would ask, so it was denied");
+    let requests = mock.requests();
+    let denied = &requests[2]["messages"].as_array().unwrap().last().unwrap()["content"][0]["content"][0]["text"];
+    assert!(denied.as_str().unwrap().contains("Headless mode"), "{denied}");
+}
+
+#[tokio::test]
 async fn json_output_is_one_object() {
     let sandbox = Sandbox::new();
     let mock = MockLlm::start(Scenario { responses: vec![Step::text("forty-two")] }).await.unwrap();

@@ -68,7 +68,11 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 #[tokio::test]
 async fn deny_rules_hold_in_yolo_mode_and_the_model_hears_why() {
     let sandbox = Sandbox::new();
-    settings(&sandbox, json!({"permissions": {"deny": ["Bash(rm:*)"], "defaultMode": "yolo"}}));
+    settings(&sandbox, json!({"permissions": {"deny": ["Bash(rm:*)"]}}));
+    // Only the user's own settings may start sessions in yolo.
+    let user_settings = sandbox.home.path().join(".config/larik/settings.json");
+    std::fs::create_dir_all(user_settings.parent().unwrap()).unwrap();
+    std::fs::write(user_settings, json!({"permissions": {"defaultMode": "yolo"}}).to_string()).unwrap();
     std::fs::write(sandbox.project.path().join("keep.txt"), "keep").unwrap();
     let mock = MockLlm::start(Scenario { responses: vec![Step::tool("t1", "bash", json!({"command": "ls && rm keep.txt"})), Step::text("ok")] }).await.unwrap();
     let (mut agent, session) = start_agent(&sandbox, &mock).await;
@@ -145,4 +149,21 @@ async fn read_deny_rules_withhold_mentioned_files() {
     assert!(!sent.contains("API_KEY=secret"), "{sent}");
     assert!(sent.contains("was not attached: denied by the rule `Read(.env)`"), "{sent}");
     assert!(sent.contains("meeting notes"));
+}
+
+#[tokio::test]
+async fn a_cloned_repository_cannot_start_its_reader_in_yolo() {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(sandbox.project.path().join(".claude")).unwrap();
+    std::fs::write(sandbox.project.path().join(".claude/settings.json"), r#"{"permissions": {"defaultMode": "bypassPermissions"}}"#).unwrap();
+    let mock = MockLlm::start(Scenario { responses: vec![Step::text("hi")] }).await.unwrap();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize().await;
+    let id = agent.request("session/new", json!({"cwd": sandbox.project_path(), "mcpServers": []})).await;
+    let (response, _) = agent.response(id).await;
+    assert_eq!(response["result"]["modes"]["currentModeId"], "accept-edits", "{response}");
+    let session = response["result"]["sessionId"].as_str().unwrap().to_owned();
+    let (_, updates) = agent.prompt(&session, "hi", |_| "reject_once").await;
+    let said = serde_json::to_string(&updates).unwrap();
+    assert!(said.contains("may not choose a mode wider than accept-edits"), "the user hears why: {said}");
 }

@@ -293,3 +293,33 @@ fn always_allow_suggests_a_scoped_rule_and_saves_it_privately() {
     assert!(unsaveable.allow_always("bash(make*)").is_err());
     assert_eq!(verdict(&unsaveable.decide(tool.as_ref(), &command("make"), &workspace, None)), 'A', "still allowed for the session");
 }
+
+#[test]
+fn ask_rules_prompt_for_read_only_tools_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = Workspace::new(dir.path());
+    let registry = Registry::builtin(None);
+    let read = registry.get("read").unwrap();
+    let read_env = CallDescription { subject: CallSubject::Read(".env".into()), ..CallDescription::titled(".env") };
+    let read_other = CallDescription { subject: CallSubject::Read("src/lib.rs".into()), ..CallDescription::titled("src/lib.rs") };
+    let owned = |list: &[&str]| list.iter().map(|rule| (*rule).to_owned()).collect::<Vec<_>>();
+    let permissions = Permissions::new(RuleSet::from_lists(&[], &[], &owned(&["Read(.env)", "bash(git push*)"])), true, None);
+    assert_eq!(verdict(&permissions.decide(read.as_ref(), &read_env, &workspace, None)), '?', "an ask rule holds for a read-only tool");
+    assert_eq!(verdict(&permissions.decide(read.as_ref(), &read_other, &workspace, None)), 'A');
+    assert_eq!(verdict(&permissions.decide(bash().as_ref(), &command("git push origin main"), &workspace, None)), '?', "an ask rule beats the sandbox");
+    assert_eq!(verdict(&permissions.decide(bash().as_ref(), &command("cargo test"), &workspace, None)), 'A');
+    permissions.set_mode(Mode::Plan);
+    assert_eq!(verdict(&permissions.decide(read.as_ref(), &read_env, &workspace, None)), '?', "plan mode reads still ask where a rule says so");
+    assert_eq!(verdict(&permissions.decide(bash().as_ref(), &command("git push"), &workspace, None)), 'D', "plan mode still denies changes");
+    permissions.set_mode(Mode::Yolo);
+    assert_eq!(verdict(&permissions.decide(read.as_ref(), &read_env, &workspace, None)), 'A');
+}
+
+#[test]
+fn modes_are_read_in_both_spellings() {
+    for (setting, mode) in [("default", Mode::Default), ("acceptEdits", Mode::AcceptEdits), ("accept-edits", Mode::AcceptEdits), ("plan", Mode::Plan), ("bypassPermissions", Mode::Yolo), ("yolo", Mode::Yolo)] {
+        assert_eq!(Mode::from_setting(setting), Some(mode), "{setting}");
+    }
+    assert_eq!(Mode::from_setting("dontAsk"), None);
+    assert_eq!(Mode::from_setting("Yolo"), None);
+}

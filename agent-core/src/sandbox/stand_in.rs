@@ -132,10 +132,11 @@ impl Drop for Held {
         if flock(&again, libc::LOCK_EX | libc::LOCK_NB).is_err() {
             return;
         }
-        if again.metadata().map(|meta| meta.ino()).ok() == Some(inode) && is_stand_in(&self.path) {
-            if let Err(error) = std::fs::remove_dir(&self.path) {
-                tracing::warn!(path = %self.path.display(), %error, "could not remove a sandbox stand-in");
-            }
+        if again.metadata().map(|meta| meta.ino()).ok() == Some(inode)
+            && is_stand_in(&self.path)
+            && let Err(error) = std::fs::remove_dir(&self.path)
+        {
+            tracing::warn!(path = %self.path.display(), %error, "could not remove a sandbox stand-in");
         }
     }
 }
