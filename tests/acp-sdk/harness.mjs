@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -75,6 +75,23 @@ export function alive(pid) {
     if (error.code === "ESRCH") return false;
     throw error;
   }
+}
+
+/**
+ * The pid, as this test sees it, of a running process whose command line is exactly `args`.
+ * Sandboxed commands run in their own PID namespace, where `$$` means nothing out here.
+ */
+export function pidOf(args) {
+  const wanted = args.join("\0") + "\0";
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, "utf8") === wanted) return Number(entry);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return undefined;
 }
 
 /** Unbounded FIFO whose `next()` waits for the next pushed value. */

@@ -9,7 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import test from "node:test";
 import * as acp from "@agentclientprotocol/sdk";
-import { PLAIN_INITIALIZE, ProtocolChecker, alive, eventually, stringsIn, toolResult, withAgent } from "./harness.mjs";
+import { PLAIN_INITIALIZE, ProtocolChecker, alive, eventually, pidOf, stringsIn, toolResult, withAgent } from "./harness.mjs";
 
 const TIMEOUT = { timeout: 120_000 };
 /** How long the agent may take to end a turn once it has been cancelled. */
@@ -369,7 +369,7 @@ test("$/cancel_request for a pending session/prompt ends it as cancelled", TIMEO
 });
 
 test("session/cancel during a running bash command kills it and ends the turn as cancelled", TIMEOUT, async (t) => {
-  const command = "echo $$ > sleeper.pid && exec sleep 30";
+  const command = "exec sleep 30.1234";
   const scenario = { responses: [{ tool_calls: [{ id: "toolu_1", name: "bash", input: { command } }] }, { text: "not reached" }] };
   await withAgent(t, scenario, async (h) => {
     await h.initialize();
@@ -380,9 +380,8 @@ test("session/cancel during a running bash command kills it and ends the turn as
     const before = await h.readUntil(session, (m) => running(m) || m.kind === "stop", "the bash call to start");
     assert.ok(running(before.at(-1)), `the turn ended before bash ran: ${JSON.stringify(before.at(-1))}`);
     assert.deepEqual(h.checker.agentRequestMethods(), [], "sandboxed bash asked for permission");
-    const pidFile = join(h.projectDir, "sleeper.pid");
-    assert.ok(await eventually(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").endsWith("\n")), "the command never wrote its pid");
-    const pid = Number(readFileSync(pidFile, "utf8"));
+    assert.ok(await eventually(() => pidOf(["sleep", "30.1234"]) !== undefined), "the command never started");
+    const pid = pidOf(["sleep", "30.1234"]);
     assert.ok(Number.isInteger(pid) && alive(pid), `the command (pid ${pid}) is not running`);
 
     await h.cancel(session.sessionId);

@@ -10,7 +10,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import test from "node:test";
-import { PLAIN_INITIALIZE, ZED_INITIALIZE, alive, eventually, toolResult, withAgent } from "./harness.mjs";
+import { PLAIN_INITIALIZE, ZED_INITIALIZE, alive, eventually, pidOf, toolResult, withAgent } from "./harness.mjs";
 
 const TIMEOUT = { timeout: 120_000 };
 const CANCEL_MS = 5_000;
@@ -65,15 +65,14 @@ test("a client with `terminal` runs bash in its own terminal, sandboxed, and eve
 });
 
 test("cancelling a turn kills and releases the client's terminal", TIMEOUT, async (t) => {
-  const command = "echo $$ > sleeper.pid && exec sleep 30";
+  const command = "exec sleep 30.4321";
   const scenario = { responses: [bashCall(command), { text: "not reached" }] };
   await withAgent(t, scenario, async (h) => {
     await h.initialize(TERMINAL_INITIALIZE);
     const session = await h.newSession();
     h.prompt(session, "Sleep for a while.");
-    const pidFile = join(h.projectDir, "sleeper.pid");
-    assert.ok(await eventually(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").endsWith("\n"), 20_000), "the command never wrote its pid");
-    const pid = Number(readFileSync(pidFile, "utf8"));
+    assert.ok(await eventually(() => pidOf(["sleep", "30.4321"]) !== undefined, 20_000), "the command never started");
+    const pid = pidOf(["sleep", "30.4321"]);
     assert.ok(alive(pid), `the command (pid ${pid}) is not running`);
 
     await h.cancel(session.sessionId);

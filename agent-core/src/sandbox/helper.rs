@@ -10,7 +10,7 @@
 //!    `/dev/null` over the sockets of services that would run a program outside the sandbox;
 //! 4. fork: the child is the first process of the new PID namespace, so everything the command
 //!    leaves behind dies with it (a daemon cannot outlive the stand-ins it relies on); it
-//!    applies Landlock (writes only in the writable roots) and, with the network off, a
+//!    mounts that namespace's own `/proc`, applies Landlock (writes only in the writable roots) and, with the network off, a
 //!    seccomp filter that refuses every socket but a Unix one, then executes the command;
 //! 5. the helper waits and ends as the command ended.
 //!
@@ -161,6 +161,7 @@ pub(super) fn run_confined(plan: &Plan, body: impl FnOnce(&Plan) -> i32) -> i32 
         // SAFETY: prctl with PR_SET_PDEATHSIG only sets the signal this process gets when its
         // parent dies: if the helper is killed, the command and its PID namespace go with it.
         unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) };
+        mount_own_proc();
         let code = match restrict(&plan.writable, plan.network) {
             Ok(()) => body(plan),
             Err(error) => fail(&error),
@@ -281,6 +282,18 @@ fn mask_service_sockets() -> Result<(), String> {
         mount(Some(Path::new("/dev/null")), &socket, libc::MS_BIND).map_err(|error| format!("cannot hide {}: {error}", socket.display()))?;
     }
     Ok(())
+}
+
+/// A `/proc` of the command's own PID namespace, so `ps`, `kill` and `$$` agree on pids. Where
+/// the kernel refuses (a `/proc` partly covered, as in some containers), the system's stays:
+/// it shows more, but hides nothing the sandbox relies on.
+fn mount_own_proc() {
+    let (source, target, kind) = (c"proc", c"/proc", c"proc");
+    // SAFETY: constant C strings, no data.
+    let result = unsafe { libc::mount(source.as_ptr(), target.as_ptr(), kind.as_ptr(), libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC, std::ptr::null()) };
+    if result != 0 {
+        tracing::debug!(error = %std::io::Error::last_os_error(), "the sandbox keeps the system's /proc");
+    }
 }
 
 fn mount(source: Option<&Path>, target: &Path, flags: libc::c_ulong) -> std::io::Result<()> {
