@@ -5,6 +5,7 @@
 
 pub mod clock;
 pub mod config;
+pub mod environment;
 pub mod event;
 mod http;
 pub mod llm;

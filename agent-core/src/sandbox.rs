@@ -100,6 +100,13 @@ impl Sandbox {
         Self { helper, root, writable: all, extra_protected, network }
     }
 
+    /// The same confinement for another project root (a child agent's worktree).
+    pub fn for_root(&self, root: &Path) -> Sandbox {
+        let extra: Vec<PathBuf> = self.writable.iter().filter(|path| **path != self.root).cloned().collect();
+        let protected: Vec<String> = self.extra_protected.iter().map(|path| path.display().to_string()).collect();
+        Sandbox::new(self.helper.clone(), root.to_path_buf(), extra, &protected, self.network)
+    }
+
     pub fn network(&self) -> bool {
         self.network
     }

@@ -14,6 +14,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{self, ConfigError, ModelConfig};
+use crate::environment::{Models, SessionEnv};
 use crate::event::AgentEvent;
 use crate::llm::{Message, Part, Provider, ProviderError};
 use store::SessionLog;
@@ -51,6 +52,13 @@ pub struct ModelSettings {
     pub thought_level: Option<crate::llm::ThoughtLevel>,
 }
 
+impl ModelSettings {
+    /// No model configured: prompts report what to set up.
+    pub fn none() -> Self {
+        Self { model: String::new(), max_tokens: 0, max_turn_requests: 0, thought_level: None }
+    }
+}
+
 /// What a turn does.
 enum Work {
     Prompt(Vec<Part>),
@@ -59,6 +67,8 @@ enum Work {
 
 /// What a session is opened with.
 pub struct SessionConfig {
+    /// How hooks and transcripts name the session; front ends with their own ids set it.
+    pub id: String,
     pub cwd: std::path::PathBuf,
     /// May be an error (e.g. a missing key): the session still opens, and each prompt reports
     /// that error so the editor can show how to fix it.
@@ -93,6 +103,7 @@ impl SessionConfig {
     /// A session with this model and no rules, sandbox or editor: for replays and tests.
     pub fn plain(cwd: std::path::PathBuf, provider: Result<Arc<dyn Provider>, ProviderError>, model: ModelSettings) -> Self {
         Self {
+            id: fresh_id(),
             cwd,
             provider,
             model,
@@ -126,7 +137,7 @@ impl SessionConfig {
         let search = config::resolve_search(&settings, env);
         let (provider, model, resolved) = match config::resolve_model(&settings, env) {
             Ok(model) => (model.build_provider(), ModelSettings::from(&model), Some(model)),
-            Err(error) => (Err(ProviderError::Auth { message: error.to_string() }), ModelSettings { model: String::new(), max_tokens: 0, max_turn_requests: 0, thought_level: None }, None),
+            Err(error) => (Err(ProviderError::Auth { message: error.to_string() }), ModelSettings::none(), None),
         };
         let sandbox_settings = settings.sandbox.clone().unwrap_or_default();
         let (sandbox, sandbox_off, notice) = match (sandbox_settings.enabled, sandbox_helper) {
@@ -147,6 +158,7 @@ impl SessionConfig {
         let notices: Vec<String> = notice.into_iter().chain(mode_notice).chain(settings.problems.iter().cloned()).collect();
         let notice = (!notices.is_empty()).then(|| notices.join("\n"));
         let config = Self {
+            id: fresh_id(),
             rules: RuleSet::from_lists(&permissions.allow, &permissions.deny, &permissions.ask),
             protected_paths: permissions.protected_paths,
             initial_mode,
@@ -168,6 +180,12 @@ impl SessionConfig {
     }
 }
 
+/// A session id unique on this machine: the time in nanoseconds and the process id.
+fn fresh_id() -> String {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|elapsed| elapsed.as_nanos()).unwrap_or(0);
+    format!("session-{nanos:x}-{}", std::process::id())
+}
+
 impl From<&ModelConfig> for ModelSettings {
     fn from(model: &ModelConfig) -> Self {
         Self { model: model.model.clone(), max_tokens: model.max_tokens, max_turn_requests: model.max_turn_requests, thought_level: model.thought_level }
@@ -175,21 +193,13 @@ impl From<&ModelConfig> for ModelSettings {
 }
 
 pub struct Session {
-    workspace: Arc<Workspace>,
-    provider: Mutex<Result<Arc<dyn Provider>, ProviderError>>,
-    model: Mutex<ModelSettings>,
+    env: Arc<SessionEnv>,
     /// The mode the previous prompt ran in, to tell the model when plan mode ends.
     last_prompt_mode: Mutex<Mode>,
-    registry: Registry,
-    shells: Arc<BackgroundShells>,
-    sandbox: Option<Arc<Sandbox>>,
     sandbox_off: Option<String>,
-    services: EditorServices,
     /// Said once, with the first prompt.
     notice: Mutex<Option<String>>,
-    log: Option<Arc<SessionLog>>,
     title: Mutex<Option<String>>,
-    permissions: Permissions,
     system: String,
     history: tokio::sync::Mutex<Vec<Message>>,
     cancel: CancellationToken,
@@ -207,23 +217,25 @@ impl Session {
         let workspace = Arc::new(workspace);
         let system = crate::prompt::system_prompt(workspace.root(), &crate::clock::today_utc());
         let cancel = parent_cancel.child_token();
-        Self {
+        let permissions = Permissions::new(config.rules, config.sandbox.is_some(), config.rules_file);
+        permissions.set_mode(config.initial_mode);
+        let env = SessionEnv {
+            session_id: config.id,
             workspace,
-            provider: Mutex::new(config.provider),
-            model: Mutex::new(config.model),
-            last_prompt_mode: Mutex::new(Mode::Default),
-            registry: Registry::builtin(config.search),
-            shells: Arc::new(BackgroundShells::new(cancel.clone())),
-            permissions: {
-                let permissions = Permissions::new(config.rules, config.sandbox.is_some(), config.rules_file);
-                permissions.set_mode(config.initial_mode);
-                permissions
-            },
-            sandbox: config.sandbox,
-            sandbox_off: config.sandbox_off,
+            permissions: Arc::new(permissions),
+            registry: Arc::new(Registry::builtin(config.search)),
+            models: Arc::new(Models::new(config.provider, config.model)),
             services: config.services,
-            notice: Mutex::new(config.notice),
+            sandbox: config.sandbox,
+            shells: Arc::new(BackgroundShells::new(cancel.clone())),
+            usage: Arc::default(),
             log: config.log,
+        };
+        Self {
+            env: Arc::new(env),
+            last_prompt_mode: Mutex::new(Mode::Default),
+            sandbox_off: config.sandbox_off,
+            notice: Mutex::new(config.notice),
             title: Mutex::new(config.title),
             system,
             history: tokio::sync::Mutex::new(config.history),
@@ -233,44 +245,44 @@ impl Session {
         }
     }
 
+    /// The environment the session's turns and tools run in.
+    pub fn env(&self) -> &Arc<SessionEnv> {
+        &self.env
+    }
+
     pub fn cwd(&self) -> &Path {
-        self.workspace.root()
+        self.env.workspace.root()
     }
 
     /// How commands are confined: `Ok(network)` when the sandbox holds, else why it is off.
     pub fn sandbox_state(&self) -> Result<bool, &str> {
-        match &self.sandbox {
+        match &self.env.sandbox {
             Some(sandbox) => Ok(sandbox.network()),
             None => Err(self.sandbox_off.as_deref().unwrap_or("the sandbox is off")),
         }
     }
 
     pub fn permissions(&self) -> &Permissions {
-        &self.permissions
+        &self.env.permissions
     }
 
     /// The model the next request goes to.
     pub fn model(&self) -> String {
-        self.model.lock().map(|model| model.model.clone()).unwrap_or_default()
+        self.env.models.settings().model
     }
 
     pub fn thought_level(&self) -> Option<crate::llm::ThoughtLevel> {
-        self.model.lock().ok().and_then(|model| model.thought_level)
+        self.env.models.settings().thought_level
     }
 
     /// Sets how hard the model thinks from the next request on.
     pub fn set_thought_level(&self, level: crate::llm::ThoughtLevel) {
-        if let Ok(mut model) = self.model.lock() {
-            model.thought_level = Some(level);
-        }
+        self.env.models.update(|settings| settings.thought_level = Some(level));
     }
 
     /// Switches model (and provider) for the following requests; a running turn keeps its own.
     pub fn set_model(&self, provider: Result<Arc<dyn Provider>, ProviderError>, model: ModelSettings) {
-        if let (Ok(mut current_provider), Ok(mut current_model)) = (self.provider.lock(), self.model.lock()) {
-            *current_provider = provider;
-            *current_model = model;
-        }
+        self.env.models.set(provider, model);
     }
 
     pub fn title(&self) -> Option<String> {
@@ -292,7 +304,7 @@ impl Session {
             *current = Some(title.clone());
             title
         };
-        if let Some(log) = &self.log {
+        if let Some(log) = &self.env.log {
             log.append(&store::Record::Title { title: title.clone() });
         }
         let _ = events.send(AgentEvent::TitleChanged(title)).await;
@@ -301,7 +313,7 @@ impl Session {
     /// Notes for the model about the mode, carried in the user message so the cached system
     /// prompt never changes: a reminder in plan mode, and word when plan mode has ended.
     fn mode_note(&self) -> Option<String> {
-        let mode = self.permissions.mode();
+        let mode = self.env.permissions.mode();
         let previous = self.last_prompt_mode.lock().map(|mut last| std::mem::replace(&mut *last, mode)).unwrap_or(mode);
         match (previous, mode) {
             (_, Mode::Plan) => Some("<system-note>Plan mode is on: explore and read, then present a plan. Do not change files or run commands that change anything; such calls are denied.</system-note>".into()),
@@ -332,7 +344,7 @@ impl Session {
     pub async fn clear(&self) {
         let mut history = self.history.lock().await;
         history.clear();
-        if let Some(log) = &self.log {
+        if let Some(log) = &self.env.log {
             log.append(&store::Record::Rewind { to: 0 });
         }
     }
@@ -364,25 +376,10 @@ impl Session {
             }
             Work::Compact => Work::Compact,
         };
-        let provider = self.provider.lock().map(|provider| provider.clone()).unwrap_or_else(|_| Err(ProviderError::BadRequest { message: "session state poisoned".into() }));
-        let model = self.model.lock().map(|model| model.clone()).unwrap_or_else(|_| ModelSettings { model: String::new(), max_tokens: 0, max_turn_requests: 0, thought_level: None });
-        let outcome = match provider {
+        let model = self.env.models.settings();
+        let outcome = match self.env.models.provider() {
             Ok(provider) => {
-                let turn = turn::Turn {
-                    provider: provider.as_ref(),
-                    model: &model,
-                    system: &self.system,
-                    registry: &self.registry,
-                    permissions: &self.permissions,
-                    workspace: &self.workspace,
-                    shells: &self.shells,
-                    sandbox: &self.sandbox,
-                    editor: &self.services,
-                    events: &events,
-                    cancel: &cancel,
-                    log: self.log.as_deref(),
-                    steering: &self.steering,
-                };
+                let turn = turn::Turn { env: &self.env, provider: provider.as_ref(), model: &model, system: &self.system, events: &events, cancel: &cancel, steering: &self.steering };
                 match work {
                     Work::Prompt(prompt) => turn.run(&mut history, prompt).await,
                     Work::Compact => turn.compact(&mut history).await,

@@ -35,16 +35,46 @@ use crate::event::{AgentEvent, Display, Location, ToolKind};
 use crate::llm::{ResultPart, ToolSpec};
 use crate::workspace::Workspace;
 
-/// What a tool call runs with.
+/// A tool call's id, as the model gave it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ToolCallId(pub String);
+
+impl std::fmt::Display for ToolCallId {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(&self.0)
+    }
+}
+
+/// One call the model made: which tool, with what input. The same type for built-in, MCP and
+/// subagent tools; the dispatch pipeline takes nothing else.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    pub id: ToolCallId,
+    pub name: String,
+    pub input: Value,
+}
+
+impl ToolCall {
+    /// The calls a model message makes, in order.
+    pub fn all_in(message: &crate::llm::Message) -> Vec<ToolCall> {
+        message
+            .content
+            .iter()
+            .filter_map(|part| match part {
+                crate::llm::Part::ToolUse { id, name, input } => Some(ToolCall { id: ToolCallId(id.clone()), name: name.clone(), input: input.clone() }),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// What a tool call runs with: the session's environment, the call's own cancellation (a child
+/// of the turn's), and where it streams output while it runs.
 #[derive(Clone)]
 pub struct ToolContext {
-    pub workspace: Arc<Workspace>,
+    pub env: Arc<crate::environment::SessionEnv>,
     /// Fires when the call is cancelled (the turn was, or the session ended).
     pub cancel: CancellationToken,
-    pub shells: Arc<background::BackgroundShells>,
-    /// Confines bash commands, when the sandbox is on.
-    pub sandbox: Option<Arc<crate::sandbox::Sandbox>>,
-    pub editor: EditorServices,
     /// Where a running call streams its output, when someone is listening.
     pub progress: Option<ToolProgress>,
 }
@@ -77,11 +107,10 @@ impl ToolProgress {
 }
 
 impl ToolContext {
-    /// A context of its own, outside any session: fresh cancellation, its own background shells.
+    /// A context of its own, outside any session: a standalone environment around `workspace`.
     /// For running a tool directly (tests, benchmarks).
     pub fn standalone(workspace: Arc<Workspace>) -> Self {
-        let cancel = CancellationToken::new();
-        Self { workspace, shells: Arc::new(background::BackgroundShells::new(cancel.clone())), cancel, sandbox: None, editor: EditorServices::default(), progress: None }
+        Self { env: Arc::new(crate::environment::SessionEnv::standalone(workspace)), cancel: CancellationToken::new(), progress: None }
     }
 
     #[cfg(test)]
@@ -183,7 +212,7 @@ pub trait Tool: Send + Sync + 'static {
 #[async_trait::async_trait]
 pub trait DynTool: Send + Sync {
     fn spec(&self) -> ToolSpec;
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &str;
     fn kind(&self) -> ToolKind;
     fn read_only(&self) -> bool;
     fn concurrency_safe(&self) -> bool;
@@ -211,7 +240,7 @@ impl<T: Tool> DynTool for T {
         ToolSpec { name: T::NAME.to_owned(), description: T::DESCRIPTION.trim().to_owned(), input_schema }
     }
 
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         T::NAME
     }
 
@@ -251,5 +280,5 @@ impl<T: Tool> DynTool for T {
 
 /// The path relative to the root when inside it, for short titles.
 pub(crate) fn display_path(ctx: &ToolContext, path: &std::path::Path) -> String {
-    path.strip_prefix(ctx.workspace.root()).unwrap_or(path).display().to_string()
+    path.strip_prefix(ctx.env.workspace.root()).unwrap_or(path).display().to_string()
 }

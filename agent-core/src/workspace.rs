@@ -61,6 +61,11 @@ impl Workspace {
         self
     }
 
+    /// The project-relative paths protected by settings, as given to [`Self::with_protected`].
+    pub fn protected_paths(&self) -> Vec<String> {
+        self.protected.iter().map(|path| path.display().to_string()).collect()
+    }
+
     /// Routes text reads and writes through the editor.
     pub fn with_editor(mut self, editor: std::sync::Arc<dyn EditorFiles>) -> Self {
         self.editor = Some(editor);

@@ -12,24 +12,17 @@ use tokio_util::sync::CancellationToken;
 
 use crate::event::{AgentEvent, Display, PermissionAnswer, PermissionRequest, ToolCallView, ToolStatus};
 use crate::review;
-use super::store::{MAX_REPLAY_OUTPUT_BYTES, Record, SessionLog, StoredDiff, ToolRecord};
+use super::store::{MAX_REPLAY_OUTPUT_BYTES, Record, StoredDiff, ToolRecord};
 use crate::llm::{Message, Part, ResultPart, Role};
-use crate::permission::{Decision, Permissions, suggested_rule};
+use crate::environment::SessionEnv;
+use crate::permission::{Decision, suggested_rule};
 use crate::tools::truncate::{MAX_OUTPUT_BYTES, truncate_middle};
-use crate::tools::background::BackgroundShells;
-use crate::tools::{DynTool, EditorServices, Registry, ToolContext, ToolOutput, ToolProgress};
-use crate::workspace::Workspace;
+use crate::tools::{DynTool, ToolCall, ToolContext, ToolOutput, ToolProgress};
 
 pub(super) struct Dispatch<'a> {
-    pub registry: &'a Registry,
-    pub permissions: &'a Permissions,
-    pub workspace: &'a Arc<Workspace>,
-    pub shells: &'a Arc<BackgroundShells>,
-    pub sandbox: &'a Option<Arc<crate::sandbox::Sandbox>>,
-    pub editor: &'a EditorServices,
+    pub env: &'a Arc<SessionEnv>,
     pub events: &'a mpsc::Sender<AgentEvent>,
     pub cancel: &'a CancellationToken,
-    pub log: Option<&'a SessionLog>,
 }
 
 /// A call that passed authorization and waits to run.
@@ -53,16 +46,16 @@ struct PartialChange {
 const CANCELLED: &str = "The user cancelled this tool call before it finished.";
 
 impl Dispatch<'_> {
-    pub async fn run(&self, calls: &[(String, String, Value)]) -> Message {
+    pub async fn run(&self, calls: &[ToolCall]) -> Message {
         let mut results: Vec<Option<ToolOutput>> = vec![None; calls.len()];
         let mut approved = Vec::new();
-        for (index, (id, name, input)) in calls.iter().enumerate() {
+        for (index, call) in calls.iter().enumerate() {
             if self.cancel.is_cancelled() {
                 break;
             }
-            let (view, authorized) = self.authorize(id, name, input).await;
+            let (view, authorized) = self.authorize(&call.id.0, &call.name, &call.input).await;
             match authorized {
-                Ok((tool, partial)) => approved.push(Approved { index, view, tool, input: input.clone(), partial }),
+                Ok((tool, partial)) => approved.push(Approved { index, view, tool, input: call.input.clone(), partial }),
                 Err(output) => {
                     self.finish(&view, &output).await;
                     results[index] = Some(output);
@@ -82,20 +75,20 @@ impl Dispatch<'_> {
         let content = calls
             .iter()
             .zip(results)
-            .map(|((id, _, _), output)| {
+            .map(|(call, output)| {
                 let output = output.unwrap_or_else(|| ToolOutput::error(CANCELLED));
-                Part::ToolResult { tool_use_id: id.clone(), content: output.content, is_error: output.is_error }
+                Part::ToolResult { tool_use_id: call.id.0.clone(), content: output.content, is_error: output.is_error }
             })
             .collect();
         Message { role: Role::User, content }
     }
 
     /// Results for calls the model made in a response that was cancelled before they ran.
-    pub fn cancelled_results(calls: &[(String, String, Value)]) -> Message {
+    pub fn cancelled_results(calls: &[ToolCall]) -> Message {
         let content = calls
             .iter()
-            .map(|(id, _, _)| Part::ToolResult {
-                tool_use_id: id.clone(),
+            .map(|call| Part::ToolResult {
+                tool_use_id: call.id.0.clone(),
                 content: vec![ResultPart::Text { text: CANCELLED.into() }],
                 is_error: true,
             })
@@ -106,11 +99,8 @@ impl Dispatch<'_> {
     /// What a tool runs with; a call that runs gets a channel for the output it streams.
     fn context(&self, running: Option<&str>) -> ToolContext {
         ToolContext {
-            workspace: Arc::clone(self.workspace),
+            env: Arc::clone(self.env),
             cancel: self.cancel.child_token(),
-            shells: Arc::clone(self.shells),
-            sandbox: self.sandbox.clone(),
-            editor: self.editor.clone(),
             progress: running.map(|id| ToolProgress { call_id: id.to_owned(), events: self.events.clone() }),
         }
     }
@@ -125,7 +115,7 @@ impl Dispatch<'_> {
 
     async fn decide_call(&self, id: &str, name: &str, input: &Value, shown: &mut Option<ToolCallView>) -> Result<(Arc<dyn DynTool>, Option<PartialChange>), ToolOutput> {
         let ctx = self.context(None);
-        let tool = self.registry.get(name);
+        let tool = self.env.registry.get(name);
         let description = match &tool {
             Some(tool) => tool.describe(input, &ctx),
             None => Err(format!("unknown tool `{name}`")),
@@ -145,7 +135,7 @@ impl Dispatch<'_> {
             (None, _) => return Err(ToolOutput::error(format!("unknown tool `{name}`; use one of the tools you were given"))),
         };
         // Pre-tool hooks will feed their verdict in here.
-        match self.permissions.decide(tool.as_ref(), &description, self.workspace, None) {
+        match self.env.permissions.decide(tool.as_ref(), &description, &self.env.workspace, None) {
             Decision::Allow => Ok((tool, None)),
             Decision::Deny { reason } => Err(ToolOutput::error(format!("Permission denied: {reason}"))),
             Decision::Ask { reason } => {
@@ -165,7 +155,7 @@ impl Dispatch<'_> {
                 match answer {
                     PermissionAnswer::AllowOnce => Ok((tool, None)),
                     PermissionAnswer::AllowAlways => {
-                        if let Err(error) = self.permissions.allow_always(&rule) {
+                        if let Err(error) = self.env.permissions.allow_always(&rule) {
                             self.emit(AgentEvent::Notice(format!("`{rule}` is allowed for this session but was not saved: {error}"))).await;
                         }
                         Ok((tool, None))
@@ -212,13 +202,14 @@ impl Dispatch<'_> {
     async fn apply_partial(&self, partial: &PartialChange) -> ToolOutput {
         let PartialChange { path, old_text, new_text, accepted } = partial;
         let path_text = path.display().to_string();
-        let checked = self.workspace.writable(&path_text).and_then(|path| self.workspace.check_fresh(&path).map(|()| path));
+        let workspace = &self.env.workspace;
+        let checked = workspace.writable(&path_text).and_then(|path| workspace.check_fresh(&path).map(|()| path));
         let path = match checked {
             Ok(path) => path,
             Err(error) => return ToolOutput::error(error.to_string()),
         };
         let merged = review::apply_accepted(old_text, new_text, accepted);
-        if let Err(error) = self.workspace.write_text(&path, &merged).await {
+        if let Err(error) = workspace.write_text(&path, &merged).await {
             return ToolOutput::error(error.to_string());
         }
         let hunks = review::hunks(old_text, new_text);
@@ -243,7 +234,7 @@ impl Dispatch<'_> {
 
     async fn finish(&self, view: &ToolCallView, output: &ToolOutput) {
         let status = if output.is_error { ToolStatus::Failed } else { ToolStatus::Completed };
-        if let Some(log) = self.log {
+        if let Some(log) = &self.env.log {
             log.append(&Record::Tool(Box::new(tool_record(view, output))));
         }
         self.emit(AgentEvent::ToolCallUpdated {
@@ -308,6 +299,7 @@ mod tests {
     use crate::event::ToolKind;
     use crate::permission::Mode;
     use crate::tools::{CallDescription, Tool};
+    use crate::workspace::Workspace;
 
     /// Shared by the probe tools: a log of starts and ends, and barriers that only open when
     /// every call of a batch has arrived, so a batch that ran one call at a time would hang.
@@ -371,25 +363,25 @@ mod tests {
         }
     }
 
-    fn call(id: &str, tool: &str, name: &str, barrier: Option<&str>) -> (String, String, Value) {
-        (id.into(), tool.into(), json!({"name": name, "barrier": barrier}))
+    fn call(id: &str, tool: &str, name: &str, barrier: Option<&str>) -> ToolCall {
+        ToolCall { id: crate::tools::ToolCallId(id.into()), name: tool.into(), input: json!({"name": name, "barrier": barrier}) }
     }
 
     #[tokio::test]
     async fn parallel_safe_runs_share_a_batch_and_results_keep_their_order() {
         let lab = Arc::new(Lab::default());
-        let mut registry = Registry::default();
+        let dir = tempfile::tempdir().unwrap();
+        let mut env = SessionEnv::standalone(Arc::new(Workspace::new(dir.path())));
+        let registry = crate::tools::Registry::default();
         registry.add(Arc::new(Parallel(Arc::clone(&lab))));
         registry.add(Arc::new(Exclusive(Arc::clone(&lab))));
-        let dir = tempfile::tempdir().unwrap();
-        let workspace = Arc::new(Workspace::new(dir.path()));
-        let permissions = Permissions::default();
-        permissions.set_mode(Mode::Yolo);
+        env.registry = Arc::new(registry);
+        env.permissions.set_mode(Mode::Yolo);
+        let env = Arc::new(env);
         let cancel = CancellationToken::new();
-        let shells = Arc::new(BackgroundShells::new(cancel.clone()));
         let (events, mut received) = mpsc::channel(256);
         tokio::spawn(async move { while received.recv().await.is_some() {} });
-        let dispatch = Dispatch { registry: &registry, permissions: &permissions, workspace: &workspace, shells: &shells, sandbox: &None, editor: &EditorServices::default(), events: &events, cancel: &cancel, log: None };
+        let dispatch = Dispatch { env: &env, events: &events, cancel: &cancel };
         let calls = vec![
             call("1", "parallel", "a", Some("first")),
             call("2", "parallel", "b", Some("first")),

@@ -1,36 +1,31 @@
 //! The turn loop: build a request, stream the model's answer, run the tools it called, feed the
 //! results back, until the model ends its turn, a limit is hit, or the user cancels.
 
+use std::sync::Arc;
+
 use futures::StreamExt;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::dispatch::Dispatch;
 use super::paced_text::{PacedText, TextKind};
-use super::store::{Record, SessionLog};
+use super::store::Record;
 use super::{ModelSettings, StopReason, TurnError};
 use crate::event::AgentEvent;
 use crate::llm::catalog;
 use crate::llm::retry::RetryPolicy;
 use crate::llm::{EventStream, Message, ModelRequest, ModelStop, Part, Provider, ProviderError, Role, StreamEvent};
-use crate::permission::Permissions;
-use crate::tools::Registry;
-use crate::tools::background::BackgroundShells;
-use crate::workspace::Workspace;
+use crate::environment::SessionEnv;
+use crate::tools::ToolCall;
 
 pub(super) struct Turn<'a> {
+    pub env: &'a Arc<SessionEnv>,
+    /// The provider and model this turn started with; a switch applies from the next turn.
     pub provider: &'a dyn Provider,
     pub model: &'a ModelSettings,
     pub system: &'a str,
-    pub registry: &'a Registry,
-    pub permissions: &'a Permissions,
-    pub workspace: &'a std::sync::Arc<Workspace>,
-    pub shells: &'a std::sync::Arc<BackgroundShells>,
-    pub sandbox: &'a Option<std::sync::Arc<crate::sandbox::Sandbox>>,
-    pub editor: &'a crate::tools::EditorServices,
     pub events: &'a mpsc::Sender<AgentEvent>,
     pub cancel: &'a CancellationToken,
-    pub log: Option<&'a SessionLog>,
     pub steering: &'a std::sync::Mutex<Vec<String>>,
 }
 
@@ -46,11 +41,13 @@ impl Turn<'_> {
         self.record(history, Message { role: Role::User, content: prompt });
         for _ in 0..self.model.max_turn_requests {
             self.take_steering(history);
+            // A snapshot: tools added or removed meanwhile take part from the next request.
+            let tools = self.env.registry.specs();
             let request = ModelRequest {
                 model: &self.model.model,
                 system: self.system,
                 messages: history,
-                tools: self.registry.specs(),
+                tools: &tools,
                 max_tokens: self.model.max_tokens,
                 thought_level: self.model.thought_level,
             };
@@ -62,15 +59,7 @@ impl Turn<'_> {
                     return Err(error.into());
                 }
             };
-            let tool_uses: Vec<(String, String, serde_json::Value)> = response
-                .message
-                .content
-                .iter()
-                .filter_map(|part| match part {
-                    Part::ToolUse { id, name, input } => Some((id.clone(), name.clone(), input.clone())),
-                    _ => None,
-                })
-                .collect();
+            let tool_uses = ToolCall::all_in(&response.message);
             if !response.message.content.is_empty() {
                 self.record(history, response.message);
             }
@@ -93,17 +82,7 @@ impl Turn<'_> {
                 _ if tool_uses.is_empty() => return Ok(StopReason::EndTurn),
                 _ => {}
             }
-            let dispatch = Dispatch {
-                registry: self.registry,
-                permissions: self.permissions,
-                workspace: self.workspace,
-                shells: self.shells,
-                sandbox: self.sandbox,
-                editor: self.editor,
-                events: self.events,
-                cancel: self.cancel,
-                log: self.log,
-            };
+            let dispatch = Dispatch { env: self.env, events: self.events, cancel: self.cancel };
             let results = dispatch.run(&tool_uses).await;
             self.record(history, results);
             if self.cancel.is_cancelled() {
@@ -120,12 +99,13 @@ impl Turn<'_> {
         }
         let mut messages = history.clone();
         messages.push(Message::user_text(COMPACT_REQUEST));
+        // The conversation holds tool calls; the model needs the tools to read it.
+        let tools = self.env.registry.specs();
         let request = ModelRequest {
             model: &self.model.model,
             system: self.system,
             messages: &messages,
-            // The conversation holds tool calls; the model needs the tools to read it.
-            tools: self.registry.specs(),
+            tools: &tools,
             max_tokens: self.model.max_tokens,
             thought_level: None,
         };
@@ -248,7 +228,7 @@ impl Turn<'_> {
         match history.last_mut() {
             Some(last) if last.role == Role::User => {
                 last.content.extend(parts);
-                if let Some(log) = self.log {
+                if let Some(log) = &self.env.log {
                     // The session file records the whole amended message.
                     log.append(&Record::Rewind { to: before_last });
                     log.append(&Record::Message { message: last.clone() });
@@ -260,7 +240,7 @@ impl Turn<'_> {
 
     /// Adds a message to the conversation and to the session file.
     fn record(&self, history: &mut Vec<Message>, message: Message) {
-        if let Some(log) = self.log {
+        if let Some(log) = &self.env.log {
             log.append(&Record::Message { message: message.clone() });
         }
         history.push(message);
@@ -268,7 +248,7 @@ impl Turn<'_> {
 
     fn rewind(&self, history: &mut Vec<Message>, to: usize) {
         history.truncate(to);
-        if let Some(log) = self.log {
+        if let Some(log) = &self.env.log {
             log.append(&Record::Rewind { to });
         }
     }

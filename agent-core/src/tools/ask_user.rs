@@ -41,7 +41,7 @@ impl Tool for AskUserTool {
     }
 
     async fn run(&self, input: AskUserInput, ctx: &ToolContext) -> ToolOutput {
-        let Some(asker) = &ctx.editor.ask_user else {
+        let Some(asker) = &ctx.env.services.ask_user else {
             return ToolOutput::text("This editor cannot take questions during a turn. Ask the user in your reply and end your turn; they will answer in their next message.");
         };
         let answer = tokio::select! {

@@ -76,9 +76,9 @@ impl Tool for Bash {
 
     async fn run(&self, input: BashInput, ctx: &ToolContext) -> ToolOutput {
         // A call that opted out of the sandbox was approved as such.
-        let sandbox = ctx.sandbox.as_deref().filter(|_| input.sandbox);
+        let sandbox = ctx.env.sandbox.as_deref().filter(|_| input.sandbox);
         if input.run_in_background {
-            return match ctx.shells.start(&input.command, ctx.workspace.root(), sandbox) {
+            return match ctx.env.shells.start(&input.command, ctx.env.workspace.root(), sandbox) {
                 Ok(id) => ToolOutput::text(format!("Started in the background as {id}. Read its output with bash_output, stop it with kill_shell.")),
                 Err(error) => ToolOutput::error(format!("could not start bash: {error}")),
             };
@@ -132,8 +132,8 @@ async fn run_anywhere(command: &str, ctx: &ToolContext, sandbox: Option<&Sandbox
     let prepared = prepare(command, sandbox)?;
     let mut terminal = None;
     let mut run = None;
-    if let (Some(terminals), Some(progress)) = (&ctx.editor.terminals, &ctx.progress) {
-        let hosted = TerminalCommand { program: prepared.program.clone(), args: prepared.args.clone(), cwd: ctx.workspace.root().to_path_buf(), output_limit: EDITOR_OUTPUT_LIMIT };
+    if let (Some(terminals), Some(progress)) = (&ctx.env.services.terminals, &ctx.progress) {
+        let hosted = TerminalCommand { program: prepared.program.clone(), args: prepared.args.clone(), cwd: ctx.env.workspace.root().to_path_buf(), output_limit: EDITOR_OUTPUT_LIMIT };
         match run_in_editor(terminals.as_ref(), progress, hosted, timeout, &ctx.cancel).await {
             Ok(ran) => (run, terminal) = (Some(ran.run), Some(ran.terminal_id)),
             Err(error) => tracing::warn!(%error, "the editor could not host the command; running it here"),
@@ -178,7 +178,7 @@ pub(crate) fn spawn_shell(prepared: &PreparedCommand, cwd: &std::path::Path) -> 
 }
 
 async fn run_command(prepared: &PreparedCommand, ctx: &ToolContext, timeout: Duration) -> std::io::Result<CommandRun> {
-    let (mut child, mut pipe) = spawn_shell(prepared, ctx.workspace.root())?;
+    let (mut child, mut pipe) = spawn_shell(prepared, ctx.env.workspace.root())?;
     let group = child.id().and_then(|pid| i32::try_from(pid).ok());
     let mut output = Vec::new();
     let mut buffer = vec![0u8; 8192];

@@ -34,7 +34,7 @@ impl Tool for Edit {
     }
 
     fn describe(&self, input: &EditInput, ctx: &ToolContext) -> CallDescription {
-        let path = ctx.workspace.absolute(&input.path);
+        let path = ctx.env.workspace.absolute(&input.path);
         let line = std::fs::read_to_string(&path).ok().and_then(|text| first_match_line(&text, &input.old_string));
         CallDescription {
             title: format!("Edit {}", display_path(ctx, &path)),
@@ -44,24 +44,24 @@ impl Tool for Edit {
     }
 
     async fn preview(&self, input: &EditInput, ctx: &ToolContext) -> Option<Display> {
-        let path = ctx.workspace.absolute(&input.path);
-        let old_text = ctx.workspace.read_text(&path).await.ok()?;
+        let path = ctx.env.workspace.absolute(&input.path);
+        let old_text = ctx.env.workspace.read_text(&path).await.ok()?;
         let new_text = apply(&old_text, input).ok()?;
         Some(Display::Diff { path, old_text: Some(old_text), new_text })
     }
 
     async fn run(&self, input: EditInput, ctx: &ToolContext) -> ToolOutput {
-        let path = match ctx.workspace.writable(&input.path) {
+        let path = match ctx.env.workspace.writable(&input.path) {
             Ok(path) => path,
             Err(error) => return ToolOutput::error(error.to_string()),
         };
         if !path.exists() {
             return ToolOutput::error(format!("{} does not exist; use write to create it", path.display()));
         }
-        if let Err(error) = ctx.workspace.check_fresh(&path) {
+        if let Err(error) = ctx.env.workspace.check_fresh(&path) {
             return ToolOutput::error(error.to_string());
         }
-        let old_text = match ctx.workspace.read_text(&path).await {
+        let old_text = match ctx.env.workspace.read_text(&path).await {
             Ok(text) => text,
             Err(error) => return ToolOutput::error(format!("cannot read {error}")),
         };
@@ -69,7 +69,7 @@ impl Tool for Edit {
             Ok(text) => text,
             Err(message) => return ToolOutput::error(format!("{}: {message}", path.display())),
         };
-        if let Err(error) = ctx.workspace.write_text(&path, &new_text).await {
+        if let Err(error) = ctx.env.workspace.write_text(&path, &new_text).await {
             return ToolOutput::error(error.to_string());
         }
         ToolOutput::text(format!("Edited {}", path.display())).with_display(Display::Diff { path, old_text: Some(old_text), new_text })
@@ -158,7 +158,7 @@ mod tests {
         std::fs::write(&path, "alpha\nbeta\n").unwrap();
         let stale = Edit.run(input("beta", "gamma", false), &ctx).await;
         assert!(stale.is_error && stale.text_content().contains("read it first"));
-        ctx.workspace.record_read(&path);
+        ctx.env.workspace.record_read(&path);
         let missing = Edit.run(input("delta", "gamma", false), &ctx).await;
         assert!(missing.is_error && missing.text_content().contains("not found"));
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "alpha\nbeta\n", "a failed edit leaves the file as it was");

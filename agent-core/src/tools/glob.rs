@@ -37,11 +37,11 @@ impl Tool for Glob {
     }
 
     async fn run(&self, input: GlobInput, ctx: &ToolContext) -> ToolOutput {
-        let base = input.path.as_deref().map(|path| ctx.workspace.absolute(path)).unwrap_or_else(|| ctx.workspace.root().to_path_buf());
+        let base = input.path.as_deref().map(|path| ctx.env.workspace.absolute(path)).unwrap_or_else(|| ctx.env.workspace.root().to_path_buf());
         if !base.is_dir() {
             return ToolOutput::error(format!("{} is not a directory", base.display()));
         }
-        let project = ctx.workspace.root().to_path_buf();
+        let project = ctx.env.workspace.root().to_path_buf();
         let cancel = ctx.cancel.clone();
         let found = tokio::task::spawn_blocking(move || find(&input.pattern, &base, &project, &cancel)).await;
         match found {

@@ -72,18 +72,18 @@ impl Tool for Grep {
     }
 
     fn describe(&self, input: &GrepInput, ctx: &ToolContext) -> CallDescription {
-        let root = input.path.as_deref().map(|path| ctx.workspace.absolute(path)).unwrap_or_else(|| ctx.workspace.root().to_path_buf());
+        let root = input.path.as_deref().map(|path| ctx.env.workspace.absolute(path)).unwrap_or_else(|| ctx.env.workspace.root().to_path_buf());
         let place = display_path(ctx, &root);
         let place = if place.is_empty() { String::new() } else { format!(" in {place}") };
         CallDescription { locations: vec![Location { path: root, line: None }], ..CallDescription::titled(format!("Search `{}`{place}", input.pattern)) }
     }
 
     async fn run(&self, input: GrepInput, ctx: &ToolContext) -> ToolOutput {
-        let root = input.path.as_deref().map(|path| ctx.workspace.absolute(path)).unwrap_or_else(|| ctx.workspace.root().to_path_buf());
+        let root = input.path.as_deref().map(|path| ctx.env.workspace.absolute(path)).unwrap_or_else(|| ctx.env.workspace.root().to_path_buf());
         if !root.exists() {
             return ToolOutput::error(format!("{} does not exist", root.display()));
         }
-        let project = ctx.workspace.root().to_path_buf();
+        let project = ctx.env.workspace.root().to_path_buf();
         let cancel = ctx.cancel.clone();
         let result = tokio::task::spawn_blocking(move || search(&input, &root, &project, &cancel)).await;
         match result {

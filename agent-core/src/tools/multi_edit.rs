@@ -55,7 +55,7 @@ impl Tool for MultiEdit {
     }
 
     fn describe(&self, input: &MultiEditInput, ctx: &ToolContext) -> CallDescription {
-        let path = ctx.workspace.absolute(&input.path);
+        let path = ctx.env.workspace.absolute(&input.path);
         CallDescription {
             title: format!("Edit {} ({} changes)", display_path(ctx, &path), input.edits.len()),
             locations: vec![Location { path, line: None }],
@@ -64,21 +64,21 @@ impl Tool for MultiEdit {
     }
 
     async fn preview(&self, input: &MultiEditInput, ctx: &ToolContext) -> Option<Display> {
-        let path = ctx.workspace.absolute(&input.path);
-        let old_text = ctx.workspace.read_text(&path).await.ok()?;
+        let path = ctx.env.workspace.absolute(&input.path);
+        let old_text = ctx.env.workspace.read_text(&path).await.ok()?;
         let new_text = Self::apply_all(&old_text, input).ok()?;
         Some(Display::Diff { path, old_text: Some(old_text), new_text })
     }
 
     async fn run(&self, input: MultiEditInput, ctx: &ToolContext) -> ToolOutput {
-        let path = match ctx.workspace.writable(&input.path) {
+        let path = match ctx.env.workspace.writable(&input.path) {
             Ok(path) => path,
             Err(error) => return ToolOutput::error(error.to_string()),
         };
-        if let Err(error) = ctx.workspace.check_fresh(&path) {
+        if let Err(error) = ctx.env.workspace.check_fresh(&path) {
             return ToolOutput::error(error.to_string());
         }
-        let old_text = match ctx.workspace.read_text(&path).await {
+        let old_text = match ctx.env.workspace.read_text(&path).await {
             Ok(text) => text,
             Err(error) => return ToolOutput::error(format!("cannot read {error}")),
         };
@@ -86,7 +86,7 @@ impl Tool for MultiEdit {
             Ok(text) => text,
             Err(message) => return ToolOutput::error(format!("{}: {message}", path.display())),
         };
-        if let Err(error) = ctx.workspace.write_text(&path, &new_text).await {
+        if let Err(error) = ctx.env.workspace.write_text(&path, &new_text).await {
             return ToolOutput::error(error.to_string());
         }
         ToolOutput::text(format!("Applied {} edits to {}", input.edits.len(), path.display()))
@@ -107,7 +107,7 @@ mod tests {
         let ctx = ToolContext::for_tests(Arc::new(Workspace::new(dir.path())));
         let path = dir.path().join("f.txt");
         std::fs::write(&path, "one two three\n").unwrap();
-        ctx.workspace.record_read(&path.canonicalize().unwrap());
+        ctx.env.workspace.record_read(&path.canonicalize().unwrap());
         let edit = |old: &str, new: &str| Replacement { old_string: old.into(), new_string: new.into(), replace_all: false };
         let failing = MultiEditInput { path: "f.txt".into(), edits: vec![edit("one", "1"), edit("four", "4")] };
         let output = MultiEdit.run(failing, &ctx).await;

@@ -41,7 +41,7 @@ impl Tool for Read {
     }
 
     fn describe(&self, input: &ReadInput, ctx: &ToolContext) -> CallDescription {
-        let path = ctx.workspace.absolute(&input.path);
+        let path = ctx.env.workspace.absolute(&input.path);
         let line = input.offset.filter(|offset| *offset > 0).and_then(|offset| u32::try_from(offset).ok());
         CallDescription {
             title: format!("Read {}", display_path(ctx, &path)),
@@ -51,7 +51,7 @@ impl Tool for Read {
     }
 
     async fn run(&self, input: ReadInput, ctx: &ToolContext) -> ToolOutput {
-        let path = ctx.workspace.absolute(&input.path);
+        let path = ctx.env.workspace.absolute(&input.path);
         let meta = match std::fs::metadata(&path) {
             Ok(meta) => meta,
             Err(error) => return ToolOutput::error(format!("cannot read {}: {error}", path.display())),
@@ -65,7 +65,7 @@ impl Tool for Read {
             }
             return match std::fs::read(&path) {
                 Ok(bytes) => {
-                    ctx.workspace.record_read(&path);
+                    ctx.env.workspace.record_read(&path);
                     ToolOutput {
                         content: vec![ResultPart::Image { media_type: media_type.to_owned(), data: encode_base64(&bytes) }],
                         is_error: false,
@@ -89,7 +89,7 @@ impl Tool for Read {
             Some(offset) if offset < 0 => window::tail(&path, meta.len(), offset.unsigned_abs() as usize),
             _ if meta.len() > window::WHOLE_FILE_BYTES => window::from_line(&path, input.offset.unwrap_or(1).max(1) as usize, limit),
             // Small files go through the workspace, which reads the editor's buffer when there is one.
-            _ => match ctx.workspace.read_text(&path).await {
+            _ => match ctx.env.workspace.read_text(&path).await {
                 Ok(text) => Ok(number_lines(&text, input.offset.unwrap_or(1).max(1) as usize, limit)),
                 Err(error) => Err(error.to_string()),
             },
@@ -98,7 +98,7 @@ impl Tool for Read {
             Ok(numbered) => numbered,
             Err(message) => return ToolOutput::error(format!("cannot read {}: {message}", path.display())),
         };
-        ctx.workspace.record_read(&path);
+        ctx.env.workspace.record_read(&path);
         if numbered.is_empty() {
             let note = if meta.len() == 0 { "the file is empty" } else { "the file has fewer lines than the offset" };
             return ToolOutput::text(format!("({note})"));

@@ -1,52 +1,131 @@
-//! The set of tools a session offers, by name.
+//! The tools one session offers, by name. Names are known only at run time for tools from
+//! outside (`mcp__server__tool`), and tools come and go while the session lives (a server
+//! connects, or fails). The list sent to the model is sorted by name and rebuilt only when the
+//! set changes, so the prompt prefix stays byte-identical and the provider's cache stays warm.
+//! A child agent gets a filtered copy.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use super::shell_control::{BashOutput, KillShell};
-use super::{DynTool, bash::Bash, edit::Edit, glob::Glob, grep::Grep, multi_edit::MultiEdit, read::Read, todo::Todo, write::Write};
 use super::web_fetch::WebFetch;
 use super::web_search::WebSearch;
+use super::{DynTool, bash::Bash, edit::Edit, glob::Glob, grep::Grep, multi_edit::MultiEdit, read::Read, todo::Todo, write::Write};
 use crate::config::SearchBackend;
 use crate::llm::ToolSpec;
 
-#[derive(Clone, Default)]
+#[derive(Default)]
 pub struct Registry {
-    tools: BTreeMap<&'static str, Arc<dyn DynTool>>,
-    /// The specs sent with every model request, derived once.
+    // Never held across an await: every method takes it for a lookup or a swap.
+    tools: RwLock<Tools>,
+}
+
+#[derive(Clone, Default)]
+struct Tools {
+    by_name: BTreeMap<String, Arc<dyn DynTool>>,
+    /// The specs sent with every model request, derived when the set changes.
     specs: Arc<[ToolSpec]>,
+}
+
+impl Tools {
+    fn respec(&mut self) {
+        self.specs = self.by_name.values().map(|tool| tool.spec()).collect();
+    }
 }
 
 impl Registry {
     /// Every built-in tool. `search` is the web search service, if one is configured.
     pub fn builtin(search: Option<SearchBackend>) -> Self {
-        let mut registry = Self::default();
-        registry.add(Arc::new(Read));
-        registry.add(Arc::new(Write));
-        registry.add(Arc::new(Edit));
-        registry.add(Arc::new(MultiEdit));
-        registry.add(Arc::new(Grep));
-        registry.add(Arc::new(Glob));
-        registry.add(Arc::new(Todo));
-        registry.add(Arc::new(super::ask_user::AskUserTool));
-        registry.add(Arc::new(WebFetch::default()));
-        registry.add(Arc::new(WebSearch { backend: search }));
-        registry.add(Arc::new(Bash));
-        registry.add(Arc::new(BashOutput));
-        registry.add(Arc::new(KillShell));
+        let registry = Self::default();
+        let builtins: [Arc<dyn DynTool>; 13] = [
+            Arc::new(Read),
+            Arc::new(Write),
+            Arc::new(Edit),
+            Arc::new(MultiEdit),
+            Arc::new(Grep),
+            Arc::new(Glob),
+            Arc::new(Todo),
+            Arc::new(super::ask_user::AskUserTool),
+            Arc::new(WebFetch::default()),
+            Arc::new(WebSearch { backend: search }),
+            Arc::new(Bash),
+            Arc::new(BashOutput),
+            Arc::new(KillShell),
+        ];
+        registry.add_all(builtins);
         registry
     }
 
-    pub fn add(&mut self, tool: Arc<dyn DynTool>) {
-        self.tools.insert(tool.name(), tool);
-        self.specs = self.tools.values().map(|tool| tool.spec()).collect();
+    /// Adds (or replaces) a tool.
+    pub fn add(&self, tool: Arc<dyn DynTool>) {
+        self.add_all([tool]);
+    }
+
+    /// Adds several tools with one rebuild of the specs.
+    pub fn add_all(&self, tools: impl IntoIterator<Item = Arc<dyn DynTool>>) {
+        self.change(|set| {
+            for tool in tools {
+                set.by_name.insert(tool.name().to_owned(), tool);
+            }
+        });
+    }
+
+    /// Removes a tool; returns whether it was there.
+    pub fn remove(&self, name: &str) -> bool {
+        let mut removed = false;
+        self.change(|set| removed = set.by_name.remove(name).is_some());
+        removed
     }
 
     pub fn get(&self, name: &str) -> Option<Arc<dyn DynTool>> {
-        self.tools.get(name).cloned()
+        self.tools.read().ok()?.by_name.get(name).cloned()
     }
 
-    pub fn specs(&self) -> &[ToolSpec] {
-        &self.specs
+    /// The specs of every tool, sorted by name; the same allocation until the set changes.
+    pub fn specs(&self) -> Arc<[ToolSpec]> {
+        self.tools.read().map(|set| Arc::clone(&set.specs)).unwrap_or_else(|_| Arc::from(Vec::new()))
+    }
+
+    pub fn names(&self) -> Vec<String> {
+        self.tools.read().map(|set| set.by_name.keys().cloned().collect()).unwrap_or_default()
+    }
+
+    /// A registry of its own holding the tools `keep` accepts, for a child agent.
+    pub fn filtered(&self, keep: impl Fn(&str) -> bool) -> Registry {
+        let child = Registry::default();
+        if let Ok(set) = self.tools.read() {
+            child.add_all(set.by_name.iter().filter(|(name, _)| keep(name)).map(|(_, tool)| Arc::clone(tool)));
+        }
+        child
+    }
+
+    fn change(&self, edit: impl FnOnce(&mut Tools)) {
+        if let Ok(mut set) = self.tools.write() {
+            edit(&mut set);
+            set.respec();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tools_come_and_go_and_the_list_stays_sorted() {
+        let registry = Registry::builtin(None);
+        let before = registry.specs();
+        assert!(Arc::ptr_eq(&before, &registry.specs()), "unchanged sets share one list");
+        let names: Vec<&str> = before.iter().map(|spec| spec.name.as_str()).collect();
+        let mut sorted = names.clone();
+        sorted.sort();
+        assert_eq!(names, sorted);
+        assert!(registry.remove("web_search"));
+        assert!(!registry.remove("web_search"));
+        assert!(registry.get("web_search").is_none());
+        assert_eq!(registry.specs().len(), before.len() - 1);
+        let child = registry.filtered(|name| name != "bash");
+        assert!(child.get("bash").is_none() && child.get("read").is_some());
+        assert!(registry.get("bash").is_some(), "the parent keeps its tools");
     }
 }

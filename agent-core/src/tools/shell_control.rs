@@ -31,7 +31,7 @@ impl Tool for BashOutput {
     }
 
     async fn run(&self, input: ShellInput, ctx: &ToolContext) -> ToolOutput {
-        let Some(report) = ctx.shells.read(&input.shell_id) else {
+        let Some(report) = ctx.env.shells.read(&input.shell_id) else {
             return ToolOutput::error(format!("no background shell `{}` in this session", input.shell_id));
         };
         let status = match report.status {
@@ -62,7 +62,7 @@ impl Tool for KillShell {
     }
 
     async fn run(&self, input: ShellInput, ctx: &ToolContext) -> ToolOutput {
-        if ctx.shells.kill(&input.shell_id) {
+        if ctx.env.shells.kill(&input.shell_id) {
             ToolOutput::text(format!("{} stopped", input.shell_id))
         } else {
             ToolOutput::error(format!("no background shell `{}` in this session", input.shell_id))

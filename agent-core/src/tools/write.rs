@@ -27,7 +27,7 @@ impl Tool for Write {
     }
 
     fn describe(&self, input: &WriteInput, ctx: &ToolContext) -> CallDescription {
-        let path = ctx.workspace.absolute(&input.path);
+        let path = ctx.env.workspace.absolute(&input.path);
         CallDescription {
             title: format!("Write {}", display_path(ctx, &path)),
             locations: vec![Location { path, line: None }],
@@ -36,24 +36,24 @@ impl Tool for Write {
     }
 
     async fn preview(&self, input: &WriteInput, ctx: &ToolContext) -> Option<Display> {
-        let path = ctx.workspace.absolute(&input.path);
-        let old_text = if path.is_file() { ctx.workspace.read_text(&path).await.ok() } else { None };
+        let path = ctx.env.workspace.absolute(&input.path);
+        let old_text = if path.is_file() { ctx.env.workspace.read_text(&path).await.ok() } else { None };
         Some(Display::Diff { path, old_text, new_text: input.content.clone() })
     }
 
     async fn run(&self, input: WriteInput, ctx: &ToolContext) -> ToolOutput {
-        let path = match ctx.workspace.writable(&input.path) {
+        let path = match ctx.env.workspace.writable(&input.path) {
             Ok(path) => path,
             Err(error) => return ToolOutput::error(error.to_string()),
         };
         if path.is_dir() {
             return ToolOutput::error(format!("{} is a directory", path.display()));
         }
-        if let Err(error) = ctx.workspace.check_fresh(&path) {
+        if let Err(error) = ctx.env.workspace.check_fresh(&path) {
             return ToolOutput::error(error.to_string());
         }
-        let old_text = if path.is_file() { ctx.workspace.read_text(&path).await.ok() } else { None };
-        if let Err(error) = ctx.workspace.write_text(&path, &input.content).await {
+        let old_text = if path.is_file() { ctx.env.workspace.read_text(&path).await.ok() } else { None };
+        if let Err(error) = ctx.env.workspace.write_text(&path, &input.content).await {
             return ToolOutput::error(error.to_string());
         }
         let verb = if old_text.is_some() { "Replaced" } else { "Created" };

@@ -1,0 +1,134 @@
+//! The session environment: what a session's turns, its dispatch pipeline and its tools share,
+//! by reference. One value replaces the field lists that used to be copied from the session to
+//! the turn to the dispatch to each tool call. A child agent's environment is derived from its
+//! parent's: a filtered registry and its own working directory, the same permission state (a
+//! mode switch reaches both), hooks, models and usage totals.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use tokio_util::sync::CancellationToken;
+
+use crate::llm::{Provider, ProviderError, Usage};
+use crate::permission::Permissions;
+use crate::sandbox::Sandbox;
+use crate::session::ModelSettings;
+use crate::session::store::SessionLog;
+use crate::tools::background::BackgroundShells;
+use crate::tools::{EditorServices, Registry};
+use crate::workspace::Workspace;
+
+pub struct SessionEnv {
+    /// The session's id, as hooks and transcripts name it.
+    pub session_id: String,
+    pub workspace: Arc<Workspace>,
+    pub permissions: Arc<Permissions>,
+    pub registry: Arc<Registry>,
+    pub models: Arc<Models>,
+    /// What the front end offers beyond files: questions to the user, terminals.
+    pub services: EditorServices,
+    pub sandbox: Option<Arc<Sandbox>>,
+    pub shells: Arc<BackgroundShells>,
+    pub usage: Arc<UsageTotals>,
+    pub log: Option<Arc<SessionLog>>,
+}
+
+impl SessionEnv {
+    /// An environment of its own around `workspace`: built-in tools, default permissions, no
+    /// model, no sandbox, no front end. For running tools directly (tests, benchmarks).
+    pub fn standalone(workspace: Arc<Workspace>) -> Self {
+        Self {
+            session_id: "standalone".into(),
+            workspace,
+            permissions: Arc::new(Permissions::default()),
+            registry: Arc::new(Registry::builtin(None)),
+            models: Arc::new(Models::new(Err(ProviderError::BadRequest { message: "no model in a standalone environment".into() }), ModelSettings::none())),
+            services: EditorServices::default(),
+            sandbox: None,
+            shells: Arc::new(BackgroundShells::new(CancellationToken::new())),
+            usage: Arc::default(),
+            log: None,
+        }
+    }
+
+    /// A child's environment: its own working directory (and sandbox for it), the tools `keep`
+    /// accepts, its own background shells under `cancel`; permissions, models, services and
+    /// usage shared with the parent.
+    pub fn child(&self, session_id: String, cwd: &Path, keep: impl Fn(&str) -> bool, cancel: CancellationToken) -> Self {
+        let workspace = Arc::new(Workspace::new(cwd).with_protected(&self.workspace.protected_paths()));
+        Self {
+            session_id,
+            sandbox: self.sandbox.as_ref().map(|sandbox| Arc::new(sandbox.for_root(workspace.root()))),
+            workspace,
+            permissions: Arc::clone(&self.permissions),
+            registry: Arc::new(self.registry.filtered(keep)),
+            models: Arc::clone(&self.models),
+            services: self.services.clone(),
+            shells: Arc::new(BackgroundShells::new(cancel)),
+            usage: Arc::clone(&self.usage),
+            log: None,
+        }
+    }
+}
+
+/// The provider and model the session talks to; switchable while it lives (a running turn keeps
+/// the ones it started with).
+pub struct Models {
+    provider: Mutex<Result<Arc<dyn Provider>, ProviderError>>,
+    settings: Mutex<ModelSettings>,
+}
+
+impl Models {
+    pub fn new(provider: Result<Arc<dyn Provider>, ProviderError>, settings: ModelSettings) -> Self {
+        Self { provider: Mutex::new(provider), settings: Mutex::new(settings) }
+    }
+
+    pub fn provider(&self) -> Result<Arc<dyn Provider>, ProviderError> {
+        self.provider.lock().map(|provider| provider.clone()).unwrap_or_else(|_| Err(ProviderError::BadRequest { message: "session state poisoned".into() }))
+    }
+
+    pub fn settings(&self) -> ModelSettings {
+        self.settings.lock().map(|settings| settings.clone()).unwrap_or_else(|_| ModelSettings::none())
+    }
+
+    pub fn set(&self, provider: Result<Arc<dyn Provider>, ProviderError>, settings: ModelSettings) {
+        if let (Ok(mut current_provider), Ok(mut current_settings)) = (self.provider.lock(), self.settings.lock()) {
+            *current_provider = provider;
+            *current_settings = settings;
+        }
+    }
+
+    pub fn update(&self, change: impl FnOnce(&mut ModelSettings)) {
+        if let Ok(mut settings) = self.settings.lock() {
+            change(&mut settings);
+        }
+    }
+}
+
+/// Tokens and cost a session spent, its children and its hooks included.
+#[derive(Default)]
+pub struct UsageTotals {
+    spent: Mutex<Spent>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Spent {
+    pub usage: Usage,
+    pub cost_usd: f64,
+}
+
+impl UsageTotals {
+    pub fn add(&self, usage: &Usage, cost_usd: Option<f64>) {
+        if let Ok(mut spent) = self.spent.lock() {
+            spent.usage.input_tokens += usage.input_tokens;
+            spent.usage.output_tokens += usage.output_tokens;
+            spent.usage.cache_read_tokens += usage.cache_read_tokens;
+            spent.usage.cache_write_tokens += usage.cache_write_tokens;
+            spent.cost_usd += cost_usd.unwrap_or(0.0);
+        }
+    }
+
+    pub fn spent(&self) -> Spent {
+        self.spent.lock().map(|spent| *spent).unwrap_or_default()
+    }
+}
