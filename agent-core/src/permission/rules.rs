@@ -46,7 +46,7 @@ impl Rule {
     /// Whether the rule covers this tool and subject. A rule with a pattern never covers a
     /// subject of the wrong kind.
     pub fn matches(&self, tool: &str, subject: Subject<'_>) -> bool {
-        if self.tool != tool && !(self.tool == "edit" && matches!(tool, "write" | "multi_edit")) {
+        if !covers_tool(&self.tool, tool) {
             return false;
         }
         let Some(pattern) = &self.pattern else { return true };
@@ -75,9 +75,21 @@ fn canonical_tool(name: &str) -> String {
         "Grep" => "grep",
         "Glob" => "glob",
         "TodoWrite" => "todo",
-        other => return other.to_lowercase(),
+        "Task" => "task",
+        // Names known only at run time (`mcp__server__tool`) match exactly as written.
+        other => return other.to_owned(),
     }
     .to_owned()
+}
+
+/// Whether a rule's tool name covers `tool`: the same name, `edit` for every edit tool, and as
+/// in Claude Code `mcp__server` or `mcp__server__*` for every tool of that MCP server.
+fn covers_tool(rule_tool: &str, tool: &str) -> bool {
+    if rule_tool == tool || (rule_tool == "edit" && matches!(tool, "write" | "multi_edit")) {
+        return true;
+    }
+    let server = rule_tool.strip_suffix("__*").unwrap_or(rule_tool);
+    server.starts_with("mcp__") && !server["mcp__".len()..].contains("__") && tool.strip_prefix(server).is_some_and(|rest| rest.starts_with("__"))
 }
 
 /// `git commit*` and `git commit:*` are prefixes (`:*` only at a word boundary); anything else
@@ -134,6 +146,21 @@ impl RuleSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn run_time_tool_names_match_as_written() {
+        let exact = Rule::parse("mcp__github__create_issue").unwrap();
+        assert!(exact.matches("mcp__github__create_issue", Subject::Nothing));
+        assert!(!exact.matches("mcp__github__delete_repo", Subject::Nothing));
+        assert!(!Rule::parse("mcp__GitHub__create_issue").unwrap().matches("mcp__github__create_issue", Subject::Nothing), "no case folding");
+        for server in ["mcp__github", "mcp__github__*"] {
+            let rule = Rule::parse(server).unwrap();
+            assert!(rule.matches("mcp__github__delete_repo", Subject::Nothing), "{server}");
+            assert!(!rule.matches("mcp__githubx__tool", Subject::Nothing), "{server}");
+            assert!(!rule.matches("bash", Subject::Nothing), "{server}");
+        }
+        assert_eq!(Rule::parse("Task").unwrap().tool, "task");
+    }
 
     #[test]
     fn parses_both_spellings() {
