@@ -17,6 +17,7 @@ M.links = {
   LarikPlanHeader = "Title",
   LarikPlanDone = "Comment",
   LarikPermission = "WarningMsg",
+  LarikWarning = "WarningMsg",
   LarikOptionAllow = "DiagnosticOk",
   LarikOptionReject = "DiagnosticError",
   LarikHelp = "Comment",
