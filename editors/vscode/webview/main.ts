@@ -103,7 +103,9 @@ function renderToolContent(content: ToolContentView, kind: string): HTMLElement 
     return el("div", { class: "tool-diff" }, header, body);
   }
   if (content.type === "terminal") return el("div", { class: "tool-terminal" }, `terminal ${content.terminalId}`);
-  const text = content.text.length > 4000 ? `${content.text.slice(0, 4000)}\n…` : content.text;
+  // A fenced block (a command and its output) shows as the block itself, without its fences.
+  const unfenced = /^```[\w-]*\n([\s\S]*?)\n?```\s*$/.exec(content.text)?.[1] ?? content.text;
+  const text = unfenced.length > 4000 ? `${unfenced.slice(0, 4000)}\n…` : unfenced;
   const lines = text.split("\n").filter((l, i, all) => l !== "" || i < all.length - 1).length;
   // File contents are long and already known to the user; command output is the point.
   if (kind === "execute" || lines <= 3) return el("pre", { class: "tool-output" }, text);

@@ -351,6 +351,10 @@ test("a command outside the sandbox: the prompt shows it whole with the warning;
     await chat.locator('[data-tool-call-id="toolu_9"][data-status="completed"]', { hasText: "checked-by-bash" }).waitFor();
     await chat.locator(".item.agent", { hasText: "That is the end of the turn." }).waitFor();
     await card.waitFor({ state: "hidden" });
+    // The command appears once, in its output block: titled by its description, no raw fences.
+    const call = chat.locator('[data-tool-call-id="toolu_9"]');
+    assert.equal(await call.locator(".tool-title").textContent(), "Check e.txt");
+    assert.ok(!((await call.textContent()) ?? "").includes("```"), "literal fences in the tool card");
     await waitFor(
       () => chat.locator(".transcript").evaluate((t) => t.scrollHeight - t.scrollTop - t.clientHeight < 2),
       "the transcript to show its end",
