@@ -12,7 +12,7 @@ STREAMED = "Hello from the mock model, streamed in small pieces."
 def test_prompt_typed_in_the_input_streams_the_answer_into_the_chat(start):
     editor = start([{"text": STREAMED, "chunk_chars": 4, "chunk_delay_ms": 40}])
     editor.command("Larik")
-    assert editor.lua("return vim.api.nvim_buf_get_name(0)").endswith("larik://input")
+    assert editor.lua("return vim.api.nvim_buf_get_name(0)").endswith("Larik prompt")
     editor.type("ihello agent<Esc><CR>")
 
     # Watch the chat while the answer streams: a partial answer must show before the whole.

@@ -18,6 +18,18 @@ describe("render", function()
     assert.same({ "◐ Read notes", "  → notes.txt:4", "```", "hello", "world", "```" }, lines)
   end)
 
+  it("shows a finished read as one line with its length", function()
+    local lines = render.tool({
+      toolCallId = "t",
+      title = "Read calc.py",
+      kind = "read",
+      status = "completed",
+      locations = { { path = "calc.py" } },
+      content = { { type = "content", content = { type = "text", text = "1\ta\n2\tb\n3\tc\n" } } },
+    })
+    assert.same({ "✓ Read calc.py (3 lines)" }, lines)
+  end)
+
   it("keeps the fences of output that has them and truncates long output", function()
     config.setup({ chat = { max_output_lines = 2 } })
     local lines = render.tool({

@@ -224,11 +224,20 @@ local function show_in_chat(request)
   end
 end
 
+--- The winbar says "waiting for you" while a request is shown.
+local function refresh_status()
+  local ok, client = pcall(require, "larik.client")
+  if ok and type(client.refresh) == "function" then
+    pcall(client.refresh)
+  end
+end
+
 show_next = function()
   if current then
     return
   end
   current = table.remove(queue, 1)
+  refresh_status()
   if not current then
     return
   end

@@ -113,6 +113,21 @@ function M.tool(call)
   if call.asking then
     return lines, highlights
   end
+  -- A read is one line: the file and its length (the file itself is a keypress away).
+  if call.kind == "read" and status == "completed" then
+    local count = 0
+    for _, item in ipairs(call.content or {}) do
+      local text = item.type == "content" and content_text(item.content)
+      if text and text ~= "" then
+        count = count + #vim.split(text:gsub("\n$", ""), "\n", { plain = true })
+      end
+    end
+    if count > 0 then
+      lines[1] = ("%s (%d line%s)"):format(header, count, count == 1 and "" or "s")
+      highlights[2] = { 0, #icon + 1, #lines[1], "LarikToolTitle" }
+    end
+    return lines, highlights
+  end
   if call.answer then
     local line = "  " .. config.get().icons.permission .. " " .. call.answer
     lines[#lines + 1] = line
