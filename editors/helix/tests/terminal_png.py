@@ -31,17 +31,16 @@ def _palette(index: int) -> tuple[int, int, int]:
     return grey, grey, grey
 
 
-def cells(text: str) -> list[list[tuple[str, tuple, tuple, bool]]]:
-    """Rows of (character, foreground, background, bold)."""
+def cells(text: str) -> list[list[tuple]]:
+    """Rows of (character, foreground, background, bold, reversed); a colour is None where the
+    terminal's default applies."""
     rows = []
     for line in text.splitlines():
         fg, bg, bold, reverse = None, None, False, False
         row = []
         position = 0
         for match in _SGR.finditer(line + "\x1b[m"):
-            for char in line[position:match.start()]:
-                front, back = fg or DEFAULT_FG, bg or DEFAULT_BG
-                row.append((char, back if reverse else front, front if reverse else back, bold))
+            row.extend((char, fg, bg, bold, reverse) for char in line[position:match.start()])
             position = match.end()
             params = [int(p) if p else 0 for p in re.split("[;:]", match.group(1))] or [0]
             i = 0
@@ -87,17 +86,28 @@ def save(screen: str, path: Path, columns: int, lines: int):
     """Writes `screen` (with escape codes) as a PNG of `columns` x `lines` cells."""
     regular = ImageFont.truetype(str(FONT_DIR / "DejaVuSansMono.ttf"), SIZE)
     bold = ImageFont.truetype(str(FONT_DIR / "DejaVuSansMono-Bold.ttf"), SIZE)
-    left, top, right, bottom = regular.getbbox("M")
     width, height = round(regular.getlength("M")), SIZE + 4
-    image = Image.new("RGB", (columns * width, lines * height), DEFAULT_BG)
+    rows = cells(screen)[:lines]
+    # Cells past the end of a line carry no colour: the terminal's default background is taken to
+    # be the editor's own, the explicit one most cells have, so the picture has no stripes.
+    counts: dict[tuple, int] = {}
+    for row in rows:
+        for cell in row:
+            if cell[2] is not None:
+                counts[cell[2]] = counts.get(cell[2], 0) + 1
+    background = max(counts, key=counts.get) if counts else DEFAULT_BG
+    image = Image.new("RGB", (columns * width, lines * height), background)
     draw = ImageDraw.Draw(image)
-    for y, row in enumerate(cells(screen)[:lines]):
-        for x, (char, fg, bg, is_bold) in enumerate(row[:columns]):
+    for y, row in enumerate(rows):
+        for x, (char, fg, bg, is_bold, reverse) in enumerate(row[:columns]):
+            front, back = fg or DEFAULT_FG, bg or background
+            if reverse:
+                front, back = back, front
             box = (x * width, y * height, (x + 1) * width - 1, (y + 1) * height - 1)
-            if bg != DEFAULT_BG:
-                draw.rectangle(box, fill=bg)
+            if back != background:
+                draw.rectangle(box, fill=back)
             if not char.isspace():
-                draw.text((x * width, y * height + 1), char, font=bold if is_bold else regular, fill=fg)
+                draw.text((x * width, y * height + 1), char, font=bold if is_bold else regular, fill=front)
     path.parent.mkdir(parents=True, exist_ok=True)
     # A palette image: terminal screens have few colours, and the README wants a small file.
     image.quantize(colors=64).save(path, optimize=True)

@@ -53,6 +53,8 @@ function M.render(status)
   elseif status.state and status.state ~= "ready" then
     parts[#parts + 1] = escape(status.state)
   end
+  -- Neovim cuts a too long winbar at its start unless told where: after the status.
+  parts[#parts] = parts[#parts] .. "%<"
   if status.title and status.title ~= "" then
     parts[#parts + 1] = escape(status.title)
   end
