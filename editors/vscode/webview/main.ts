@@ -267,11 +267,17 @@ function renderSession(next: SessionView): void {
   usageEl.hidden = !next.usage;
   if (next.usage) {
     const percent = next.usage.size > 0 ? Math.round((next.usage.used / next.usage.size) * 100) : 0;
-    const cost = next.usage.cost
-      ? ` · ${next.usage.cost.amount.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 4 })} ${next.usage.cost.currency}`
-      : "";
+    const cost = next.usage.cost ? ` · ${formatCost(next.usage.cost.amount, next.usage.cost.currency)}` : "";
     usageEl.textContent = `${next.usage.used.toLocaleString("en-US")} / ${next.usage.size.toLocaleString("en-US")} tokens (${percent}%)${cost}`;
   }
+}
+
+/** One cost format in every editor: dollars with two decimals, four below a cent, so a small turn
+ * does not read as free ("$0.0009", "$0.05", "$1.20"). */
+function formatCost(amount: number, currency: string | undefined): string {
+  const digits = amount > 0 && amount < 0.01 ? 4 : 2;
+  const number = amount.toFixed(digits);
+  return !currency || currency === "USD" ? `$${number}` : `${number} ${currency}`;
 }
 
 // --- Permission -------------------------------------------------------------------------------

@@ -316,7 +316,7 @@ test("mode and model pickers, plan and usage", async () => {
         { content: "Read the code", status: "completed", priority: "high" },
         { content: "Fix the bug", status: "in_progress", priority: "high" },
       ],
-      usage: { used: 53000, size: 200000, cost: { amount: 0.045, currency: "USD" } },
+      usage: { used: 53000, size: 200000, cost: { amount: 0.0009, currency: "USD" } },
     }),
   );
   assert.equal(await page.locator("#mode").inputValue(), "default");
@@ -327,7 +327,7 @@ test("mode and model pickers, plan and usage", async () => {
   assert.deepEqual(await waitPosted("setModel"), { type: "setModel", id: "m2" });
   assert.match((await page.locator("#plan summary").textContent()) ?? "", /Plan \(1\/2\)/);
   assert.equal(await page.locator("#plan .plan-entry.in_progress").count(), 1);
-  assert.match((await page.locator("#usage").textContent()) ?? "", /53,000 \/ 200,000 tokens \(27%\) · 0\.045 USD/);
+  assert.match((await page.locator("#usage").textContent()) ?? "", /53,000 \/ 200,000 tokens \(27%\) · \$0\.0009$/);
   await page.close();
 });
 
