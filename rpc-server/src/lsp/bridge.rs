@@ -328,23 +328,22 @@ impl Bridge {
             }
             if let Ok(mut proposals) = self.proposals.lock()
                 && let Some(proposal) = proposals.iter_mut().find(|proposal| proposal.id == id)
+                && proposal.decide(index, accept)
             {
-                if proposal.decide(index, accept) {
-                    // The outcome is recorded before the turn hears it, so its story can tell it.
-                    let outcome = proposal.outcome();
-                    let file = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
-                    let answer = if outcome == "rejected" {
-                        story::Answer::new(outcome)
-                    } else if self.documents.get(&path).is_some() {
-                        story::Answer { done: format!("{outcome}, saved"), meanwhile: Some(format!("{outcome}; ⚑ waiting for you to save {file} with :w")) }
-                    } else {
-                        story::Answer::new(format!("{outcome}, saved"))
-                    };
-                    if let Ok(mut answers) = self.answers.lock() {
-                        answers.insert(proposal.tool_id.clone(), answer);
-                    }
-                    proposal.finish();
+                // The outcome is recorded before the turn hears it, so its story can tell it.
+                let outcome = proposal.outcome();
+                let file = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
+                let answer = if outcome == "rejected" {
+                    story::Answer::new(outcome)
+                } else if self.documents.get(&path).is_some() {
+                    story::Answer { done: format!("{outcome}, saved"), meanwhile: Some(format!("{outcome}; ⚑ waiting for you to save {file} with :w")) }
+                } else {
+                    story::Answer::new(format!("{outcome}, saved"))
+                };
+                if let Ok(mut answers) = self.answers.lock() {
+                    answers.insert(proposal.tool_id.clone(), answer);
                 }
+                proposal.finish();
             }
             self.refresh_diagnostics(&address);
         }

@@ -36,7 +36,7 @@ impl Proposal {
         let applied = self.decisions.iter().filter(|decision| **decision == Some(true)).count();
         match (applied, self.hunks.len()) {
             (0, _) => "rejected".to_owned(),
-            (applied, 1) if applied == 1 => "applied".to_owned(),
+            (1, 1) => "applied".to_owned(),
             (applied, total) => format!("{applied} of {total} hunks applied"),
         }
     }
