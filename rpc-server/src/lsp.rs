@@ -10,7 +10,10 @@
 mod bridge;
 mod chat;
 mod client;
+mod documents;
 mod proposal;
+mod question;
+mod story;
 mod uri;
 
 use std::collections::HashMap;
@@ -26,7 +29,8 @@ pub async fn serve_stdio(env: HashMap<String, String>) -> anyhow::Result<()> {
     let (connection, io_threads) = Connection::stdio();
     let (init_id, init_params) = tokio::task::block_in_place(|| connection.initialize_start())?;
     let capabilities = json!({
-        "textDocumentSync": 1,
+        // Full sync, and a notification on save: an applied edit waits for the user's `:w`.
+        "textDocumentSync": {"openClose": true, "change": 1, "save": {"includeText": false}},
         "codeActionProvider": {"codeActionKinds": ["quickfix", "refactor", "source"]},
         "executeCommandProvider": {"commands": COMMANDS},
     });

@@ -70,16 +70,25 @@ async fn an_edit_is_offered_hunk_by_hunk_and_applied_with_apply_edit() {
     assert!(seen.iter().any(|message| message["method"] == "$/progress" && message["params"]["value"]["kind"] == "begin"));
     let offered = server.code_actions(&uri, range(1, 1), json!([])).await;
     assert!(titles(&offered).contains(&"Larik: reject".to_owned()));
-    let apply = server.run_action(&offered, "Larik: apply edit (+1 -1)").await;
+    // The action says what it changes, not only how many lines.
+    let apply = server.run_action(&offered, "Larik: apply edit (+1 -1): + return sum(items)").await;
     let (edit, _) = server.wait_for(|message| message["method"] == "workspace/applyEdit").await;
     let change = &edit["params"]["edit"]["changes"][&uri][0];
     assert_eq!(change["range"], range(1, 2));
     assert_eq!(change["newText"], "    return sum(items)\n");
     server.reply(&edit, json!({"applied": true})).await;
     server.response(apply).await;
+    // The edit is in the buffer only: the turn waits for the user to save it, and says so,
+    // because what runs next reads the disk.
+    let (waiting, _) = server.wait_for(|message| message["method"] == "window/showMessage").await;
+    assert!(waiting["params"]["message"].as_str().unwrap().contains("waits for you to save calc.py"), "{waiting}");
+    let path = sandbox.project.path().join("calc.py");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), SOURCE, "written behind the editor's back");
+    assert_eq!(mock.requests().len(), 2, "the turn went on before the edit was saved");
+    std::fs::write(&path, SOURCE.replace("sum(items) + 1", "sum(items)")).unwrap();
+    server.notify("textDocument/didSave", json!({"textDocument": {"uri": uri}})).await;
     let (message, _) = server.wait_for(|message| message["method"] == "window/showMessage").await;
     assert_eq!(message["params"]["message"], "Larik: done");
-    assert_eq!(std::fs::read_to_string(sandbox.project.path().join("calc.py")).unwrap(), SOURCE, "unsaved until the user writes the buffer");
     let told = last_tool_result(&mock.requests()[2]);
     assert!(told.contains("applied all of it"), "{told}");
     let first_prompt = mock.requests()[0]["messages"][0]["content"][0]["text"].as_str().unwrap().to_owned();
@@ -125,7 +134,10 @@ async fn a_chat_file_gets_the_reply_appended() {
     std::fs::write(&chat_path, text).unwrap();
     let chat = server.open(&chat_path, text).await;
     let actions = server.code_actions(&chat, range(0, 0), json!([])).await;
-    server.run_action(&actions, "Larik: send").await;
+    let send = server.run_action(&actions, "Larik: send").await;
+    server.response(send).await;
+    let during = titles(&server.code_actions(&chat, range(0, 0), json!([])).await);
+    assert!(!during.contains(&"Larik: send".to_owned()), "a second send is offered mid-turn: {during:?}");
     let mut appended = String::new();
     while !appended.contains("## You") {
         let (edit, _) = server.wait_for(|message| message["method"] == "workspace/applyEdit").await;
@@ -133,7 +145,8 @@ async fn a_chat_file_gets_the_reply_appended() {
         appended.push_str(change["newText"].as_str().unwrap());
         server.reply(&edit, json!({"applied": true})).await;
     }
-    assert_eq!(appended, "\n\n## Larik\n\nHello there, human.\n\n## You\n\n");
+    // The reply follows the file's own headings: the user's `## You` comes back for the next message.
+    assert_eq!(appended, "\n## Larik\n\nHello there, human.\n\n## You\n\n");
     assert_eq!(mock.requests()[0]["messages"][0]["content"][0]["text"], "Say hello");
 }
 

@@ -61,10 +61,13 @@ def test_apply_a_proposed_edit_from_a_code_action(start, tmp_path):
     helix.wait_text("app.py [+]")  # in the buffer, not saved
     assert helix.read_file("app.py") == APP, "the proposal was written behind the editor's back"
 
-    # Every hunk is decided: the agent goes on and the model hears the edit was applied.
-    wait_for(lambda: len(helix.mock.requests()) >= 3, "the model to be told about the edit")
+    # Every hunk is decided, but the agent waits for the user's :w before it goes on: what
+    # runs next reads the disk.
+    helix.wait_text("waits for you to save app.py (:w)")
+    assert len(helix.mock.requests()) == 2
     helix.command("w")
     wait_for(lambda: helix.read_file("app.py") == EDITED, "the edit on disk after :w")
+    wait_for(lambda: len(helix.mock.requests()) >= 3, "the model to be told about the edit")
     third = helix.mock.requests()[2]
     results = tool_results(third)
     assert results[-1]["is_error"] is False, results
@@ -110,11 +113,14 @@ def test_proposal_in_a_file_that_is_not_open(start, tmp_path):
     helix.wait_text("Larik proposes an edit (+1")
     helix.keys("Enter")
     helix.wait_screen(lambda screen: " util.py " in screen.splitlines()[-2], "util.py to open")
-    helix.code_action("Larik: apply edit (+1 -1)")
+    helix.code_action("Larik: apply edit (+1 -1): + x = 2")
     helix.wait_text("x = 2")
+    helix.wait_text("waits for you to save util.py (:w)")
+    assert helix.read_file("util.py") == "x = 1\n"
+    helix.command("w")
     wait_for(lambda: len(helix.mock.requests()) >= 3, "the model to be told about the edit")
     assert "applied" in tool_results(helix.mock.requests()[2])[-1]["text"]
-    assert helix.read_file("util.py") == "x = 1\n"
+    assert helix.read_file("util.py") == "x = 2\n"
 
 
 @pytest.mark.needs_lsp
@@ -135,12 +141,13 @@ def test_proposal_of_a_new_file(start, tmp_path):
     helix.wait_text("Larik proposes an edit (+1")
     helix.keys("Enter")  # a new buffer for new.py
     helix.wait_screen(lambda screen: " new.py " in screen.splitlines()[-2], "new.py to open")
-    helix.code_action("Larik: apply edit (+1 -0)")
-    wait_for(lambda: len(helix.mock.requests()) >= 2, "the model to be told about the file")
-    assert "applied" in tool_results(helix.mock.requests()[1])[-1]["text"]
+    helix.code_action("Larik: apply edit (+1 -0): + print('new')")
+    helix.wait_text("waits for you to save new.py (:w)")
     assert not (helix.project / "new.py").exists()
     helix.command("w")
     wait_for(lambda: helix.read_file("new.py") == "print('new')\n", "the new file on disk after :w")
+    wait_for(lambda: len(helix.mock.requests()) >= 2, "the model to be told about the file")
+    assert "applied" in tool_results(helix.mock.requests()[1])[-1]["text"]
 
 
 LINES = "".join(f"line{n}\n" for n in range(1, 11))
@@ -165,7 +172,7 @@ def test_apply_one_hunk_and_reject_the_other(start, tmp_path):
     helix.code_action("Larik: ask about selection")
     wait_for(lambda: len(helix.mock.requests()) >= 2, "the model to be asked for the edit")
 
-    helix.code_action("Larik: apply edit (+1 -1)")  # hunk 1, on line 1
+    helix.code_action("Larik: apply edit (+1 -1): + LINE1")  # hunk 1, on line 1
     helix.wait_text("LINE1")
     helix.type("10gg")
     helix.type("x")
@@ -173,9 +180,10 @@ def test_apply_one_hunk_and_reject_the_other(start, tmp_path):
     assert len(helix.mock.requests()) == 2
     helix.code_action("Larik: reject")
 
-    wait_for(lambda: len(helix.mock.requests()) >= 3, "the model to be told about the edit")
+    helix.wait_text("waits for you to save a.py (:w)")
     helix.command("w")
     wait_for(lambda: helix.read_file("a.py") == LINES.replace("line1\n", "LINE1\n"), "hunk 1 alone on disk after :w")
+    wait_for(lambda: len(helix.mock.requests()) >= 3, "the model to be told about the edit")
     told = tool_results(helix.mock.requests()[2])[-1]["text"].lower()
     assert "reject" in told, told
 

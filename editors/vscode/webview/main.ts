@@ -103,7 +103,9 @@ function renderToolContent(content: ToolContentView, kind: string): HTMLElement 
     return el("div", { class: "tool-diff" }, header, body);
   }
   if (content.type === "terminal") return el("div", { class: "tool-terminal" }, `terminal ${content.terminalId}`);
-  const text = content.text.length > 4000 ? `${content.text.slice(0, 4000)}\n…` : content.text;
+  // A fenced block (a command and its output) shows as the block itself, without its fences.
+  const unfenced = /^```[\w-]*\n([\s\S]*?)\n?```\s*$/.exec(content.text)?.[1] ?? content.text;
+  const text = unfenced.length > 4000 ? `${unfenced.slice(0, 4000)}\n…` : unfenced;
   const lines = text.split("\n").filter((l, i, all) => l !== "" || i < all.length - 1).length;
   // File contents are long and already known to the user; command output is the point.
   if (kind === "execute" || lines <= 3) return el("pre", { class: "tool-output" }, text);
@@ -155,15 +157,26 @@ function renderItem(item: TranscriptItem, node: HTMLElement): void {
   }
 }
 
-// Follow the end of the transcript unless the user scrolled up to read.
+// Follow the end of the transcript unless the user scrolled up to read. Only a scroll upwards
+// stops following: the view also moves when it shrinks (a permission card opens below it), and
+// that must not count as the user leaving the end.
 let followEnd = true;
+let lastTop = 0;
 transcriptEl.addEventListener("scroll", () => {
-  followEnd = transcriptEl.scrollHeight - transcriptEl.scrollTop - transcriptEl.clientHeight < 40;
+  const atEnd = transcriptEl.scrollHeight - transcriptEl.scrollTop - transcriptEl.clientHeight < 40;
+  if (atEnd) followEnd = true;
+  else if (transcriptEl.scrollTop < lastTop) followEnd = false;
+  lastTop = transcriptEl.scrollTop;
 });
 
 function scrollToEnd(): void {
-  if (followEnd) transcriptEl.scrollTop = transcriptEl.scrollHeight;
+  if (!followEnd) return;
+  transcriptEl.scrollTop = transcriptEl.scrollHeight;
+  lastTop = transcriptEl.scrollTop;
 }
+
+// The card opening or closing resizes the transcript: keep its end in view.
+new ResizeObserver(() => scrollToEnd()).observe(transcriptEl);
 
 function upsert(item: TranscriptItem): void {
   emptyEl.remove();
@@ -254,11 +267,17 @@ function renderSession(next: SessionView): void {
   usageEl.hidden = !next.usage;
   if (next.usage) {
     const percent = next.usage.size > 0 ? Math.round((next.usage.used / next.usage.size) * 100) : 0;
-    const cost = next.usage.cost
-      ? ` · ${next.usage.cost.amount.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 4 })} ${next.usage.cost.currency}`
-      : "";
+    const cost = next.usage.cost ? ` · ${formatCost(next.usage.cost.amount, next.usage.cost.currency)}` : "";
     usageEl.textContent = `${next.usage.used.toLocaleString("en-US")} / ${next.usage.size.toLocaleString("en-US")} tokens (${percent}%)${cost}`;
   }
+}
+
+/** One cost format in every editor: dollars with two decimals, four below a cent, so a small turn
+ * does not read as free ("$0.0009", "$0.05", "$1.20"). */
+function formatCost(amount: number, currency: string | undefined): string {
+  const digits = amount > 0 && amount < 0.01 ? 4 : 2;
+  const number = amount.toFixed(digits);
+  return !currency || currency === "USD" ? `$${number}` : `${number} ${currency}`;
 }
 
 // --- Permission -------------------------------------------------------------------------------
@@ -273,6 +292,10 @@ function renderPermissions(next: PermissionsView): void {
   if (!current) return;
   permissionEl.dataset.key = String(current.key);
   permissionEl.append(el("div", { class: "permission-title" }, el("strong", {}, "Larik wants to: "), current.title));
+  if (current.command !== undefined) permissionEl.append(el("pre", { class: "permission-command" }, el("code", {}, current.command)));
+  if (current.outsideSandbox) {
+    permissionEl.append(el("div", { class: "permission-warning", role: "note" }, "⚠ Runs outside the sandbox: full write and network access"));
+  }
   if (current.diffPath) {
     const view = el("button", { class: "link-button", id: "view-diff" }, `View diff of ${current.diffPath.split("/").pop()}`);
     view.addEventListener("click", () => post({ type: "viewDiff", key: current.key }));
@@ -282,10 +305,13 @@ function renderPermissions(next: PermissionsView): void {
   if (current.acceptsFeedback) permissionEl.append(feedback);
   const buttons = el("div", { class: "options" });
   current.options.forEach((option, i) => {
+    // Allow once is the one primary button; the rest (always, reject) are secondary.
+    const rank = option.kind === "allow_once" ? "primary" : "secondary";
     const button = el(
       "button",
-      { class: `option ${option.kind}`, "data-option-id": option.optionId, "data-kind": option.kind, title: `${option.name} (${i + 1})` },
-      `${KIND_ICON[option.kind] ?? ""} ${option.name}`,
+      { class: `option ${option.kind} ${rank}`, "data-option-id": option.optionId, "data-kind": option.kind, title: `${option.name} (${i + 1})` },
+      `${KIND_ICON[option.kind] ?? ""} `,
+      ...withCode(option.name),
     );
     button.addEventListener("click", () => {
       const reason = current.acceptsFeedback && option.kind.startsWith("reject") ? feedback.value.trim() : "";
@@ -296,6 +322,11 @@ function renderPermissions(next: PermissionsView): void {
   });
   permissionEl.append(buttons);
   if (next.queued > 0) permissionEl.append(el("div", { class: "queued" }, `${next.queued} more waiting`));
+}
+
+/** A label with its `backticked` parts (a rule such as `bash(make*)`) as code. */
+function withCode(text: string): (string | HTMLElement)[] {
+  return text.split(/(`[^`]+`)/).filter(Boolean).map((part) => (/^`[^`]+`$/.test(part) ? el("code", {}, part.slice(1, -1)) : part));
 }
 
 // Digit keys answer the visible permission request while focus is not in a text field.

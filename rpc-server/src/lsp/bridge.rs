@@ -3,7 +3,7 @@
 //! under review and permission questions.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -11,15 +11,17 @@ use larik_core::event::{AgentEvent, Display, PermissionAnswer, PermissionRequest
 use larik_core::llm::Part;
 use larik_core::permission::Mode;
 use larik_core::session::{Session, SessionConfig};
-use larik_core::workspace::EditorFiles;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::side_by_side::side_by_side;
 use super::chat::{self, ChatWriter};
+use super::documents::{Documents, LspFiles};
 use super::client::{Client, ClientError, METHOD_NOT_FOUND};
-use super::proposal::{LineEdit, Proposal, apply_line_edit};
+use super::proposal::{self, LineEdit, Proposal, apply_line_edit};
+use super::question::{self, Question};
+use super::story::{self, Story};
 use super::uri;
 
 pub const COMMANDS: &[&str] = &[
@@ -43,57 +45,8 @@ struct PendingPermission {
     /// Answers name the question they answer, so a stale menu cannot answer a newer one.
     id: u64,
     uri: Option<String>,
-    title: String,
-    options: Vec<(&'static str, String)>,
+    question: Question,
     reply: tokio::sync::oneshot::Sender<PermissionAnswer>,
-}
-
-/// Open documents, shared with the core through [`EditorFiles`].
-#[derive(Clone, Default)]
-struct Documents {
-    texts: Arc<Mutex<HashMap<PathBuf, String>>>,
-}
-
-impl Documents {
-    fn get(&self, path: &Path) -> Option<String> {
-        self.texts.lock().ok()?.get(path).cloned()
-    }
-
-    fn set(&self, path: PathBuf, text: String) {
-        if let Ok(mut texts) = self.texts.lock() {
-            texts.insert(path, text);
-        }
-    }
-}
-
-/// Reads see unsaved buffers; a write to an open buffer becomes an edit the user saves.
-struct LspFiles {
-    documents: Documents,
-    client: Client,
-}
-
-#[async_trait::async_trait]
-impl EditorFiles for LspFiles {
-    async fn read_text(&self, path: &Path) -> Result<String, String> {
-        match self.documents.get(path) {
-            Some(text) => Ok(text),
-            None => tokio::fs::read_to_string(path).await.map_err(|error| format!("{}: {error}", path.display())),
-        }
-    }
-
-    async fn write_text(&self, path: &Path, content: &str) -> Result<(), String> {
-        let Some(current) = self.documents.get(path) else {
-            return larik_core::workspace::write_file_atomic(path, content.as_bytes()).map_err(|error| error.to_string());
-        };
-        // Hunks the user applied already put this content in the buffer.
-        if current == content {
-            return Ok(());
-        }
-        let whole = LineEdit { start: 0, end: current.split_inclusive('\n').count(), new_text: content.to_owned() };
-        apply_edit(&self.client, &uri::from_path(path), &whole).await?;
-        self.documents.set(path.to_path_buf(), content.to_owned());
-        Ok(())
-    }
 }
 
 pub struct Bridge {
@@ -109,6 +62,12 @@ pub struct Bridge {
     running: Mutex<Vec<(String, u32, String)>>,
     /// Once the client answered showMessageRequest with "method not found", code actions are used.
     no_message_requests: AtomicBool,
+    /// The client says it shows message requests as popups (Helix after 25.07).
+    popup_prompts: bool,
+    /// The user's answers by tool call, until the turn's story shows them.
+    answers: Mutex<HashMap<String, story::Answer>>,
+    /// A turn is running: the chat file offers no "send" meanwhile.
+    turn_running: Arc<AtomicBool>,
     show_document: bool,
     cancel: CancellationToken,
 }
@@ -132,9 +91,10 @@ impl Bridge {
                 SessionConfig::plain(root.clone(), failed, larik_core::session::ModelSettings { model: String::new(), max_tokens: 0, max_turn_requests: 0, thought_level: None })
             }
         };
-        let config = SessionConfig { editor: Some(Arc::new(LspFiles { documents: documents.clone(), client: client.clone() })), ..config };
+        let config = SessionConfig { editor: Some(Arc::new(LspFiles::new(documents.clone(), client.clone()))), ..config };
         let session = Arc::new(Session::new(config, &cancel));
         let show_document = init.pointer("/capabilities/window/showDocument/support").and_then(Value::as_bool).unwrap_or(false);
+        let popup_prompts = init.pointer("/capabilities/window/showMessage").is_some();
         Self {
             client,
             session,
@@ -145,6 +105,9 @@ impl Bridge {
             last_uri: Mutex::new(None),
             running: Mutex::new(Vec::new()),
             no_message_requests: AtomicBool::new(false),
+            popup_prompts,
+            answers: Mutex::new(HashMap::new()),
+            turn_running: Arc::new(AtomicBool::new(false)),
             show_document,
             cancel,
         }
@@ -163,10 +126,13 @@ impl Bridge {
                 self.opened(&params["textDocument"]["uri"], text);
             }
             "textDocument/didClose" => {
-                if let Some(path) = params["textDocument"]["uri"].as_str().and_then(uri::to_path)
-                    && let Ok(mut texts) = self.documents.texts.lock()
-                {
-                    texts.remove(&path);
+                if let Some(path) = params["textDocument"]["uri"].as_str().and_then(uri::to_path) {
+                    self.documents.remove(&path);
+                }
+            }
+            "textDocument/didSave" => {
+                if let Some(path) = params["textDocument"]["uri"].as_str().and_then(uri::to_path) {
+                    self.documents.saved(&path);
                 }
             }
             _ => {}
@@ -218,7 +184,8 @@ impl Bridge {
                 for hunk in &shown {
                     let place = if shown.len() > 1 { format!(" at line {}", proposal.current_start(hunk.index) + 1) } else { String::new() };
                     let sizes = format!("+{} -{}", hunk.new_lines, hunk.old_lines);
-                    actions.push(action(format!("Larik: apply edit ({sizes}){place}"), "quickfix", "larik.hunk", json!([proposal.id, hunk.index, true])));
+                    let what = proposal::summary(hunk, 48);
+                    actions.push(action(format!("Larik: apply edit ({sizes}){place}: {what}"), "quickfix", "larik.hunk", json!([proposal.id, hunk.index, true])));
                     actions.push(action(format!("Larik: reject{place}"), "quickfix", "larik.hunk", json!([proposal.id, hunk.index, false])));
                 }
             }
@@ -226,12 +193,14 @@ impl Bridge {
         if let Ok(permission) = self.permission.lock()
             && let Some(pending) = permission.as_ref()
         {
-            for (option, name) in &pending.options {
+            for (option, name) in &pending.question.options {
                 actions.push(action(format!("Larik: {name}"), "quickfix", "larik.permission", json!([option, pending.id])));
             }
         }
         if chat::is_chat(&address) {
-            actions.push(action("Larik: send".into(), "source", "larik.send", json!([address])));
+            if !self.turn_running.load(Ordering::Relaxed) {
+                actions.push(action("Larik: send".into(), "source", "larik.send", json!([address])));
+            }
             return actions;
         }
         let selected = first != last || range["start"]["character"] != range["end"]["character"];
@@ -274,11 +243,17 @@ impl Bridge {
                 let address = text(0).ok_or_else(|| invalid("larik.send takes the chat file's URI"))?;
                 let current = uri::to_path(&address).and_then(|path| self.documents.get(&path)).unwrap_or_default();
                 let prompt = chat::prompt_from(&current).ok_or_else(|| invalid("write your message under the last heading first"))?;
-                self.start_turn(vec![Part::Text { text: prompt }], Some(ChatWriter::new(self.client.clone(), address, current)));
+                if self.turn_running.load(Ordering::Relaxed) {
+                    return Err(invalid("Larik is still answering; wait for it, or cancel with larik.cancel"));
+                }
+                let headings = chat::headings_for(&current);
+                let story = Story::new(ChatWriter::new(self.client.clone(), address, current), headings);
+                self.start_turn(vec![Part::Text { text: prompt }], Some(story));
                 Ok(Value::Null)
             }
             "larik.cancel" => {
                 self.session.cancel_turn();
+                self.documents.cancel_waits();
                 Ok(Value::Null)
             }
             "larik.mode" => {
@@ -353,8 +328,22 @@ impl Bridge {
             }
             if let Ok(mut proposals) = self.proposals.lock()
                 && let Some(proposal) = proposals.iter_mut().find(|proposal| proposal.id == id)
+                && proposal.decide(index, accept)
             {
-                proposal.decide(index, accept);
+                // The outcome is recorded before the turn hears it, so its story can tell it.
+                let outcome = proposal.outcome();
+                let file = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
+                let answer = if outcome == "rejected" {
+                    story::Answer::new(outcome)
+                } else if self.documents.get(&path).is_some() {
+                    story::Answer { done: format!("{outcome}, saved"), meanwhile: Some(format!("{outcome}; ⚑ waiting for you to save {file} with :w")) }
+                } else {
+                    story::Answer::new(format!("{outcome}, saved"))
+                };
+                if let Ok(mut answers) = self.answers.lock() {
+                    answers.insert(proposal.tool_id.clone(), answer);
+                }
+                proposal.finish();
             }
             self.refresh_diagnostics(&address);
         }
@@ -363,6 +352,9 @@ impl Bridge {
 
     fn answer_permission(&self, option: &str) {
         let Some(pending) = self.permission.lock().ok().and_then(|mut permission| permission.take()) else { return };
+        if let Ok(mut answers) = self.answers.lock() {
+            answers.insert(pending.question.tool_id.clone(), story::Answer::new(pending.question.answered(option)));
+        }
         let answer = match option {
             "allow_once" => PermissionAnswer::AllowOnce,
             "allow_always" => PermissionAnswer::AllowAlways,
@@ -375,21 +367,23 @@ impl Bridge {
     }
 
     /// Runs a turn in the background; its events reach the editor as they come.
-    fn start_turn(self: &Arc<Self>, prompt: Vec<Part>, chat: Option<ChatWriter>) {
+    fn start_turn(self: &Arc<Self>, prompt: Vec<Part>, chat: Option<Story>) {
         let bridge = Arc::clone(self);
+        self.turn_running.store(true, Ordering::Relaxed);
         tokio::spawn(async move {
             let (events, received) = mpsc::channel(256);
             let turn_cancel = bridge.cancel.child_token();
             let turn = bridge.session.prompt(prompt, events, turn_cancel);
             let show = bridge.show_turn(received, chat);
             let outcome = side_by_side(turn, show).await;
+            bridge.turn_running.store(false, Ordering::Relaxed);
             if let Err(error) = outcome {
                 bridge.client.notify("window/showMessage", json!({"type": 1, "message": format!("Larik: {error}")}));
             }
         });
     }
 
-    async fn show_turn(&self, mut events: mpsc::Receiver<AgentEvent>, mut chat: Option<ChatWriter>) {
+    async fn show_turn(&self, mut events: mpsc::Receiver<AgentEvent>, mut chat: Option<Story>) {
         let token = format!("larik/{}", self.next_id.fetch_add(1, Ordering::Relaxed));
         let progress = self.client.request("window/workDoneProgress/create", json!({"token": token})).await.is_ok();
         let report = |kind: &str, title: Option<&str>, message: &str| {
@@ -403,21 +397,27 @@ impl Bridge {
         };
         report("begin", Some("Larik"), "thinking…");
         if let Some(chat) = chat.as_mut() {
-            chat.push("\n\n## Larik\n\n").await;
+            chat.begin().await;
         }
         let mut answer = String::new();
+        // A tool call ran since the last text: the next text is a new message.
+        let mut new_message = false;
         while let Some(event) = events.recv().await {
             match event {
                 AgentEvent::TextDelta(text) => {
+                    if std::mem::take(&mut new_message) && !answer.is_empty() {
+                        answer.push_str("\n\n");
+                    }
                     answer.push_str(&text);
                     if let Some(chat) = chat.as_mut() {
-                        chat.push(&text).await;
+                        chat.text(&text).await;
                     }
                     let tail: String = answer.chars().rev().take(60).collect::<Vec<_>>().into_iter().rev().collect();
-                    report("report", None, tail.trim());
+                    report("report", None, &tail.split_whitespace().collect::<Vec<_>>().join(" "));
                 }
                 AgentEvent::ThinkingDelta(_) => report("report", None, "thinking…"),
                 AgentEvent::ToolCallStarted(view) => {
+                    new_message = true;
                     report("report", None, &view.title);
                     if let Ok(mut running) = self.running.lock() {
                         *running = view.locations.iter().map(|location| (uri::from_path(&location.path), location.line.unwrap_or(1).saturating_sub(1), view.title.clone())).collect();
@@ -425,11 +425,20 @@ impl Bridge {
                     for location in &view.locations {
                         self.refresh_diagnostics(&uri::from_path(&location.path));
                     }
+                    if let Some(chat) = chat.as_mut() {
+                        chat.tool_started(view).await;
+                    }
                 }
-                AgentEvent::ToolCallUpdated { status: larik_core::event::ToolStatus::Completed | larik_core::event::ToolStatus::Failed, .. } => {
-                    let finished = self.running.lock().map(|mut running| std::mem::take(&mut *running)).unwrap_or_default();
-                    for (address, _, _) in finished {
-                        self.refresh_diagnostics(&address);
+                AgentEvent::ToolCallUpdated { id, status, output, display, .. } => {
+                    if matches!(status, larik_core::event::ToolStatus::Completed | larik_core::event::ToolStatus::Failed) {
+                        let finished = self.running.lock().map(|mut running| std::mem::take(&mut *running)).unwrap_or_default();
+                        for (address, _, _) in finished {
+                            self.refresh_diagnostics(&address);
+                        }
+                    }
+                    let answered = self.answers.lock().ok().and_then(|mut answers| answers.remove(&id));
+                    if let Some(chat) = chat.as_mut() {
+                        chat.tool_updated(&id, answered, story::finished(status, output, display)).await;
                     }
                 }
                 // A running command's latest line, as the progress message.
@@ -438,18 +447,38 @@ impl Bridge {
                         report("report", None, line);
                     }
                 }
-                AgentEvent::PermissionRequested(request) => self.ask(*request).await,
+                AgentEvent::PermissionRequested(request) => {
+                    report("report", None, "waiting for you");
+                    if let Some(chat) = chat.as_mut() {
+                        chat.question(&request.tool_call.id, self.waiting_block(&request)).await;
+                    }
+                    self.ask(*request).await;
+                }
                 AgentEvent::Notice(message) => self.client.notify("window/showMessage", json!({"type": 2, "message": format!("Larik: {message}")})),
-                AgentEvent::ToolCallUpdated { .. } | AgentEvent::ToolTerminal { .. } | AgentEvent::Usage { .. } | AgentEvent::TitleChanged(_) => {}
+                AgentEvent::ToolTerminal { .. } | AgentEvent::Usage { .. } | AgentEvent::TitleChanged(_) => {}
             }
         }
         if let Some(chat) = chat.as_mut() {
-            chat.push("\n\n## You\n\n").await;
-            chat.flush().await;
+            chat.end().await;
         } else if !answer.trim().is_empty() {
             self.client.notify("window/showMessage", json!({"type": INFO_MESSAGE, "message": format!("Larik: {}", answer.trim())}));
         }
         report("end", None, "done");
+    }
+
+    /// The chat's account of a question while it waits: what will happen and where to answer.
+    fn waiting_block(&self, request: &PermissionRequest) -> String {
+        if let Some(Display::Diff { path, old_text, new_text }) = &request.preview {
+            let file = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
+            let hunks = larik_core::review::hunks(old_text.as_deref().unwrap_or(""), new_text).len();
+            return question::review_block(&request.tool_call.title, &file, hunks);
+        }
+        let answer_where = if self.popup_prompts && !self.no_message_requests.load(Ordering::Relaxed) {
+            "Answer in Helix's popup"
+        } else {
+            "Answer with `space a` (code actions) here or in any open file"
+        };
+        Question::from_request(request).chat_block(answer_where)
     }
 
     /// Edits become proposals reviewed hunk by hunk; anything else is a question.
@@ -457,7 +486,7 @@ impl Bridge {
         if let Some(Display::Diff { path, old_text, new_text }) = &request.preview {
             let address = uri::from_path(path);
             let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-            let proposal = Proposal::new(id, path.clone(), address.clone(), old_text.as_deref().unwrap_or(""), new_text, request.reply);
+            let proposal = Proposal::new(id, request.tool_call.id.clone(), path.clone(), address.clone(), old_text.as_deref().unwrap_or(""), new_text, request.reply);
             if let Ok(mut proposals) = self.proposals.lock() {
                 proposals.retain(|proposal| !proposal.is_done());
                 proposals.push(proposal);
@@ -468,20 +497,23 @@ impl Bridge {
             self.refresh_diagnostics(&address);
             return;
         }
-        let options = vec![("allow_once", "Allow once".to_owned()), ("allow_always", format!("Always allow `{}` in this project", request.suggested_rule)), ("reject_once", "Reject".to_owned())];
-        let question = format!("{} ({})", request.tool_call.title, request.reason);
+        let question = Question::from_request(&request);
         if !self.no_message_requests.load(Ordering::Relaxed) {
-            let actions: Vec<Value> = options.iter().map(|(_, name)| json!({"title": name})).collect();
-            let asked = self.client.request("window/showMessageRequest", json!({"type": INFO_MESSAGE, "message": format!("Larik: {question}"), "actions": actions})).await;
+            let actions: Vec<Value> = question.options.iter().map(|(_, name)| json!({"title": name})).collect();
+            let message = format!("Larik: {}", question.one_line());
+            let asked = self.client.request("window/showMessageRequest", json!({"type": INFO_MESSAGE, "message": message, "actions": actions})).await;
             match asked {
                 Ok(choice) => {
-                    let chosen = choice["title"].as_str().and_then(|title| options.iter().find(|(_, name)| name == title)).map(|(id, _)| *id);
+                    let chosen = choice["title"].as_str().and_then(|title| question.options.iter().find(|(_, name)| name == title)).map(|(id, _)| *id);
                     let answer = match chosen {
                         Some("allow_once") => PermissionAnswer::AllowOnce,
                         Some("allow_always") => PermissionAnswer::AllowAlways,
                         Some(_) => PermissionAnswer::Reject { feedback: None },
                         None => PermissionAnswer::Cancelled,
                     };
+                    if let Ok(mut answers) = self.answers.lock() {
+                        answers.insert(question.tool_id.clone(), story::Answer::new(question.answered(chosen.unwrap_or("cancelled"))));
+                    }
                     let _ = request.reply.send(answer);
                     return;
                 }
@@ -493,7 +525,7 @@ impl Bridge {
         let address = self.last_uri.lock().ok().and_then(|last| last.clone());
         if let Ok(mut permission) = self.permission.lock() {
             let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-            *permission = Some(PendingPermission { id, uri: address.clone(), title: question, options, reply: request.reply });
+            *permission = Some(PendingPermission { id, uri: address.clone(), question, reply: request.reply });
         }
         match address {
             Some(address) => self.refresh_diagnostics(&address),
@@ -510,7 +542,8 @@ impl Bridge {
             for proposal in proposals.iter().filter(|proposal| proposal.uri == address && !proposal.is_done()) {
                 for hunk in proposal.pending() {
                     let line = proposal.current_start(hunk.index);
-                    diagnostics.push(hint(line, format!("Larik proposes an edit (+{} -{}): apply or reject it with a code action", hunk.new_lines, hunk.old_lines)));
+                    let what = proposal::summary(hunk, 60);
+                    diagnostics.push(hint(line, format!("Larik proposes an edit (+{} -{}): {what} · apply or reject it with a code action (space a)", hunk.new_lines, hunk.old_lines)));
                 }
             }
         }
@@ -523,7 +556,7 @@ impl Bridge {
         if let Ok(permission) = self.permission.lock()
             && let Some(pending) = permission.as_ref().filter(|pending| pending.uri.as_deref() == Some(address))
         {
-            diagnostics.push(hint(0, format!("Larik asks: {}. Answer with a code action.", pending.title)));
+            diagnostics.push(hint(0, format!("Larik asks: {}. Answer with a code action (space a).", pending.question.one_line())));
         }
         self.client.notify("textDocument/publishDiagnostics", json!({"uri": address, "diagnostics": diagnostics}));
     }
@@ -534,7 +567,7 @@ fn next_mode(mode: Mode) -> Mode {
     Mode::ALL[(index + 1) % Mode::ALL.len()]
 }
 
-async fn apply_edit(client: &Client, address: &str, edit: &LineEdit) -> Result<(), String> {
+pub(super) async fn apply_edit(client: &Client, address: &str, edit: &LineEdit) -> Result<(), String> {
     let range = json!({"start": {"line": edit.start, "character": 0}, "end": {"line": edit.end, "character": 0}});
     let change = json!({"changes": {address: [{"range": range, "newText": edit.new_text}]}});
     let response = client.request("workspace/applyEdit", json!({"label": "Larik", "edit": change})).await.map_err(|error| error.message)?;

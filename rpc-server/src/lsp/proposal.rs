@@ -9,6 +9,8 @@ use tokio::sync::oneshot;
 
 pub struct Proposal {
     pub id: u64,
+    /// The tool call whose change this is.
+    pub tool_id: String,
     pub path: PathBuf,
     pub uri: String,
     pub hunks: Vec<Hunk>,
@@ -24,9 +26,19 @@ pub struct LineEdit {
 }
 
 impl Proposal {
-    pub fn new(id: u64, path: PathBuf, uri: String, old_text: &str, new_text: &str, reply: oneshot::Sender<PermissionAnswer>) -> Self {
+    pub fn new(id: u64, tool_id: String, path: PathBuf, uri: String, old_text: &str, new_text: &str, reply: oneshot::Sender<PermissionAnswer>) -> Self {
         let hunks = review::hunks(old_text, new_text);
-        Self { id, path, uri, decisions: vec![None; hunks.len()], hunks, reply: Some(reply) }
+        Self { id, tool_id, path, uri, decisions: vec![None; hunks.len()], hunks, reply: Some(reply) }
+    }
+
+    /// How the user decided, once every hunk is decided: "2 of 2 hunks applied".
+    pub fn outcome(&self) -> String {
+        let applied = self.decisions.iter().filter(|decision| **decision == Some(true)).count();
+        match (applied, self.hunks.len()) {
+            (0, _) => "rejected".to_owned(),
+            (1, 1) => "applied".to_owned(),
+            (applied, total) => format!("{applied} of {total} hunks applied"),
+        }
     }
 
     /// Hunks still waiting for a decision.
@@ -53,19 +65,16 @@ impl Proposal {
         LineEdit { start, end: start + self.hunks[index].old_lines, new_text: self.hunks[index].new_text.clone() }
     }
 
-    /// Records a decision; once every hunk is decided, answers the waiting turn.
+    /// Records a decision; returns whether every hunk is now decided (then call [`Self::finish`]).
     pub fn decide(&mut self, index: usize, accept: bool) -> bool {
         if let Some(slot) = self.decisions.get_mut(index) {
             *slot = Some(accept);
         }
-        if self.decisions.iter().any(Option::is_none) {
-            return false;
-        }
-        self.finish();
-        true
+        self.decisions.iter().all(Option::is_some)
     }
 
-    fn finish(&mut self) {
+    /// Answers the waiting turn with the hunks the user accepted.
+    pub fn finish(&mut self) {
         let accepted: Vec<usize> = self.decisions.iter().enumerate().filter(|(_, decision)| **decision == Some(true)).map(|(index, _)| index).collect();
         let answer = if accepted.is_empty() { PermissionAnswer::Reject { feedback: None } } else { PermissionAnswer::AllowHunks(accepted) };
         if let Some(reply) = self.reply.take() {
@@ -76,6 +85,21 @@ impl Proposal {
     pub fn is_done(&self) -> bool {
         self.reply.is_none()
     }
+}
+
+/// What a hunk changes, in a few words for a menu: its first added line, or the first removed
+/// one for a deletion, cut to `width` characters.
+pub fn summary(hunk: &Hunk, width: usize) -> String {
+    let first = |text: &str| text.lines().map(str::trim).find(|line| !line.is_empty()).map(str::to_owned);
+    let (sign, line) = match (first(&hunk.new_text), first(&hunk.old_text)) {
+        (Some(added), _) => ("+", added),
+        (None, Some(removed)) => ("-", removed),
+        (None, None) => ("+", "blank lines".to_owned()),
+    };
+    let more = hunk.new_lines.max(hunk.old_lines) > 1;
+    let cut: String = line.chars().take(width).collect();
+    let ellipsis = if more || cut.chars().count() < line.chars().count() { " …" } else { "" };
+    format!("{sign} {cut}{ellipsis}")
 }
 
 /// Applies a line edit to a text, as the editor will.
@@ -95,7 +119,7 @@ mod tests {
         let old = "a\nb\nc\nd\n";
         let new = "a\nB1\nB2\nc\nd\ne\n";
         let (reply, answer) = oneshot::channel();
-        let mut proposal = Proposal::new(1, PathBuf::from("/p/f"), "file:///p/f".into(), old, new, reply);
+        let mut proposal = Proposal::new(1, "t1".into(), PathBuf::from("/p/f"), "file:///p/f".into(), old, new, reply);
         assert_eq!(proposal.hunks.len(), 2);
         let mut buffer = old.to_owned();
         let first = proposal.edit(0);
@@ -105,7 +129,19 @@ mod tests {
         assert_eq!(second.start, 5, "the second hunk moved down by one line");
         buffer = apply_line_edit(&buffer, &second);
         assert!(proposal.decide(1, true));
+        assert!(!proposal.is_done(), "the turn hears of it on finish");
+        proposal.finish();
         assert_eq!(buffer, new);
         assert_eq!(answer.blocking_recv().ok(), Some(PermissionAnswer::AllowHunks(vec![0, 1])));
+        assert_eq!(proposal.outcome(), "2 of 2 hunks applied");
+    }
+
+    #[test]
+    fn a_hunk_is_summed_up_by_its_first_new_line() {
+        let hunks = review::hunks("a\n    return lo\nc\nd\n", "a\n    return hi\nc\n");
+        assert_eq!(summary(&hunks[0], 40), "+ return hi");
+        assert_eq!(summary(&hunks[1], 40), "- d");
+        let long = review::hunks("x\n", "a very long line indeed\nsecond\n");
+        assert_eq!(summary(&long[0], 6), "+ a very …");
     }
 }

@@ -52,7 +52,7 @@ function M.refresh()
   local session = state.session or {}
   local phase = state.phase
   if phase == "ready" and (state.prompt_id or state.load_id) then
-    phase = "working"
+    phase = permission.pending_count() > 0 and "waiting" or "working"
   end
   chat.set_winbar(winbar.render({
     state = phase,

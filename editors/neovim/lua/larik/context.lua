@@ -13,7 +13,7 @@ function M.is_file_buffer(buf)
   return vim.api.nvim_buf_is_valid(buf)
     and vim.bo[buf].buftype == ""
     and vim.api.nvim_buf_get_name(buf) ~= ""
-    and not vim.api.nvim_buf_get_name(buf):match("^larik://")
+    and not vim.b[buf].larik
 end
 
 --- Remembers the last window showing a file, so context and "follow the agent" know where the

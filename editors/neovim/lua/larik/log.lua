@@ -59,7 +59,8 @@ end
 function M.open()
   if not (log_buf and vim.api.nvim_buf_is_valid(log_buf)) then
     log_buf = vim.api.nvim_create_buf(false, true)
-    vim.api.nvim_buf_set_name(log_buf, "larik://log")
+    vim.api.nvim_buf_set_name(log_buf, "Larik log")
+    vim.b[log_buf].larik = true
     vim.bo[log_buf].bufhidden = "hide"
     vim.bo[log_buf].filetype = "lariklog"
   end

@@ -42,13 +42,13 @@ def _skip_without_agent_feature(request, agent_features):
 
 @pytest.fixture
 def start(tmp_path):
-    """`start(steps, files={}, **options)` -> an Editor on a project holding `files`, its agent's
-    model playing `steps`. Everything is stopped at the end, and the agent must be gone."""
+    """`start(steps, files={}, terminal=False, **options)` -> an Editor on a project holding
+    `files`, its agent's model playing `steps` (in tmux with its real screen if `terminal`). Everything is stopped at the end, and the agent must be gone."""
     created = []
 
-    def _start(steps, files=None, **options):
+    def _start(steps, files=None, terminal=False, **options):
         mock = MockLlm(tmp_path, steps)
-        editor = Editor(tmp_path, mock, options)
+        editor = Editor(tmp_path, mock, options, terminal)
         created.append(editor)
         for name, text in (files or {}).items():
             editor.write_file(name, text)

@@ -134,9 +134,13 @@ def user_texts(request: dict) -> str:
 
 
 class Editor:
-    """A child Neovim running the plugin against the real agent and the mock model."""
+    """A child Neovim running the plugin against the real agent and the mock model: embedded
+    (`nvim --embed`), or with `terminal=True` drawing its real screen in a tmux session of
+    `WIDTH` x `HEIGHT` (reached over `--listen`), which `screen()` reads back."""
 
-    def __init__(self, root: Path, mock: MockLlm, options: dict | None = None):
+    WIDTH, HEIGHT = 150, 40
+
+    def __init__(self, root: Path, mock: MockLlm, options: dict | None = None, terminal: bool = False):
         self.root = root
         self.project = root / "project"
         self.home = root / "home"
@@ -158,20 +162,47 @@ class Editor:
             "LARIK_MODEL": "claude-mock",
         }
         argv = ["env", "-i"] + [f"{key}={value}" for key, value in env.items()]
-        argv += [find_nvim(), "--embed", "--headless", "--clean", "-n", "--cmd", f"cd {self.project}"]
-        self.nvim = pynvim.attach("child", argv=argv)
+        self.socket = None
+        if terminal:
+            self.socket = root / "tmux.sock"
+            listen = root / "nvim.sock"
+            env_argv = ["env", "-i"] + [f"{key}={value}" for key, value in (env | {"TERM": "screen-256color"}).items()]
+            nvim_argv = env_argv + [find_nvim(), "--clean", "-n", "--listen", str(listen), "--cmd", f"cd {self.project}"]
+            conf = root / "tmux.conf"
+            conf.write_text('set -g default-terminal "screen-256color"\nset -g status off\nset -ga terminal-overrides ",*:Tc"\n')
+            self.tmux("-f", str(conf), "new-session", "-d", "-s", "nvim", "-x", str(self.WIDTH), "-y", str(self.HEIGHT), *nvim_argv)
+            wait_for(listen.exists, "Neovim to listen on its socket")
+            self.nvim = pynvim.attach("socket", path=str(listen))
+        else:
+            argv += [find_nvim(), "--embed", "--headless", "--clean", "-n", "--cmd", f"cd {self.project}"]
+            self.nvim = pynvim.attach("child", argv=argv)
         self.agent_pid = None
         self.lua(
             """
-            local plugin, options = ...
+            local plugin, options, sized = ...
             vim.opt.rtp:prepend(plugin)
             vim.cmd("runtime plugin/larik.lua")
-            vim.o.columns, vim.o.lines = 200, 50
+            if not sized then
+              vim.o.columns, vim.o.lines = 200, 50
+            end
+            vim.o.termguicolors = true
             require("larik").setup(options)
             """,
             str(PLUGIN_DIR),
             options or {},
+            terminal,
         )
+
+    def tmux(self, *args: str) -> str:
+        done = subprocess.run(["tmux", "-S", str(self.socket), *args], capture_output=True, text=True, timeout=10)
+        if done.returncode != 0:
+            raise RuntimeError(f"tmux {' '.join(args)} failed: {done.stderr.strip()}")
+        return done.stdout
+
+    def screen(self, styled: bool = False) -> str:
+        """What the terminal shows (with its escape codes if `styled`), after a redraw."""
+        self.nvim.command("redraw")
+        return self.tmux("capture-pane", "-p", *(["-e"] if styled else []), "-t", "nvim")
 
     # -- driving ---------------------------------------------------------------------------------
 
@@ -272,6 +303,8 @@ class Editor:
             self.nvim.close()
         except Exception:
             pass
+        if self.socket and self.socket.exists():
+            subprocess.run(["tmux", "-S", str(self.socket), "kill-server"], capture_output=True, timeout=10)
 
     def _safe_pid(self):
         try:

@@ -107,4 +107,4 @@ def test_follow_the_agent_shows_the_file_it_reads(start):
         "the file window to show src/deep.txt",
     )
     # The cursor stayed in the chat's input.
-    assert editor.lua("return vim.api.nvim_buf_get_name(0)").endswith("larik://input")
+    assert editor.lua("return vim.api.nvim_buf_get_name(0)").endswith("Larik prompt")

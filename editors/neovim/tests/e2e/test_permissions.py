@@ -35,10 +35,36 @@ def test_options_are_shown_verbatim_and_answered_with_number_keys(start):
     names = [option["name"] for option in request["options"]]
     assert names[0] == "Allow once" and names[-1] == "Reject"
     block = wait_for(lambda: permission_block(editor), "the permission block")
-    assert block[0] == "? Permission: " + request["toolCall"]["title"]
-    assert block[1 : 1 + len(names)] == [f"  {index}. {name}" for index, name in enumerate(names, 1)]
-    # The prompt takes the cursor to the chat, on the request.
+    command = request["toolCall"]["rawInput"]["command"]
+    # What will happen: the command whole, in a block of its own, and the sandbox warning.
+    assert block[:5] == [
+        "? Larik wants to: Run a command",
+        "  ```sh",
+        "  " + command,
+        "  ```",
+        "  ⚠ Runs outside the sandbox: full write and network access",
+    ], block
+    assert block[5 : 5 + len(names)] == [f"  {index}. {name}" for index, name in enumerate(names, 1)]
+    assert names[1].startswith("Always allow `bash(") and names[1].endswith("` in this project"), names
+    # The prompt takes the cursor to the chat, on the first option, with every line of the prompt
+    # in the window.
     assert editor.lua("return vim.api.nvim_get_current_buf() == require('larik.ui.chat').buf()")
+    assert editor.lua("return vim.api.nvim_get_current_line()") == "  1. Allow once"
+    shown = editor.lua(
+        """
+        local t = require('larik.ui.chat').transcript()
+        for key in pairs(t.blocks) do
+          if key:match('^permission:') then
+            local first, last = t:block_range(key)
+            return { first + 1, last + 1, vim.fn.line('w0'), vim.fn.line('w$') }
+          end
+        end
+        """
+    )
+    first, last, top, bottom = shown
+    assert top <= first and last <= bottom, shown
+    # The command is not repeated by the call's own block while the prompt shows it.
+    assert editor.chat_text().count(command) == 1, editor.chat_text()
 
     editor.type("1")
     editor.wait_chat("Turn over.")
@@ -46,7 +72,11 @@ def test_options_are_shown_verbatim_and_answered_with_number_keys(start):
     answer = [m for m in editor.sent_messages() if "result" in m and "outcome" in (m["result"] or {})]
     assert answer[0]["result"] == {"outcome": {"outcome": "selected", "optionId": request["options"][0]["optionId"]}}
     assert any("permitted" in text for text in tool_results(editor.mock.requests()[-1]))
-    assert f"→ {names[0]}" in editor.chat_text()
+    # The answer stands in place, in the call's block, above the output it allowed.
+    text = editor.chat_text()
+    assert "? Larik wants to" not in text, text
+    answer_at, output_at = text.find(f"  ? {names[0]}"), text.find("permitted\n")
+    assert 0 <= answer_at < output_at, text
     # The number keys are gone once answered.
     assert editor.lua("return vim.fn.maparg('1', 'n', false, true).buffer") in (None, 0)
 
@@ -58,7 +88,7 @@ def test_dismissing_answers_cancelled(start):
     editor.wait_permission()
     wait_for(lambda: permission_block(editor), "the permission block")
     editor.type("x")
-    wait_for(lambda: "→ cancelled" in editor.chat_text(), "the cancelled answer in the chat")
+    wait_for(lambda: "  ? cancelled" in editor.chat_text(), "the cancelled answer in the chat")
     editor.wait_turn_done()
     answers = [m["result"] for m in editor.sent_messages() if "result" in m and "outcome" in (m["result"] or {})]
     assert answers == [{"outcome": {"outcome": "cancelled"}}]

@@ -29,7 +29,7 @@ def inline_decorations(editor):
         local deleted, added = {}, {}
         for _, mark in ipairs(marks) do
           for _, virt in ipairs(mark[4].virt_lines or {}) do
-            deleted[#deleted + 1] = virt[1][1]
+            deleted[#deleted + 1] = vim.trim(virt[1][1])
           end
           if mark[4].line_hl_group then
             added[#added + 1] = mark[2]

@@ -7,7 +7,7 @@ local api = vim.api
 
 local options = {
   { optionId = "allow_once", name = "Allow once", kind = "allow_once" },
-  { optionId = "allow_always", name = "Always allow bash in this session", kind = "allow_always" },
+  { optionId = "allow_always", name = "Always allow `bash(make*)` in this project", kind = "allow_always" },
   { optionId = "reject_once", name = "Reject", kind = "reject_once" },
 }
 
@@ -48,11 +48,11 @@ describe("permission", function()
 
   it("shows the agent's options verbatim and answers with number keys", function()
     enqueue(1, request("Run make"))
-    assert.equal("## Larik\n? Permission: Run make\n  1. Allow once\n  2. Always allow bash in this session\n  3. Reject\n  x dismiss · f reject with feedback", chat_text())
+    assert.equal("## Larik\n? Larik wants to: Run make\n  1. Allow once\n  2. Always allow `bash(make*)` in this project\n  3. Reject\n  x dismiss · f reject with feedback", chat_text())
     assert.equal(chat.buf(), api.nvim_get_current_buf())
     press("2")
     assert.same({ { id = 1, result = { outcome = { outcome = "selected", optionId = "allow_always" } } } }, answers)
-    assert.equal("## Larik\n? Permission: Run make → Always allow bash in this session", chat_text())
+    assert.equal("## Larik\n? Run make → Always allow `bash(make*)` in this project", chat_text())
   end)
 
   it("shows one request at a time, in order", function()
@@ -111,7 +111,7 @@ describe("permission", function()
     end
     enqueue(1, request("Run make"))
     vim.ui.select = select
-    assert.same({ "Allow once", "Always allow bash in this session", "Reject" }, shown)
+    assert.same({ "Allow once", "Always allow `bash(make*)` in this project", "Reject" }, shown)
     assert.same({ outcome = { outcome = "cancelled" } }, answers[1].result)
   end)
 

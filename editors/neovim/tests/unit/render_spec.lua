@@ -18,6 +18,18 @@ describe("render", function()
     assert.same({ "◐ Read notes", "  → notes.txt:4", "```", "hello", "world", "```" }, lines)
   end)
 
+  it("shows a finished read as one line with its length", function()
+    local lines = render.tool({
+      toolCallId = "t",
+      title = "Read calc.py",
+      kind = "read",
+      status = "completed",
+      locations = { { path = "calc.py" } },
+      content = { { type = "content", content = { type = "text", text = "1\ta\n2\tb\n3\tc\n" } } },
+    })
+    assert.same({ "✓ Read calc.py (3 lines)" }, lines)
+  end)
+
   it("keeps the fences of output that has them and truncates long output", function()
     config.setup({ chat = { max_output_lines = 2 } })
     local lines = render.tool({
@@ -51,11 +63,44 @@ describe("render", function()
       options = { { optionId = "x", name = "Yes, and don't ask again for `edit`", kind = "allow_always" }, { optionId = "n", name = "No", kind = "reject_once" } },
     }, true)
     assert.same({
-      "? Permission: Edit a.txt",
+      "? Larik wants to: Edit a.txt",
       "  1. Yes, and don't ask again for `edit`",
       "  2. No",
       "  x dismiss · f reject with feedback · d review the change",
     }, lines)
+  end)
+
+  it("shows a command of its own in a block, with the warning outside the sandbox", function()
+    local call = {
+      title = "Run the tests (`python3 -m unittest -v 2>&1 | tail`)",
+      rawInput = { command = "python3 -m unittest -v 2>&1 | tail", description = "Run the tests", sandbox = false },
+    }
+    local lines = render.permission({
+      toolCall = call,
+      options = {
+        { optionId = "allow_once", name = "Allow once", kind = "allow_once" },
+        { optionId = "allow_always", name = "Always allow `bash(python3 -m unittest*)` in this project", kind = "allow_always" },
+        { optionId = "reject_once", name = "Reject", kind = "reject_once" },
+      },
+    }, false)
+    assert.same({
+      "? Larik wants to: Run the tests",
+      "  ```sh",
+      "  python3 -m unittest -v 2>&1 | tail",
+      "  ```",
+      "  ⚠ Runs outside the sandbox: full write and network access",
+      "  1. Allow once",
+      "  2. Always allow `bash(python3 -m unittest*)` in this project",
+      "  3. Reject",
+      "  x dismiss · f reject with feedback",
+    }, lines)
+    call.rawInput.sandbox = nil
+    assert.is_nil(table.concat(render.permission({ toolCall = call, options = {} }, false), "\n"):find("sandbox"))
+    -- While asked about, the call's own block is its header alone; once answered, the answer
+    -- comes above its output.
+    assert.same({ "○ Run the tests" }, (render.tool(vim.tbl_extend("force", call, { toolCallId = "t", asking = true, content = { { type = "content", content = { type = "text", text = "ok" } } } }))))
+    local answered = render.tool(vim.tbl_extend("force", call, { toolCallId = "t", status = "completed", answer = "Allow once", content = { { type = "content", content = { type = "text", text = "ok" } } } }))
+    assert.same({ "✓ Run the tests", "  ? Allow once", "```", "ok", "```" }, answered)
   end)
 
   it("shows the plan with its statuses", function()

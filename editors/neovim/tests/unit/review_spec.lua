@@ -33,7 +33,7 @@ local function decorations(r)
   local deleted, added, status = {}, {}, {}
   for _, mark in ipairs(api.nvim_buf_get_extmarks(r.proposed_buf, review.ns, 0, -1, { details = true })) do
     for _, virt in ipairs(mark[4].virt_lines or {}) do
-      deleted[#deleted + 1] = virt[1][1]
+      deleted[#deleted + 1] = vim.trim(virt[1][1])
     end
     if mark[4].line_hl_group then
       added[#added + 1] = mark[2]
@@ -76,6 +76,17 @@ describe("review", function()
     assert.same({ deleted = { "a", "e" }, added = { 0, 4, 5 }, status = { "? hunk 1/2", "? hunk 2/2" } }, decorations(r))
     assert.matches("hunk 1/2", vim.wo[r.proposed_win].winbar)
     assert.equal(2, #api.nvim_list_tabpages())
+    -- Removed lines span the window, on a background, not only as red text.
+    local mark = api.nvim_buf_get_extmarks(r.proposed_buf, -1, 0, -1, { details = true })
+    local removed
+    for _, m in ipairs(mark) do
+      removed = removed or (m[4].virt_lines and m[4].virt_lines[1][1])
+    end
+    assert.equal(api.nvim_win_get_width(r.proposed_win), vim.fn.strdisplaywidth(removed[1]))
+    require("larik.ui.highlights").setup()
+    assert.is_not_nil(api.nvim_get_hl(0, { name = removed[2], link = false }).bg)
+    -- Tab labels read as labels, not as mangled paths.
+    assert.matches("^Larik review: ", vim.fn.bufname(r.proposed_buf))
   end)
 
   it("rebuilds the proposal as hunks are rejected, and reports the kept ones", function()

@@ -130,6 +130,10 @@ export class Transcript {
   modes: SessionModeState | undefined;
   configOptions: SessionConfigOption[] | undefined;
   #byId = new Map<string, TranscriptItem>();
+  /** Tool calls not shown (the plan tool's). */
+  #hidden = new Set<string>();
+  /** Shell calls, by item id, with the title they are shown under (the command's description). */
+  #commands = new Map<string, string>();
   #lastMessageId: string | undefined;
   #counter = 0;
   #listeners: Listener[] = [];
@@ -153,6 +157,8 @@ export class Transcript {
   reset(): void {
     this.items = [];
     this.#byId.clear();
+    this.#hidden.clear();
+    this.#commands.clear();
     this.#lastMessageId = undefined;
     this.modes = undefined;
     this.configOptions = undefined;
@@ -206,9 +212,15 @@ export class Transcript {
 
   #mergeTool(update: ToolCallUpdate, created: boolean): void {
     const id = `tool:${update.toolCallId}`;
+    // The plan tool's own call repeats the plan, which the plan panel shows from `plan` updates.
+    if (isPlanTool(update)) this.#hidden.add(id);
+    if (this.#hidden.has(id)) return;
+    const commandTitle = titleOfCommand(update);
+    if (commandTitle !== undefined) this.#commands.set(id, commandTitle);
+    const title = this.#commands.get(id) ?? update.title;
     const existing = this.#byId.get(id);
     if (existing && existing.type === "tool") {
-      if (update.title != null) existing.title = update.title;
+      if (title != null) existing.title = title;
       if (update.kind != null) existing.kind = update.kind;
       if (update.status != null) existing.status = update.status;
       if (update.content != null) existing.content = update.content.map(toolContentView);
@@ -220,7 +232,7 @@ export class Transcript {
     this.#push({
       type: "tool",
       id,
-      title: update.title ?? update.toolCallId,
+      title: title ?? update.toolCallId,
       kind: update.kind ?? "other",
       status: update.status ?? (created ? "pending" : "in_progress"),
       content: (update.content ?? []).map(toolContentView),
@@ -287,4 +299,18 @@ export class Transcript {
         break;
     }
   }
+}
+
+/** Whether a tool call is the plan tool's (`todo`): a "think" call whose input is the task list. */
+function isPlanTool(update: ToolCallUpdate): boolean {
+  const input = update.rawInput as { todos?: unknown } | null | undefined;
+  return update.kind === "think" && Array.isArray(input?.todos);
+}
+
+/** A shell call's title: its description, since its command is shown in its output block and the
+ * agent's title repeats it with raw backticks. Undefined for other calls. */
+function titleOfCommand(update: ToolCallUpdate): string | undefined {
+  const input = update.rawInput as { command?: unknown; description?: unknown } | null | undefined;
+  if (typeof input?.command !== "string") return undefined;
+  return typeof input.description === "string" && input.description.trim() ? input.description.trim() : "Run a command";
 }

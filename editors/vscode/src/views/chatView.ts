@@ -30,11 +30,17 @@ export function permissionsView(controller: SessionController): PermissionsView 
   const current = controller.permissions.current;
   if (!current) return { queued: 0 };
   const { request } = current;
+  const input = (request.toolCall.rawInput ?? {}) as { command?: unknown; description?: unknown; sandbox?: unknown };
+  const command = typeof input.command === "string" ? input.command : undefined;
+  const description = typeof input.description === "string" && input.description.trim() ? input.description.trim() : undefined;
+  // A command is named by its description: the agent's title repeats the command with raw backticks.
+  const title = command !== undefined ? (description ?? "Run a command") : (request.toolCall.title ?? request.toolCall.toolCallId);
   return {
     current: {
       key: current.key,
       toolCallId: request.toolCall.toolCallId,
-      title: request.toolCall.title ?? request.toolCall.toolCallId,
+      title,
+      ...(command !== undefined ? { command, outsideSandbox: input.sandbox === false } : {}),
       toolKind: request.toolCall.kind ?? "other",
       options: request.options.map((o) => ({ optionId: o.optionId, name: o.name, kind: o.kind })),
       ...(current.diff ? { diffPath: current.diff.path } : {}),

@@ -77,8 +77,13 @@ export interface PermissionOptionView {
 export interface PermissionView {
   key: number;
   toolCallId: string;
+  /** What the call does, in words: a command's description, else the agent's title. */
   title: string;
   toolKind: string;
+  /** The shell command the call runs, verbatim, shown in a block of its own. */
+  command?: string;
+  /** The command runs outside the sandbox (`sandbox: false` in its input). */
+  outsideSandbox?: boolean;
   options: PermissionOptionView[];
   /** The edit's file, when the tool call carries a diff that can be reviewed in an editor. */
   diffPath?: string;

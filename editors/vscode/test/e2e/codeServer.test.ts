@@ -8,7 +8,9 @@
 //      the file ends with only the accepted hunk;
 //   4. a file with unsaved changes: the agent reads the unsaved text, the selection rides along,
 //      the accepted edit is written through the editor and can be undone;
-//   5. reloading the window stops the agent (deactivate) and starts a new one, which loads the
+//   5. a command outside the sandbox: its prompt shows the command and the warning, allow once
+//      runs it, and the chat ends with the final answer in view (the README's screenshot);
+//   6. reloading the window stops the agent (deactivate) and starts a new one, which loads the
 //      first session from the history.
 
 import assert from "node:assert/strict";
@@ -29,6 +31,9 @@ const B_TEXT = "alpha\nbeta\ngamma\n";
 const C_TEXT = "c1\nc2\nc3\nc4\nc5\nc6\nc7\nc8\nc9\nc10\n";
 const C_PROPOSED = C_TEXT.replace("c2\n", "C2\n").replace("c9\n", "C9\n");
 const D_TEXT = "delta\necho\n";
+const E_COMMAND = "cat e.txt && echo checked-by-bash";
+const CLOSING = ["Checked.", ...Array.from({ length: 14 }, (_, i) => `- point ${i + 1} of the summary`), "", "That is the end of the turn."].join("\n");
+const SCREENSHOT = join(EXTENSION_ROOT, "screenshots", "turn.png");
 
 const SCENARIO = {
   responses: [
@@ -48,6 +53,12 @@ const SCENARIO = {
     { tool_calls: [{ id: "toolu_7", name: "read", input: { path: "d.txt" } }] },
     { tool_calls: [{ id: "toolu_8", name: "edit", input: { path: "d.txt", old_string: "delta\n", new_string: "DELTA\n" } }] },
     { text: "Updated d.txt." },
+    // Turn 5: a command outside the sandbox, allowed once, then a long closing answer.
+    {
+      text: "Now let me check the file.",
+      tool_calls: [{ id: "toolu_9", name: "bash", input: { command: E_COMMAND, description: "Check e.txt", sandbox: false } }],
+    },
+    { text: CLOSING },
   ],
 };
 
@@ -64,6 +75,7 @@ before(async () => {
   writeFileSync(join(sandbox.project, "b.txt"), B_TEXT);
   writeFileSync(join(sandbox.project, "c.txt"), C_TEXT);
   writeFileSync(join(sandbox.project, "d.txt"), D_TEXT);
+  writeFileSync(join(sandbox.project, "e.txt"), "epsilon\n");
   model = await MockModel.start(SCENARIO, sandbox.root);
   server = await CodeServer.start({
     root: sandbox.root,
@@ -201,8 +213,10 @@ test("prompt, streamed text, diff review accepted: the file changes on disk", { 
     await card.waitFor({ state: "visible" });
     assert.deepEqual(
       (await card.locator("button.option").allTextContents()).map((t) => t.replace(/^\S+\s/, "")),
-      ["Allow once", "Always allow `edit` in this project", "Reject"],
+      ["Allow once", "Always allow edit in this project", "Reject"],
     );
+    // The rule is shown as code.
+    assert.equal(await card.locator('button[data-kind="allow_always"] code').textContent(), "edit");
     await page.locator(".statusbar-item", { hasText: "Larik: waiting for you" }).waitFor();
     await diffTab("a.txt").waitFor();
     const diff = page.locator(".monaco-diff-editor").first();
@@ -314,6 +328,48 @@ test("unsaved text, selection, editor context, keyboard accept, undo", { timeout
   assert.match(log, /→ \{"jsonrpc":"2.0","method":"_larik\/editor_context","params":\{[^\n]*"activeFile":"[^"]*d\.txt"/, "no editor context for d.txt");
   assert.match(log, /→ \{[^\n]*"method":"session\/prompt"[^\n]*"type":"resource"[^\n]*d\.txt#L1-2/, "the selection was not attached to the prompt");
   assert.match(log, /← \{[^\n]*"method":"fs\/read_text_file"[^\n]*d\.txt/, "the agent did not read through the editor");
+});
+
+test("a command outside the sandbox: the prompt shows it whole with the warning; the end of the turn stays in view", { timeout: 120_000 }, async () => {
+  const chat = await chatFrame();
+  const card = chat.locator("#permission");
+  await step("send the fifth prompt", async () => {
+    await sendPrompt(chat, "Check e.txt with cat");
+    await card.waitFor({ state: "visible" });
+  });
+  await step("the prompt says exactly what will run", async () => {
+    assert.equal(await card.locator(".permission-title").textContent(), "Larik wants to: Check e.txt");
+    assert.equal(await card.locator("pre.permission-command code").textContent(), E_COMMAND);
+    assert.equal(await card.locator(".permission-warning").textContent(), "⚠ Runs outside the sandbox: full write and network access");
+    const always = card.locator('button[data-kind="allow_always"]');
+    assert.match((await always.textContent()) ?? "", /Always allow bash\(.+\) in this project/);
+    assert.match((await always.locator("code").textContent()) ?? "", /^bash\(cat/);
+    assert.equal(await card.locator("button.option.primary").getAttribute("data-kind"), "allow_once");
+  });
+  await step("allow once: the command runs and the final answer is in view", async () => {
+    await card.locator('button[data-kind="allow_once"]').click();
+    await chat.locator('[data-tool-call-id="toolu_9"][data-status="completed"]', { hasText: "checked-by-bash" }).waitFor();
+    await chat.locator(".item.agent", { hasText: "That is the end of the turn." }).waitFor();
+    await card.waitFor({ state: "hidden" });
+    // The command appears once, in its output block: titled by its description, no raw fences.
+    const call = chat.locator('[data-tool-call-id="toolu_9"]');
+    assert.equal(await call.locator(".tool-title").textContent(), "Check e.txt");
+    assert.ok(!((await call.textContent()) ?? "").includes("```"), "literal fences in the tool card");
+    await waitFor(
+      () => chat.locator(".transcript").evaluate((t) => t.scrollHeight - t.scrollTop - t.clientHeight < 2),
+      "the transcript to show its end",
+      STEP_MS,
+    );
+    const last = await chat.locator(".item.agent", { hasText: "That is the end of the turn." }).evaluate((node) => {
+      const view = node.closest(".transcript")!.getBoundingClientRect();
+      return node.getBoundingClientRect().bottom - view.bottom;
+    });
+    assert.ok(last <= 1, `the final answer ends ${last} px below the view`);
+    mkdirSync(join(EXTENSION_ROOT, "screenshots"), { recursive: true });
+    await page.screenshot({ path: SCREENSHOT, clip: { x: 0, y: 0, width: 760, height: 900 } });
+  });
+  const requests = await model.requests();
+  assert.ok([...stringsIn(requests.at(-1))].some((text) => text.includes("checked-by-bash")), "the model did not get the command's output");
 });
 
 test("reloading the window stops the agent; the new one loads the first session", { timeout: 120_000 }, async () => {

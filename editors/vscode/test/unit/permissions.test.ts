@@ -5,7 +5,7 @@ import { autoApproveOption, PermissionQueue } from "../../src/state/permissions"
 
 const OPTIONS = [
   { optionId: "allow_once", name: "Allow once", kind: "allow_once" as const },
-  { optionId: "allow_always", name: "Always allow edit in this session", kind: "allow_always" as const },
+  { optionId: "allow_always", name: "Always allow `edit` in this project", kind: "allow_always" as const },
   { optionId: "reject_once", name: "Reject", kind: "reject_once" as const },
 ];
 

@@ -8,7 +8,7 @@ import { FakeAgent } from "../support/fakeAgent";
 
 const OPTIONS = [
   { optionId: "allow_once", name: "Allow once", kind: "allow_once" },
-  { optionId: "allow_always", name: "Always allow edit in this session", kind: "allow_always" },
+  { optionId: "allow_always", name: "Always allow `edit` in this project", kind: "allow_always" },
   { optionId: "reject_once", name: "Reject", kind: "reject_once" },
 ];
 

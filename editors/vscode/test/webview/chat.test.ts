@@ -160,7 +160,7 @@ test("a permission shows the agent's options verbatim; answers carry key, option
         acceptsFeedback: true,
         options: [
           { optionId: "allow_once", name: "Allow once", kind: "allow_once" },
-          { optionId: "allow_always", name: "Always allow edit in this session", kind: "allow_always" },
+          { optionId: "allow_always", name: "Always allow `edit` in this project", kind: "allow_always" },
           { optionId: "reject_once", name: "Reject", kind: "reject_once" },
         ],
       },
@@ -170,7 +170,10 @@ test("a permission shows the agent's options verbatim; answers carry key, option
   const card = page.locator("#permission");
   await card.waitFor({ state: "visible" });
   const labels = await card.locator("button.option").allTextContents();
-  assert.deepEqual(labels.map((l) => l.replace(/^\S+\s/, "")), ["Allow once", "Always allow edit in this session", "Reject"]);
+  assert.deepEqual(labels.map((l) => l.replace(/^\S+\s/, "")), ["Allow once", "Always allow edit in this project", "Reject"]);
+  // The rule is shown as code; no command block or warning for an edit.
+  assert.equal(await card.locator('button[data-kind="allow_always"] code').textContent(), "edit");
+  assert.equal(await card.locator(".permission-command, .permission-warning").count(), 0);
   assert.match((await card.locator(".queued").textContent()) ?? "", /2 more waiting/);
   await card.locator("#view-diff").click();
   assert.equal((await waitPosted("viewDiff")).key, 7);
@@ -189,6 +192,95 @@ test("a permission shows the agent's options verbatim; answers carry key, option
   assert.deepEqual((await posted()).filter((m) => m.type === "answerPermission")[1], { type: "answerPermission", key: 8, optionId: "yes" });
   await send({ type: "permissions", permissions: { queued: 0 } });
   await card.waitFor({ state: "hidden" });
+  await page.close();
+});
+
+const BASH_PERMISSION = (key: number, sandboxOff: boolean): HostToWebview => ({
+  type: "permissions",
+  permissions: {
+    current: {
+      key,
+      toolCallId: "toolu_3",
+      title: "Run the unit tests",
+      toolKind: "execute",
+      command: "python3 -m unittest -v 2>&1 | tail -n 20 && touch .tests-passed",
+      ...(sandboxOff ? { outsideSandbox: true } : {}),
+      acceptsFeedback: true,
+      options: [
+        { optionId: "allow_once", name: "Allow once", kind: "allow_once" },
+        { optionId: "allow_always", name: "Always allow `bash(python3 -m unittest*)` in this project", kind: "allow_always" },
+        { optionId: "reject_once", name: "Reject", kind: "reject_once" },
+      ],
+    },
+    queued: 0,
+  },
+});
+
+test("a command's prompt shows it whole in a code block, warns outside the sandbox, and ranks allow once first", async () => {
+  const { page, send, waitPosted } = await open();
+  await page.setViewportSize({ width: 300, height: 700 });
+  await waitPosted("ready");
+  await send(snapshot());
+  await send(BASH_PERMISSION(9, true));
+  const card = page.locator("#permission");
+  await card.waitFor({ state: "visible" });
+  assert.equal(await card.locator(".permission-title").textContent(), "Larik wants to: Run the unit tests");
+  assert.equal(await card.locator("pre.permission-command code").textContent(), "python3 -m unittest -v 2>&1 | tail -n 20 && touch .tests-passed");
+  assert.equal(await card.locator(".permission-warning").textContent(), "⚠ Runs outside the sandbox: full write and network access");
+  // The command block is monospace and wraps inside the 300 px card rather than overflowing it.
+  const block = await card.locator("pre.permission-command").evaluate((node) => ({
+    font: getComputedStyle(node).fontFamily,
+    overflow: node.scrollWidth > node.clientWidth,
+  }));
+  assert.match(block.font, /monospace/);
+  assert.equal(block.overflow, false);
+  assert.equal(await card.locator('button[data-kind="allow_always"] code').textContent(), "bash(python3 -m unittest*)");
+  const ranks = await card.locator("button.option").evaluateAll((buttons) => buttons.map((b) => [b.getAttribute("data-kind"), b.classList.contains("primary")]));
+  assert.deepEqual(ranks, [["allow_once", true], ["allow_always", false], ["reject_once", false]]);
+  const [primary, secondary] = await Promise.all(
+    ['button[data-kind="allow_once"]', 'button[data-kind="allow_always"]'].map((selector) => card.locator(selector).evaluate((b) => getComputedStyle(b).backgroundColor)),
+  );
+  assert.notEqual(primary, secondary, "allow once and always look the same");
+  await send(BASH_PERMISSION(10, false));
+  await page.waitForFunction(() => document.querySelector("#permission")?.getAttribute("data-key") === "10");
+  assert.equal(await card.locator(".permission-warning").count(), 0);
+  await page.close();
+});
+
+test("the transcript keeps its end in view while a permission card opens and closes, unless the user scrolled up", async () => {
+  const { page, send, waitPosted } = await open();
+  await page.setViewportSize({ width: 300, height: 500 });
+  await waitPosted("ready");
+  const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join("\n\n");
+  await send(snapshot([{ type: "user", id: "u1", text: "go" }, { type: "agent", id: "a1", text: lines(30) }]));
+  const distance = () => page.locator("#transcript, .transcript").first().evaluate((t) => t.scrollHeight - t.scrollTop - t.clientHeight);
+  const atEnd = async (what: string) => {
+    await page.waitForFunction(() => {
+      const t = document.querySelector(".transcript")!;
+      return t.scrollHeight - t.scrollTop - t.clientHeight < 2;
+    }, undefined, { timeout: 5000 }).catch(async () => assert.fail(`${what}: ${await distance()} px below the view`));
+  };
+  await atEnd("after the snapshot");
+  await send({ type: "item", item: { type: "tool", id: "tool:toolu_3", title: "Run the unit tests", kind: "execute", status: "pending", content: [], locations: [] } });
+  await send(BASH_PERMISSION(11, true));
+  await page.locator("#permission").waitFor({ state: "visible" });
+  await atEnd("with the card open");
+  await send({ type: "permissions", permissions: { queued: 0 } });
+  await send({ type: "item", item: { type: "tool", id: "tool:toolu_3", title: "Run the unit tests", kind: "execute", status: "completed", content: [{ type: "text", text: lines(12) }], locations: [] } });
+  await send({ type: "item", item: { type: "agent", id: "a2", text: "All four tests pass now." } });
+  await page.locator('[data-id="a2"]').waitFor();
+  await atEnd("after the card was answered and the final answer came");
+
+  // A user who scrolled up to read stays where they are.
+  await page.locator(".transcript").hover();
+  await page.mouse.wheel(0, -400);
+  await page.waitForFunction(() => {
+    const t = document.querySelector(".transcript")!;
+    return t.scrollHeight - t.scrollTop - t.clientHeight > 300;
+  });
+  await send({ type: "item", item: { type: "agent", id: "a3", text: lines(6) } });
+  await page.locator('[data-id="a3"]').waitFor();
+  assert.ok((await distance()) > 300, "the view jumped to the end while the user was reading above");
   await page.close();
 });
 
@@ -224,7 +316,7 @@ test("mode and model pickers, plan and usage", async () => {
         { content: "Read the code", status: "completed", priority: "high" },
         { content: "Fix the bug", status: "in_progress", priority: "high" },
       ],
-      usage: { used: 53000, size: 200000, cost: { amount: 0.045, currency: "USD" } },
+      usage: { used: 53000, size: 200000, cost: { amount: 0.0009, currency: "USD" } },
     }),
   );
   assert.equal(await page.locator("#mode").inputValue(), "default");
@@ -235,7 +327,7 @@ test("mode and model pickers, plan and usage", async () => {
   assert.deepEqual(await waitPosted("setModel"), { type: "setModel", id: "m2" });
   assert.match((await page.locator("#plan summary").textContent()) ?? "", /Plan \(1\/2\)/);
   assert.equal(await page.locator("#plan .plan-entry.in_progress").count(), 1);
-  assert.match((await page.locator("#usage").textContent()) ?? "", /53,000 \/ 200,000 tokens \(27%\) · 0\.045 USD/);
+  assert.match((await page.locator("#usage").textContent()) ?? "", /53,000 \/ 200,000 tokens \(27%\) · \$0\.0009$/);
   await page.close();
 });
 

@@ -1,5 +1,5 @@
---- Owns the chat's buffers and windows: the read-only transcript buffer (`larik://chat`), the
---- prompt input below it (`larik://input`), their layout, the winbar, and keeping the view on
+--- Owns the chat's buffers and windows: the read-only transcript buffer (`Larik chat`), the
+--- prompt input below it (`Larik prompt`), their layout, the winbar, and keeping the view on
 --- the newest text. What the transcript says is `ui/transcript.lua`'s job.
 local config = require("larik.config")
 local transcript = require("larik.ui.transcript")
@@ -23,7 +23,9 @@ M.on_cancel = function() end
 
 local function scratch(name, filetype)
   local buf = api.nvim_create_buf(false, true)
+  -- Names read as labels in tab lines and status lines ("Larik chat"), not as paths.
   api.nvim_buf_set_name(buf, name)
+  vim.b[buf].larik = true
   vim.bo[buf].buftype = "nofile"
   vim.bo[buf].bufhidden = "hide"
   vim.bo[buf].swapfile = false
@@ -52,7 +54,7 @@ function M.buf()
   if state.chat_buf and api.nvim_buf_is_valid(state.chat_buf) then
     return state.chat_buf
   end
-  local buf = scratch("larik://chat", "larik")
+  local buf = scratch("Larik chat", "larik")
   vim.bo[buf].modifiable = false
   vim.bo[buf].undolevels = -1
   pcall(vim.treesitter.language.register, "markdown", "larik")
@@ -81,7 +83,7 @@ function M.input_buf()
   if state.input_buf and api.nvim_buf_is_valid(state.input_buf) then
     return state.input_buf
   end
-  local buf = scratch("larik://input", "larikinput")
+  local buf = scratch("Larik prompt", "larikinput")
   vim.bo[buf].syntax = "markdown"
   map(buf, "n", "<CR>", submit, "Send the prompt")
   map(buf, { "n", "i" }, "<C-s>", function()

@@ -30,6 +30,16 @@ local function find_option(request, kinds)
   return nil
 end
 
+--- The chat's merged state of the request's tool call, if the chat shows it.
+local function tool_state(request)
+  local id = (request.params.toolCall or {}).toolCallId
+  local ok, client = pcall(require, "larik.client")
+  if not ok or not id or type(client.state) ~= "table" or type(client.state.tools) ~= "table" then
+    return nil
+  end
+  return client.state.tools[id]
+end
+
 local function unmap()
   local buf = chat.buf()
   for _, lhs in ipairs(mapped) do
@@ -60,9 +70,18 @@ local function answer(request, option, meta, note)
   end
   if request.shown_in_chat then
     local text = (option and option.name or "cancelled") .. (note and (" " .. note) or "")
+    local key = "permission:" .. tostring(request.id)
+    local call = tool_state(request)
     chat.write(function(t)
-      local lines, highlights = render.permission_answered(request.params, text)
-      t:block("permission:" .. tostring(request.id), lines, highlights)
+      if call and t:has_block("tool:" .. call.toolCallId) then
+        -- The answer goes in place, in the call's own block above its output.
+        call.asking, call.answer = nil, text
+        t:remove_block(key)
+        t:tool(call)
+      else
+        local lines, highlights = render.permission_answered(request.params, text)
+        t:block(key, lines, highlights)
+      end
     end)
   end
   vim.schedule(show_next)
@@ -149,8 +168,14 @@ local function show_in_chat(request)
   local has_diff = review.diff_of(request.params.toolCall) ~= nil
   request.shown_in_chat = true
   local key = "permission:" .. tostring(request.id)
+  local call = tool_state(request)
+  local lines, highlights = render.permission(request.params, has_diff)
   local row = chat.write(function(t)
-    local lines, highlights = render.permission(request.params, has_diff)
+    if call and t:has_block("tool:" .. call.toolCallId) then
+      -- The prompt shows the command; the call's block keeps only its header meanwhile.
+      call.asking = true
+      t:tool(call)
+    end
     return t:block(key, lines, highlights)
   end)
   local buf = chat.buf()
@@ -179,10 +204,31 @@ local function show_in_chat(request)
   end
   if cfg.permission.focus then
     local win = chat.focus_chat()
-    pcall(vim.api.nvim_win_set_cursor, win, { row + 1, 0 })
+    -- The whole prompt in view: its last line at the bottom of the window first, then the
+    -- cursor on the first option (moving up within the window does not scroll).
+    pcall(vim.api.nvim_win_set_cursor, win, { row + #lines, 0 })
+    pcall(vim.api.nvim_win_call, win, function()
+      vim.cmd("normal! zb")
+    end)
+    local first_option = row + 1
+    for index, line in ipairs(lines) do
+      if line:match("^  1%. ") then
+        first_option = row + index
+        break
+      end
+    end
+    pcall(vim.api.nvim_win_set_cursor, win, { first_option, 0 })
   end
   if has_diff and cfg.review.auto_open then
     open_review(request)
+  end
+end
+
+--- The winbar says "waiting for you" while a request is shown.
+local function refresh_status()
+  local ok, client = pcall(require, "larik.client")
+  if ok and type(client.refresh) == "function" then
+    pcall(client.refresh)
   end
 end
 
@@ -191,6 +237,7 @@ show_next = function()
     return
   end
   current = table.remove(queue, 1)
+  refresh_status()
   if not current then
     return
   end

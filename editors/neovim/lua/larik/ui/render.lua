@@ -73,20 +73,66 @@ function M.diff_summary(item)
   return ("± %s%s (+%d −%d)"):format(verb, M.short_path(item.path), added, removed)
 end
 
---- Lines and highlights of a tool call block.
----@param call table merged ACP ToolCall fields
+--- The shell command a call runs, when it is one.
+function M.command_of(call)
+  local input = type(call) == "table" and call.rawInput or nil
+  if type(input) == "table" and type(input.command) == "string" then
+    return input.command
+  end
+  return nil
+end
+
+--- A call's name for the user: a command's description (its command is shown on its own, so
+--- it is not repeated in the title with raw backticks), else the agent's title.
+function M.title_of(call)
+  if M.command_of(call) then
+    local description = call.rawInput.description
+    if type(description) == "string" and description:match("%S") then
+      return vim.trim(description)
+    end
+    return "Run a command"
+  end
+  return call.title or call.name or call.kind or "tool"
+end
+
+--- Lines and highlights of a tool call block. While its permission prompt waits, only the
+--- header (the prompt shows the command); once answered, the answer comes under the header,
+--- above the output it allowed.
+---@param call table merged ACP ToolCall fields (+ `asking`, `answer` set by the prompt)
 ---@return string[], table[]
 function M.tool(call)
   local icons = config.get().icons
   local status = call.status or "pending"
   local icon = icons[status] or icons.pending
-  local title = call.title or call.name or call.kind or "tool"
-  local header = icon .. " " .. title
+  local header = icon .. " " .. M.title_of(call)
   local lines = { header }
   local highlights = {
     { 0, 0, #icon, status_groups[status] or "LarikToolPending" },
     { 0, #icon + 1, #header, "LarikToolTitle" },
   }
+  if call.asking then
+    return lines, highlights
+  end
+  -- A read is one line: the file and its length (the file itself is a keypress away).
+  if call.kind == "read" and status == "completed" then
+    local count = 0
+    for _, item in ipairs(call.content or {}) do
+      local text = item.type == "content" and content_text(item.content)
+      if text and text ~= "" then
+        count = count + #vim.split(text:gsub("\n$", ""), "\n", { plain = true })
+      end
+    end
+    if count > 0 then
+      lines[1] = ("%s (%d line%s)"):format(header, count, count == 1 and "" or "s")
+      highlights[2] = { 0, #icon + 1, #lines[1], "LarikToolTitle" }
+    end
+    return lines, highlights
+  end
+  if call.answer then
+    local line = "  " .. config.get().icons.permission .. " " .. call.answer
+    lines[#lines + 1] = line
+    highlights[#highlights + 1] = { #lines - 1, 0, #line, "LarikHelp" }
+  end
   for _, location in ipairs(call.locations or {}) do
     local where = "  → " .. M.short_path(location.path) .. (location.line and (":" .. location.line) or "")
     lines[#lines + 1] = where
@@ -125,15 +171,32 @@ function M.plan(entries)
   return lines, highlights
 end
 
---- Lines of a waiting permission request: the agent's options verbatim, numbered.
+--- What a command outside the sandbox may do, said with its prompt.
+M.OUTSIDE_SANDBOX = "⚠ Runs outside the sandbox: full write and network access"
+
+--- Lines of a waiting permission request: what will happen (a command in a block of its own,
+--- with a warning when it runs outside the sandbox), then the agent's options verbatim, numbered.
 ---@param request table session/request_permission params
 ---@param has_diff boolean
 function M.permission(request, has_diff)
   local cfg = config.get()
   local icon = cfg.icons.permission
   local call = request.toolCall or {}
-  local header = icon .. " Permission: " .. (call.title or "tool call")
+  local header = icon .. " Larik wants to: " .. M.title_of(call)
   local lines, highlights = { header }, { { 0, 0, #header, "LarikPermission" } }
+  local command = M.command_of(call)
+  if command then
+    lines[#lines + 1] = "  ```sh"
+    for _, line in ipairs(vim.split(command, "\n", { plain = true })) do
+      lines[#lines + 1] = "  " .. line
+    end
+    lines[#lines + 1] = "  ```"
+    if call.rawInput.sandbox == false then
+      local warning = "  " .. M.OUTSIDE_SANDBOX
+      lines[#lines + 1] = warning
+      highlights[#highlights + 1] = { #lines - 1, 0, #warning, "LarikWarning" }
+    end
+  end
   for index, option in ipairs(request.options or {}) do
     local line = ("  %d. %s"):format(index, option.name or option.optionId)
     lines[#lines + 1] = line
@@ -150,10 +213,10 @@ function M.permission(request, has_diff)
   return lines, highlights
 end
 
---- The line a permission request leaves once answered.
+--- The line a permission request leaves once answered, when its tool call is not shown.
 function M.permission_answered(request, answer)
   local call = request.toolCall or {}
-  local line = ("%s Permission: %s → %s"):format(config.get().icons.permission, call.title or "tool call", answer)
+  local line = ("%s %s → %s"):format(config.get().icons.permission, M.title_of(call), answer)
   return { line }, { { 0, 0, #line, "LarikHelp" } }
 end
 

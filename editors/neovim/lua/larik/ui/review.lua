@@ -36,6 +36,7 @@ local function scratch(name, lines, filetype)
   end
   local buf = api.nvim_create_buf(false, true)
   api.nvim_buf_set_name(buf, name)
+  vim.b[buf].larik = true
   vim.bo[buf].buftype = "nofile"
   vim.bo[buf].bufhidden = "wipe"
   vim.bo[buf].swapfile = false
@@ -126,8 +127,11 @@ local function render(review)
       end
       if #hunk.old > 0 then
         local virt = {}
+        -- Padded to the window's width so the background marks the whole line, as the added
+        -- lines' line highlight does.
+        local width = review.proposed_win and api.nvim_win_is_valid(review.proposed_win) and api.nvim_win_get_width(review.proposed_win) or 80
         for _, old in ipairs(hunk.old) do
-          virt[#virt + 1] = { { old, "LarikDiffDelete" } }
+          virt[#virt + 1] = { { old .. string.rep(" ", math.max(width - vim.fn.strdisplaywidth(old), 0)), "LarikDiffDelete" } }
         end
         opts.virt_lines = virt
         opts.virt_lines_above = not below
@@ -330,9 +334,9 @@ function M.open(request, opts)
     anchors = {},
   }
   local filetype = vim.filetype.match({ filename = item.path }) or ""
-  review.proposed_buf = scratch("larik://review/" .. item.path, new_lines, filetype)
+  review.proposed_buf = scratch("Larik review: " .. vim.fn.fnamemodify(item.path, ":t"), new_lines, filetype)
   if review.style == "split" then
-    review.original_buf = scratch("larik://original/" .. item.path, old_lines, filetype)
+    review.original_buf = scratch("Larik original: " .. vim.fn.fnamemodify(item.path, ":t"), old_lines, filetype)
     vim.cmd("tab sbuffer " .. review.original_buf)
     review.original_win = api.nvim_get_current_win()
     vim.cmd("rightbelow vertical sbuffer " .. review.proposed_buf)

@@ -207,6 +207,23 @@ function Transcript:block_range(key)
   return pos[1], pos[3].end_row or pos[1]
 end
 
+--- Deletes a block's lines; nothing if it is not shown.
+function Transcript:remove_block(key)
+  local first, last = self:block_range(key)
+  if not first then
+    return
+  end
+  self:_edit(function()
+    api.nvim_buf_clear_namespace(self.buf, hl_ns, first, last + 1)
+    api.nvim_buf_set_lines(self.buf, first, last + 1, false, {})
+  end)
+  api.nvim_buf_del_extmark(self.buf, ns, self.blocks[key])
+  self.blocks[key] = nil
+  if self.tail == key then
+    self.tail = nil
+  end
+end
+
 function Transcript:has_block(key)
   return self.blocks[key] ~= nil
 end

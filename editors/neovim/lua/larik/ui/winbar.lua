@@ -15,6 +15,17 @@ local function tokens(count)
   return tostring(count)
 end
 
+--- A cost in one format for every editor: dollars with two decimals, four below a cent, so a
+--- small turn does not read as free ("$0.0009", "$0.05", "$1.20").
+function M.cost(cost)
+  if type(cost) ~= "table" or type(cost.amount) ~= "number" then
+    return nil
+  end
+  local symbol = (cost.currency == "USD" or cost.currency == nil) and "$" or (cost.currency .. " ")
+  local digits = (cost.amount > 0 and cost.amount < 0.01) and 4 or 2
+  return symbol .. ("%." .. digits .. "f"):format(cost.amount)
+end
+
 --- The usage part: "24k/200k (12%) $0.05".
 function M.usage(usage)
   if type(usage) ~= "table" or type(usage.used) ~= "number" then
@@ -24,16 +35,26 @@ function M.usage(usage)
   if type(usage.size) == "number" and usage.size > 0 then
     text = ("%s/%s (%d%%)"):format(text, tokens(usage.size), math.floor(usage.used * 100 / usage.size + 0.5))
   end
-  if type(usage.cost) == "table" and type(usage.cost.amount) == "number" then
-    local symbol = (usage.cost.currency == "USD" or usage.cost.currency == nil) and "$" or (usage.cost.currency .. " ")
-    text = text .. (" %s%.2f"):format(symbol, usage.cost.amount)
+  local cost = M.cost(usage.cost)
+  if cost then
+    text = text .. " " .. cost
   end
   return text
 end
 
+--- The status comes right after the name, so a narrow window cuts the details, not the status.
 ---@param status { state: string, mode: string|nil, model: string|nil, usage: table|nil, title: string|nil }
 function M.render(status)
   local parts = { "%#LarikWinbar#Larik%*" }
+  if status.state == "working" then
+    parts[#parts + 1] = "%#LarikWinbarBusy#● working%*"
+  elseif status.state == "waiting" then
+    parts[#parts + 1] = "%#LarikWinbarWaiting#● waiting for you%*"
+  elseif status.state and status.state ~= "ready" then
+    parts[#parts + 1] = escape(status.state)
+  end
+  -- Neovim cuts a too long winbar at its start unless told where: after the status.
+  parts[#parts] = parts[#parts] .. "%<"
   if status.title and status.title ~= "" then
     parts[#parts + 1] = escape(status.title)
   end
@@ -46,11 +67,6 @@ function M.render(status)
   local usage = M.usage(status.usage)
   if usage then
     parts[#parts + 1] = "ctx " .. escape(usage)
-  end
-  if status.state == "working" then
-    parts[#parts + 1] = "%#LarikWinbarBusy#● working%*"
-  elseif status.state and status.state ~= "ready" then
-    parts[#parts + 1] = escape(status.state)
   end
   return table.concat(parts, " · ")
 end

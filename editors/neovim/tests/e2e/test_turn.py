@@ -1,0 +1,121 @@
+"""One whole turn in Neovim running in a terminal, its screen read back: the agent plans, reads a
+file, proposes a two-hunk edit reviewed in its own tab, then asks to run the tests outside the
+sandbox. Checks what the user sees: tab labels, the status first in the winbar, the prompt whole
+on screen with the command and the warning, one plan, a read as one line, the answer in place.
+The last screen is saved as the README's screenshot."""
+
+import os
+
+from harness import PLUGIN_DIR, tool_results, wait_for
+
+CALC = '''def mean(values):
+    total = 0
+    for v in values:
+        total += v
+    return total / (len(values) - 1)
+
+
+def clamp(x, lo, hi):
+    if x < lo:
+        return lo
+    if x > hi:
+        return lo
+    return x
+'''
+FIXED = CALC.replace("(len(values) - 1)", "len(values)").replace("        return lo\n    return x", "        return hi\n    return x")
+TESTS = '''import unittest
+
+from calc import clamp, mean
+
+
+class CalcTest(unittest.TestCase):
+    def test_mean(self):
+        self.assertEqual(mean([1, 2, 3]), 2)
+
+    def test_clamp(self):
+        self.assertEqual(clamp(5, 0, 3), 3)
+'''
+COMMAND = "python3 -m unittest -v 2>&1 | tail -n 20"
+SCREENSHOT = PLUGIN_DIR / "screenshots" / "turn.png"
+
+
+def plan(*statuses):
+    names = ["Read calc.py", "Fix mean and clamp", "Run the tests"]
+    return {"todos": [{"content": name, "status": status} for name, status in zip(names, statuses)]}
+
+
+def steps(calc: str) -> list[dict]:
+    return [
+        {
+            "text": "I'll start by reading calc.py.",
+            "tool_calls": [
+                {"id": "toolu_1", "name": "todo", "input": plan("in_progress", "pending", "pending")},
+                {"id": "toolu_2", "name": "read", "input": {"path": calc}},
+            ],
+        },
+        {
+            "text": "Found two bugs: mean divides by len - 1, clamp returns lo above the range.",
+            "tool_calls": [{"id": "toolu_3", "name": "edit", "input": {"path": calc, "old_string": CALC, "new_string": FIXED}}],
+        },
+        {"tool_calls": [{"id": "toolu_4", "name": "todo", "input": plan("completed", "completed", "in_progress")}]},
+        {
+            "text": "Now let me run the tests.",
+            "tool_calls": [{"id": "toolu_5", "name": "bash", "input": {"command": COMMAND, "description": "Run the unit tests", "sandbox": False}}],
+        },
+        {"text": "Both tests pass now."},
+    ]
+
+
+def test_a_whole_turn_on_screen(start, tmp_path):
+    editor = start(steps(str(tmp_path / "project" / "calc.py")), files={"calc.py": CALC, "test_calc.py": TESTS}, terminal=True)
+    editor.command("edit calc.py")
+    editor.command("Larik")
+    editor.ask("The tests in test_calc.py fail. Please fix calc.py and run the tests.")
+
+    # The review has its own tab, labelled as a proposal; the chat's tab is "Larik chat".
+    editor.wait_review()
+    screen = wait_for(lambda: "Larik review: calc.py" in editor.screen() and editor.screen(), "the review's tab label")
+    tabline = screen.splitlines()[0]
+    assert "Larik review: calc.py" in tabline and "//" not in tabline, tabline
+    editor.type("gA")  # accept every hunk
+    wait_for(lambda: editor.lua("return require('larik.ui.review').current() == nil"), "the review to close")
+
+    # The test run asks: the whole prompt is on screen, with the command and the warning.
+    editor.wait_permission()
+    screen = wait_for(
+        lambda: (lambda text: "1. Allow once" in text and "3. Reject" in text and text)(editor.screen()),
+        "the prompt's options on screen",
+    )
+    for expected in ("Larik wants to: Run the unit tests", COMMAND, "⚠ Runs outside the sandbox: full write and network access", "in this project"):
+        assert expected in screen, f"{expected!r} not on screen:\n{screen}"
+    # The status comes first in the winbar, where a narrow window does not cut it off.
+    winbar = next((line for line in screen.splitlines() if "Larik · " in line), None)
+    assert winbar, screen
+    assert winbar.split("Larik · ", 1)[1].startswith("● waiting for you"), winbar
+
+    editor.type("1")
+    editor.wait_chat("Both tests pass now.")
+    editor.wait_turn_done()
+    # The tests ran against the reviewed file.
+    output = tool_results(editor.mock.requests()[-1])[-1]
+    assert "Ran 2 tests" in output and "OK" in output, output
+
+    chat = editor.chat_text()
+    # One plan, from the plan updates: no plan tool output, no second rendering.
+    assert sum(1 for line in chat.splitlines() if line == "Plan") == 1, chat
+    assert "Plan updated" not in chat and "[x] Read calc.py" in chat, chat
+    # A read is one line; the file's text is not repeated in the chat.
+    assert "✓ Read calc.py (13 lines)" in chat and "total += v" not in chat, chat
+    # The answer stands in the call's block, above the output it allowed.
+    lines = chat.splitlines()
+    header = lines.index("✓ Run the unit tests")
+    assert lines[header + 1] == "  ? Allow once", lines[header : header + 4]
+    assert "Larik wants to" not in chat
+
+    screen = editor.screen()
+    assert "Both tests pass now." in screen, screen
+    if os.environ.get("LARIK_SCREENSHOTS", "1") == "1":
+        from terminal_png import save
+
+        save(editor.screen(styled=True), SCREENSHOT, editor.WIDTH, editor.HEIGHT)
+        assert SCREENSHOT.stat().st_size < 200_000

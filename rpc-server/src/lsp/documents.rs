@@ -1,0 +1,140 @@
+//! The editor's open buffers as the agent sees them, and the agent's reads and writes through
+//! them ([`EditorFiles`]).
+//!
+//! Invariant: a write returns only once the file on disk holds what was written, because the next
+//! tool (a test run) reads the disk. Helix cannot be asked to save and refuses `:w` on a file
+//! changed behind it, so a write to an open buffer goes into the buffer (undoable, as the user
+//! reviewed it) and then waits for the user's `:w` (`textDocument/didSave`), saying so; a file
+//! that is not open is written directly.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use larik_core::workspace::EditorFiles;
+use serde_json::json;
+use tokio::sync::watch;
+
+use super::bridge::apply_edit;
+use super::client::Client;
+use super::proposal::LineEdit;
+use super::uri;
+
+const WARNING_MESSAGE: u32 = 2;
+
+#[derive(Clone)]
+pub struct Documents {
+    texts: Arc<Mutex<HashMap<PathBuf, String>>>,
+    /// Saves seen per file, so a waiting write can tell a save happened.
+    saves: Arc<Mutex<HashMap<PathBuf, u64>>>,
+    cancels: Arc<Mutex<u64>>,
+    /// Bumped on every save and cancel: wakes writes waiting on either.
+    changed: Arc<watch::Sender<u64>>,
+}
+
+impl Default for Documents {
+    fn default() -> Self {
+        Self { texts: Arc::default(), saves: Arc::default(), cancels: Arc::default(), changed: Arc::new(watch::Sender::new(0)) }
+    }
+}
+
+impl Documents {
+    pub fn get(&self, path: &Path) -> Option<String> {
+        self.texts.lock().ok()?.get(path).cloned()
+    }
+
+    pub fn set(&self, path: PathBuf, text: String) {
+        if let Ok(mut texts) = self.texts.lock() {
+            texts.insert(path, text);
+        }
+    }
+
+    pub fn remove(&self, path: &Path) {
+        if let Ok(mut texts) = self.texts.lock() {
+            texts.remove(path);
+        }
+    }
+
+    pub fn saved(&self, path: &Path) {
+        if let Ok(mut saves) = self.saves.lock() {
+            *saves.entry(path.to_path_buf()).or_default() += 1;
+        }
+        self.changed.send_modify(|count| *count += 1);
+    }
+
+    /// The turn was cancelled: writes waiting for a save give up.
+    pub fn cancel_waits(&self) {
+        if let Ok(mut cancels) = self.cancels.lock() {
+            *cancels += 1;
+        }
+        self.changed.send_modify(|count| *count += 1);
+    }
+
+    fn save_count(&self, path: &Path) -> u64 {
+        self.saves.lock().ok().and_then(|saves| saves.get(path).copied()).unwrap_or(0)
+    }
+
+    fn cancel_count(&self) -> u64 {
+        self.cancels.lock().map(|cancels| *cancels).unwrap_or(0)
+    }
+
+    /// Waits for the user to save `path` after `saves_before` saves; false if the turn was
+    /// cancelled first.
+    async fn wait_for_save(&self, path: &Path, saves_before: u64, cancels_before: u64) -> bool {
+        let mut changed = self.changed.subscribe();
+        loop {
+            if self.save_count(path) != saves_before {
+                return true;
+            }
+            if self.cancel_count() != cancels_before || changed.changed().await.is_err() {
+                return false;
+            }
+        }
+    }
+}
+
+/// Reads see unsaved buffers; writes reach the disk (see the module's invariant).
+pub struct LspFiles {
+    documents: Documents,
+    client: Client,
+}
+
+impl LspFiles {
+    pub fn new(documents: Documents, client: Client) -> Self {
+        Self { documents, client }
+    }
+}
+
+#[async_trait::async_trait]
+impl EditorFiles for LspFiles {
+    async fn read_text(&self, path: &Path) -> Result<String, String> {
+        match self.documents.get(path) {
+            Some(text) => Ok(text),
+            None => tokio::fs::read_to_string(path).await.map_err(|error| format!("{}: {error}", path.display())),
+        }
+    }
+
+    async fn write_text(&self, path: &Path, content: &str) -> Result<(), String> {
+        let Some(current) = self.documents.get(path) else {
+            return larik_core::workspace::write_file_atomic(path, content.as_bytes()).map_err(|error| error.to_string());
+        };
+        let (saves_before, cancels_before) = (self.documents.save_count(path), self.documents.cancel_count());
+        // Hunks the user applied already put this content in the buffer.
+        if current != content {
+            let whole = LineEdit { start: 0, end: current.split_inclusive('\n').count(), new_text: content.to_owned() };
+            apply_edit(&self.client, &uri::from_path(path), &whole).await?;
+            self.documents.set(path.to_path_buf(), content.to_owned());
+        }
+        if std::fs::read_to_string(path).ok().as_deref() == Some(content) {
+            return Ok(());
+        }
+        let name = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
+        let message = format!("Larik waits for you to save {name} (:w): what runs next reads the file on disk");
+        self.client.notify("window/showMessage", json!({"type": WARNING_MESSAGE, "message": message}));
+        if self.documents.wait_for_save(path, saves_before, cancels_before).await {
+            Ok(())
+        } else {
+            Err(format!("the turn was cancelled before {name} was saved; the edit is in the editor's buffer, unsaved"))
+        }
+    }
+}
