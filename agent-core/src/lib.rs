@@ -6,6 +6,7 @@
 pub mod clock;
 pub mod config;
 pub mod event;
+pub mod hooks;
 mod http;
 pub mod llm;
 pub mod permission;
