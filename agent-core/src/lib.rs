@@ -7,6 +7,7 @@ pub mod clock;
 pub mod config;
 pub mod environment;
 pub mod event;
+pub mod hooks;
 mod http;
 pub mod llm;
 pub mod permission;
