@@ -40,6 +40,9 @@ pub struct Settings {
     pub web_search: Option<WebSearchSettings>,
     pub permissions: Option<PermissionSettings>,
     pub sandbox: Option<SandboxSettings>,
+    /// Read by [`crate::hooks::Hooks::load`]; named here so it is not reported as unknown.
+    #[serde(rename = "hooks")]
+    _hooks: Option<serde_json::Value>,
     /// Keys no part of Larik reads, kept to be reported rather than silently dropped.
     #[serde(flatten)]
     unknown: std::collections::BTreeMap<String, serde_json::Value>,
@@ -134,6 +137,7 @@ impl Settings {
             web_search: over.web_search.or(self.web_search),
             permissions: over.permissions.or(self.permissions),
             sandbox: over.sandbox.or(self.sandbox),
+            _hooks: None,
             unknown: std::collections::BTreeMap::new(),
             problems: [self.problems, over.problems].concat(),
         }

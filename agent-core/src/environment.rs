@@ -13,6 +13,7 @@ use crate::llm::{Provider, ProviderError, Usage};
 use crate::permission::Permissions;
 use crate::sandbox::Sandbox;
 use crate::session::ModelSettings;
+use crate::session::hook_points::HookPoints;
 use crate::session::store::SessionLog;
 use crate::tools::background::BackgroundShells;
 use crate::tools::{EditorServices, Registry};
@@ -24,6 +25,8 @@ pub struct SessionEnv {
     pub workspace: Arc<Workspace>,
     pub permissions: Arc<Permissions>,
     pub registry: Arc<Registry>,
+    /// Hooks at the points of the loop, and the user's word on the project's hooks.
+    pub hooks: Arc<HookPoints>,
     pub models: Arc<Models>,
     /// What the front end offers beyond files: questions to the user, terminals.
     pub services: EditorServices,
@@ -42,6 +45,7 @@ impl SessionEnv {
             workspace,
             permissions: Arc::new(Permissions::default()),
             registry: Arc::new(Registry::builtin(None)),
+            hooks: Arc::new(HookPoints::none()),
             models: Arc::new(Models::new(Err(ProviderError::BadRequest { message: "no model in a standalone environment".into() }), ModelSettings::none())),
             services: EditorServices::default(),
             sandbox: None,
@@ -62,6 +66,7 @@ impl SessionEnv {
             workspace,
             permissions: Arc::clone(&self.permissions),
             registry: Arc::new(self.registry.filtered(keep)),
+            hooks: Arc::clone(&self.hooks),
             models: Arc::clone(&self.models),
             services: self.services.clone(),
             shells: Arc::new(BackgroundShells::new(cancel)),

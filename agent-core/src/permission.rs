@@ -23,7 +23,7 @@ pub mod rules;
 pub mod shell;
 mod store;
 
-pub use store::private_settings_path;
+pub use store::{approve_hooks, approved_hooks, private_settings_path};
 
 use std::path::PathBuf;
 use std::sync::Mutex;

@@ -3,6 +3,7 @@
 //! One turn runs at a time per session; a second prompt waits for the first to finish.
 
 mod dispatch;
+pub(crate) mod hook_points;
 mod paced_text;
 pub mod store;
 mod turn;
@@ -15,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::{self, ConfigError, ModelConfig};
 use crate::environment::{Models, SessionEnv};
+use hook_points::HookPoints;
 use crate::event::AgentEvent;
 use crate::llm::{Message, Part, Provider, ProviderError};
 use store::SessionLog;
@@ -94,6 +96,8 @@ pub struct SessionConfig {
     pub notice: Option<String>,
     /// Where the conversation is saved as it happens.
     pub log: Option<Arc<SessionLog>>,
+    /// Hooks from every settings file (the project's run only once the user approved them).
+    pub hooks: crate::hooks::Hooks,
     /// The conversation so far, for a session loaded from disk.
     pub history: Vec<Message>,
     pub title: Option<String>,
@@ -118,6 +122,7 @@ impl SessionConfig {
             rules_file: None,
             notice: None,
             log: None,
+            hooks: crate::hooks::Hooks::default(),
             history: Vec::new(),
             title: None,
         }
@@ -134,6 +139,7 @@ impl SessionConfig {
     ) -> Result<(Self, Option<ModelConfig>), ConfigError> {
         let settings = config::load_settings(&cwd, env)?;
         let permissions = config::load_permissions(&cwd, env)?;
+        let hooks = crate::hooks::Hooks::load(&cwd, env).map_err(|error| ConfigError::Unreadable { path: cwd.clone(), message: error.to_string() })?;
         let search = config::resolve_search(&settings, env);
         let (provider, model, resolved) = match config::resolve_model(&settings, env) {
             Ok(model) => (model.build_provider(), ModelSettings::from(&model), Some(model)),
@@ -155,7 +161,7 @@ impl SessionConfig {
             },
         };
         let (initial_mode, mode_notice) = config::initial_mode(&permissions, &cwd);
-        let notices: Vec<String> = notice.into_iter().chain(mode_notice).chain(settings.problems.iter().cloned()).collect();
+        let notices: Vec<String> = notice.into_iter().chain(mode_notice).chain(settings.problems.iter().cloned()).chain(hooks.problems().iter().cloned()).collect();
         let notice = (!notices.is_empty()).then(|| notices.join("\n"));
         let config = Self {
             id: fresh_id(),
@@ -173,6 +179,7 @@ impl SessionConfig {
             sandbox_off,
             notice,
             log: None,
+            hooks,
             history: Vec::new(),
             title: None,
         };
@@ -206,6 +213,8 @@ pub struct Session {
     current_turn: Mutex<Option<CancellationToken>>,
     /// What the user said while a turn was running, for the turn to take in.
     steering: Mutex<Vec<String>>,
+    /// Set until the next turn runs the SessionStart hooks: how the session (re)started.
+    session_start: Mutex<Option<&'static str>>,
 }
 
 impl Session {
@@ -217,6 +226,7 @@ impl Session {
         let workspace = Arc::new(workspace);
         let system = crate::prompt::system_prompt(workspace.root(), &crate::clock::today_utc());
         let cancel = parent_cancel.child_token();
+        let hooks = HookPoints::new(config.hooks, config.rules_file.clone());
         let permissions = Permissions::new(config.rules, config.sandbox.is_some(), config.rules_file);
         permissions.set_mode(config.initial_mode);
         let env = SessionEnv {
@@ -224,6 +234,7 @@ impl Session {
             workspace,
             permissions: Arc::new(permissions),
             registry: Arc::new(Registry::builtin(config.search)),
+            hooks: Arc::new(hooks),
             models: Arc::new(Models::new(config.provider, config.model)),
             services: config.services,
             sandbox: config.sandbox,
@@ -231,7 +242,9 @@ impl Session {
             usage: Arc::default(),
             log: config.log,
         };
+        let session_start = if config.history.is_empty() { "startup" } else { "resume" };
         Self {
+            session_start: Mutex::new(Some(session_start)),
             env: Arc::new(env),
             last_prompt_mode: Mutex::new(Mode::Default),
             sandbox_off: config.sandbox_off,
@@ -340,10 +353,18 @@ impl Session {
         self.run_turn(Work::Compact, events, cancel).await
     }
 
+    /// The next turn runs the SessionStart hooks with `source`.
+    fn restarted(&self, source: &'static str) {
+        if let Ok(mut start) = self.session_start.lock() {
+            *start = Some(source);
+        }
+    }
+
     /// Starts over with an empty conversation (the session file keeps the old one).
     pub async fn clear(&self) {
         let mut history = self.history.lock().await;
         history.clear();
+        self.restarted("clear");
         if let Some(log) = &self.env.log {
             log.append(&store::Record::Rewind { to: 0 });
         }
@@ -381,8 +402,15 @@ impl Session {
             Ok(provider) => {
                 let turn = turn::Turn { env: &self.env, provider: provider.as_ref(), model: &model, system: &self.system, events: &events, cancel: &cancel, steering: &self.steering };
                 match work {
-                    Work::Prompt(prompt) => turn.run(&mut history, prompt).await,
-                    Work::Compact => turn.compact(&mut history).await,
+                    Work::Prompt(prompt) => {
+                        let started = self.session_start.lock().ok().and_then(|mut start| start.take());
+                        turn.run(&mut history, prompt, started).await
+                    }
+                    Work::Compact => {
+                        let compacted = turn.compact(&mut history).await;
+                        self.restarted("compact");
+                        compacted
+                    }
                 }
             }
             Err(error) => Err(error.into()),
@@ -417,5 +445,18 @@ impl Session {
     /// Cancels everything the session runs; used when the session closes.
     pub fn shutdown(&self) {
         self.cancel.cancel();
+    }
+
+    /// Ends the session: its SessionEnd hooks run with `reason` (`clear`, `logout`,
+    /// `prompt_input_exit`, `other`), bounded by their timeouts, then everything it runs is
+    /// cancelled. Nobody is there to answer a question now, so unapproved project hooks stay off.
+    pub async fn end(&self, reason: &str) {
+        let (events, _) = mpsc::channel(16);
+        let cancel = CancellationToken::new();
+        let point = hook_points::Point { env: &self.env, events: &events, cancel: &cancel };
+        let mut fields = serde_json::Map::new();
+        fields.insert("reason".into(), serde_json::json!(reason));
+        self.env.hooks.run(crate::hooks::HookEvent::SessionEnd, &[reason], fields, &point).await;
+        self.shutdown();
     }
 }

@@ -34,12 +34,12 @@ pub async fn serve_stdio(env: HashMap<String, String>) -> anyhow::Result<()> {
         () = connection::run(input, stdout(), Arc::clone(&agent)) => {}
         // Killed politely: what runs is cancelled and its process groups killed, as on end of input.
         _ = terminate.recv() => {
-            agent.shutdown();
+            agent.shutdown().await;
             tokio::time::sleep(std::time::Duration::from_millis(100)).await;
         }
     }
     // Sessions end with the connection: their background shells die with them.
-    agent.shutdown();
+    agent.shutdown().await;
     Ok(())
 }
 

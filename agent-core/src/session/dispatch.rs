@@ -1,23 +1,34 @@
-//! Runs the tool calls of one model response in two phases. First each call is authorized, in
-//! order and one at a time (asking is interactive); unknown tools, malformed input and denials
-//! become error results at once. Then approved calls execute in batches: a run of consecutive
-//! parallel-safe calls runs concurrently, anything else alone. Results keep their original order
-//! and go back to the model as one message.
+//! The dispatch pipeline: every tool call, built-in, MCP or subagent, takes this one path.
+//!
+//! ```text
+//! resolve -> PreToolUse hooks (may rewrite the input) -> decide() with the hooks' verdict
+//!   -> ask (PermissionRequest hooks may answer first; Notification hooks hear of it)
+//!   -> run under the call's cancellation token -> PostToolUse / PostToolUseFailure hooks -> event
+//! ```
+//!
+//! The calls of one model response go through it in two phases. First each call is authorized,
+//! in order and one at a time (asking is interactive); unknown tools, malformed input and
+//! denials become error results at once. Then approved calls execute in batches: a run of
+//! consecutive parallel-safe calls runs concurrently, anything else alone. Results keep their
+//! original order and go back to the model as one message. A hook that says `continue: false`
+//! halts the turn once the batch is done.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use crate::event::{AgentEvent, Display, PermissionAnswer, PermissionRequest, ToolCallView, ToolStatus};
-use crate::review;
+use super::hook_points::{self, Point};
 use super::store::{MAX_REPLAY_OUTPUT_BYTES, Record, StoredDiff, ToolRecord};
-use crate::llm::{Message, Part, ResultPart, Role};
 use crate::environment::SessionEnv;
-use crate::permission::{Decision, suggested_rule};
+use crate::event::{AgentEvent, Display, PermissionAnswer, PermissionRequest, ToolCallView, ToolStatus};
+use crate::hooks::{HookEvent, HookOutcome, PermissionDecision, claude};
+use crate::llm::{Message, Part, ResultPart, Role};
+use crate::permission::{Decision, HookVerdict, suggested_rule};
+use crate::review;
 use crate::tools::truncate::{MAX_OUTPUT_BYTES, truncate_middle};
-use crate::tools::{DynTool, ToolCall, ToolContext, ToolOutput, ToolProgress};
+use crate::tools::{CallDescription, DynTool, ToolCall, ToolContext, ToolOutput, ToolProgress};
 
 pub(super) struct Dispatch<'a> {
     pub env: &'a Arc<SessionEnv>,
@@ -25,14 +36,23 @@ pub(super) struct Dispatch<'a> {
     pub cancel: &'a CancellationToken,
 }
 
+/// The results of one response's calls, and why the turn must stop, if a hook said so.
+pub(super) struct Dispatched {
+    pub results: Message,
+    pub halt: Option<String>,
+}
+
 /// A call that passed authorization and waits to run.
 struct Approved {
     index: usize,
     view: ToolCallView,
     tool: Arc<dyn DynTool>,
+    /// The input as the tool gets it (a PreToolUse hook may have rewritten it).
     input: Value,
     /// Set when the user accepted only some hunks of the change: this replaces running the tool.
     partial: Option<PartialChange>,
+    /// What PreToolUse hooks added for the model, appended to the result.
+    context: Vec<String>,
 }
 
 /// The part of a previewed change the user accepted, hunk by hunk.
@@ -46,16 +66,17 @@ struct PartialChange {
 const CANCELLED: &str = "The user cancelled this tool call before it finished.";
 
 impl Dispatch<'_> {
-    pub async fn run(&self, calls: &[ToolCall]) -> Message {
+    pub async fn run(&self, calls: &[ToolCall]) -> Dispatched {
+        let halt = Mutex::new(None);
         let mut results: Vec<Option<ToolOutput>> = vec![None; calls.len()];
         let mut approved = Vec::new();
         for (index, call) in calls.iter().enumerate() {
-            if self.cancel.is_cancelled() {
+            if self.cancel.is_cancelled() || halted(&halt) {
                 break;
             }
-            let (view, authorized) = self.authorize(&call.id.0, &call.name, &call.input).await;
+            let (view, authorized) = self.authorize(call, &halt).await;
             match authorized {
-                Ok((tool, partial)) => approved.push(Approved { index, view, tool, input: call.input.clone(), partial }),
+                Ok((tool, input, partial, context)) => approved.push(Approved { index, view, tool, input, partial, context }),
                 Err(output) => {
                     self.finish(&view, &output).await;
                     results[index] = Some(output);
@@ -63,10 +84,10 @@ impl Dispatch<'_> {
             }
         }
         for batch in batches(approved) {
-            if self.cancel.is_cancelled() {
+            if self.cancel.is_cancelled() || halted(&halt) {
                 break;
             }
-            let runs = batch.iter().map(|call| self.execute(call));
+            let runs = batch.iter().map(|call| self.execute(call, &halt));
             let outputs = futures::future::join_all(runs).await;
             for (call, output) in batch.iter().zip(outputs) {
                 results[call.index] = Some(output);
@@ -80,7 +101,7 @@ impl Dispatch<'_> {
                 Part::ToolResult { tool_use_id: call.id.0.clone(), content: output.content, is_error: output.is_error }
             })
             .collect();
-        Message { role: Role::User, content }
+        Dispatched { results: Message { role: Role::User, content }, halt: halt.into_inner().unwrap_or_default() }
     }
 
     /// Results for calls the model made in a response that was cancelled before they ran.
@@ -105,80 +126,141 @@ impl Dispatch<'_> {
         }
     }
 
+    fn point(&self) -> Point<'_> {
+        Point { env: self.env, events: self.events, cancel: self.cancel }
+    }
+
     /// Announces the call and decides whether it may run; the error is the result for the model.
-    async fn authorize(&self, id: &str, name: &str, input: &Value) -> (ToolCallView, Result<(Arc<dyn DynTool>, Option<PartialChange>), ToolOutput>) {
+    async fn authorize(&self, call: &ToolCall, halt: &Mutex<Option<String>>) -> (ToolCallView, Result<Authorized, ToolOutput>) {
         let mut shown = None;
-        let decision = self.decide_call(id, name, input, &mut shown).await;
-        let view = shown.unwrap_or_else(|| ToolCallView { id: id.to_owned(), name: name.to_owned(), title: name.to_owned(), kind: crate::event::ToolKind::Other, input: input.clone(), locations: Vec::new(), streams_output: false });
+        let decision = self.decide_call(call, &mut shown, halt).await;
+        let view = shown.unwrap_or_else(|| ToolCallView {
+            id: call.id.0.clone(),
+            name: call.name.clone(),
+            title: call.name.clone(),
+            kind: crate::event::ToolKind::Other,
+            input: call.input.clone(),
+            locations: Vec::new(),
+            streams_output: false,
+        });
         (view, decision)
     }
 
-    async fn decide_call(&self, id: &str, name: &str, input: &Value, shown: &mut Option<ToolCallView>) -> Result<(Arc<dyn DynTool>, Option<PartialChange>), ToolOutput> {
+    async fn decide_call(&self, call: &ToolCall, shown: &mut Option<ToolCallView>, halt: &Mutex<Option<String>>) -> Result<Authorized, ToolOutput> {
         let ctx = self.context(None);
+        let (id, name) = (call.id.0.as_str(), call.name.as_str());
+        // Resolve.
         let tool = self.env.registry.get(name);
         let description = match &tool {
-            Some(tool) => tool.describe(input, &ctx),
+            Some(tool) => tool.describe(&call.input, &ctx),
             None => Err(format!("unknown tool `{name}`")),
         };
-        let (title, kind, locations) = match (&tool, &description) {
-            (Some(tool), Ok(description)) => (description.title.clone(), tool.kind(), description.locations.clone()),
-            (Some(tool), Err(_)) => (name.to_owned(), tool.kind(), Vec::new()),
-            (None, _) => (name.to_owned(), crate::event::ToolKind::Other, Vec::new()),
-        };
-        let streams_output = matches!((&tool, &description), (Some(tool), Ok(_)) if tool.streams_output(input));
-        let view = ToolCallView { id: id.to_owned(), name: name.to_owned(), title, kind, input: input.clone(), locations, streams_output };
+        let view = announced_view(call, tool.as_deref(), description.as_ref().ok(), &call.input);
         *shown = Some(view.clone());
         self.emit(AgentEvent::ToolCallStarted(view.clone())).await;
-        let (tool, description) = match (tool, description) {
+        let (tool, mut description) = match (tool, description) {
             (Some(tool), Ok(description)) => (tool, description),
             (Some(_), Err(message)) => return Err(ToolOutput::error(message)),
             (None, _) => return Err(ToolOutput::error(format!("unknown tool `{name}`; use one of the tools you were given"))),
         };
-        // Pre-tool hooks will feed their verdict in here.
-        match self.env.permissions.decide(tool.as_ref(), &description, &self.env.workspace, None) {
-            Decision::Allow => Ok((tool, None)),
-            Decision::Deny { reason } => Err(ToolOutput::error(format!("Permission denied: {reason}"))),
-            Decision::Ask { reason } => {
-                let (reply, answer) = oneshot::channel();
-                let rule = suggested_rule(tool.as_ref(), &description);
-                let preview = tool.preview(input, &ctx).await;
-                let change = match &preview {
-                    Some(Display::Diff { path, old_text, new_text }) => Some((path.clone(), old_text.clone().unwrap_or_default(), new_text.clone())),
-                    _ => None,
-                };
-                self.emit(AgentEvent::PermissionRequested(Box::new(PermissionRequest { tool_call: view, reason, preview, suggested_rule: rule.clone(), reply })))
-                    .await;
-                let answer = tokio::select! {
-                    answer = answer => answer.unwrap_or(PermissionAnswer::Cancelled),
-                    () = self.cancel.cancelled() => PermissionAnswer::Cancelled,
-                };
-                match answer {
-                    PermissionAnswer::AllowOnce => Ok((tool, None)),
-                    PermissionAnswer::AllowAlways => {
-                        if let Err(error) = self.env.permissions.allow_always(&rule) {
-                            self.emit(AgentEvent::Notice(format!("`{rule}` is allowed for this session but was not saved: {error}"))).await;
-                        }
-                        Ok((tool, None))
-                    }
-                    // What the user reviewed is what gets written, even when it is all of it:
-                    // an editor may already hold the accepted hunks in its buffer.
-                    PermissionAnswer::AllowHunks(accepted) => match change {
-                        _ if accepted.is_empty() => Err(ToolOutput::error("The user rejected every hunk of this change; nothing was written.")),
-                        Some((path, old_text, new_text)) => Ok((tool, Some(PartialChange { path, old_text, new_text, accepted }))),
-                        None => Ok((tool, None)),
-                    },
-                    PermissionAnswer::Reject { feedback } => Err(ToolOutput::error(match feedback.filter(|text| !text.trim().is_empty()) {
-                        Some(feedback) => format!("The user rejected this tool call and said: {feedback}"),
-                        None => "The user rejected this tool call. Do not retry it unchanged; ask what they want instead if unsure.".into(),
-                    })),
-                    PermissionAnswer::Cancelled if self.cancel.is_cancelled() => Err(ToolOutput::error(CANCELLED)),
-                    PermissionAnswer::Cancelled => Err(ToolOutput::error("The user dismissed the permission prompt; the call did not run.")),
-                }
-            }
+        // PreToolUse hooks: they may block, stop the turn, rewrite the input or give a verdict.
+        let mut input = call.input.clone();
+        let pre = self.tool_hooks(HookEvent::PreToolUse, name, hook_points::tool_fields(name, &input, id)).await;
+        let context = hook_points::wrapped("context", &pre.context);
+        if let Some(reason) = pre.stop {
+            set_halt(halt, &reason);
+            return Err(with_context(ToolOutput::error(format!("A hook stopped the turn before this call ran: {reason}")), &context));
+        }
+        if let Some(reason) = pre.block {
+            return Err(with_context(ToolOutput::error(format!("Blocked by a hook: {reason}")), &context));
+        }
+        if let Some(updated) = &pre.updated_input {
+            input = claude::from_claude_input(name, updated);
+            description = tool.describe(&input, &ctx).map_err(|message| ToolOutput::error(format!("a hook rewrote the input into one that is not valid: {message}")))?;
+        }
+        let verdict = pre.permission.map(|permission| match permission.decision {
+            PermissionDecision::Allow => HookVerdict::Allow,
+            PermissionDecision::Ask => HookVerdict::Ask,
+            PermissionDecision::Deny => HookVerdict::Deny { reason: permission.reason.unwrap_or_else(|| "no reason given".into()) },
+        });
+        let view = ToolCallView { input: input.clone(), ..view };
+        let authorized = |partial| Ok((Arc::clone(&tool), input.clone(), partial, context.clone()));
+        match self.env.permissions.decide(tool.as_ref(), &description, &self.env.workspace, verdict.as_ref()) {
+            Decision::Allow => authorized(None),
+            Decision::Deny { reason } => Err(with_context(ToolOutput::error(format!("Permission denied: {reason}")), &context)),
+            Decision::Ask { reason } => match self.ask(tool.as_ref(), &description, &view, &input, reason, &ctx).await {
+                Ok(partial) => authorized(partial),
+                Err(output) => Err(with_context(output, &context)),
+            },
         }
     }
 
-    async fn execute(&self, call: &Approved) -> ToolOutput {
+    /// Asks the user, unless a PermissionRequest hook answers first; Notification hooks hear
+    /// that the agent waits.
+    async fn ask(&self, tool: &dyn DynTool, description: &CallDescription, view: &ToolCallView, input: &Value, reason: String, ctx: &ToolContext) -> Result<Option<PartialChange>, ToolOutput> {
+        let name = tool.name();
+        let rule = suggested_rule(tool, description);
+        let mut fields = hook_points::tool_fields(name, input, &view.id);
+        fields.insert("permission_suggestions".into(), json!([{"type": "addRules", "rules": [rule], "behavior": "allow", "destination": "localSettings"}]));
+        let answered = self.tool_hooks(HookEvent::PermissionRequest, name, fields).await;
+        match answered.permission.map(|permission| (permission.decision, permission.reason)) {
+            Some((PermissionDecision::Allow, _)) => return Ok(None),
+            Some((PermissionDecision::Deny, reason)) => return Err(ToolOutput::error(format!("Denied by a hook: {}", reason.unwrap_or_else(|| "no reason given".into())))),
+            _ => {}
+        }
+        if let Some(reason) = answered.block {
+            return Err(ToolOutput::error(format!("Denied by a hook: {reason}")));
+        }
+        let (reply, answer) = oneshot::channel();
+        let preview = tool.preview(input, ctx).await;
+        let change = match &preview {
+            Some(Display::Diff { path, old_text, new_text }) => Some((path.clone(), old_text.clone().unwrap_or_default(), new_text.clone())),
+            _ => None,
+        };
+        self.emit(AgentEvent::PermissionRequested(Box::new(PermissionRequest { tool_call: view.clone(), reason, preview, suggested_rule: rule.clone(), reply }))).await;
+        let mut note = serde_json::Map::new();
+        note.insert("message".into(), json!(format!("Larik needs your permission to use {}", claude::claude_tool_name(name))));
+        note.insert("notification_type".into(), json!("permission_prompt"));
+        let point = self.point();
+        let notified = self.env.hooks.run(HookEvent::Notification, &["permission_prompt"], note, &point);
+        let waited = async {
+            tokio::select! {
+                answer = answer => answer.unwrap_or(PermissionAnswer::Cancelled),
+                () = self.cancel.cancelled() => PermissionAnswer::Cancelled,
+            }
+        };
+        let (_, answer) = tokio::join!(notified, waited);
+        match answer {
+            PermissionAnswer::AllowOnce => Ok(None),
+            PermissionAnswer::AllowAlways => {
+                if let Err(error) = self.env.permissions.allow_always(&rule) {
+                    self.emit(AgentEvent::Notice(format!("`{rule}` is allowed for this session but was not saved: {error}"))).await;
+                }
+                Ok(None)
+            }
+            // What the user reviewed is what gets written, even when it is all of it: an editor
+            // may already hold the accepted hunks in its buffer.
+            PermissionAnswer::AllowHunks(accepted) => match change {
+                _ if accepted.is_empty() => Err(ToolOutput::error("The user rejected every hunk of this change; nothing was written.")),
+                Some((path, old_text, new_text)) => Ok(Some(PartialChange { path, old_text, new_text, accepted })),
+                None => Ok(None),
+            },
+            PermissionAnswer::Reject { feedback } => Err(ToolOutput::error(match feedback.filter(|text| !text.trim().is_empty()) {
+                Some(feedback) => format!("The user rejected this tool call and said: {feedback}"),
+                None => "The user rejected this tool call. Do not retry it unchanged; ask what they want instead if unsure.".into(),
+            })),
+            PermissionAnswer::Cancelled if self.cancel.is_cancelled() => Err(ToolOutput::error(CANCELLED)),
+            PermissionAnswer::Cancelled => Err(ToolOutput::error("The user dismissed the permission prompt; the call did not run.")),
+        }
+    }
+
+    /// Runs a tool event's hooks; tools match by Larik's name and by Claude Code's.
+    async fn tool_hooks(&self, event: HookEvent, name: &str, fields: serde_json::Map<String, Value>) -> HookOutcome {
+        let targets = [name, claude::claude_tool_name(name)];
+        self.env.hooks.run(event, &targets, fields, &self.point()).await
+    }
+
+    async fn execute(&self, call: &Approved, halt: &Mutex<Option<String>>) -> ToolOutput {
         let id = call.view.id.as_str();
         self.emit(AgentEvent::ToolCallUpdated { id: id.to_owned(), status: ToolStatus::InProgress, output: None, display: None, locations: None })
             .await;
@@ -193,8 +275,39 @@ impl Dispatch<'_> {
                 *text = truncate_middle(text, MAX_OUTPUT_BYTES);
             }
         }
+        let output = self.after_run(call, output, halt).await;
         self.finish(&call.view, &output).await;
         output
+    }
+
+    /// The steps after a call ran: PostToolUse (or PostToolUseFailure) hooks add feedback and
+    /// context to the result, or stop the turn.
+    async fn after_run(&self, call: &Approved, output: ToolOutput, halt: &Mutex<Option<String>>) -> ToolOutput {
+        let name = call.tool.name();
+        let text = output.text_content();
+        let mut fields = hook_points::tool_fields(name, &call.input, &call.view.id);
+        let event = if output.is_error {
+            fields.insert("error".into(), json!(text));
+            fields.insert("is_interrupt".into(), json!(self.cancel.is_cancelled()));
+            HookEvent::PostToolUseFailure
+        } else {
+            fields.insert("tool_response".into(), claude::tool_response(name, &call.input, &text, output.is_error));
+            HookEvent::PostToolUse
+        };
+        let post = self.tool_hooks(event, name, fields).await;
+        if let Some(reason) = &post.stop {
+            set_halt(halt, reason);
+        }
+        let mut feedback = post.feedback;
+        if feedback.is_empty()
+            && let Some(reason) = post.block
+        {
+            feedback.push(crate::hooks::HookText { source: "PostToolUse hook".into(), text: reason });
+        }
+        let mut added = call.context.clone();
+        added.extend(hook_points::wrapped("feedback", &feedback));
+        added.extend(hook_points::wrapped("context", &post.context));
+        with_context(output, &added)
     }
 
     /// Writes the accepted hunks only, through the same checks as any write, and tells the model
@@ -250,6 +363,39 @@ impl Dispatch<'_> {
     async fn emit(&self, event: AgentEvent) {
         let _ = self.events.send(event).await;
     }
+}
+
+/// What authorization gives a call that may run: the tool, its (possibly rewritten) input, the
+/// hunks the user accepted, and what PreToolUse hooks added for the model.
+type Authorized = (Arc<dyn DynTool>, Value, Option<PartialChange>, Vec<String>);
+
+/// The call as the editor first sees it.
+fn announced_view(call: &ToolCall, tool: Option<&dyn DynTool>, description: Option<&CallDescription>, input: &Value) -> ToolCallView {
+    let (title, kind, locations) = match (tool, description) {
+        (Some(tool), Some(description)) => (description.title.clone(), tool.kind(), description.locations.clone()),
+        (Some(tool), None) => (call.name.clone(), tool.kind(), Vec::new()),
+        (None, _) => (call.name.clone(), crate::event::ToolKind::Other, Vec::new()),
+    };
+    let streams_output = matches!((tool, description), (Some(tool), Some(_)) if tool.streams_output(input));
+    ToolCallView { id: call.id.0.clone(), name: call.name.clone(), title, kind, input: input.clone(), locations, streams_output }
+}
+
+/// Appends what hooks said to a result, as text parts of their own.
+fn with_context(mut output: ToolOutput, added: &[String]) -> ToolOutput {
+    output.content.extend(added.iter().map(|text| ResultPart::Text { text: text.clone() }));
+    output
+}
+
+fn set_halt(halt: &Mutex<Option<String>>, reason: &str) {
+    if let Ok(mut halt) = halt.lock()
+        && halt.is_none()
+    {
+        *halt = Some(reason.to_owned());
+    }
+}
+
+fn halted(halt: &Mutex<Option<String>>) -> bool {
+    halt.lock().map(|halt| halt.is_some()).unwrap_or(false)
 }
 
 /// How a finished call is kept for replay: output and diff bounded.
@@ -390,7 +536,7 @@ mod tests {
             call("5", "parallel", "c", Some("second")),
             call("6", "parallel", "d", Some("second")),
         ];
-        let message = tokio::time::timeout(Duration::from_secs(10), dispatch.run(&calls)).await.expect("batches ran concurrently");
+        let message = tokio::time::timeout(Duration::from_secs(10), dispatch.run(&calls)).await.expect("batches ran concurrently").results;
         let ids: Vec<&str> = message
             .content
             .iter()

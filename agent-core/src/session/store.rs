@@ -223,13 +223,19 @@ fn summarize(path: &Path) -> Option<(PathBuf, Option<String>)> {
 /// An open session file; appends whole records.
 pub struct SessionLog {
     file: Mutex<std::fs::File>,
+    path: std::path::PathBuf,
 }
 
 impl SessionLog {
     fn open(path: &Path) -> std::io::Result<Self> {
         use std::os::unix::fs::OpenOptionsExt;
         let file = std::fs::OpenOptions::new().create(true).append(true).mode(0o600).open(path)?;
-        Ok(Self { file: Mutex::new(file) })
+        Ok(Self { file: Mutex::new(file), path: path.to_path_buf() })
+    }
+
+    /// The session file, as hooks are told it (`transcript_path`).
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
     /// Appends one record as one line. Failures are logged, not fatal: the conversation goes on.

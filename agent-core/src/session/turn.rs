@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use futures::StreamExt;
+use serde_json::json;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -15,7 +16,9 @@ use crate::event::AgentEvent;
 use crate::llm::catalog;
 use crate::llm::retry::RetryPolicy;
 use crate::llm::{EventStream, Message, ModelRequest, ModelStop, Part, Provider, ProviderError, Role, StreamEvent};
+use super::hook_points::{self, Point};
 use crate::environment::SessionEnv;
+use crate::hooks::HookEvent;
 use crate::tools::ToolCall;
 
 pub(super) struct Turn<'a> {
@@ -36,9 +39,30 @@ struct ModelResponse {
 }
 
 impl Turn<'_> {
-    pub async fn run(&self, history: &mut Vec<Message>, prompt: Vec<Part>) -> Result<StopReason, TurnError> {
+    /// Runs a turn for `prompt`. `session_start` is set for the first turn after the session
+    /// started (`startup`, `resume`) or started over (`clear`, `compact`).
+    pub async fn run(&self, history: &mut Vec<Message>, mut prompt: Vec<Part>, session_start: Option<&str>) -> Result<StopReason, TurnError> {
+        let point = self.point();
+        if let Some(source) = session_start {
+            let mut fields = serde_json::Map::new();
+            fields.insert("source".into(), json!(source));
+            fields.insert("model".into(), json!(self.model.model));
+            let started = self.env.hooks.run(HookEvent::SessionStart, &[source], fields, &point).await;
+            let context = hook_points::wrapped("context", &started.context).into_iter().map(|text| Part::Text { text });
+            prompt.splice(0..0, context);
+        }
+        let mut fields = serde_json::Map::new();
+        fields.insert("prompt".into(), json!(prompt_text(&prompt)));
+        let submitted = self.env.hooks.run(HookEvent::UserPromptSubmit, &[], fields, &point).await;
+        if let Some(reason) = submitted.block.or(submitted.stop) {
+            // The prompt is refused: it never reaches the model or the conversation.
+            self.emit(AgentEvent::Notice(format!("A hook blocked this prompt: {reason}"))).await;
+            return Ok(StopReason::Refusal);
+        }
+        prompt.extend(hook_points::wrapped("context", &submitted.context).into_iter().map(|text| Part::Text { text }));
         let turn_start = history.len();
         self.record(history, Message { role: Role::User, content: prompt });
+        let mut stop_hook_active = false;
         for _ in 0..self.model.max_turn_requests {
             self.take_steering(history);
             // A snapshot: tools added or removed meanwhile take part from the next request.
@@ -79,22 +103,67 @@ impl Turn<'_> {
                 ModelStop::MaxTokens if tool_uses.is_empty() => return Ok(StopReason::MaxTokens),
                 // The user spoke while the model was answering: the turn goes on with it.
                 _ if tool_uses.is_empty() && self.steering.lock().is_ok_and(|steering| !steering.is_empty()) => continue,
-                _ if tool_uses.is_empty() => return Ok(StopReason::EndTurn),
+                _ if tool_uses.is_empty() => {
+                    // Stop hooks may send the model back to work, with their reason.
+                    match self.stop_hooks(history, stop_hook_active).await {
+                        Some(feedback) => {
+                            stop_hook_active = true;
+                            self.record(history, Message { role: Role::User, content: feedback });
+                            continue;
+                        }
+                        None => return Ok(StopReason::EndTurn),
+                    }
+                }
                 _ => {}
             }
             let dispatch = Dispatch { env: self.env, events: self.events, cancel: self.cancel };
-            let results = dispatch.run(&tool_uses).await;
-            self.record(history, results);
+            let dispatched = dispatch.run(&tool_uses).await;
+            self.record(history, dispatched.results);
             if self.cancel.is_cancelled() {
                 return Ok(StopReason::Cancelled);
+            }
+            if let Some(reason) = dispatched.halt {
+                self.emit(AgentEvent::Notice(format!("A hook stopped the turn: {reason}"))).await;
+                return Ok(StopReason::EndTurn);
             }
         }
         Ok(StopReason::MaxTurnRequests)
     }
 
+    /// The Stop hooks' word when the model ends its turn: the feedback to continue with, if a
+    /// hook blocked the stop.
+    async fn stop_hooks(&self, history: &[Message], stop_hook_active: bool) -> Option<Vec<Part>> {
+        let mut fields = serde_json::Map::new();
+        fields.insert("stop_hook_active".into(), json!(stop_hook_active));
+        let last = history.last().filter(|message| message.role == Role::Assistant).map(|message| prompt_text(&message.content)).unwrap_or_default();
+        fields.insert("last_assistant_message".into(), json!(last));
+        let outcome = self.env.hooks.run(HookEvent::Stop, &[], fields, &self.point()).await;
+        if outcome.stop.is_some() {
+            return None;
+        }
+        let mut feedback = outcome.feedback;
+        if feedback.is_empty() {
+            feedback.extend(outcome.block.map(|reason| crate::hooks::HookText { source: "Stop hook".into(), text: reason }));
+        }
+        let parts: Vec<Part> = hook_points::wrapped("feedback", &feedback).into_iter().map(|text| Part::Text { text }).collect();
+        (!parts.is_empty()).then_some(parts)
+    }
+
+    fn point(&self) -> Point<'_> {
+        Point { env: self.env, events: self.events, cancel: self.cancel }
+    }
+
     /// Asks the model to summarize the conversation, then keeps only the summary.
     pub async fn compact(&self, history: &mut Vec<Message>) -> Result<StopReason, TurnError> {
         if history.is_empty() {
+            return Ok(StopReason::EndTurn);
+        }
+        let mut fields = serde_json::Map::new();
+        fields.insert("trigger".into(), json!("manual"));
+        fields.insert("custom_instructions".into(), json!(""));
+        let before = self.env.hooks.run(HookEvent::PreCompact, &["manual"], fields, &self.point()).await;
+        if let Some(reason) = before.block.or(before.stop) {
+            self.emit(AgentEvent::Notice(format!("A hook kept the conversation from being compacted: {reason}"))).await;
             return Ok(StopReason::EndTurn);
         }
         let mut messages = history.clone();
@@ -207,7 +276,9 @@ impl Turn<'_> {
                 StreamEvent::ToolUse { id, name, input } => parts.push(Part::ToolUse { id, name, input }),
                 StreamEvent::Usage(usage) => {
                     let model = &self.model.model;
-                    let event = AgentEvent::Usage { usage, context_window: catalog::context_window(model), cost_usd: catalog::cost_usd(model, &usage) };
+                    let cost_usd = catalog::cost_usd(model, &usage);
+                    self.env.usage.add(&usage, cost_usd);
+                    let event = AgentEvent::Usage { usage, context_window: catalog::context_window(model), cost_usd };
                     // Text read before goes out before.
                     self.emit_all([paced.take(), Some(event)]).await;
                 }
@@ -266,6 +337,14 @@ impl Turn<'_> {
 }
 
 const COMPACT_REQUEST: &str = "Summarize our conversation so far for yourself, to continue from it with a fresh context: the goal, decisions made, files changed and how, what is left to do, and anything the user asked you to remember. Be complete but brief; use lists.";
+
+/// The text of a message's parts, as hooks read a prompt.
+fn prompt_text(parts: &[Part]) -> String {
+    parts.iter().filter_map(|part| match part {
+        Part::Text { text } => Some(text.as_str()),
+        _ => None,
+    }).collect::<Vec<_>>().join("\n")
+}
 
 fn assistant(content: Vec<Part>) -> Message {
     Message { role: Role::Assistant, content }

@@ -24,6 +24,9 @@ use super::from_proto::prompt_parts;
 use super::forward::{ClientView, forward_events};
 use super::{commands, editor_context, modes, to_proto};
 
+/// How long SessionEnd hooks may take when the editor goes away.
+const SESSION_END_BUDGET: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// A session and what the connection keeps beside it.
 pub(super) struct SessionEntry {
     pub(super) session: Arc<Session>,
@@ -57,12 +60,20 @@ impl AcpAgent {
         }
     }
 
-    /// Ends every session: running turns are cancelled and their children killed.
-    pub fn shutdown(&self) {
-        if let Ok(mut sessions) = self.sessions.lock() {
-            for (_, entry) in sessions.drain() {
-                entry.session.shutdown();
-            }
+    /// Ends every session: their SessionEnd hooks run (for at most a few seconds, as the editor
+    /// is going away), running turns are cancelled and their children killed.
+    pub async fn shutdown(&self) {
+        let entries: Vec<Arc<SessionEntry>> = self.sessions.lock().map(|mut sessions| sessions.drain().map(|(_, entry)| entry).collect()).unwrap_or_default();
+        for entry in &entries {
+            // Turns stop first: the editor will not see what they would still do.
+            entry.session.cancel_turn();
+        }
+        let ends = futures::future::join_all(entries.iter().map(|entry| entry.session.end("prompt_input_exit")));
+        if tokio::time::timeout(SESSION_END_BUDGET, ends).await.is_err() {
+            tracing::warn!("SessionEnd hooks ran out of time");
+        }
+        for entry in entries {
+            entry.session.shutdown();
         }
     }
 
@@ -299,8 +310,8 @@ impl Handler for AcpAgent {
             "session/load" => respond(self.load_session(parse(params)?, &peer).await?),
             "session/resume" => respond(self.resume_session(parse(params)?, &peer)?),
             "session/list" => respond(self.list_sessions(parse(params)?)?),
-            "session/close" => respond(self.close_session(parse(params)?)?),
-            "session/delete" => respond(self.delete_session(parse(params)?)?),
+            "session/close" => respond(self.close_session(parse(params)?).await?),
+            "session/delete" => respond(self.delete_session(parse(params)?).await?),
             "session/prompt" => respond(self.prompt(&peer, parse(params)?, cancel).await?),
             "session/set_mode" => {
                 let request: acp::SetSessionModeRequest = parse(params)?;

@@ -36,6 +36,7 @@ impl AcpAgent {
         }
         let (mut config, model) = SessionConfig::from_settings(cwd.to_path_buf(), &self.env, std::env::current_exe().ok())
             .map_err(|error| RpcError::new(RpcError::INVALID_PARAMS, error.to_string()))?;
+        config.id = id.0.to_string();
         if self.signed_out.load(std::sync::atomic::Ordering::Relaxed) {
             config.provider = Err(larik_core::llm::ProviderError::Auth { message: "signed out; authenticate to continue".into() });
         }
@@ -122,15 +123,18 @@ impl AcpAgent {
         Ok(acp::ListSessionsResponse::new(page).next_cursor(next))
     }
 
-    pub(super) fn close_session(&self, request: acp::CloseSessionRequest) -> Result<acp::CloseSessionResponse, RpcError> {
+    pub(super) async fn close_session(&self, request: acp::CloseSessionRequest) -> Result<acp::CloseSessionResponse, RpcError> {
         let entry = self.sessions.lock().ok().and_then(|mut sessions| sessions.remove(&*request.session_id.0)).ok_or_else(|| not_found(&request.session_id))?;
-        entry.session.shutdown();
+        entry.session.cancel_turn();
+        entry.session.end("other").await;
         Ok(acp::CloseSessionResponse::new())
     }
 
-    pub(super) fn delete_session(&self, request: acp::DeleteSessionRequest) -> Result<acp::DeleteSessionResponse, RpcError> {
-        if let Some(entry) = self.sessions.lock().ok().and_then(|mut sessions| sessions.remove(&*request.session_id.0)) {
-            entry.session.shutdown();
+    pub(super) async fn delete_session(&self, request: acp::DeleteSessionRequest) -> Result<acp::DeleteSessionResponse, RpcError> {
+        let entry = self.sessions.lock().ok().and_then(|mut sessions| sessions.remove(&*request.session_id.0));
+        if let Some(entry) = entry {
+            entry.session.cancel_turn();
+            entry.session.end("other").await;
         }
         if let Some(store) = &self.store {
             store.delete(&request.session_id.0).map_err(|error| RpcError::new(RpcError::INTERNAL_ERROR, error.to_string()))?;

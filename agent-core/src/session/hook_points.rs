@@ -1,0 +1,223 @@
+//! Hooks at the points of the loop: the session start, a prompt, each tool call before and after
+//! it runs, a permission prompt, the end of a turn, a compaction, the session end. This module
+//! turns a point into Claude Code's payload (`session_id`, `transcript_path`, `cwd`,
+//! `hook_event_name`, `permission_mode` and the event's own fields, with Claude Code's tool and
+//! field names), runs the matching hooks through [`crate::hooks`], tells the user what the hooks
+//! said, and wraps what they add to the conversation so the model can tell it from the user.
+//!
+//! Trust: hooks are code. Those defined by the project (a cloned repository's
+//! `.claude/settings.json`) run only after the user approved them, once per project, pinned to
+//! the fingerprint of their definitions: a changed hook asks again. The question goes through
+//! the editor as a permission request naming each command, before the first one would run.
+//! Where nobody can answer (headless), unapproved project hooks are skipped and the user is
+//! told which. Hooks from the user's own settings run without asking.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use crate::environment::SessionEnv;
+use crate::event::{AgentEvent, Display, PermissionAnswer, PermissionRequest, ToolCallView, ToolKind, ToolStatus};
+use crate::hooks::claude;
+use crate::hooks::{HookEvent, HookHandler, HookOutcome, HookRunEnv, HookText, Hooks, PromptEvaluator, Scope, run_hooks};
+use crate::llm::{Message, ModelRequest, Provider, StreamEvent, catalog};
+
+/// The session's hooks and what the user said about the project's.
+pub struct HookPoints {
+    hooks: Hooks,
+    /// Where the approval of project hooks is kept (the project's private settings).
+    trust_file: Option<PathBuf>,
+    trust: tokio::sync::Mutex<Trust>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Trust {
+    /// Not asked yet this session (and not approved before).
+    Unknown,
+    Approved,
+    Refused,
+}
+
+/// What a point of the loop runs hooks with.
+pub struct Point<'a> {
+    pub env: &'a Arc<SessionEnv>,
+    pub events: &'a mpsc::Sender<AgentEvent>,
+    pub cancel: &'a CancellationToken,
+}
+
+impl HookPoints {
+    pub fn new(hooks: Hooks, trust_file: Option<PathBuf>) -> Self {
+        let approved = match (hooks.project_fingerprint(), &trust_file) {
+            (None, _) => true,
+            (Some(fingerprint), Some(file)) => crate::permission::approved_hooks(file).as_deref() == Some(fingerprint.as_str()),
+            (Some(_), None) => false,
+        };
+        Self { hooks, trust_file, trust: tokio::sync::Mutex::new(if approved { Trust::Approved } else { Trust::Unknown }) }
+    }
+
+    /// No hooks at all.
+    pub fn none() -> Self {
+        Self::new(Hooks::default(), None)
+    }
+
+    pub fn problems(&self) -> &[String] {
+        self.hooks.problems()
+    }
+
+    /// Runs the hooks of `event` that match `targets`, with `fields` added to the common payload.
+    pub async fn run(&self, event: HookEvent, targets: &[&str], fields: Map<String, Value>, point: &Point<'_>) -> HookOutcome {
+        let mut handlers = self.hooks.matching(event, targets);
+        if handlers.is_empty() {
+            return HookOutcome::default();
+        }
+        if handlers.iter().any(|handler| handler.scope == Scope::Project) && !self.project_trusted(point).await {
+            handlers.retain(|handler| handler.scope == Scope::User);
+        }
+        if handlers.is_empty() {
+            return HookOutcome::default();
+        }
+        let payload = payload(event, fields, point.env);
+        let evaluator = ModelEvaluator { env: point.env, events: point.events };
+        let run_env = HookRunEnv { project_dir: point.env.workspace.root(), cancel: point.cancel, evaluator: Some(&evaluator) };
+        let outcome = run_hooks(&handlers, &payload, &run_env).await;
+        for message in &outcome.messages {
+            let _ = point.events.send(AgentEvent::Notice(message.clone())).await;
+        }
+        outcome
+    }
+
+    /// Whether the project's hooks may run: approved before (same fingerprint), or approved now.
+    async fn project_trusted(&self, point: &Point<'_>) -> bool {
+        let mut trust = self.trust.lock().await;
+        if *trust == Trust::Unknown {
+            *trust = self.ask_for_approval(point).await;
+        }
+        *trust == Trust::Approved
+    }
+
+    async fn ask_for_approval(&self, point: &Point<'_>) -> Trust {
+        let handlers = self.hooks.project_handlers();
+        let listed: Vec<String> = handlers.iter().map(describe).collect();
+        let sources: Vec<String> = {
+            let mut sources: Vec<String> = handlers.iter().map(|handler| handler.source.display().to_string()).collect();
+            sources.sort();
+            sources.dedup();
+            sources
+        };
+        let view = ToolCallView {
+            id: format!("project-hooks-{}", point.env.session_id),
+            name: "project_hooks".into(),
+            title: format!("Run the hooks this project defines ({})", sources.join(", ")),
+            kind: ToolKind::Execute,
+            input: json!({ "hooks": listed }),
+            locations: Vec::new(),
+            streams_output: false,
+        };
+        let _ = point.events.send(AgentEvent::ToolCallStarted(view.clone())).await;
+        let (reply, answer) = oneshot::channel();
+        let request = PermissionRequest {
+            tool_call: view.clone(),
+            reason: "hooks run commands on your machine, outside the sandbox, at points of every turn".into(),
+            preview: Some(Display::Command { command: listed.join("\n"), output: String::new(), exit_code: None, terminal: None }),
+            suggested_rule: "these project hooks".into(),
+            reply,
+        };
+        let _ = point.events.send(AgentEvent::PermissionRequested(Box::new(request))).await;
+        let answer = tokio::select! {
+            answer = answer => answer.unwrap_or(PermissionAnswer::Cancelled),
+            () = point.cancel.cancelled() => PermissionAnswer::Cancelled,
+        };
+        let (trust, said) = match answer {
+            PermissionAnswer::AllowOnce | PermissionAnswer::AllowHunks(_) => (Trust::Approved, "The project's hooks run for this session.".to_owned()),
+            PermissionAnswer::AllowAlways => {
+                let saved = match (&self.trust_file, self.hooks.project_fingerprint()) {
+                    (Some(file), Some(fingerprint)) => crate::permission::approve_hooks(file, &fingerprint),
+                    _ => Err("no user config directory to save it in".into()),
+                };
+                match saved {
+                    Ok(()) => (Trust::Approved, "The project's hooks are approved as they are now; a change to them asks again.".to_owned()),
+                    Err(error) => (Trust::Approved, format!("The project's hooks run for this session, but the approval was not saved: {error}")),
+                }
+            }
+            PermissionAnswer::Reject { .. } | PermissionAnswer::Cancelled => (Trust::Refused, format!("Skipped the project's hooks (not approved): {}", listed.join("; "))),
+        };
+        let status = if trust == Trust::Approved { ToolStatus::Completed } else { ToolStatus::Failed };
+        let _ = point.events.send(AgentEvent::ToolCallUpdated { id: view.id, status, output: Some(said.clone()), display: None, locations: None }).await;
+        let _ = point.events.send(AgentEvent::Notice(said)).await;
+        trust
+    }
+}
+
+/// One line naming a hook for the user: when it runs and what it runs.
+fn describe(handler: &HookHandler) -> String {
+    let matcher = handler.matcher.as_deref().filter(|matcher| !matcher.is_empty()).map(|matcher| format!(" [{matcher}]")).unwrap_or_default();
+    match &handler.kind {
+        crate::hooks::HandlerKind::Command { command } => format!("{}{matcher}: {command}", handler.event.name()),
+        crate::hooks::HandlerKind::Prompt { prompt, .. } => format!("{}{matcher}: prompt \"{}\"", handler.event.name(), prompt.chars().take(80).collect::<String>()),
+    }
+}
+
+/// The stdin JSON of a hook: Claude Code's common fields, then the event's own.
+fn payload(event: HookEvent, fields: Map<String, Value>, env: &SessionEnv) -> Value {
+    let mut payload = Map::new();
+    payload.insert("session_id".into(), json!(env.session_id));
+    payload.insert("transcript_path".into(), json!(env.log.as_ref().map(|log| log.path().display().to_string()).unwrap_or_default()));
+    payload.insert("cwd".into(), json!(env.workspace.root().display().to_string()));
+    payload.insert("hook_event_name".into(), json!(event.name()));
+    payload.insert("permission_mode".into(), json!(claude::claude_permission_mode(env.permissions.mode().id())));
+    payload.extend(fields);
+    Value::Object(payload)
+}
+
+/// The fields a tool event's payload carries, in Claude Code's names.
+pub fn tool_fields(tool: &str, input: &Value, id: &str) -> Map<String, Value> {
+    let mut fields = Map::new();
+    fields.insert("tool_name".into(), json!(claude::claude_tool_name(tool)));
+    fields.insert("tool_input".into(), claude::to_claude_input(tool, input));
+    fields.insert("tool_use_id".into(), json!(id));
+    fields
+}
+
+/// What hooks add to the conversation, tagged so the model can tell it from the user.
+pub fn wrapped(kind: &str, texts: &[HookText]) -> Vec<String> {
+    texts.iter().map(|text| format!("<hook-{kind} source=\"{}\">\n{}\n</hook-{kind}>", text.source.replace('"', "'"), text.text)).collect()
+}
+
+/// Prompt hooks ask the session's model (or the one the hook names); the spend counts toward
+/// the session's usage like any request.
+struct ModelEvaluator<'a> {
+    env: &'a SessionEnv,
+    events: &'a mpsc::Sender<AgentEvent>,
+}
+
+const EVALUATOR_SYSTEM: &str = "You check a condition for an automated hook in a coding agent. Read the request and answer with only a JSON object: {\"ok\": true} when the condition holds, or {\"ok\": false, \"reason\": \"what is wrong, in one sentence\"}.";
+
+#[async_trait::async_trait]
+impl PromptEvaluator for ModelEvaluator<'_> {
+    async fn evaluate(&self, model: Option<&str>, prompt: &str) -> Result<String, String> {
+        use futures::StreamExt;
+        let provider: Arc<dyn Provider> = self.env.models.provider().map_err(|error| error.to_string())?;
+        let settings = self.env.models.settings();
+        let model = model.unwrap_or(&settings.model).to_owned();
+        let messages = [Message::user_text(prompt)];
+        let request = ModelRequest { model: &model, system: EVALUATOR_SYSTEM, messages: &messages, tools: &[], max_tokens: 1024, thought_level: None };
+        let mut stream = provider.stream(&request).await.map_err(|error| error.to_string())?;
+        let mut reply = String::new();
+        while let Some(event) = stream.next().await {
+            match event.map_err(|error| error.to_string())? {
+                StreamEvent::TextDelta(text) => reply.push_str(&text),
+                StreamEvent::Usage(usage) => {
+                    let cost = catalog::cost_usd(&model, &usage);
+                    self.env.usage.add(&usage, cost);
+                    let _ = self.events.send(AgentEvent::Usage { usage, context_window: catalog::context_window(&model), cost_usd: cost }).await;
+                }
+                StreamEvent::Stop(_) => break,
+                _ => {}
+            }
+        }
+        Ok(reply)
+    }
+}
