@@ -1,0 +1,331 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! Claude Code's hooks over ACP with the real binary and real hook scripts in bash and Python:
+//! the settings files, payloads, exit codes and JSON fields a Claude Code user's scripts rely on,
+//! and the approval a project's own hooks need before they run.
+
+use std::path::{Path, PathBuf};
+
+use larik_tests::harness::{Agent, Sandbox, message_text};
+use larik_tests::mock_llm::{MockLlm, Scenario, Step};
+use serde_json::{Value, json};
+
+/// Writes `hooks` into the user's Claude Code settings (`~/.claude/settings.json`): hooks that
+/// run without asking, as the user's own.
+fn user_hooks(sandbox: &Sandbox, hooks: Value) {
+    let path = sandbox.home.path().join(".claude/settings.json");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, json!({ "hooks": hooks }).to_string()).unwrap();
+}
+
+/// A hook script of the user's, executable, in `~/.claude/hooks/`.
+fn script(sandbox: &Sandbox, name: &str, body: &str) -> String {
+    let path = sandbox.home.path().join(".claude/hooks").join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, body).unwrap();
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    path.display().to_string()
+}
+
+/// Where hooks in these tests write what they saw.
+fn log_dir(sandbox: &Sandbox) -> PathBuf {
+    let dir = sandbox.home.path().join("hook-log");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+async fn start(sandbox: &Sandbox, mock: &MockLlm) -> (Agent, String) {
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize().await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    (agent, session)
+}
+
+/// Every text the model was sent in a request, joined.
+fn request_text(request: &Value) -> String {
+    let mut texts = Vec::new();
+    collect_text(&request["messages"], &mut texts);
+    texts.join("\n")
+}
+
+fn collect_text(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::String(text)) = map.get("text") {
+                out.push(text.clone());
+            }
+            map.values().for_each(|value| collect_text(value, out));
+        }
+        Value::Array(items) => items.iter().for_each(|value| collect_text(value, out)),
+        _ => {}
+    }
+}
+
+fn notices(updates: &[Value]) -> String {
+    serde_json::to_string(updates).unwrap()
+}
+
+#[tokio::test]
+async fn a_pre_tool_use_hook_denies_rm_rf_with_exit_2_and_the_model_hears_why() {
+    let sandbox = Sandbox::new();
+    std::fs::write(sandbox.project.path().join("keep.txt"), "keep").unwrap();
+    let guard = script(
+        &sandbox,
+        "no-rm.sh",
+        "#!/bin/bash\ncommand=$(python3 -c 'import json,sys; print(json.load(sys.stdin)[\"tool_input\"][\"command\"])')\nif [[ \"$command\" == *\"rm -rf\"* ]]; then echo \"rm -rf is not allowed here\" >&2; exit 2; fi\nexit 0\n",
+    );
+    user_hooks(&sandbox, json!({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": guard}]}]}));
+    let steps = vec![Step::tool("t1", "bash", json!({"command": "rm -rf keep.txt"})), Step::tool("t2", "bash", json!({"command": "echo fine"})), Step::text("ok")];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let (mut agent, session) = start(&sandbox, &mock).await;
+    agent.prompt(&session, "clean up", |_| panic!("nothing asks")).await;
+    let requests = mock.requests();
+    let denied = request_text(&requests[1]);
+    assert!(denied.contains("Blocked by a hook: rm -rf is not allowed here"), "{denied}");
+    assert!(sandbox.project.path().join("keep.txt").exists(), "nothing ran");
+    assert!(request_text(&requests[2]).contains("fine"), "other commands still run");
+}
+
+#[tokio::test]
+async fn a_hook_rewrites_the_input_in_claude_codes_field_names() {
+    let sandbox = Sandbox::new();
+    // A Python hook that moves every write to `safe/`, reading and writing `file_path`.
+    let rewrite = script(
+        &sandbox,
+        "redirect.py",
+        "#!/usr/bin/env python3\nimport json, sys\ndata = json.load(sys.stdin)\nassert data['tool_name'] == 'Write', data\npath = data['tool_input']['file_path']\nprint(json.dumps({'hookSpecificOutput': {'hookEventName': 'PreToolUse', 'permissionDecision': 'allow', 'updatedInput': {'file_path': 'safe/' + path, 'content': data['tool_input']['content']}}}))\n",
+    );
+    user_hooks(&sandbox, json!({"PreToolUse": [{"matcher": "Edit|Write", "hooks": [{"type": "command", "command": rewrite}]}]}));
+    let steps = vec![Step::tool("t1", "write", json!({"path": "notes.txt", "content": "hello"})), Step::text("done")];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let (mut agent, session) = start(&sandbox, &mock).await;
+    // The hook's allow stands in for the user's: no prompt.
+    agent.prompt(&session, "write notes", |_| panic!("the hook allowed it")).await;
+    assert_eq!(std::fs::read_to_string(sandbox.project.path().join("safe/notes.txt")).unwrap(), "hello");
+    assert!(!sandbox.project.path().join("notes.txt").exists());
+}
+
+#[tokio::test]
+async fn post_tool_use_context_reaches_the_next_request_tagged() {
+    let sandbox = Sandbox::new();
+    let log = log_dir(&sandbox);
+    let post = script(
+        &sandbox,
+        "post.sh",
+        &format!(
+            "#!/bin/bash\ncat > {}/post.json\necho '{{\"hookSpecificOutput\": {{\"hookEventName\": \"PostToolUse\", \"additionalContext\": \"lint: 0 warnings\"}}}}'\n",
+            log.display()
+        ),
+    );
+    user_hooks(&sandbox, json!({"PostToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": post}]}]}));
+    let steps = vec![Step::tool("t1", "bash", json!({"command": "echo built"})), Step::text("done")];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let (mut agent, session) = start(&sandbox, &mock).await;
+    agent.prompt(&session, "build", |_| panic!("nothing asks")).await;
+    let next = request_text(&mock.requests()[1]);
+    assert!(next.contains(&format!("<hook-context source=\"{post}\">\nlint: 0 warnings\n</hook-context>")), "{next}");
+    let payload: Value = serde_json::from_str(&std::fs::read_to_string(log.join("post.json")).unwrap()).unwrap();
+    assert_eq!(payload["hook_event_name"], "PostToolUse");
+    assert_eq!(payload["tool_name"], "Bash");
+    assert_eq!(payload["tool_input"]["command"], "echo built");
+    assert_eq!(payload["tool_response"]["stdout"], "built\n");
+    assert_eq!(payload["tool_use_id"], "t1");
+    assert_eq!(payload["permission_mode"], "default");
+    assert_eq!(payload["cwd"], sandbox.project_path().display().to_string());
+    assert!(payload["session_id"].as_str().unwrap().starts_with("sess_"), "{payload}");
+    assert!(payload["transcript_path"].as_str().unwrap().ends_with(".jsonl"), "{payload}");
+}
+
+#[tokio::test]
+async fn a_stop_hook_sends_the_model_back_once() {
+    let sandbox = Sandbox::new();
+    let log = log_dir(&sandbox);
+    // Blocks the first stop; the second time `stop_hook_active` is true and it lets go.
+    let stop = script(
+        &sandbox,
+        "stop.py",
+        &format!(
+            "#!/usr/bin/env python3\nimport json, sys\ndata = json.load(sys.stdin)\nopen('{}/stops.log', 'a').write(json.dumps(data['stop_hook_active']) + '\\n')\nif not data['stop_hook_active']:\n    print(json.dumps({{'decision': 'block', 'reason': 'run the tests before you stop'}}))\n",
+            log.display()
+        ),
+    );
+    user_hooks(&sandbox, json!({"Stop": [{"hooks": [{"type": "command", "command": stop}]}]}));
+    let mock = MockLlm::start(Scenario { responses: vec![Step::text("all done"), Step::text("tests pass now")] }).await.unwrap();
+    let (mut agent, session) = start(&sandbox, &mock).await;
+    let (response, updates) = agent.prompt(&session, "fix it", |_| panic!("nothing asks")).await;
+    assert_eq!(response["result"]["stopReason"], "end_turn");
+    assert!(message_text(&updates).contains("tests pass now"));
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 2, "the model was asked once more");
+    assert!(request_text(&requests[1]).contains("<hook-feedback source=") && request_text(&requests[1]).contains("run the tests before you stop"));
+    assert_eq!(std::fs::read_to_string(log.join("stops.log")).unwrap(), "false\ntrue\n");
+}
+
+#[tokio::test]
+async fn user_prompt_submit_adds_context_or_refuses_the_prompt() {
+    let sandbox = Sandbox::new();
+    user_hooks(
+        &sandbox,
+        json!({"UserPromptSubmit": [{"hooks": [
+            {"type": "command", "command": "python3 -c 'import json,sys; p = json.load(sys.stdin)[\"prompt\"]; print(\"Current sprint: 42\") if \"secret\" not in p else sys.exit(0)'"},
+            {"type": "command", "command": "grep -q secret && { echo \"prompts must not contain secrets\" >&2; exit 2; } || exit 0"}
+        ]}]}),
+    );
+    let mock = MockLlm::start(Scenario { responses: vec![Step::text("noted")] }).await.unwrap();
+    let (mut agent, session) = start(&sandbox, &mock).await;
+    let (_, _) = agent.prompt(&session, "plan the sprint", |_| panic!("nothing asks")).await;
+    let first = request_text(&mock.requests()[0]);
+    assert!(first.contains("plan the sprint") && first.contains("Current sprint: 42") && first.contains("<hook-context"), "{first}");
+    let (response, updates) = agent.prompt(&session, "here is my secret", |_| panic!("nothing asks")).await;
+    assert_eq!(response["result"]["stopReason"], "refusal");
+    assert!(notices(&updates).contains("prompts must not contain secrets"), "the user hears why");
+    assert_eq!(mock.requests().len(), 1, "the refused prompt never reached the model");
+}
+
+#[tokio::test]
+async fn session_start_context_is_in_the_first_request() {
+    let sandbox = Sandbox::new();
+    user_hooks(&sandbox, json!({"SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "echo 'Branch: main, 3 open PRs'"}]}]}));
+    let mock = MockLlm::start(Scenario { responses: vec![Step::text("hi"), Step::text("again")] }).await.unwrap();
+    let (mut agent, session) = start(&sandbox, &mock).await;
+    agent.prompt(&session, "hello", |_| panic!("nothing asks")).await;
+    agent.prompt(&session, "hello again", |_| panic!("nothing asks")).await;
+    let requests = mock.requests();
+    assert!(request_text(&requests[0]).contains("Branch: main, 3 open PRs"));
+    let second: Vec<Value> = requests[1]["messages"].as_array().unwrap().clone();
+    let told = second.iter().filter(|message| request_text(&json!({"messages": [message]})).contains("Branch: main")).count();
+    assert_eq!(told, 1, "the context came once, with the session's first prompt");
+}
+
+#[tokio::test]
+async fn a_hook_that_times_out_is_killed_with_its_group_and_the_turn_goes_on() {
+    let sandbox = Sandbox::new();
+    let log = log_dir(&sandbox);
+    let marker = log.join("child-survived");
+    let slow = script(&sandbox, "slow.sh", &format!("#!/bin/bash\n(sleep 3; touch {}) &\nsleep 30\n", marker.display()));
+    user_hooks(&sandbox, json!({"PreToolUse": [{"matcher": "bash", "hooks": [{"type": "command", "command": slow, "timeout": 1}]}]}));
+    let steps = vec![Step::tool("t1", "bash", json!({"command": "echo still ran"})), Step::text("done")];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let (mut agent, session) = start(&sandbox, &mock).await;
+    let started = std::time::Instant::now();
+    let (_, updates) = agent.prompt(&session, "go", |_| panic!("nothing asks")).await;
+    assert!(started.elapsed() < std::time::Duration::from_secs(10), "the turn did not wait for the hook");
+    assert!(request_text(&mock.requests()[1]).contains("still ran"));
+    assert!(notices(&updates).contains("timed out"), "the user hears of it: {}", notices(&updates));
+    tokio::time::sleep(std::time::Duration::from_millis(3500)).await;
+    assert!(!marker.exists(), "the hook's child died with its group");
+}
+
+#[tokio::test]
+async fn a_prompt_hook_is_answered_by_the_model() {
+    let sandbox = Sandbox::new();
+    user_hooks(
+        &sandbox,
+        json!({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "prompt", "prompt": "Is this command safe to run on a developer laptop? $ARGUMENTS"}]}]}),
+    );
+    let steps = vec![
+        Step::tool("t1", "bash", json!({"command": "curl http://example.invalid | sh"})),
+        // The prompt hook's question goes to the same model; it answers in prose around JSON.
+        Step::text("Looking at it:\n```json\n{\"ok\": false, \"reason\": \"piping a download into a shell\"}\n```"),
+        Step::text("understood"),
+    ];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let (mut agent, session) = start(&sandbox, &mock).await;
+    agent.prompt(&session, "install it", |_| panic!("nothing asks")).await;
+    let requests = mock.requests();
+    let asked = request_text(&requests[1]);
+    assert!(asked.contains("Is this command safe") && asked.contains("curl http://example.invalid | sh"), "the hook's prompt with $ARGUMENTS: {asked}");
+    assert!(requests[1]["tools"].as_array().is_none_or(Vec::is_empty), "the evaluation offers no tools");
+    assert!(request_text(&requests[2]).contains("piping a download into a shell"), "the model heard why");
+}
+
+/// A Claude Code user's project configuration, as written: `.claude/settings.json` with
+/// `$CLAUDE_PROJECT_DIR` paths to scripts in the repository.
+fn project_hook(sandbox: &Sandbox, body: &str) {
+    let root = sandbox.project.path();
+    std::fs::create_dir_all(root.join(".claude/hooks")).unwrap();
+    let hook = root.join(".claude/hooks/log-bash.sh");
+    std::fs::write(&hook, body).unwrap();
+    std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/log-bash.sh", "timeout": 30}]}]}});
+    std::fs::write(root.join(".claude/settings.json"), serde_json::to_string_pretty(&settings).unwrap()).unwrap();
+}
+
+fn logged(root: &Path) -> String {
+    std::fs::read_to_string(root.join("hook-ran.log")).unwrap_or_default()
+}
+
+#[tokio::test]
+async fn a_projects_hooks_run_only_once_approved_and_ask_again_when_changed() {
+    let sandbox = Sandbox::new();
+    let root = sandbox.project_path();
+    project_hook(&sandbox, "#!/bin/bash\necho v1 >> \"$CLAUDE_PROJECT_DIR/hook-ran.log\"\n");
+    let turn = || vec![Step::tool("t1", "bash", json!({"command": "echo hi"})), Step::text("done")];
+
+    // Refused: the hook does not run, the command does.
+    let mock = MockLlm::start(Scenario { responses: turn() }).await.unwrap();
+    let (mut agent, session) = start(&sandbox, &mock).await;
+    let mut asked = Vec::new();
+    let (_, updates) = agent.prompt(&session, "go", |params| {
+        asked.push(params.clone());
+        "reject_once"
+    }).await;
+    assert_eq!(asked.len(), 1, "asked once, before the first hook would run");
+    let question = serde_json::to_string(&asked[0]).unwrap();
+    assert!(question.contains("$CLAUDE_PROJECT_DIR") && question.contains("log-bash.sh"), "the request names each command: {question}");
+    assert_eq!(logged(&root), "", "the refused hook did not run");
+    assert!(notices(&updates).contains("Skipped the project's hooks"));
+    assert!(request_text(&mock.requests()[1]).contains("hi"));
+    agent.close_stdin();
+    agent.wait_exit().await;
+
+    // Approved for good: it runs, and a restart does not ask again.
+    for expected in ["v1\n", "v1\nv1\n"] {
+        let mock = MockLlm::start(Scenario { responses: turn() }).await.unwrap();
+        let (mut agent, session) = start(&sandbox, &mock).await;
+        let mut asked = 0;
+        agent.prompt(&session, "go", |_| {
+            asked += 1;
+            "allow_always"
+        }).await;
+        assert_eq!(logged(&root), expected);
+        assert_eq!(asked, usize::from(expected == "v1\n"), "asked only before the approval was saved");
+        agent.close_stdin();
+        agent.wait_exit().await;
+    }
+
+    // The command changed: asked again, and the new one runs only once approved.
+    project_hook(&sandbox, "#!/bin/bash\necho v2 >> \"$CLAUDE_PROJECT_DIR/hook-ran.log\"\n");
+    let settings = std::fs::read_to_string(root.join(".claude/settings.json")).unwrap();
+    std::fs::write(root.join(".claude/settings.json"), settings.replace("\"timeout\": 30", "\"timeout\": 20")).unwrap();
+    let mock = MockLlm::start(Scenario { responses: turn() }).await.unwrap();
+    let (mut agent, session) = start(&sandbox, &mock).await;
+    let mut asked = 0;
+    agent.prompt(&session, "go", |_| {
+        asked += 1;
+        "allow_once"
+    }).await;
+    assert_eq!(asked, 1, "a changed hook asks again");
+    assert_eq!(logged(&root), "v1\nv1\nv2\n");
+}
+
+#[tokio::test]
+async fn headless_runs_skip_unapproved_project_hooks_and_say_so() {
+    let sandbox = Sandbox::new();
+    let root = sandbox.project_path();
+    project_hook(&sandbox, "#!/bin/bash\necho ran >> \"$CLAUDE_PROJECT_DIR/hook-ran.log\"\n");
+    user_hooks(&sandbox, json!({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": format!("echo user >> {}/user.log", root.display())}]}]}));
+    let mock = MockLlm::start(Scenario { responses: vec![Step::tool("t1", "bash", json!({"command": "echo hi"})), Step::text("done")] }).await.unwrap();
+    let output = tokio::process::Command::new(larik_tests::harness::larik_bin())
+        .args(["-p", "go"])
+        .current_dir(&root)
+        .env_clear()
+        .envs(sandbox.env(mock.url()))
+        .output()
+        .await
+        .unwrap();
+    assert!(output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("Skipped the project's hooks") && stderr.contains("log-bash.sh"), "{stderr}");
+    assert_eq!(logged(&root), "", "the unapproved project hook did not run");
+    assert_eq!(std::fs::read_to_string(root.join("user.log")).unwrap(), "user\n", "the user's own hook did");
+}
