@@ -84,6 +84,9 @@ pub struct ToolCallView {
     pub locations: Vec<Location>,
     /// The call streams output while it runs ([`AgentEvent::ToolOutput`]), e.g. a command.
     pub streams_output: bool,
+    /// A call whose whole effect is what it reports (the plan): front ends show the report
+    /// (`Display::Plan`) rather than the call.
+    pub report_only: bool,
 }
 
 /// The user's answer to a permission prompt.

@@ -292,6 +292,8 @@ pub fn suggested_rule(tool: &dyn DynTool, call: &CallDescription) -> String {
             let words: Vec<&str> = first.split_whitespace().collect();
             match words.as_slice() {
                 [program, sub, ..] if SUBCOMMAND_TOOLS.contains(program) && !sub.starts_with('-') => format!("bash({program} {sub}*)"),
+                // `python3 -m unittest`, `python -m pytest`: the module is what is being allowed.
+                [program, "-m", module, ..] if program.starts_with("python") => format!("bash({program} -m {module}*)"),
                 [program, ..] => format!("bash({program}*)"),
                 [] => tool.name().to_owned(),
             }

@@ -200,6 +200,11 @@ pub trait Tool: Send + Sync + 'static {
     fn streams_output(&self, _input: &Self::Input) -> bool {
         false
     }
+    /// A read-only tool whose whole effect is what it reports (the plan): it runs as soon as it
+    /// is authorized, and front ends show its report instead of the call.
+    fn report_only(&self) -> bool {
+        false
+    }
     fn describe(&self, input: &Self::Input, ctx: &ToolContext) -> CallDescription;
     /// What the call would change, shown in permission prompts (e.g. an edit's diff).
     fn preview(&self, _input: &Self::Input, _ctx: &ToolContext) -> impl Future<Output = Option<Display>> + Send {
@@ -217,6 +222,7 @@ pub trait DynTool: Send + Sync {
     fn read_only(&self) -> bool;
     fn concurrency_safe(&self) -> bool;
     fn streams_output(&self, input: &Value) -> bool;
+    fn report_only(&self) -> bool;
     /// Parses the input; a malformed one is reported to the model without running anything.
     fn describe(&self, input: &Value, ctx: &ToolContext) -> Result<CallDescription, String>;
     async fn preview(&self, input: &Value, ctx: &ToolContext) -> Option<Display>;
@@ -258,6 +264,10 @@ impl<T: Tool> DynTool for T {
 
     fn streams_output(&self, input: &Value) -> bool {
         parse_input::<T::Input>(T::NAME, input).is_ok_and(|parsed| Tool::streams_output(self, &parsed))
+    }
+
+    fn report_only(&self) -> bool {
+        Tool::read_only(self) && Tool::report_only(self)
     }
 
     fn describe(&self, input: &Value, ctx: &ToolContext) -> Result<CallDescription, String> {

@@ -322,13 +322,26 @@ async fn the_todo_list_becomes_the_plan_and_commands_show_their_output() {
     assert_eq!(plan.len(), 1);
     assert_eq!(plan[0]["entries"][0], json!({"content": "Reproduce the bug", "priority": "medium", "status": "completed"}));
     assert_eq!(plan[0]["entries"][1]["status"], "in_progress");
-    let todo_call = updates_of(&updates, "tool_call").into_iter().find(|call| call["toolCallId"] == "toolu_t").unwrap().clone();
-    assert_eq!(todo_call["kind"], "think");
+    assert!(
+        updates.iter().all(|update| update["toolCallId"] != "toolu_t"),
+        "the plan is shown once, as the plan, not also as a tool call"
+    );
     let bash_call = updates_of(&updates, "tool_call").into_iter().find(|call| call["toolCallId"] == "toolu_b").unwrap().clone();
     assert_eq!((bash_call["kind"].as_str(), bash_call["title"].as_str()), (Some("execute"), Some("Try it (`echo out; echo err >&2; exit 3`)")));
     let finished = updates_of(&updates, "tool_call_update").into_iter().find(|update| update["toolCallId"] == "toolu_b" && update["status"] == "failed").unwrap().clone();
     let shown = finished["content"][0]["content"]["text"].as_str().unwrap();
     assert_eq!(shown, "```sh\n$ echo out; echo err >&2; exit 3\nout\nerr\n\n[exit code 3]\n```");
+}
+
+#[tokio::test]
+async fn the_plan_does_not_wait_behind_a_permission_prompt() {
+    let todos = json!({"todos": [{"content": "Write the file", "status": "in_progress"}]});
+    let mut both = Step::tool("toolu_t", "todo", todos);
+    both.response.tool_calls.push(larik_core::llm::replay::RecordedToolCall { id: Some("toolu_w".into()), name: "write".into(), input: json!({"path": "a.txt", "content": "a"}) });
+    let (_sandbox, _mock, mut agent, session) = start(vec![both, Step::text("Done.")]).await;
+    let (_, updates) = agent.prompt(&session, "plan and write", |_| "allow_once").await;
+    let position = |kind: &str| updates.iter().position(|update| update["sessionUpdate"] == kind).unwrap_or_else(|| panic!("no {kind}: {updates:?}"));
+    assert!(position("plan") < position("_permission_asked"), "the plan came before the write's prompt: {updates:?}");
 }
 
 #[tokio::test]

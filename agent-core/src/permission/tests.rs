@@ -270,6 +270,7 @@ fn always_allow_suggests_a_scoped_rule_and_saves_it_privately() {
     assert_eq!(suggested_rule(tool.as_ref(), &command("git commit -m 'x'")), "bash(git commit*)");
     assert_eq!(suggested_rule(tool.as_ref(), &command("cargo test -p core")), "bash(cargo test*)");
     assert_eq!(suggested_rule(tool.as_ref(), &command("make check")), "bash(make*)");
+    assert_eq!(suggested_rule(tool.as_ref(), &command("python3 -m unittest discover -s tests")), "bash(python3 -m unittest*)");
     assert_eq!(suggested_rule(tool.as_ref(), &command("FOO=1 ./run.sh")), "bash(./run.sh*)");
     let fetch_call = CallDescription { subject: CallSubject::Url("https://docs.rs/x".into()), ..CallDescription::titled("f") };
     assert_eq!(suggested_rule(fetch.as_ref(), &fetch_call), "web_fetch(domain:docs.rs)");

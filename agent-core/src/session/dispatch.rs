@@ -76,6 +76,11 @@ impl Dispatch<'_> {
             }
             let (view, authorized) = self.authorize(call, &halt).await;
             match authorized {
+                // A call that only reports (the plan) changes nothing: it runs at once, so the
+                // editor shows it without waiting for the prompts of the calls after it.
+                Ok((tool, input, None, context)) if tool.report_only() => {
+                    results[index] = Some(self.execute(&Approved { index, view, tool, input, partial: None, context }, &halt).await);
+                }
                 Ok((tool, input, partial, context)) => approved.push(Approved { index, view, tool, input, partial, context }),
                 Err(output) => {
                     self.finish(&view, &output).await;
@@ -142,6 +147,7 @@ impl Dispatch<'_> {
             input: call.input.clone(),
             locations: Vec::new(),
             streams_output: false,
+            report_only: false,
         });
         (view, decision)
     }
@@ -377,7 +383,8 @@ fn announced_view(call: &ToolCall, tool: Option<&dyn DynTool>, description: Opti
         (None, _) => (call.name.clone(), crate::event::ToolKind::Other, Vec::new()),
     };
     let streams_output = matches!((tool, description), (Some(tool), Some(_)) if tool.streams_output(input));
-    ToolCallView { id: call.id.0.clone(), name: call.name.clone(), title, kind, input: input.clone(), locations, streams_output }
+    let report_only = tool.is_some_and(DynTool::report_only);
+    ToolCallView { id: call.id.0.clone(), name: call.name.clone(), title, kind, input: input.clone(), locations, streams_output, report_only }
 }
 
 /// Appends what hooks said to a result, as text parts of their own.

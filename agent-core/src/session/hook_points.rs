@@ -115,6 +115,7 @@ impl HookPoints {
             input: json!({ "hooks": listed }),
             locations: Vec::new(),
             streams_output: false,
+            report_only: false,
         };
         let _ = point.events.send(AgentEvent::ToolCallStarted(view.clone())).await;
         let (reply, answer) = oneshot::channel();

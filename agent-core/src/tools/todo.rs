@@ -34,6 +34,10 @@ impl Tool for Todo {
         true
     }
 
+    fn report_only(&self) -> bool {
+        true
+    }
+
     fn describe(&self, input: &TodoInput, _ctx: &ToolContext) -> CallDescription {
         let done = input.todos.iter().filter(|item| item.status == PlanStatus::Completed).count();
         CallDescription::titled(format!("Plan: {done} of {} done", input.todos.len()))

@@ -42,6 +42,8 @@ pub(super) async fn forward_events(peer: &Peer, session_id: &acp::SessionId, mut
     let mut held: Option<AgentEvent> = None;
     // Calls shown as agent-owned terminals, until they finish.
     let mut terminals: HashSet<String> = HashSet::new();
+    // Calls whose report (the plan) is shown instead of the call.
+    let mut report_only: HashSet<String> = HashSet::new();
     loop {
         let event = match held.take() {
             Some(event) => event,
@@ -53,6 +55,10 @@ pub(super) async fn forward_events(peer: &Peer, session_id: &acp::SessionId, mut
         let update = match event {
             AgentEvent::TextDelta(text) => acp::SessionUpdate::AgentMessageChunk(to_proto::text_chunk(text)),
             AgentEvent::ThinkingDelta(text) => acp::SessionUpdate::AgentThoughtChunk(to_proto::text_chunk(text)),
+            AgentEvent::ToolCallStarted(view) if view.report_only => {
+                report_only.insert(view.id);
+                continue;
+            }
             AgentEvent::ToolCallStarted(view) => {
                 let mut call = to_proto::tool_call(&view);
                 if client.terminal_stream.is_some() && view.streams_output {
@@ -79,6 +85,12 @@ pub(super) async fn forward_events(peer: &Peer, session_id: &acp::SessionId, mut
             AgentEvent::ToolCallUpdated { id, status, output, display, locations } => {
                 if let Some(Display::Plan(entries)) = &display {
                     notify(peer, session_id, acp::SessionUpdate::Plan(to_proto::plan(entries))).await;
+                }
+                if report_only.contains(&id) {
+                    if matches!(status, ToolStatus::Completed | ToolStatus::Failed) {
+                        report_only.remove(&id);
+                    }
+                    continue;
                 }
                 let mut update = to_proto::tool_call_update(&id, status, display.as_ref(), output.as_deref());
                 if let Some(locations) = locations {

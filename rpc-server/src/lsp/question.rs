@@ -102,7 +102,7 @@ mod tests {
 
     fn bash(input: serde_json::Value) -> Question {
         let (reply, _answer) = tokio::sync::oneshot::channel();
-        let tool_call = ToolCallView { id: "t1".into(), name: "bash".into(), title: "Run the tests (`python3 -m".into(), kind: ToolKind::Execute, input, locations: Vec::new(), streams_output: false };
+        let tool_call = ToolCallView { id: "t1".into(), name: "bash".into(), title: "Run the tests (`python3 -m".into(), kind: ToolKind::Execute, input, locations: Vec::new(), streams_output: false, report_only: false };
         let request = PermissionRequest { tool_call, reason: "bash needs your approval".into(), preview: None, suggested_rule: "bash(python3 -m unittest*)".into(), reply };
         Question::from_request(&request)
     }

@@ -253,7 +253,7 @@ mod tests {
     use super::*;
 
     fn view(name: &str, kind: ToolKind, title: &str, input: serde_json::Value) -> ToolCallView {
-        ToolCallView { id: "t1".into(), name: name.into(), title: title.into(), kind, input, locations: Vec::new(), streams_output: false }
+        ToolCallView { id: "t1".into(), name: name.into(), title: title.into(), kind, input, locations: Vec::new(), streams_output: false, report_only: false }
     }
 
     fn entry(view: ToolCallView, answer: Option<&str>, finished: Option<Finished>) -> Entry {
