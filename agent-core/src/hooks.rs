@@ -21,10 +21,9 @@
 //!
 //! Files: `definition` (the settings format and [`Hooks`]), `matcher` (Claude Code's matcher
 //! rules), `command` (running a command hook), `prompt` (prompt hooks), `reply` (what one
-//! handler said), `outcome` (combining replies), `claude` (Claude Code's names for Larik's
-//! tools).
+//! handler said), `outcome` (combining replies). Claude Code's names for Larik's tools, which
+//! payloads use, are in [`crate::claude_code`].
 
-pub mod claude;
 mod command;
 mod definition;
 mod matcher;
@@ -35,7 +34,7 @@ mod reply;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-pub use definition::{HookConfigError, Hooks};
+pub use definition::Hooks;
 
 use crate::permission::HookVerdict;
 

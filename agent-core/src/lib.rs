@@ -1,19 +1,52 @@
 //! Larik's agent core: everything an agent does, editor-agnostic.
 //!
-//! The core exposes [`session::Session`]: a conversation that takes prompts and emits a stream of
-//! [`event::AgentEvent`]s. It never sees JSON-RPC, ACP or editors; `rpc-server` translates.
+//! This file is the core's one public face, as a server crate sees it: sessions and their
+//! configuration ([`session`], [`config`]), the stream of events a session emits ([`event`]),
+//! the services a front end implements for the core ([`services`]: editor files, terminals,
+//! questions to the user), and the few value types those speak in. Everything else (providers,
+//! tools, the dispatch pipeline, permissions, hooks, the workspace layer) is private: the ACP
+//! server, the Helix bridge and headless runs all go through this face. [`replay`] and
+//! [`bench`] serve the demo, the tests' mock model and the benchmarks.
+//!
+//! The core never sees JSON-RPC, ACP or editors; `rpc-server` translates.
 
+mod claude_code;
 pub mod clock;
 pub mod config;
-pub mod environment;
+mod environment;
 pub mod event;
-pub mod hooks;
+mod hooks;
 mod http;
-pub mod llm;
-pub mod permission;
-pub mod prompt;
-pub mod review;
+mod llm;
+mod permission;
+mod prompt;
+mod review;
 pub mod sandbox;
 pub mod session;
-pub mod tools;
-pub mod workspace;
+mod tools;
+mod workspace;
+
+pub use llm::{Part, ProviderError, Role, ThoughtLevel};
+pub use permission::Mode;
+pub use review::{Hunk, apply_accepted, hunks};
+
+/// What a front end implements for the core: the editor's files, its terminals, questions to
+/// the user. Each is optional; the core works without them.
+pub mod services {
+    pub use crate::tools::ask_user::AskUser;
+    pub use crate::tools::terminal::{EditorTerminal, EditorTerminals, TerminalCommand, TerminalExit, TerminalOutput};
+    pub use crate::tools::EditorServices;
+    pub use crate::workspace::{EditorFiles, write_file_atomic};
+}
+
+/// Recorded sessions played as the model's side: the offline demo and the tests' mock model.
+pub mod replay {
+    pub use crate::llm::ModelStop;
+    pub use crate::llm::replay::{RecordedResponse, RecordedToolCall, Recording, ReplayProvider};
+}
+
+/// Tools driven directly, outside any session, to measure them. Not for front ends.
+pub mod bench {
+    pub use crate::tools::{Registry, ToolContext};
+    pub use crate::workspace::Workspace;
+}

@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use larik_core::tools::{Registry, ToolContext};
-use larik_core::workspace::Workspace;
+use larik_core::bench::{Registry, ToolContext};
+use larik_core::bench::Workspace;
 use serde_json::json;
 
 use crate::stats::{Row, duration_row, median, time_async, time_command};

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use larik_core::event::{AgentEvent, Display, PermissionAnswer, ToolStatus};
-use larik_core::llm::Part;
-use larik_core::llm::replay::{Recording, ReplayProvider};
+use larik_core::Part;
+use larik_core::replay::{Recording, ReplayProvider};
 use larik_core::session::{ModelSettings, Session, SessionConfig};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::io::Write;
 
 use larik_core::event::{AgentEvent, PermissionAnswer, ToolStatus};
-use larik_core::llm::Part;
+use larik_core::Part;
 use larik_core::session::{Session, SessionConfig, StopReason};
 use serde_json::json;
 use tokio::sync::mpsc;

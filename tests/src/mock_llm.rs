@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use larik_core::llm::ModelStop;
-use larik_core::llm::replay::RecordedResponse;
+use larik_core::replay::ModelStop;
+use larik_core::replay::RecordedResponse;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
@@ -54,7 +54,7 @@ impl Step {
     }
 
     pub fn tool(id: &str, name: &str, input: Value) -> Self {
-        let call = larik_core::llm::replay::RecordedToolCall { id: Some(id.into()), name: name.into(), input };
+        let call = larik_core::replay::RecordedToolCall { id: Some(id.into()), name: name.into(), input };
         Self { response: RecordedResponse { tool_calls: vec![call], ..RecordedResponse::default() }, ..Self::default() }
     }
 }

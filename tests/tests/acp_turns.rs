@@ -177,7 +177,7 @@ async fn an_edit_after_a_read_reports_its_diff() {
 async fn parallel_safe_calls_return_in_their_original_order() {
     let mut step = Step::default();
     for (index, name) in ["one.txt", "two.txt", "three.txt"].iter().enumerate() {
-        step.response.tool_calls.push(larik_core::llm::replay::RecordedToolCall { id: Some(format!("toolu_{index}")), name: "read".into(), input: json!({"path": name}) });
+        step.response.tool_calls.push(larik_core::replay::RecordedToolCall { id: Some(format!("toolu_{index}")), name: "read".into(), input: json!({"path": name}) });
     }
     let (sandbox, mock, mut agent, session) = start(vec![step, Step::text("Read them.")]).await;
     for name in ["one", "two", "three"] {
@@ -252,9 +252,9 @@ async fn cancel_while_a_permission_prompt_is_open() {
 #[tokio::test]
 async fn stop_reasons_are_reported_as_they_happen() {
     let mut long = Step::text("cut off");
-    long.response.stop_reason = Some(larik_core::llm::ModelStop::MaxTokens);
+    long.response.stop_reason = Some(larik_core::replay::ModelStop::MaxTokens);
     let mut refused = Step::text("I can't help with that.");
-    refused.response.stop_reason = Some(larik_core::llm::ModelStop::Refusal);
+    refused.response.stop_reason = Some(larik_core::replay::ModelStop::Refusal);
     let (_sandbox, mock, mut agent, session) = start(vec![long, refused, Step::text("ok")]).await;
     let (first, _) = agent.prompt(&session, "one", |_| "reject_once").await;
     assert_eq!(first["result"]["stopReason"], "max_tokens");
@@ -337,7 +337,7 @@ async fn the_todo_list_becomes_the_plan_and_commands_show_their_output() {
 async fn the_plan_does_not_wait_behind_a_permission_prompt() {
     let todos = json!({"todos": [{"content": "Write the file", "status": "in_progress"}]});
     let mut both = Step::tool("toolu_t", "todo", todos);
-    both.response.tool_calls.push(larik_core::llm::replay::RecordedToolCall { id: Some("toolu_w".into()), name: "write".into(), input: json!({"path": "a.txt", "content": "a"}) });
+    both.response.tool_calls.push(larik_core::replay::RecordedToolCall { id: Some("toolu_w".into()), name: "write".into(), input: json!({"path": "a.txt", "content": "a"}) });
     let (_sandbox, _mock, mut agent, session) = start(vec![both, Step::text("Done.")]).await;
     let (_, updates) = agent.prompt(&session, "plan and write", |_| "allow_once").await;
     let position = |kind: &str| updates.iter().position(|update| update["sessionUpdate"] == kind).unwrap_or_else(|| panic!("no {kind}: {updates:?}"));

@@ -62,24 +62,10 @@ impl Rule {
     }
 }
 
-/// Maps Claude Code's tool names to ours.
+/// Maps Claude Code's tool names to ours; names known only at run time (`mcp__server__tool`)
+/// match exactly as written.
 fn canonical_tool(name: &str) -> String {
-    match name {
-        "Bash" => "bash",
-        "Read" => "read",
-        "Write" => "write",
-        "Edit" => "edit",
-        "MultiEdit" => "multi_edit",
-        "WebFetch" => "web_fetch",
-        "WebSearch" => "web_search",
-        "Grep" => "grep",
-        "Glob" => "glob",
-        "TodoWrite" => "todo",
-        "Task" => "task",
-        // Names known only at run time (`mcp__server__tool`) match exactly as written.
-        other => return other.to_owned(),
-    }
-    .to_owned()
+    crate::claude_code::larik_tool_name(name).unwrap_or(name).to_owned()
 }
 
 /// Whether a rule's tool name covers `tool`: the same name, `edit` for every edit tool, and as

@@ -21,7 +21,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::environment::SessionEnv;
 use crate::event::{AgentEvent, Display, PermissionAnswer, PermissionRequest, ToolCallView, ToolKind, ToolStatus};
-use crate::hooks::claude;
+use crate::claude_code as claude;
 use crate::hooks::{HookEvent, HookHandler, HookOutcome, HookRunEnv, HookText, Hooks, PromptEvaluator, Scope, run_hooks};
 use crate::llm::{Message, ModelRequest, Provider, StreamEvent, catalog};
 

@@ -7,8 +7,8 @@ use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
 use larik_core::config::ModelConfig;
-use larik_core::llm::{Part, ProviderError, ThoughtLevel};
-use larik_core::permission::Mode;
+use larik_core::{Part, ProviderError, ThoughtLevel};
+use larik_core::Mode;
 use larik_core::session::store::SessionStore;
 use larik_core::session::{ModelSettings, Session, StopReason, TurnError};
 use larik_protocol::acp;

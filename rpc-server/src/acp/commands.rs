@@ -1,7 +1,7 @@
 //! Slash commands: announced with `available_commands_update`, typed by the user as the prompt
 //! (`/mode plan`). They act on the session instead of going to the model.
 
-use larik_core::permission::Mode;
+use larik_core::Mode;
 use larik_protocol::acp;
 
 /// The commands every session offers.

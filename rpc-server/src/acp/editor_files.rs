@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use larik_core::workspace::EditorFiles;
+use larik_core::services::EditorFiles;
 use larik_protocol::acp;
 
 use super::connection::Peer;
@@ -30,7 +30,7 @@ impl EditorFiles for ClientFiles {
 
     async fn write_text(&self, path: &Path, content: &str) -> Result<(), String> {
         if !self.write {
-            return larik_core::workspace::write_file_atomic(path, content.as_bytes()).map_err(|error| error.to_string());
+            return larik_core::services::write_file_atomic(path, content.as_bytes()).map_err(|error| error.to_string());
         }
         let request = acp::WriteTextFileRequest::new(self.session_id.clone(), path.to_path_buf(), content.to_owned());
         self.peer

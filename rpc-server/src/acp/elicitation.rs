@@ -1,6 +1,6 @@
 //! Questions to the user through ACP's elicitation (form mode), for clients that advertise it.
 
-use larik_core::tools::ask_user::AskUser;
+use larik_core::services::AskUser;
 use larik_protocol::acp;
 use serde_json::{Value, json};
 

@@ -1,7 +1,7 @@
 //! Conversions from ACP v1 wire types to the core's types.
 
 use larik_core::event::PermissionAnswer;
-use larik_core::llm::Part;
+use larik_core::Part;
 use larik_protocol::acp;
 use larik_protocol::extensions::{META_KEY, PermissionResponseMeta};
 

@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 use larik_core::config::ModelConfig;
-use larik_core::llm::{Part, Role};
+use larik_core::{Part, Role};
 use larik_core::session::store::{Record, StoredSession, ToolRecord};
 use larik_core::session::{Session, SessionConfig};
 use larik_protocol::acp;
@@ -38,7 +38,7 @@ impl AcpAgent {
             .map_err(|error| RpcError::new(RpcError::INVALID_PARAMS, error.to_string()))?;
         config.id = id.0.to_string();
         if self.signed_out.load(std::sync::atomic::Ordering::Relaxed) {
-            config.provider = Err(larik_core::llm::ProviderError::Auth { message: "signed out; authenticate to continue".into() });
+            config.provider = Err(larik_core::ProviderError::Auth { message: "signed out; authenticate to continue".into() });
         }
         let client = self.client_capabilities();
         if client.elicitation.as_ref().is_some_and(|elicitation| elicitation.form.is_some()) {

@@ -1,8 +1,8 @@
 //! Session modes and config options: the legacy `modes` state and the `configOptions` list
 //! (`mode`, `model`), built from one source so the two always agree.
 
-use larik_core::llm::ThoughtLevel;
-use larik_core::permission::Mode;
+use larik_core::ThoughtLevel;
+use larik_core::Mode;
 use larik_protocol::acp;
 
 pub const MODE_OPTION: &str = "mode";

@@ -3,7 +3,7 @@
 //! the request carries the change split into hunks.
 
 use larik_core::event::{Display, PermissionAnswer, PermissionRequest};
-use larik_core::review;
+
 use larik_protocol::acp;
 use larik_protocol::extensions::{META_KEY, ReviewHunk, ToolCallMeta};
 use tokio_util::sync::CancellationToken;
@@ -44,7 +44,7 @@ pub async fn ask(peer: &Peer, session_id: &acp::SessionId, request: PermissionRe
 }
 
 fn hunk_meta(old_text: &str, new_text: &str) -> acp::Meta {
-    let hunks = review::hunks(old_text, new_text)
+    let hunks = larik_core::hunks(old_text, new_text)
         .into_iter()
         .map(|hunk| ReviewHunk {
             index: hunk.index,

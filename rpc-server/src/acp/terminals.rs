@@ -2,7 +2,7 @@
 //! core's [`EditorTerminals`], for clients that advertise `terminal` but not the agent-owned
 //! terminal stream of `_meta.terminal_output`.
 
-use larik_core::tools::terminal::{EditorTerminal, EditorTerminals, TerminalCommand, TerminalExit, TerminalOutput};
+use larik_core::services::{EditorTerminal, EditorTerminals, TerminalCommand, TerminalExit, TerminalOutput};
 use larik_protocol::acp;
 use serde::de::DeserializeOwned;
 use serde_json::Value;

@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use larik_core::event::{AgentEvent, Display, PermissionAnswer, PermissionRequest};
-use larik_core::llm::Part;
-use larik_core::permission::Mode;
+use larik_core::Part;
+use larik_core::Mode;
 use larik_core::session::{Session, SessionConfig};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
@@ -87,7 +87,7 @@ impl Bridge {
             Ok((config, _)) => config,
             Err(error) => {
                 tracing::warn!(%error, "settings could not be read; the agent cannot run");
-                let failed = Err(larik_core::llm::ProviderError::BadRequest { message: error.to_string() });
+                let failed = Err(larik_core::ProviderError::BadRequest { message: error.to_string() });
                 SessionConfig::plain(root.clone(), failed, larik_core::session::ModelSettings { model: String::new(), max_tokens: 0, max_turn_requests: 0, thought_level: None })
             }
         };
@@ -470,7 +470,7 @@ impl Bridge {
     fn waiting_block(&self, request: &PermissionRequest) -> String {
         if let Some(Display::Diff { path, old_text, new_text }) = &request.preview {
             let file = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
-            let hunks = larik_core::review::hunks(old_text.as_deref().unwrap_or(""), new_text).len();
+            let hunks = larik_core::hunks(old_text.as_deref().unwrap_or(""), new_text).len();
             return question::review_block(&request.tool_call.title, &file, hunks);
         }
         let answer_where = if self.popup_prompts && !self.no_message_requests.load(Ordering::Relaxed) {

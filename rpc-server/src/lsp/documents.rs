@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use larik_core::workspace::EditorFiles;
+use larik_core::services::EditorFiles;
 use serde_json::json;
 use tokio::sync::watch;
 
@@ -116,7 +116,7 @@ impl EditorFiles for LspFiles {
 
     async fn write_text(&self, path: &Path, content: &str) -> Result<(), String> {
         let Some(current) = self.documents.get(path) else {
-            return larik_core::workspace::write_file_atomic(path, content.as_bytes()).map_err(|error| error.to_string());
+            return larik_core::services::write_file_atomic(path, content.as_bytes()).map_err(|error| error.to_string());
         };
         let (saves_before, cancels_before) = (self.documents.save_count(path), self.documents.cancel_count());
         // Hunks the user applied already put this content in the buffer.

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use larik_core::event::PermissionAnswer;
-use larik_core::review::{self, Hunk};
+use larik_core::Hunk;
 use tokio::sync::oneshot;
 
 pub struct Proposal {
@@ -27,7 +27,7 @@ pub struct LineEdit {
 
 impl Proposal {
     pub fn new(id: u64, tool_id: String, path: PathBuf, uri: String, old_text: &str, new_text: &str, reply: oneshot::Sender<PermissionAnswer>) -> Self {
-        let hunks = review::hunks(old_text, new_text);
+        let hunks = larik_core::hunks(old_text, new_text);
         Self { id, tool_id, path, uri, decisions: vec![None; hunks.len()], hunks, reply: Some(reply) }
     }
 
@@ -138,10 +138,10 @@ mod tests {
 
     #[test]
     fn a_hunk_is_summed_up_by_its_first_new_line() {
-        let hunks = review::hunks("a\n    return lo\nc\nd\n", "a\n    return hi\nc\n");
+        let hunks = larik_core::hunks("a\n    return lo\nc\nd\n", "a\n    return hi\nc\n");
         assert_eq!(summary(&hunks[0], 40), "+ return hi");
         assert_eq!(summary(&hunks[1], 40), "- d");
-        let long = review::hunks("x\n", "a very long line indeed\nsecond\n");
+        let long = larik_core::hunks("x\n", "a very long line indeed\nsecond\n");
         assert_eq!(summary(&long[0], 6), "+ a very …");
     }
 }

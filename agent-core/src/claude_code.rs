@@ -1,5 +1,6 @@
-//! Claude Code's names for Larik's tools, so that users' existing hook scripts read what they
-//! expect (`tool_name: "Bash"`, `tool_input.file_path`, `tool_input.command`), and an
+//! Claude Code's names for Larik's tools, one table for everything that reads them: permission
+//! rules written as `Bash(...)` or `WebFetch(...)`, and hooks, so that users' existing scripts
+//! read what they expect (`tool_name: "Bash"`, `tool_input.file_path`, `tool_input.command`), and an
 //! `updatedInput` written in Claude Code's shape maps back to Larik's.
 //!
 //! | Larik        | Claude Code | Input fields (Larik → Claude Code); others kept as they are |
