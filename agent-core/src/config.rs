@@ -57,6 +57,10 @@ pub struct Settings {
 #[serde(rename_all = "camelCase", default)]
 pub struct PermissionSettings {
     pub allow: Vec<String>,
+    /// Allow rules from files inside the project: they count only once the user approved the
+    /// project's settings (a cloned repository must not widen its reader's permissions).
+    #[serde(skip)]
+    pub project_allow: Vec<String>,
     pub deny: Vec<String>,
     pub ask: Vec<String>,
     /// Paths, relative to the project, that the agent must never write, beyond the built-in list.
@@ -256,7 +260,11 @@ pub fn load_permissions(project: &Path, env: &HashMap<String, String>) -> Result
         let Some(permissions) = value.get("permissions") else { continue };
         let layer: PermissionSettings = serde_json::from_value(permissions.clone())
             .map_err(|error| ConfigError::Unreadable { path: path.clone(), message: format!("permissions: {error}") })?;
-        all.allow.extend(layer.allow);
+        if path.starts_with(project) {
+            all.project_allow.extend(layer.allow);
+        } else {
+            all.allow.extend(layer.allow);
+        }
         all.deny.extend(layer.deny);
         all.ask.extend(layer.ask);
         all.protected_paths.extend(layer.protected_paths);

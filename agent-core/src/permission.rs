@@ -23,7 +23,7 @@ pub mod rules;
 pub mod shell;
 mod store;
 
-pub use store::{approve_hooks, approved_hooks, private_settings_path};
+pub use store::{approve_project, approved_project, private_settings_path};
 
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -96,6 +96,8 @@ const SUBCOMMAND_TOOLS: &[&str] = &["git", "cargo", "npm", "pnpm", "yarn", "go",
 pub struct Permissions {
     mode: Mutex<Mode>,
     rules: Mutex<RuleSet>,
+    /// Whether the user approved the project's settings, so its own allow rules count.
+    project_trusted: std::sync::atomic::AtomicBool,
     sandboxed_bash: bool,
     store: Option<PathBuf>,
 }
@@ -108,7 +110,7 @@ impl Default for Permissions {
 
 impl Permissions {
     pub fn new(rules: RuleSet, sandboxed_bash: bool, store: Option<PathBuf>) -> Self {
-        Self { mode: Mutex::new(Mode::Default), rules: Mutex::new(rules), sandboxed_bash, store }
+        Self { mode: Mutex::new(Mode::Default), rules: Mutex::new(rules), project_trusted: std::sync::atomic::AtomicBool::new(false), sandboxed_bash, store }
     }
 
     pub fn mode(&self) -> Mode {
@@ -119,6 +121,16 @@ impl Permissions {
         if let Ok(mut current) = self.mode.lock() {
             *current = mode;
         }
+    }
+
+    /// The project's own allow rules count from now on (the user approved its settings).
+    pub fn trust_project_rules(&self) {
+        self.project_trusted.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The allow rules the project's settings bring, as written, for the user to approve.
+    pub fn project_allow_rules(&self) -> Vec<String> {
+        self.rules.lock().map(|rules| rules.project_allow.iter().map(|rule| rule.text.clone()).collect()).unwrap_or_default()
     }
 
     /// Adds an allow rule for the rest of the session and saves it to the project's private
@@ -185,8 +197,11 @@ impl Permissions {
         if tool.read_only() {
             return Decision::Allow;
         }
-        // 6. Allow rules: for bash, every command of the line must be covered.
-        if subjects.all_allowed(name, &rules.allow) {
+        // 6. Allow rules: for bash, every command of the line must be covered. The project's
+        // own count only once the user approved its settings.
+        let trusted = self.project_trusted.load(std::sync::atomic::Ordering::Relaxed) && !rules.project_allow.is_empty();
+        let allowed = if trusted { subjects.all_allowed(name, &[rules.allow.as_slice(), rules.project_allow.as_slice()].concat()) } else { subjects.all_allowed(name, &rules.allow) };
+        if allowed {
             return Decision::Allow;
         }
         if let CallSubject::Command { sandboxed, .. } = &call.subject {

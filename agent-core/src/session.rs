@@ -165,7 +165,7 @@ impl SessionConfig {
         let notice = (!notices.is_empty()).then(|| notices.join("\n"));
         let config = Self {
             id: fresh_id(),
-            rules: RuleSet::from_lists(&permissions.allow, &permissions.deny, &permissions.ask),
+            rules: RuleSet::from_lists(&permissions.allow, &permissions.deny, &permissions.ask).with_project_allow(&permissions.project_allow),
             protected_paths: permissions.protected_paths,
             initial_mode,
             rules_file: config::private_rules_file(&cwd, env),
@@ -226,9 +226,13 @@ impl Session {
         let workspace = Arc::new(workspace);
         let system = crate::prompt::system_prompt(workspace.root(), &crate::clock::today_utc());
         let cancel = parent_cancel.child_token();
-        let hooks = HookPoints::new(config.hooks, config.rules_file.clone());
+        let project_allow: Vec<String> = config.rules.project_allow.iter().map(|rule| rule.text.clone()).collect();
+        let hooks = HookPoints::new(config.hooks, project_allow, config.rules_file.clone());
         let permissions = Permissions::new(config.rules, config.sandbox.is_some(), config.rules_file);
         permissions.set_mode(config.initial_mode);
+        if hooks.project_approved() {
+            permissions.trust_project_rules();
+        }
         let env = SessionEnv {
             session_id: config.id,
             workspace,

@@ -167,3 +167,39 @@ async fn a_cloned_repository_cannot_start_its_reader_in_yolo() {
     let said = serde_json::to_string(&updates).unwrap();
     assert!(said.contains("may not choose a mode wider than accept-edits"), "the user hears why: {said}");
 }
+
+#[tokio::test]
+async fn a_projects_allow_rules_count_only_once_the_user_approved_them() {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(sandbox.project.path().join(".claude")).unwrap();
+    std::fs::write(sandbox.project.path().join(".claude/settings.json"), r#"{"permissions": {"allow": ["Write", "Bash(curl:*)"]}}"#).unwrap();
+    let write = || vec![Step::tool("t1", "write", json!({"path": "a.txt", "content": "a"})), Step::text("ok")];
+    // Rejected: the project's rules do not count, so the write itself asks (and is rejected).
+    let mock = MockLlm::start(Scenario { responses: write() }).await.unwrap();
+    let (mut agent, session) = start_agent(&sandbox, &mock).await;
+    let mut asked = Vec::new();
+    agent.prompt(&session, "write", |params| {
+        asked.push(params["toolCall"]["title"].as_str().unwrap_or_default().to_owned());
+        "reject_once"
+    }).await;
+    assert_eq!(asked.len(), 2, "first the project's settings, then the write: {asked:?}");
+    assert!(asked[0].contains("this project's settings"), "{asked:?}");
+    assert!(!sandbox.project.path().join("a.txt").exists());
+    agent.close_stdin();
+    agent.wait_exit().await;
+    // Approved for good: the rule allows the write without a prompt, now and after a restart.
+    for answer in ["allow_always", "never asked"] {
+        let mock = MockLlm::start(Scenario { responses: write() }).await.unwrap();
+        let (mut agent, session) = start_agent(&sandbox, &mock).await;
+        let mut asked = 0;
+        agent.prompt(&session, "write", |_| {
+            asked += 1;
+            "allow_always"
+        }).await;
+        assert_eq!(asked, usize::from(answer == "allow_always"), "only the project's settings were asked about, once");
+        assert_eq!(std::fs::read_to_string(sandbox.project.path().join("a.txt")).unwrap(), "a");
+        std::fs::remove_file(sandbox.project.path().join("a.txt")).unwrap();
+        agent.close_stdin();
+        agent.wait_exit().await;
+    }
+}

@@ -110,16 +110,23 @@ pub struct RuleSet {
     pub allow: Vec<Rule>,
     pub deny: Vec<Rule>,
     pub ask: Vec<Rule>,
+    /// Allow rules the project's own settings bring: they count only once the user approved
+    /// the project's settings.
+    pub project_allow: Vec<Rule>,
 }
 
 impl RuleSet {
     pub fn from_lists(allow: &[String], deny: &[String], ask: &[String]) -> Self {
-        let parse = |list: &[String]| list.iter().filter_map(|text| Rule::parse(text)).collect();
-        Self { allow: parse(allow), deny: parse(deny), ask: parse(ask) }
+        Self { allow: parse_all(allow), deny: parse_all(deny), ask: parse_all(ask), project_allow: Vec::new() }
+    }
+
+    pub fn with_project_allow(mut self, rules: &[String]) -> Self {
+        self.project_allow = parse_all(rules);
+        self
     }
 
     pub fn extend(&mut self, other: RuleSet) {
-        for (mine, theirs) in [(&mut self.allow, other.allow), (&mut self.deny, other.deny), (&mut self.ask, other.ask)] {
+        for (mine, theirs) in [(&mut self.allow, other.allow), (&mut self.deny, other.deny), (&mut self.ask, other.ask), (&mut self.project_allow, other.project_allow)] {
             for rule in theirs {
                 if !mine.contains(&rule) {
                     mine.push(rule);
@@ -127,6 +134,10 @@ impl RuleSet {
             }
         }
     }
+}
+
+fn parse_all(list: &[String]) -> Vec<Rule> {
+    list.iter().filter_map(|text| Rule::parse(text)).collect()
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! The project's private settings, under the user's config directory (never in the project,
-//! where they could be committed): "always allow" rules and the fingerprint of the project hooks
-//! the user approved. One JSON file per project, readable by the user only (0600).
+//! where they could be committed): "always allow" rules and the fingerprint of the project
+//! settings (hooks, allow rules) the user approved. One JSON file per project, readable by the user only (0600).
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -28,17 +28,17 @@ pub fn add_allow_rule(path: &Path, rule: &str) -> Result<(), String> {
     })
 }
 
-/// The fingerprint of the project hooks the user approved, if any.
-pub fn approved_hooks(path: &Path) -> Option<String> {
+/// The fingerprint of the project settings (hooks, allow rules) the user approved, if any.
+pub fn approved_project(path: &Path) -> Option<String> {
     let text = std::fs::read_to_string(path).ok()?;
     let settings: serde_json::Value = serde_json::from_str(&text).ok()?;
-    settings.get("approvedProjectHooks")?.as_str().map(str::to_owned)
+    settings.get("approvedProjectSettings")?.as_str().map(str::to_owned)
 }
 
-/// Pins the user's approval of the project hooks to their fingerprint.
-pub fn approve_hooks(path: &Path, fingerprint: &str) -> Result<(), String> {
+/// Pins the user's approval of the project's settings to their fingerprint.
+pub fn approve_project(path: &Path, fingerprint: &str) -> Result<(), String> {
     update(path, |settings, _| {
-        settings.insert("approvedProjectHooks".into(), serde_json::Value::String(fingerprint.to_owned()));
+        settings.insert("approvedProjectSettings".into(), serde_json::Value::String(fingerprint.to_owned()));
         Ok(())
     })
 }

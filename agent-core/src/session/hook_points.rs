@@ -5,12 +5,13 @@
 //! field names), runs the matching hooks through [`crate::hooks`], tells the user what the hooks
 //! said, and wraps what they add to the conversation so the model can tell it from the user.
 //!
-//! Trust: hooks are code. Those defined by the project (a cloned repository's
-//! `.claude/settings.json`) run only after the user approved them, once per project, pinned to
-//! the fingerprint of their definitions: a changed hook asks again. The question goes through
-//! the editor as a permission request naming each command, before the first one would run.
-//! Where nobody can answer (headless), unapproved project hooks are skipped and the user is
-//! told which. Hooks from the user's own settings run without asking.
+//! Trust: hooks are code, and allow rules widen permissions. Those a project defines (a cloned
+//! repository's `.claude/settings.json`) take effect only after the user approved them, once
+//! per project, pinned to the fingerprint of their definitions: a changed hook or rule asks
+//! again. The question goes through the editor as a permission request naming each command and
+//! rule, at the start of the first turn (or before the first hook would run). Where nobody can
+//! answer (headless), the project's hooks are skipped and its allow rules ignored, and the user
+//! is told which. Hooks and rules from the user's own settings need no approval.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -25,10 +26,14 @@ use crate::claude_code as claude;
 use crate::hooks::{HookEvent, HookHandler, HookOutcome, HookRunEnv, HookText, Hooks, PromptEvaluator, Scope, run_hooks};
 use crate::llm::{Message, ModelRequest, Provider, StreamEvent, catalog};
 
-/// The session's hooks and what the user said about the project's.
+/// The session's hooks and what the user said about the project's settings.
 pub struct HookPoints {
     hooks: Hooks,
-    /// Where the approval of project hooks is kept (the project's private settings).
+    /// Allow rules the project's settings bring, as written.
+    project_allow: Vec<String>,
+    /// The fingerprint of the project's hooks and allow rules, when it has any.
+    fingerprint: Option<String>,
+    /// Where the approval is kept (the project's private settings).
     trust_file: Option<PathBuf>,
     trust: tokio::sync::Mutex<Trust>,
 }
@@ -49,18 +54,34 @@ pub struct Point<'a> {
 }
 
 impl HookPoints {
-    pub fn new(hooks: Hooks, trust_file: Option<PathBuf>) -> Self {
-        let approved = match (hooks.project_fingerprint(), &trust_file) {
+    pub fn new(hooks: Hooks, project_allow: Vec<String>, trust_file: Option<PathBuf>) -> Self {
+        let fingerprint = fingerprint(&hooks, &project_allow);
+        let approved = match (&fingerprint, &trust_file) {
             (None, _) => true,
-            (Some(fingerprint), Some(file)) => crate::permission::approved_hooks(file).as_deref() == Some(fingerprint.as_str()),
+            (Some(fingerprint), Some(file)) => crate::permission::approved_project(file).as_deref() == Some(fingerprint.as_str()),
             (Some(_), None) => false,
         };
-        Self { hooks, trust_file, trust: tokio::sync::Mutex::new(if approved { Trust::Approved } else { Trust::Unknown }) }
+        let trust = if approved { Trust::Approved } else { Trust::Unknown };
+        Self { hooks, project_allow, fingerprint, trust_file, trust: tokio::sync::Mutex::new(trust) }
     }
 
     /// No hooks at all.
     pub fn none() -> Self {
-        Self::new(Hooks::default(), None)
+        Self::new(Hooks::default(), Vec::new(), None)
+    }
+
+    /// Whether the project's settings were approved before (their fingerprint unchanged); a
+    /// project with no hooks or allow rules needs no approval.
+    pub fn project_approved(&self) -> bool {
+        self.trust.try_lock().is_ok_and(|trust| *trust == Trust::Approved)
+    }
+
+    /// At the start of a turn: asks about the project's settings if they wait for approval, so
+    /// its allow rules count (or not) from the first call on.
+    pub async fn settle(&self, point: &Point<'_>) {
+        if self.fingerprint.is_some() {
+            self.project_trusted(point).await;
+        }
     }
 
     pub fn problems(&self) -> &[String] {
@@ -89,30 +110,29 @@ impl HookPoints {
         outcome
     }
 
-    /// Whether the project's hooks may run: approved before (same fingerprint), or approved now.
+    /// Whether the project's settings may take effect: approved before (same fingerprint), or
+    /// approved now. An approval lets its allow rules count too.
     async fn project_trusted(&self, point: &Point<'_>) -> bool {
         let mut trust = self.trust.lock().await;
         if *trust == Trust::Unknown {
             *trust = self.ask_for_approval(point).await;
+            if *trust == Trust::Approved {
+                point.env.permissions.trust_project_rules();
+            }
         }
         *trust == Trust::Approved
     }
 
     async fn ask_for_approval(&self, point: &Point<'_>) -> Trust {
         let handlers = self.hooks.project_handlers();
-        let listed: Vec<String> = handlers.iter().map(describe).collect();
-        let sources: Vec<String> = {
-            let mut sources: Vec<String> = handlers.iter().map(|handler| handler.source.display().to_string()).collect();
-            sources.sort();
-            sources.dedup();
-            sources
-        };
+        let mut listed: Vec<String> = handlers.iter().map(describe).collect();
+        listed.extend(self.project_allow.iter().map(|rule| format!("allowed without asking: {rule}")));
         let view = ToolCallView {
-            id: format!("project-hooks-{}", point.env.session_id),
-            name: "project_hooks".into(),
-            title: format!("Run the hooks this project defines ({})", sources.join(", ")),
+            id: format!("project-settings-{}", point.env.session_id),
+            name: "project_settings".into(),
+            title: "Use the hooks and permission rules this project's settings define".into(),
             kind: ToolKind::Execute,
-            input: json!({ "hooks": listed }),
+            input: json!({ "hooks": handlers.iter().map(describe).collect::<Vec<_>>(), "allow": self.project_allow }),
             locations: Vec::new(),
             streams_output: false,
             report_only: false,
@@ -121,9 +141,9 @@ impl HookPoints {
         let (reply, answer) = oneshot::channel();
         let request = PermissionRequest {
             tool_call: view.clone(),
-            reason: "hooks run commands on your machine, outside the sandbox, at points of every turn".into(),
+            reason: "hooks run commands on your machine, outside the sandbox, at points of every turn, and allow rules let calls run without asking".into(),
             preview: Some(Display::Command { command: listed.join("\n"), output: String::new(), exit_code: None, terminal: None }),
-            suggested_rule: "these project hooks".into(),
+            suggested_rule: "these project settings".into(),
             reply,
         };
         let _ = point.events.send(AgentEvent::PermissionRequested(Box::new(request))).await;
@@ -132,24 +152,38 @@ impl HookPoints {
             () = point.cancel.cancelled() => PermissionAnswer::Cancelled,
         };
         let (trust, said) = match answer {
-            PermissionAnswer::AllowOnce | PermissionAnswer::AllowHunks(_) => (Trust::Approved, "The project's hooks run for this session.".to_owned()),
+            PermissionAnswer::AllowOnce | PermissionAnswer::AllowHunks(_) => (Trust::Approved, "The project's hooks and rules apply for this session.".to_owned()),
             PermissionAnswer::AllowAlways => {
-                let saved = match (&self.trust_file, self.hooks.project_fingerprint()) {
-                    (Some(file), Some(fingerprint)) => crate::permission::approve_hooks(file, &fingerprint),
+                let saved = match (&self.trust_file, &self.fingerprint) {
+                    (Some(file), Some(fingerprint)) => crate::permission::approve_project(file, fingerprint),
                     _ => Err("no user config directory to save it in".into()),
                 };
                 match saved {
-                    Ok(()) => (Trust::Approved, "The project's hooks are approved as they are now; a change to them asks again.".to_owned()),
-                    Err(error) => (Trust::Approved, format!("The project's hooks run for this session, but the approval was not saved: {error}")),
+                    Ok(()) => (Trust::Approved, "The project's hooks and rules are approved as they are now; a change to them asks again.".to_owned()),
+                    Err(error) => (Trust::Approved, format!("The project's hooks and rules apply for this session, but the approval was not saved: {error}")),
                 }
             }
-            PermissionAnswer::Reject { .. } | PermissionAnswer::Cancelled => (Trust::Refused, format!("Skipped the project's hooks (not approved): {}", listed.join("; "))),
+            PermissionAnswer::Reject { .. } | PermissionAnswer::Cancelled => (Trust::Refused, format!("Skipped the project's hooks and rules (not approved): {}", listed.join("; "))),
         };
         let status = if trust == Trust::Approved { ToolStatus::Completed } else { ToolStatus::Failed };
         let _ = point.events.send(AgentEvent::ToolCallUpdated { id: view.id, status, output: Some(said.clone()), display: None, locations: None }).await;
         let _ = point.events.send(AgentEvent::Notice(said)).await;
         trust
     }
+}
+
+/// The fingerprint of what a project's settings would make happen: its hooks and allow rules.
+fn fingerprint(hooks: &Hooks, project_allow: &[String]) -> Option<String> {
+    let hooks = hooks.project_fingerprint();
+    if hooks.is_none() && project_allow.is_empty() {
+        return None;
+    }
+    let mut rules = project_allow.to_vec();
+    rules.sort();
+    rules.dedup();
+    let text = format!("larik-project-settings-v1\nhooks {}\nallow {}", hooks.unwrap_or_default(), rules.join("\n"));
+    let digest = ring::digest::digest(&ring::digest::SHA256, text.as_bytes());
+    Some(digest.as_ref().iter().map(|byte| format!("{byte:02x}")).collect())
 }
 
 /// One line naming a hook for the user: when it runs and what it runs.

@@ -43,6 +43,7 @@ impl Turn<'_> {
     /// started (`startup`, `resume`) or started over (`clear`, `compact`).
     pub async fn run(&self, history: &mut Vec<Message>, mut prompt: Vec<Part>, session_start: Option<&str>) -> Result<StopReason, TurnError> {
         let point = self.point();
+        self.env.hooks.settle(&point).await;
         if let Some(source) = session_start {
             let mut fields = serde_json::Map::new();
             fields.insert("source".into(), json!(source));
