@@ -39,6 +39,7 @@ pub async fn run(prompt: &str, format: OutputFormat, env: HashMap<String, String
         }
     };
     let outcome = side_by_side(turn, print).await;
+    session.end("other").await;
     match outcome {
         Ok(stop) => {
             transcript.finish(stop);

@@ -62,8 +62,8 @@ pub async fn serve_stdio(env: HashMap<String, String>) -> anyhow::Result<()> {
     while let Some(message) = incoming.recv().await {
         match message {
             Message::Request(request) if request.method == "shutdown" => {
+                bridge.end().await;
                 client.respond(request.id, Ok(Value::Null));
-                bridge.shutdown();
             }
             Message::Request(request) => {
                 let bridge = Arc::clone(&bridge);

@@ -329,3 +329,42 @@ async fn headless_runs_skip_unapproved_project_hooks_and_say_so() {
     assert_eq!(logged(&root), "", "the unapproved project hook did not run");
     assert_eq!(std::fs::read_to_string(root.join("user.log")).unwrap(), "user\n", "the user's own hook did");
 }
+
+#[tokio::test]
+async fn notification_pre_compact_and_session_end_hooks_hear_their_events() {
+    let sandbox = Sandbox::new();
+    let log = log_dir(&sandbox);
+    let record = |name: &str| format!("cat > {}/{name}.json", log.display());
+    user_hooks(
+        &sandbox,
+        json!({
+            "Notification": [{"matcher": "permission_prompt", "hooks": [{"type": "command", "command": record("notification")}]}],
+            "PostToolUseFailure": [{"hooks": [{"type": "command", "command": record("failure")}]}],
+            "PreCompact": [{"matcher": "manual", "hooks": [{"type": "command", "command": record("pre-compact")}]}],
+            "SessionEnd": [{"hooks": [{"type": "command", "command": record("session-end")}]}]
+        }),
+    );
+    let steps = vec![
+        Step::tool("t1", "write", json!({"path": "a.txt", "content": "a"})),
+        Step::tool("t2", "bash", json!({"command": "echo broken >&2; exit 3"})),
+        Step::text("ok"),
+        Step::text("summary"),
+    ];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let (mut agent, session) = start(&sandbox, &mock).await;
+    agent.prompt(&session, "write", |_| "reject_once").await;
+    let read = |name: &str| -> Value { serde_json::from_str(&std::fs::read_to_string(log.join(format!("{name}.json"))).unwrap()).unwrap() };
+    let notification = read("notification");
+    assert_eq!(notification["notification_type"], "permission_prompt");
+    assert_eq!(notification["message"], "Larik needs your permission to use Write");
+    // A call that failed as it ran, not one the user rejected, is a PostToolUseFailure.
+    let failure = read("failure");
+    assert_eq!((failure["tool_name"].as_str(), failure["tool_input"]["command"].as_str()), (Some("Bash"), Some("echo broken >&2; exit 3")));
+    assert!(failure["error"].as_str().unwrap().contains("broken") && failure["error"].as_str().unwrap().contains("exit code 3"), "{failure}");
+    agent.prompt(&session, "/compact", |_| "reject_once").await;
+    assert_eq!(read("pre-compact")["trigger"], "manual");
+    agent.close_stdin();
+    agent.wait_exit().await;
+    let ended = read("session-end");
+    assert_eq!((ended["hook_event_name"].as_str(), ended["reason"].as_str()), (Some("SessionEnd"), Some("prompt_input_exit")));
+}

@@ -88,7 +88,7 @@ impl Bridge {
             Err(error) => {
                 tracing::warn!(%error, "settings could not be read; the agent cannot run");
                 let failed = Err(larik_core::ProviderError::BadRequest { message: error.to_string() });
-                SessionConfig::plain(root.clone(), failed, larik_core::session::ModelSettings { model: String::new(), max_tokens: 0, max_turn_requests: 0, thought_level: None })
+                SessionConfig::plain(root.clone(), failed, larik_core::session::ModelSettings::none())
             }
         };
         let config = SessionConfig { editor: Some(Arc::new(LspFiles::new(documents.clone(), client.clone()))), ..config };
@@ -115,6 +115,13 @@ impl Bridge {
 
     pub fn shutdown(&self) {
         self.cancel.cancel();
+    }
+
+    /// Ends the session as the editor goes away: its SessionEnd hooks run, then it is cancelled.
+    pub async fn end(&self) {
+        self.session.cancel_turn();
+        self.session.end("prompt_input_exit").await;
+        self.shutdown();
     }
 
     pub async fn notification(self: &Arc<Self>, method: &str, params: Value) {
