@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 
 use crate::llm::{Provider, ProviderError, Usage};
+use crate::mcp::{McpServers, Notices};
 use crate::permission::Permissions;
 use crate::sandbox::Sandbox;
 use crate::session::ModelSettings;
@@ -34,6 +35,10 @@ pub struct SessionEnv {
     pub shells: Arc<BackgroundShells>,
     pub usage: Arc<UsageTotals>,
     pub log: Option<Arc<SessionLog>>,
+    /// The session's MCP servers (their tools are in the registry).
+    pub mcp: Arc<McpServers>,
+    /// What the user should hear at the next turn (a server failed between turns).
+    pub notices: Arc<Notices>,
 }
 
 impl SessionEnv {
@@ -52,6 +57,8 @@ impl SessionEnv {
             shells: Arc::new(BackgroundShells::new(CancellationToken::new())),
             usage: Arc::default(),
             log: None,
+            mcp: Arc::new(McpServers::none()),
+            notices: Arc::default(),
         }
     }
 
@@ -72,6 +79,8 @@ impl SessionEnv {
             shells: Arc::new(BackgroundShells::new(cancel)),
             usage: Arc::clone(&self.usage),
             log: None,
+            mcp: Arc::clone(&self.mcp),
+            notices: Arc::clone(&self.notices),
         }
     }
 }

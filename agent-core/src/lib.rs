@@ -18,6 +18,7 @@ pub mod event;
 mod hooks;
 mod http;
 mod llm;
+mod mcp;
 mod permission;
 mod prompt;
 mod review;
@@ -27,6 +28,7 @@ mod tools;
 mod workspace;
 
 pub use llm::{Part, ProviderError, Role, ThoughtLevel};
+pub use mcp::{McpServerConfig, ServerScope as McpServerScope, Transport as McpTransport};
 pub use permission::Mode;
 pub use review::{Hunk, apply_accepted, hunks};
 

@@ -98,6 +98,9 @@ pub struct SessionConfig {
     pub log: Option<Arc<SessionLog>>,
     /// Hooks from every settings file (the project's run only once the user approved them).
     pub hooks: crate::hooks::Hooks,
+    /// MCP servers from settings and `.mcp.json` (the project's connect only once approved), and
+    /// any the front end adds.
+    pub mcp_servers: Vec<crate::mcp::McpServerConfig>,
     /// The conversation so far, for a session loaded from disk.
     pub history: Vec<Message>,
     pub title: Option<String>,
@@ -123,6 +126,7 @@ impl SessionConfig {
             notice: None,
             log: None,
             hooks: crate::hooks::Hooks::default(),
+            mcp_servers: Vec::new(),
             history: Vec::new(),
             title: None,
         }
@@ -140,6 +144,7 @@ impl SessionConfig {
         let settings = config::load_settings(&cwd, env)?;
         let permissions = config::load_permissions(&cwd, env)?;
         let hooks = crate::hooks::Hooks::load(&cwd, env).map_err(|error| ConfigError::Unreadable { path: cwd.clone(), message: error.to_string() })?;
+        let (mcp_servers, mcp_problems) = crate::mcp::config::load(&cwd, env).map_err(|error| ConfigError::Unreadable { path: error.path.clone(), message: error.message.clone() })?;
         let search = config::resolve_search(&settings, env);
         let (provider, model, resolved) = match config::resolve_model(&settings, env) {
             Ok(model) => (model.build_provider(), ModelSettings::from(&model), Some(model)),
@@ -161,7 +166,7 @@ impl SessionConfig {
             },
         };
         let (initial_mode, mode_notice) = config::initial_mode(&permissions, &cwd);
-        let notices: Vec<String> = notice.into_iter().chain(mode_notice).chain(settings.problems.iter().cloned()).chain(hooks.problems().iter().cloned()).collect();
+        let notices: Vec<String> = notice.into_iter().chain(mode_notice).chain(settings.problems.iter().cloned()).chain(hooks.problems().iter().cloned()).chain(mcp_problems).collect();
         let notice = (!notices.is_empty()).then(|| notices.join("\n"));
         let config = Self {
             id: fresh_id(),
@@ -180,6 +185,7 @@ impl SessionConfig {
             notice,
             log: None,
             hooks,
+            mcp_servers,
             history: Vec::new(),
             title: None,
         };
@@ -227,17 +233,22 @@ impl Session {
         let system = crate::prompt::system_prompt(workspace.root(), &crate::clock::today_utc());
         let cancel = parent_cancel.child_token();
         let project_allow: Vec<String> = config.rules.project_allow.iter().map(|rule| rule.text.clone()).collect();
-        let hooks = HookPoints::new(config.hooks, project_allow, config.rules_file.clone());
+        let registry = Arc::new(Registry::builtin(config.search));
+        let notices: Arc<crate::mcp::Notices> = Arc::default();
+        let mcp = Arc::new(crate::mcp::McpServers::new(config.mcp_servers, Arc::clone(&registry), Arc::clone(&notices), cancel.child_token()));
+        let hooks = HookPoints::new(config.hooks, project_allow, mcp.project_servers(), config.rules_file.clone());
         let permissions = Permissions::new(config.rules, config.sandbox.is_some(), config.rules_file);
         permissions.set_mode(config.initial_mode);
-        if hooks.project_approved() {
+        let project_approved = hooks.project_approved();
+        if project_approved {
             permissions.trust_project_rules();
         }
+        mcp.start(project_approved);
         let env = SessionEnv {
             session_id: config.id,
             workspace,
             permissions: Arc::new(permissions),
-            registry: Arc::new(Registry::builtin(config.search)),
+            registry,
             hooks: Arc::new(hooks),
             models: Arc::new(Models::new(config.provider, config.model)),
             services: config.services,
@@ -245,6 +256,8 @@ impl Session {
             shells: Arc::new(BackgroundShells::new(cancel.clone())),
             usage: Arc::default(),
             log: config.log,
+            mcp,
+            notices,
         };
         let session_start = if config.history.is_empty() { "startup" } else { "resume" };
         Self {

@@ -31,6 +31,8 @@ pub struct HookPoints {
     hooks: Hooks,
     /// Allow rules the project's settings bring, as written.
     project_allow: Vec<String>,
+    /// The project's own MCP servers: what each runs, and its definition.
+    project_servers: Vec<(String, String)>,
     /// The fingerprint of the project's hooks and allow rules, when it has any.
     fingerprint: Option<String>,
     /// Where the approval is kept (the project's private settings).
@@ -54,20 +56,20 @@ pub struct Point<'a> {
 }
 
 impl HookPoints {
-    pub fn new(hooks: Hooks, project_allow: Vec<String>, trust_file: Option<PathBuf>) -> Self {
-        let fingerprint = fingerprint(&hooks, &project_allow);
+    pub fn new(hooks: Hooks, project_allow: Vec<String>, project_servers: Vec<(String, String)>, trust_file: Option<PathBuf>) -> Self {
+        let fingerprint = fingerprint(&hooks, &project_allow, &project_servers);
         let approved = match (&fingerprint, &trust_file) {
             (None, _) => true,
             (Some(fingerprint), Some(file)) => crate::permission::approved_project(file).as_deref() == Some(fingerprint.as_str()),
             (Some(_), None) => false,
         };
         let trust = if approved { Trust::Approved } else { Trust::Unknown };
-        Self { hooks, project_allow, fingerprint, trust_file, trust: tokio::sync::Mutex::new(trust) }
+        Self { hooks, project_allow, project_servers, fingerprint, trust_file, trust: tokio::sync::Mutex::new(trust) }
     }
 
     /// No hooks at all.
     pub fn none() -> Self {
-        Self::new(Hooks::default(), Vec::new(), None)
+        Self::new(Hooks::default(), Vec::new(), Vec::new(), None)
     }
 
     /// Whether the project's settings were approved before (their fingerprint unchanged); a
@@ -118,6 +120,7 @@ impl HookPoints {
             *trust = self.ask_for_approval(point).await;
             if *trust == Trust::Approved {
                 point.env.permissions.trust_project_rules();
+                point.env.mcp.start(true);
             }
         }
         *trust == Trust::Approved
@@ -127,12 +130,17 @@ impl HookPoints {
         let handlers = self.hooks.project_handlers();
         let mut listed: Vec<String> = handlers.iter().map(describe).collect();
         listed.extend(self.project_allow.iter().map(|rule| format!("allowed without asking: {rule}")));
+        listed.extend(self.project_servers.iter().map(|(described, _)| described.clone()));
         let view = ToolCallView {
             id: format!("project-settings-{}", point.env.session_id),
             name: "project_settings".into(),
-            title: "Use the hooks and permission rules this project's settings define".into(),
+            title: "Use the hooks, permission rules and MCP servers this project's settings define".into(),
             kind: ToolKind::Execute,
-            input: json!({ "hooks": handlers.iter().map(describe).collect::<Vec<_>>(), "allow": self.project_allow }),
+            input: json!({
+                "hooks": handlers.iter().map(describe).collect::<Vec<_>>(),
+                "allow": self.project_allow,
+                "mcpServers": self.project_servers.iter().map(|(described, _)| described).collect::<Vec<_>>(),
+            }),
             locations: Vec::new(),
             streams_output: false,
             report_only: false,
@@ -141,7 +149,7 @@ impl HookPoints {
         let (reply, answer) = oneshot::channel();
         let request = PermissionRequest {
             tool_call: view.clone(),
-            reason: "hooks run commands on your machine, outside the sandbox, at points of every turn, and allow rules let calls run without asking".into(),
+            reason: "hooks and MCP servers run commands on your machine, outside the sandbox, and allow rules let calls run without asking".into(),
             preview: Some(Display::Command { command: listed.join("\n"), output: String::new(), exit_code: None, terminal: None }),
             suggested_rule: "these project settings".into(),
             reply,
@@ -172,16 +180,19 @@ impl HookPoints {
     }
 }
 
-/// The fingerprint of what a project's settings would make happen: its hooks and allow rules.
-fn fingerprint(hooks: &Hooks, project_allow: &[String]) -> Option<String> {
+/// The fingerprint of what a project's settings would make happen: its hooks, allow rules and
+/// MCP servers.
+fn fingerprint(hooks: &Hooks, project_allow: &[String], project_servers: &[(String, String)]) -> Option<String> {
     let hooks = hooks.project_fingerprint();
-    if hooks.is_none() && project_allow.is_empty() {
+    if hooks.is_none() && project_allow.is_empty() && project_servers.is_empty() {
         return None;
     }
     let mut rules = project_allow.to_vec();
     rules.sort();
     rules.dedup();
-    let text = format!("larik-project-settings-v1\nhooks {}\nallow {}", hooks.unwrap_or_default(), rules.join("\n"));
+    let mut servers: Vec<&str> = project_servers.iter().map(|(_, canonical)| canonical.as_str()).collect();
+    servers.sort();
+    let text = format!("larik-project-settings-v1\nhooks {}\nallow {}\nmcp {}", hooks.unwrap_or_default(), rules.join("\n"), servers.join("\n"));
     let digest = ring::digest::digest(&ring::digest::SHA256, text.as_bytes());
     Some(digest.as_ref().iter().map(|byte| format!("{byte:02x}")).collect())
 }

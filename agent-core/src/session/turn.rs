@@ -44,6 +44,11 @@ impl Turn<'_> {
     pub async fn run(&self, history: &mut Vec<Message>, mut prompt: Vec<Part>, session_start: Option<&str>) -> Result<StopReason, TurnError> {
         let point = self.point();
         self.env.hooks.settle(&point).await;
+        // MCP servers still connecting get a bounded wait, so their tools are in this request.
+        let late = self.env.mcp.settle(crate::mcp::McpServers::connect_timeout()).await;
+        for notice in self.env.notices.take().into_iter().chain(late) {
+            self.emit(AgentEvent::Notice(notice)).await;
+        }
         if let Some(source) = session_start {
             let mut fields = serde_json::Map::new();
             fields.insert("source".into(), json!(source));

@@ -1,0 +1,130 @@
+//! MCP servers a session uses: their tools join the session's registry as `mcp__<server>__<tool>`
+//! and take the one dispatch pipeline like any tool. Servers connect in the background when the
+//! session starts, so opening it is not slower; the first prompt waits for those still
+//! connecting, bounded by the connect timeout. A project's own servers (`.mcp.json`) connect
+//! only once the user approved the project's settings. A server that fails or drops is reported
+//! once and reconnected with backoff; servers stop with the session.
+
+pub mod config;
+mod connection;
+mod content;
+mod names;
+mod tool;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+pub use config::{McpServerConfig, ServerScope, Transport};
+use connection::{CONNECT_TIMEOUT, Server};
+
+use crate::tools::Registry;
+
+/// Where a server is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    /// Not started: a project server waiting for the user's approval.
+    NotStarted,
+    Connecting,
+    Connected { tools: usize },
+    Failed(String),
+    Stopped,
+}
+
+/// What the user should hear between turns (a server failed, dropped): said at the next turn.
+#[derive(Default)]
+pub struct Notices {
+    pending: Mutex<Vec<String>>,
+}
+
+impl Notices {
+    pub fn push(&self, notice: String) {
+        if let Ok(mut pending) = self.pending.lock() {
+            pending.push(notice);
+        }
+    }
+
+    pub fn take(&self) -> Vec<String> {
+        self.pending.lock().map(|mut pending| std::mem::take(&mut *pending)).unwrap_or_default()
+    }
+}
+
+/// The session's MCP servers.
+pub struct McpServers {
+    servers: Vec<Arc<Server>>,
+    registry: Arc<Registry>,
+    notices: Arc<Notices>,
+    cancel: CancellationToken,
+    started: Mutex<Vec<bool>>,
+    tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
+}
+
+impl McpServers {
+    pub fn new(configs: Vec<McpServerConfig>, registry: Arc<Registry>, notices: Arc<Notices>, cancel: CancellationToken) -> Self {
+        let started = Mutex::new(vec![false; configs.len()]);
+        Self { servers: configs.into_iter().map(|config| Arc::new(Server::new(config))).collect(), registry, notices, cancel, started, tasks: Mutex::new(Vec::new()) }
+    }
+
+    pub fn none() -> Self {
+        Self::new(Vec::new(), Arc::new(Registry::default()), Arc::default(), CancellationToken::new())
+    }
+
+    /// Starts connecting every server not started yet; the project's own only with
+    /// `with_project` (once the user approved them).
+    pub fn start(&self, with_project: bool) {
+        let (Ok(mut started), Ok(mut tasks)) = (self.started.lock(), self.tasks.lock()) else { return };
+        for (server, started) in self.servers.iter().zip(started.iter_mut()) {
+            if *started || (server.config.scope == ServerScope::Project && !with_project) {
+                continue;
+            }
+            *started = true;
+            let task = connection::keep_connected(Arc::clone(server), Arc::clone(&self.registry), Arc::clone(&self.notices), self.cancel.child_token());
+            tasks.push(tokio::spawn(task));
+        }
+    }
+
+    /// The project's own servers, for the user to approve: what each runs, and its definition as
+    /// the approval's fingerprint sees it.
+    pub fn project_servers(&self) -> Vec<(String, String)> {
+        self.servers.iter().filter(|server| server.config.scope == ServerScope::Project).map(|server| (server.config.describe(), server.config.canonical())).collect()
+    }
+
+    /// Waits until no started server is still connecting, for at most `limit`; says which are
+    /// not ready.
+    pub async fn settle(&self, limit: Duration) -> Vec<String> {
+        let deadline = tokio::time::Instant::now() + limit;
+        for server in &self.servers {
+            let mut changed = server.changed.subscribe();
+            while server.status() == Status::Connecting {
+                if tokio::time::timeout_at(deadline, changed.changed()).await.is_err() {
+                    break;
+                }
+            }
+        }
+        self.servers
+            .iter()
+            .filter_map(|server| match server.status() {
+                Status::Connecting => Some(format!("The MCP server `{}` is still connecting; its tools come when it is ready.", server.config.name)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Each server and where it is, for `/mcp` and status reports.
+    pub fn statuses(&self) -> Vec<(String, Status)> {
+        self.servers.iter().map(|server| (server.config.name.clone(), server.status())).collect()
+    }
+
+    /// How long the first prompt waits for servers still connecting.
+    pub fn connect_timeout() -> Duration {
+        CONNECT_TIMEOUT
+    }
+}
+
+impl Drop for McpServers {
+    fn drop(&mut self) {
+        // The connections end with the session; each closes its server (and its process group).
+        self.cancel.cancel();
+    }
+}

@@ -1,0 +1,232 @@
+//! Where MCP servers are configured, read as Claude Code writes them: `.mcp.json` at the project
+//! root and `mcpServers` in Larik's settings (`{name: {command, args, env} | {type: "http" |
+//! "sse", url, headers}}`, with `${VAR}` and `${VAR:-default}` expanded from the environment),
+//! plus the servers an ACP client passes in `session/new`. Each server carries its scope: a
+//! project's own servers connect only once the user approved them.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// Who chose a server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ServerScope {
+    /// The user's own settings.
+    User,
+    /// A file in the project (`.mcp.json`, `.larik/settings*.json`): needs the user's approval.
+    Project,
+    /// The editor passed it in `session/new`: the user or their editor chose it.
+    Client,
+}
+
+/// How to reach a server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Transport {
+    Stdio { command: String, args: Vec<String>, env: BTreeMap<String, String> },
+    /// Streamable HTTP.
+    Http { url: String, headers: BTreeMap<String, String> },
+    /// The older HTTP + server-sent events transport.
+    Sse { url: String, headers: BTreeMap<String, String> },
+}
+
+/// One configured server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpServerConfig {
+    pub name: String,
+    pub transport: Transport,
+    pub scope: ServerScope,
+    /// Where it was defined, for messages.
+    pub source: String,
+}
+
+impl McpServerConfig {
+    /// What the user approves: the command line or URL, as it will run.
+    pub fn describe(&self) -> String {
+        match &self.transport {
+            Transport::Stdio { command, args, env } => {
+                let env: Vec<String> = env.keys().map(|key| format!("{key}=…")).collect();
+                let line = std::iter::once(command.clone()).chain(args.iter().cloned()).collect::<Vec<_>>().join(" ");
+                if env.is_empty() { format!("MCP server `{}`: {line}", self.name) } else { format!("MCP server `{}`: {} {line}", self.name, env.join(" ")) }
+            }
+            Transport::Http { url, .. } => format!("MCP server `{}`: {url}", self.name),
+            Transport::Sse { url, .. } => format!("MCP server `{}`: {url} (SSE)", self.name),
+        }
+    }
+
+    /// The definition as the approval fingerprint sees it: the command, its arguments, the names
+    /// (not the values: secrets change without changing what runs) of its environment, the URL
+    /// and the names of its headers.
+    pub fn canonical(&self) -> String {
+        match &self.transport {
+            Transport::Stdio { command, args, env } => format!("stdio {} {command} {:?} {:?}", self.name, args, env.keys().collect::<Vec<_>>()),
+            Transport::Http { url, headers } => format!("http {} {url} {:?}", self.name, headers.keys().collect::<Vec<_>>()),
+            Transport::Sse { url, headers } => format!("sse {} {url} {:?}", self.name, headers.keys().collect::<Vec<_>>()),
+        }
+    }
+}
+
+/// A settings file's failure, naming the file.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct McpConfigError {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+#[derive(Deserialize)]
+struct File {
+    #[serde(default, rename = "mcpServers")]
+    mcp_servers: BTreeMap<String, RawServer>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawServer {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    command: Option<String>,
+    #[serde(default)]
+    args: Vec<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    url: Option<String>,
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
+    enabled: Option<bool>,
+}
+
+/// Every server the settings files define: the user's (Larik's settings), then the project's
+/// (`.larik/settings*.json`, `.mcp.json`); a later definition of a name replaces an earlier one.
+/// Servers with `enabled: false` are left out. Returns the servers and what the user should
+/// hear (a definition that could not be used).
+pub fn load(project: &Path, env: &HashMap<String, String>) -> Result<(Vec<McpServerConfig>, Vec<String>), McpConfigError> {
+    let mut files: Vec<(PathBuf, ServerScope)> = Vec::new();
+    if let Some(dir) = crate::config::user_config_dir(env) {
+        files.push((dir.join("settings.json"), ServerScope::User));
+    }
+    for name in [".larik/settings.json", ".larik/settings.local.json", ".mcp.json"] {
+        files.push((project.join(name), ServerScope::Project));
+    }
+    let mut servers: BTreeMap<String, McpServerConfig> = BTreeMap::new();
+    let mut problems = Vec::new();
+    for (path, scope) in files {
+        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        let file: File = serde_json::from_str(&text).map_err(|error| McpConfigError { path: path.clone(), message: error.to_string() })?;
+        for (name, raw) in file.mcp_servers {
+            if raw.enabled == Some(false) {
+                servers.remove(&name);
+                continue;
+            }
+            match server(&name, raw, env) {
+                Ok(transport) => {
+                    servers.insert(name.clone(), McpServerConfig { name, transport, scope, source: path.display().to_string() });
+                }
+                Err(problem) => problems.push(format!("{}: MCP server `{name}` {problem}; it is left out", path.display())),
+            }
+        }
+    }
+    Ok((servers.into_values().collect(), problems))
+}
+
+fn server(name: &str, raw: RawServer, env: &HashMap<String, String>) -> Result<Transport, String> {
+    let expand = |text: &str| expand(text, env);
+    let headers = || raw.headers.iter().map(|(key, value)| (key.clone(), expand(value))).collect();
+    match (raw.kind.as_deref(), &raw.command, &raw.url) {
+        (None | Some("stdio"), Some(command), _) => Ok(Transport::Stdio {
+            command: expand(command),
+            args: raw.args.iter().map(|arg| expand(arg)).collect(),
+            env: raw.env.iter().map(|(key, value)| (key.clone(), expand(value))).collect(),
+        }),
+        (Some("http" | "streamable-http" | "streamableHttp"), _, Some(url)) | (None, None, Some(url)) => Ok(Transport::Http { url: expand(url), headers: headers() }),
+        (Some("sse"), _, Some(url)) => Ok(Transport::Sse { url: expand(url), headers: headers() }),
+        (Some(kind), _, _) => Err(format!("has type `{kind}` without what it needs (a `command` for stdio, a `url` for http and sse)")),
+        (None, None, None) => Err(format!("`{name}` has neither a `command` nor a `url`")),
+    }
+}
+
+/// `${VAR}` and `${VAR:-default}` from `env`; an unset variable without a default becomes empty.
+pub fn expand(text: &str, env: &HashMap<String, String>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let Some(end) = rest[start..].find('}') else {
+            out.push_str(&rest[start..]);
+            return out;
+        };
+        let inner = &rest[start + 2..start + end];
+        let (name, default) = match inner.split_once(":-") {
+            Some((name, default)) => (name, Some(default)),
+            None => (inner, None),
+        };
+        match env.get(name).filter(|value| !value.is_empty()) {
+            Some(value) => out.push_str(value),
+            None => out.push_str(default.unwrap_or_default()),
+        }
+        rest = &rest[start + end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+        pairs.iter().map(|(key, value)| ((*key).to_owned(), (*value).to_owned())).collect()
+    }
+
+    #[test]
+    fn variables_expand_with_defaults() {
+        let env = env(&[("TOKEN", "t0k"), ("EMPTY", "")]);
+        assert_eq!(expand("Bearer ${TOKEN}", &env), "Bearer t0k");
+        assert_eq!(expand("${MISSING:-http://127.0.0.1:3001}/mcp", &env), "http://127.0.0.1:3001/mcp");
+        assert_eq!(expand("${EMPTY:-fallback}", &env), "fallback");
+        assert_eq!(expand("${MISSING}x", &env), "x");
+        assert_eq!(expand("no ${ end", &env), "no ${ end");
+    }
+
+    #[test]
+    fn a_claude_code_mcp_json_reads_as_written() {
+        let project = tempfile::tempdir().unwrap();
+        let home = tempfile::tempdir().unwrap();
+        std::fs::write(
+            project.path().join(".mcp.json"),
+            r#"{"mcpServers": {
+                "everything": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"], "env": {"API_KEY": "${KEY:-none}"}},
+                "remote": {"type": "http", "url": "${BASE:-http://127.0.0.1:3001}/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}},
+                "legacy": {"type": "sse", "url": "http://127.0.0.1:3002/sse"},
+                "off": {"command": "nothing", "enabled": false},
+                "broken": {"type": "http"}
+            }}"#,
+        )
+        .unwrap();
+        let env = env(&[("XDG_CONFIG_HOME", home.path().to_str().unwrap()), ("TOKEN", "abc")]);
+        let (servers, problems) = load(project.path(), &env).unwrap();
+        let names: Vec<&str> = servers.iter().map(|server| server.name.as_str()).collect();
+        assert_eq!(names, ["everything", "legacy", "remote"]);
+        assert!(servers.iter().all(|server| server.scope == ServerScope::Project));
+        assert_eq!(servers[0].transport, Transport::Stdio { command: "npx".into(), args: vec!["-y".into(), "@modelcontextprotocol/server-everything".into()], env: [("API_KEY".to_owned(), "none".to_owned())].into() });
+        assert_eq!(servers[2].transport, Transport::Http { url: "http://127.0.0.1:3001/mcp".into(), headers: [("Authorization".to_owned(), "Bearer abc".to_owned())].into() });
+        assert!(matches!(&servers[1].transport, Transport::Sse { url, .. } if url == "http://127.0.0.1:3002/sse"));
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].contains("`broken`"));
+        std::fs::write(project.path().join(".mcp.json"), "{oops").unwrap();
+        assert!(load(project.path(), &env).is_err(), "a malformed file is an error naming it");
+    }
+
+    #[test]
+    fn the_fingerprint_follows_what_runs_not_secret_values() {
+        let server = |args: &[&str], secret: &str| McpServerConfig {
+            name: "s".into(),
+            transport: Transport::Stdio { command: "node".into(), args: args.iter().map(|arg| (*arg).to_owned()).collect(), env: [("KEY".to_owned(), secret.to_owned())].into() },
+            scope: ServerScope::Project,
+            source: ".mcp.json".into(),
+        };
+        assert_eq!(server(&["a.js"], "one").canonical(), server(&["a.js"], "two").canonical());
+        assert_ne!(server(&["a.js"], "one").canonical(), server(&["b.js"], "one").canonical());
+        assert!(!server(&["a.js"], "one").describe().contains("one"), "secrets are not shown");
+    }
+}

@@ -1,0 +1,219 @@
+//! One MCP server's connection, kept alive for the session: connect (stdio in its own process
+//! group with stderr into the log, or streamable HTTP on our TLS stack), list the tools into the
+//! session's registry, re-list them when the server says they changed, and when the server exits
+//! or drops, say so once and reconnect with backoff until the session ends.
+
+use std::collections::BTreeSet;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, InitializeRequestParams, ProtocolVersion};
+use rmcp::service::{NotificationContext, Peer, RoleClient, RunningService};
+use rmcp::{ClientHandler, ServiceExt};
+use serde_json::Value;
+use tokio::io::AsyncBufReadExt;
+use tokio_util::sync::CancellationToken;
+
+use super::config::{McpServerConfig, Transport};
+use super::names::tool_names;
+use super::tool::McpTool;
+use super::{Notices, Status};
+use crate::tools::Registry;
+
+/// How long one connection attempt may take (a server that hangs in `initialize` is not waited
+/// on forever).
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// The longest pause between reconnection attempts.
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+
+/// The live side of a server that its tools call through; empty while it is away.
+pub struct Link {
+    server: String,
+    peer: RwLock<Option<Peer<RoleClient>>>,
+}
+
+impl Link {
+    fn new(server: &str) -> Self {
+        Self { server: server.to_owned(), peer: RwLock::new(None) }
+    }
+
+    fn set(&self, peer: Option<Peer<RoleClient>>) {
+        if let Ok(mut current) = self.peer.write() {
+            *current = peer;
+        }
+    }
+
+    /// Calls a tool; the result in its JSON form, or why it failed.
+    pub async fn call(&self, tool: &str, arguments: serde_json::Map<String, Value>, cancel: &CancellationToken) -> Result<Value, String> {
+        let peer = self.peer.read().ok().and_then(|peer| peer.clone()).ok_or_else(|| format!("the MCP server `{}` is not connected right now (it is being reconnected); try again later", self.server))?;
+        let request = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+        tokio::select! {
+            result = peer.call_tool(request) => match result {
+                Ok(result) => Ok(serde_json::to_value(result).unwrap_or_default()),
+                Err(error) => Err(format!("the MCP server `{}` failed: {error}", self.server)),
+            },
+            () = cancel.cancelled() => Err("The user cancelled this tool call before it finished.".into()),
+        }
+    }
+}
+
+/// A server, what state it is in, and which names its tools have in the registry.
+pub struct Server {
+    pub config: McpServerConfig,
+    pub status: Mutex<Status>,
+    pub link: Arc<Link>,
+    registered: Mutex<Vec<String>>,
+    /// Bumped whenever the status changes, for whoever waits for servers to settle.
+    pub changed: tokio::sync::watch::Sender<u64>,
+}
+
+impl Server {
+    pub fn new(config: McpServerConfig) -> Self {
+        let link = Arc::new(Link::new(&config.name));
+        Self { config, status: Mutex::new(Status::NotStarted), link, registered: Mutex::new(Vec::new()), changed: tokio::sync::watch::channel(0).0 }
+    }
+
+    pub fn status(&self) -> Status {
+        self.status.lock().map(|status| status.clone()).unwrap_or(Status::Stopped)
+    }
+
+    fn set_status(&self, status: Status) {
+        if let Ok(mut current) = self.status.lock() {
+            *current = status;
+        }
+        self.changed.send_modify(|count| *count += 1);
+    }
+
+    /// Lists the server's tools into the registry, replacing what it listed before.
+    async fn register(&self, peer: &Peer<RoleClient>, registry: &Registry) -> Result<usize, String> {
+        let tools = peer.list_all_tools().await.map_err(|error| format!("could not list its tools: {error}"))?;
+        let listed: Vec<Value> = tools.iter().map(|tool| serde_json::to_value(tool).unwrap_or_default()).collect();
+        let mut registered = self.registered.lock().map_err(|_| "state poisoned".to_owned())?;
+        for name in registered.drain(..) {
+            registry.remove(&name);
+        }
+        let taken: BTreeSet<String> = registry.names().into_iter().collect();
+        let remote: Vec<&str> = listed.iter().map(|tool| tool["name"].as_str().unwrap_or_default()).collect();
+        let names = tool_names(&self.config.name, &remote, &taken);
+        let tools = names.iter().zip(&listed).map(|(name, listed)| Arc::new(McpTool::from_listing(name.clone(), &self.config.name, listed, Arc::clone(&self.link))) as Arc<dyn crate::tools::DynTool>);
+        registry.add_all(tools);
+        registered.extend(names);
+        Ok(registered.len())
+    }
+}
+
+/// Connects, and keeps connecting after every drop, until `cancel` fires.
+pub async fn keep_connected(server: Arc<Server>, registry: Arc<Registry>, notices: Arc<Notices>, cancel: CancellationToken) {
+    let name = server.config.name.clone();
+    let mut delay = Duration::from_secs(1);
+    let mut told_failure = false;
+    loop {
+        server.set_status(Status::Connecting);
+        let handler = Handler { server: Arc::clone(&server), registry: Arc::clone(&registry) };
+        let attempt = tokio::select! {
+            attempt = tokio::time::timeout(CONNECT_TIMEOUT, connect(&server.config, handler)) => attempt.unwrap_or_else(|_| Err(format!("no answer within {} s", CONNECT_TIMEOUT.as_secs()))),
+            () = cancel.cancelled() => break,
+        };
+        match attempt {
+            Ok(running) => {
+                server.link.set(Some(running.peer().clone()));
+                match server.register(running.peer(), &registry).await {
+                    Ok(tools) => server.set_status(Status::Connected { tools }),
+                    Err(error) => server.set_status(Status::Failed(error)),
+                }
+                told_failure = false;
+                delay = Duration::from_secs(1);
+                let token = running.cancellation_token();
+                let ended = tokio::select! {
+                    ended = running.waiting() => ended,
+                    () = cancel.cancelled() => {
+                        token.cancel();
+                        server.link.set(None);
+                        break;
+                    }
+                };
+                server.link.set(None);
+                tracing::warn!(server = %name, ?ended, "MCP server connection ended");
+                notices.push(format!("The MCP server `{name}` stopped; reconnecting. Its tools fail until it is back."));
+                server.set_status(Status::Failed("stopped; reconnecting".into()));
+            }
+            Err(error) => {
+                tracing::warn!(server = %name, %error, "MCP server did not connect");
+                if !told_failure {
+                    notices.push(format!("The MCP server `{name}` could not connect: {error}. Trying again in the background."));
+                    told_failure = true;
+                }
+                server.set_status(Status::Failed(error));
+            }
+        }
+        tokio::select! {
+            () = tokio::time::sleep(delay) => {}
+            () = cancel.cancelled() => break,
+        }
+        delay = (delay * 2).min(MAX_BACKOFF);
+    }
+    server.set_status(Status::Stopped);
+}
+
+async fn connect(config: &McpServerConfig, handler: Handler) -> Result<RunningService<RoleClient, Handler>, String> {
+    match &config.transport {
+        Transport::Stdio { command, args, env } => {
+            let mut child = tokio::process::Command::new(command);
+            child.args(args).envs(env).kill_on_drop(true);
+            let mut wrapped = process_wrap::tokio::CommandWrap::from(child);
+            // Its own process group, so stopping the server stops whatever it started.
+            wrapped.wrap(process_wrap::tokio::ProcessGroup::leader());
+            let (transport, stderr) = rmcp::transport::TokioChildProcess::builder(wrapped)
+                .stderr(Stdio::piped())
+                .spawn()
+                .map_err(|error| format!("could not start `{command}`: {error}"))?;
+            if let Some(stderr) = stderr {
+                // Its stderr goes to our log: stdout and stderr belong to the editor.
+                let server = config.name.clone();
+                tokio::spawn(async move {
+                    let mut lines = tokio::io::BufReader::new(stderr).lines();
+                    while let Ok(Some(line)) = lines.next_line().await {
+                        tracing::info!(server = %server, "{line}");
+                    }
+                });
+            }
+            handler.serve(transport).await.map_err(|error| error.to_string())
+        }
+        Transport::Http { url, headers } => {
+            let client = crate::http::client_builder().build().map_err(|error| error.to_string())?;
+            let mut custom = std::collections::HashMap::new();
+            for (key, value) in headers {
+                let (Ok(key), Ok(value)) = (reqwest::header::HeaderName::try_from(key.as_str()), reqwest::header::HeaderValue::try_from(value.as_str())) else {
+                    return Err(format!("the header `{key}` is not valid"));
+                };
+                custom.insert(key, value);
+            }
+            let transport_config = rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
+            let transport = rmcp::transport::StreamableHttpClientTransport::with_client(client, transport_config);
+            handler.serve(transport).await.map_err(|error| error.to_string())
+        }
+        Transport::Sse { url, .. } => Err(format!("{url}: servers on the older SSE transport are not supported yet; use the server's streamable HTTP endpoint")),
+    }
+}
+
+/// Larik's side of an MCP connection: who it is, and what it does when the server's tools change.
+pub struct Handler {
+    server: Arc<Server>,
+    registry: Arc<Registry>,
+}
+
+impl ClientHandler for Handler {
+    fn get_info(&self) -> ClientConfig {
+        // The library's default is a protocol version without `initialize`, which servers that
+        // expect it refuse.
+        InitializeRequestParams::new(ClientCapabilities::default(), Implementation::new("larik", env!("CARGO_PKG_VERSION"))).with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
+    }
+
+    async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
+        match self.server.register(&context.peer, &self.registry).await {
+            Ok(tools) => self.server.set_status(Status::Connected { tools }),
+            Err(error) => tracing::warn!(server = %self.server.config.name, %error, "could not re-read the tools"),
+        }
+    }
+}
