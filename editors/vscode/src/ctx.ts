@@ -220,14 +220,6 @@ export class Ctx implements vscode.Disposable, ChatActions {
     this.controller.newSession().catch(this.#report("starting a new session"));
   }
 
-  async listSessions(): Promise<void> {
-    try {
-      this.chatView.post({ type: "sessions", sessions: await this.controller.listSessions() });
-    } catch (error) {
-      this.#report("listing sessions")(error);
-    }
-  }
-
   async pickSession(): Promise<void> {
     try {
       const sessions = await this.controller.listSessions();

@@ -15,8 +15,6 @@ export const CHAT_VIEW_ID = "larik.chat";
 export interface ChatActions {
   prompt(text: string): void;
   cancel(): void;
-  newSession(): void;
-  listSessions(): Promise<void>;
   loadSession(sessionId: string): void;
   setMode(id: string): void;
   setModel(id: string): void;
@@ -142,12 +140,6 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         break;
       case "setModel":
         this.actions.setModel(message.id);
-        break;
-      case "newSession":
-        this.actions.newSession();
-        break;
-      case "listSessions":
-        void this.actions.listSessions();
         break;
       case "loadSession":
         this.actions.loadSession(message.sessionId);

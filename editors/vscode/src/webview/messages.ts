@@ -102,12 +102,6 @@ export interface ContextChip {
   label: string;
 }
 
-export interface SessionListEntry {
-  sessionId: string;
-  title: string;
-  updatedAt?: string;
-}
-
 export type HostToWebview =
   | { type: "snapshot"; items: TranscriptItem[]; session: SessionView; permissions: PermissionsView; context: ContextChip[] }
   | { type: "item"; item: TranscriptItem }
@@ -115,7 +109,6 @@ export type HostToWebview =
   | { type: "session"; session: SessionView }
   | { type: "permissions"; permissions: PermissionsView }
   | { type: "context"; context: ContextChip[] }
-  | { type: "sessions"; sessions: SessionListEntry[] }
   | { type: "focusPrompt" };
 
 export type WebviewToHost =
@@ -126,8 +119,6 @@ export type WebviewToHost =
   | { type: "viewDiff"; key: number }
   | { type: "setMode"; id: string }
   | { type: "setModel"; id: string }
-  | { type: "newSession" }
-  | { type: "listSessions" }
   | { type: "loadSession"; sessionId: string }
   | { type: "removeContext"; id: string }
   | { type: "restart" }

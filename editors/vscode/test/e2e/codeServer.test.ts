@@ -185,6 +185,22 @@ async function sendPrompt(chat: Frame, text: string): Promise<void> {
   await prompt.press("Enter");
 }
 
+/** Whether a picker shows its chosen label whole: its width against the width a copy holding only
+ * that option takes when nothing constrains it. */
+async function labelFits(chat: Frame, selector: string): Promise<{ fits: boolean; width: number; needed: number; label: string }> {
+  return chat.locator(selector).evaluate((node) => {
+    const select = node as HTMLSelectElement;
+    const probe = select.cloneNode(false) as HTMLSelectElement;
+    probe.append(new Option(select.selectedOptions[0]?.textContent ?? ""));
+    probe.style.cssText = "position:absolute;visibility:hidden;width:auto;max-width:none;flex:none";
+    select.parentElement!.append(probe);
+    const needed = probe.getBoundingClientRect().width;
+    probe.remove();
+    const width = select.getBoundingClientRect().width;
+    return { fits: width + 0.5 >= needed, width, needed, label: select.selectedOptions[0]?.textContent ?? "" };
+  });
+}
+
 function diffTab(file: string) {
   return page.locator(".tabs-container .tab", { hasText: `${file}: Original ↔ Larik's proposal` });
 }
@@ -342,8 +358,8 @@ test("a command outside the sandbox: the prompt shows it whole with the warning;
     assert.equal(await card.locator("pre.permission-command code").textContent(), E_COMMAND);
     assert.equal(await card.locator(".permission-warning").textContent(), "⚠ Runs outside the sandbox: full write and network access");
     const always = card.locator('button[data-kind="allow_always"]');
-    assert.match((await always.textContent()) ?? "", /Always allow bash\(.+\) in this project/);
-    assert.match((await always.locator("code").textContent()) ?? "", /^bash\(cat/);
+    assert.equal(((await always.textContent()) ?? "").replace(/^\S+\s/, ""), "Always allow bash(cat*) in this project");
+    assert.equal(await always.locator("code").textContent(), "bash(cat*)");
     assert.equal(await card.locator("button.option.primary").getAttribute("data-kind"), "allow_once");
   });
   await step("allow once: the command runs and the final answer is in view", async () => {
@@ -365,6 +381,17 @@ test("a command outside the sandbox: the prompt shows it whole with the warning;
       return node.getBoundingClientRect().bottom - view.bottom;
     });
     assert.ok(last <= 1, `the final answer ends ${last} px below the view`);
+    // At the sidebar's default width the pickers show their labels whole, and New / History are
+    // offered once, in the view's title bar.
+    for (const picker of ["#mode", "#model"]) {
+      const fit = await labelFits(chat, picker);
+      assert.ok(fit.fits, `${picker} shows "${fit.label}" in ${fit.width} px, it needs ${fit.needed}`);
+    }
+    for (const action of ["New Session", "Load Past Session…"]) {
+      assert.equal(await page.locator(`.part.sidebar .action-label[aria-label^="${action}"]`).count(), 1, `${action} in the title bar`);
+    }
+    const buttons = (await chat.locator("button:visible").allTextContents()).map((t) => t.trim());
+    assert.ok(!buttons.some((b) => /^(History|New)$/.test(b)), `buttons in the chat: ${buttons.join(", ")}`);
     mkdirSync(join(EXTENSION_ROOT, "screenshots"), { recursive: true });
     await page.screenshot({ path: SCREENSHOT, clip: { x: 0, y: 0, width: 760, height: 900 } });
   });
@@ -387,8 +414,9 @@ test("reloading the window stops the agent; the new one loads the first session"
     await runCommand("Larik: Open Chat");
     const chat = await chatFrame();
     await chat.locator('#status[data-status="idle"]').waitFor();
-    await chat.locator("#history").click();
-    await chat.locator(`[data-session-id="${first}"]`).click();
+    await page.locator('.part.sidebar .action-label[aria-label^="Load Past Session"]').click();
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "Please change two to TWO" }).first().click();
+    await waitFor(() => new RegExp(`→ \\{[^\\n]*"method":"session/load"[^\\n]*"sessionId":"${first}"`).test(extensionLog()), "session/load of the first session", STEP_MS);
     await chat.locator(".item.user", { hasText: "Please change two to TWO in a.txt" }).waitFor();
     await chat.locator(".item.agent", { hasText: "Edited a.txt." }).waitFor();
     await screenshot("e2e-loaded-session");
