@@ -47,8 +47,8 @@ export class Ctx implements vscode.Disposable, ChatActions {
       },
     );
     this.statusBar = new StatusBar();
-    this.chatView = new ChatViewProvider(extension.extensionUri, this.controller, this);
     this.review = new DiffReview(this.controller, this.config, this.log);
+    this.chatView = new ChatViewProvider(extension.extensionUri, this.controller, this, this.review);
     const notice = new PermissionNotice(this.controller, () => this.chatView.visible);
     const unsubscribe = this.controller.transcript.onChange((change) => {
       if (change.kind === "session" || change.kind === "reset") this.#sessionChanged();

@@ -296,6 +296,15 @@ function renderPermissions(next: PermissionsView): void {
   if (current.outsideSandbox) {
     permissionEl.append(el("div", { class: "permission-warning", role: "note" }, "⚠ Runs outside the sandbox: full write and network access"));
   }
+  if (current.diffPath && current.reviewingHunks) {
+    const name = current.diffPath.split("/").pop();
+    permissionEl.append(el("div", { class: "permission-reviewing", role: "note" }, `Decide each hunk in the editor, in “${name} (Larik proposal)”.`));
+    const show = el("button", { class: "link-button", id: "view-diff" }, "Show the review");
+    show.addEventListener("click", () => post({ type: "viewDiff", key: current.key }));
+    permissionEl.append(show);
+    if (next.queued > 0) permissionEl.append(el("div", { class: "queued" }, `${next.queued} more waiting`));
+    return;
+  }
   if (current.diffPath) {
     const view = el("button", { class: "link-button", id: "view-diff" }, `View diff of ${current.diffPath.split("/").pop()}`);
     view.addEventListener("click", () => post({ type: "viewDiff", key: current.key }));

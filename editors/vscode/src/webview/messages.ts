@@ -87,6 +87,9 @@ export interface PermissionView {
   options: PermissionOptionView[];
   /** The edit's file, when the tool call carries a diff that can be reviewed in an editor. */
   diffPath?: string;
+  /** The edit's hunks are being decided in the editor's inline review: the card offers no
+   * options of its own (`options` is empty), it points there. */
+  reviewingHunks?: boolean;
   /** The agent reads a reason given with a rejection. */
   acceptsFeedback: boolean;
 }

@@ -195,6 +195,29 @@ test("a permission shows the agent's options verbatim; answers carry key, option
   await page.close();
 });
 
+test("while the hunks are decided in the editor, the card offers no options and points there", async () => {
+  const { page, send, waitPosted, posted } = await open();
+  await waitPosted("ready");
+  await send(snapshot());
+  await send({
+    type: "permissions",
+    permissions: {
+      current: { key: 9, toolCallId: "toolu_6", title: "Write c.txt", toolKind: "edit", diffPath: "/p/c.txt", reviewingHunks: true, acceptsFeedback: true, options: [] },
+      queued: 0,
+    },
+  });
+  const card = page.locator("#permission");
+  await card.waitFor({ state: "visible" });
+  assert.equal(await card.locator("button.option, #feedback").count(), 0);
+  assert.equal(await card.locator(".permission-reviewing").textContent(), "Decide each hunk in the editor, in “c.txt (Larik proposal)”.");
+  await page.locator("body").click({ position: { x: 5, y: 5 } });
+  await page.keyboard.press("1");
+  await card.locator("#view-diff").click();
+  assert.equal((await waitPosted("viewDiff")).key, 9);
+  assert.equal((await posted()).filter((m) => m.type === "answerPermission").length, 0, "a digit answered from the card");
+  await page.close();
+});
+
 const BASH_PERMISSION = (key: number, sandboxOff: boolean): HostToWebview => ({
   type: "permissions",
   permissions: {
