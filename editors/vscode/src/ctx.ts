@@ -47,8 +47,8 @@ export class Ctx implements vscode.Disposable, ChatActions {
       },
     );
     this.statusBar = new StatusBar();
-    this.chatView = new ChatViewProvider(extension.extensionUri, this.controller, this);
     this.review = new DiffReview(this.controller, this.config, this.log);
+    this.chatView = new ChatViewProvider(extension.extensionUri, this.controller, this, this.review);
     const notice = new PermissionNotice(this.controller, () => this.chatView.visible);
     const unsubscribe = this.controller.transcript.onChange((change) => {
       if (change.kind === "session" || change.kind === "reset") this.#sessionChanged();
@@ -218,14 +218,6 @@ export class Ctx implements vscode.Disposable, ChatActions {
       return;
     }
     this.controller.newSession().catch(this.#report("starting a new session"));
-  }
-
-  async listSessions(): Promise<void> {
-    try {
-      this.chatView.post({ type: "sessions", sessions: await this.controller.listSessions() });
-    } catch (error) {
-      this.#report("listing sessions")(error);
-    }
   }
 
   async pickSession(): Promise<void> {

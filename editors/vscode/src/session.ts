@@ -35,7 +35,14 @@ import {
 import { agentCapabilities, EDITOR_CONTEXT_METHOD, META_KEY, type EditorContextParams, type LarikAgentCapabilities } from "./protocol/larik";
 import { autoApproveOption, PermissionQueue, type AutoApprovePolicy } from "./state/permissions";
 import { configOptionOf, Transcript } from "./state/transcript";
-import type { AgentStatus, ContextChip, SessionListEntry } from "./webview/messages";
+import type { AgentStatus, ContextChip } from "./webview/messages";
+
+/** A past session, as the "Load Past Session…" picker lists it. */
+export interface SessionListEntry {
+  sessionId: string;
+  title: string;
+  updatedAt?: string;
+}
 
 export interface EditorHost {
   /** The text of a file, unsaved editor content first; `line` is 1-based. */

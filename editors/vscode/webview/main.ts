@@ -8,7 +8,6 @@ import type {
   HostToWebview,
   PermissionsView,
   Picker,
-  SessionListEntry,
   SessionView,
   ToolContentView,
   TranscriptItem,
@@ -40,12 +39,11 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string,
 // --- Layout -----------------------------------------------------------------------------------
 
 const app = document.getElementById("app")!;
+// New session and past sessions are the view's own title-bar actions (package.json), not
+// buttons here: the toolbar only names the session.
 const toolbar = el("div", { class: "toolbar" });
 const titleEl = el("span", { class: "title" }, "Larik");
-const historyButton = el("button", { class: "icon-button", id: "history", title: "Past sessions", "aria-label": "Past sessions" }, "History");
-const newButton = el("button", { class: "icon-button", id: "new-session", title: "New session", "aria-label": "New session" }, "New");
-toolbar.append(titleEl, el("span", { class: "spacer" }), historyButton, newButton);
-const sessionsPanel = el("div", { class: "sessions", id: "sessions", hidden: "" });
+toolbar.append(titleEl);
 const planEl = el("details", { class: "plan", id: "plan", hidden: "", open: "" });
 const transcriptEl = el("div", { class: "transcript", id: "transcript", role: "log", "aria-live": "polite" });
 const emptyEl = el("div", { class: "empty" }, "Ask Larik to read, explain or change your code.");
@@ -64,10 +62,12 @@ const composer = el(
   { class: "composer" },
   chipsEl,
   promptEl,
-  el("div", { class: "controls" }, modeEl, modelEl, el("span", { class: "spacer" }), cancelButton, sendButton),
+  // The pickers keep their labels whole at the sidebar's default width (300 px): Send and Cancel
+  // share one place, and the row wraps rather than cutting a label short.
+  el("div", { class: "controls" }, modeEl, modelEl, el("span", { class: "actions" }, cancelButton, sendButton)),
   el("div", { class: "statusline" }, statusEl, el("span", { class: "spacer" }), usageEl),
 );
-app.append(toolbar, sessionsPanel, planEl, transcriptEl, permissionEl, bannerEl, composer);
+app.append(toolbar, planEl, transcriptEl, permissionEl, bannerEl, composer);
 transcriptEl.append(emptyEl);
 
 // --- State ------------------------------------------------------------------------------------
@@ -243,8 +243,8 @@ function renderSession(next: SessionView): void {
   document.body.dataset.status = next.status;
   const running = next.status === "working" || next.status === "waiting";
   cancelButton.hidden = !running;
+  sendButton.hidden = running;
   sendButton.disabled = running || next.status !== "idle";
-  historyButton.hidden = !next.canLoadSessions;
   fillPicker(modeEl, next.mode);
   fillPicker(modelEl, next.model);
   const blocked = next.status === "disabled" || next.status === "stopped";
@@ -296,6 +296,15 @@ function renderPermissions(next: PermissionsView): void {
   if (current.outsideSandbox) {
     permissionEl.append(el("div", { class: "permission-warning", role: "note" }, "⚠ Runs outside the sandbox: full write and network access"));
   }
+  if (current.diffPath && current.reviewingHunks) {
+    const name = current.diffPath.split("/").pop();
+    permissionEl.append(el("div", { class: "permission-reviewing", role: "note" }, `Decide each hunk in the editor, in “${name} (Larik proposal)”.`));
+    const show = el("button", { class: "link-button", id: "view-diff" }, "Show the review");
+    show.addEventListener("click", () => post({ type: "viewDiff", key: current.key }));
+    permissionEl.append(show);
+    if (next.queued > 0) permissionEl.append(el("div", { class: "queued" }, `${next.queued} more waiting`));
+    return;
+  }
   if (current.diffPath) {
     const view = el("button", { class: "link-button", id: "view-diff" }, `View diff of ${current.diffPath.split("/").pop()}`);
     view.addEventListener("click", () => post({ type: "viewDiff", key: current.key }));
@@ -339,7 +348,7 @@ document.addEventListener("keydown", (event) => {
   post({ type: "answerPermission", key: permissions.current.key, optionId: option.optionId });
 });
 
-// --- Context chips and sessions ---------------------------------------------------------------
+// --- Context chips ----------------------------------------------------------------------------
 
 function renderContext(context: ContextChip[]): void {
   chipsEl.replaceChildren(
@@ -349,21 +358,6 @@ function renderContext(context: ContextChip[]): void {
       return el("span", { class: "chip", "data-id": chip.id }, chip.label, remove);
     }),
   );
-}
-
-function renderSessions(list: SessionListEntry[]): void {
-  sessionsPanel.hidden = false;
-  const close = el("button", { class: "link-button" }, "Close");
-  close.addEventListener("click", () => (sessionsPanel.hidden = true));
-  const entries = list.map((s) => {
-    const button = el("button", { class: "session-entry", "data-session-id": s.sessionId }, s.title, s.updatedAt ? el("span", { class: "when" }, new Date(s.updatedAt).toLocaleString()) : "");
-    button.addEventListener("click", () => {
-      sessionsPanel.hidden = true;
-      post({ type: "loadSession", sessionId: s.sessionId });
-    });
-    return button;
-  });
-  sessionsPanel.replaceChildren(el("div", { class: "sessions-head" }, "Past sessions", el("span", { class: "spacer" }), close), ...(entries.length ? entries : [el("div", { class: "empty" }, "No past sessions.")]));
 }
 
 // --- Input ------------------------------------------------------------------------------------
@@ -379,8 +373,6 @@ function send(): void {
 
 sendButton.addEventListener("click", send);
 cancelButton.addEventListener("click", () => post({ type: "cancel" }));
-newButton.addEventListener("click", () => post({ type: "newSession" }));
-historyButton.addEventListener("click", () => post({ type: "listSessions" }));
 modeEl.addEventListener("change", () => post({ type: "setMode", id: modeEl.value }));
 modelEl.addEventListener("change", () => post({ type: "setModel", id: modelEl.value }));
 promptEl.addEventListener("input", () => vscode.setState({ draft: promptEl.value }));
@@ -414,9 +406,6 @@ window.addEventListener("message", (event: MessageEvent<HostToWebview>) => {
       break;
     case "context":
       renderContext(message.context);
-      break;
-    case "sessions":
-      renderSessions(message.sessions);
       break;
     case "focusPrompt":
       promptEl.focus();

@@ -54,17 +54,8 @@ local function reload_changed(call)
   end
 end
 
---- Whether a call is the plan tool's (`todo`): a "think" call whose input is the task list. Its
---- output repeats the plan, which the chat shows once, from `plan` updates.
-function M.is_plan_tool(call)
-  return call.kind == "think" and type(call.rawInput) == "table" and vim.islist(call.rawInput.todos or false)
-end
-
 local function show_tool(client, fields)
   local call = M.merge_tool(client.state.tools, fields)
-  if M.is_plan_tool(call) then
-    return call
-  end
   chat.write(function(t)
     t:tool(call)
   end)

@@ -57,10 +57,13 @@ def steps(calc: str) -> list[dict]:
             "text": "Found two bugs: mean divides by len - 1, clamp returns lo above the range.",
             "tool_calls": [{"id": "toolu_3", "name": "edit", "input": {"path": calc, "old_string": CALC, "new_string": FIXED}}],
         },
-        {"tool_calls": [{"id": "toolu_4", "name": "todo", "input": plan("completed", "completed", "in_progress")}]},
         {
             "text": "Now let me run the tests.",
-            "tool_calls": [{"id": "toolu_5", "name": "bash", "input": {"command": COMMAND, "description": "Run the unit tests", "sandbox": False}}],
+            "tool_calls": [
+                # The plan's update comes in the same response as the call that asks.
+                {"id": "toolu_4", "name": "todo", "input": plan("completed", "completed", "in_progress")},
+                {"id": "toolu_5", "name": "bash", "input": {"command": COMMAND, "description": "Run the unit tests", "sandbox": False}},
+            ],
         },
         {"text": "Both tests pass now."},
     ]
@@ -86,8 +89,15 @@ def test_a_whole_turn_on_screen(start, tmp_path):
         lambda: (lambda text: "1. Allow once" in text and "3. Reject" in text and text)(editor.screen()),
         "the prompt's options on screen",
     )
-    for expected in ("Larik wants to: Run the unit tests", COMMAND, "⚠ Runs outside the sandbox: full write and network access", "in this project"):
+    # The rule's backticks are markdown, concealed on screen like the command's fences.
+    always = "2. Always allow bash(python3 -m unittest*)"  # the line wraps after it
+    for expected in ("Larik wants to: Run the unit tests", COMMAND, "⚠ Runs outside the sandbox: full write and network access", always):
         assert expected in screen, f"{expected!r} not on screen:\n{screen}"
+    assert "```" not in screen, screen
+    assert "2. Always allow `bash(python3 -m unittest*)` in this project" in editor.chat_text()
+    # The plan was updated by the todo call before this later call's prompt, and shows once.
+    waiting = editor.chat_text()
+    assert "✓ Fix mean and clamp" in waiting and waiting.count("Fix mean and clamp") == 1, waiting
     # The status comes first in the winbar, where a narrow window does not cut it off.
     winbar = next((line for line in screen.splitlines() if "Larik · " in line), None)
     assert winbar, screen
@@ -101,9 +111,11 @@ def test_a_whole_turn_on_screen(start, tmp_path):
     assert "Ran 2 tests" in output and "OK" in output, output
 
     chat = editor.chat_text()
-    # One plan, from the plan updates: no plan tool output, no second rendering.
+    # One plan, from the plan updates: the todo calls reach the editor as plan updates only.
     assert sum(1 for line in chat.splitlines() if line == "Plan") == 1, chat
-    assert "Plan updated" not in chat and "[x] Read calc.py" in chat, chat
+    assert "Plan updated" not in chat and "  ✓ Read calc.py" in chat, chat
+    calls = {m["params"]["update"].get("toolCallId") for m in editor.received_messages() if m.get("method") == "session/update" and m["params"]["update"]["sessionUpdate"].startswith("tool_call")}
+    assert calls == {"toolu_2", "toolu_3", "toolu_5"}, calls
     # A read is one line; the file's text is not repeated in the chat.
     assert "✓ Read calc.py (13 lines)" in chat and "total += v" not in chat, chat
     # The answer stands in the call's block, above the output it allowed.
@@ -114,8 +126,21 @@ def test_a_whole_turn_on_screen(start, tmp_path):
 
     screen = editor.screen()
     assert "Both tests pass now." in screen, screen
+    # The command shows once, as the first line of its output, with no fence around it.
+    assert screen.count(COMMAND) == 1 and "```" not in screen, screen
     if os.environ.get("LARIK_SCREENSHOTS", "1") == "1":
         from terminal_png import save
 
         save(editor.screen(styled=True), SCREENSHOT, editor.WIDTH, editor.HEIGHT)
         assert SCREENSHOT.stat().st_size < 200_000
+
+    # <CR> on the read's line shows what the agent read; za hides it again.
+    read_row = chat.splitlines().index("✓ Read calc.py (13 lines)") + 1
+    editor.lua("local win = require('larik.ui.chat').chat_win(); vim.api.nvim_set_current_win(win); vim.api.nvim_win_set_cursor(win, {...})", read_row, 0)
+    editor.type("<CR>")
+    expanded = wait_for(lambda: (lambda text: "total += v" in text and text)(editor.screen()), "the read's text on screen")
+    assert "✓ Read calc.py (13 lines)" in expanded and "```" not in expanded, expanded
+    assert CALC.splitlines()[4].strip() in editor.chat_text()
+    editor.type("za")
+    wait_for(lambda: "total += v" not in editor.chat_text(), "the read to fold back to one line")
+    assert "✓ Read calc.py (13 lines)" in editor.chat_text()

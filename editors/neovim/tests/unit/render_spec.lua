@@ -30,6 +30,22 @@ describe("render", function()
     assert.same({ "✓ Read calc.py (3 lines)" }, lines)
   end)
 
+  it("shows what a read returned under its line once expanded, whole", function()
+    config.setup({ chat = { max_output_lines = 2 } })
+    local call = {
+      toolCallId = "t",
+      title = "Read calc.py",
+      kind = "read",
+      status = "completed",
+      content = { { type = "content", content = { type = "text", text = "1\ta\n2\tb\n3\tc\n" } } },
+      expanded = true,
+    }
+    assert.same({ "✓ Read calc.py (3 lines)", "```", "1\ta", "2\tb", "3\tc", "```" }, (render.tool(call)))
+    assert.equal("1\ta\n2\tb\n3\tc", render.read_text(call))
+    call.status = "in_progress"
+    assert.is_nil(render.read_text(call))
+  end)
+
   it("keeps the fences of output that has them and truncates long output", function()
     config.setup({ chat = { max_output_lines = 2 } })
     local lines = render.tool({
@@ -104,7 +120,7 @@ describe("render", function()
   end)
 
   it("shows the plan with its statuses", function()
-    assert.same({ "Plan", "  [x] one", "  [~] two", "  [ ] three" }, (render.plan({
+    assert.same({ "Plan", "  ✓ one", "  ◐ two", "  ○ three" }, (render.plan({
       { content = "one", status = "completed" },
       { content = "two", status = "in_progress" },
       { content = "three", status = "pending" },

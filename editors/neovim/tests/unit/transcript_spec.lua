@@ -108,13 +108,35 @@ describe("transcript", function()
     assert.equal("## Larik\n✓ A\n\n✓ B", text(buf))
   end)
 
+  it("toggles a read's text under its line; other rows are left alone", function()
+    local buf, t = new_buffer()
+    t:append("message", "Reading.")
+    local read = {
+      toolCallId = "r",
+      title = "Read a.py",
+      kind = "read",
+      status = "completed",
+      content = { { type = "content", content = { type = "text", text = "x = 1\ny = 2\n" } } },
+    }
+    t:tool(read)
+    t:tool({ toolCallId = "s", title = "Run", status = "completed" })
+    local folded = "## Larik\nReading.\n\n✓ Read a.py (2 lines)\n\n✓ Run"
+    assert.equal(folded, text(buf))
+    assert.is_false(t:toggle(1)) -- the message
+    assert.is_false(t:toggle(5)) -- a call that is not a read
+    assert.is_true(t:toggle(3))
+    assert.equal("## Larik\nReading.\n\n✓ Read a.py (2 lines)\n```\nx = 1\ny = 2\n```\n\n✓ Run", text(buf))
+    assert.is_true(t:toggle(5)) -- inside the expanded text
+    assert.equal(folded, text(buf))
+  end)
+
   it("replaces the plan of a turn whole", function()
     local buf, t = new_buffer()
     t:user_prompt("go")
     t:plan({ { content = "read", status = "in_progress" }, { content = "fix", status = "pending" } })
     t:append("message", "working")
     t:plan({ { content = "read", status = "completed" }, { content = "fix", status = "in_progress" } })
-    assert.equal("## You\ngo\n\n## Larik\nPlan\n  [x] read\n  [~] fix\n\nworking", text(buf))
+    assert.equal("## You\ngo\n\n## Larik\nPlan\n  ✓ read\n  ◐ fix\n\nworking", text(buf))
   end)
 
   it("starts a new segment when the message id changes", function()

@@ -162,6 +162,9 @@ export type ViewLineKind = "context" | "removed" | "added";
 export interface UnifiedView {
   text: string;
   kinds: ViewLineKind[];
+  /** Per view line, its 1-based line number in the old text (the file as it is on disk);
+   * undefined for added lines, which are not in it yet. */
+  oldLines: Array<number | undefined>;
   /** Per hunk, the view lines it spans (`end` exclusive); `start === end` never happens. */
   ranges: Array<{ index: number; start: number; end: number }>;
 }
@@ -174,10 +177,13 @@ export function unifiedView(oldText: string, placed: PlacedHunk[]): UnifiedView 
   const old = splitLines(oldText);
   const out: string[] = [];
   const kinds: ViewLineKind[] = [];
+  const oldLines: UnifiedView["oldLines"] = [];
   const ranges: UnifiedView["ranges"] = [];
+  let oldLine = 0;
   const push = (line: string, kind: ViewLineKind) => {
     out.push(bare(line));
     kinds.push(kind);
+    oldLines.push(kind === "added" ? undefined : ++oldLine);
   };
   let cursor = 0;
   for (const { hunk, oldIndex } of placed) {
@@ -189,7 +195,34 @@ export function unifiedView(oldText: string, placed: PlacedHunk[]): UnifiedView 
     cursor = oldIndex + hunk.oldLines;
   }
   for (const line of old.slice(cursor)) push(line, "context");
-  return { text: out.join("\n"), kinds, ranges };
+  return { text: out.join("\n"), kinds, oldLines, ranges };
+}
+
+/** How a line of the review looks: its kind, and its hunk's decision when it has one. */
+export type ReviewLineLook = "context" | "removed" | "added" | "accepted-removed" | "accepted-added" | "rejected-removed" | "rejected-added";
+
+export interface ReviewLine {
+  look: ReviewLineLook;
+  /** The gutter: the line's number in the file as it is on disk (blank for added lines, which
+   * are not in it yet) and a mark: − removed, + added, ✓ in an accepted hunk, ✕ in a rejected one. */
+  gutter: string;
+}
+
+/** The look and gutter of every line of the review, given the per-hunk decisions so far (hunk
+ * index -> kept). The gutter replaces the editor's line numbers, which would count the removed
+ * and added lines alike and so match neither the file nor the proposal. */
+export function reviewLines(view: UnifiedView, decisions: ReadonlyMap<number, boolean>): ReviewLine[] {
+  const width = String(view.oldLines.reduce<number>((max, n) => Math.max(max, n ?? 0), 0)).length;
+  const decisionAt: Array<boolean | undefined> = view.kinds.map(() => undefined);
+  for (const range of view.ranges) for (let i = range.start; i < range.end; i++) decisionAt[i] = decisions.get(range.index);
+  return view.kinds.map((kind, i) => {
+    const decided = decisionAt[i];
+    const look: ReviewLineLook = kind === "context" || decided === undefined ? kind : `${decided ? "accepted" : "rejected"}-${kind}`;
+    const mark = kind === "context" ? "\u00a0" : decided === true ? "✓" : decided === false ? "✕" : kind === "removed" ? "−" : "+";
+    const number = view.oldLines[i] === undefined ? "" : String(view.oldLines[i]);
+    // No-break spaces: the gutter is drawn as decoration text, where ordinary spaces collapse.
+    return { look, gutter: `${number.padStart(width, "\u00a0")}\u00a0${mark}\u00a0` };
+  });
 }
 
 /** Counts of added and removed lines, for labels such as "+3 −1". */

@@ -131,7 +131,6 @@ export class Transcript {
   configOptions: SessionConfigOption[] | undefined;
   #byId = new Map<string, TranscriptItem>();
   /** Tool calls not shown (the plan tool's). */
-  #hidden = new Set<string>();
   /** Shell calls, by item id, with the title they are shown under (the command's description). */
   #commands = new Map<string, string>();
   #lastMessageId: string | undefined;
@@ -157,7 +156,6 @@ export class Transcript {
   reset(): void {
     this.items = [];
     this.#byId.clear();
-    this.#hidden.clear();
     this.#commands.clear();
     this.#lastMessageId = undefined;
     this.modes = undefined;
@@ -212,9 +210,6 @@ export class Transcript {
 
   #mergeTool(update: ToolCallUpdate, created: boolean): void {
     const id = `tool:${update.toolCallId}`;
-    // The plan tool's own call repeats the plan, which the plan panel shows from `plan` updates.
-    if (isPlanTool(update)) this.#hidden.add(id);
-    if (this.#hidden.has(id)) return;
     const commandTitle = titleOfCommand(update);
     if (commandTitle !== undefined) this.#commands.set(id, commandTitle);
     const title = this.#commands.get(id) ?? update.title;
@@ -299,12 +294,6 @@ export class Transcript {
         break;
     }
   }
-}
-
-/** Whether a tool call is the plan tool's (`todo`): a "think" call whose input is the task list. */
-function isPlanTool(update: ToolCallUpdate): boolean {
-  const input = update.rawInput as { todos?: unknown } | null | undefined;
-  return update.kind === "think" && Array.isArray(input?.todos);
 }
 
 /** A shell call's title: its description, since its command is shown in its output block and the

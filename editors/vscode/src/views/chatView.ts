@@ -15,8 +15,6 @@ export const CHAT_VIEW_ID = "larik.chat";
 export interface ChatActions {
   prompt(text: string): void;
   cancel(): void;
-  newSession(): void;
-  listSessions(): Promise<void>;
   loadSession(sessionId: string): void;
   setMode(id: string): void;
   setModel(id: string): void;
@@ -26,7 +24,14 @@ export interface ChatActions {
   restartAgent(): Promise<void>;
 }
 
-export function permissionsView(controller: SessionController): PermissionsView {
+/** What the chat needs to know of the reviews in the editor. */
+export interface HunkReviews {
+  /** The permission's edit is being decided hunk by hunk in the editor. */
+  isReviewingHunks(key: number): boolean;
+  readonly onDidChangeReviewing: vscode.Event<void>;
+}
+
+export function permissionsView(controller: SessionController, reviews?: Pick<HunkReviews, "isReviewingHunks">): PermissionsView {
   const current = controller.permissions.current;
   if (!current) return { queued: 0 };
   const { request } = current;
@@ -35,6 +40,8 @@ export function permissionsView(controller: SessionController): PermissionsView 
   const description = typeof input.description === "string" && input.description.trim() ? input.description.trim() : undefined;
   // A command is named by its description: the agent's title repeats the command with raw backticks.
   const title = command !== undefined ? (description ?? "Run a command") : (request.toolCall.title ?? request.toolCall.toolCallId);
+  // One place decides: while the hunks are decided in the editor, the card offers no options.
+  const reviewing = current.diff !== undefined && reviews?.isReviewingHunks(current.key) === true;
   return {
     current: {
       key: current.key,
@@ -42,8 +49,9 @@ export function permissionsView(controller: SessionController): PermissionsView 
       title,
       ...(command !== undefined ? { command, outsideSandbox: input.sandbox === false } : {}),
       toolKind: request.toolCall.kind ?? "other",
-      options: request.options.map((o) => ({ optionId: o.optionId, name: o.name, kind: o.kind })),
+      options: reviewing ? [] : request.options.map((o) => ({ optionId: o.optionId, name: o.name, kind: o.kind })),
       ...(current.diff ? { diffPath: current.diff.path } : {}),
+      ...(reviewing ? { reviewingHunks: true } : {}),
       acceptsFeedback: controller.larik.permissionFeedback === true,
     },
     queued: controller.permissions.size - 1,
@@ -59,11 +67,13 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     private readonly extensionUri: vscode.Uri,
     private readonly controller: SessionController,
     private readonly actions: ChatActions,
+    private readonly reviews: HunkReviews,
   ) {
     const unsubscribe = controller.transcript.onChange((change) => this.#forward(change));
-    const unsubscribePermissions = controller.permissions.onChange(() => this.post({ type: "permissions", permissions: permissionsView(controller) }));
+    const postPermissions = () => this.post({ type: "permissions", permissions: permissionsView(controller, reviews) });
+    const unsubscribePermissions = controller.permissions.onChange(postPermissions);
     controller.onAttachmentsChange(() => this.post({ type: "context", context: this.#context() }));
-    this.#disposables.push({ dispose: unsubscribe }, { dispose: unsubscribePermissions });
+    this.#disposables.push({ dispose: unsubscribe }, { dispose: unsubscribePermissions }, reviews.onDidChangeReviewing(postPermissions));
   }
 
   get visible(): boolean {
@@ -98,7 +108,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       type: "snapshot",
       items: structuredClone(transcript.items),
       session: structuredClone(transcript.session),
-      permissions: permissionsView(this.controller),
+      permissions: permissionsView(this.controller, this.reviews),
       context: this.#context(),
     };
   }
@@ -142,12 +152,6 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         break;
       case "setModel":
         this.actions.setModel(message.id);
-        break;
-      case "newSession":
-        this.actions.newSession();
-        break;
-      case "listSessions":
-        void this.actions.listSessions();
         break;
       case "loadSession":
         this.actions.loadSession(message.sessionId);

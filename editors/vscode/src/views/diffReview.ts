@@ -3,7 +3,13 @@
 // Side by side (Cline's shape): VS Code's diff editor with the original on the left and the
 // proposal on the right, both virtual and read-only, with Accept / Reject in the title bar and on
 // keys, gated by the `larik.diffVisible` context key. Inline (Continue's shape): one unified
-// view with removed and added lines highlighted and Accept / Reject CodeLens above each hunk.
+// view, "calc.py (Larik proposal)", with removed and added lines highlighted and Accept / Reject
+// CodeLens above each hunk; its gutter numbers lines as in the file on disk (the editor's own
+// numbers would count removed and added lines alike), and decided hunks look decided.
+//
+// One review surface per file: opening one shape closes the other's tab. While the inline
+// review is open the chat card does not offer the permission's options (see `isReviewingHunks`):
+// the hunks are decided there, in one place.
 //
 // Accepting answers the permission with the agent's allow option (with `acceptedHunks` when only
 // some hunks were kept), rejecting with its reject option; the agent then writes the file, or
@@ -13,7 +19,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import type { DiffStyle } from "../config";
 import type { SessionController } from "../session";
-import { computeHunks, placeHunks, unifiedView, type PlacedHunk, type UnifiedView } from "../state/hunks";
+import { computeHunks, placeHunks, reviewLines, unifiedView, type PlacedHunk, type ReviewLineLook, type UnifiedView } from "../state/hunks";
 import { optionOfKind, type PendingPermission } from "../state/permissions";
 import { INLINE_SCHEME, keyOf, ORIGINAL_SCHEME, PROPOSED_SCHEME, REVIEW_SCHEMES, ReviewDocuments, reviewUri } from "./reviewDocuments";
 
@@ -39,20 +45,12 @@ export class DiffReview implements vscode.Disposable {
   #reviews = new Map<number, Review>();
   #disposables: vscode.Disposable[] = [];
   #codeLensChanged = new vscode.EventEmitter<void>();
-  #added = vscode.window.createTextEditorDecorationType({
-    isWholeLine: true,
-    backgroundColor: new vscode.ThemeColor("diffEditor.insertedLineBackground"),
-    overviewRulerColor: new vscode.ThemeColor("editorOverviewRuler.addedForeground"),
-    overviewRulerLane: vscode.OverviewRulerLane.Left,
-  });
-  #removed = vscode.window.createTextEditorDecorationType({
-    isWholeLine: true,
-    backgroundColor: new vscode.ThemeColor("diffEditor.removedLineBackground"),
-    overviewRulerColor: new vscode.ThemeColor("editorOverviewRuler.deletedForeground"),
-    overviewRulerLane: vscode.OverviewRulerLane.Left,
-    textDecoration: "line-through",
-    opacity: "0.7",
-  });
+  #reviewingChanged = new vscode.EventEmitter<void>();
+  /** Fires when an inline review opens or closes (the chat card shows or hides its options). */
+  readonly onDidChangeReviewing = this.#reviewingChanged.event;
+  #reviewing = new Set<number>();
+  #looks = lineLooks();
+  #gutter = vscode.window.createTextEditorDecorationType({});
   #lastShownKey: number | undefined;
 
   constructor(
@@ -64,13 +62,17 @@ export class DiffReview implements vscode.Disposable {
     this.#disposables.push(
       this.documents,
       this.#codeLensChanged,
-      this.#added,
-      this.#removed,
+      this.#reviewingChanged,
+      this.#gutter,
+      ...this.#looks.values(),
       ...REVIEW_SCHEMES.map((scheme) => vscode.workspace.registerTextDocumentContentProvider(scheme, provider)),
       vscode.languages.registerCodeLensProvider({ scheme: INLINE_SCHEME }, { provideCodeLenses: (doc) => this.#codeLenses(doc), onDidChangeCodeLenses: this.#codeLensChanged.event }),
       vscode.window.onDidChangeVisibleTextEditors((editors) => editors.forEach((e) => this.#decorate(e))),
       vscode.window.onDidChangeActiveTextEditor(() => this.#updateContextKey()),
-      vscode.window.tabGroups.onDidChangeTabs(() => this.#updateContextKey()),
+      vscode.window.tabGroups.onDidChangeTabs(() => {
+        this.#updateContextKey();
+        this.#updateReviewing();
+      }),
     );
     const unsubscribe = controller.permissions.onChange(() => this.#onPermissionsChanged());
     this.#disposables.push({ dispose: unsubscribe });
@@ -113,20 +115,33 @@ export class DiffReview implements vscode.Disposable {
     return review;
   }
 
-  /** Opens the review of a pending permission in the configured (or given) style. */
-  async open(key: number, style: DiffStyle = this.settings.diffStyle): Promise<void> {
+  /** Whether the hunks of this permission's edit are being decided in the inline review. */
+  isReviewingHunks(key: number): boolean {
+    return this.#reviewing.has(key);
+  }
+
+  /** Opens the review of a pending permission in the given style, else the one already open for
+   * it, else the configured one; the other style's tab closes (one review surface per file). */
+  async open(key: number, style?: DiffStyle): Promise<void> {
     const review = this.#review(key);
     if (!review) return;
+    const shown = style ?? (this.#tabsOf(key, [INLINE_SCHEME]).length > 0 ? "inline" : this.settings.diffStyle);
     const name = path.basename(review.pending.diff!.path);
-    if (style === "inline") {
-      const document = await vscode.workspace.openTextDocument(review.inline);
+    if (shown === "inline") {
+      const original = await vscode.workspace.openTextDocument(review.original);
+      let document = await vscode.workspace.openTextDocument(review.inline);
+      // The name ends in "(Larik proposal)": take the language from the real file's name.
+      if (document.languageId !== original.languageId) document = await vscode.languages.setTextDocumentLanguage(document, original.languageId);
       const editor = await vscode.window.showTextDocument(document, { preview: false });
       this.#decorate(editor);
+      await this.#closeTabs(this.#tabsOf(key, [ORIGINAL_SCHEME, PROPOSED_SCHEME]));
     } else {
       const title = review.pending.diff!.isNew ? `${name} (new file): Larik's proposal` : `${name}: Original ↔ Larik's proposal`;
       await vscode.commands.executeCommand("vscode.diff", review.original, review.proposed, title, { preview: false });
+      await this.#closeTabs(this.#tabsOf(key, [INLINE_SCHEME]));
     }
     this.#updateContextKey();
+    this.#updateReviewing();
   }
 
   /** Opens the review the user means in the inline view, where hunks are decided one by one. */
@@ -173,6 +188,7 @@ export class DiffReview implements vscode.Disposable {
     if (!review?.agentHunks) return;
     review.decisions.set(index, keep);
     this.#codeLensChanged.fire();
+    for (const editor of vscode.window.visibleTextEditors) this.#decorate(editor);
     const all = review.agentHunks.map((p) => p.hunk.index);
     if (all.every((i) => review.decisions.has(i))) {
       this.#answer(review, all.filter((i) => review.decisions.get(i)));
@@ -196,12 +212,10 @@ export class DiffReview implements vscode.Disposable {
     });
   }
 
-  async #close(key: number): Promise<void> {
-    const review = this.#reviews.get(key);
-    if (!review) return;
-    this.#reviews.delete(key);
-    const ours = (uri: vscode.Uri) => REVIEW_SCHEMES.includes(uri.scheme) && keyOf(uri) === key;
-    const tabs = vscode.window.tabGroups.all.flatMap((group) =>
+  /** The tabs showing a review's documents of the given schemes. */
+  #tabsOf(key: number, schemes: string[]): vscode.Tab[] {
+    const ours = (uri: vscode.Uri) => schemes.includes(uri.scheme) && keyOf(uri) === key;
+    return vscode.window.tabGroups.all.flatMap((group) =>
       group.tabs.filter((tab) => {
         const input = tab.input;
         if (input instanceof vscode.TabInputTextDiff) return ours(input.original) || ours(input.modified);
@@ -209,12 +223,31 @@ export class DiffReview implements vscode.Disposable {
         return false;
       }),
     );
+  }
+
+  async #closeTabs(tabs: vscode.Tab[]): Promise<void> {
+    if (tabs.length > 0) await vscode.window.tabGroups.close(tabs, true);
+  }
+
+  async #close(key: number): Promise<void> {
+    const review = this.#reviews.get(key);
+    if (!review) return;
+    this.#reviews.delete(key);
     try {
-      if (tabs.length > 0) await vscode.window.tabGroups.close(tabs, true);
+      await this.#closeTabs(this.#tabsOf(key, REVIEW_SCHEMES));
     } finally {
       for (const uri of [review.original, review.proposed, review.inline]) this.documents.delete(uri);
       this.#updateContextKey();
+      this.#updateReviewing();
     }
+  }
+
+  /** Recomputes which permissions have their inline review open; tells listeners of a change. */
+  #updateReviewing(): void {
+    const now = new Set([...this.#reviews.keys()].filter((key) => this.#tabsOf(key, [INLINE_SCHEME]).length > 0));
+    const same = now.size === this.#reviewing.size && [...now].every((key) => this.#reviewing.has(key));
+    this.#reviewing = now;
+    if (!same) this.#reviewingChanged.fire();
   }
 
   #updateContextKey(): void {
@@ -230,10 +263,16 @@ export class DiffReview implements vscode.Disposable {
     const key = keyOf(editor.document.uri);
     const review = key === undefined ? undefined : this.#reviews.get(key);
     if (!review) return;
-    const lines = (kind: string) =>
-      review.view.kinds.flatMap((k, i) => (k === kind && i < editor.document.lineCount ? [editor.document.lineAt(i).range] : []));
-    editor.setDecorations(this.#added, lines("added"));
-    editor.setDecorations(this.#removed, lines("removed"));
+    // Our gutter stands for the line numbers (see reviewLines).
+    editor.options = { ...editor.options, lineNumbers: vscode.TextEditorLineNumbersStyle.Off };
+    const lines = reviewLines(review.view, review.decisions).slice(0, editor.document.lineCount);
+    for (const [look, type] of this.#looks) {
+      editor.setDecorations(type, lines.flatMap((line, i) => (line.look === look ? [editor.document.lineAt(i).range] : [])));
+    }
+    editor.setDecorations(
+      this.#gutter,
+      lines.map((line, i) => ({ range: new vscode.Range(i, 0, i, 0), renderOptions: { before: { contentText: line.gutter, color: new vscode.ThemeColor("editorLineNumber.foreground") } } })),
+    );
   }
 
   #codeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
@@ -266,4 +305,23 @@ export class DiffReview implements vscode.Disposable {
     for (const d of this.#disposables.splice(0)) d.dispose();
     this.#reviews.clear();
   }
+}
+
+/** One decoration per look of a review line. Undecided hunks are in diff colours; an accepted
+ * hunk's removed lines lose their colour (they are going), a rejected hunk's added lines too (they
+ * are not coming); either way what is decided is dimmed and struck through. */
+function lineLooks(): Map<ReviewLineLook, vscode.TextEditorDecorationType> {
+  const added = new vscode.ThemeColor("diffEditor.insertedLineBackground");
+  const removed = new vscode.ThemeColor("diffEditor.removedLineBackground");
+  const ruler = (color: string) => ({ overviewRulerColor: new vscode.ThemeColor(color), overviewRulerLane: vscode.OverviewRulerLane.Left });
+  const dropped = { textDecoration: "line-through", opacity: "0.45" };
+  const looks: Array<[ReviewLineLook, vscode.DecorationRenderOptions]> = [
+    ["added", { isWholeLine: true, backgroundColor: added, ...ruler("editorOverviewRuler.addedForeground") }],
+    ["removed", { isWholeLine: true, backgroundColor: removed, textDecoration: "line-through", opacity: "0.7", ...ruler("editorOverviewRuler.deletedForeground") }],
+    ["accepted-added", { isWholeLine: true, backgroundColor: added, fontWeight: "bold" }],
+    ["accepted-removed", { isWholeLine: true, ...dropped }],
+    ["rejected-added", { isWholeLine: true, ...dropped }],
+    ["rejected-removed", { isWholeLine: true }],
+  ];
+  return new Map(looks.map(([look, options]) => [look, vscode.window.createTextEditorDecorationType(options)]));
 }

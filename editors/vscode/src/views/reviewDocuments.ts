@@ -1,6 +1,8 @@
 // Read-only virtual documents for reviewing an edit: the original (left side of the diff), the
 // proposal (right side) and the unified inline view. Their URIs keep the real file's path, so
-// the editor picks the right language, and carry the permission's key in the query.
+// the editor picks the right language, and carry the permission's key in the query. The inline
+// view's name says it is a proposal ("calc.py (Larik proposal)"): its tab sits beside the real
+// file's, and a tab label is the last segment of the path; its language is set when it opens.
 
 import * as vscode from "vscode";
 
@@ -9,8 +11,10 @@ export const PROPOSED_SCHEME = "larik-proposed";
 export const INLINE_SCHEME = "larik-review";
 export const REVIEW_SCHEMES = [ORIGINAL_SCHEME, PROPOSED_SCHEME, INLINE_SCHEME];
 
+export const PROPOSAL_SUFFIX = " (Larik proposal)";
+
 export function reviewUri(scheme: string, path: string, key: number): vscode.Uri {
-  return vscode.Uri.from({ scheme, path, query: `key=${key}` });
+  return vscode.Uri.from({ scheme, path: scheme === INLINE_SCHEME ? path + PROPOSAL_SUFFIX : path, query: `key=${key}` });
 }
 
 /** The permission key a review URI belongs to. */

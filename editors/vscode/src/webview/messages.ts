@@ -87,6 +87,9 @@ export interface PermissionView {
   options: PermissionOptionView[];
   /** The edit's file, when the tool call carries a diff that can be reviewed in an editor. */
   diffPath?: string;
+  /** The edit's hunks are being decided in the editor's inline review: the card offers no
+   * options of its own (`options` is empty), it points there. */
+  reviewingHunks?: boolean;
   /** The agent reads a reason given with a rejection. */
   acceptsFeedback: boolean;
 }
@@ -102,12 +105,6 @@ export interface ContextChip {
   label: string;
 }
 
-export interface SessionListEntry {
-  sessionId: string;
-  title: string;
-  updatedAt?: string;
-}
-
 export type HostToWebview =
   | { type: "snapshot"; items: TranscriptItem[]; session: SessionView; permissions: PermissionsView; context: ContextChip[] }
   | { type: "item"; item: TranscriptItem }
@@ -115,7 +112,6 @@ export type HostToWebview =
   | { type: "session"; session: SessionView }
   | { type: "permissions"; permissions: PermissionsView }
   | { type: "context"; context: ContextChip[] }
-  | { type: "sessions"; sessions: SessionListEntry[] }
   | { type: "focusPrompt" };
 
 export type WebviewToHost =
@@ -126,8 +122,6 @@ export type WebviewToHost =
   | { type: "viewDiff"; key: number }
   | { type: "setMode"; id: string }
   | { type: "setModel"; id: string }
-  | { type: "newSession" }
-  | { type: "listSessions" }
   | { type: "loadSession"; sessionId: string }
   | { type: "removeContext"; id: string }
   | { type: "restart" }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import test from "node:test";
 import type { Hunk } from "../../src/protocol/larik";
-import { applyHunks, computeHunks, lineStats, placeHunks, splitLines, unifiedView } from "../../src/state/hunks";
+import { applyHunks, computeHunks, lineStats, placeHunks, reviewLines, splitLines, unifiedView } from "../../src/state/hunks";
 
 const TEN = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n";
 
@@ -88,4 +88,25 @@ test("unifiedView shows removed then added lines, with each hunk's range", () =>
   assert.equal(view.text, "one\ntwo\nTWO\nthree");
   assert.deepEqual(view.kinds, ["context", "removed", "added", "context"]);
   assert.deepEqual(view.ranges, [{ index: 0, start: 1, end: 3 }]);
+  assert.deepEqual(view.oldLines, [1, 2, undefined, 3]);
+});
+
+test("the review's gutter numbers lines as in the file on disk and marks decided hunks", () => {
+  const old = "c1\nc2\nc3\nc4\nc5\nc6\nc7\nc8\nc9\nc10\n";
+  const next = old.replace("c2\n", "C2\n").replace("c9\n", "C9\n");
+  const view = unifiedView(old, placeHunks(old, next, computeHunks(old, next))!);
+  const nb = (text: string) => text.replace(/ /g, "\u00a0");
+  const undecided = reviewLines(view, new Map());
+  // View lines: c1, c2, C2, c3 … c8, c9, C9, c10: c10 is the view's 12th line and the file's 10th.
+  assert.deepEqual(
+    undecided.map((l) => l.gutter),
+    [" 1   ", " 2 − ", "   + ", " 3   ", " 4   ", " 5   ", " 6   ", " 7   ", " 8   ", " 9 − ", "   + ", "10   "].map(nb),
+  );
+  assert.deepEqual(undecided.map((l) => l.look).slice(0, 3), ["context", "removed", "added"]);
+  const accepted = reviewLines(view, new Map([[0, true]]));
+  assert.deepEqual([accepted[1], accepted[2]], [{ look: "accepted-removed", gutter: nb(" 2 ✓ ") }, { look: "accepted-added", gutter: nb("   ✓ ") }]);
+  // The other hunk is still undecided and looks it.
+  assert.deepEqual([accepted[9], accepted[10]], [{ look: "removed", gutter: nb(" 9 − ") }, { look: "added", gutter: nb("   + ") }]);
+  const rejected = reviewLines(view, new Map([[1, false]]));
+  assert.deepEqual(rejected[10], { look: "rejected-added", gutter: nb("   ✕ ") });
 });

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import test from "node:test";
 import type { RequestPermissionRequest } from "../../src/protocol/acp";
+import type { SessionController } from "../../src/session";
 import { autoApproveOption, PermissionQueue } from "../../src/state/permissions";
+import { permissionsView } from "../../src/views/chatView";
 
 const OPTIONS = [
   { optionId: "allow_once", name: "Allow once", kind: "allow_once" as const },
@@ -82,6 +84,20 @@ test("the diff of the tool call is picked up", () => {
   const queue = new PermissionQueue();
   void queue.enqueue(request("t1", { content: [{ type: "diff", path: "/p/new.txt", newText: "hi\n" }] }));
   assert.deepEqual(queue.current!.diff, { path: "/p/new.txt", oldText: "", newText: "hi\n", isNew: true });
+});
+
+test("the chat card offers no options while the edit's hunks are decided in the editor", () => {
+  const queue = new PermissionQueue();
+  void queue.enqueue(request("t1", { content: [{ type: "diff", path: "/p/c.txt", oldText: "a\n", newText: "b\n" }] }));
+  const controller = { permissions: queue, larik: { permissionFeedback: true } } as unknown as SessionController;
+  const key = queue.current!.key;
+  const elsewhere = permissionsView(controller, { isReviewingHunks: () => false }).current!;
+  assert.deepEqual(elsewhere.options.map((o) => o.kind), ["allow_once", "allow_always", "reject_once"]);
+  assert.equal(elsewhere.reviewingHunks, undefined);
+  const reviewing = permissionsView(controller, { isReviewingHunks: (k) => k === key }).current!;
+  assert.deepEqual(reviewing.options, []);
+  assert.equal(reviewing.reviewingHunks, true);
+  assert.equal(reviewing.diffPath, "/p/c.txt");
 });
 
 test("auto-approve policy", () => {

@@ -213,16 +213,41 @@ test("the agent exits when the editor closes its input", { timeout: 60_000 }, as
   await withTimeout(run.agent.exited, 5000, "larik acp to exit after the end of its input");
 });
 
-test("the plan: the todo tool's list reaches the session view", { timeout: 60_000 }, async (t) => {
+test("the plan: shown from plan updates only, before the prompt of a later call in the same response", { timeout: 60_000 }, async (t) => {
   const todos = [
     { content: "Read the code", status: "completed" },
     { content: "Fix the bug", status: "in_progress" },
     { content: "Run the tests", status: "pending" },
   ];
-  const run = await start(t, [{ tool_calls: [{ id: "toolu_1", name: "todo", input: { todos } }] }, { text: "planned" }]);
-  await run.controller.prompt("plan it");
+  const run = await start(
+    t,
+    [
+      {
+        tool_calls: [
+          { id: "toolu_1", name: "todo", input: { todos } },
+          { id: "toolu_2", name: "bash", input: { command: "python3 -m unittest -v", description: "Run the tests", sandbox: false } },
+        ],
+      },
+      { text: "planned" },
+    ],
+    { "a.txt": TEN },
+  );
+  const turn = run.controller.prompt("plan it");
+  const pending = await waitFor(() => run.controller.permissions.current, "the test run's permission request");
+  // The plan is already there while the later call waits for its answer.
   assert.deepEqual(
     run.controller.transcript.session.plan.map((e) => [e.content, e.status]),
     todos.map((e) => [e.content, e.status]),
   );
+  assert.equal(pending.request.toolCall.toolCallId, "toolu_2");
+  assert.equal(optionName(pending, "allow_always"), "Always allow `bash(python3 -m unittest*)` in this project");
+  run.controller.permissions.answer(pending.key, { optionId: "reject_once" });
+  await turn;
+  // The todo call itself never shows as a tool card: only the bash call does.
+  const tools = run.controller.transcript.items.flatMap((i) => (i.type === "tool" ? [i.id] : []));
+  assert.deepEqual(tools, ["tool:toolu_2"]);
 });
+
+function optionName(pending: { request: { options: Array<{ kind: string; name: string }> } }, kind: string): string | undefined {
+  return pending.request.options.find((o) => o.kind === kind)?.name;
+}

@@ -220,6 +220,7 @@ module.exports = {
   TabInputText,
   TabInputTextDiff,
   StatusBarAlignment: { Left: 1, Right: 2 },
+  TextEditorLineNumbersStyle: { Off: 0, On: 1, Relative: 2 },
   OverviewRulerLane: { Left: 1, Center: 2, Right: 4, Full: 7 },
   DiagnosticSeverity: { Error: 0, Warning: 1, Information: 2, Hint: 3 },
   window: {
@@ -275,7 +276,7 @@ module.exports = {
       stat: async (uri) => fs.promises.stat(uri.fsPath),
     },
     applyEdit: async () => true,
-    openTextDocument: async (uri) => ({ uri, getText: () => "", lineCount: 0, save: async () => true }),
+    openTextDocument: async (uri) => ({ uri, languageId: "plaintext", getText: () => "", lineCount: 0, save: async () => true }),
   },
   languages: {
     registerCodeLensProvider(selector, provider) {
@@ -283,6 +284,7 @@ module.exports = {
       return new Disposable();
     },
     getDiagnostics: () => [],
+    setTextDocumentLanguage: async (document, languageId) => ({ ...document, languageId }),
   },
   commands: {
     registerCommand(id, run) {

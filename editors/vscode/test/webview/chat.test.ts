@@ -195,6 +195,29 @@ test("a permission shows the agent's options verbatim; answers carry key, option
   await page.close();
 });
 
+test("while the hunks are decided in the editor, the card offers no options and points there", async () => {
+  const { page, send, waitPosted, posted } = await open();
+  await waitPosted("ready");
+  await send(snapshot());
+  await send({
+    type: "permissions",
+    permissions: {
+      current: { key: 9, toolCallId: "toolu_6", title: "Write c.txt", toolKind: "edit", diffPath: "/p/c.txt", reviewingHunks: true, acceptsFeedback: true, options: [] },
+      queued: 0,
+    },
+  });
+  const card = page.locator("#permission");
+  await card.waitFor({ state: "visible" });
+  assert.equal(await card.locator("button.option, #feedback").count(), 0);
+  assert.equal(await card.locator(".permission-reviewing").textContent(), "Decide each hunk in the editor, in “c.txt (Larik proposal)”.");
+  await page.locator("body").click({ position: { x: 5, y: 5 } });
+  await page.keyboard.press("1");
+  await card.locator("#view-diff").click();
+  assert.equal((await waitPosted("viewDiff")).key, 9);
+  assert.equal((await posted()).filter((m) => m.type === "answerPermission").length, 0, "a digit answered from the card");
+  await page.close();
+});
+
 const BASH_PERMISSION = (key: number, sandboxOff: boolean): HostToWebview => ({
   type: "permissions",
   permissions: {
@@ -331,20 +354,63 @@ test("mode and model pickers, plan and usage", async () => {
   await page.close();
 });
 
-test("session list, context chips, new session", async () => {
+test("context chips; new session and history are the view's title actions, not buttons here", async () => {
   const { page, send, waitPosted } = await open();
   await waitPosted("ready");
   await send(snapshot());
-  await page.locator("#history").click();
-  await waitPosted("listSessions");
-  await send({ type: "sessions", sessions: [{ sessionId: "old_1", title: "Fix parser", updatedAt: "2026-11-29T10:00:00Z" }] });
-  await page.locator('[data-session-id="old_1"]').click();
-  assert.deepEqual(await waitPosted("loadSession"), { type: "loadSession", sessionId: "old_1" });
   await send({ type: "context", context: [{ id: "sel1", label: "a.py:2-3" }] });
   await page.locator('.chip[data-id="sel1"] .chip-remove').click();
   assert.deepEqual(await waitPosted("removeContext"), { type: "removeContext", id: "sel1" });
-  await page.locator("#new-session").click();
-  await waitPosted("newSession");
+  const labels = (await page.locator("button:visible").allTextContents()).map((t) => t.trim());
+  assert.ok(!labels.some((l) => /^(History|New)$/.test(l)), `buttons in the view: ${labels.join(", ")}`);
+  await page.close();
+});
+
+/** Whether a picker shows its chosen label whole: its width against the width a copy holding only
+ * that option takes when nothing constrains it. */
+async function labelFits(page: Page, selector: string): Promise<{ fits: boolean; width: number; needed: number; label: string }> {
+  return page.locator(selector).evaluate((node) => {
+    const select = node as HTMLSelectElement;
+    const probe = select.cloneNode(false) as HTMLSelectElement;
+    probe.append(new Option(select.selectedOptions[0]?.textContent ?? ""));
+    probe.style.cssText = "position:absolute;visibility:hidden;width:auto;max-width:none;flex:none";
+    select.parentElement!.append(probe);
+    const needed = probe.getBoundingClientRect().width;
+    probe.remove();
+    const width = select.getBoundingClientRect().width;
+    return { fits: width + 0.5 >= needed, width, needed, label: select.selectedOptions[0]?.textContent ?? "" };
+  });
+}
+
+test("at the sidebar's default width (300 px) the pickers show their labels whole, during a turn too", async () => {
+  const { page, send, waitPosted } = await open();
+  await page.setViewportSize({ width: 300, height: 700 });
+  await waitPosted("ready");
+  const session: SessionView = {
+    ...SESSION,
+    mode: {
+      current: "accept-edits",
+      options: [
+        { id: "default", name: "Default" },
+        { id: "accept-edits", name: "Accept edits" },
+        { id: "plan", name: "Plan" },
+        { id: "yolo", name: "Yolo" },
+      ],
+    },
+    model: { current: "claude-sonnet-4-5", options: [{ id: "claude-sonnet-4-5", name: "claude-sonnet-4-5" }, { id: "openai:gpt-4.1", name: "openai:gpt-4.1" }] },
+  };
+  for (const status of ["idle", "working"] as const) {
+    await send(snapshot([], { ...session, status }));
+    await page.waitForFunction((s) => document.body.dataset.status === s, status);
+    for (const picker of ["#mode", "#model"]) {
+      const fit = await labelFits(page, picker);
+      assert.ok(fit.fits, `${status}: ${picker} shows "${fit.label}" in ${fit.width} px, it needs ${fit.needed}`);
+    }
+    // One button at a time: Send when idle, Cancel during a turn; inside the view either way.
+    const visible = await page.locator(".controls button:visible").evaluateAll((buttons) => buttons.map((b) => [b.id, b.getBoundingClientRect().right]));
+    assert.deepEqual(visible.map(([id]) => id), [status === "idle" ? "send" : "cancel"]);
+    assert.ok((visible[0]![1] as number) <= 300, `the button ends at ${visible[0]![1]} px`);
+  }
   await page.close();
 });
 

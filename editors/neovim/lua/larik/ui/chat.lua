@@ -65,11 +65,28 @@ function M.buf()
   map(buf, { "n" }, "<C-c>", function()
     M.on_cancel()
   end, "Cancel the Larik turn")
+  map(buf, "n", "<CR>", function()
+    M.toggle_at_cursor()
+  end, "Show or hide what a read returned")
+  map(buf, "n", "za", function()
+    if not M.toggle_at_cursor() then
+      pcall(vim.cmd, "normal! za") -- a thought's fold
+    end
+  end, "Show or hide what a read returned, or toggle a fold")
   map(buf, "n", "i", M.focus_input, "Type a prompt")
   map(buf, "n", "a", M.focus_input, "Type a prompt")
   state.chat_buf = buf
   state.transcript = transcript.new(buf)
   return buf
+end
+
+--- Expands or folds the read under the cursor in the chat window. Returns false elsewhere.
+function M.toggle_at_cursor()
+  local win = M.chat_win()
+  if not (win and state.transcript) then
+    return false
+  end
+  return state.transcript:toggle(api.nvim_win_get_cursor(win)[1] - 1)
 end
 
 --- The transcript object of the chat buffer.
@@ -128,6 +145,9 @@ local function style_chat_window(win)
   wo.foldlevel = 0
   wo.foldenable = config.get().chat.fold_thoughts
   wo.winbar = state.winbar
+  -- The transcript is markdown; the fences around a command and its output are not shown
+  -- (tree-sitter's markdown query conceals their lines), on the cursor line too.
+  wo.conceallevel, wo.concealcursor = 2, "nc"
 end
 
 local function style_input_window(win)

@@ -95,10 +95,28 @@ function M.title_of(call)
   return call.title or call.name or call.kind or "tool"
 end
 
+--- What a completed read returned, when it returned text: such a call shows as one line that
+--- expands to this text.
+---@return string|nil
+function M.read_text(call)
+  if call.kind ~= "read" or call.status ~= "completed" then
+    return nil
+  end
+  local parts = {}
+  for _, item in ipairs(call.content or {}) do
+    local text = item.type == "content" and content_text(item.content)
+    if text and text ~= "" then
+      parts[#parts + 1] = text:gsub("\n$", "")
+    end
+  end
+  return #parts > 0 and table.concat(parts, "\n") or nil
+end
+
 --- Lines and highlights of a tool call block. While its permission prompt waits, only the
 --- header (the prompt shows the command); once answered, the answer comes under the header,
 --- above the output it allowed.
----@param call table merged ACP ToolCall fields (+ `asking`, `answer` set by the prompt)
+---@param call table merged ACP ToolCall fields (+ `asking`, `answer` set by the prompt, `expanded`
+---  by the chat)
 ---@return string[], table[]
 function M.tool(call)
   local icons = config.get().icons
@@ -113,19 +131,18 @@ function M.tool(call)
   if call.asking then
     return lines, highlights
   end
-  -- A read is one line: the file and its length (the file itself is a keypress away).
-  if call.kind == "read" and status == "completed" then
-    local count = 0
-    for _, item in ipairs(call.content or {}) do
-      local text = item.type == "content" and content_text(item.content)
-      if text and text ~= "" then
-        count = count + #vim.split(text:gsub("\n$", ""), "\n", { plain = true })
-      end
+  -- A read is one line: the file and its length. The user already knows the file; <CR> on the
+  -- line shows what the agent read (`expanded`, toggled by the chat).
+  local read = M.read_text(call)
+  if read then
+    local count = #vim.split(read:gsub("\n$", ""), "\n", { plain = true })
+    lines[1] = ("%s (%d line%s)"):format(header, count, count == 1 and "" or "s")
+    highlights[2] = { 0, #icon + 1, #lines[1], "LarikToolTitle" }
+    if call.expanded then
+      vim.list_extend(lines, text_lines(read, math.huge))
     end
-    if count > 0 then
-      lines[1] = ("%s (%d line%s)"):format(header, count, count == 1 and "" or "s")
-      highlights[2] = { 0, #icon + 1, #lines[1], "LarikToolTitle" }
-    end
+    return lines, highlights
+  elseif call.kind == "read" and status == "completed" then
     return lines, highlights
   end
   if call.answer then
@@ -156,13 +173,13 @@ function M.tool(call)
   return lines, highlights
 end
 
-local plan_marks = { completed = "[x]", in_progress = "[~]", pending = "[ ]" }
-
---- Lines and highlights of the plan.
+--- Lines and highlights of the plan. Entries are marked with the tool status icons: a "[x]"
+--- would read as a markdown link and lose its brackets to the chat's conceal.
 function M.plan(entries)
+  local icons = config.get().icons
   local lines, highlights = { "Plan" }, { { 0, 0, 4, "LarikPlanHeader" } }
   for _, entry in ipairs(entries or {}) do
-    local mark = plan_marks[entry.status] or "[ ]"
+    local mark = icons[entry.status] or icons.pending
     lines[#lines + 1] = "  " .. mark .. " " .. (entry.content or "")
     if entry.status == "completed" then
       highlights[#highlights + 1] = { #lines - 1, 2, #lines[#lines], "LarikPlanDone" }

@@ -24,6 +24,7 @@ local by_buf = {}
 ---@class larik.Transcript
 ---@field buf integer
 ---@field blocks table<string, integer> block key -> extmark id
+---@field calls table<string, table> tool block key -> the call it shows
 ---@field role string|nil "user" | "agent"
 ---@field open table|nil the text segment being streamed into
 ---@field tail any what wrote the buffer's last lines
@@ -33,7 +34,7 @@ Transcript.__index = Transcript
 ---@param buf integer
 ---@return larik.Transcript
 function M.new(buf)
-  local self = setmetatable({ buf = buf, blocks = {}, role = nil, open = nil, tail = nil, turn = 0 }, Transcript)
+  local self = setmetatable({ buf = buf, blocks = {}, calls = {}, role = nil, open = nil, tail = nil, turn = 0 }, Transcript)
   by_buf[buf] = self
   return self
 end
@@ -228,10 +229,37 @@ function Transcript:has_block(key)
   return self.blocks[key] ~= nil
 end
 
---- Renders (or re-renders) a tool call from its merged state.
+--- Renders (or re-renders) a tool call from its merged state, which is kept so the block can
+--- be re-rendered from the chat (expanding a read).
 function Transcript:tool(call)
+  local key = "tool:" .. call.toolCallId
+  self.calls[key] = call
   local lines, highlights = render.tool(call)
-  return self:block("tool:" .. call.toolCallId, lines, highlights)
+  return self:block(key, lines, highlights)
+end
+
+--- The key of the block that spans `row`, or nil.
+function Transcript:block_at(row)
+  for key in pairs(self.blocks) do
+    local first, last = self:block_range(key)
+    if first and first <= row and row <= last then
+      return key
+    end
+  end
+  return nil
+end
+
+--- Expands or folds the read on `row` (its text under its one line). Returns false when the
+--- row is not on a read that returned text, so the key keeps its usual meaning there.
+function Transcript:toggle(row)
+  local key = self:block_at(row)
+  local call = key and self.calls[key]
+  if not (call and render.read_text(call)) then
+    return false
+  end
+  call.expanded = not call.expanded
+  self:tool(call)
+  return true
 end
 
 --- Renders the plan of the current turn; a new plan replaces it whole.
@@ -270,7 +298,7 @@ function Transcript:clear()
   for _, namespace in ipairs({ ns, hl_ns, thought_ns }) do
     api.nvim_buf_clear_namespace(self.buf, namespace, 0, -1)
   end
-  self.blocks, self.role, self.open, self.tail, self.turn = {}, nil, nil, nil, 0
+  self.blocks, self.calls, self.role, self.open, self.tail, self.turn = {}, {}, nil, nil, nil, 0
 end
 
 --- The thought folds: a line inside a thought range is in a fold that starts at its header.
