@@ -19,6 +19,8 @@ import { PermissionNotice } from "./views/permissionNotice";
 const SECRET_PREFIX = "larik.apiKey.";
 /** How long after a failed first start the agent is tried once more. */
 const ACTIVATION_RETRY_MS = 1500;
+/** How often a failed first start is tried again (after 1.5, 3, 4.5 and 6 s more). */
+const ACTIVATION_RETRIES = 4;
 
 export class Ctx implements vscode.Disposable, ChatActions {
   readonly config = new Config();
@@ -84,13 +86,20 @@ export class Ctx implements vscode.Disposable, ChatActions {
       return;
     }
     await this.startAgent();
-    // Right after a window reload the editor can hand its settings over late: a first start that
-    // failed is tried once more with the settings read again.
-    if (!this.#agent) {
-      this.#retryTimer = setTimeout(() => {
-        if (!this.#agent && !this.#starting) void this.startAgent();
-      }, ACTIVATION_RETRY_MS);
-    }
+    // Right after a window reload the editor can hand its settings over late (seen taking
+    // several seconds under load): a first start that failed is tried again with the settings
+    // read again, a few times, each wait longer than the last.
+    this.#retryStart(1);
+  }
+
+  #retryStart(attempt: number): void {
+    if (this.#agent || attempt > ACTIVATION_RETRIES) return;
+    this.#retryTimer = setTimeout(() => {
+      void (async () => {
+        if (!this.#agent && !this.#starting) await this.startAgent();
+        this.#retryStart(attempt + 1);
+      })();
+    }, ACTIVATION_RETRY_MS * attempt);
   }
 
   #sessionChanged(): void {

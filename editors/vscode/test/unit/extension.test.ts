@@ -158,11 +158,21 @@ test("settings that arrive after a failed start start the agent, without asking"
   assert.ok(!stub.messages.some((m: any) => /settings changed/.test(m.message)), "asked to restart an agent that was not running");
 });
 
-test("a first start that fails is tried once more with the settings read again", async (t) => {
+test("a first start that fails is tried again with the settings read again", async (t) => {
   const { ctx, sandbox } = await activateWithoutBinary(t);
   // The settings become readable without any change event, as the editor finishes loading.
   const pidFile = useFakeAgent(sandbox);
   await waitFor(() => ctx.controller.transcript.session.status === "idle", "the agent on the second try", 5000);
+  assert.ok(existsSync(pidFile));
+});
+
+test("settings that stay unreadable past the first retry still start the agent on a later one", async (t) => {
+  const { ctx, sandbox } = await activateWithoutBinary(t);
+  // The editor hands the settings over only after the first retry has failed too.
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  assert.notEqual(ctx.controller.transcript.session.status, "idle", "nothing could start yet");
+  const pidFile = useFakeAgent(sandbox);
+  await waitFor(() => ctx.controller.transcript.session.status === "idle", "the agent on a later try", 8000);
   assert.ok(existsSync(pidFile));
 });
 
