@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the tests need beyond the Rust toolchain, Node 20 and Python 3: the npm packages of
-# the ACP SDK conformance test from its committed lock file, and each editor plugin's test tools
+# the ACP SDK conformance test and the MCP servers (server-everything, server-filesystem) from
+# their committed lock files, and each editor plugin's test tools
 # (a real Neovim from PyPI, Debian's lua-busted, ...). Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +15,8 @@ need npm
 need python3
 
 (cd tests/acp-sdk && npm ci --no-audit --no-fund --loglevel=error)
+# Real MCP servers for the MCP client's end-to-end tests.
+(cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error)
 bash editors/neovim/scripts/setup.sh
 bash editors/vscode/scripts/setup.sh
 bash editors/helix/scripts/setup.sh

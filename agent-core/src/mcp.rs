@@ -79,6 +79,8 @@ impl McpServers {
                 continue;
             }
             *started = true;
+            // Connecting from now on, so a prompt right after this waits for it.
+            server.set_status(Status::Connecting);
             let task = connection::keep_connected(Arc::clone(server), Arc::clone(&self.registry), Arc::clone(&self.notices), self.cancel.child_token());
             tasks.push(tokio::spawn(task));
         }

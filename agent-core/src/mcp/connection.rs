@@ -78,7 +78,7 @@ impl Server {
         self.status.lock().map(|status| status.clone()).unwrap_or(Status::Stopped)
     }
 
-    fn set_status(&self, status: Status) {
+    pub(super) fn set_status(&self, status: Status) {
         if let Ok(mut current) = self.status.lock() {
             *current = status;
         }

@@ -30,13 +30,17 @@ const PAGE_SIZE: usize = 50;
 
 impl AcpAgent {
     /// Settings, model, editor file access and sandbox for a session in `cwd`.
-    fn session_config(&self, cwd: &std::path::Path, peer: &Peer, id: &acp::SessionId) -> Result<(SessionConfig, Option<ModelConfig>), RpcError> {
+    fn session_config(&self, cwd: &std::path::Path, servers: &[acp::McpServer], peer: &Peer, id: &acp::SessionId) -> Result<(SessionConfig, Option<ModelConfig>), RpcError> {
         if !cwd.is_absolute() || !cwd.is_dir() {
             return Err(RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: cwd must be an absolute path to a directory, got {}", cwd.display())));
         }
         let (mut config, model) = SessionConfig::from_settings(cwd.to_path_buf(), &self.env, std::env::current_exe().ok())
             .map_err(|error| RpcError::new(RpcError::INVALID_PARAMS, error.to_string()))?;
         config.id = id.0.to_string();
+        // The editor's servers join the settings' (a name given twice: the editor's wins).
+        let given = super::from_proto::mcp_servers(servers);
+        config.mcp_servers.retain(|server| !given.iter().any(|other| other.name == server.name));
+        config.mcp_servers.extend(given);
         if self.signed_out.load(std::sync::atomic::Ordering::Relaxed) {
             config.provider = Err(larik_core::ProviderError::Auth { message: "signed out; authenticate to continue".into() });
         }
@@ -71,7 +75,7 @@ impl AcpAgent {
     pub(super) fn new_session(&self, request: acp::NewSessionRequest, peer: &Peer) -> Result<acp::NewSessionResponse, RpcError> {
         let number = self.next_session.fetch_add(1, Ordering::Relaxed);
         let id = acp::SessionId::new(format!("sess_{}_{number}", unique_suffix()));
-        let (mut config, model) = self.session_config(&request.cwd, peer, &id)?;
+        let (mut config, model) = self.session_config(&request.cwd, &request.mcp_servers, peer, &id)?;
         if let Some(store) = &self.store {
             match store.create(&id.0, &request.cwd) {
                 Ok(log) => config.log = Some(Arc::new(log)),
@@ -84,10 +88,10 @@ impl AcpAgent {
     }
 
     /// Reads a saved session and opens it with its history; the stored record is returned for replay.
-    fn reopen(&self, id: &acp::SessionId, cwd: &std::path::Path, peer: &Peer) -> Result<(StoredSession, Opened), RpcError> {
+    fn reopen(&self, id: &acp::SessionId, cwd: &std::path::Path, servers: &[acp::McpServer], peer: &Peer) -> Result<(StoredSession, Opened), RpcError> {
         let store = self.store.as_ref().ok_or_else(|| RpcError::method_not_found("session/load"))?;
         let stored = store.load(&id.0).map_err(|_| not_found(id))?;
-        let (mut config, model) = self.session_config(cwd, peer, id)?;
+        let (mut config, model) = self.session_config(cwd, servers, peer, id)?;
         config.history = stored.messages();
         config.title = stored.title.clone();
         config.log = store.reopen(&id.0).ok().map(Arc::new);
@@ -96,13 +100,13 @@ impl AcpAgent {
     }
 
     pub(super) async fn load_session(&self, request: acp::LoadSessionRequest, peer: &Peer) -> Result<acp::LoadSessionResponse, RpcError> {
-        let (stored, opened) = self.reopen(&request.session_id, &request.cwd, peer)?;
+        let (stored, opened) = self.reopen(&request.session_id, &request.cwd, &request.mcp_servers, peer)?;
         replay(peer, &request.session_id, &stored).await;
         Ok(acp::LoadSessionResponse::new().modes(opened.modes).config_options(opened.options).meta(opened.meta))
     }
 
     pub(super) fn resume_session(&self, request: acp::ResumeSessionRequest, peer: &Peer) -> Result<acp::ResumeSessionResponse, RpcError> {
-        let (_, opened) = self.reopen(&request.session_id, &request.cwd, peer)?;
+        let (_, opened) = self.reopen(&request.session_id, &request.cwd, &request.mcp_servers, peer)?;
         Ok(acp::ResumeSessionResponse::new().modes(opened.modes).config_options(opened.options).meta(opened.meta))
     }
 

@@ -1,0 +1,201 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The MCP client over ACP with the real binary and real servers from npm
+//! (`@modelcontextprotocol/server-everything`, `server-filesystem`, installed by
+//! `scripts/setup.sh` into `tests/mcp/node_modules`): tools offered to the model, called through
+//! the permission pipeline, results (text and images) in the next request; the editor's own
+//! servers, a project's `.mcp.json` behind the user's approval, streamable HTTP, and a server that
+//! dies mid-session.
+
+use std::path::PathBuf;
+
+use larik_tests::harness::{Agent, Sandbox};
+use larik_tests::mock_llm::{MockLlm, Scenario, Step};
+use serde_json::{Value, json};
+
+fn servers_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("mcp/node_modules/@modelcontextprotocol")
+}
+
+fn everything() -> String {
+    let script = servers_dir().join("server-everything/dist/index.js");
+    assert!(script.exists(), "{} is missing: run scripts/setup.sh", script.display());
+    script.display().to_string()
+}
+
+fn node() -> String {
+    let output = std::process::Command::new("bash").args(["-c", "command -v node"]).output().unwrap();
+    String::from_utf8(output.stdout).unwrap().trim().to_owned()
+}
+
+fn tool_names(request: &Value) -> Vec<String> {
+    request["tools"].as_array().map(|tools| tools.iter().map(|tool| tool["name"].as_str().unwrap_or_default().to_owned()).collect()).unwrap_or_default()
+}
+
+fn last_result(request: &Value) -> Value {
+    request["messages"].as_array().unwrap().last().unwrap()["content"][0].clone()
+}
+
+async fn session_with(agent: &mut Agent, sandbox: &Sandbox, servers: Value) -> String {
+    let id = agent.request("session/new", json!({"cwd": sandbox.project_path(), "mcpServers": servers})).await;
+    let (response, _) = agent.response(id).await;
+    response["result"]["sessionId"].as_str().unwrap_or_else(|| panic!("{response}")).to_owned()
+}
+
+#[tokio::test]
+async fn the_editors_stdio_server_offers_tools_that_run_through_the_pipeline() {
+    let sandbox = Sandbox::new();
+    let steps = vec![
+        Step::tool("t1", "mcp__everything__echo", json!({"message": "hello over MCP"})),
+        Step::tool("t2", "mcp__everything__get-tiny-image", json!({})),
+        Step::tool("t3", "mcp__everything__toggle-simulated-logging", json!({})),
+        Step::text("done"),
+    ];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    let initialized = agent.initialize().await;
+    assert_eq!(initialized["agentCapabilities"]["mcpCapabilities"], json!({"http": true, "sse": false}), "{initialized}");
+    let servers = json!([{"name": "everything", "command": node(), "args": [everything(), "stdio"], "env": []}]);
+    let session = session_with(&mut agent, &sandbox, servers).await;
+    let mut asked = Vec::new();
+    let (response, _) = agent
+        .prompt(&session, "use the server", |params| {
+            asked.push(params["toolCall"]["toolCallId"].as_str().unwrap_or_default().to_owned());
+            "allow_once"
+        })
+        .await;
+    assert_eq!(response["result"]["stopReason"], "end_turn");
+    let requests = mock.requests();
+    let offered = tool_names(&requests[0]);
+    for expected in ["mcp__everything__echo", "mcp__everything__get-sum", "mcp__everything__get-tiny-image", "bash"] {
+        assert!(offered.iter().any(|name| name == expected), "{expected} offered: {offered:?}");
+    }
+    let mut sorted = offered.clone();
+    sorted.sort();
+    assert_eq!(offered, sorted, "tools are listed sorted by name, so the prompt prefix is stable");
+    // echo and the image declare readOnlyHint and no open world; the logging toggle does not.
+    assert_eq!(asked, ["t3"], "only the server tool that may change things asked first");
+    let echoed = last_result(&requests[1]);
+    assert!(echoed["content"].to_string().contains("Echo: hello over MCP"), "{echoed}");
+    let image = last_result(&requests[2]);
+    let parts = image["content"].as_array().unwrap();
+    assert!(parts.iter().any(|part| part["type"] == "image" && part["source"]["media_type"] == "image/png"), "the image reaches the model: {image}");
+    assert!(last_result(&requests[3])["content"].to_string().to_lowercase().contains("logging"), "{}", last_result(&requests[3]));
+}
+
+#[tokio::test]
+async fn a_projects_mcp_json_connects_only_once_approved_and_asks_again_when_changed() {
+    let sandbox = Sandbox::new();
+    let write_config = |args: Value| {
+        let config = json!({"mcpServers": {"everything": {"command": node(), "args": args}}});
+        std::fs::write(sandbox.project.path().join(".mcp.json"), serde_json::to_string_pretty(&config).unwrap()).unwrap();
+    };
+    write_config(json!([everything(), "stdio"]));
+    let run = |answer: &'static str| {
+        let sandbox = &sandbox;
+        async move {
+            let mock = MockLlm::start(Scenario { responses: vec![Step::text("ok")] }).await.unwrap();
+            let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+            agent.initialize().await;
+            let session = agent.new_session(&sandbox.project_path()).await;
+            let mut asked = Vec::new();
+            agent
+                .prompt(&session, "hi", |params| {
+                    asked.push(params["toolCall"]["title"].as_str().unwrap_or_default().to_owned());
+                    answer
+                })
+                .await;
+            let offered = tool_names(&mock.requests()[0]);
+            agent.close_stdin();
+            agent.wait_exit().await;
+            (asked, offered.iter().any(|name| name.starts_with("mcp__everything__")))
+        }
+    };
+    let (asked, connected) = run("reject_once").await;
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!(asked[0].contains("MCP servers"), "{asked:?}");
+    assert!(!connected, "an unapproved project server never connects");
+    let (asked, connected) = run("allow_always").await;
+    assert_eq!((asked.len(), connected), (1, true), "approved: it connects and its tools are in the first request");
+    let (asked, connected) = run("reject_once").await;
+    assert_eq!((asked.len(), connected), (0, true), "approved before: no question");
+    write_config(json!([everything(), "stdio", "--changed"]));
+    let (asked, _) = run("reject_once").await;
+    assert_eq!(asked.len(), 1, "a changed definition asks again");
+}
+
+/// A free port on 127.0.0.1 for a server of the test's own.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+#[tokio::test]
+async fn a_streamable_http_server_from_the_users_settings_connects() {
+    let sandbox = Sandbox::new();
+    let port = free_port();
+    let mut server = tokio::process::Command::new(node())
+        .args([everything(), "streamableHttp".to_owned()])
+        .env("PORT", port.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    // The server says it listens on stderr; wait for the port rather than the words.
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let started = std::time::Instant::now();
+    while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
+        assert!(started.elapsed() < std::time::Duration::from_secs(20), "server-everything did not listen");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let settings = sandbox.home.path().join(".config/larik/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(&settings, json!({"mcpServers": {"remote": {"type": "http", "url": "${EVERYTHING_URL}"}}}).to_string()).unwrap();
+    let steps = vec![Step::tool("t1", "mcp__remote__get-sum", json!({"a": 2, "b": 3})), Step::text("five")];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let mut env = sandbox.env(mock.url());
+    env.push(("EVERYTHING_URL".into(), url));
+    let mut agent = Agent::spawn(&sandbox.project_path(), &env);
+    agent.initialize().await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    agent.prompt(&session, "add", |_| "allow_once").await;
+    let requests = mock.requests();
+    assert!(tool_names(&requests[0]).contains(&"mcp__remote__get-sum".to_owned()), "{:?}", tool_names(&requests[0]));
+    assert!(last_result(&requests[1])["content"].to_string().contains("The sum of 2 and 3 is 5"), "{}", last_result(&requests[1]));
+    let _ = server.kill().await;
+}
+
+/// The pid of a running process whose command line holds `needle`.
+fn pid_with(needle: &str) -> Option<i32> {
+    std::fs::read_dir("/proc").ok()?.filter_map(Result::ok).find_map(|entry| {
+        let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
+        let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+        String::from_utf8_lossy(&cmdline).contains(needle).then_some(pid)
+    })
+}
+
+#[tokio::test]
+async fn a_server_that_dies_is_reported_and_reconnected() {
+    let sandbox = Sandbox::new();
+    // A marker in the arguments finds this test's server among others.
+    let marker = format!("--larik-test-{}", std::process::id());
+    let steps = vec![Step::text("first"), Step::tool("t1", "mcp__everything__echo", json!({"message": "back"})), Step::text("second")];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize().await;
+    let servers = json!([{"name": "everything", "command": node(), "args": [everything(), "stdio", marker], "env": []}]);
+    let session = session_with(&mut agent, &sandbox, servers).await;
+    agent.prompt(&session, "hi", |_| "allow_once").await;
+    let pid = pid_with(&marker).expect("the server runs");
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL).unwrap();
+    // It comes back within the first backoff.
+    let started = std::time::Instant::now();
+    while pid_with(&marker).is_none_or(|again| again == pid) {
+        assert!(started.elapsed() < std::time::Duration::from_secs(15), "the server was not restarted");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let (_, updates) = agent.prompt(&session, "again", |_| "allow_once").await;
+    let said = serde_json::to_string(&updates).unwrap();
+    assert!(said.contains("The MCP server `everything` stopped; reconnecting"), "the user heard once: {said}");
+    let requests = mock.requests();
+    assert!(last_result(&requests[2])["content"].to_string().contains("Echo: back"), "the tool works again: {}", last_result(&requests[2]));
+}
