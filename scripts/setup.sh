@@ -17,6 +17,8 @@ need python3
 (cd tests/acp-sdk && npm ci --no-audit --no-fund --loglevel=error)
 # Real MCP servers for the MCP client's end-to-end tests.
 (cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error)
+# The official MCP conformance suite and the Node 22 it needs (as the npm `node` package).
+(cd tests/mcp-conformance && npm ci --no-audit --no-fund --loglevel=error)
 bash editors/neovim/scripts/setup.sh
 bash editors/vscode/scripts/setup.sh
 bash editors/helix/scripts/setup.sh

@@ -11,6 +11,7 @@ cargo build --workspace --bins --locked
 status=0
 cargo test --workspace --locked || status=1
 (cd tests/acp-sdk && npm test) || status=1
+bash tests/mcp-conformance/run.sh || status=1
 bash editors/neovim/scripts/test.sh || status=1
 bash editors/vscode/scripts/test.sh || status=1
 bash editors/helix/scripts/test.sh || status=1

@@ -47,6 +47,11 @@ pub mod replay {
     pub use crate::llm::replay::{RecordedResponse, RecordedToolCall, Recording, ReplayProvider};
 }
 
+/// Larik's MCP client as the official conformance suite drives it. Not for front ends.
+pub mod mcp_conformance {
+    pub use crate::mcp::conformance::run_scenario;
+}
+
 /// Tools driven directly, outside any session, to measure them. Not for front ends.
 pub mod bench {
     pub use crate::tools::{Registry, ToolContext};

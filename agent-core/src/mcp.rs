@@ -6,6 +6,7 @@
 //! once and reconnected with backoff; servers stop with the session.
 
 pub mod config;
+pub mod conformance;
 mod connection;
 mod content;
 mod names;

@@ -8,8 +8,8 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
-use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, InitializeRequestParams, ProtocolVersion};
-use rmcp::service::{NotificationContext, Peer, RoleClient, RunningService};
+use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability, FormElicitationCapability, Implementation, InitializeRequestParams, ProtocolVersion};
+use rmcp::service::{NotificationContext, Peer, RequestContext, RoleClient, RunningService};
 use rmcp::{ClientHandler, ServiceExt};
 use serde_json::Value;
 use tokio::io::AsyncBufReadExt;
@@ -38,7 +38,7 @@ impl Link {
         Self { server: server.to_owned(), peer: RwLock::new(None) }
     }
 
-    fn set(&self, peer: Option<Peer<RoleClient>>) {
+    pub(super) fn set(&self, peer: Option<Peer<RoleClient>>) {
         if let Ok(mut current) = self.peer.write() {
             *current = peer;
         }
@@ -110,7 +110,7 @@ pub async fn keep_connected(server: Arc<Server>, registry: Arc<Registry>, notice
     let mut told_failure = false;
     loop {
         server.set_status(Status::Connecting);
-        let handler = Handler { server: Arc::clone(&server), registry: Arc::clone(&registry) };
+        let handler = Handler { server: Arc::clone(&server), registry: Arc::clone(&registry), questions: Questions::Decline(Arc::clone(&notices)) };
         let attempt = tokio::select! {
             attempt = tokio::time::timeout(CONNECT_TIMEOUT, connect(&server.config, handler)) => attempt.unwrap_or_else(|_| Err(format!("no answer within {} s", CONNECT_TIMEOUT.as_secs()))),
             () = cancel.cancelled() => break,
@@ -156,7 +156,7 @@ pub async fn keep_connected(server: Arc<Server>, registry: Arc<Registry>, notice
     server.set_status(Status::Stopped);
 }
 
-async fn connect(config: &McpServerConfig, handler: Handler) -> Result<RunningService<RoleClient, Handler>, String> {
+pub(super) async fn connect(config: &McpServerConfig, handler: Handler) -> Result<RunningService<RoleClient, Handler>, String> {
     match &config.transport {
         Transport::Stdio { command, args, env } => {
             let mut child = tokio::process::Command::new(command);
@@ -197,17 +197,48 @@ async fn connect(config: &McpServerConfig, handler: Handler) -> Result<RunningSe
     }
 }
 
-/// Larik's side of an MCP connection: who it is, and what it does when the server's tools change.
+/// What a server's questions to the user (`elicitation/create`) get.
+pub(super) enum Questions {
+    /// Declined, and the user told: the session has no form to show them in yet.
+    Decline(Arc<Notices>),
+    /// Accepted with the schema's defaults filled in (SEP-1034): for checking the client
+    /// against the conformance suite, where no one is there to answer.
+    AcceptDefaults,
+}
+
+/// Larik's side of an MCP connection: who it is, what it does when the server's tools change,
+/// and how the server's questions are answered.
 pub struct Handler {
-    server: Arc<Server>,
-    registry: Arc<Registry>,
+    pub(super) server: Arc<Server>,
+    pub(super) registry: Arc<Registry>,
+    pub(super) questions: Questions,
 }
 
 impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
         // The library's default is a protocol version without `initialize`, which servers that
         // expect it refuse.
-        InitializeRequestParams::new(ClientCapabilities::default(), Implementation::new("larik", env!("CARGO_PKG_VERSION"))).with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
+        let mut capabilities = ClientCapabilities::default();
+        let mut elicitation = ElicitationCapability::new();
+        elicitation.form = Some(FormElicitationCapability::new());
+        capabilities.elicitation = Some(elicitation);
+        InitializeRequestParams::new(capabilities, Implementation::new("larik", env!("CARGO_PKG_VERSION"))).with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
+    }
+
+    async fn create_elicitation(&self, request: ElicitRequestParams, _context: RequestContext<RoleClient>) -> Result<ElicitResult, rmcp::ErrorData> {
+        match (&self.questions, &request) {
+            (Questions::AcceptDefaults, ElicitRequestParams::FormElicitationParams { requested_schema, .. }) => {
+                let schema = serde_json::to_value(requested_schema).unwrap_or_default();
+                let mut result = ElicitResult::new(ElicitationAction::Accept);
+                result.content = Some(Value::Object(defaults(&schema)));
+                Ok(result)
+            }
+            (Questions::Decline(notices), _) => {
+                notices.push(format!("The MCP server `{}` asked you a question, which Larik cannot show yet; it was declined.", self.server.config.name));
+                Ok(ElicitResult::new(ElicitationAction::Decline))
+            }
+            _ => Ok(ElicitResult::new(ElicitationAction::Decline)),
+        }
     }
 
     async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
@@ -216,4 +247,12 @@ impl ClientHandler for Handler {
             Err(error) => tracing::warn!(server = %self.server.config.name, %error, "could not re-read the tools"),
         }
     }
+}
+
+/// The `default` of each property of an elicitation schema.
+fn defaults(schema: &Value) -> serde_json::Map<String, Value> {
+    schema["properties"]
+        .as_object()
+        .map(|properties| properties.iter().filter_map(|(name, property)| property.get("default").map(|value| (name.clone(), value.clone()))).collect())
+        .unwrap_or_default()
 }

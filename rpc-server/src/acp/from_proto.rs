@@ -68,6 +68,32 @@ pub fn permission_answer(response: Result<acp::RequestPermissionResponse, String
     }
 }
 
+/// The MCP servers a client passes in `session/new`, `load` or `resume`: the user (or their
+/// editor) chose them, so they connect without asking.
+pub fn mcp_servers(servers: &[acp::McpServer]) -> Vec<larik_core::McpServerConfig> {
+    use larik_core::{McpServerConfig, McpServerScope, McpTransport};
+    let headers = |headers: &[acp::HttpHeader]| headers.iter().map(|header| (header.name.clone(), header.value.clone())).collect();
+    servers
+        .iter()
+        .filter_map(|server| {
+            let (name, transport) = match server {
+                acp::McpServer::Stdio(stdio) => (
+                    stdio.name.clone(),
+                    McpTransport::Stdio {
+                        command: stdio.command.display().to_string(),
+                        args: stdio.args.clone(),
+                        env: stdio.env.iter().map(|variable| (variable.name.clone(), variable.value.clone())).collect(),
+                    },
+                ),
+                acp::McpServer::Http(http) => (http.name.clone(), McpTransport::Http { url: http.url.clone(), headers: headers(&http.headers) }),
+                acp::McpServer::Sse(sse) => (sse.name.clone(), McpTransport::Sse { url: sse.url.clone(), headers: headers(&sse.headers) }),
+                _ => return None,
+            };
+            Some(McpServerConfig { name, transport, scope: McpServerScope::Client, source: "the editor".into() })
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -93,30 +119,4 @@ mod tests {
             PermissionAnswer::AllowHunks(vec![1])
         );
     }
-}
-
-/// The MCP servers a client passes in `session/new`, `load` or `resume`: the user (or their
-/// editor) chose them, so they connect without asking.
-pub fn mcp_servers(servers: &[acp::McpServer]) -> Vec<larik_core::McpServerConfig> {
-    use larik_core::{McpServerConfig, McpServerScope, McpTransport};
-    let headers = |headers: &[acp::HttpHeader]| headers.iter().map(|header| (header.name.clone(), header.value.clone())).collect();
-    servers
-        .iter()
-        .filter_map(|server| {
-            let (name, transport) = match server {
-                acp::McpServer::Stdio(stdio) => (
-                    stdio.name.clone(),
-                    McpTransport::Stdio {
-                        command: stdio.command.display().to_string(),
-                        args: stdio.args.clone(),
-                        env: stdio.env.iter().map(|variable| (variable.name.clone(), variable.value.clone())).collect(),
-                    },
-                ),
-                acp::McpServer::Http(http) => (http.name.clone(), McpTransport::Http { url: http.url.clone(), headers: headers(&http.headers) }),
-                acp::McpServer::Sse(sse) => (sse.name.clone(), McpTransport::Sse { url: sse.url.clone(), headers: headers(&sse.headers) }),
-                _ => return None,
-            };
-            Some(McpServerConfig { name, transport, scope: McpServerScope::Client, source: "the editor".into() })
-        })
-        .collect()
 }
