@@ -119,9 +119,38 @@ impl McpServers {
         self.servers.iter().map(|server| (server.config.name.clone(), server.status())).collect()
     }
 
+    /// One line per server saying where it is, for `/mcp` and `larik mcp list`.
+    pub fn report(&self) -> String {
+        if self.servers.is_empty() {
+            return "No MCP servers are configured (.mcp.json, mcpServers in settings, or the editor's).".into();
+        }
+        self.servers
+            .iter()
+            .map(|server| {
+                let state = match server.status() {
+                    Status::NotStarted => "waiting for your approval of the project's settings".to_owned(),
+                    Status::Connecting => "connecting".to_owned(),
+                    Status::Connected { tools } => format!("connected, {tools} tools"),
+                    Status::Failed(reason) => format!("failed: {reason}"),
+                    Status::Stopped => "stopped".to_owned(),
+                };
+                format!("- {} ({}): {state}", server.config.describe(), scope_name(server.config.scope))
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
     /// How long the first prompt waits for servers still connecting.
     pub fn connect_timeout() -> Duration {
         CONNECT_TIMEOUT
+    }
+}
+
+fn scope_name(scope: ServerScope) -> &'static str {
+    match scope {
+        ServerScope::User => "your settings",
+        ServerScope::Project => "the project",
+        ServerScope::Client => "the editor",
     }
 }
 

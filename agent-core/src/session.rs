@@ -296,6 +296,13 @@ impl Session {
         &self.env.permissions
     }
 
+    /// The MCP servers and where each is, one line each; waits first (at most the connect
+    /// timeout) for servers still connecting.
+    pub async fn mcp_report(&self) -> String {
+        self.env.mcp.settle(crate::mcp::McpServers::connect_timeout()).await;
+        self.env.mcp.report()
+    }
+
     /// The model the next request goes to.
     pub fn model(&self) -> String {
         self.env.models.settings().model

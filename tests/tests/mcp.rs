@@ -199,3 +199,22 @@ async fn a_server_that_dies_is_reported_and_reconnected() {
     let requests = mock.requests();
     assert!(last_result(&requests[2])["content"].to_string().contains("Echo: back"), "the tool works again: {}", last_result(&requests[2]));
 }
+
+#[tokio::test]
+async fn slash_mcp_lists_the_servers_and_their_state() {
+    let sandbox = Sandbox::new();
+    let mock = MockLlm::start(Scenario { responses: vec![] }).await.unwrap();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize().await;
+    let servers = json!([
+        {"name": "everything", "command": node(), "args": [everything(), "stdio"], "env": []},
+        {"name": "missing", "command": "/nonexistent/mcp-server", "args": [], "env": []}
+    ]);
+    let session = session_with(&mut agent, &sandbox, servers).await;
+    let (response, updates) = agent.prompt(&session, "/mcp", |_| "reject_once").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn");
+    let said = larik_tests::harness::message_text(&updates);
+    assert!(said.contains("MCP server `everything`") && said.contains("connected, ") && said.contains("tools"), "{said}");
+    assert!(said.contains("MCP server `missing`") && said.contains("failed: could not start `/nonexistent/mcp-server`"), "{said}");
+    assert!(mock.requests().is_empty(), "a slash command does not go to the model");
+}

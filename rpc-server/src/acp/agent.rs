@@ -280,6 +280,7 @@ impl AcpAgent {
                 };
                 notify(peer, session_id, say(message)).await;
             }
+            commands::Command::Mcp => notify(peer, session_id, say(entry.session.mcp_report().await)).await,
             commands::Command::Compact => {
                 let (events_tx, events_rx) = mpsc::channel(256);
                 let turn_cancel = cancel.child_token();

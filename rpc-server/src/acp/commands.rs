@@ -18,6 +18,7 @@ pub fn available() -> acp::SessionUpdate {
         command("clear", "Start over with an empty conversation", None),
         command("mode", "Switch mode", Some("default, accept-edits, plan or yolo")),
         command("model", "Switch to another configured model", Some("model name")),
+        command("mcp", "List the MCP servers and their state", None),
     ]))
 }
 
@@ -28,6 +29,7 @@ pub enum Command {
     Clear,
     Mode(Option<Mode>, String),
     Model(String),
+    Mcp,
 }
 
 /// The command a prompt's text starts with, if it is one of ours.
@@ -39,6 +41,7 @@ pub fn parse(text: &str) -> Option<Command> {
         "clear" => Some(Command::Clear),
         "mode" => Some(Command::Mode(Mode::from_id(argument), argument.to_owned())),
         "model" => Some(Command::Model(argument.to_owned())),
+        "mcp" => Some(Command::Mcp),
         _ => None,
     }
 }
@@ -50,6 +53,7 @@ mod tests {
     #[test]
     fn parses_our_commands_only() {
         assert_eq!(parse("/compact"), Some(Command::Compact));
+        assert_eq!(parse("/mcp"), Some(Command::Mcp));
         assert_eq!(parse("  /mode plan "), Some(Command::Mode(Some(Mode::Plan), "plan".into())));
         assert_eq!(parse("/mode nonsense"), Some(Command::Mode(None, "nonsense".into())));
         assert_eq!(parse("/model claude-x"), Some(Command::Model("claude-x".into())));
