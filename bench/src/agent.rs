@@ -55,8 +55,8 @@ async fn stop(mut agent: Agent) {
     agent.wait_exit().await;
 }
 
-/// The agent's sections, by name: `ready` (with idle), `turn`, `long`, `relay`, `request`.
-pub const SECTIONS: &[&str] = &["ready", "turn", "long", "relay", "request"];
+/// The agent's sections, by name: `ready` (with idle), `turn`, `long`, `relay`, `request`, `mcp`.
+pub const SECTIONS: &[&str] = &["ready", "turn", "long", "relay", "request", "mcp"];
 
 pub async fn measure(section: &str, idle_seconds: u64) -> anyhow::Result<Vec<Row>> {
     match section {
@@ -65,6 +65,7 @@ pub async fn measure(section: &str, idle_seconds: u64) -> anyhow::Result<Vec<Row
         "long" => long_session().await,
         "relay" => relay().await,
         "request" => first_request().await,
+        "mcp" => mcp_servers().await,
         other => anyhow::bail!("no agent section `{other}`"),
     }
 }
@@ -251,5 +252,55 @@ async fn first_request() -> anyhow::Result<Vec<Row>> {
     let first_request = mock.requests().first().map(|request| request.to_string().len()).unwrap_or(0);
     stop(agent).await;
     rows.push(Row::single("first model request (system prompt + tool schemas)", format!("{:.1} KB", first_request as f64 / 1024.0), "lean (peers: 31–96 KB)"));
+    Ok(rows)
+}
+
+/// 9. MCP: ready time with three stdio servers configured (they connect in the background, so it
+/// should stay within 2 ms of none), and the time from session/new to the first model request
+/// that carries server-everything's tools.
+async fn mcp_servers() -> anyhow::Result<Vec<Row>> {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    if !script.exists() {
+        return Ok(vec![Row::single("mcp: server-everything not installed (scripts/setup.sh)", "-", "")]);
+    }
+    let node = String::from_utf8(std::process::Command::new("bash").args(["-c", "command -v node"]).output()?.stdout)?.trim().to_owned();
+    let mock = MockLlm::start(Scenario::default()).await?;
+    let mut ready_by_servers = Vec::new();
+    for servers in [0, 3] {
+        let sandbox = Sandbox::new();
+        let entries: serde_json::Map<String, serde_json::Value> =
+            (0..servers).map(|index| (format!("everything{index}"), json!({"command": node, "args": [script, "stdio"]}))).collect();
+        let settings = sandbox.home.path().join(".config/larik/settings.json");
+        std::fs::create_dir_all(settings.parent().ok_or_else(|| anyhow::anyhow!("no parent"))?)?;
+        std::fs::write(&settings, json!({"mcpServers": entries}).to_string())?;
+        let mut ready = Vec::new();
+        for _ in 0..10 {
+            let started = Instant::now();
+            let (agent, _) = ready_agent(&sandbox, &mock).await;
+            ready.push(started.elapsed());
+            stop(agent).await;
+        }
+        ready_by_servers.push(ready);
+    }
+    let mut rows = vec![
+        duration_row("mcp: ready with no servers", &ready_by_servers[0], "(reference)"),
+        duration_row("mcp: ready with 3 stdio servers configured", &ready_by_servers[1], "≤ no servers + 2 ms"),
+    ];
+    let mut listed = Vec::new();
+    for _ in 0..5 {
+        let sandbox = Sandbox::new();
+        let settings = sandbox.home.path().join(".config/larik/settings.json");
+        std::fs::create_dir_all(settings.parent().ok_or_else(|| anyhow::anyhow!("no parent"))?)?;
+        std::fs::write(&settings, json!({"mcpServers": {"everything": {"command": node, "args": [script, "stdio"]}}}).to_string())?;
+        let mock = MockLlm::start(Scenario { responses: vec![Step::text("hi")] }).await?;
+        let (mut agent, session) = ready_agent(&sandbox, &mock).await;
+        let started = Instant::now();
+        agent.prompt(&session, "hello", |_| "reject_once").await;
+        listed.push(started.elapsed());
+        let tools = mock.requests().first().map(|request| request["tools"].to_string()).unwrap_or_default();
+        anyhow::ensure!(tools.contains("mcp__everything__echo"), "the first request lacked the server's tools");
+        stop(agent).await;
+    }
+    rows.push(duration_row("mcp: session/new → first request with server-everything's tools", &listed, "(Node starting the server)"));
     Ok(rows)
 }

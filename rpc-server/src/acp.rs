@@ -22,11 +22,6 @@ pub use agent::AcpAgent;
 
 /// Serves ACP on stdin/stdout until stdin closes; then cancels what runs and returns.
 pub async fn serve_stdio(env: HashMap<String, String>) -> anyhow::Result<()> {
-    // The sandbox check takes a few milliseconds; it runs while the editor is still initializing,
-    // and the first session/new waits for its answer.
-    if let Ok(helper) = std::env::current_exe() {
-        std::thread::spawn(move || larik_core::sandbox::probe::support(&helper));
-    }
     let agent = Arc::new(AcpAgent::new(env));
     let input = tokio::io::BufReader::new(stdin());
     let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;

@@ -4,7 +4,6 @@
 //! "sandboxed" only after that; anything less and bash asks instead.
 
 use std::path::Path;
-use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
@@ -26,23 +25,42 @@ impl Support {
     }
 }
 
-/// Probes once per process with `helper` (the `larik` binary).
+/// The answer, once per process; callers that arrive while the probe runs wait for the same one.
+static SUPPORT: tokio::sync::OnceCell<Support> = tokio::sync::OnceCell::const_new();
+
+/// Probes with `helper` (the `larik` binary), waiting for the answer.
 pub fn support(helper: &Path) -> Support {
-    static SUPPORT: OnceLock<Support> = OnceLock::new();
-    SUPPORT.get_or_init(|| probe(helper)).clone()
+    if let Some(known) = SUPPORT.get() {
+        return known.clone();
+    }
+    let found = judge(std::process::Command::new(helper).args([helper::HELPER_COMMAND, "--probe"]).stdin(std::process::Stdio::null()).output());
+    // Another caller may have finished first; both found the same.
+    let _ = SUPPORT.set(found.clone());
+    found
 }
 
-fn probe(helper: &Path) -> Support {
+/// The same probe without blocking the event loop: a front end starts it while the editor is
+/// still initializing, so the first session waits little or not at all.
+pub async fn support_async(helper: &Path) -> Support {
+    SUPPORT
+        .get_or_init(|| async {
+            judge(tokio::process::Command::new(helper).args([helper::HELPER_COMMAND, "--probe"]).stdin(std::process::Stdio::null()).output().await)
+        })
+        .await
+        .clone()
+}
+
+fn judge(output: std::io::Result<std::process::Output>) -> Support {
     let landlock_abi = super::kernel_support().ok();
     let problem = |problem: String| Support { landlock_abi, problem: Some(problem) };
-    let output = match std::process::Command::new(helper).args([helper::HELPER_COMMAND, "--probe"]).stdin(std::process::Stdio::null()).output() {
+    let output = match output {
         Ok(output) => output,
         Err(error) => return problem(format!("the sandbox helper could not start: {error}")),
     };
-    let said = String::from_utf8_lossy(&output.stderr);
     if output.status.success() {
         return Support { landlock_abi, problem: None };
     }
+    let said = String::from_utf8_lossy(&output.stderr);
     let reason = said.lines().rev().find_map(|line| line.strip_prefix("larik sandbox: ")).unwrap_or("the sandbox check failed");
     problem(reason.to_owned())
 }

@@ -294,6 +294,13 @@ impl AcpAgent {
     }
 }
 
+/// The sandbox probe's answer, run once per process (see `larik_core::sandbox::probe`).
+async fn sandbox_checked() {
+    if let Ok(helper) = std::env::current_exe() {
+        larik_core::sandbox::probe::support_async(&helper).await;
+    }
+}
+
 fn stop_reason(stop: StopReason) -> acp::StopReason {
     match stop {
         StopReason::EndTurn => acp::StopReason::EndTurn,
@@ -308,10 +315,24 @@ fn stop_reason(stop: StopReason) -> acp::StopReason {
 impl Handler for AcpAgent {
     async fn request(self: Arc<Self>, peer: Peer, method: String, params: Value, cancel: CancellationToken) -> Result<Value, RpcError> {
         match method.as_str() {
-            "initialize" => respond(self.initialize(parse(params)?)),
-            "session/new" => respond(self.new_session(parse(params)?, &peer)?),
-            "session/load" => respond(self.load_session(parse(params)?, &peer).await?),
-            "session/resume" => respond(self.resume_session(parse(params)?, &peer)?),
+            "initialize" => {
+                // The sandbox check takes a few milliseconds: it runs while the editor reads the
+                // answer, and the first session waits for it (on the event loop, not a thread).
+                tokio::spawn(sandbox_checked());
+                respond(self.initialize(parse(params)?))
+            }
+            "session/new" => {
+                sandbox_checked().await;
+                respond(self.new_session(parse(params)?, &peer)?)
+            }
+            "session/load" => {
+                sandbox_checked().await;
+                respond(self.load_session(parse(params)?, &peer).await?)
+            }
+            "session/resume" => {
+                sandbox_checked().await;
+                respond(self.resume_session(parse(params)?, &peer)?)
+            }
             "session/list" => respond(self.list_sessions(parse(params)?)?),
             "session/close" => respond(self.close_session(parse(params)?).await?),
             "session/delete" => respond(self.delete_session(parse(params)?).await?),
