@@ -146,3 +146,24 @@ impl UsageTotals {
         self.spent.lock().map(|spent| *spent).unwrap_or_default()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::permission::Mode;
+
+    #[test]
+    fn a_child_shares_permissions_and_sees_only_the_tools_it_is_given() {
+        let parent_dir = tempfile::tempdir().unwrap();
+        let child_dir = tempfile::tempdir().unwrap();
+        let parent = SessionEnv::standalone(Arc::new(Workspace::new(parent_dir.path())));
+        let child = parent.child("child".into(), child_dir.path(), |name| name != "bash", CancellationToken::new());
+        assert_eq!(child.workspace.root(), child_dir.path().canonicalize().unwrap());
+        assert!(child.registry.get("bash").is_none() && child.registry.get("read").is_some());
+        assert!(parent.registry.get("bash").is_some());
+        parent.permissions.set_mode(Mode::Plan);
+        assert_eq!(child.permissions.mode(), Mode::Plan, "a mode switch reaches the child");
+        child.usage.add(&Usage { input_tokens: 10, ..Usage::default() }, Some(0.5));
+        assert_eq!(parent.usage.spent().usage.input_tokens, 10, "the child's spend counts for the parent");
+    }
+}

@@ -10,6 +10,7 @@ pub mod conformance;
 mod connection;
 mod content;
 mod names;
+mod resources;
 mod tool;
 
 use std::sync::{Arc, Mutex};
@@ -53,7 +54,7 @@ impl Notices {
 
 /// The session's MCP servers.
 pub struct McpServers {
-    servers: Vec<Arc<Server>>,
+    servers: Arc<[Arc<Server>]>,
     registry: Arc<Registry>,
     notices: Arc<Notices>,
     cancel: CancellationToken,
@@ -64,7 +65,8 @@ pub struct McpServers {
 impl McpServers {
     pub fn new(configs: Vec<McpServerConfig>, registry: Arc<Registry>, notices: Arc<Notices>, cancel: CancellationToken) -> Self {
         let started = Mutex::new(vec![false; configs.len()]);
-        Self { servers: configs.into_iter().map(|config| Arc::new(Server::new(config))).collect(), registry, notices, cancel, started, tasks: Mutex::new(Vec::new()) }
+        let servers: Arc<[Arc<Server>]> = configs.into_iter().map(|config| Arc::new(Server::new(config))).collect();
+        Self { servers, registry, notices, cancel, started, tasks: Mutex::new(Vec::new()) }
     }
 
     pub fn none() -> Self {
@@ -82,7 +84,7 @@ impl McpServers {
             *started = true;
             // Connecting from now on, so a prompt right after this waits for it.
             server.set_status(Status::Connecting);
-            let task = connection::keep_connected(Arc::clone(server), Arc::clone(&self.registry), Arc::clone(&self.notices), self.cancel.child_token());
+            let task = connection::keep_connected(Arc::clone(server), Arc::clone(&self.servers), Arc::clone(&self.registry), Arc::clone(&self.notices), self.cancel.child_token());
             tasks.push(tokio::spawn(task));
         }
     }
@@ -97,7 +99,7 @@ impl McpServers {
     /// not ready.
     pub async fn settle(&self, limit: Duration) -> Vec<String> {
         let deadline = tokio::time::Instant::now() + limit;
-        for server in &self.servers {
+        for server in self.servers.iter() {
             let mut changed = server.changed.subscribe();
             while server.status() == Status::Connecting {
                 if tokio::time::timeout_at(deadline, changed.changed()).await.is_err() {
@@ -117,6 +119,24 @@ impl McpServers {
     /// Each server and where it is, for `/mcp` and status reports.
     pub fn statuses(&self) -> Vec<(String, Status)> {
         self.servers.iter().map(|server| (server.config.name.clone(), server.status())).collect()
+    }
+
+    /// The contents of the resources a prompt mentions as `@server:uri` (a server that is not
+    /// connected, or a mention that is not of a server, stays prose), each wrapped with its URI.
+    pub async fn mentioned_resources(&self, text: &str) -> Vec<String> {
+        let mut attached = Vec::new();
+        for word in text.split_whitespace() {
+            let Some((name, uri)) = word.strip_prefix('@').and_then(|mention| mention.split_once(':')) else { continue };
+            let uri = uri.trim_end_matches([',', '.', ')', ';']);
+            if uri.is_empty() || !self.servers.iter().any(|server| server.config.name == name && server.link.peer().is_some()) {
+                continue;
+            }
+            match resources::read(&self.servers, name, uri).await {
+                Ok(contents) => attached.push(format!("<mcp-resource server=\"{name}\" uri=\"{uri}\">\n{contents}\n</mcp-resource>")),
+                Err(error) => self.notices.push(format!("@{name}:{uri} was not attached: {error}")),
+            }
+        }
+        attached
     }
 
     /// One line per server saying where it is, for `/mcp` and `larik mcp list`.

@@ -255,8 +255,8 @@ async fn first_request() -> anyhow::Result<Vec<Row>> {
     Ok(rows)
 }
 
-/// 9. MCP: ready time with three stdio servers configured (they connect in the background, so it
-/// should stay within 2 ms of none), and the time from session/new to the first model request
+/// MCP (figure 9): ready time with three stdio servers configured, which should stay within 2 ms of none
+/// as they connect in the background; and the time from session/new to the first model request
 /// that carries server-everything's tools.
 async fn mcp_servers() -> anyhow::Result<Vec<Row>> {
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js");

@@ -218,3 +218,29 @@ async fn slash_mcp_lists_the_servers_and_their_state() {
     assert!(said.contains("MCP server `missing`") && said.contains("failed: could not start `/nonexistent/mcp-server`"), "{said}");
     assert!(mock.requests().is_empty(), "a slash command does not go to the model");
 }
+
+#[tokio::test]
+async fn resources_are_listed_read_and_attached_when_mentioned() {
+    let sandbox = Sandbox::new();
+    let steps = vec![
+        Step::tool("t1", "list_mcp_resources", json!({})),
+        Step::tool("t2", "read_mcp_resource", json!({"server": "everything", "uri": "demo://resource/static/document/architecture.md"})),
+        Step::text("read"),
+        Step::text("seen"),
+    ];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize().await;
+    let servers = json!([{"name": "everything", "command": node(), "args": [everything(), "stdio"], "env": []}]);
+    let session = session_with(&mut agent, &sandbox, servers).await;
+    agent.prompt(&session, "look around", |_| panic!("reading resources needs no approval")).await;
+    let requests = mock.requests();
+    assert!(tool_names(&requests[0]).contains(&"read_mcp_resource".to_owned()), "offered once a server has resources");
+    let listed = last_result(&requests[1])["content"].to_string();
+    assert!(listed.contains("everything: demo://resource/static/document/architecture.md"), "{listed}");
+    let read = last_result(&requests[2])["content"].to_string();
+    assert!(read.len() > 200 && !read.contains("could not read"), "{read}");
+    agent.prompt(&session, "compare with @everything:demo://resource/static/document/architecture.md please", |_| "reject_once").await;
+    let mentioned = serde_json::to_string(&mock.requests()[3]["messages"]).unwrap();
+    assert!(mentioned.contains("<mcp-resource server=\\\"everything\\\" uri=\\\"demo://resource/static/document/architecture.md\\\">"), "the mention came with the resource: {mentioned}");
+}

@@ -268,3 +268,19 @@ async fn background_shells_are_confined_like_any_command() {
     assert!(results[2].contains("Read-only file system") && results[2].contains("tried"), "{}", results[2]);
     assert!(!root.join(".husky").exists());
 }
+
+#[tokio::test]
+async fn with_the_network_on_sandboxed_commands_reach_it() {
+    let sandbox = Sandbox::new();
+    let settings = sandbox.project.path().join(".larik/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(&settings, json!({"sandbox": {"network": true}}).to_string()).unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let commands = [format!("exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected"), "echo inside > inside.txt && echo written".to_owned()];
+    let (results, asked) = run_commands(&sandbox, &[], &commands).await;
+    assert!(asked.is_empty(), "{asked:?}");
+    assert!(results[0].contains("connected"), "{}", results[0]);
+    assert!(listener.accept().is_ok(), "the connection reached the listener");
+    assert!(results[1].contains("written"), "the rest of the sandbox still holds its shape: {}", results[1]);
+}

@@ -38,6 +38,11 @@ impl Link {
         Self { server: server.to_owned(), peer: RwLock::new(None) }
     }
 
+    /// The live peer, while the server is connected.
+    pub(super) fn peer(&self) -> Option<Peer<RoleClient>> {
+        self.peer.read().ok().and_then(|peer| peer.clone())
+    }
+
     pub(super) fn set(&self, peer: Option<Peer<RoleClient>>) {
         if let Ok(mut current) = self.peer.write() {
             *current = peer;
@@ -103,8 +108,9 @@ impl Server {
     }
 }
 
-/// Connects, and keeps connecting after every drop, until `cancel` fires.
-pub async fn keep_connected(server: Arc<Server>, registry: Arc<Registry>, notices: Arc<Notices>, cancel: CancellationToken) {
+/// Connects, and keeps connecting after every drop, until `cancel` fires. `all` is every server
+/// of the session, for the resource tools a server with resources brings.
+pub async fn keep_connected(server: Arc<Server>, all: Arc<[Arc<Server>]>, registry: Arc<Registry>, notices: Arc<Notices>, cancel: CancellationToken) {
     let name = server.config.name.clone();
     let mut delay = Duration::from_secs(1);
     let mut told_failure = false;
@@ -121,6 +127,13 @@ pub async fn keep_connected(server: Arc<Server>, registry: Arc<Registry>, notice
                 match server.register(running.peer(), &registry).await {
                     Ok(tools) => server.set_status(Status::Connected { tools }),
                     Err(error) => server.set_status(Status::Failed(error)),
+                }
+                let has_resources = running.peer().peer_info().is_some_and(|info| info.capabilities.resources.is_some());
+                if has_resources && registry.get(super::resources::ListResources::NAME_STR).is_none() {
+                    registry.add_all([
+                        Arc::new(super::resources::ListResources { servers: Arc::clone(&all) }) as Arc<dyn crate::tools::DynTool>,
+                        Arc::new(super::resources::ReadResource { servers: Arc::clone(&all) }),
+                    ]);
                 }
                 told_failure = false;
                 delay = Duration::from_secs(1);

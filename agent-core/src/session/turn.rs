@@ -66,6 +66,9 @@ impl Turn<'_> {
             return Ok(StopReason::Refusal);
         }
         prompt.extend(hook_points::wrapped("context", &submitted.context).into_iter().map(|text| Part::Text { text }));
+        // `@server:uri` mentions of MCP resources come with the resource's contents.
+        let mentioned = self.env.mcp.mentioned_resources(&prompt_text(&prompt)).await;
+        prompt.extend(mentioned.into_iter().map(|text| Part::Text { text }));
         let turn_start = history.len();
         self.record(history, Message { role: Role::User, content: prompt });
         let mut stop_hook_active = false;

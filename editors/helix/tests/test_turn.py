@@ -6,6 +6,7 @@ the user's own headings. The last screen is saved as the README's screenshot."""
 
 import json
 import os
+import sys
 import re
 from pathlib import Path
 
@@ -148,6 +149,8 @@ def test_a_whole_turn_reads_clearly_and_tests_the_saved_file(start, tmp_path):
     helix.type("gg")
     screen = helix.wait_text("# Larik")
     if os.environ.get("LARIK_SCREENSHOTS", "1") == "1":
+        # Shared by the editors' suites: editors/testing/terminal_png.py.
+        sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "testing"))
         from terminal_png import save
 
         save(helix.tmux("capture-pane", "-e", "-p", "-t", "hx"), SCREENSHOT, 120, 32)

@@ -5,6 +5,8 @@ on screen with the command and the warning, one plan, a read as one line, the an
 The last screen is saved as the README's screenshot."""
 
 import os
+import sys
+from pathlib import Path
 
 from harness import PLUGIN_DIR, tool_results, wait_for
 
@@ -129,6 +131,8 @@ def test_a_whole_turn_on_screen(start, tmp_path):
     # The command shows once, as the first line of its output, with no fence around it.
     assert screen.count(COMMAND) == 1 and "```" not in screen, screen
     if os.environ.get("LARIK_SCREENSHOTS", "1") == "1":
+        # Shared by the editors' suites: editors/testing/terminal_png.py.
+        sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "testing"))
         from terminal_png import save
 
         save(editor.screen(styled=True), SCREENSHOT, editor.WIDTH, editor.HEIGHT)
