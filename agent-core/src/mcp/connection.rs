@@ -111,6 +111,9 @@ impl Server {
 /// Connects, and keeps connecting after every drop, until `cancel` fires. `all` is every server
 /// of the session, for the resource tools a server with resources brings.
 pub async fn keep_connected(server: Arc<Server>, all: Arc<[Arc<Server>]>, registry: Arc<Registry>, notices: Arc<Notices>, cancel: CancellationToken) {
+    // Started while a session opens: let the answer to the editor go out first, so starting a
+    // server's process never delays it.
+    tokio::task::yield_now().await;
     let name = server.config.name.clone();
     let mut delay = Duration::from_secs(1);
     let mut told_failure = false;
