@@ -34,7 +34,8 @@ pub enum Status {
     Stopped,
 }
 
-/// What the user should hear between turns (a server failed, dropped): said at the next turn.
+/// What the user should hear that happened outside a turn (the settings of a new session, a
+/// server that failed or dropped): said at the start of the next turn.
 #[derive(Default)]
 pub struct Notices {
     pending: Mutex<Vec<String>>,
@@ -45,6 +46,10 @@ impl Notices {
         if let Ok(mut pending) = self.pending.lock() {
             pending.push(notice);
         }
+    }
+
+    pub fn push_all(&self, notices: impl IntoIterator<Item = String>) {
+        notices.into_iter().for_each(|notice| self.push(notice));
     }
 
     pub fn take(&self) -> Vec<String> {

@@ -210,8 +210,6 @@ pub struct Session {
     /// The mode the previous prompt ran in, to tell the model when plan mode ends.
     last_prompt_mode: Mutex<Mode>,
     sandbox_off: Option<String>,
-    /// Said once, with the first prompt.
-    notice: Mutex<Option<String>>,
     title: Mutex<Option<String>>,
     system: String,
     history: tokio::sync::Mutex<Vec<Message>>,
@@ -234,7 +232,10 @@ impl Session {
         let cancel = parent_cancel.child_token();
         let project_allow: Vec<String> = config.rules.project_allow.iter().map(|rule| rule.text.clone()).collect();
         let registry = Arc::new(Registry::builtin(config.search));
+        // Said with the next turn: what the settings made of this session, then whatever the
+        // MCP servers report between turns.
         let notices: Arc<crate::mcp::Notices> = Arc::default();
+        notices.push_all(config.notice);
         let mcp = Arc::new(crate::mcp::McpServers::new(config.mcp_servers, Arc::clone(&registry), Arc::clone(&notices), cancel.child_token()));
         let hooks = HookPoints::new(config.hooks, project_allow, mcp.project_servers(), config.rules_file.clone());
         let permissions = Permissions::new(config.rules, config.sandbox.is_some(), config.rules_file);
@@ -265,7 +266,6 @@ impl Session {
             env: Arc::new(env),
             last_prompt_mode: Mutex::new(Mode::Default),
             sandbox_off: config.sandbox_off,
-            notice: Mutex::new(config.notice),
             title: Mutex::new(config.title),
             system,
             history: tokio::sync::Mutex::new(config.history),
@@ -273,11 +273,6 @@ impl Session {
             current_turn: Mutex::new(None),
             steering: Mutex::new(Vec::new()),
         }
-    }
-
-    /// The environment the session's turns and tools run in.
-    pub fn env(&self) -> &Arc<SessionEnv> {
-        &self.env
     }
 
     pub fn cwd(&self) -> &Path {
@@ -408,7 +403,7 @@ impl Session {
                 turn.cancel();
             }
         });
-        if let Some(notice) = self.notice.lock().ok().and_then(|mut notice| notice.take()) {
+        for notice in self.env.notices.take() {
             let _ = events.send(AgentEvent::Notice(notice)).await;
         }
         let work = match work {
