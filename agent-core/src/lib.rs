@@ -28,7 +28,7 @@ mod tools;
 mod workspace;
 
 pub use llm::{Part, ProviderError, Role, ThoughtLevel};
-pub use mcp::{McpServerConfig, ServerScope as McpServerScope, Transport as McpTransport};
+pub use mcp::{McpCommand, McpServerConfig, ServerScope as McpServerScope, Transport as McpTransport};
 pub use permission::Mode;
 pub use review::{Hunk, apply_accepted, hunks};
 

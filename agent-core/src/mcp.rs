@@ -57,6 +57,15 @@ impl Notices {
     }
 }
 
+/// A server's prompt, offered as the slash command `/mcp__<server>__<prompt>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpCommand {
+    pub name: String,
+    pub description: String,
+    /// The prompt's arguments, in order, for the editor's input hint.
+    pub hint: Option<String>,
+}
+
 /// The session's MCP servers.
 pub struct McpServers {
     servers: Arc<[Arc<Server>]>,
@@ -142,6 +151,72 @@ impl McpServers {
             }
         }
         attached
+    }
+
+    /// The prompts of the connected servers, as slash commands.
+    pub fn commands(&self) -> Vec<McpCommand> {
+        let mut commands = Vec::new();
+        for server in self.servers.iter() {
+            let prompts = server.prompts.lock().map(|prompts| prompts.clone()).unwrap_or_default();
+            for prompt in prompts {
+                let name = prompt["name"].as_str().unwrap_or_default();
+                let arguments: Vec<String> = prompt["arguments"].as_array().map(Vec::as_slice).unwrap_or_default().iter().filter_map(|argument| argument["name"].as_str().map(str::to_owned)).collect();
+                commands.push(McpCommand {
+                    name: format!("mcp__{}__{}", names::sanitise(&server.config.name), names::sanitise(name)),
+                    description: prompt["description"].as_str().map(str::to_owned).unwrap_or_else(|| format!("The `{name}` prompt of the MCP server `{}`", server.config.name)),
+                    hint: (!arguments.is_empty()).then(|| arguments.join(" ")),
+                });
+            }
+        }
+        commands
+    }
+
+    /// Expands `/mcp__<server>__<prompt> args`: the words fill the prompt's arguments in order,
+    /// the last one taking the rest. Returns the prompt's text, or why it could not be had.
+    pub async fn expand(&self, command: &str, args: &str) -> Result<String, String> {
+        for server in self.servers.iter() {
+            let prefix = format!("mcp__{}__", names::sanitise(&server.config.name));
+            let Some(wanted) = command.strip_prefix(&prefix) else { continue };
+            let prompts = server.prompts.lock().map(|prompts| prompts.clone()).unwrap_or_default();
+            let Some(prompt) = prompts.iter().find(|prompt| names::sanitise(prompt["name"].as_str().unwrap_or_default()) == wanted) else { continue };
+            let names: Vec<&str> = prompt["arguments"].as_array().map(Vec::as_slice).unwrap_or_default().iter().filter_map(|argument| argument["name"].as_str()).collect();
+            let mut arguments = serde_json::Map::new();
+            let mut rest = args.trim();
+            for (index, name) in names.iter().enumerate() {
+                if rest.is_empty() {
+                    break;
+                }
+                let value = if index + 1 == names.len() {
+                    std::mem::take(&mut rest)
+                } else {
+                    let (word, after) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+                    rest = after.trim_start();
+                    word
+                };
+                arguments.insert((*name).to_owned(), serde_json::Value::String(value.to_owned()));
+            }
+            let peer = server.link.peer().ok_or_else(|| format!("the MCP server `{}` is not connected right now", server.config.name))?;
+            let mut request = rmcp::model::GetPromptRequestParams::new(prompt["name"].as_str().unwrap_or_default());
+            request.arguments = Some(arguments);
+            let result = peer.get_prompt(request).await.map_err(|error| format!("the MCP server `{}` could not expand the prompt: {error}", server.config.name))?;
+            let result = serde_json::to_value(result).unwrap_or_default();
+            let texts: Vec<String> = result["messages"]
+                .as_array()
+                .map(Vec::as_slice)
+                .unwrap_or_default()
+                .iter()
+                .map(|message| {
+                    let content = &message["content"];
+                    match content["type"].as_str() {
+                        Some("text") => content["text"].as_str().unwrap_or_default().to_owned(),
+                        Some("resource") => content["resource"]["text"].as_str().map(str::to_owned).unwrap_or_else(|| format!("[resource {}]", content["resource"]["uri"].as_str().unwrap_or_default())),
+                        other => format!("[{} content left out]", other.unwrap_or("unknown")),
+                    }
+                })
+                .collect();
+            return Ok(texts.join("\n\n"));
+        }
+        Err(format!("`/{command}` is not a prompt of any connected MCP server"))
     }
 
     /// One line per server saying where it is, for `/mcp` and `larik mcp list`.

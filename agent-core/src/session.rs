@@ -291,6 +291,18 @@ impl Session {
         &self.env.permissions
     }
 
+    /// The prompts of the session's MCP servers as slash commands, once the servers still
+    /// connecting are in (at most the connect timeout).
+    pub async fn mcp_commands(&self) -> Vec<crate::mcp::McpCommand> {
+        self.env.mcp.settle(crate::mcp::McpServers::connect_timeout()).await;
+        self.env.mcp.commands()
+    }
+
+    /// The text of an MCP prompt run as `/mcp__<server>__<prompt> args`.
+    pub async fn expand_mcp_command(&self, command: &str, args: &str) -> Result<String, String> {
+        self.env.mcp.expand(command, args).await
+    }
+
     /// The MCP servers and where each is, one line each; waits first (at most the connect
     /// timeout) for servers still connecting.
     pub async fn mcp_report(&self) -> String {

@@ -244,3 +244,30 @@ async fn resources_are_listed_read_and_attached_when_mentioned() {
     let mentioned = serde_json::to_string(&mock.requests()[3]["messages"]).unwrap();
     assert!(mentioned.contains("<mcp-resource server=\\\"everything\\\" uri=\\\"demo://resource/static/document/architecture.md\\\">"), "the mention came with the resource: {mentioned}");
 }
+
+#[tokio::test]
+async fn a_servers_prompts_are_slash_commands_expanded_with_their_arguments() {
+    let sandbox = Sandbox::new();
+    let mock = MockLlm::start(Scenario { responses: vec![Step::text("Nice city.")] }).await.unwrap();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize().await;
+    let servers = json!([{"name": "everything", "command": node(), "args": [everything(), "stdio"], "env": []}]);
+    let session = session_with(&mut agent, &sandbox, servers).await;
+    // The built-in commands come first; the server's prompts follow once it is connected.
+    let mut announced = Vec::new();
+    while !announced.iter().any(|name: &String| name == "mcp__everything__args-prompt") {
+        let message = agent.next().await;
+        if message["params"]["update"]["sessionUpdate"] == "available_commands_update" {
+            announced = message["params"]["update"]["availableCommands"].as_array().unwrap().iter().map(|command| command["name"].as_str().unwrap().to_owned()).collect();
+        }
+    }
+    assert!(announced.contains(&"compact".to_owned()) && announced.contains(&"mcp__everything__simple-prompt".to_owned()), "{announced:?}");
+    let (response, _) = agent.prompt(&session, "/mcp__everything__args-prompt Lisbon Lisboa District", |_| "reject_once").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    let sent = serde_json::to_string(&mock.requests()[0]["messages"]).unwrap();
+    assert!(sent.contains("Lisbon") && sent.contains("Lisboa District"), "the prompt's text with both arguments: {sent}");
+    let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "/mcp__everything__no-such-prompt"}]})).await;
+    let (failed, _) = agent.response(id).await;
+    assert_eq!(failed["error"]["code"], -32602, "{failed}");
+    assert_eq!(mock.requests().len(), 1, "a prompt that cannot be had never reaches the model");
+}

@@ -69,6 +69,8 @@ pub struct Server {
     pub status: Mutex<Status>,
     pub link: Arc<Link>,
     registered: Mutex<Vec<String>>,
+    /// The server's prompts (their `prompts/list` entries), offered as slash commands.
+    pub prompts: Mutex<Vec<Value>>,
     /// Bumped whenever the status changes, for whoever waits for servers to settle.
     pub changed: tokio::sync::watch::Sender<u64>,
 }
@@ -76,7 +78,7 @@ pub struct Server {
 impl Server {
     pub fn new(config: McpServerConfig) -> Self {
         let link = Arc::new(Link::new(&config.name));
-        Self { config, status: Mutex::new(Status::NotStarted), link, registered: Mutex::new(Vec::new()), changed: tokio::sync::watch::channel(0).0 }
+        Self { config, status: Mutex::new(Status::NotStarted), link, registered: Mutex::new(Vec::new()), prompts: Mutex::new(Vec::new()), changed: tokio::sync::watch::channel(0).0 }
     }
 
     pub fn status(&self) -> Status {
@@ -88,6 +90,21 @@ impl Server {
             *current = status;
         }
         self.changed.send_modify(|count| *count += 1);
+    }
+
+    /// Reads the server's prompts, when it has any.
+    async fn read_prompts(&self, peer: &Peer<RoleClient>) {
+        if !peer.peer_info().is_some_and(|info| info.capabilities.prompts.is_some()) {
+            return;
+        }
+        match peer.list_all_prompts().await {
+            Ok(prompts) => {
+                if let Ok(mut known) = self.prompts.lock() {
+                    *known = prompts.iter().map(|prompt| serde_json::to_value(prompt).unwrap_or_default()).collect();
+                }
+            }
+            Err(error) => tracing::warn!(server = %self.config.name, %error, "could not list the prompts"),
+        }
     }
 
     /// Lists the server's tools into the registry, replacing what it listed before.
@@ -127,6 +144,7 @@ pub async fn keep_connected(server: Arc<Server>, all: Arc<[Arc<Server>]>, regist
         match attempt {
             Ok(running) => {
                 server.link.set(Some(running.peer().clone()));
+                server.read_prompts(running.peer()).await;
                 match server.register(running.peer(), &registry).await {
                     Ok(tools) => server.set_status(Status::Connected { tools }),
                     Err(error) => server.set_status(Status::Failed(error)),
@@ -255,6 +273,10 @@ impl ClientHandler for Handler {
             }
             _ => Ok(ElicitResult::new(ElicitationAction::Decline)),
         }
+    }
+
+    async fn on_prompt_list_changed(&self, context: NotificationContext<RoleClient>) {
+        self.server.read_prompts(&context.peer).await;
     }
 
     async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {

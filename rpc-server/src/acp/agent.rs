@@ -227,6 +227,15 @@ impl AcpAgent {
         if let Some(stop) = self.slash_command(peer, &request, &entry, &cancel).await? {
             return Ok(acp::PromptResponse::new(stop));
         }
+        let mut prompt = request.prompt;
+        // An MCP server's prompt run as a slash command: its text becomes the prompt, and one
+        // that cannot be had ends the request before any model call.
+        if let [acp::ContentBlock::Text(text)] = prompt.as_slice()
+            && let Some((command, args)) = commands::mcp_prompt(&text.text)
+        {
+            let expanded = entry.session.expand_mcp_command(command, args).await.map_err(|error| RpcError::new(RpcError::INVALID_PARAMS, error))?;
+            prompt = vec![acp::ContentBlock::Text(acp::TextContent::new(expanded))];
+        }
         let mut parts = Vec::new();
         if let Some(context) = entry.editor_context.lock().ok().and_then(|mut context| context.take())
             && let Some(text) = editor_context::render(&context)
@@ -234,7 +243,7 @@ impl AcpAgent {
             parts.push(Part::Text { text });
         }
         let session = &entry.session;
-        parts.extend(prompt_parts(request.prompt, |path| session.permissions().read_denied(path, session.cwd())));
+        parts.extend(prompt_parts(prompt, |path| session.permissions().read_denied(path, session.cwd())));
         let (events_tx, events_rx) = mpsc::channel(256);
         let turn_cancel = cancel.child_token();
         let capabilities = self.client_capabilities();
@@ -360,7 +369,15 @@ impl Handler for AcpAgent {
         if method == "session/new"
             && let Some(id) = result["sessionId"].as_str()
         {
-            notify(&peer, &acp::SessionId::new(id.to_owned()), commands::available()).await;
+            let session_id = acp::SessionId::new(id.to_owned());
+            notify(&peer, &session_id, commands::available(&[])).await;
+            // The MCP servers' prompts join once the servers are in.
+            if let Ok(entry) = self.entry(&session_id) {
+                let prompts = entry.session.mcp_commands().await;
+                if !prompts.is_empty() {
+                    notify(&peer, &session_id, commands::available(&prompts)).await;
+                }
+            }
         }
     }
 

@@ -4,8 +4,8 @@
 use larik_core::Mode;
 use larik_protocol::acp;
 
-/// The commands every session offers.
-pub fn available() -> acp::SessionUpdate {
+/// The commands every session offers, then its MCP servers' prompts.
+pub fn available(mcp: &[larik_core::McpCommand]) -> acp::SessionUpdate {
     let command = |name: &str, description: &str, hint: Option<&str>| {
         let mut command = acp::AvailableCommand::new(name, description);
         if let Some(hint) = hint {
@@ -13,13 +13,22 @@ pub fn available() -> acp::SessionUpdate {
         }
         command
     };
-    acp::SessionUpdate::AvailableCommandsUpdate(acp::AvailableCommandsUpdate::new(vec![
+    let mut commands = vec![
         command("compact", "Summarize the conversation so far to free context", None),
         command("clear", "Start over with an empty conversation", None),
         command("mode", "Switch mode", Some("default, accept-edits, plan or yolo")),
         command("model", "Switch to another configured model", Some("model name")),
         command("mcp", "List the MCP servers and their state", None),
-    ]))
+    ];
+    commands.extend(mcp.iter().map(|prompt| command(&prompt.name, &prompt.description, prompt.hint.as_deref())));
+    acp::SessionUpdate::AvailableCommandsUpdate(acp::AvailableCommandsUpdate::new(commands))
+}
+
+/// `/mcp__<server>__<prompt> args` split into the command and its arguments.
+pub fn mcp_prompt(text: &str) -> Option<(&str, &str)> {
+    let rest = text.trim().strip_prefix('/')?;
+    let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+    name.starts_with("mcp__").then_some((name, args.trim()))
 }
 
 /// A slash command parsed from a prompt.
