@@ -94,7 +94,7 @@ impl Server {
 
     /// Reads the server's prompts, when it has any.
     async fn read_prompts(&self, peer: &Peer<RoleClient>) {
-        if !peer.peer_info().is_some_and(|info| info.capabilities.prompts.is_some()) {
+        if peer.peer_info().is_none_or(|info| info.capabilities.prompts.is_none()) {
             return;
         }
         match peer.list_all_prompts().await {
@@ -145,16 +145,19 @@ pub async fn keep_connected(server: Arc<Server>, all: Arc<[Arc<Server>]>, regist
             Ok(running) => {
                 server.link.set(Some(running.peer().clone()));
                 server.read_prompts(running.peer()).await;
-                match server.register(running.peer(), &registry).await {
-                    Ok(tools) => server.set_status(Status::Connected { tools }),
-                    Err(error) => server.set_status(Status::Failed(error)),
-                }
+                let registered = server.register(running.peer(), &registry).await;
                 let has_resources = running.peer().peer_info().is_some_and(|info| info.capabilities.resources.is_some());
                 if has_resources && registry.get(super::resources::ListResources::NAME_STR).is_none() {
                     registry.add_all([
                         Arc::new(super::resources::ListResources { servers: Arc::clone(&all) }) as Arc<dyn crate::tools::DynTool>,
                         Arc::new(super::resources::ReadResource { servers: Arc::clone(&all) }),
                     ]);
+                }
+                // Connected only once everything it brings is in the registry: a prompt waiting
+                // for the server sees all of it.
+                match registered {
+                    Ok(tools) => server.set_status(Status::Connected { tools }),
+                    Err(error) => server.set_status(Status::Failed(error)),
                 }
                 told_failure = false;
                 delay = Duration::from_secs(1);
@@ -281,7 +284,10 @@ impl ClientHandler for Handler {
 
     async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
         match self.server.register(&context.peer, &self.registry).await {
-            Ok(tools) => self.server.set_status(Status::Connected { tools }),
+            // The count changes; the state does not: a change that arrives while the connection
+            // is still being set up leaves it to say when it is done.
+            Ok(tools) if matches!(self.server.status(), Status::Connected { .. }) => self.server.set_status(Status::Connected { tools }),
+            Ok(_) => {}
             Err(error) => tracing::warn!(server = %self.server.config.name, %error, "could not re-read the tools"),
         }
     }
