@@ -5,5 +5,6 @@ pub mod acp;
 pub mod demo;
 pub mod headless;
 pub mod lsp;
+pub mod mcp_cli;
 pub mod sandbox_check;
 pub mod side_by_side;

@@ -30,6 +30,11 @@ enum Command {
     /// Speak the Language Server Protocol on stdin/stdout, for editors whose extensions are
     /// language servers (Helix).
     Lsp,
+    /// The MCP servers of the project in the current directory.
+    Mcp {
+        #[command(subcommand)]
+        action: McpAction,
+    },
     /// The shell sandbox on this machine.
     Sandbox {
         #[command(subcommand)]
@@ -41,6 +46,14 @@ enum Command {
         #[arg(long)]
         fast: bool,
     },
+}
+
+#[derive(Subcommand)]
+enum McpAction {
+    /// Every server and where it is (connected with its tool count, failed and why, waiting for approval).
+    List,
+    /// One server.
+    Get { name: String },
 }
 
 #[derive(Subcommand)]
@@ -70,6 +83,8 @@ fn main() -> anyhow::Result<()> {
             (Some(Command::Lsp), _) => larik::lsp::serve_stdio(env).await.map(|()| 0),
             (Some(Command::Demo { fast }), _) => larik::demo::run(fast).await.map(|()| 0),
             (Some(Command::Sandbox { action: SandboxAction::Check }), _) => larik::sandbox_check::run(&env),
+            (Some(Command::Mcp { action: McpAction::List }), _) => larik::mcp_cli::run(None, &env).await,
+            (Some(Command::Mcp { action: McpAction::Get { name } }), _) => larik::mcp_cli::run(Some(&name), &env).await,
             (None, Some(prompt)) => larik::headless::run(&prompt, cli.output_format, env).await,
             (None, None) => Err(anyhow::anyhow!("nothing to do: run `larik acp` from an editor, `larik -p \"prompt\"`, or `larik demo`")),
         }

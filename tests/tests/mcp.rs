@@ -271,3 +271,29 @@ async fn a_servers_prompts_are_slash_commands_expanded_with_their_arguments() {
     assert_eq!(failed["error"]["code"], -32602, "{failed}");
     assert_eq!(mock.requests().len(), 1, "a prompt that cannot be had never reaches the model");
 }
+
+#[test]
+fn larik_mcp_list_and_get_report_the_servers() {
+    let sandbox = Sandbox::new();
+    let settings = sandbox.home.path().join(".config/larik/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(&settings, json!({"mcpServers": {"everything": {"command": node(), "args": [everything(), "stdio"]}}}).to_string()).unwrap();
+    std::fs::write(sandbox.project.path().join(".mcp.json"), json!({"mcpServers": {"theirs": {"command": "evil"}}}).to_string()).unwrap();
+    let run = |args: &[&str]| {
+        let output = std::process::Command::new(larik_tests::harness::larik_bin())
+            .args(args)
+            .current_dir(sandbox.project_path())
+            .env_clear()
+            .envs(sandbox.base_env())
+            .output()
+            .unwrap();
+        (output.status.code(), String::from_utf8(output.stdout).unwrap())
+    };
+    let (code, listed) = run(&["mcp", "list"]);
+    assert_eq!(code, Some(0), "{listed}");
+    assert!(listed.contains("MCP server `everything`") && listed.contains("(your settings): connected, "), "{listed}");
+    assert!(listed.contains("MCP server `theirs`: evil (the project): waiting for your approval"), "a project server never starts unapproved: {listed}");
+    let (code, one) = run(&["mcp", "get", "everything"]);
+    assert_eq!((code, one.lines().count()), (Some(0), 1), "{one}");
+    assert_eq!(run(&["mcp", "get", "nothing"]).0, Some(1));
+}
