@@ -46,6 +46,8 @@ pub enum Display {
     Command { command: String, output: String, exit_code: Option<i32>, terminal: Option<String> },
     /// Plain text, e.g. what a read returned.
     Text(String),
+    /// Text and images a tool returned (an MCP server's screenshot): `(media type, base64)`.
+    Media { text: String, images: Vec<(String, String)> },
     /// The model's task list, replacing any earlier one.
     Plan(Vec<PlanEntry>),
 }

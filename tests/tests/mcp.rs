@@ -57,7 +57,7 @@ async fn the_editors_stdio_server_offers_tools_that_run_through_the_pipeline() {
     let servers = json!([{"name": "everything", "command": node(), "args": [everything(), "stdio"], "env": []}]);
     let session = session_with(&mut agent, &sandbox, servers).await;
     let mut asked = Vec::new();
-    let (response, _) = agent
+    let (response, updates) = agent
         .prompt(&session, "use the server", |params| {
             asked.push(params["toolCall"]["toolCallId"].as_str().unwrap_or_default().to_owned());
             "allow_once"
@@ -80,6 +80,8 @@ async fn the_editors_stdio_server_offers_tools_that_run_through_the_pipeline() {
     let parts = image["content"].as_array().unwrap();
     assert!(parts.iter().any(|part| part["type"] == "image" && part["source"]["media_type"] == "image/png"), "the image reaches the model: {image}");
     assert!(last_result(&requests[3])["content"].to_string().to_lowercase().contains("logging"), "{}", last_result(&requests[3]));
+    let shown = updates.iter().find(|update| update["toolCallId"] == "t2" && update["status"] == "completed").unwrap();
+    assert!(shown["content"].as_array().unwrap().iter().any(|block| block["content"]["type"] == "image" && block["content"]["mimeType"] == "image/png"), "the editor shows the image: {shown}");
 }
 
 #[tokio::test]

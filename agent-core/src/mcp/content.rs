@@ -6,6 +6,7 @@
 
 use serde_json::Value;
 
+use crate::event::Display;
 use crate::llm::ResultPart;
 use crate::tools::ToolOutput;
 
@@ -57,7 +58,19 @@ pub fn tool_output(result: &Value) -> ToolOutput {
     if parts.is_empty() {
         parts.push(ResultPart::Text { text: "(no output)".into() });
     }
-    ToolOutput { content: parts, is_error: result["isError"].as_bool().unwrap_or(false), display: None }
+    let images: Vec<(String, String)> = parts
+        .iter()
+        .filter_map(|part| match part {
+            ResultPart::Image { media_type, data } => Some((media_type.clone(), data.clone())),
+            ResultPart::Text { .. } => None,
+        })
+        .collect();
+    let mut output = ToolOutput { content: parts, is_error: result["isError"].as_bool().unwrap_or(false), display: None };
+    // The editor shows the images too, not only what the model reads.
+    if !images.is_empty() {
+        output.display = Some(Display::Media { text: output.text_content(), images });
+    }
+    output
 }
 
 #[cfg(test)]
@@ -80,6 +93,7 @@ mod tests {
         assert!(!output.is_error);
         assert_eq!(output.content.len(), 6);
         assert!(matches!(&output.content[1], ResultPart::Image { media_type, .. } if media_type == "image/png"));
+        assert!(matches!(&output.display, Some(Display::Media { images, .. }) if images.len() == 1), "the editor gets the image too");
         let text = output.text_content();
         assert!(text.contains("hello") && text.contains("image/tiff") && text.contains("audio/wav") && text.contains("[resource demo://doc]\nbody") && text.contains("demo://other"), "{text}");
         assert!(tool_output(&json!({"content": [{"type": "text", "text": "bad"}], "isError": true})).is_error);

@@ -57,6 +57,9 @@ pub fn tool_content(display: Option<&Display>, output: Option<&str>) -> Vec<acp:
             vec![text_content(text)]
         }
         Some(Display::Text(text)) => vec![text_content(text.clone())],
+        Some(Display::Media { text, images }) => std::iter::once(text_content(text.clone()))
+            .chain(images.iter().map(|(media_type, data)| acp::ToolCallContent::Content(acp::Content::new(acp::ContentBlock::Image(acp::ImageContent::new(data.clone(), media_type.clone()))))))
+            .collect(),
         // The plan itself goes out as a `plan` update; the call shows its summary.
         Some(Display::Plan(_)) => output.map(|text| vec![text_content(text.to_owned())]).unwrap_or_default(),
         None => output.filter(|text| !text.is_empty()).map(|text| vec![text_content(text.to_owned())]).unwrap_or_default(),
