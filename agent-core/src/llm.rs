@@ -9,7 +9,7 @@ pub mod catalog;
 pub mod openai;
 pub mod replay;
 pub mod retry;
-mod sse;
+pub(crate) mod sse;
 
 use std::time::Duration;
 

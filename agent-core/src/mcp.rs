@@ -11,6 +11,7 @@ mod connection;
 mod content;
 mod names;
 mod resources;
+mod sse;
 mod tool;
 
 use std::sync::{Arc, Mutex};

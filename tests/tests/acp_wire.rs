@@ -87,7 +87,7 @@ async fn initialize_negotiates_version_one() {
     let capabilities = &reply["result"]["agentCapabilities"];
     assert_eq!(capabilities["loadSession"], true, "sessions are kept under the data directory");
     assert!(capabilities["sessionCapabilities"]["resume"].is_object());
-    assert_eq!(capabilities["mcpCapabilities"], json!({"http": true, "sse": false}), "only what works is advertised");
+    assert_eq!(capabilities["mcpCapabilities"], json!({"http": true, "sse": true}), "only what works is advertised");
     let bad = agent.request("initialize", json!({"protocolVersion": "1"})).await;
     let (reply, _) = agent.response(bad).await;
     assert_eq!(reply["error"]["code"], -32602);

@@ -53,7 +53,7 @@ async fn the_editors_stdio_server_offers_tools_that_run_through_the_pipeline() {
     let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
     let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
     let initialized = agent.initialize().await;
-    assert_eq!(initialized["agentCapabilities"]["mcpCapabilities"], json!({"http": true, "sse": false}), "{initialized}");
+    assert_eq!(initialized["agentCapabilities"]["mcpCapabilities"], json!({"http": true, "sse": true}), "{initialized}");
     let servers = json!([{"name": "everything", "command": node(), "args": [everything(), "stdio"], "env": []}]);
     let session = session_with(&mut agent, &sandbox, servers).await;
     let mut asked = Vec::new();
@@ -130,28 +130,32 @@ fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
-#[tokio::test]
-async fn a_streamable_http_server_from_the_users_settings_connects() {
-    let sandbox = Sandbox::new();
+/// server-everything listening on a port of its own in `mode` (`streamableHttp` or `sse`).
+async fn everything_over_http(mode: &str) -> (tokio::process::Child, u16) {
     let port = free_port();
-    let mut server = tokio::process::Command::new(node())
-        .args([everything(), "streamableHttp".to_owned()])
+    let server = tokio::process::Command::new(node())
+        .args([everything(), mode.to_owned()])
         .env("PORT", port.to_string())
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
         .kill_on_drop(true)
         .spawn()
         .unwrap();
-    // The server says it listens on stderr; wait for the port rather than the words.
-    let url = format!("http://127.0.0.1:{port}/mcp");
     let started = std::time::Instant::now();
     while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
         assert!(started.elapsed() < std::time::Duration::from_secs(20), "server-everything did not listen");
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
+    (server, port)
+}
+
+/// A server from the user's settings, `{"type": kind, "url": "${EVERYTHING_URL}"}`, answers
+/// get-sum.
+async fn remote_server_answers(kind: &str, url: String) {
+    let sandbox = Sandbox::new();
     let settings = sandbox.home.path().join(".config/larik/settings.json");
     std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
-    std::fs::write(&settings, json!({"mcpServers": {"remote": {"type": "http", "url": "${EVERYTHING_URL}"}}}).to_string()).unwrap();
+    std::fs::write(&settings, json!({"mcpServers": {"remote": {"type": kind, "url": "${EVERYTHING_URL}"}}}).to_string()).unwrap();
     let steps = vec![Step::tool("t1", "mcp__remote__get-sum", json!({"a": 2, "b": 3})), Step::text("five")];
     let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
     let mut env = sandbox.env(mock.url());
@@ -161,8 +165,21 @@ async fn a_streamable_http_server_from_the_users_settings_connects() {
     let session = agent.new_session(&sandbox.project_path()).await;
     agent.prompt(&session, "add", |_| "allow_once").await;
     let requests = mock.requests();
-    assert!(tool_names(&requests[0]).contains(&"mcp__remote__get-sum".to_owned()), "{:?}", tool_names(&requests[0]));
-    assert!(last_result(&requests[1])["content"].to_string().contains("The sum of 2 and 3 is 5"), "{}", last_result(&requests[1]));
+    assert!(tool_names(&requests[0]).contains(&"mcp__remote__get-sum".to_owned()), "{kind}: {:?}", tool_names(&requests[0]));
+    assert!(last_result(&requests[1])["content"].to_string().contains("The sum of 2 and 3 is 5"), "{kind}: {}", last_result(&requests[1]));
+}
+
+#[tokio::test]
+async fn a_streamable_http_server_from_the_users_settings_connects() {
+    let (mut server, port) = everything_over_http("streamableHttp").await;
+    remote_server_answers("http", format!("http://127.0.0.1:{port}/mcp")).await;
+    let _ = server.kill().await;
+}
+
+#[tokio::test]
+async fn a_server_on_the_older_sse_transport_connects() {
+    let (mut server, port) = everything_over_http("sse").await;
+    remote_server_answers("sse", format!("http://127.0.0.1:{port}/sse")).await;
     let _ = server.kill().await;
 }
 

@@ -230,7 +230,10 @@ pub(super) async fn connect(config: &McpServerConfig, handler: Handler) -> Resul
             let transport = rmcp::transport::StreamableHttpClientTransport::with_client(client, transport_config);
             handler.serve(transport).await.map_err(|error| error.to_string())
         }
-        Transport::Sse { url, .. } => Err(format!("{url}: servers on the older SSE transport are not supported yet; use the server's streamable HTTP endpoint")),
+        Transport::Sse { url, headers } => {
+            let transport = super::sse::connect(url, headers).await?;
+            handler.serve(transport).await.map_err(|error| error.to_string())
+        }
     }
 }
 

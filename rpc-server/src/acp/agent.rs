@@ -104,8 +104,7 @@ impl AcpAgent {
         let mut capabilities = acp::AgentCapabilities::new()
             .prompt_capabilities(acp::PromptCapabilities::new().image(true).embedded_context(true))
             .auth(acp::AgentAuthCapabilities::new().logout(acp::LogoutCapabilities::new()))
-            // Streamable HTTP servers work; the older SSE transport is not built yet.
-            .mcp_capabilities(acp::McpCapabilities::new().http(true))
+            .mcp_capabilities(acp::McpCapabilities::new().http(true).sse(true))
             .meta(meta);
         // Sessions persist only where there is somewhere to keep them.
         if self.store.is_some() {
