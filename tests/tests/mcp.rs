@@ -316,3 +316,32 @@ fn larik_mcp_list_and_get_report_the_servers() {
     assert_eq!((code, one.lines().count()), (Some(0), 1), "{one}");
     assert_eq!(run(&["mcp", "get", "nothing"]).0, Some(1));
 }
+
+#[tokio::test]
+async fn server_filesystem_reads_freely_and_asks_before_it_writes() {
+    let sandbox = Sandbox::new();
+    let root = sandbox.project_path();
+    std::fs::write(root.join("notes.txt"), "from the project\n").unwrap();
+    let script = servers_dir().join("server-filesystem/dist/index.js").display().to_string();
+    let steps = vec![
+        Step::tool("t1", "mcp__fs__read_text_file", json!({"path": root.join("notes.txt")})),
+        Step::tool("t2", "mcp__fs__write_file", json!({"path": root.join("new.txt"), "content": "x"})),
+        Step::text("done"),
+    ];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let mut agent = Agent::spawn(&root, &sandbox.env(mock.url()));
+    agent.initialize().await;
+    let servers = json!([{"name": "fs", "command": node(), "args": [script, root.display().to_string()], "env": []}]);
+    let session = session_with(&mut agent, &sandbox, servers).await;
+    let mut asked = Vec::new();
+    agent
+        .prompt(&session, "read and write", |params| {
+            asked.push(params["toolCall"]["toolCallId"].as_str().unwrap_or_default().to_owned());
+            "reject_once"
+        })
+        .await;
+    let requests = mock.requests();
+    assert!(last_result(&requests[1])["content"].to_string().contains("from the project"), "{}", last_result(&requests[1]));
+    assert_eq!(asked, ["t2"], "the read-only read ran, the write asked");
+    assert!(!root.join("new.txt").exists(), "the rejected write did not happen");
+}
