@@ -14,21 +14,9 @@ import pytest
 
 from harness import INTEGRATION_DIR, tool_results, wait_for
 
-CALC = '''def mean(values):
-    total = 0
-    for v in values:
-        total += v
-    return total / (len(values) - 1)
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "testing"))
+from sample_project import CALC, FIXED  # noqa: E402
 
-
-def clamp(x, lo, hi):
-    if x < lo:
-        return lo
-    if x > hi:
-        return lo
-    return x
-'''
-FIXED = CALC.replace("(len(values) - 1)", "len(values)").replace("        return lo\n    return x", "        return hi\n    return x")
 TESTS = '''import unittest
 
 from calc import clamp, mean
@@ -149,8 +137,6 @@ def test_a_whole_turn_reads_clearly_and_tests_the_saved_file(start, tmp_path):
     helix.type("gg")
     screen = helix.wait_text("# Larik")
     if os.environ.get("LARIK_SCREENSHOTS", "1") == "1":
-        # Shared by the editors' suites: editors/testing/terminal_png.py.
-        sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "testing"))
         from terminal_png import save
 
         save(helix.tmux("capture-pane", "-e", "-p", "-t", "hx"), SCREENSHOT, 120, 32)

@@ -10,21 +10,9 @@ from pathlib import Path
 
 from harness import PLUGIN_DIR, tool_results, wait_for
 
-CALC = '''def mean(values):
-    total = 0
-    for v in values:
-        total += v
-    return total / (len(values) - 1)
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "testing"))
+from sample_project import CALC, FIXED  # noqa: E402
 
-
-def clamp(x, lo, hi):
-    if x < lo:
-        return lo
-    if x > hi:
-        return lo
-    return x
-'''
-FIXED = CALC.replace("(len(values) - 1)", "len(values)").replace("        return lo\n    return x", "        return hi\n    return x")
 TESTS = '''import unittest
 
 from calc import clamp, mean
@@ -131,8 +119,6 @@ def test_a_whole_turn_on_screen(start, tmp_path):
     # The command shows once, as the first line of its output, with no fence around it.
     assert screen.count(COMMAND) == 1 and "```" not in screen, screen
     if os.environ.get("LARIK_SCREENSHOTS", "1") == "1":
-        # Shared by the editors' suites: editors/testing/terminal_png.py.
-        sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "testing"))
         from terminal_png import save
 
         save(editor.screen(styled=True), SCREENSHOT, editor.WIDTH, editor.HEIGHT)
