@@ -132,6 +132,8 @@ pub enum AgentEvent {
     },
     /// What a running call printed since the last piece, in order.
     ToolOutput { id: String, text: String },
+    /// How far a long call has come (an MCP server's progress), in words.
+    ToolProgressNote { id: String, text: String },
     /// A running call is shown in this editor terminal.
     ToolTerminal { id: String, terminal_id: String },
     /// Boxed: the largest event, and rare; every streamed delta would otherwise move its size.

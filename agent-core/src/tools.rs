@@ -100,6 +100,11 @@ impl ToolProgress {
         let _ = self.events.send(AgentEvent::ToolOutput { id: self.call_id.clone(), text }).await;
     }
 
+    /// How far the call has come, for the editor to show while it runs.
+    pub async fn note(&self, text: String) {
+        let _ = self.events.send(AgentEvent::ToolProgressNote { id: self.call_id.clone(), text }).await;
+    }
+
     /// The call now runs in this editor terminal.
     pub async fn terminal(&self, terminal_id: &str) {
         let _ = self.events.send(AgentEvent::ToolTerminal { id: self.call_id.clone(), terminal_id: terminal_id.to_owned() }).await;

@@ -99,7 +99,7 @@ impl Transcript {
                     }
                 }
             }
-            AgentEvent::ToolTerminal { .. } => {}
+            AgentEvent::ToolTerminal { .. } | AgentEvent::ToolProgressNote { .. } => {}
             AgentEvent::ToolOutput { id, text } => {
                 if let OutputFormat::StreamJson = self.format {
                     emit_line(&json!({"type": "tool_output", "id": id, "text": text}));

@@ -345,3 +345,21 @@ async fn server_filesystem_reads_freely_and_asks_before_it_writes() {
     assert_eq!(asked, ["t2"], "the read-only read ran, the write asked");
     assert!(!root.join("new.txt").exists(), "the rejected write did not happen");
 }
+
+#[tokio::test]
+async fn progress_of_a_long_call_reaches_the_editor_while_it_runs() {
+    let sandbox = Sandbox::new();
+    let steps = vec![Step::tool("t1", "mcp__everything__trigger-long-running-operation", json!({"duration": 1, "steps": 3})), Step::text("done")];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize().await;
+    let servers = json!([{"name": "everything", "command": node(), "args": [everything(), "stdio"], "env": []}]);
+    let session = session_with(&mut agent, &sandbox, servers).await;
+    let (_, updates) = agent.prompt(&session, "wait", |_| "allow_once").await;
+    let notes: Vec<&Value> = updates.iter().filter(|update| update["sessionUpdate"] == "tool_call_update" && update["toolCallId"] == "t1" && update.get("status").is_none()).collect();
+    assert!(notes.len() >= 2, "progress came as updates of the call: {updates:?}");
+    let first = notes[0]["content"][0]["content"]["text"].as_str().unwrap_or_default();
+    assert!(first.contains("of 3"), "{first}");
+    let done = updates.iter().position(|update| update["toolCallId"] == "t1" && update["status"] == "completed").unwrap();
+    assert!(updates.iter().position(|update| std::ptr::eq(update, notes[0])).unwrap() < done, "progress came before the result");
+}

@@ -36,7 +36,7 @@ async fn drive(url: &str, scenario: &str) -> Result<(), String> {
     link.set(Some(running.peer().clone()));
     if let Some((name, arguments)) = call {
         let arguments = arguments.as_object().cloned().unwrap_or_default();
-        let result = link.call(name, arguments, &CancellationToken::new()).await?;
+        let result = link.call(name, arguments, &CancellationToken::new(), None).await?;
         if result["isError"].as_bool() == Some(true) {
             return Err(format!("{name} answered with an error: {result}"));
         }

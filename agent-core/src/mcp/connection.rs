@@ -31,11 +31,13 @@ const MAX_BACKOFF: Duration = Duration::from_secs(30);
 pub struct Link {
     server: String,
     peer: RwLock<Option<Peer<RoleClient>>>,
+    /// Calls in flight that asked for progress, by progress token (the call's id).
+    progress: Mutex<std::collections::HashMap<String, crate::tools::ToolProgress>>,
 }
 
 impl Link {
     fn new(server: &str) -> Self {
-        Self { server: server.to_owned(), peer: RwLock::new(None) }
+        Self { server: server.to_owned(), peer: RwLock::new(None), progress: Mutex::new(std::collections::HashMap::new()) }
     }
 
     /// The live peer, while the server is connected.
@@ -49,17 +51,41 @@ impl Link {
         }
     }
 
-    /// Calls a tool; the result in its JSON form, or why it failed.
-    pub async fn call(&self, tool: &str, arguments: serde_json::Map<String, Value>, cancel: &CancellationToken) -> Result<Value, String> {
-        let peer = self.peer.read().ok().and_then(|peer| peer.clone()).ok_or_else(|| format!("the MCP server `{}` is not connected right now (it is being reconnected); try again later", self.server))?;
-        let request = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
-        tokio::select! {
-            result = peer.call_tool(request) => match result {
-                Ok(result) => Ok(serde_json::to_value(result).unwrap_or_default()),
-                Err(error) => Err(format!("the MCP server `{}` failed: {error}", self.server)),
-            },
-            () = cancel.cancelled() => Err("The user cancelled this tool call before it finished.".into()),
+    /// Calls a tool; the result in its JSON form, or why it failed. With `progress`, the server's
+    /// progress notifications for the call reach the editor while it runs.
+    pub async fn call(&self, tool: &str, arguments: serde_json::Map<String, Value>, cancel: &CancellationToken, progress: Option<&crate::tools::ToolProgress>) -> Result<Value, String> {
+        let peer = self.peer().ok_or_else(|| format!("the MCP server `{}` is not connected right now (it is being reconnected); try again later", self.server))?;
+        let failed = |error: &dyn std::fmt::Display| format!("the MCP server `{}` failed: {error}", self.server);
+        let request = rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments)));
+        // The library gives each request its progress token; the call's progress is routed by it.
+        let handle = peer.send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options()).await.map_err(|error| failed(&error))?;
+        let token = token_text(&handle.progress_token);
+        if let (Some(progress), Ok(mut waiting)) = (progress, self.progress.lock()) {
+            waiting.insert(token.clone(), progress.clone());
         }
+        let answer = tokio::select! {
+            answer = handle.await_response() => answer.map_err(|error| failed(&error)),
+            () = cancel.cancelled() => Err("The user cancelled this tool call before it finished.".into()),
+        };
+        if let Ok(mut waiting) = self.progress.lock() {
+            waiting.remove(&token);
+        }
+        match answer? {
+            rmcp::model::ServerResult::CallToolResult(result) => Ok(serde_json::to_value(result).unwrap_or_default()),
+            other => Err(failed(&format!("an answer that is not a tool result: {}", serde_json::to_value(other).unwrap_or_default()))),
+        }
+    }
+
+    /// Where a progress notification for `token` goes, if its call still runs.
+    fn progress_for(&self, token: &rmcp::model::ProgressToken) -> Option<crate::tools::ToolProgress> {
+        self.progress.lock().ok()?.get(&token_text(token)).cloned()
+    }
+}
+
+fn token_text(token: &rmcp::model::ProgressToken) -> String {
+    match &token.0 {
+        rmcp::model::NumberOrString::String(text) => text.to_string(),
+        rmcp::model::NumberOrString::Number(number) => number.to_string(),
     }
 }
 
@@ -279,6 +305,19 @@ impl ClientHandler for Handler {
             }
             _ => Ok(ElicitResult::new(ElicitationAction::Decline)),
         }
+    }
+
+    async fn on_progress(&self, params: rmcp::model::ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
+        let Some(progress) = self.server.link.progress_for(&params.progress_token) else { return };
+        let amount = match params.total {
+            Some(total) => format!("{} of {}", params.progress, total),
+            None => params.progress.to_string(),
+        };
+        let text = match params.message {
+            Some(message) => format!("{message} ({amount})"),
+            None => format!("Progress: {amount}"),
+        };
+        progress.note(text).await;
     }
 
     async fn on_prompt_list_changed(&self, context: NotificationContext<RoleClient>) {

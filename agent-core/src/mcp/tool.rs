@@ -90,7 +90,7 @@ impl DynTool for McpTool {
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolOutput {
         let arguments = input.as_object().cloned().unwrap_or_default();
-        match self.link.call(&self.remote, arguments, &ctx.cancel).await {
+        match self.link.call(&self.remote, arguments, &ctx.cancel, ctx.progress.as_ref()).await {
             Ok(result) => super::content::tool_output(&result),
             Err(message) => ToolOutput::error(message),
         }

@@ -78,6 +78,10 @@ pub(super) async fn forward_events(peer: &Peer, session_id: &acp::SessionId, mut
                 let update = acp::ToolCallUpdate::new(id.clone(), acp::ToolCallUpdateFields::new());
                 acp::SessionUpdate::ToolCallUpdate(update.meta(meta(key, TerminalOutputChunk { terminal_id: id, data: text })))
             }
+            AgentEvent::ToolProgressNote { id, text } => {
+                let fields = acp::ToolCallUpdateFields::new().content(vec![to_proto::text(text)]);
+                acp::SessionUpdate::ToolCallUpdate(acp::ToolCallUpdate::new(id, fields))
+            }
             AgentEvent::ToolTerminal { id, terminal_id } => {
                 let fields = acp::ToolCallUpdateFields::new().content(vec![to_proto::terminal(terminal_id)]);
                 acp::SessionUpdate::ToolCallUpdate(acp::ToolCallUpdate::new(id, fields))

@@ -70,6 +70,11 @@ pub fn terminal(terminal_id: String) -> acp::ToolCallContent {
     acp::ToolCallContent::Terminal(acp::Terminal::new(terminal_id))
 }
 
+/// Text as a tool call's content.
+pub fn text(text: String) -> acp::ToolCallContent {
+    text_content(text)
+}
+
 fn text_content(text: String) -> acp::ToolCallContent {
     acp::ToolCallContent::Content(acp::Content::new(acp::ContentBlock::Text(acp::TextContent::new(text))))
 }

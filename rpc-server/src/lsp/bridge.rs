@@ -462,7 +462,7 @@ impl Bridge {
                     self.ask(*request).await;
                 }
                 AgentEvent::Notice(message) => self.client.notify("window/showMessage", json!({"type": 2, "message": format!("Larik: {message}")})),
-                AgentEvent::ToolTerminal { .. } | AgentEvent::Usage { .. } | AgentEvent::TitleChanged(_) => {}
+                AgentEvent::ToolTerminal { .. } | AgentEvent::ToolProgressNote { .. } | AgentEvent::Usage { .. } | AgentEvent::TitleChanged(_) => {}
             }
         }
         if let Some(chat) = chat.as_mut() {
