@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Browser, Frame, Page } from "playwright-core";
 import { EXTENSION_ROOT, larikBinary, MockModel, Sandbox, stringsIn, waitFor } from "../support/agent";
-import { launchChromium } from "../support/browser";
+import { labelFits, launchChromium } from "../support/browser";
 import { CodeServer } from "../support/codeServer";
 
 const STEP_MS = 30_000;
@@ -185,21 +185,6 @@ async function sendPrompt(chat: Frame, text: string): Promise<void> {
   await prompt.press("Enter");
 }
 
-/** Whether a picker shows its chosen label whole: its width against the width a copy holding only
- * that option takes when nothing constrains it. */
-async function labelFits(chat: Frame, selector: string): Promise<{ fits: boolean; width: number; needed: number; label: string }> {
-  return chat.locator(selector).evaluate((node) => {
-    const select = node as HTMLSelectElement;
-    const probe = select.cloneNode(false) as HTMLSelectElement;
-    probe.append(new Option(select.selectedOptions[0]?.textContent ?? ""));
-    probe.style.cssText = "position:absolute;visibility:hidden;width:auto;max-width:none;flex:none";
-    select.parentElement!.append(probe);
-    const needed = probe.getBoundingClientRect().width;
-    probe.remove();
-    const width = select.getBoundingClientRect().width;
-    return { fits: width + 0.5 >= needed, width, needed, label: select.selectedOptions[0]?.textContent ?? "" };
-  });
-}
 
 /** A line of the inline review, found by its text: its gutter (our decoration standing for the
  * line number), its text's opacity, and how many of the editor's own line numbers show. */

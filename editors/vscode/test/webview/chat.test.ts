@@ -11,7 +11,7 @@ import { after, before, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import type { HostToWebview, SessionView, TranscriptItem } from "../../src/webview/messages";
 import { EXTENSION_ROOT } from "../support/agent";
-import { launchChromium } from "../support/browser";
+import { labelFits, launchChromium } from "../support/browser";
 
 const NONCE = "dGVzdG5vbmNl";
 // The theme variables VS Code injects; a few so the page looks as it would.
@@ -366,21 +366,6 @@ test("context chips; new session and history are the view's title actions, not b
   await page.close();
 });
 
-/** Whether a picker shows its chosen label whole: its width against the width a copy holding only
- * that option takes when nothing constrains it. */
-async function labelFits(page: Page, selector: string): Promise<{ fits: boolean; width: number; needed: number; label: string }> {
-  return page.locator(selector).evaluate((node) => {
-    const select = node as HTMLSelectElement;
-    const probe = select.cloneNode(false) as HTMLSelectElement;
-    probe.append(new Option(select.selectedOptions[0]?.textContent ?? ""));
-    probe.style.cssText = "position:absolute;visibility:hidden;width:auto;max-width:none;flex:none";
-    select.parentElement!.append(probe);
-    const needed = probe.getBoundingClientRect().width;
-    probe.remove();
-    const width = select.getBoundingClientRect().width;
-    return { fits: width + 0.5 >= needed, width, needed, label: select.selectedOptions[0]?.textContent ?? "" };
-  });
-}
 
 test("at the sidebar's default width (300 px) the pickers show their labels whole, during a turn too", async () => {
   const { page, send, waitPosted } = await open();
