@@ -51,7 +51,7 @@ export class Ctx implements vscode.Disposable, ChatActions {
     this.statusBar = new StatusBar();
     this.review = new DiffReview(this.controller, this.config, this.log);
     this.chatView = new ChatViewProvider(extension.extensionUri, this.controller, this, this.review);
-    const notice = new PermissionNotice(this.controller, () => this.chatView.visible);
+    const notice = new PermissionNotice(this.controller, () => this.chatView.visible, this.review);
     const unsubscribe = this.controller.transcript.onChange((change) => {
       if (change.kind === "session" || change.kind === "reset") this.#sessionChanged();
     });

@@ -233,3 +233,24 @@ test("an API key from the key store reaches the agent's environment", async (t) 
   assert.ok(environ.includes("ANTHROPIC_API_KEY=sk-test-123"));
   assert.ok(!stub.logLines.some((l: any) => l.message.includes("sk-test-123")), "the key was logged");
 });
+
+test("while the edit's hunks are decided in the editor, the hidden-chat notification offers no options", async () => {
+  const { PermissionNotice } = await import("../../src/views/permissionNotice");
+  const { PermissionQueue } = await import("../../src/state/permissions");
+  stub.messages.length = 0;
+  // The notice reads only the controller's permission queue.
+  const controller = { permissions: new PermissionQueue() } as unknown as import("../../src/session").SessionController;
+  let reviewing = true;
+  const notice = new PermissionNotice(controller, () => false, { isReviewingHunks: () => reviewing });
+  void controller.permissions.enqueue({
+    sessionId: "s",
+    toolCall: { toolCallId: "t1", title: "Edit c.txt", kind: "edit", content: [{ type: "diff", path: "/p/c.txt", oldText: "a\n", newText: "b\n" }] },
+    options: [{ optionId: "allow_once", name: "Allow once", kind: "allow_once" }],
+  });
+  const shown = stub.messages.find((m: any) => /Edit c\.txt/.test(m.message));
+  assert.ok(shown, "the user hears of it");
+  assert.deepEqual(shown.items ?? [], [], "no option to answer with: the review decides");
+  assert.match(shown.message, /decide each hunk/);
+  reviewing = false;
+  notice.dispose();
+});
