@@ -198,6 +198,11 @@ impl Hooks {
     /// PreCompact the trigger; for Notification the type). Events without matchers
     /// (UserPromptSubmit, Stop) run every handler. Identical handlers from different files
     /// appear once, the first read kept.
+    /// Whether any handler listens to `event`, whatever its matcher.
+    pub fn listens(&self, event: HookEvent) -> bool {
+        self.entries.iter().any(|entry| entry.handler.event == event)
+    }
+
     pub fn matching(&self, event: HookEvent, targets: &[&str]) -> Vec<HookHandler> {
         let mut chosen: Vec<HookHandler> = Vec::new();
         for entry in self.entries.iter().filter(|entry| entry.handler.event == event) {

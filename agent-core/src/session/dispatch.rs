@@ -172,7 +172,7 @@ impl Dispatch<'_> {
         };
         // PreToolUse hooks: they may block, stop the turn, rewrite the input or give a verdict.
         let mut input = call.input.clone();
-        let pre = self.tool_hooks(HookEvent::PreToolUse, name, hook_points::tool_fields(name, &input, id)).await;
+        let pre = self.tool_hooks(HookEvent::PreToolUse, name, || hook_points::tool_fields(name, &input, id)).await;
         let context = hook_points::wrapped("context", &pre.context);
         if let Some(reason) = pre.stop {
             set_halt(halt, &reason);
@@ -207,9 +207,13 @@ impl Dispatch<'_> {
     async fn ask(&self, tool: &dyn DynTool, description: &CallDescription, view: &ToolCallView, input: &Value, reason: String, ctx: &ToolContext) -> Result<Option<PartialChange>, ToolOutput> {
         let name = tool.name();
         let rule = suggested_rule(tool, description);
-        let mut fields = hook_points::tool_fields(name, input, &view.id);
-        fields.insert("permission_suggestions".into(), json!([{"type": "addRules", "rules": [rule], "behavior": "allow", "destination": "localSettings"}]));
-        let answered = self.tool_hooks(HookEvent::PermissionRequest, name, fields).await;
+        let answered = self
+            .tool_hooks(HookEvent::PermissionRequest, name, || {
+                let mut fields = hook_points::tool_fields(name, input, &view.id);
+                fields.insert("permission_suggestions".into(), json!([{"type": "addRules", "rules": [rule], "behavior": "allow", "destination": "localSettings"}]));
+                fields
+            })
+            .await;
         match answered.permission.map(|permission| (permission.decision, permission.reason)) {
             Some((PermissionDecision::Allow, _)) => return Ok(None),
             Some((PermissionDecision::Deny, reason)) => return Err(ToolOutput::error(format!("Denied by a hook: {}", reason.unwrap_or_else(|| "no reason given".into())))),
@@ -261,10 +265,14 @@ impl Dispatch<'_> {
         }
     }
 
-    /// Runs a tool event's hooks; tools match by Larik's name and by Claude Code's.
-    async fn tool_hooks(&self, event: HookEvent, name: &str, fields: serde_json::Map<String, Value>) -> HookOutcome {
+    /// Runs a tool event's hooks; tools match by Larik's name and by Claude Code's. The payload
+    /// is built only when some hook listens to the event.
+    async fn tool_hooks(&self, event: HookEvent, name: &str, fields: impl FnOnce() -> serde_json::Map<String, Value>) -> HookOutcome {
+        if !self.env.hooks.listens(event) {
+            return HookOutcome::default();
+        }
         let targets = [name, claude::claude_tool_name(name)];
-        self.env.hooks.run(event, &targets, fields, &self.point()).await
+        self.env.hooks.run(event, &targets, fields(), &self.point()).await
     }
 
     async fn execute(&self, call: &Approved, halt: &Mutex<Option<String>>) -> ToolOutput {
@@ -291,15 +299,17 @@ impl Dispatch<'_> {
     /// context to the result, or stop the turn.
     async fn after_run(&self, call: &Approved, output: ToolOutput, halt: &Mutex<Option<String>>) -> ToolOutput {
         let name = call.tool.name();
-        let text = output.text_content();
-        let mut fields = hook_points::tool_fields(name, &call.input, &call.view.id);
-        let event = if output.is_error {
-            fields.insert("error".into(), json!(text));
-            fields.insert("is_interrupt".into(), json!(self.cancel.is_cancelled()));
-            HookEvent::PostToolUseFailure
-        } else {
-            fields.insert("tool_response".into(), claude::tool_response(name, &call.input, &text, output.is_error));
-            HookEvent::PostToolUse
+        let event = if output.is_error { HookEvent::PostToolUseFailure } else { HookEvent::PostToolUse };
+        let fields = || {
+            let text = output.text_content();
+            let mut fields = hook_points::tool_fields(name, &call.input, &call.view.id);
+            if output.is_error {
+                fields.insert("error".into(), json!(text));
+                fields.insert("is_interrupt".into(), json!(self.cancel.is_cancelled()));
+            } else {
+                fields.insert("tool_response".into(), claude::tool_response(name, &call.input, &text, output.is_error));
+            }
+            fields
         };
         let post = self.tool_hooks(event, name, fields).await;
         if let Some(reason) = &post.stop {

@@ -90,6 +90,11 @@ impl HookPoints {
         self.hooks.problems()
     }
 
+    /// Whether any hook listens to `event`: a point with none skips building its payload.
+    pub fn listens(&self, event: HookEvent) -> bool {
+        self.hooks.listens(event)
+    }
+
     /// Runs the hooks of `event` that match `targets`, with `fields` added to the common payload.
     pub async fn run(&self, event: HookEvent, targets: &[&str], fields: Map<String, Value>, point: &Point<'_>) -> HookOutcome {
         let mut handlers = self.hooks.matching(event, targets);
