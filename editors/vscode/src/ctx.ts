@@ -96,8 +96,14 @@ export class Ctx implements vscode.Disposable, ChatActions {
     if (this.#agent || attempt > ACTIVATION_RETRIES) return;
     this.#retryTimer = setTimeout(() => {
       void (async () => {
-        if (!this.#agent && !this.#starting) await this.startAgent();
-        this.#retryStart(attempt + 1);
+        try {
+          if (!this.#agent && !this.#starting) await this.startAgent();
+        } catch (error) {
+          this.log.info(`start attempt ${attempt + 1} failed: ${String(error)}`);
+        } finally {
+          // A failed start may throw: the next attempt is scheduled all the same.
+          this.#retryStart(attempt + 1);
+        }
       })();
     }, ACTIVATION_RETRY_MS * attempt);
   }

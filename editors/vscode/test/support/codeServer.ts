@@ -68,6 +68,11 @@ export class CodeServer {
     // The agent is also on PATH, as a user's install would be: right after a window reload the
     // extension host can read its settings late, and then starts `larik` by name.
     const agentDir = dirname(larikBinary());
+    // After a reload the extension host takes its environment from a login shell, and the
+    // system's profile resets PATH there: the user's own profile puts the agent back on it.
+    const profile = `export PATH="${agentDir}:$PATH"\n`;
+    writeFileSync(join(home, ".profile"), profile);
+    writeFileSync(join(home, ".bash_profile"), profile);
     const env = { PATH: `${agentDir}:${process.env.PATH ?? ""}`, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), XDG_DATA_HOME: join(home, ".local", "share") };
     const base = ["--user-data-dir", userDataDir, "--extensions-dir", extensionsDir];
     const install = spawnSync(process.execPath, [CODE_SERVER_ENTRY, ...base, "--install-extension", options.vsix], { env, encoding: "utf8", timeout: 60_000 });
