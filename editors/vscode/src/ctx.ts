@@ -182,6 +182,11 @@ export class Ctx implements vscode.Disposable, ChatActions {
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       this.log.error(`the agent could not start: ${message}`);
+      // A process that started but never connected (or never ran) is not the agent: a later
+      // attempt must not take it for a running one.
+      const failed = this.#agent;
+      this.#agent = undefined;
+      void failed?.stop().catch(() => undefined);
       this.controller.disconnect(message);
       void vscode.window.showErrorMessage(`Larik could not start: ${message}`, "Show Log", "Open Settings").then((choice) => {
         if (choice === "Show Log") this.log.show();
