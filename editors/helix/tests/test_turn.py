@@ -15,24 +15,8 @@ import pytest
 from harness import INTEGRATION_DIR, tool_results, wait_for
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "testing"))
-from sample_project import CALC, FIXED  # noqa: E402
+from sample_project import CALC, FIXED, TESTS  # noqa: E402
 
-TESTS = '''import unittest
-
-from calc import clamp, mean
-
-
-class CalcTest(unittest.TestCase):
-    def test_mean(self):
-        self.assertEqual(mean([1, 2, 3]), 2)
-
-    def test_clamp(self):
-        self.assertEqual(clamp(5, 0, 3), 3)
-
-
-if __name__ == "__main__":
-    unittest.main()
-'''
 QUESTION = "# Question\n\nThe tests in test_calc.py fail. Please fix calc.py and run the tests.\n"
 COMMAND = "python3 -m unittest -v 2>&1 | tail -n 20"
 SCREENSHOT = INTEGRATION_DIR / "screenshots" / "turn.png"

@@ -11,20 +11,8 @@ from pathlib import Path
 from harness import PLUGIN_DIR, tool_results, wait_for
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "testing"))
-from sample_project import CALC, FIXED  # noqa: E402
+from sample_project import CALC, FIXED, TESTS  # noqa: E402
 
-TESTS = '''import unittest
-
-from calc import clamp, mean
-
-
-class CalcTest(unittest.TestCase):
-    def test_mean(self):
-        self.assertEqual(mean([1, 2, 3]), 2)
-
-    def test_clamp(self):
-        self.assertEqual(clamp(5, 0, 3), 3)
-'''
 COMMAND = "python3 -m unittest -v 2>&1 | tail -n 20"
 SCREENSHOT = PLUGIN_DIR / "screenshots" / "turn.png"
 
