@@ -128,6 +128,14 @@ export class Ctx implements vscode.Disposable, ChatActions {
         });
         return;
       }
+      // An idle agent is restarted at once: no turn is cut short, and an agent started before
+      // the settings arrived (a window reload hands them over late) would otherwise keep running
+      // with the wrong binary or environment. A turn in progress is not interrupted: ask.
+      if (!this.controller.turnRunning) {
+        this.log.info("the server settings changed; restarting the idle agent");
+        void this.restartAgent().catch(this.#report("Restarting the agent"));
+        return;
+      }
       void vscode.window.showInformationMessage("Larik's server settings changed.", "Restart Agent").then((choice) => {
         if (choice) void this.restartAgent();
       });

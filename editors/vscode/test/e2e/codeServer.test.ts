@@ -123,6 +123,15 @@ function alive(pid: number): boolean {
   }
 }
 
+/** A process's environment variables (`NAME=value`), empty once it is gone. */
+function environOf(pid: number): string[] {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
+  } catch {
+    return [];
+  }
+}
+
 /** The extension's log, every extension host run of it. */
 function extensionLog(): string {
   return server.extensionLogs().map((path) => readFileSync(path, "utf8")).join("\n");
@@ -428,7 +437,14 @@ test("reloading the window stops the agent; the new one loads the first session"
   await step("reload the window", async () => {
     await runCommand("Developer: Reload Window");
     await waitFor(() => !alive(first), `the first agent (pid ${first}) to be stopped on deactivate`, STEP_MS);
-    await waitFor(() => agentPids().length === 2, "a second agent to start", STEP_MS);
+    // The reloaded extension host may start an agent before the user settings (the sandbox's
+    // environment) arrive and restart it once they do: wait for one running with them.
+    const dataHome = `XDG_DATA_HOME=${sandbox.agentEnv("").XDG_DATA_HOME}`;
+    await waitFor(
+      () => agentPids().slice(1).some((pid) => alive(pid) && environOf(pid).includes(dataHome)),
+      "a new agent running with the user settings' environment",
+      STEP_MS,
+    );
     await page.locator(".statusbar-item", { hasText: "Larik: idle" }).waitFor();
   });
   await step("load the first session from the history", async () => {
