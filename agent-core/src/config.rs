@@ -205,6 +205,15 @@ pub fn user_config_dir(env: &HashMap<String, String>) -> Option<PathBuf> {
     env.get("HOME").map(|home| PathBuf::from(home).join(".config").join("larik"))
 }
 
+/// The user's data directory for Larik (`$XDG_DATA_HOME/larik` or `~/.local/share/larik`):
+/// sessions, MCP logins.
+pub fn user_data_dir(env: &HashMap<String, String>) -> Option<PathBuf> {
+    if let Some(xdg) = env.get("XDG_DATA_HOME").filter(|dir| !dir.is_empty()) {
+        return Some(PathBuf::from(xdg).join("larik"));
+    }
+    env.get("HOME").map(|home| PathBuf::from(home).join(".local").join("share").join("larik"))
+}
+
 /// Reads and merges every settings file that exists; a malformed one is an error, not ignored.
 pub fn load_settings(project: &Path, env: &HashMap<String, String>) -> Result<Settings, ConfigError> {
     let mut files = Vec::new();

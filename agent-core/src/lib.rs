@@ -33,8 +33,9 @@ pub use permission::Mode;
 pub use review::{Hunk, apply_accepted, hunks};
 
 /// What a front end implements for the core: the editor's files, its terminals, questions to
-/// the user. Each is optional; the core works without them.
+/// the user, opening an MCP server's login page. Each is optional; the core works without them.
 pub mod services {
+    pub use crate::mcp::Browser as LoginBrowser;
     pub use crate::tools::ask_user::AskUser;
     pub use crate::tools::terminal::{EditorTerminal, EditorTerminals, TerminalCommand, TerminalExit, TerminalOutput};
     pub use crate::tools::EditorServices;

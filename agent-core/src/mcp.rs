@@ -5,6 +5,7 @@
 //! only once the user approved the project's settings. A server that fails or drops is reported
 //! once and reconnected with backoff; servers stop with the session.
 
+pub mod auth;
 pub mod config;
 pub mod conformance;
 mod connection;
@@ -19,6 +20,7 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
+pub use auth::Browser;
 pub use config::{McpServerConfig, ServerScope, Transport};
 use connection::{CONNECT_TIMEOUT, Server};
 
@@ -31,6 +33,8 @@ pub enum Status {
     NotStarted,
     Connecting,
     Connected { tools: usize },
+    /// The server asks for a login (OAuth), which the user starts: `/mcp login <server>`.
+    NeedsLogin,
     Failed(String),
     Stopped,
 }
@@ -67,25 +71,66 @@ pub struct McpCommand {
     pub hint: Option<String>,
 }
 
+/// What the servers need from the session beyond their definitions: where logins are kept and
+/// how the user is reached (an authorization page to open, a server's question to answer).
+#[derive(Default, Clone)]
+pub struct McpSupport {
+    /// The user's data directory (logins go in its `mcp-auth/`); without one, no login is kept.
+    pub data_dir: Option<std::path::PathBuf>,
+    pub browser: Option<Arc<dyn Browser>>,
+    pub ask_user: Option<Arc<dyn crate::tools::ask_user::AskUser>>,
+}
+
 /// The session's MCP servers.
 pub struct McpServers {
     servers: Arc<[Arc<Server>]>,
     registry: Arc<Registry>,
     notices: Arc<Notices>,
+    support: McpSupport,
     cancel: CancellationToken,
     started: Mutex<Vec<bool>>,
     tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
 }
 
 impl McpServers {
-    pub fn new(configs: Vec<McpServerConfig>, registry: Arc<Registry>, notices: Arc<Notices>, cancel: CancellationToken) -> Self {
+    pub fn new(configs: Vec<McpServerConfig>, support: McpSupport, registry: Arc<Registry>, notices: Arc<Notices>, cancel: CancellationToken) -> Self {
         let started = Mutex::new(vec![false; configs.len()]);
-        let servers: Arc<[Arc<Server>]> = configs.into_iter().map(|config| Arc::new(Server::new(config))).collect();
-        Self { servers, registry, notices, cancel, started, tasks: Mutex::new(Vec::new()) }
+        let servers: Arc<[Arc<Server>]> = configs.into_iter().map(|config| Arc::new(Server::new(config, support.data_dir.as_deref(), support.browser.clone()))).collect();
+        Self { servers, registry, notices, support, cancel, started, tasks: Mutex::new(Vec::new()) }
     }
 
     pub fn none() -> Self {
-        Self::new(Vec::new(), Arc::new(Registry::default()), Arc::default(), CancellationToken::new())
+        Self::new(Vec::new(), McpSupport::default(), Arc::new(Registry::default()), Arc::default(), CancellationToken::new())
+    }
+
+    fn named(&self, name: &str) -> Result<&Arc<Server>, String> {
+        self.servers.iter().find(|server| server.config.name == name).ok_or_else(|| format!("No MCP server is named `{name}`."))
+    }
+
+    /// `/mcp login <server>`: logs in to an HTTP or SSE server with the user there (the editor
+    /// opens the authorization page), then connects it with the new login. Says what happened.
+    pub async fn login(&self, name: &str, cancel: &CancellationToken) -> Result<String, String> {
+        let server = self.named(name)?;
+        let login = server.login().ok_or_else(|| format!("The MCP server `{name}` runs as a local command; it has no login."))?;
+        let browser = self.support.browser.as_ref().ok_or("This editor cannot open a login page; run `larik mcp login` in a terminal.")?;
+        let challenge = server.challenge.lock().ok().and_then(|challenge| challenge.clone());
+        auth::log_in(&login.target(name), challenge.as_deref(), browser.as_ref(), cancel).await.map_err(|error| format!("Logging in to the MCP server `{name}` failed: {error}"))?;
+        self.reconnect(name)?;
+        Ok(format!("Logged in to the MCP server `{name}`; it connects now."))
+    }
+
+    /// `/mcp reconnect <server>`: connects again at once (a failed server stops waiting out its
+    /// backoff; one waiting for a login tries the saved one).
+    pub fn reconnect(&self, name: &str) -> Result<String, String> {
+        let server = self.named(name)?;
+        if server.status() == Status::NotStarted {
+            return Err(format!("The MCP server `{name}` is waiting for your approval of the project's settings."));
+        }
+        if let Some(tokens) = &server.tokens {
+            tokens.reload();
+        }
+        server.wake.notify_one();
+        Ok(format!("Reconnecting the MCP server `{name}`."))
     }
 
     /// Starts connecting every server not started yet; the project's own only with
@@ -232,6 +277,7 @@ impl McpServers {
                     Status::NotStarted => "waiting for your approval of the project's settings".to_owned(),
                     Status::Connecting => "connecting".to_owned(),
                     Status::Connected { tools } => format!("connected, {tools} tools"),
+                    Status::NeedsLogin => format!("needs login: type `/mcp login {}`", server.config.name),
                     Status::Failed(reason) => format!("failed: {reason}"),
                     Status::Stopped => "stopped".to_owned(),
                 };

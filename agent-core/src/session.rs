@@ -101,6 +101,8 @@ pub struct SessionConfig {
     /// MCP servers from settings and `.mcp.json` (the project's connect only once approved), and
     /// any the front end adds.
     pub mcp_servers: Vec<crate::mcp::McpServerConfig>,
+    /// The user's data directory for Larik (MCP logins are kept there).
+    pub data_dir: Option<std::path::PathBuf>,
     /// The conversation so far, for a session loaded from disk.
     pub history: Vec<Message>,
     pub title: Option<String>,
@@ -127,6 +129,7 @@ impl SessionConfig {
             log: None,
             hooks: crate::hooks::Hooks::default(),
             mcp_servers: Vec::new(),
+            data_dir: None,
             history: Vec::new(),
             title: None,
         }
@@ -186,6 +189,7 @@ impl SessionConfig {
             log: None,
             hooks,
             mcp_servers,
+            data_dir: crate::config::user_data_dir(env),
             history: Vec::new(),
             title: None,
         };
@@ -236,7 +240,8 @@ impl Session {
         // MCP servers report between turns.
         let notices: Arc<crate::mcp::Notices> = Arc::default();
         notices.push_all(config.notice);
-        let mcp = Arc::new(crate::mcp::McpServers::new(config.mcp_servers, Arc::clone(&registry), Arc::clone(&notices), cancel.child_token()));
+        let support = crate::mcp::McpSupport { data_dir: config.data_dir, browser: config.services.browser.clone(), ask_user: config.services.ask_user.clone() };
+        let mcp = Arc::new(crate::mcp::McpServers::new(config.mcp_servers, support, Arc::clone(&registry), Arc::clone(&notices), cancel.child_token()));
         let hooks = HookPoints::new(config.hooks, project_allow, mcp.project_servers(), config.rules_file.clone());
         let permissions = Permissions::new(config.rules, config.sandbox.is_some(), config.rules_file);
         permissions.set_mode(config.initial_mode);

@@ -86,6 +86,8 @@ pub struct EditorServices {
     pub ask_user: Option<Arc<dyn ask_user::AskUser>>,
     /// Hosts commands in terminals shown in the chat.
     pub terminals: Option<Arc<dyn terminal::EditorTerminals>>,
+    /// Opens an MCP server's login page for the user.
+    pub browser: Option<Arc<dyn crate::mcp::Browser>>,
 }
 
 /// The channel a running call streams its output through, as [`AgentEvent::ToolOutput`].

@@ -179,6 +179,19 @@ pub fn write_file_atomic(path: &Path, content: &[u8]) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Replaces a file only the user may read (mode 0600, in a 0700 directory), atomically: for
+/// approvals and login tokens.
+pub fn write_private_file(path: &Path, content: &[u8]) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+        let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
+    }
+    // The temp file is created 0600 and keeps that mode when renamed into place.
+    write_file_atomic(path, content)?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+}
+
 fn modified(path: &Path) -> Option<SystemTime> {
     std::fs::metadata(path).and_then(|meta| meta.modified()).ok()
 }

@@ -38,6 +38,31 @@ pub struct McpServerConfig {
     pub scope: ServerScope,
     /// Where it was defined, for messages.
     pub source: String,
+    /// How to log in, for HTTP and SSE servers that ask for OAuth.
+    pub oauth: OAuthSettings,
+}
+
+/// A server's `oauth` settings, as Claude Code writes them (`clientId`, `callbackPort`, `scopes`,
+/// `authServerMetadataUrl`), plus `clientMetadataUrl`: a client-id metadata document to use as
+/// the client id where the authorization server supports them. With none of them set, Larik
+/// discovers the authorization server and registers itself.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OAuthSettings {
+    /// A client registered with the authorization server beforehand.
+    pub client_id: Option<String>,
+    /// Its secret, when it has one; never written in settings (`MCP_CLIENT_SECRET`).
+    #[serde(skip)]
+    pub client_secret: Option<String>,
+    /// The port of the redirect listener (`http://localhost:PORT/callback`), for a pre-registered
+    /// client whose redirect URI names one; otherwise any free port.
+    pub callback_port: Option<u16>,
+    /// The scopes to ask for, space-separated; otherwise those the server's challenge or
+    /// metadata name.
+    pub scopes: Option<String>,
+    /// The authorization server's metadata, where discovery would not find it.
+    pub auth_server_metadata_url: Option<String>,
+    pub client_metadata_url: Option<String>,
 }
 
 impl McpServerConfig {
@@ -55,13 +80,13 @@ impl McpServerConfig {
     }
 
     /// The definition as the approval fingerprint sees it: the command, its arguments, the names
-    /// (not the values: secrets change without changing what runs) of its environment, the URL
-    /// and the names of its headers.
+    /// (not the values: secrets change without changing what runs) of its environment, the URL,
+    /// the names of its headers and its OAuth settings.
     pub fn canonical(&self) -> String {
         match &self.transport {
             Transport::Stdio { command, args, env } => format!("stdio {} {command} {:?} {:?}", self.name, args, env.keys().collect::<Vec<_>>()),
-            Transport::Http { url, headers } => format!("http {} {url} {:?}", self.name, headers.keys().collect::<Vec<_>>()),
-            Transport::Sse { url, headers } => format!("sse {} {url} {:?}", self.name, headers.keys().collect::<Vec<_>>()),
+            Transport::Http { url, headers } => format!("http {} {url} {:?} {:?}", self.name, headers.keys().collect::<Vec<_>>(), self.oauth),
+            Transport::Sse { url, headers } => format!("sse {} {url} {:?} {:?}", self.name, headers.keys().collect::<Vec<_>>(), self.oauth),
         }
     }
 }
@@ -94,6 +119,8 @@ struct RawServer {
     #[serde(default)]
     headers: BTreeMap<String, String>,
     enabled: Option<bool>,
+    #[serde(default)]
+    oauth: OAuthSettings,
 }
 
 /// Every server the settings files define: the user's (Larik's settings), then the project's
@@ -118,9 +145,11 @@ pub fn load(project: &Path, env: &HashMap<String, String>) -> Result<(Vec<McpSer
                 servers.remove(&name);
                 continue;
             }
+            let mut oauth = raw.oauth.clone();
+            oauth.client_secret = env.get("MCP_CLIENT_SECRET").filter(|secret| !secret.is_empty()).cloned();
             match server(&name, raw, env) {
                 Ok(transport) => {
-                    servers.insert(name.clone(), McpServerConfig { name, transport, scope, source: path.display().to_string() });
+                    servers.insert(name.clone(), McpServerConfig { name, transport, scope, source: path.display().to_string(), oauth });
                 }
                 Err(problem) => problems.push(format!("{}: MCP server `{name}` {problem}; it is left out", path.display())),
             }
@@ -224,6 +253,7 @@ mod tests {
             transport: Transport::Stdio { command: "node".into(), args: args.iter().map(|arg| (*arg).to_owned()).collect(), env: [("KEY".to_owned(), secret.to_owned())].into() },
             scope: ServerScope::Project,
             source: ".mcp.json".into(),
+            oauth: OAuthSettings::default(),
         };
         assert_eq!(server(&["a.js"], "one").canonical(), server(&["a.js"], "two").canonical());
         assert_ne!(server(&["a.js"], "one").canonical(), server(&["b.js"], "one").canonical());

@@ -15,7 +15,9 @@ use serde_json::Value;
 use tokio::io::AsyncBufReadExt;
 use tokio_util::sync::CancellationToken;
 
-use super::config::{McpServerConfig, Transport};
+use super::auth::tokens::TokenFile;
+use super::auth::{self, Browser, LoginTarget, MAX_AUTHORIZATIONS};
+use super::config::{McpServerConfig, OAuthSettings, Transport};
 use super::names::tool_names;
 use super::tool::McpTool;
 use super::{Notices, Status};
@@ -33,11 +35,34 @@ pub struct Link {
     peer: RwLock<Option<Peer<RoleClient>>>,
     /// Calls in flight that asked for progress, by progress token (the call's id).
     progress: Mutex<std::collections::HashMap<String, crate::tools::ToolProgress>>,
+    /// How to log in again when a call is refused for want of a wider scope: an HTTP or SSE
+    /// server's login, and the user's way to the authorization page.
+    auth: Option<(Login, Arc<dyn Browser>)>,
+}
+
+/// What logging in to an HTTP or SSE server needs.
+pub struct Login {
+    pub url: String,
+    pub oauth: OAuthSettings,
+    pub tokens: TokenFile,
+}
+
+impl Login {
+    pub fn target<'a>(&'a self, server: &'a str) -> LoginTarget<'a> {
+        LoginTarget { server, url: &self.url, oauth: &self.oauth, tokens: &self.tokens }
+    }
+}
+
+/// Why one call did not come back with an answer.
+enum CallError {
+    /// The server wants a login or a wider scope first: its `WWW-Authenticate` challenge.
+    Challenge(String),
+    Failed(String),
 }
 
 impl Link {
-    fn new(server: &str) -> Self {
-        Self { server: server.to_owned(), peer: RwLock::new(None), progress: Mutex::new(std::collections::HashMap::new()) }
+    fn new(server: &str, auth: Option<(Login, Arc<dyn Browser>)>) -> Self {
+        Self { server: server.to_owned(), peer: RwLock::new(None), progress: Mutex::new(std::collections::HashMap::new()), auth }
     }
 
     /// The live peer, while the server is connected.
@@ -53,9 +78,40 @@ impl Link {
 
     /// Calls a tool; the result in its JSON form, or why it failed. With `progress`, the server's
     /// progress notifications for the call reach the editor while it runs.
+    ///
+    /// A call the server refuses for want of a login or a wider scope (step-up) sends the user to
+    /// authorize with what the server's challenge asks, then goes again, at most
+    /// [`MAX_AUTHORIZATIONS`] times.
     pub async fn call(&self, tool: &str, arguments: serde_json::Map<String, Value>, cancel: &CancellationToken, progress: Option<&crate::tools::ToolProgress>) -> Result<Value, String> {
-        let peer = self.peer().ok_or_else(|| format!("the MCP server `{}` is not connected right now (it is being reconnected); try again later", self.server))?;
-        let failed = |error: &dyn std::fmt::Display| format!("the MCP server `{}` failed: {error}", self.server);
+        let mut authorizations = 0;
+        loop {
+            match self.call_once(tool, arguments.clone(), cancel, progress).await {
+                Ok(result) => return Ok(result),
+                Err(CallError::Failed(message)) => return Err(message),
+                Err(CallError::Challenge(challenge)) => {
+                    let Some((login, browser)) = &self.auth else {
+                        return Err(format!("the MCP server `{}` refused the call: it asks for a login ({challenge})", self.server));
+                    };
+                    if authorizations == MAX_AUTHORIZATIONS {
+                        return Err(format!("the MCP server `{}` still refused the call after {MAX_AUTHORIZATIONS} logins ({challenge})", self.server));
+                    }
+                    authorizations += 1;
+                    if let Some(progress) = progress {
+                        let why = if auth::wants_wider_scope(&challenge, &login.url) { "asks for a wider permission for this call" } else { "asks you to log in" };
+                        progress.note(format!("The MCP server `{}` {why}; waiting for the login.", self.server)).await;
+                    }
+                    auth::log_in(&login.target(&self.server), Some(&challenge), browser.as_ref(), cancel).await.map_err(|error| format!("the MCP server `{}` needs a login, which did not succeed: {error}", self.server))?;
+                }
+            }
+        }
+    }
+
+    async fn call_once(&self, tool: &str, arguments: serde_json::Map<String, Value>, cancel: &CancellationToken, progress: Option<&crate::tools::ToolProgress>) -> Result<Value, CallError> {
+        let peer = self.peer().ok_or_else(|| CallError::Failed(format!("the MCP server `{}` is not connected right now (it is being reconnected); try again later", self.server)))?;
+        let failed = |error: &rmcp::ServiceError| match error.auth_challenge() {
+            Some(challenge) => CallError::Challenge(challenge.to_owned()),
+            None => CallError::Failed(format!("the MCP server `{}` failed: {error}", self.server)),
+        };
         let request = rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments)));
         // The library gives each request its progress token; the call's progress is routed by it.
         let handle = peer.send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options()).await.map_err(|error| failed(&error))?;
@@ -65,14 +121,14 @@ impl Link {
         }
         let answer = tokio::select! {
             answer = handle.await_response() => answer.map_err(|error| failed(&error)),
-            () = cancel.cancelled() => Err("The user cancelled this tool call before it finished.".into()),
+            () = cancel.cancelled() => Err(CallError::Failed("The user cancelled this tool call before it finished.".into())),
         };
         if let Ok(mut waiting) = self.progress.lock() {
             waiting.remove(&token);
         }
         match answer? {
             rmcp::model::ServerResult::CallToolResult(result) => Ok(serde_json::to_value(result).unwrap_or_default()),
-            other => Err(failed(&format!("an answer that is not a tool result: {}", serde_json::to_value(other).unwrap_or_default()))),
+            other => Err(CallError::Failed(format!("the MCP server `{}` answered with something that is not a tool result: {}", self.server, serde_json::to_value(other).unwrap_or_default()))),
         }
     }
 
@@ -99,12 +155,42 @@ pub struct Server {
     pub prompts: Mutex<Vec<Value>>,
     /// Bumped whenever the status changes, for whoever waits for servers to settle.
     pub changed: tokio::sync::watch::Sender<u64>,
+    /// Cuts a wait between connection attempts short (after a login, or `/mcp reconnect`).
+    pub wake: tokio::sync::Notify,
+    /// Where an HTTP or SSE server's login is kept, when the user has a data directory.
+    pub tokens: Option<TokenFile>,
+    /// The challenge of the server's last refusal, for the login that answers it.
+    pub challenge: Mutex<Option<String>>,
 }
 
 impl Server {
-    pub fn new(config: McpServerConfig) -> Self {
-        let link = Arc::new(Link::new(&config.name));
-        Self { config, status: Mutex::new(Status::NotStarted), link, registered: Mutex::new(Vec::new()), prompts: Mutex::new(Vec::new()), changed: tokio::sync::watch::channel(0).0 }
+    /// A server; `auth_dir` is where logins are kept, `browser` how the user reaches an
+    /// authorization page when a call needs one.
+    pub fn new(config: McpServerConfig, auth_dir: Option<&std::path::Path>, browser: Option<Arc<dyn Browser>>) -> Self {
+        let url = match &config.transport {
+            Transport::Http { url, .. } | Transport::Sse { url, .. } => Some(url.clone()),
+            Transport::Stdio { .. } => None,
+        };
+        let tokens = url.as_deref().zip(auth_dir).map(|(url, dir)| TokenFile::new(dir, &config.name, url));
+        let auth = url.zip(tokens.clone()).zip(browser).map(|((url, tokens), browser)| (Login { url, oauth: config.oauth.clone(), tokens }, browser));
+        let link = Arc::new(Link::new(&config.name, auth));
+        Self {
+            config,
+            status: Mutex::new(Status::NotStarted),
+            link,
+            registered: Mutex::new(Vec::new()),
+            prompts: Mutex::new(Vec::new()),
+            changed: tokio::sync::watch::channel(0).0,
+            wake: tokio::sync::Notify::new(),
+            tokens,
+            challenge: Mutex::new(None),
+        }
+    }
+
+    /// What a login to this server needs, when it is one that can have one.
+    pub fn login(&self) -> Option<Login> {
+        let (Transport::Http { url, .. } | Transport::Sse { url, .. }) = &self.config.transport else { return None };
+        Some(Login { url: url.clone(), oauth: self.config.oauth.clone(), tokens: self.tokens.clone()? })
     }
 
     pub fn status(&self) -> Status {
@@ -164,7 +250,7 @@ pub async fn keep_connected(server: Arc<Server>, all: Arc<[Arc<Server>]>, regist
         server.set_status(Status::Connecting);
         let handler = Handler { server: Arc::clone(&server), registry: Arc::clone(&registry), questions: Questions::Decline(Arc::clone(&notices)) };
         let attempt = tokio::select! {
-            attempt = tokio::time::timeout(CONNECT_TIMEOUT, connect(&server.config, handler)) => attempt.unwrap_or_else(|_| Err(format!("no answer within {} s", CONNECT_TIMEOUT.as_secs()))),
+            attempt = tokio::time::timeout(CONNECT_TIMEOUT, connect(&server.config, server.tokens.as_ref(), handler)) => attempt.unwrap_or_else(|_| Err(ConnectError::Failed(format!("no answer within {} s", CONNECT_TIMEOUT.as_secs())))),
             () = cancel.cancelled() => break,
         };
         match attempt {
@@ -190,6 +276,14 @@ pub async fn keep_connected(server: Arc<Server>, all: Arc<[Arc<Server>]>, regist
                 let token = running.cancellation_token();
                 let ended = tokio::select! {
                     ended = running.waiting() => ended,
+                    () = server.wake.notified() => {
+                        // Asked to reconnect (`/mcp reconnect`, a new login): drop this one.
+                        token.cancel();
+                        server.link.set(None);
+                        server.set_status(Status::Connecting);
+                        delay = Duration::from_secs(1);
+                        continue;
+                    }
                     () = cancel.cancelled() => {
                         token.cancel();
                         server.link.set(None);
@@ -201,7 +295,23 @@ pub async fn keep_connected(server: Arc<Server>, all: Arc<[Arc<Server>]>, regist
                 notices.push(format!("The MCP server `{name}` stopped; reconnecting. Its tools fail until it is back."));
                 server.set_status(Status::Failed("stopped; reconnecting".into()));
             }
-            Err(error) => {
+            Err(ConnectError::NeedsLogin { challenge }) => {
+                // Never a browser from the background: the user logs in when they choose to, and
+                // the connection waits for that instead of retrying.
+                tracing::info!(server = %name, "MCP server asks for a login");
+                if let Ok(mut last) = server.challenge.lock() {
+                    *last = Some(challenge);
+                }
+                notices.push(format!("The MCP server `{name}` needs you to log in: type `/mcp login {name}`."));
+                server.set_status(Status::NeedsLogin);
+                tokio::select! {
+                    () = server.wake.notified() => {}
+                    () = cancel.cancelled() => break,
+                }
+                delay = Duration::from_secs(1);
+                continue;
+            }
+            Err(ConnectError::Failed(error)) => {
                 tracing::warn!(server = %name, %error, "MCP server did not connect");
                 if !told_failure {
                     notices.push(format!("The MCP server `{name}` could not connect: {error}. Trying again in the background."));
@@ -212,6 +322,7 @@ pub async fn keep_connected(server: Arc<Server>, all: Arc<[Arc<Server>]>, regist
         }
         tokio::select! {
             () = tokio::time::sleep(delay) => {}
+            () = server.wake.notified() => delay = Duration::from_secs(1),
             () = cancel.cancelled() => break,
         }
         delay = (delay * 2).min(MAX_BACKOFF);
@@ -219,7 +330,29 @@ pub async fn keep_connected(server: Arc<Server>, all: Arc<[Arc<Server>]>, regist
     server.set_status(Status::Stopped);
 }
 
-pub(super) async fn connect(config: &McpServerConfig, handler: Handler) -> Result<RunningService<RoleClient, Handler>, String> {
+/// Why a connection attempt failed, by what happens next.
+#[derive(Debug)]
+pub(super) enum ConnectError {
+    /// The server wants a login (its `WWW-Authenticate` challenge): wait for the user.
+    NeedsLogin { challenge: String },
+    /// Anything else: try again later.
+    Failed(String),
+}
+
+impl From<String> for ConnectError {
+    fn from(message: String) -> Self {
+        Self::Failed(message)
+    }
+}
+
+fn initialize_failed(error: rmcp::service::ClientInitializeError) -> ConnectError {
+    match error.auth_challenge() {
+        Some(challenge) => ConnectError::NeedsLogin { challenge: challenge.to_owned() },
+        None => ConnectError::Failed(error.to_string()),
+    }
+}
+
+pub(super) async fn connect(config: &McpServerConfig, tokens: Option<&TokenFile>, handler: Handler) -> Result<RunningService<RoleClient, Handler>, ConnectError> {
     match &config.transport {
         Transport::Stdio { command, args, env } => {
             let mut child = tokio::process::Command::new(command);
@@ -241,24 +374,45 @@ pub(super) async fn connect(config: &McpServerConfig, handler: Handler) -> Resul
                     }
                 });
             }
-            handler.serve(transport).await.map_err(|error| error.to_string())
+            handler.serve(transport).await.map_err(|error| ConnectError::Failed(error.to_string()))
         }
         Transport::Http { url, headers } => {
             let client = crate::http::client_builder().build().map_err(|error| error.to_string())?;
             let mut custom = std::collections::HashMap::new();
             for (key, value) in headers {
                 let (Ok(key), Ok(value)) = (reqwest::header::HeaderName::try_from(key.as_str()), reqwest::header::HeaderValue::try_from(value.as_str())) else {
-                    return Err(format!("the header `{key}` is not valid"));
+                    return Err(ConnectError::Failed(format!("the header `{key}` is not valid")));
                 };
                 custom.insert(key, value);
             }
             let transport_config = rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
-            let transport = rmcp::transport::StreamableHttpClientTransport::with_client(client, transport_config);
-            handler.serve(transport).await.map_err(|error| error.to_string())
+            let Some(tokens) = tokens else {
+                let transport = rmcp::transport::StreamableHttpClientTransport::with_client(client, transport_config);
+                return handler.serve(transport).await.map_err(initialize_failed);
+            };
+            // Through the login's tokens, read on every request: a login (or a wider scope) that
+            // arrives while connected is used from the next request on.
+            let mut manager = auth::manager(url, tokens).await.map_err(|error| error.to_string())?;
+            if tokens.exists()
+                && let Err(error) = manager.initialize_from_store().await
+            {
+                tracing::warn!(server = %config.name, %error, "the saved MCP login could not be used");
+            }
+            let transport = rmcp::transport::StreamableHttpClientTransport::with_client(rmcp::transport::auth::AuthClient::new(client, manager), transport_config);
+            handler.serve(transport).await.map_err(initialize_failed)
         }
         Transport::Sse { url, headers } => {
-            let transport = super::sse::connect(url, headers).await?;
-            handler.serve(transport).await.map_err(|error| error.to_string())
+            let mut headers = headers.clone();
+            if let Some(tokens) = tokens.filter(|tokens| tokens.exists()) {
+                match auth::manager(url, tokens).await.map_err(|error| error.to_string())?.get_access_token().await {
+                    Ok(token) => {
+                        headers.insert("Authorization".into(), format!("Bearer {token}"));
+                    }
+                    Err(error) => tracing::warn!(server = %config.name, %error, "the saved MCP login could not be used"),
+                }
+            }
+            let transport = super::sse::connect(url, &headers).await?;
+            handler.serve(transport).await.map_err(|error| ConnectError::Failed(error.to_string()))
         }
     }
 }

@@ -11,6 +11,7 @@ use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::sink_stream::SinkStreamTransport;
 use tokio::sync::{mpsc, oneshot};
 
+use super::connection::ConnectError;
 use crate::llm::sse::SseDecoder;
 
 /// How long the server may take to name its message endpoint.
@@ -25,19 +26,20 @@ type Outgoing = std::pin::Pin<Box<dyn futures::Sink<TxJsonRpcMessage<RoleClient>
 type Incoming = std::pin::Pin<Box<dyn futures::Stream<Item = RxJsonRpcMessage<RoleClient>> + Send>>;
 
 /// Opens the event stream and waits for the endpoint; the transport then sends and receives.
-pub async fn connect(url: &str, headers: &BTreeMap<String, String>) -> Result<SinkStreamTransport<Outgoing, Incoming>, String> {
-    let client = crate::http::client_builder().build().map_err(|error| error.to_string())?;
+pub async fn connect(url: &str, headers: &BTreeMap<String, String>) -> Result<SinkStreamTransport<Outgoing, Incoming>, ConnectError> {
+    let client = crate::http::client_builder().build().map_err(|error| ConnectError::Failed(error.to_string()))?;
     let with_headers = |mut request: reqwest::RequestBuilder| {
         for (key, value) in headers {
             request = request.header(key, value);
         }
         request
     };
-    let response = with_headers(client.get(url).header(reqwest::header::ACCEPT, "text/event-stream"))
-        .send()
-        .await
-        .and_then(reqwest::Response::error_for_status)
-        .map_err(|error| format!("{url}: {error}"))?;
+    let response = with_headers(client.get(url).header(reqwest::header::ACCEPT, "text/event-stream")).send().await.map_err(|error| format!("{url}: {error}"))?;
+    if response.status() == reqwest::StatusCode::UNAUTHORIZED {
+        let challenge = response.headers().get(reqwest::header::WWW_AUTHENTICATE).and_then(|value| value.to_str().ok()).unwrap_or("Bearer");
+        return Err(ConnectError::NeedsLogin { challenge: challenge.to_owned() });
+    }
+    let response = response.error_for_status().map_err(|error| format!("{url}: {error}"))?;
     let base = response.url().clone();
     let (endpoint_tx, endpoint_rx) = oneshot::channel::<String>();
     let (messages_tx, mut messages_rx) = mpsc::channel::<RxJsonRpcMessage<RoleClient>>(64);
@@ -72,8 +74,8 @@ pub async fn connect(url: &str, headers: &BTreeMap<String, String>) -> Result<Si
     });
     let endpoint = tokio::time::timeout(ENDPOINT_WAIT, endpoint_rx)
         .await
-        .map_err(|_| format!("{url}: the server named no message endpoint within {} s", ENDPOINT_WAIT.as_secs()))?
-        .map_err(|_| format!("{url}: the event stream ended before it named a message endpoint"))?;
+        .map_err(|_| ConnectError::Failed(format!("{url}: the server named no message endpoint within {} s", ENDPOINT_WAIT.as_secs())))?
+        .map_err(|_| ConnectError::Failed(format!("{url}: the event stream ended before it named a message endpoint")))?;
     let headers = headers.clone();
     let outgoing = futures::sink::unfold((client, endpoint, headers), |(client, endpoint, headers), message: TxJsonRpcMessage<RoleClient>| async move {
         let mut request = client.post(&endpoint).json(&message);

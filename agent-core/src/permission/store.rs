@@ -2,7 +2,6 @@
 //! where they could be committed): "always allow" rules and the fingerprint of the project
 //! settings (hooks, allow rules) the user approved. One JSON file per project, readable by the user only (0600).
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 /// The private settings file for a project: `<config>/projects/<path with / as ->/settings.json`.
@@ -54,12 +53,6 @@ fn update(path: &Path, edit: impl FnOnce(&mut serde_json::Map<String, serde_json
     };
     let object = settings.as_object_mut().ok_or_else(|| fail(&"the file is not a JSON object"))?;
     edit(object, &|problem: &str| fail(&problem))?;
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|error| fail(&error))?;
-        let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
-    }
     let text = serde_json::to_string_pretty(&settings).map_err(|error| fail(&error))?;
-    // The temp file is created 0600 and keeps that mode when renamed into place.
-    crate::workspace::write_file_atomic(path, text.as_bytes()).map_err(|error| fail(&error))?;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).map_err(|error| fail(&error))
+    crate::workspace::write_private_file(path, text.as_bytes()).map_err(|error| fail(&error))
 }

@@ -119,12 +119,7 @@ impl SessionStore {
 
     /// `$XDG_DATA_HOME/larik/sessions`, or `~/.local/share/larik/sessions`.
     pub fn from_env(env: &std::collections::HashMap<String, String>) -> Option<Self> {
-        let data = env
-            .get("XDG_DATA_HOME")
-            .filter(|dir| !dir.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| env.get("HOME").map(|home| Path::new(home).join(".local/share")))?;
-        Some(Self::new(data.join("larik").join("sessions")))
+        Some(Self::new(crate::config::user_data_dir(env)?.join("sessions")))
     }
 
     fn file(&self, id: &str) -> Result<PathBuf, StoreError> {

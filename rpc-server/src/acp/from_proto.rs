@@ -89,7 +89,7 @@ pub fn mcp_servers(servers: &[acp::McpServer]) -> Vec<larik_core::McpServerConfi
                 acp::McpServer::Sse(sse) => (sse.name.clone(), McpTransport::Sse { url: sse.url.clone(), headers: headers(&sse.headers) }),
                 _ => return None,
             };
-            Some(McpServerConfig { name, transport, scope: McpServerScope::Client, source: "the editor".into() })
+            Some(McpServerConfig { name, transport, scope: McpServerScope::Client, source: "the editor".into(), oauth: Default::default() })
         })
         .collect()
 }

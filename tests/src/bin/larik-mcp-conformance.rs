@@ -1,5 +1,6 @@
 //! The client the MCP conformance suite runs: `larik-mcp-conformance <server url>`, with the
-//! scenario in `MCP_CONFORMANCE_SCENARIO`. Exits 0 when the scenario's steps went through; the
+//! scenario in `MCP_CONFORMANCE_SCENARIO` and what it hands the client (a pre-registered OAuth
+//! client) in `MCP_CONFORMANCE_CONTEXT`. Exits 0 when the scenario's steps went through; the
 //! suite judges the rest from what its mock server saw.
 
 use std::io::Write;
@@ -10,6 +11,7 @@ fn main() -> std::process::ExitCode {
         return std::process::ExitCode::from(2);
     };
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_else(|_| "initialize".into());
+    let context = std::env::var("MCP_CONFORMANCE_CONTEXT").ok();
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(error) => {
@@ -17,7 +19,7 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(larik_core::mcp_conformance::run_scenario(&url, &scenario)) {
+    match runtime.block_on(larik_core::mcp_conformance::run_scenario(&url, &scenario, context.as_deref())) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {
             let _ = writeln!(std::io::stderr(), "larik-mcp-conformance ({scenario}): {error}");
