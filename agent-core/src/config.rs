@@ -43,6 +43,9 @@ pub struct Settings {
     /// Read by [`crate::hooks::Hooks::load`]; named here so it is not reported as unknown.
     #[serde(rename = "hooks")]
     _hooks: Option<serde_json::Value>,
+    /// Read by [`crate::mcp::config::load`]; named here so it is not reported as unknown.
+    #[serde(rename = "mcpServers")]
+    _mcp_servers: Option<serde_json::Value>,
     /// Keys no part of Larik reads, kept to be reported rather than silently dropped.
     #[serde(flatten)]
     unknown: std::collections::BTreeMap<String, serde_json::Value>,
@@ -142,6 +145,7 @@ impl Settings {
             permissions: over.permissions.or(self.permissions),
             sandbox: over.sandbox.or(self.sandbox),
             _hooks: None,
+            _mcp_servers: None,
             unknown: std::collections::BTreeMap::new(),
             problems: [self.problems, over.problems].concat(),
         }
@@ -378,9 +382,10 @@ mod tests {
         let home = tempfile::tempdir().unwrap();
         let project = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(project.path().join(".larik")).unwrap();
-        std::fs::write(project.path().join(".larik/settings.json"), r#"{"thoughtLevel": "max", "modle": "x", "model": "y"}"#).unwrap();
+        std::fs::write(project.path().join(".larik/settings.json"), r#"{"thoughtLevel": "max", "modle": "x", "model": "y", "hooks": {}, "mcpServers": {"gh": {"type": "http", "url": "https://example.com/mcp"}}}"#).unwrap();
         let settings = load_settings(project.path(), &env(&[("XDG_CONFIG_HOME", home.path().to_str().unwrap())])).unwrap();
         assert_eq!(settings.model.as_deref(), Some("y"));
+        // Settings other parts read (hooks, MCP servers) are not unknown.
         assert_eq!(settings.problems.len(), 2, "{:?}", settings.problems);
         assert!(settings.problems.iter().any(|problem| problem.contains("`modle` is not a Larik setting")));
         assert!(settings.problems.iter().any(|problem| problem.contains("thoughtLevel `max`")));

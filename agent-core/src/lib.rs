@@ -36,7 +36,7 @@ pub use review::{Hunk, apply_accepted, hunks};
 /// the user, opening an MCP server's login page. Each is optional; the core works without them.
 pub mod services {
     pub use crate::mcp::Browser as LoginBrowser;
-    pub use crate::tools::ask_user::AskUser;
+    pub use crate::tools::ask_user::{AskUser, FormAnswer};
     pub use crate::tools::terminal::{EditorTerminal, EditorTerminals, TerminalCommand, TerminalExit, TerminalOutput};
     pub use crate::tools::EditorServices;
     pub use crate::workspace::{EditorFiles, write_file_atomic};

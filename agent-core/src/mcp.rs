@@ -129,6 +129,8 @@ impl McpServers {
         if let Some(tokens) = &server.tokens {
             tokens.reload();
         }
+        // Connecting from now on, so whoever waits for the servers to settle waits for this one.
+        server.set_status(Status::Connecting);
         server.wake.notify_one();
         Ok(format!("Reconnecting the MCP server `{name}`."))
     }
@@ -144,7 +146,7 @@ impl McpServers {
             *started = true;
             // Connecting from now on, so a prompt right after this waits for it.
             server.set_status(Status::Connecting);
-            let task = connection::keep_connected(Arc::clone(server), Arc::clone(&self.servers), Arc::clone(&self.registry), Arc::clone(&self.notices), self.cancel.child_token());
+            let task = connection::keep_connected(Arc::clone(server), Arc::clone(&self.servers), Arc::clone(&self.registry), Arc::clone(&self.notices), self.support.ask_user.clone(), self.cancel.child_token());
             tasks.push(tokio::spawn(task));
         }
     }

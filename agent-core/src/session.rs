@@ -310,6 +310,23 @@ impl Session {
 
     /// The MCP servers and where each is, one line each; waits first (at most the connect
     /// timeout) for servers still connecting.
+    /// `/mcp login <server>`: logs in through the editor, then reconnects the server.
+    pub async fn mcp_login(&self, server: &str, cancel: &CancellationToken) -> Result<String, String> {
+        self.env.mcp.login(server, cancel).await
+    }
+
+    /// `/mcp reconnect <server>`.
+    pub fn mcp_reconnect(&self, server: &str) -> Result<String, String> {
+        self.env.mcp.reconnect(server)
+    }
+
+    /// `/mcp approve`: asks for the project's settings (its MCP servers, hooks and rules) now;
+    /// approved, its servers start connecting. Whether they apply.
+    pub async fn approve_project_settings(&self, events: mpsc::Sender<AgentEvent>, cancel: CancellationToken) -> bool {
+        let point = hook_points::Point { env: &self.env, events: &events, cancel: &cancel };
+        self.env.hooks.ask_again(&point).await
+    }
+
     pub async fn mcp_report(&self) -> String {
         self.env.mcp.settle(crate::mcp::McpServers::connect_timeout()).await;
         self.env.mcp.report()

@@ -54,6 +54,9 @@ enum McpAction {
     List,
     /// One server.
     Get { name: String },
+    /// Log in to an HTTP or SSE server that asks for OAuth: opens its authorization page
+    /// (`$BROWSER`, else `xdg-open`; the address is printed too) and keeps the login.
+    Login { name: String },
 }
 
 #[derive(Subcommand)]
@@ -85,6 +88,7 @@ fn main() -> anyhow::Result<()> {
             (Some(Command::Sandbox { action: SandboxAction::Check }), _) => larik::sandbox_check::run(&env),
             (Some(Command::Mcp { action: McpAction::List }), _) => larik::mcp_cli::run(None, &env).await,
             (Some(Command::Mcp { action: McpAction::Get { name } }), _) => larik::mcp_cli::run(Some(&name), &env).await,
+            (Some(Command::Mcp { action: McpAction::Login { name } }), _) => larik::mcp_cli::login(&name, &env).await,
             (None, Some(prompt)) => larik::headless::run(&prompt, cli.output_format, env).await,
             (None, None) => Err(anyhow::anyhow!("nothing to do: run `larik acp` from an editor, `larik -p \"prompt\"`, or `larik demo`")),
         }

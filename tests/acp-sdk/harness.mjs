@@ -485,6 +485,8 @@ export class Harness {
   checker = new ProtocolChecker();
   /** Pending `session/request_permission` requests: `{ params, respond(response) }`. */
   permissions = new Queue();
+  /** Pending `elicitation/create` requests: `{ params, respond(response) }`. */
+  elicitations = new Queue();
   /** Answers `terminal/*` requests, for clients that advertise `terminal`. */
   terminals = new TerminalHost();
   #children = [];
@@ -613,6 +615,9 @@ export class Harness {
       .onRequest(acp.methods.client.session.requestPermission, ({ params }) =>
         new Promise((respond) => this.permissions.push({ params, respond })),
       )
+      .onRequest(acp.methods.client.elicitation.create, ({ params }) =>
+        new Promise((respond) => this.elicitations.push({ params, respond })),
+      )
       .onRequest(acp.methods.client.terminal.create, ({ params }) => this.terminals.create(params))
       .onRequest(acp.methods.client.terminal.output, ({ params }) => this.terminals.output(params))
       .onRequest(acp.methods.client.terminal.waitForExit, ({ params }) => this.terminals.waitForExit(params))
@@ -672,6 +677,10 @@ export class Harness {
   async finishTurn(session) {
     const read = await this.readUntil(session, (m) => m.kind === "stop", "the end of the prompt turn");
     return { updates: read.filter((m) => m.kind === "session_update").map((m) => m.update), response: read.at(-1).response };
+  }
+
+  nextElicitation() {
+    return this.wait(this.elicitations.next(), "an elicitation/create request");
   }
 
   nextPermission() {

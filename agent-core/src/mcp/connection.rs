@@ -220,10 +220,14 @@ impl Server {
     }
 
     /// Lists the server's tools into the registry, replacing what it listed before.
-    async fn register(&self, peer: &Peer<RoleClient>, registry: &Registry) -> Result<usize, String> {
-        let tools = peer.list_all_tools().await.map_err(|error| format!("could not list its tools: {error}"))?;
+    /// A server that lets `initialize` through may still want a login to list its tools.
+    async fn register(&self, peer: &Peer<RoleClient>, registry: &Registry) -> Result<usize, ConnectError> {
+        let tools = peer.list_all_tools().await.map_err(|error| match error.auth_challenge() {
+            Some(challenge) => ConnectError::NeedsLogin { challenge: challenge.to_owned() },
+            None => ConnectError::Failed(format!("could not list its tools: {error}")),
+        })?;
         let listed: Vec<Value> = tools.iter().map(|tool| serde_json::to_value(tool).unwrap_or_default()).collect();
-        let mut registered = self.registered.lock().map_err(|_| "state poisoned".to_owned())?;
+        let mut registered = self.registered.lock().map_err(|_| ConnectError::Failed("state poisoned".to_owned()))?;
         for name in registered.drain(..) {
             registry.remove(&name);
         }
@@ -239,7 +243,7 @@ impl Server {
 
 /// Connects, and keeps connecting after every drop, until `cancel` fires. `all` is every server
 /// of the session, for the resource tools a server with resources brings.
-pub async fn keep_connected(server: Arc<Server>, all: Arc<[Arc<Server>]>, registry: Arc<Registry>, notices: Arc<Notices>, cancel: CancellationToken) {
+pub async fn keep_connected(server: Arc<Server>, all: Arc<[Arc<Server>]>, registry: Arc<Registry>, notices: Arc<Notices>, ask_user: Option<Arc<dyn crate::tools::ask_user::AskUser>>, cancel: CancellationToken) {
     // Started while a session opens: let the answer to the editor go out first, so starting a
     // server's process never delays it.
     tokio::task::yield_now().await;
@@ -248,7 +252,11 @@ pub async fn keep_connected(server: Arc<Server>, all: Arc<[Arc<Server>]>, regist
     let mut told_failure = false;
     loop {
         server.set_status(Status::Connecting);
-        let handler = Handler { server: Arc::clone(&server), registry: Arc::clone(&registry), questions: Questions::Decline(Arc::clone(&notices)) };
+        let questions = match &ask_user {
+            Some(asker) => Questions::Ask(Arc::clone(asker)),
+            None => Questions::Decline(Arc::clone(&notices)),
+        };
+        let handler = Handler { server: Arc::clone(&server), registry: Arc::clone(&registry), questions };
         let attempt = tokio::select! {
             attempt = tokio::time::timeout(CONNECT_TIMEOUT, connect(&server.config, server.tokens.as_ref(), handler)) => attempt.unwrap_or_else(|_| Err(ConnectError::Failed(format!("no answer within {} s", CONNECT_TIMEOUT.as_secs())))),
             () = cancel.cancelled() => break,
@@ -269,7 +277,16 @@ pub async fn keep_connected(server: Arc<Server>, all: Arc<[Arc<Server>]>, regist
                 // for the server sees all of it.
                 match registered {
                     Ok(tools) => server.set_status(Status::Connected { tools }),
-                    Err(error) => server.set_status(Status::Failed(error)),
+                    Err(ConnectError::NeedsLogin { challenge }) => {
+                        running.cancellation_token().cancel();
+                        server.link.set(None);
+                        if !wait_for_login(&server, &notices, challenge, &cancel).await {
+                            break;
+                        }
+                        delay = Duration::from_secs(1);
+                        continue;
+                    }
+                    Err(ConnectError::Failed(error)) => server.set_status(Status::Failed(error)),
                 }
                 told_failure = false;
                 delay = Duration::from_secs(1);
@@ -296,17 +313,8 @@ pub async fn keep_connected(server: Arc<Server>, all: Arc<[Arc<Server>]>, regist
                 server.set_status(Status::Failed("stopped; reconnecting".into()));
             }
             Err(ConnectError::NeedsLogin { challenge }) => {
-                // Never a browser from the background: the user logs in when they choose to, and
-                // the connection waits for that instead of retrying.
-                tracing::info!(server = %name, "MCP server asks for a login");
-                if let Ok(mut last) = server.challenge.lock() {
-                    *last = Some(challenge);
-                }
-                notices.push(format!("The MCP server `{name}` needs you to log in: type `/mcp login {name}`."));
-                server.set_status(Status::NeedsLogin);
-                tokio::select! {
-                    () = server.wake.notified() => {}
-                    () = cancel.cancelled() => break,
+                if !wait_for_login(&server, &notices, challenge, &cancel).await {
+                    break;
                 }
                 delay = Duration::from_secs(1);
                 continue;
@@ -330,12 +338,31 @@ pub async fn keep_connected(server: Arc<Server>, all: Arc<[Arc<Server>]>, regist
     server.set_status(Status::Stopped);
 }
 
+/// A server asked for a login. Never a browser from the background: the user logs in when they
+/// choose to (`/mcp login`), and the connection waits for that instead of retrying. False when
+/// the session ended meanwhile.
+async fn wait_for_login(server: &Server, notices: &Notices, challenge: String, cancel: &CancellationToken) -> bool {
+    let name = &server.config.name;
+    tracing::info!(server = %name, "MCP server asks for a login");
+    if let Ok(mut last) = server.challenge.lock() {
+        *last = Some(challenge);
+    }
+    notices.push(format!("The MCP server `{name}` needs you to log in: type `/mcp login {name}`."));
+    server.set_status(Status::NeedsLogin);
+    tokio::select! {
+        () = server.wake.notified() => true,
+        () = cancel.cancelled() => false,
+    }
+}
+
 /// Why a connection attempt failed, by what happens next.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub(super) enum ConnectError {
     /// The server wants a login (its `WWW-Authenticate` challenge): wait for the user.
+    #[error("it asks for a login ({challenge})")]
     NeedsLogin { challenge: String },
     /// Anything else: try again later.
+    #[error("{0}")]
     Failed(String),
 }
 
@@ -419,7 +446,9 @@ pub(super) async fn connect(config: &McpServerConfig, tokens: Option<&TokenFile>
 
 /// What a server's questions to the user (`elicitation/create`) get.
 pub(super) enum Questions {
-    /// Declined, and the user told: the session has no form to show them in yet.
+    /// Shown to the user as a form in the editor.
+    Ask(Arc<dyn crate::tools::ask_user::AskUser>),
+    /// Declined, and the user told: the editor has no forms.
     Decline(Arc<Notices>),
     /// Accepted with the schema's defaults filled in (SEP-1034): for checking the client
     /// against the conformance suite, where no one is there to answer.
@@ -453,8 +482,22 @@ impl ClientHandler for Handler {
                 result.content = Some(Value::Object(defaults(&schema)));
                 Ok(result)
             }
+            (Questions::Ask(asker), ElicitRequestParams::FormElicitationParams { message, requested_schema, .. }) => {
+                let schema = serde_json::to_value(requested_schema).unwrap_or_default();
+                let message = format!("The MCP server `{}` asks: {message}", self.server.config.name);
+                let answer = asker.form(&message, schema).await.map_err(|error| rmcp::ErrorData::internal_error(format!("the question could not be shown: {error}"), None))?;
+                Ok(match answer {
+                    crate::tools::ask_user::FormAnswer::Accepted(content) => {
+                        let mut result = ElicitResult::new(ElicitationAction::Accept);
+                        result.content = Some(content);
+                        result
+                    }
+                    crate::tools::ask_user::FormAnswer::Declined => ElicitResult::new(ElicitationAction::Decline),
+                    crate::tools::ask_user::FormAnswer::Cancelled => ElicitResult::new(ElicitationAction::Cancel),
+                })
+            }
             (Questions::Decline(notices), _) => {
-                notices.push(format!("The MCP server `{}` asked you a question, which Larik cannot show yet; it was declined.", self.server.config.name));
+                notices.push(format!("The MCP server `{}` asked you a question, which this editor cannot show (it has no forms); it was declined.", self.server.config.name));
                 Ok(ElicitResult::new(ElicitationAction::Decline))
             }
             _ => Ok(ElicitResult::new(ElicitationAction::Decline)),

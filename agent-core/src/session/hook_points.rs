@@ -86,6 +86,21 @@ impl HookPoints {
         }
     }
 
+    /// `/mcp approve`: asks for the project's settings now, again if they were refused earlier
+    /// in this session. Whether they apply.
+    pub async fn ask_again(&self, point: &Point<'_>) -> bool {
+        if self.fingerprint.is_none() {
+            return true;
+        }
+        {
+            let mut trust = self.trust.lock().await;
+            if *trust == Trust::Refused {
+                *trust = Trust::Unknown;
+            }
+        }
+        self.project_trusted(point).await
+    }
+
     pub fn problems(&self) -> &[String] {
         self.hooks.problems()
     }

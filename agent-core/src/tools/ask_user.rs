@@ -13,6 +13,19 @@ use crate::event::ToolKind;
 pub trait AskUser: Send + Sync {
     /// The answer, `Ok(None)` when the user declined, or why the question could not be asked.
     async fn ask(&self, question: &str, choices: &[String]) -> Result<Option<String>, String>;
+
+    /// A form: `schema` is a flat JSON Schema object (MCP's and ACP's elicitation schema, with
+    /// its `default`s for the editor to fill in). The user's answer, or why it could not be shown.
+    async fn form(&self, message: &str, schema: serde_json::Value) -> Result<FormAnswer, String>;
+}
+
+/// What the user did with a form.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FormAnswer {
+    /// Filled in and sent: the values by property name.
+    Accepted(serde_json::Value),
+    Declined,
+    Cancelled,
 }
 
 #[derive(Deserialize, JsonSchema)]

@@ -288,7 +288,23 @@ impl AcpAgent {
                 };
                 notify(peer, session_id, say(message)).await;
             }
-            commands::Command::Mcp => notify(peer, session_id, say(entry.session.mcp_report().await)).await,
+            commands::Command::Mcp(commands::McpAction::List) => notify(peer, session_id, say(entry.session.mcp_report().await)).await,
+            commands::Command::Mcp(commands::McpAction::Login(server)) => {
+                let said = entry.session.mcp_login(&server, cancel).await.unwrap_or_else(|error| error);
+                notify(peer, session_id, say(said)).await;
+            }
+            commands::Command::Mcp(commands::McpAction::Reconnect(server)) => notify(peer, session_id, say(entry.session.mcp_reconnect(&server).unwrap_or_else(|error| error))).await,
+            commands::Command::Mcp(commands::McpAction::Approve) => {
+                let (events_tx, events_rx) = mpsc::channel(256);
+                let turn_cancel = cancel.child_token();
+                let forward = forward_events(peer, session_id, events_rx, ClientView::default(), &turn_cancel);
+                let (approved, ()) = tokio::join!(entry.session.approve_project_settings(events_tx, turn_cancel.clone()), forward);
+                let said = if approved { "The project's settings apply: its MCP servers connect now." } else { "The project's settings stay off: its MCP servers do not run." };
+                notify(peer, session_id, say(said.into())).await;
+            }
+            commands::Command::Mcp(commands::McpAction::Usage(asked)) => {
+                notify(peer, session_id, say(format!("`/mcp {asked}`: use `/mcp`, `/mcp login <server>`, `/mcp reconnect <server>` or `/mcp approve`."))).await;
+            }
             commands::Command::Compact => {
                 let (events_tx, events_rx) = mpsc::channel(256);
                 let turn_cancel = cancel.child_token();

@@ -18,7 +18,7 @@ pub fn available(mcp: &[larik_core::McpCommand]) -> acp::SessionUpdate {
         command("clear", "Start over with an empty conversation", None),
         command("mode", "Switch mode", Some("default, accept-edits, plan or yolo")),
         command("model", "Switch to another configured model", Some("model name")),
-        command("mcp", "List the MCP servers and their state", None),
+        command("mcp", "List the MCP servers and their state; login, reconnect or approve one", Some("[login|reconnect|approve] [server]")),
     ];
     commands.extend(mcp.iter().map(|prompt| command(&prompt.name, &prompt.description, prompt.hint.as_deref())));
     acp::SessionUpdate::AvailableCommandsUpdate(acp::AvailableCommandsUpdate::new(commands))
@@ -38,7 +38,30 @@ pub enum Command {
     Clear,
     Mode(Option<Mode>, String),
     Model(String),
-    Mcp,
+    Mcp(McpAction),
+}
+
+/// What `/mcp` was asked to do.
+#[derive(Debug, PartialEq, Eq)]
+pub enum McpAction {
+    List,
+    Login(String),
+    Reconnect(String),
+    /// Ask for the project's settings (its servers among them) now.
+    Approve,
+    /// Not one of the above: say how it is used.
+    Usage(String),
+}
+
+fn mcp_action(argument: &str) -> McpAction {
+    let mut words = argument.split_whitespace();
+    match (words.next(), words.next(), words.next()) {
+        (None, _, _) => McpAction::List,
+        (Some("login"), Some(server), None) => McpAction::Login(server.to_owned()),
+        (Some("reconnect"), Some(server), None) => McpAction::Reconnect(server.to_owned()),
+        (Some("approve"), _, None) => McpAction::Approve,
+        _ => McpAction::Usage(argument.to_owned()),
+    }
 }
 
 /// The command a prompt's text starts with, if it is one of ours.
@@ -50,7 +73,7 @@ pub fn parse(text: &str) -> Option<Command> {
         "clear" => Some(Command::Clear),
         "mode" => Some(Command::Mode(Mode::from_id(argument), argument.to_owned())),
         "model" => Some(Command::Model(argument.to_owned())),
-        "mcp" => Some(Command::Mcp),
+        "mcp" => Some(Command::Mcp(mcp_action(argument))),
         _ => None,
     }
 }
@@ -62,7 +85,12 @@ mod tests {
     #[test]
     fn parses_our_commands_only() {
         assert_eq!(parse("/compact"), Some(Command::Compact));
-        assert_eq!(parse("/mcp"), Some(Command::Mcp));
+        assert_eq!(parse("/mcp"), Some(Command::Mcp(McpAction::List)));
+        assert_eq!(parse("/mcp login github"), Some(Command::Mcp(McpAction::Login("github".into()))));
+        assert_eq!(parse("/mcp reconnect  everything "), Some(Command::Mcp(McpAction::Reconnect("everything".into()))));
+        assert_eq!(parse("/mcp approve"), Some(Command::Mcp(McpAction::Approve)));
+        assert_eq!(parse("/mcp approve everything"), Some(Command::Mcp(McpAction::Approve)));
+        assert_eq!(parse("/mcp login"), Some(Command::Mcp(McpAction::Usage("login".into()))));
         assert_eq!(parse("  /mode plan "), Some(Command::Mode(Some(Mode::Plan), "plan".into())));
         assert_eq!(parse("/mode nonsense"), Some(Command::Mode(None, "nonsense".into())));
         assert_eq!(parse("/model claude-x"), Some(Command::Model("claude-x".into())));

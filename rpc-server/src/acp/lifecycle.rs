@@ -14,7 +14,7 @@ use larik_protocol::acp;
 use super::agent::{AcpAgent, SessionEntry, notify, unique_suffix};
 use super::connection::{Peer, RpcError};
 use super::editor_files::ClientFiles;
-use super::elicitation::FormQuestions;
+use super::elicitation::{FormQuestions, LoginPages};
 use super::terminals::ClientTerminals;
 use super::{modes, to_proto};
 
@@ -48,6 +48,8 @@ impl AcpAgent {
         if client.elicitation.as_ref().is_some_and(|elicitation| elicitation.form.is_some()) {
             config.services.ask_user = Some(Arc::new(FormQuestions { peer: peer.clone(), session_id: id.clone() }));
         }
+        let url_mode = client.elicitation.as_ref().is_some_and(|elicitation| elicitation.url.is_some());
+        config.services.browser = Some(Arc::new(LoginPages { peer: peer.clone(), session_id: id.clone(), url_mode }));
         // Commands stream into an agent-owned terminal where the client has one; otherwise they
         // run in the client's own terminals, where it offers them.
         if client.terminal && super::forward::ClientView::terminal_stream(&client).is_none() {

@@ -27,6 +27,7 @@ impl TokenFile {
         Self { path: dir.join("mcp-auth").join(format!("{name}-{hash}.json")), cached: Arc::default() }
     }
 
+    #[cfg(test)]
     pub fn path(&self) -> &Path {
         &self.path
     }
