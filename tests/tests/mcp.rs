@@ -363,3 +363,70 @@ async fn progress_of_a_long_call_reaches_the_editor_while_it_runs() {
     let done = updates.iter().position(|update| update["toolCallId"] == "t1" && update["status"] == "completed").unwrap();
     assert!(updates.iter().position(|update| std::ptr::eq(update, notes[0])).unwrap() < done, "progress came before the result");
 }
+
+/// Runs a prompt, answering permission prompts with "allow once" and each `elicitation/create`
+/// with `answer`; returns the forms asked, in order.
+async fn prompt_answering_forms(agent: &mut Agent, session: &str, text: &str, answer: impl Fn(&Value) -> Value) -> Vec<Value> {
+    let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]})).await;
+    let mut forms = Vec::new();
+    loop {
+        let message = agent.next().await;
+        if message["id"] == id && message.get("method").is_none() {
+            assert_eq!(message["result"]["stopReason"], "end_turn", "{message}");
+            return forms;
+        }
+        match message["method"].as_str() {
+            Some("session/request_permission") => agent.reply(&message, json!({"outcome": {"outcome": "selected", "optionId": "allow_once"}})).await,
+            Some("elicitation/create") => {
+                let reply = answer(&message["params"]);
+                agent.reply(&message, reply).await;
+                forms.push(message["params"].clone());
+            }
+            _ => {}
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_servers_question_is_a_form_in_the_editor_with_its_defaults() {
+    let sandbox = Sandbox::new();
+    let steps = vec![Step::tool("t1", "mcp__everything__trigger-elicitation-request", json!({})), Step::text("done")];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize_with(json!({"elicitation": {"form": {}}})).await;
+    let servers = json!([{"name": "everything", "command": node(), "args": [everything(), "stdio"], "env": []}]);
+    let session = session_with(&mut agent, &sandbox, servers).await;
+    let forms = prompt_answering_forms(&mut agent, &session, "ask me", |params| {
+        // The user keeps every default the form shows and types a name.
+        let mut content: serde_json::Map<String, Value> = params["requestedSchema"]["properties"].as_object().unwrap().iter().filter_map(|(name, property)| property.get("default").map(|value| (name.clone(), value.clone()))).collect();
+        content.insert("name".into(), json!("Ada Lovelace"));
+        json!({"action": "accept", "content": content})
+    })
+    .await;
+    assert_eq!(forms.len(), 1, "{forms:?}");
+    let form = &forms[0];
+    assert_eq!(form["mode"], "form");
+    assert!(form["message"].as_str().unwrap().starts_with("The MCP server `everything` asks: "), "{form}");
+    let properties = form["requestedSchema"]["properties"].as_object().unwrap();
+    assert!(properties.len() > 3, "the server's whole form: {form}");
+    assert!(properties.values().any(|property| property.get("default").is_some()), "its defaults, for the editor to fill in: {form}");
+    let result = last_result(&mock.requests()[1]).to_string();
+    assert!(result.contains("Ada Lovelace"), "the server got the user's answer: {result}");
+}
+
+#[tokio::test]
+async fn a_servers_question_without_forms_is_declined_and_the_user_told() {
+    let sandbox = Sandbox::new();
+    let steps = vec![Step::tool("t1", "mcp__everything__trigger-elicitation-request", json!({})), Step::text("done"), Step::text("again")];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize().await;
+    let servers = json!([{"name": "everything", "command": node(), "args": [everything(), "stdio"], "env": []}]);
+    let session = session_with(&mut agent, &sandbox, servers).await;
+    let forms = prompt_answering_forms(&mut agent, &session, "ask me", |_| json!({"action": "cancel"})).await;
+    assert!(forms.is_empty(), "no form for an editor without them");
+    let result = last_result(&mock.requests()[1]).to_string();
+    assert!(result.to_lowercase().contains("declin"), "the server heard the decline: {result}");
+    let (_, updates) = agent.prompt(&session, "next", |_| "allow_once").await;
+    assert!(updates.iter().any(|update| update.to_string().contains("which this editor cannot show")), "the user is told: {updates:?}");
+}

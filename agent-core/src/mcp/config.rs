@@ -46,7 +46,7 @@ pub struct McpServerConfig {
 /// `authServerMetadataUrl`), plus `clientMetadataUrl`: a client-id metadata document to use as
 /// the client id where the authorization server supports them. With none of them set, Larik
 /// discovers the authorization server and registers itself.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OAuthSettings {
     /// A client registered with the authorization server beforehand.
@@ -63,6 +63,27 @@ pub struct OAuthSettings {
     /// The authorization server's metadata, where discovery would not find it.
     pub auth_server_metadata_url: Option<String>,
     pub client_metadata_url: Option<String>,
+}
+
+impl OAuthSettings {
+    /// Everything but the secret's value: what the approval fingerprint and logs see.
+    fn canonical(&self) -> String {
+        format!(
+            "client {:?} secret {} port {:?} scopes {:?} metadata {:?} document {:?}",
+            self.client_id,
+            self.client_secret.is_some(),
+            self.callback_port,
+            self.scopes,
+            self.auth_server_metadata_url,
+            self.client_metadata_url
+        )
+    }
+}
+
+impl std::fmt::Debug for OAuthSettings {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(&self.canonical())
+    }
 }
 
 impl McpServerConfig {
@@ -85,8 +106,8 @@ impl McpServerConfig {
     pub fn canonical(&self) -> String {
         match &self.transport {
             Transport::Stdio { command, args, env } => format!("stdio {} {command} {:?} {:?}", self.name, args, env.keys().collect::<Vec<_>>()),
-            Transport::Http { url, headers } => format!("http {} {url} {:?} {:?}", self.name, headers.keys().collect::<Vec<_>>(), self.oauth),
-            Transport::Sse { url, headers } => format!("sse {} {url} {:?} {:?}", self.name, headers.keys().collect::<Vec<_>>(), self.oauth),
+            Transport::Http { url, headers } => format!("http {} {url} {:?} {}", self.name, headers.keys().collect::<Vec<_>>(), self.oauth.canonical()),
+            Transport::Sse { url, headers } => format!("sse {} {url} {:?} {}", self.name, headers.keys().collect::<Vec<_>>(), self.oauth.canonical()),
         }
     }
 }
@@ -225,14 +246,14 @@ mod tests {
             project.path().join(".mcp.json"),
             r#"{"mcpServers": {
                 "everything": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"], "env": {"API_KEY": "${KEY:-none}"}},
-                "remote": {"type": "http", "url": "${BASE:-http://127.0.0.1:3001}/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}},
+                "remote": {"type": "http", "url": "${BASE:-http://127.0.0.1:3001}/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}, "oauth": {"clientId": "larik-app", "callbackPort": 8765, "scopes": "repo read:org"}},
                 "legacy": {"type": "sse", "url": "http://127.0.0.1:3002/sse"},
                 "off": {"command": "nothing", "enabled": false},
                 "broken": {"type": "http"}
             }}"#,
         )
         .unwrap();
-        let env = env(&[("XDG_CONFIG_HOME", home.path().to_str().unwrap()), ("TOKEN", "abc")]);
+        let env = env(&[("XDG_CONFIG_HOME", home.path().to_str().unwrap()), ("TOKEN", "abc"), ("MCP_CLIENT_SECRET", "s3cret")]);
         let (servers, problems) = load(project.path(), &env).unwrap();
         let names: Vec<&str> = servers.iter().map(|server| server.name.as_str()).collect();
         assert_eq!(names, ["everything", "legacy", "remote"]);
@@ -240,6 +261,14 @@ mod tests {
         assert_eq!(servers[0].transport, Transport::Stdio { command: "npx".into(), args: vec!["-y".into(), "@modelcontextprotocol/server-everything".into()], env: [("API_KEY".to_owned(), "none".to_owned())].into() });
         assert_eq!(servers[2].transport, Transport::Http { url: "http://127.0.0.1:3001/mcp".into(), headers: [("Authorization".to_owned(), "Bearer abc".to_owned())].into() });
         assert!(matches!(&servers[1].transport, Transport::Sse { url, .. } if url == "http://127.0.0.1:3002/sse"));
+        let oauth = &servers[2].oauth;
+        assert_eq!((oauth.client_id.as_deref(), oauth.callback_port, oauth.scopes.as_deref()), (Some("larik-app"), Some(8765), Some("repo read:org")));
+        assert_eq!(oauth.client_secret.as_deref(), Some("s3cret"), "the secret comes from MCP_CLIENT_SECRET, never the file");
+        // The OAuth settings are part of what the user approves.
+        let mut changed = servers[2].clone();
+        changed.oauth.client_id = Some("someone-else".into());
+        assert_ne!(changed.canonical(), servers[2].canonical());
+        assert!(!format!("{:?} {}", servers[2], servers[2].canonical()).contains("s3cret"), "the secret is never shown");
         assert_eq!(problems.len(), 1, "{problems:?}");
         assert!(problems[0].contains("`broken`"));
         std::fs::write(project.path().join(".mcp.json"), "{oops").unwrap();
