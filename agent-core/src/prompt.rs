@@ -10,8 +10,14 @@ const MEMORY_FILES: &[&str] = &["AGENTS.md", "CLAUDE.md"];
 const MAX_MEMORY_BYTES: usize = 40 * 1024;
 
 pub fn system_prompt(cwd: &Path, today: &str) -> String {
-    let mut prompt = String::from(BASE.trim());
-    prompt.push_str("\n\n<environment>\n");
+    format!("{}\n\n{}", BASE.trim(), context(cwd, today))
+}
+
+/// What every agent of the session is told about where it works: the environment block and the
+/// project's memory files. A subagent gets it after its definition's prompt.
+pub fn context(cwd: &Path, today: &str) -> String {
+    let mut prompt = String::new();
+    prompt.push_str("<environment>\n");
     prompt.push_str(&format!("Working directory: {}\n", cwd.display()));
     prompt.push_str(&format!("Platform: {} ({})\n", std::env::consts::OS, std::env::consts::ARCH));
     prompt.push_str(&format!("Date: {today}\n"));

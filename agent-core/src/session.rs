@@ -6,7 +6,10 @@ mod dispatch;
 pub(crate) mod hook_points;
 mod paced_text;
 pub mod store;
+mod subagent;
 mod turn;
+
+pub use subagent::{SubagentOutcome, run_subagent};
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -103,6 +106,8 @@ pub struct SessionConfig {
     pub mcp_servers: Vec<crate::mcp::McpServerConfig>,
     /// The user's data directory for Larik (MCP logins are kept there).
     pub data_dir: Option<std::path::PathBuf>,
+    /// The subagents the `task` tool offers.
+    pub agents: Vec<crate::agents::Definition>,
     /// The conversation so far, for a session loaded from disk.
     pub history: Vec<Message>,
     pub title: Option<String>,
@@ -130,6 +135,7 @@ impl SessionConfig {
             hooks: crate::hooks::Hooks::default(),
             mcp_servers: Vec::new(),
             data_dir: None,
+            agents: crate::agents::definitions::builtin(),
             history: Vec::new(),
             title: None,
         }
@@ -148,6 +154,7 @@ impl SessionConfig {
         let permissions = config::load_permissions(&cwd, env)?;
         let hooks = crate::hooks::Hooks::load(&cwd, env).map_err(|error| ConfigError::Unreadable { path: cwd.clone(), message: error.to_string() })?;
         let (mcp_servers, mcp_problems) = crate::mcp::config::load(&cwd, env).map_err(|error| ConfigError::Unreadable { path: error.path.clone(), message: error.message.clone() })?;
+        let (agents, agent_problems) = crate::agents::definitions::load(&cwd, env);
         let search = config::resolve_search(&settings, env);
         let (provider, model, resolved) = match config::resolve_model(&settings, env) {
             Ok(model) => (model.build_provider(), ModelSettings::from(&model), Some(model)),
@@ -169,7 +176,7 @@ impl SessionConfig {
             },
         };
         let (initial_mode, mode_notice) = config::initial_mode(&permissions, &cwd);
-        let notices: Vec<String> = notice.into_iter().chain(mode_notice).chain(settings.problems.iter().cloned()).chain(hooks.problems().iter().cloned()).chain(mcp_problems).collect();
+        let notices: Vec<String> = notice.into_iter().chain(mode_notice).chain(settings.problems.iter().cloned()).chain(hooks.problems().iter().cloned()).chain(mcp_problems).chain(agent_problems).collect();
         let notice = (!notices.is_empty()).then(|| notices.join("\n"));
         let config = Self {
             id: fresh_id(),
@@ -190,6 +197,7 @@ impl SessionConfig {
             hooks,
             mcp_servers,
             data_dir: crate::config::user_data_dir(env),
+            agents,
             history: Vec::new(),
             title: None,
         };
@@ -236,6 +244,7 @@ impl Session {
         let cancel = parent_cancel.child_token();
         let project_allow: Vec<String> = config.rules.project_allow.iter().map(|rule| rule.text.clone()).collect();
         let registry = Arc::new(Registry::builtin(config.search));
+        registry.add(Arc::new(crate::agents::TaskTool::new(config.agents)));
         // Said with the next turn: what the settings made of this session, then whatever the
         // MCP servers report between turns.
         let notices: Arc<crate::mcp::Notices> = Arc::default();
@@ -453,7 +462,7 @@ impl Session {
         let model = self.env.models.settings();
         let outcome = match self.env.models.provider() {
             Ok(provider) => {
-                let turn = turn::Turn { env: &self.env, provider: provider.as_ref(), model: &model, system: &self.system, events: &events, cancel: &cancel, steering: &self.steering };
+                let turn = turn::Turn { env: &self.env, provider: provider.as_ref(), model: &model, system: &self.system, events: &events, cancel: &cancel, steering: &self.steering, child: None };
                 match work {
                     Work::Prompt(prompt) => {
                         let started = self.session_start.lock().ok().and_then(|mut start| start.take());

@@ -236,21 +236,26 @@ pub trait DynTool: Send + Sync {
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolOutput;
 }
 
-fn parse_input<T: DeserializeOwned>(name: &str, input: &Value) -> Result<T, String> {
+/// A tool's input schema, derived from its Rust input type.
+pub(crate) fn input_schema<T: JsonSchema>() -> Value {
+    let schema = schemars::generate::SchemaSettings::draft07().into_generator().into_root_schema_for::<T>();
+    let mut input_schema = serde_json::to_value(schema).unwrap_or_default();
+    if let Some(object) = input_schema.as_object_mut() {
+        // Models only need the shape; the meta keys cost prompt bytes.
+        object.remove("$schema");
+        object.remove("title");
+    }
+    input_schema
+}
+
+pub(crate) fn parse_input<T: DeserializeOwned>(name: &str, input: &Value) -> Result<T, String> {
     T::deserialize(input).map_err(|error| format!("invalid input for {name}: {error}"))
 }
 
 #[async_trait::async_trait]
 impl<T: Tool> DynTool for T {
     fn spec(&self) -> ToolSpec {
-        let schema = schemars::generate::SchemaSettings::draft07().into_generator().into_root_schema_for::<T::Input>();
-        let mut input_schema = serde_json::to_value(schema).unwrap_or_default();
-        if let Some(object) = input_schema.as_object_mut() {
-            // Models only need the shape; the meta keys cost prompt bytes.
-            object.remove("$schema");
-            object.remove("title");
-        }
-        ToolSpec { name: T::NAME.to_owned(), description: T::DESCRIPTION.trim().to_owned(), input_schema }
+        ToolSpec { name: T::NAME.to_owned(), description: T::DESCRIPTION.trim().to_owned(), input_schema: input_schema::<T::Input>() }
     }
 
     fn name(&self) -> &str {

@@ -41,6 +41,12 @@ pub struct Step {
     pub status: Option<u16>,
     pub headers: BTreeMap<String, String>,
     pub body: Option<String>,
+    /// Answer only a request whose body contains this text (for conversations that run side by
+    /// side, like subagents); steps without it are taken in order.
+    pub when: Option<String>,
+    /// Hold the answer until this many requests have arrived in all: a step that can only be
+    /// answered when other conversations run at the same time (10 s at most, then a 500).
+    pub after_requests: Option<usize>,
 }
 
 impl Step {
@@ -61,7 +67,8 @@ impl Step {
 
 #[derive(Default)]
 struct State {
-    next_step: usize,
+    /// Which steps have been answered.
+    used: Vec<bool>,
     requests: Vec<Value>,
     disconnects: usize,
     /// When each finished stream sent its first and last event.
@@ -141,10 +148,25 @@ async fn serve_connection(stream: TcpStream, scenario: Arc<Scenario>, state: Arc
         let step = {
             let Ok(mut state) = state.lock() else { return };
             state.requests.push(request.clone());
-            let step = scenario.responses.get(state.next_step).cloned();
-            state.next_step += 1;
-            step
+            let text = request.to_string();
+            state.used.resize(scenario.responses.len(), false);
+            let chosen = scenario.responses.iter().enumerate().position(|(index, step)| !state.used[index] && step.when.as_ref().is_none_or(|needle| text.contains(needle.as_str())));
+            chosen.map(|index| {
+                state.used[index] = true;
+                scenario.responses[index].clone()
+            })
         };
+        if let Some(wanted) = step.as_ref().and_then(|step| step.after_requests) {
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            while state.lock().map(|state| state.requests.len()).unwrap_or(0) < wanted {
+                if std::time::Instant::now() > deadline {
+                    let body = json!({"error": {"type": "api_error", "message": format!("mock: fewer than {wanted} requests arrived together")}}).to_string();
+                    let _ = write_response(&mut write, 500, "application/json", &BTreeMap::new(), &body).await;
+                    return;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+            }
+        }
         let Some(step) = step else {
             let body = json!({"error": {"type": "api_error", "message": "mock scenario exhausted"}}).to_string();
             let _ = write_response(&mut write, 500, "application/json", &BTreeMap::new(), &body).await;

@@ -30,6 +30,46 @@ pub(super) struct Turn<'a> {
     pub events: &'a mpsc::Sender<AgentEvent>,
     pub cancel: &'a CancellationToken,
     pub steering: &'a std::sync::Mutex<Vec<String>>,
+    /// Set for a subagent's turn: no session hooks of its own (the parent's prompt ran them),
+    /// SubagentStop instead of Stop, and the loop guard watching its calls.
+    pub child: Option<&'a std::sync::Mutex<LoopGuard>>,
+}
+
+/// Stops a subagent that goes round in circles: the same calls with the same results
+/// [`LoopGuard::REPEATS`] times within the last [`LoopGuard::WINDOW`] model turns.
+#[derive(Default)]
+pub struct LoopGuard {
+    recent: std::collections::VecDeque<u64>,
+    pub tripped: bool,
+}
+
+impl LoopGuard {
+    const WINDOW: usize = 8;
+    const REPEATS: usize = 4;
+
+    /// Notes one model turn's calls and their results; whether the child is looping.
+    fn note(&mut self, calls: &[ToolCall], results: &Message) -> bool {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        for call in calls {
+            call.name.hash(&mut hasher);
+            call.input.to_string().hash(&mut hasher);
+        }
+        // The results without their call ids, which differ every time.
+        for part in &results.content {
+            if let Part::ToolResult { content, is_error, .. } = part {
+                format!("{content:?}").hash(&mut hasher);
+                is_error.hash(&mut hasher);
+            }
+        }
+        let turn = hasher.finish();
+        self.recent.push_back(turn);
+        if self.recent.len() > Self::WINDOW {
+            self.recent.pop_front();
+        }
+        self.tripped = self.recent.iter().filter(|seen| **seen == turn).count() >= Self::REPEATS;
+        self.tripped
+    }
 }
 
 /// What one streamed model response amounted to.
@@ -43,32 +83,9 @@ impl Turn<'_> {
     /// started (`startup`, `resume`) or started over (`clear`, `compact`).
     pub async fn run(&self, history: &mut Vec<Message>, mut prompt: Vec<Part>, session_start: Option<&str>) -> Result<StopReason, TurnError> {
         let point = self.point();
-        self.env.hooks.settle(&point).await;
-        // MCP servers still connecting get a bounded wait, so their tools are in this request.
-        let late = self.env.mcp.settle(crate::mcp::McpServers::connect_timeout()).await;
-        for notice in self.env.notices.take().into_iter().chain(late) {
-            self.emit(AgentEvent::Notice(notice)).await;
-        }
-        if let Some(source) = session_start {
-            let mut fields = serde_json::Map::new();
-            fields.insert("source".into(), json!(source));
-            fields.insert("model".into(), json!(self.model.model));
-            let started = self.env.hooks.run(HookEvent::SessionStart, &[source], fields, &point).await;
-            let context = hook_points::wrapped("context", &started.context).into_iter().map(|text| Part::Text { text });
-            prompt.splice(0..0, context);
-        }
-        let mut fields = serde_json::Map::new();
-        fields.insert("prompt".into(), json!(prompt_text(&prompt)));
-        let submitted = self.env.hooks.run(HookEvent::UserPromptSubmit, &[], fields, &point).await;
-        if let Some(reason) = submitted.block.or(submitted.stop) {
-            // The prompt is refused: it never reaches the model or the conversation.
-            self.emit(AgentEvent::Notice(format!("A hook blocked this prompt: {reason}"))).await;
+        if self.child.is_none() && !self.prepare(&mut prompt, session_start, &point).await {
             return Ok(StopReason::Refusal);
         }
-        prompt.extend(hook_points::wrapped("context", &submitted.context).into_iter().map(|text| Part::Text { text }));
-        // `@server:uri` mentions of MCP resources come with the resource's contents.
-        let mentioned = self.env.mcp.mentioned_resources(&prompt_text(&prompt)).await;
-        prompt.extend(mentioned.into_iter().map(|text| Part::Text { text }));
         let turn_start = history.len();
         self.record(history, Message { role: Role::User, content: prompt });
         let mut stop_hook_active = false;
@@ -127,6 +144,7 @@ impl Turn<'_> {
             }
             let dispatch = Dispatch { env: self.env, events: self.events, cancel: self.cancel };
             let dispatched = dispatch.run(&tool_uses).await;
+            let looping = self.child.and_then(|guard| guard.lock().ok().map(|mut guard| guard.note(&tool_uses, &dispatched.results))).unwrap_or(false);
             self.record(history, dispatched.results);
             if self.cancel.is_cancelled() {
                 return Ok(StopReason::Cancelled);
@@ -135,8 +153,44 @@ impl Turn<'_> {
                 self.emit(AgentEvent::Notice(format!("A hook stopped the turn: {reason}"))).await;
                 return Ok(StopReason::EndTurn);
             }
+            if looping {
+                return Ok(StopReason::MaxTurnRequests);
+            }
         }
         Ok(StopReason::MaxTurnRequests)
+    }
+
+    /// What a prompt of the user's goes through before the model sees it: the project's
+    /// approval, servers still connecting, notices, SessionStart and UserPromptSubmit hooks and
+    /// MCP resources it mentions. A subagent's prompt comes from its parent and skips all this.
+    async fn prepare(&self, prompt: &mut Vec<Part>, session_start: Option<&str>, point: &Point<'_>) -> bool {
+        self.env.hooks.settle(point).await;
+        // MCP servers still connecting get a bounded wait, so their tools are in this request.
+        let late = self.env.mcp.settle(crate::mcp::McpServers::connect_timeout()).await;
+        for notice in self.env.notices.take().into_iter().chain(late) {
+            self.emit(AgentEvent::Notice(notice)).await;
+        }
+        if let Some(source) = session_start {
+            let mut fields = serde_json::Map::new();
+            fields.insert("source".into(), json!(source));
+            fields.insert("model".into(), json!(self.model.model));
+            let started = self.env.hooks.run(HookEvent::SessionStart, &[source], fields, point).await;
+            let context = hook_points::wrapped("context", &started.context).into_iter().map(|text| Part::Text { text });
+            prompt.splice(0..0, context);
+        }
+        let mut fields = serde_json::Map::new();
+        fields.insert("prompt".into(), json!(prompt_text(prompt)));
+        let submitted = self.env.hooks.run(HookEvent::UserPromptSubmit, &[], fields, point).await;
+        if let Some(reason) = submitted.block.or(submitted.stop) {
+            // The prompt is refused: it never reaches the model or the conversation.
+            self.emit(AgentEvent::Notice(format!("A hook blocked this prompt: {reason}"))).await;
+            return false;
+        }
+        prompt.extend(hook_points::wrapped("context", &submitted.context).into_iter().map(|text| Part::Text { text }));
+        // `@server:uri` mentions of MCP resources come with the resource's contents.
+        let mentioned = self.env.mcp.mentioned_resources(&prompt_text(prompt)).await;
+        prompt.extend(mentioned.into_iter().map(|text| Part::Text { text }));
+        true
     }
 
     /// The Stop hooks' word when the model ends its turn: the feedback to continue with, if a
@@ -146,7 +200,8 @@ impl Turn<'_> {
         fields.insert("stop_hook_active".into(), json!(stop_hook_active));
         let last = history.last().filter(|message| message.role == Role::Assistant).map(|message| prompt_text(&message.content)).unwrap_or_default();
         fields.insert("last_assistant_message".into(), json!(last));
-        let outcome = self.env.hooks.run(HookEvent::Stop, &[], fields, &self.point()).await;
+        let event = if self.child.is_some() { HookEvent::SubagentStop } else { HookEvent::Stop };
+        let outcome = self.env.hooks.run(event, &[], fields, &self.point()).await;
         if outcome.stop.is_some() {
             return None;
         }

@@ -1,0 +1,12 @@
+//! Subagents: the `task` tool lets the model hand a self-contained piece of work to a child
+//! agent with a fresh context, a definition's system prompt and a subset of the parent's tools.
+//! The child runs through the same turn loop and dispatch pipeline as the session (its calls are
+//! checked on their own, with the parent's permissions, hooks and sandbox); only its final report
+//! comes back. Its tool calls and permission prompts reach the editor labelled with the task.
+
+pub mod definitions;
+mod relay;
+pub mod task;
+
+pub use definitions::Definition;
+pub use task::TaskTool;

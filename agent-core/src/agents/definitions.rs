@@ -1,0 +1,244 @@
+//! Subagent definitions, as Claude Code writes them: `<name>.md` with YAML frontmatter (`name`,
+//! `description`, `tools`, `model`, `isolation`, and Claude Code's `disallowedTools` and
+//! `maxTurns`) and a body that becomes the child's system prompt. Found, lowest to highest
+//! precedence, in `~/.claude/agents`, `~/.config/larik/agents`, then `.claude/agents` and
+//! `.larik/agents` in each directory from the repository root down to the working directory; a
+//! later definition of a name replaces an earlier one. Two are built in: `general-purpose` (all
+//! tools) and `explore` (the read-only ones).
+//!
+//! Tool names may be Claude Code's (`Read`, `Grep`) or Larik's (`read`); either way they name
+//! Larik's tools. A definition can only narrow what the child may do: the child shares the
+//! parent's permissions (Claude Code's `permissionMode` is not read: it could widen them).
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// The tools no child gets: children do not start children.
+pub const PARENT_ONLY: &[&str] = &["task", "task_wait", "task_stop"];
+
+/// One kind of subagent the model may start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Definition {
+    pub name: String,
+    pub description: String,
+    /// Larik's names of the tools it may use; `None` is every tool the parent has.
+    pub tools: Option<Vec<String>>,
+    /// Larik's names of tools it may not use, even when `tools` lists them or is absent.
+    pub disallowed: Vec<String>,
+    /// A model or a role (`worker`, `explore`, `provider:model`); `None` is the parent's.
+    pub model: Option<String>,
+    /// `worktree` to work in a git worktree of its own.
+    pub isolation: Option<String>,
+    pub max_turns: Option<u32>,
+    /// The system prompt.
+    pub prompt: String,
+    /// Where it was defined, for messages.
+    pub source: String,
+}
+
+impl Definition {
+    /// Whether the child may have the tool the parent calls `name`.
+    pub fn allows(&self, name: &str) -> bool {
+        !PARENT_ONLY.contains(&name) && !self.disallowed.iter().any(|tool| tool == name) && self.tools.as_ref().is_none_or(|tools| tools.iter().any(|tool| tool == name || name.starts_with(&format!("{tool}__"))))
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Frontmatter {
+    name: Option<String>,
+    #[serde(default)]
+    description: String,
+    tools: Option<ToolList>,
+    disallowed_tools: Option<ToolList>,
+    model: Option<String>,
+    isolation: Option<String>,
+    max_turns: Option<u32>,
+}
+
+/// `tools: Read, Grep` (Claude Code's usual spelling) or a YAML list.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum ToolList {
+    Text(String),
+    List(Vec<String>),
+}
+
+impl ToolList {
+    fn names(self) -> Vec<String> {
+        let names: Vec<String> = match self {
+            Self::Text(text) => text.split(',').map(str::to_owned).collect(),
+            Self::List(list) => list,
+        };
+        names.iter().map(|name| name.trim()).filter(|name| !name.is_empty()).map(larik_name).collect()
+    }
+}
+
+/// Larik's name for a tool named the Claude Code way (`Read`) or Larik's (`read`); an MCP tool
+/// (`mcp__server__tool`, or `mcp__server` for all of a server's) as it is.
+fn larik_name(name: &str) -> String {
+    crate::claude_code::larik_tool_name(name).map_or_else(|| name.to_owned(), str::to_owned)
+}
+
+/// The built-in definitions.
+pub fn builtin() -> Vec<Definition> {
+    let definition = |name: &str, description: &str, tools: Option<&[&str]>, model: &str, prompt: &str| Definition {
+        name: name.into(),
+        description: description.into(),
+        tools: tools.map(|tools| tools.iter().map(|tool| (*tool).to_owned()).collect()),
+        disallowed: Vec::new(),
+        model: Some(model.into()),
+        isolation: None,
+        max_turns: None,
+        prompt: prompt.into(),
+        source: "built in".into(),
+    };
+    vec![
+        definition(
+            "general-purpose",
+            "A capable agent for multi-step work: researching a question across the code, or making a change and checking it.",
+            None,
+            "worker",
+            "You are an agent doing one task for another agent, which delegated it to you. Work on your own until the task is done, using the tools you have.",
+        ),
+        definition(
+            "explore",
+            "Fast, read-only search of the code: where something is defined, how something works, which files matter for a change.",
+            Some(&["read", "grep", "glob", "lsp"]),
+            "explore",
+            "You are an agent exploring a codebase for another agent. Search and read; do not change anything. Be thorough but quick.",
+        ),
+    ]
+}
+
+/// Reads one definition file; `None` with a problem when it cannot be used.
+fn parse(path: &Path, text: &str) -> Result<Definition, String> {
+    let fallback_name = path.file_stem().and_then(|stem| stem.to_str()).unwrap_or_default().to_owned();
+    let (frontmatter, body) = split_frontmatter(text).ok_or("it has no YAML frontmatter between `---` lines")?;
+    let front: Frontmatter = serde_saphyr::from_str(frontmatter).map_err(|error| format!("its frontmatter is not valid: {error}"))?;
+    let name = front.name.filter(|name| !name.trim().is_empty()).unwrap_or(fallback_name);
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == ':') {
+        return Err(format!("`{name}` is not a usable name (letters, digits, `-`, `_`)"));
+    }
+    Ok(Definition {
+        name,
+        description: front.description.trim().to_owned(),
+        tools: front.tools.map(ToolList::names),
+        disallowed: front.disallowed_tools.map(ToolList::names).unwrap_or_default(),
+        model: front.model.filter(|model| !model.is_empty() && model != "inherit"),
+        isolation: front.isolation,
+        max_turns: front.max_turns,
+        prompt: body.trim().to_owned(),
+        source: path.display().to_string(),
+    })
+}
+
+/// The frontmatter and the body of a Markdown file that starts with `---`.
+pub fn split_frontmatter(text: &str) -> Option<(&str, &str)> {
+    let rest = text.strip_prefix("---")?.trim_start_matches([' ', '\t']);
+    let rest = rest.strip_prefix("\r\n").or_else(|| rest.strip_prefix('\n'))?;
+    let mut offset = 0;
+    for line in rest.split_inclusive('\n') {
+        if line.trim_end() == "---" {
+            return Some((&rest[..offset], &rest[offset + line.len()..]));
+        }
+        offset += line.len();
+    }
+    None
+}
+
+/// The directories definitions come from, lowest precedence first.
+pub fn roots(cwd: &Path, env: &HashMap<String, String>) -> Vec<PathBuf> {
+    let mut roots = Vec::new();
+    if let Some(home) = env.get("HOME") {
+        roots.push(Path::new(home).join(".claude").join("agents"));
+    }
+    if let Some(dir) = crate::config::user_config_dir(env) {
+        roots.push(dir.join("agents"));
+    }
+    let repository = cwd.ancestors().find(|dir| dir.join(".git").exists()).unwrap_or(cwd);
+    let mut chain: Vec<&Path> = cwd.ancestors().take_while(|dir| dir.starts_with(repository)).collect();
+    chain.reverse();
+    for dir in chain {
+        roots.push(dir.join(".claude").join("agents"));
+        roots.push(dir.join(".larik").join("agents"));
+    }
+    roots
+}
+
+/// Every definition: the built-ins, then each root's, later ones replacing earlier ones of the
+/// same name, sorted by name. Returns them and what the user should hear (a file left out).
+pub fn load(cwd: &Path, env: &HashMap<String, String>) -> (Vec<Definition>, Vec<String>) {
+    let mut definitions: BTreeMap<String, Definition> = builtin().into_iter().map(|definition| (definition.name.clone(), definition)).collect();
+    let mut problems = Vec::new();
+    for root in roots(cwd, env) {
+        let Ok(entries) = std::fs::read_dir(&root) else { continue };
+        let mut files: Vec<PathBuf> = entries.filter_map(Result::ok).map(|entry| entry.path()).filter(|path| path.extension().is_some_and(|ext| ext == "md")).collect();
+        files.sort();
+        for path in files {
+            let Ok(text) = std::fs::read_to_string(&path) else { continue };
+            match parse(&path, &text) {
+                Ok(definition) => {
+                    definitions.insert(definition.name.clone(), definition);
+                }
+                Err(problem) => problems.push(format!("{}: the subagent definition is left out: {problem}", path.display())),
+            }
+        }
+    }
+    (definitions.into_values().collect(), problems)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_claude_code_agent_file_reads_as_written() {
+        let text = "---\nname: code-reviewer\ndescription: \"Reviews code. Use after a change.\\n<example>review my diff</example>\"\ntools: Read, Grep, Glob, Bash\nmodel: sonnet\ncolor: blue\n---\n\nYou are a senior reviewer.\n\nBe specific.\n";
+        let definition = parse(Path::new("/p/.claude/agents/code-reviewer.md"), text).unwrap();
+        assert_eq!(definition.name, "code-reviewer");
+        assert!(definition.description.starts_with("Reviews code. Use after a change.\n<example>"), "{}", definition.description);
+        assert_eq!(definition.tools.as_deref(), Some(["read", "grep", "glob", "bash"].map(str::to_owned).as_slice()));
+        assert_eq!(definition.model.as_deref(), Some("sonnet"));
+        assert_eq!(definition.prompt, "You are a senior reviewer.\n\nBe specific.");
+        assert!(definition.allows("grep") && !definition.allows("edit") && !definition.allows("task"));
+
+        let listed = parse(Path::new("/p/x.md"), "---\ntools:\n  - Read\n  - mcp__github\ndisallowedTools: Bash\nmodel: inherit\npermissionMode: bypassPermissions\nmaxTurns: 5\n---\nBody").unwrap();
+        assert_eq!(listed.name, "x", "the file's name when the frontmatter has none");
+        assert_eq!(listed.model, None, "`inherit` is the parent's model");
+        assert_eq!(listed.max_turns, Some(5));
+        assert!(listed.allows("mcp__github__create_issue") && !listed.allows("bash"));
+
+        assert!(parse(Path::new("/p/y.md"), "no frontmatter").is_err());
+        assert!(parse(Path::new("/p/z.md"), "---\ntools: [unclosed\n---\n").is_err());
+        let general = &builtin()[0];
+        assert!(general.allows("edit") && !general.allows("task_wait"), "every tool but the task tools");
+    }
+
+    #[test]
+    fn later_roots_override_earlier_ones_from_the_repository_root_down() {
+        let home = tempfile::tempdir().unwrap();
+        let repo = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(repo.path().join(".git")).unwrap();
+        let sub = repo.path().join("crates/app");
+        let write = |dir: &Path, name: &str, description: &str| {
+            std::fs::create_dir_all(dir).unwrap();
+            std::fs::write(dir.join(format!("{name}.md")), format!("---\ndescription: {description}\n---\nprompt")).unwrap();
+        };
+        write(&home.path().join(".claude/agents"), "reviewer", "from the user's Claude Code");
+        write(&repo.path().join(".claude/agents"), "reviewer", "from the repository");
+        write(&sub.join(".larik/agents"), "reviewer", "from the crate");
+        write(&repo.path().join(".claude/agents"), "explore", "the project's own explore");
+        std::fs::write(repo.path().join(".claude/agents/broken.md"), "---\ndescription: [\n---\n").unwrap();
+        let env: HashMap<String, String> = [("HOME".to_owned(), home.path().display().to_string())].into();
+        let (definitions, problems) = load(&sub, &env);
+        let find = |name: &str| definitions.iter().find(|definition| definition.name == name).unwrap();
+        assert_eq!(find("reviewer").description, "from the crate");
+        assert_eq!(find("explore").description, "the project's own explore");
+        assert!(find("general-purpose").source == "built in");
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].contains("broken.md"));
+    }
+}

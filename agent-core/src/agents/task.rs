@@ -1,0 +1,161 @@
+//! The `task` tool: starts a subagent for a self-contained piece of work and returns its final
+//! report. It is read-only for the pipeline (the call changes nothing itself; every call inside
+//! the child is checked on its own), so several task calls in one response run side by side.
+
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use super::definitions::Definition;
+use crate::event::{Display, ToolKind};
+use crate::llm::ToolSpec;
+use crate::session::StopReason;
+use crate::tools::{CallDescription, DynTool, ToolContext, ToolOutput};
+
+/// A child's model requests, at most (a definition's `maxTurns` may lower it).
+pub const MAX_TURNS: u32 = 100;
+
+const DESCRIPTION: &str = "Start a subagent for a self-contained piece of work: a search across the code, a question that needs many reads, a change with its checks. It starts with a fresh context and sees nothing of this conversation, so the prompt must say everything it needs: the goal, what is known, what to report. Only its final report comes back to you. Start several in one response to run them side by side.";
+
+/// What the child is told on top of its definition: the parent sees only its last message.
+const REPORT_FOOTER: &str = "When you are done, reply with a complete final report: what you found or did, with file paths and line numbers where they help, and anything left undone or uncertain. The agent that asked sees only that reply, none of your tool calls.";
+
+#[derive(Deserialize, JsonSchema)]
+pub struct TaskInput {
+    /// Which kind of subagent, one of those listed in the description.
+    pub subagent_type: String,
+    /// A short name for the task (3-6 words), shown to the user.
+    pub description: String,
+    /// The whole task for the subagent, self-contained.
+    pub prompt: String,
+}
+
+pub struct TaskTool {
+    definitions: Arc<[Definition]>,
+}
+
+impl TaskTool {
+    pub const NAME: &'static str = "task";
+
+    pub fn new(definitions: Vec<Definition>) -> Self {
+        Self { definitions: definitions.into() }
+    }
+
+    fn definition(&self, name: &str) -> Option<&Definition> {
+        self.definitions.iter().find(|definition| definition.name == name)
+    }
+}
+
+#[async_trait::async_trait]
+impl DynTool for TaskTool {
+    fn spec(&self) -> ToolSpec {
+        let listed: Vec<String> = self.definitions.iter().map(|definition| format!("- {}: {}", definition.name, first_paragraph(&definition.description))).collect();
+        ToolSpec { name: Self::NAME.into(), description: format!("{DESCRIPTION}\n\nSubagents:\n{}", listed.join("\n")), input_schema: crate::tools::input_schema::<TaskInput>() }
+    }
+
+    fn name(&self) -> &str {
+        Self::NAME
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Other
+    }
+
+    fn read_only(&self) -> bool {
+        true
+    }
+
+    fn concurrency_safe(&self) -> bool {
+        true
+    }
+
+    fn streams_output(&self, _input: &Value) -> bool {
+        false
+    }
+
+    fn report_only(&self) -> bool {
+        false
+    }
+
+    fn describe(&self, input: &Value, _ctx: &ToolContext) -> Result<CallDescription, String> {
+        let input: TaskInput = crate::tools::parse_input(Self::NAME, input)?;
+        Ok(CallDescription::titled(format!("{}: {}", input.subagent_type, input.description)))
+    }
+
+    async fn preview(&self, _input: &Value, _ctx: &ToolContext) -> Option<Display> {
+        None
+    }
+
+    async fn run(&self, input: Value, ctx: &ToolContext) -> ToolOutput {
+        let input: TaskInput = match crate::tools::parse_input(Self::NAME, &input) {
+            Ok(input) => input,
+            Err(message) => return ToolOutput::error(message),
+        };
+        let Some(definition) = self.definition(&input.subagent_type) else {
+            let names: Vec<&str> = self.definitions.iter().map(|definition| definition.name.as_str()).collect();
+            return ToolOutput::error(format!("There is no subagent `{}`; use one of: {}.", input.subagent_type, names.join(", ")));
+        };
+        let label = format!("{}: {}", definition.name, input.description);
+        let outcome = run_child(definition, &label, input.prompt, ctx).await;
+        match outcome {
+            Ok(outcome) if outcome.stop == StopReason::EndTurn => ToolOutput::text(outcome.last_text.unwrap_or_else(|| "The subagent finished without a report.".into())),
+            Ok(outcome) => {
+                let why = match outcome.stop {
+                    _ if outcome.looped => "it kept making the same calls with the same results".to_owned(),
+                    StopReason::MaxTurnRequests => format!("it reached its limit of {} model requests", outcome.requests),
+                    StopReason::Cancelled => "it was cancelled".to_owned(),
+                    StopReason::MaxTokens => "its answer hit the output limit".to_owned(),
+                    StopReason::Refusal | StopReason::EndTurn => "the model refused".to_owned(),
+                };
+                let last = outcome.last_text.map(|text| format!(" Its last message:\n\n{text}")).unwrap_or_default();
+                ToolOutput::error(format!("The subagent `{label}` was stopped before it finished: {why}. Check what it changed before relying on it.{last}"))
+            }
+            Err(error) => ToolOutput::error(format!("The subagent `{label}` failed: {error}")),
+        }
+    }
+}
+
+/// Runs the child to its end, its events relayed to the editor under the task's call.
+async fn run_child(definition: &Definition, label: &str, prompt: String, ctx: &ToolContext) -> Result<crate::session::SubagentOutcome, crate::session::TurnError> {
+    let parent = &ctx.env;
+    let cancel = ctx.cancel.child_token();
+    let call_id = ctx.progress.as_ref().map_or_else(|| "task".to_owned(), |progress| progress.call_id.clone());
+    let child_id = format!("{}-{}", parent.session_id, call_id.replace(|c: char| !c.is_ascii_alphanumeric() && c != '-' && c != '_', "_"));
+    let mut env = parent.child(child_id.clone(), parent.workspace.root(), |name| definition.allows(name), cancel.clone());
+    // The child's conversation is kept beside the parent's, readable and loadable like it.
+    env.log = parent.log.as_ref().and_then(|log| transcript(log.path(), &child_id, parent.workspace.root()));
+    let env = Arc::new(env);
+    let system = format!("{}\n\n{REPORT_FOOTER}\n\n{}", definition.prompt, crate::prompt::context(env.workspace.root(), &crate::clock::today_utc()));
+    let mut model = parent.models.settings();
+    model.max_turn_requests = definition.max_turns.map_or(MAX_TURNS, |limit| limit.clamp(1, MAX_TURNS));
+    let (events, received) = mpsc::channel(256);
+    let relayed = super::relay::relay(received, ctx.progress.as_ref().map(|progress| progress.events.clone()), label, &call_id);
+    let run = async {
+        let outcome = crate::session::run_subagent(&env, &system, &model, prompt, &events, &cancel).await;
+        // The relay ends once the child's events are all through.
+        drop(events);
+        outcome
+    };
+    let (outcome, ()) = tokio::join!(run, relayed);
+    outcome
+}
+
+/// The child's session file: `<sessions>/<parent>-agents/<child>.jsonl`.
+fn transcript(parent_log: &std::path::Path, child_id: &str, cwd: &std::path::Path) -> Option<Arc<crate::session::store::SessionLog>> {
+    let stem = parent_log.file_stem()?.to_str()?;
+    let dir = parent_log.parent()?.join(format!("{stem}-agents"));
+    match crate::session::store::SessionStore::new(dir).create(child_id, cwd) {
+        Ok(log) => Some(Arc::new(log)),
+        Err(error) => {
+            tracing::warn!(%error, "the subagent's transcript could not be saved");
+            None
+        }
+    }
+}
+
+fn first_paragraph(text: &str) -> &str {
+    text.split("\n\n").next().unwrap_or(text).trim()
+}

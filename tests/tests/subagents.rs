@@ -1,0 +1,161 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! Subagents over ACP with the real binary: the `task` tool starts children that run side by
+//! side, with their own tools and the parent's permissions, whose calls reach the editor
+//! labelled with the task, and whose final report is all the parent gets back.
+
+use larik_tests::harness::{Agent, Sandbox, updates_of};
+use larik_tests::mock_llm::{MockLlm, Scenario, Step};
+use serde_json::{Value, json};
+
+fn task(id: &str, kind: &str, description: &str, prompt: &str) -> larik_core::replay::RecordedToolCall {
+    larik_core::replay::RecordedToolCall { id: Some(id.into()), name: "task".into(), input: json!({"subagent_type": kind, "description": description, "prompt": prompt}) }
+}
+
+/// A model response that only calls tools.
+fn calls(calls: Vec<larik_core::replay::RecordedToolCall>) -> Step {
+    let mut step = Step::default();
+    step.response.tool_calls = calls;
+    step
+}
+
+/// A step of the child whose prompt contains `marker`.
+fn child(marker: &str, step: Step) -> Step {
+    Step { when: Some(marker.into()), ..step }
+}
+
+fn tool_names(request: &Value) -> Vec<String> {
+    request["tools"].as_array().unwrap().iter().map(|tool| tool["name"].as_str().unwrap().to_owned()).collect()
+}
+
+fn result_of(request: &Value, id: &str) -> Value {
+    let messages = request["messages"].as_array().unwrap();
+    messages.iter().flat_map(|message| message["content"].as_array().cloned().unwrap_or_default()).find(|part| part["type"] == "tool_result" && part["tool_use_id"] == id).unwrap_or_else(|| panic!("no result for {id} in {request}"))
+}
+
+fn result_text(result: &Value) -> String {
+    match &result["content"] {
+        Value::String(text) => text.clone(),
+        content => content.as_array().unwrap().iter().filter_map(|part| part["text"].as_str()).collect(),
+    }
+}
+
+#[tokio::test]
+async fn parallel_tasks_run_side_by_side_with_their_own_tools_and_report_in_order() {
+    let sandbox = Sandbox::new();
+    std::fs::write(sandbox.project_path().join("alpha.txt"), "the alpha secret is 42\n").unwrap();
+    let mut parent = Step::text("Let me split this up.");
+    parent.response.tool_calls = vec![task("t1", "explore", "find alpha", "ALPHA-TASK: what is the alpha secret?"), task("t2", "explore", "find beta", "BETA-TASK: is there a beta file?")];
+    let steps = vec![
+        parent,
+        // Each child's first answer waits until both children have asked (3 requests with the
+        // parent's): were they run one after the other, the first would wait in vain.
+        child("ALPHA-TASK", Step { after_requests: Some(3), ..Step::tool("c1", "read", json!({"path": "alpha.txt"})) }),
+        child("BETA-TASK", Step { after_requests: Some(3), ..Step::text("No beta file exists.") }),
+        child("ALPHA-TASK", Step::text("The alpha secret is 42 (alpha.txt:1).")),
+        child("No beta file exists.", Step::text("Both answered.")),
+    ];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize().await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    let (response, updates) = agent.prompt(&session, "find both", |params| panic!("nothing here needs asking: {params}")).await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 5, "{requests:#?}");
+    let parent_tools = tool_names(&requests[0]);
+    assert!(parent_tools.contains(&"task".to_owned()), "{parent_tools:?}");
+    let description = requests[0]["tools"].as_array().unwrap().iter().find(|tool| tool["name"] == "task").unwrap()["description"].as_str().unwrap().to_owned();
+    assert!(description.contains("- explore: ") && description.contains("- general-purpose: "), "the subagents are listed: {description}");
+
+    let alpha: Vec<&Value> = requests.iter().filter(|request| request.to_string().contains("ALPHA-TASK") && !request.to_string().contains("find both")).collect();
+    assert_eq!(alpha.len(), 2, "the alpha child asked twice");
+    let mut child_tools = tool_names(alpha[0]);
+    child_tools.sort();
+    assert_eq!(child_tools, ["glob", "grep", "read"], "explore has the read-only tools, and no task tool");
+    assert!(alpha[0]["system"].to_string().contains("sees only that reply"), "the child is told to report");
+    assert!(!alpha[0].to_string().contains("find both"), "the child sees nothing of the parent's conversation");
+    assert!(result_text(&result_of(alpha[1], "c1")).contains("the alpha secret is 42"), "the child's own read ran");
+
+    let last = requests.last().unwrap();
+    assert_eq!(result_text(&result_of(last, "t1")), "The alpha secret is 42 (alpha.txt:1).");
+    assert_eq!(result_text(&result_of(last, "t2")), "No beta file exists.");
+    assert!(!last.to_string().contains("\"c1\""), "the child's calls stay out of the parent's context");
+
+    let started = updates_of(&updates, "tool_call");
+    let nested = started.iter().find(|update| update["toolCallId"] == "t1/c1").unwrap_or_else(|| panic!("the child's read reached the editor: {started:?}"));
+    assert_eq!(nested["title"], "explore: find alpha — Read alpha.txt");
+    assert!(started.iter().any(|update| update["toolCallId"] == "t1" && update["title"] == "explore: find alpha"));
+
+    // Each child's conversation is saved beside the parent's.
+    let sessions = sandbox.home.path().join(".local/share/larik/sessions");
+    let agents_dir = std::fs::read_dir(&sessions).unwrap().filter_map(Result::ok).map(|entry| entry.path()).find(|path| path.is_dir() && path.to_string_lossy().ends_with("-agents")).expect("a transcripts directory");
+    let transcripts: Vec<String> = std::fs::read_dir(&agents_dir).unwrap().filter_map(Result::ok).map(|entry| std::fs::read_to_string(entry.path()).unwrap()).collect();
+    assert_eq!(transcripts.len(), 2);
+    assert!(transcripts.iter().any(|text| text.contains("The alpha secret is 42")));
+}
+
+#[tokio::test]
+async fn a_childs_call_is_checked_with_the_parents_permissions() {
+    let sandbox = Sandbox::new();
+    let parent = calls(vec![task("t1", "general-purpose", "write notes", "NOTES-TASK: write notes.txt")]);
+    let steps = vec![
+        parent,
+        child("NOTES-TASK", Step::tool("c1", "write", json!({"path": "notes.txt", "content": "notes\n"}))),
+        child("NOTES-TASK", Step::text("I could not write notes.txt: the user refused.")),
+        Step::text("The subagent was refused."),
+    ];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize().await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    let mut asked = Vec::new();
+    let (response, _) = agent
+        .prompt(&session, "take notes", |params| {
+            asked.push(params["toolCall"].clone());
+            "reject_once"
+        })
+        .await;
+    assert_eq!(response["result"]["stopReason"], "end_turn");
+    assert_eq!(asked.len(), 1, "the child's write asked, labelled: {asked:?}");
+    assert_eq!(asked[0]["toolCallId"], "t1/c1");
+    assert!(asked[0]["title"].as_str().unwrap().starts_with("general-purpose: write notes — "), "{}", asked[0]);
+    assert!(!sandbox.project_path().join("notes.txt").exists(), "the refused write did not happen");
+    let requests = mock.requests();
+    assert!(result_of(&requests[2], "c1")["is_error"].as_bool().unwrap_or(false), "the child heard the refusal");
+    assert_eq!(result_text(&result_of(&requests[3], "t1")), "I could not write notes.txt: the user refused.");
+}
+
+#[tokio::test]
+async fn a_looping_child_and_one_over_its_turn_limit_are_stopped_and_reported() {
+    let sandbox = Sandbox::new();
+    std::fs::write(sandbox.project_path().join("same.txt"), "unchanging\n").unwrap();
+    // A project definition from Claude Code's folder, with a turn limit.
+    let agents = sandbox.project_path().join(".claude/agents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(agents.join("short.md"), "---\nname: short\ndescription: Gives up quickly.\ntools: Read, Grep\nmaxTurns: 2\n---\nYou are brief.\n").unwrap();
+    let parent = calls(vec![task("t1", "explore", "loop", "LOOP-TASK: search same.txt"), task("t2", "short", "two turns", "SHORT-TASK: search same.txt")]);
+    let mut steps = vec![parent];
+    // The same search, with the same result, turn after turn.
+    steps.extend((1..=4).map(|turn| child("LOOP-TASK", Step::tool(&format!("l{turn}"), "grep", json!({"pattern": "unchanging"})))));
+    steps.extend((1..=2).map(|turn| child("SHORT-TASK", Step::tool(&format!("s{turn}"), "grep", json!({"pattern": format!("nothing-{turn}")})))));
+    // The parent's last request (its history names both tasks).
+    steps.push(child("LOOP-TASK", Step::text("Both stopped.")));
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize().await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    let (response, _) = agent.prompt(&session, "go", |params| panic!("nothing here needs asking: {params}")).await;
+    let requests = mock.requests();
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    let last = requests.last().unwrap();
+    let looped = result_of(last, "t1");
+    assert_eq!(looped["is_error"], true);
+    assert!(result_text(&looped).contains("kept making the same calls with the same results"), "{looped}");
+    assert!(result_text(&looped).contains("Check what it changed"), "{looped}");
+    let limited = result_of(last, "t2");
+    assert_eq!(limited["is_error"], true);
+    assert!(result_text(&limited).contains("limit of 2 model requests"), "{limited}");
+    let short_requests = requests.iter().filter(|request| request.to_string().contains("SHORT-TASK") && !request.to_string().contains("LOOP-TASK")).count();
+    assert_eq!(short_requests, 2, "the definition's maxTurns held");
+}
