@@ -3,10 +3,12 @@
 //! The child runs through the same turn loop and dispatch pipeline as the session (its calls are
 //! checked on their own, with the parent's permissions, hooks and sandbox); only its final report
 //! comes back. Its tool calls and permission prompts reach the editor labelled with the task.
+//! With `isolation: worktree` it works in a git worktree of its own (`worktree.rs`).
 
 pub mod definitions;
 mod relay;
 pub mod task;
+mod worktree;
 
 pub use definitions::Definition;
 pub use task::TaskTool;

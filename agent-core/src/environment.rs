@@ -35,6 +35,8 @@ pub struct SessionEnv {
     pub shells: Arc<BackgroundShells>,
     pub usage: Arc<UsageTotals>,
     pub log: Option<Arc<SessionLog>>,
+    /// The user's data directory for Larik (subagents' worktrees go there).
+    pub data_dir: Option<std::path::PathBuf>,
     /// The session's MCP servers (their tools are in the registry).
     pub mcp: Arc<McpServers>,
     /// What the user should hear at the next turn (a server failed between turns).
@@ -57,6 +59,7 @@ impl SessionEnv {
             shells: Arc::new(BackgroundShells::new(CancellationToken::new())),
             usage: Arc::default(),
             log: None,
+            data_dir: None,
             mcp: Arc::new(McpServers::none()),
             notices: Arc::default(),
         }
@@ -79,6 +82,7 @@ impl SessionEnv {
             shells: Arc::new(BackgroundShells::new(cancel)),
             usage: Arc::clone(&self.usage),
             log: None,
+            data_dir: self.data_dir.clone(),
             mcp: Arc::clone(&self.mcp),
             notices: Arc::clone(&self.notices),
         }

@@ -36,6 +36,9 @@ pub struct Sandbox {
     /// Project-relative `protectedPaths` from settings.
     extra_protected: Vec<PathBuf>,
     network: bool,
+    /// For a worktree: the repository's shared git directory, writable (commits work) but for
+    /// what chooses the programs git runs.
+    shared_git: Option<PathBuf>,
 }
 
 /// A shell command ready to start: the program and arguments that run it (confined, when it
@@ -97,7 +100,7 @@ impl Sandbox {
         all.sort();
         all.dedup();
         let extra_protected = protected.iter().map(|path| PathBuf::from(path.trim_start_matches("./"))).collect();
-        Self { helper, root, writable: all, extra_protected, network }
+        Self { helper, root, writable: all, extra_protected, network, shared_git: None }
     }
 
     /// The same confinement for another project root (a child agent's worktree).
@@ -105,6 +108,18 @@ impl Sandbox {
         let extra: Vec<PathBuf> = self.writable.iter().filter(|path| **path != self.root).cloned().collect();
         let protected: Vec<String> = self.extra_protected.iter().map(|path| path.display().to_string()).collect();
         Sandbox::new(self.helper.clone(), root.to_path_buf(), extra, &protected, self.network)
+    }
+
+    /// The same confinement for a git worktree of the project (a subagent's): its root
+    /// writable, and the repository's shared git directory too, its hooks and config read-only.
+    pub fn for_worktree(&self, worktree: &Path, shared_git: &Path) -> Sandbox {
+        let mut sandbox = self.for_root(worktree);
+        let shared = std::fs::canonicalize(shared_git).unwrap_or_else(|_| shared_git.to_path_buf());
+        sandbox.writable.push(shared.clone());
+        sandbox.writable.sort();
+        sandbox.writable.dedup();
+        sandbox.shared_git = Some(shared);
+        sandbox
     }
 
     pub fn network(&self) -> bool {
@@ -117,7 +132,23 @@ impl Sandbox {
 
     /// What the sandbox keeps read-only under the project root, as things are now.
     pub fn protected(&self) -> Vec<ProtectedPath> {
-        protected::protected_paths(&self.root, &self.extra_protected)
+        let mut paths = protected::protected_paths(&self.root, &self.extra_protected);
+        if let Some(shared) = &self.shared_git {
+            paths.extend(protected::shared_git_paths(shared, self.worktree_git().as_deref()));
+        }
+        paths
+    }
+
+    /// The worktree's own git directory, from its `.git` pointer (`gitdir: ...`).
+    fn worktree_git(&self) -> Option<PathBuf> {
+        let pointer = std::fs::read_to_string(self.root.join(".git")).ok()?;
+        let dir = PathBuf::from(pointer.strip_prefix("gitdir:")?.trim());
+        std::fs::canonicalize(&dir).ok()
+    }
+
+    /// The root a protected path lies under: the project, or the shared git directory.
+    fn anchor(&self, path: &Path) -> &Path {
+        self.shared_git.as_deref().filter(|shared| path.starts_with(shared)).unwrap_or(&self.root)
     }
 
     /// Prepares `bash -c command`: the helper's arguments for the protected paths as they are
@@ -133,7 +164,7 @@ impl Sandbox {
                 read_only.push(protected.path);
             } else {
                 match protected.when_absent {
-                    WhenAbsent::StandIn => absent.extend(stand_in::first_missing(&self.root, &protected.path)),
+                    WhenAbsent::StandIn => absent.extend(stand_in::first_missing(self.anchor(&protected.path), &protected.path)),
                     WhenAbsent::RemovedAfter => remove_after.push(protected.path),
                     WhenAbsent::Nothing => {}
                 }
@@ -147,13 +178,25 @@ impl Sandbox {
         let covered: Vec<PathBuf> = read_only.iter().cloned().chain(stand_ins.paths().map(Path::to_path_buf)).collect();
         let plan = helper::Plan {
             writable: self.writable.clone(),
-            pinned: protected::pinned_ancestors(&self.root, &covered),
+            pinned: self.pinned(&covered),
             read_only,
             stand_ins: stand_ins.paths().map(Path::to_path_buf).collect(),
             network: self.network,
             command: vec!["bash".into(), "-c".into(), command.to_owned()],
         };
         Ok(PreparedCommand { program: self.helper.clone(), args: plan.to_args(), _stand_ins: stand_ins, remove_after })
+    }
+
+    /// The directories made mount points so no protected path's parent can be swapped: under
+    /// the project, and under the shared git directory of a worktree.
+    fn pinned(&self, covered: &[PathBuf]) -> Vec<PathBuf> {
+        let mut pinned = protected::pinned_ancestors(&self.root, covered);
+        if let Some(shared) = &self.shared_git {
+            pinned.extend(protected::pinned_ancestors(shared, covered));
+            pinned.sort_by_key(|path| path.components().count());
+            pinned.dedup();
+        }
+        pinned
     }
 
     /// A note for the model when a sandboxed command seems to have hit the sandbox: which

@@ -249,7 +249,7 @@ impl Session {
         // MCP servers report between turns.
         let notices: Arc<crate::mcp::Notices> = Arc::default();
         notices.push_all(config.notice);
-        let support = crate::mcp::McpSupport { data_dir: config.data_dir, browser: config.services.browser.clone(), ask_user: config.services.ask_user.clone() };
+        let support = crate::mcp::McpSupport { data_dir: config.data_dir.clone(), browser: config.services.browser.clone(), ask_user: config.services.ask_user.clone() };
         let mcp = Arc::new(crate::mcp::McpServers::new(config.mcp_servers, support, Arc::clone(&registry), Arc::clone(&notices), cancel.child_token()));
         let hooks = HookPoints::new(config.hooks, project_allow, mcp.project_servers(), config.rules_file.clone());
         let permissions = Permissions::new(config.rules, config.sandbox.is_some(), config.rules_file);
@@ -271,6 +271,7 @@ impl Session {
             shells: Arc::new(BackgroundShells::new(cancel.clone())),
             usage: Arc::default(),
             log: config.log,
+            data_dir: config.data_dir,
             mcp,
             notices,
         };

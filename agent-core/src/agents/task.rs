@@ -10,6 +10,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::definitions::Definition;
+use super::worktree::TaskWorktree;
 use crate::event::{Display, ToolKind};
 use crate::llm::ToolSpec;
 use crate::session::StopReason;
@@ -31,6 +32,16 @@ pub struct TaskInput {
     pub description: String,
     /// The whole task for the subagent, self-contained.
     pub prompt: String,
+    /// `worktree` to have it work in its own git worktree (a branch from HEAD), for changes to
+    /// review and merge afterwards; by default it works in this checkout.
+    #[serde(default)]
+    pub isolation: Option<Isolation>,
+}
+
+#[derive(Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Isolation {
+    Worktree,
 }
 
 pub struct TaskTool {
@@ -99,9 +110,27 @@ impl DynTool for TaskTool {
             return ToolOutput::error(format!("There is no subagent `{}`; use one of: {}.", input.subagent_type, names.join(", ")));
         };
         let label = format!("{}: {}", definition.name, input.description);
-        let outcome = run_child(definition, &label, input.prompt, ctx).await;
+        let isolated = input.isolation == Some(Isolation::Worktree) || definition.isolation.as_deref() == Some("worktree");
+        let (worktree, notice) = if isolated { worktree_for(ctx).await } else { (None, None) };
+        let outcome = run_child(definition, &label, input.prompt, worktree.as_ref(), ctx).await;
+        // The worktree is finished whatever the child's end: its work is kept or cleaned up.
+        let report = match worktree {
+            Some(worktree) => {
+                let label = label.clone();
+                match tokio::task::spawn_blocking(move || worktree.finish(&label)).await {
+                    Ok(Ok(report)) => Some(report),
+                    Ok(Err(error)) => Some(format!("The subagent's worktree could not be finished: {error}")),
+                    Err(error) => Some(format!("The subagent's worktree could not be finished: {error}")),
+                }
+            }
+            None => notice,
+        };
+        let with_report = |text: String| match &report {
+            Some(report) => format!("{text}\n\n{report}"),
+            None => text,
+        };
         match outcome {
-            Ok(outcome) if outcome.stop == StopReason::EndTurn => ToolOutput::text(outcome.last_text.unwrap_or_else(|| "The subagent finished without a report.".into())),
+            Ok(outcome) if outcome.stop == StopReason::EndTurn => ToolOutput::text(with_report(outcome.last_text.unwrap_or_else(|| "The subagent finished without a report.".into()))),
             Ok(outcome) => {
                 let why = match outcome.stop {
                     _ if outcome.looped => "it kept making the same calls with the same results".to_owned(),
@@ -111,20 +140,38 @@ impl DynTool for TaskTool {
                     StopReason::Refusal | StopReason::EndTurn => "the model refused".to_owned(),
                 };
                 let last = outcome.last_text.map(|text| format!(" Its last message:\n\n{text}")).unwrap_or_default();
-                ToolOutput::error(format!("The subagent `{label}` was stopped before it finished: {why}. Check what it changed before relying on it.{last}"))
+                ToolOutput::error(with_report(format!("The subagent `{label}` was stopped before it finished: {why}. Check what it changed before relying on it.{last}")))
             }
-            Err(error) => ToolOutput::error(format!("The subagent `{label}` failed: {error}")),
+            Err(error) => ToolOutput::error(with_report(format!("The subagent `{label}` failed: {error}"))),
         }
     }
 }
 
+/// A worktree for the task, or why it works in place (not a git repository, no data directory).
+async fn worktree_for(ctx: &ToolContext) -> (Option<TaskWorktree>, Option<String>) {
+    let in_place = |why: &str| (None, Some(format!("The subagent worked in this checkout, not a worktree: {why}.")));
+    let Some(data_dir) = ctx.env.data_dir.clone() else { return in_place("there is no data directory to keep worktrees in") };
+    let cwd = ctx.env.workspace.root().to_path_buf();
+    match tokio::task::spawn_blocking(move || TaskWorktree::create(&cwd, &data_dir)).await {
+        Ok(Ok(Some(worktree))) => (Some(worktree), None),
+        Ok(Ok(None)) => in_place("this is not a git repository with a commit to start from"),
+        Ok(Err(error)) => in_place(&error),
+        Err(error) => in_place(&error.to_string()),
+    }
+}
+
 /// Runs the child to its end, its events relayed to the editor under the task's call.
-async fn run_child(definition: &Definition, label: &str, prompt: String, ctx: &ToolContext) -> Result<crate::session::SubagentOutcome, crate::session::TurnError> {
+async fn run_child(definition: &Definition, label: &str, prompt: String, worktree: Option<&TaskWorktree>, ctx: &ToolContext) -> Result<crate::session::SubagentOutcome, crate::session::TurnError> {
     let parent = &ctx.env;
     let cancel = ctx.cancel.child_token();
     let call_id = ctx.progress.as_ref().map_or_else(|| "task".to_owned(), |progress| progress.call_id.clone());
     let child_id = format!("{}-{}", parent.session_id, call_id.replace(|c: char| !c.is_ascii_alphanumeric() && c != '-' && c != '_', "_"));
-    let mut env = parent.child(child_id.clone(), parent.workspace.root(), |name| definition.allows(name), cancel.clone());
+    let cwd = worktree.map_or_else(|| parent.workspace.root().to_path_buf(), |worktree| worktree.cwd.clone());
+    let mut env = parent.child(child_id.clone(), &cwd, |name| definition.allows(name), cancel.clone());
+    if let Some(worktree) = worktree {
+        // Commits in the worktree write the repository's shared git directory.
+        env.sandbox = parent.sandbox.as_ref().map(|sandbox| Arc::new(sandbox.for_worktree(&worktree.path, &worktree.shared_git)));
+    }
     // The child's conversation is kept beside the parent's, readable and loadable like it.
     env.log = parent.log.as_ref().and_then(|log| transcript(log.path(), &child_id, parent.workspace.root()));
     let env = Arc::new(env);

@@ -89,6 +89,22 @@ pub fn protected_paths(root: &Path, extra: &[PathBuf]) -> Vec<ProtectedPath> {
     paths
 }
 
+/// What stays read-only in a repository's shared git directory when a worktree of it is
+/// writable (a subagent's): the same entries as in a checkout's `.git`, and in the worktree's
+/// own git directory (`worktrees/<name>/`) the pointers back to the repository (`commondir`,
+/// `gitdir`) and its `config.worktree`.
+pub fn shared_git_paths(shared: &Path, worktree_git: Option<&Path>) -> Vec<ProtectedPath> {
+    let why = "git reads it to decide which programs to run";
+    let mut paths: Vec<ProtectedPath> = GIT_ENTRIES.iter().map(|entry| ProtectedPath { path: shared.join(entry), why, when_absent: WhenAbsent::StandIn }).collect();
+    paths.extend(GIT_REMOVED_AFTER.iter().map(|entry| ProtectedPath { path: shared.join(entry), why, when_absent: WhenAbsent::RemovedAfter }));
+    if let Some(own) = worktree_git {
+        paths.extend(["commondir", "gitdir"].iter().map(|entry| ProtectedPath { path: own.join(entry), why: "it tells git where the repository and its hooks are", when_absent: WhenAbsent::RemovedAfter }));
+        paths.push(ProtectedPath { path: own.join("config.worktree"), why, when_absent: WhenAbsent::StandIn });
+    }
+    paths.sort_by_key(|protected| protected.path.components().count());
+    paths
+}
+
 /// The directories between `root` (included) and each protected path (excluded). The sandbox
 /// makes each a mount point, and a mount point cannot be renamed or removed, so no command can
 /// swap a protected path's parent for a folder of its own.
