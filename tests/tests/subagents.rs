@@ -214,3 +214,37 @@ async fn a_task_in_a_worktree_commits_on_its_branch_and_cannot_touch_the_reposit
     assert!(!root.join("feature.py").exists() && !root.join("notes.txt").exists(), "the user's checkout is untouched");
     assert_eq!(git(&root, &["status", "--porcelain"]), "");
 }
+
+#[tokio::test]
+async fn a_mode_switch_in_the_parent_reaches_a_running_child() {
+    let sandbox = Sandbox::new();
+    let parent = calls(vec![task("t1", "general-purpose", "write two files", "TWO-FILES: write a.txt then b.txt")]);
+    let steps = vec![
+        parent,
+        child("TWO-FILES", Step::tool("c1", "write", json!({"path": "a.txt", "content": "a\n"}))),
+        child("TWO-FILES", Step::tool("c2", "write", json!({"path": "b.txt", "content": "b\n"}))),
+        child("TWO-FILES", Step::text("Wrote both.")),
+        child("Wrote both.", Step::text("done")),
+    ];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize().await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "write them"}]})).await;
+    let mut asked = Vec::new();
+    loop {
+        let message = agent.next().await;
+        if message["id"] == id && message.get("method").is_none() {
+            assert_eq!(message["result"]["stopReason"], "end_turn", "{message}");
+            break;
+        }
+        if message["method"] == "session/request_permission" {
+            asked.push(message["params"]["toolCall"]["toolCallId"].clone());
+            // While the child waits on its first write, the user switches the session's mode.
+            agent.request("session/set_mode", json!({"sessionId": session, "modeId": "accept-edits"})).await;
+            agent.reply(&message, json!({"outcome": {"outcome": "selected", "optionId": "allow_once"}})).await;
+        }
+    }
+    assert_eq!(asked, [json!("t1/c1")], "the second write ran in the new mode without asking");
+    assert!(sandbox.project_path().join("b.txt").exists());
+}
