@@ -23,6 +23,15 @@ fn child(marker: &str, step: Step) -> Step {
     Step { when: Some(marker.into()), ..step }
 }
 
+/// The mock model with `steps`, and the agent in the sandbox's project with a session open.
+async fn start(sandbox: &Sandbox, steps: Vec<Step>) -> (MockLlm, Agent, String) {
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize().await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    (mock, agent, session)
+}
+
 fn tool_names(request: &Value) -> Vec<String> {
     request["tools"].as_array().unwrap().iter().map(|tool| tool["name"].as_str().unwrap().to_owned()).collect()
 }
@@ -54,10 +63,7 @@ async fn parallel_tasks_run_side_by_side_with_their_own_tools_and_report_in_orde
         child("ALPHA-TASK", Step::text("The alpha secret is 42 (alpha.txt:1).")),
         child("No beta file exists.", Step::text("Both answered.")),
     ];
-    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
-    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
-    agent.initialize().await;
-    let session = agent.new_session(&sandbox.project_path()).await;
+    let (mock, mut agent, session) = start(&sandbox, steps).await;
     let (response, updates) = agent.prompt(&session, "find both", |params| panic!("nothing here needs asking: {params}")).await;
     assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
 
@@ -105,10 +111,7 @@ async fn a_childs_call_is_checked_with_the_parents_permissions() {
         child("NOTES-TASK", Step::text("I could not write notes.txt: the user refused.")),
         Step::text("The subagent was refused."),
     ];
-    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
-    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
-    agent.initialize().await;
-    let session = agent.new_session(&sandbox.project_path()).await;
+    let (mock, mut agent, session) = start(&sandbox, steps).await;
     let mut asked = Vec::new();
     let (response, _) = agent
         .prompt(&session, "take notes", |params| {
@@ -141,10 +144,7 @@ async fn a_looping_child_and_one_over_its_turn_limit_are_stopped_and_reported() 
     steps.extend((1..=2).map(|turn| child("SHORT-TASK", Step::tool(&format!("s{turn}"), "grep", json!({"pattern": format!("nothing-{turn}")})))));
     // The parent's last request (its history names both tasks).
     steps.push(child("LOOP-TASK", Step::text("Both stopped.")));
-    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
-    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
-    agent.initialize().await;
-    let session = agent.new_session(&sandbox.project_path()).await;
+    let (mock, mut agent, session) = start(&sandbox, steps).await;
     let (response, _) = agent.prompt(&session, "go", |params| panic!("nothing here needs asking: {params}")).await;
     let requests = mock.requests();
     assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
@@ -188,10 +188,7 @@ async fn a_task_in_a_worktree_commits_on_its_branch_and_cannot_touch_the_reposit
         child("TREE-TASK", Step::text("Added feature.py.")),
         child("Added feature.py.", Step::text("done")),
     ];
-    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
-    let mut agent = Agent::spawn(&root, &sandbox.env(mock.url()));
-    agent.initialize().await;
-    let session = agent.new_session(&root).await;
+    let (mock, mut agent, session) = start(&sandbox, steps).await;
     let (response, _) = agent.prompt(&session, "build it", |_| "allow_once").await;
     assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
     let requests = mock.requests();
@@ -226,10 +223,7 @@ async fn a_mode_switch_in_the_parent_reaches_a_running_child() {
         child("TWO-FILES", Step::text("Wrote both.")),
         child("Wrote both.", Step::text("done")),
     ];
-    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
-    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
-    agent.initialize().await;
-    let session = agent.new_session(&sandbox.project_path()).await;
+    let (mock, mut agent, session) = start(&sandbox, steps).await;
     let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "write them"}]})).await;
     let mut asked = Vec::new();
     loop {
