@@ -223,7 +223,7 @@ async fn a_mode_switch_in_the_parent_reaches_a_running_child() {
         child("TWO-FILES", Step::text("Wrote both.")),
         child("Wrote both.", Step::text("done")),
     ];
-    let (mock, mut agent, session) = start(&sandbox, steps).await;
+    let (_mock, mut agent, session) = start(&sandbox, steps).await;
     let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "write them"}]})).await;
     let mut asked = Vec::new();
     loop {
