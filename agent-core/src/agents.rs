@@ -3,12 +3,16 @@
 //! The child runs through the same turn loop and dispatch pipeline as the session (its calls are
 //! checked on their own, with the parent's permissions, hooks and sandbox); only its final report
 //! comes back. Its tool calls and permission prompts reach the editor labelled with the task.
-//! With `isolation: worktree` it works in a git worktree of its own (`worktree.rs`).
+//! With `isolation: worktree` it works in a git worktree of its own (`worktree.rs`); with
+//! `run_in_background` it runs apart from the turn (`background.rs`, `task_wait`, `task_stop`).
 
+pub mod background;
 pub mod definitions;
 mod relay;
 pub mod task;
+pub mod task_control;
 mod worktree;
 
 pub use definitions::Definition;
+pub use background::BackgroundTasks;
 pub use task::TaskTool;

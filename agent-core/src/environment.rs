@@ -37,6 +37,8 @@ pub struct SessionEnv {
     pub log: Option<Arc<SessionLog>>,
     /// The user's data directory for Larik (subagents' worktrees go there).
     pub data_dir: Option<std::path::PathBuf>,
+    /// Subagents running in the background.
+    pub tasks: Arc<crate::agents::BackgroundTasks>,
     /// The session's MCP servers (their tools are in the registry).
     pub mcp: Arc<McpServers>,
     /// What the user should hear at the next turn (a server failed between turns).
@@ -60,6 +62,7 @@ impl SessionEnv {
             usage: Arc::default(),
             log: None,
             data_dir: None,
+            tasks: Arc::new(crate::agents::BackgroundTasks::new(CancellationToken::new())),
             mcp: Arc::new(McpServers::none()),
             notices: Arc::default(),
         }
@@ -83,6 +86,7 @@ impl SessionEnv {
             usage: Arc::clone(&self.usage),
             log: None,
             data_dir: self.data_dir.clone(),
+            tasks: Arc::clone(&self.tasks),
             mcp: Arc::clone(&self.mcp),
             notices: Arc::clone(&self.notices),
         }

@@ -244,7 +244,11 @@ impl Session {
         let cancel = parent_cancel.child_token();
         let project_allow: Vec<String> = config.rules.project_allow.iter().map(|rule| rule.text.clone()).collect();
         let registry = Arc::new(Registry::builtin(config.search));
-        registry.add(Arc::new(crate::agents::TaskTool::new(config.agents)));
+        registry.add_all([
+            Arc::new(crate::agents::TaskTool::new(config.agents)) as Arc<dyn crate::tools::DynTool>,
+            Arc::new(crate::agents::task_control::TaskWait),
+            Arc::new(crate::agents::task_control::TaskStop),
+        ]);
         // Said with the next turn: what the settings made of this session, then whatever the
         // MCP servers report between turns.
         let notices: Arc<crate::mcp::Notices> = Arc::default();
@@ -272,6 +276,7 @@ impl Session {
             usage: Arc::default(),
             log: config.log,
             data_dir: config.data_dir,
+            tasks: Arc::new(crate::agents::BackgroundTasks::new(cancel.clone())),
             mcp,
             notices,
         };
@@ -323,6 +328,16 @@ impl Session {
     /// `/mcp login <server>`: logs in through the editor, then reconnects the server.
     pub async fn mcp_login(&self, server: &str, cancel: &CancellationToken) -> Result<String, String> {
         self.env.mcp.login(server, cancel).await
+    }
+
+    /// `/tasks`: the background tasks still running, as `(id, label)`.
+    pub fn background_tasks(&self) -> Vec<(String, String)> {
+        self.env.tasks.running()
+    }
+
+    /// `/tasks stop <id>`.
+    pub fn stop_task(&self, id: &str) -> Result<String, String> {
+        self.env.tasks.stop(id)
     }
 
     /// `/mcp reconnect <server>`.

@@ -242,3 +242,78 @@ async fn a_mode_switch_in_the_parent_reaches_a_running_child() {
     assert_eq!(asked, [json!("t1/c1")], "the second write ran in the new mode without asking");
     assert!(sandbox.project_path().join("b.txt").exists());
 }
+
+fn background(id: &str, description: &str, prompt: &str) -> larik_core::replay::RecordedToolCall {
+    let mut call = task(id, "explore", description, prompt);
+    call.input["run_in_background"] = json!(true);
+    call
+}
+
+/// What `/tasks` says.
+async fn tasks_said(agent: &mut Agent, session: &str, command: &str) -> String {
+    let (_, updates) = agent.prompt(session, command, |params| panic!("{params}")).await;
+    larik_tests::harness::message_text(&updates)
+}
+
+#[tokio::test]
+async fn a_background_task_returns_at_once_and_task_wait_gets_its_result() {
+    let sandbox = Sandbox::new();
+    let steps = vec![
+        calls(vec![background("t1", "survey", "BG-WAIT: survey the project")]),
+        child("Started the background task", calls(vec![larik_core::replay::RecordedToolCall { id: Some("w1".into()), name: "task_wait".into(), input: json!({}) }])),
+        // The child answers only after the parent moved on: it runs apart from the turn.
+        child("BG-WAIT", Step { after_requests: Some(3), ..Step::text("The survey is done.") }),
+        child("The survey is done.", Step::text("done")),
+    ];
+    let (mock, mut agent, session) = start(&sandbox, steps).await;
+    let (response, _) = agent.prompt(&session, "survey it", |params| panic!("{params}")).await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    let requests = mock.requests();
+    let started = result_text(&result_of(&requests[1], "t1"));
+    assert!(started.starts_with("Started the background task `bg-1` (explore: survey)"), "{started}");
+    let waited = result_text(&result_of(requests.last().unwrap(), "w1"));
+    assert!(waited.contains("<task-notification id=\"bg-1\" task=\"explore: survey\" status=\"completed\">\nThe survey is done."), "{waited}");
+    assert_eq!(tasks_said(&mut agent, &session, "/tasks").await, "No background tasks are running.");
+}
+
+#[tokio::test]
+async fn a_background_task_outlives_a_cancelled_turn_reports_at_the_next_prompt_and_stops_on_request() {
+    let sandbox = Sandbox::new();
+    let steps = vec![
+        calls(vec![background("t1", "slow survey", "BG-SLOW: survey slowly"), background("t2", "stuck", "BG-STUCK: never finish")]),
+        // The parent's next answer hangs until the user cancels the turn.
+        child("Started the background task `bg-2`", Step { hang: true, ..Step::text("Waiting on the survey") }),
+        child("BG-STUCK", Step { hang: true, ..Step::text("") }),
+        child("BG-SLOW", Step { after_requests: Some(4), ..Step::text("The slow survey is done.") }),
+        // The next prompt's request carries the finished task's result.
+        child("next question", Step::text("Noted.")),
+    ];
+    let (mock, mut agent, session) = start(&sandbox, steps).await;
+    let prompt = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "survey it"}]})).await;
+    // Cancel once both children and the hanging parent request are in.
+    while mock.requests().len() < 4 {
+        let _ = tokio::time::timeout(std::time::Duration::from_millis(20), agent.next()).await;
+    }
+    agent.notify("session/cancel", json!({"sessionId": session})).await;
+    let (cancelled, _) = agent.response(prompt).await;
+    assert_eq!(cancelled["result"]["stopReason"], "cancelled");
+    // The slow one finishes after the cancel; the stuck one still runs.
+    let listed = loop {
+        let listed = tasks_said(&mut agent, &session, "/tasks").await;
+        if !listed.contains("bg-1") {
+            break listed;
+        }
+    };
+    assert!(listed.contains("- bg-2: explore: stuck (running)"), "the cancel stopped neither: {listed}");
+    let (_, _) = agent.prompt(&session, "next question", |params| panic!("{params}")).await;
+    let last = mock.requests().last().unwrap().to_string();
+    assert!(last.contains("task-notification id=\\\"bg-1\\\"") && last.contains("The slow survey is done."), "{last}");
+    assert!(tasks_said(&mut agent, &session, "/tasks stop bg-2").await.contains("Stopping the background task `bg-2`"));
+    let after = loop {
+        let listed = tasks_said(&mut agent, &session, "/tasks").await;
+        if !listed.contains("bg-2") {
+            break listed;
+        }
+    };
+    assert_eq!(after, "No background tasks are running.");
+}

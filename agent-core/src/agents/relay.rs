@@ -7,12 +7,14 @@ use tokio::sync::mpsc;
 
 use crate::event::AgentEvent;
 
-/// Forwards `events` to `parent` until the child's sender is dropped. Without a parent channel
-/// the events are dropped, and a permission prompt with them (which counts as a refusal).
-pub async fn relay(mut events: mpsc::Receiver<AgentEvent>, parent: Option<mpsc::Sender<AgentEvent>>, label: &str, task_call: &str) {
+/// Forwards `events` to `parent` until the child's sender is dropped. The parent's channel is
+/// held weakly: a turn ends when its senders are gone, and a background child must not keep it
+/// open. Once it is gone (or without one) the events are dropped, and a permission prompt with
+/// them, which counts as a refusal.
+pub async fn relay(mut events: mpsc::Receiver<AgentEvent>, parent: Option<mpsc::WeakSender<AgentEvent>>, label: &str, task_call: &str) {
     let id = |child: &str| format!("{task_call}/{child}");
     while let Some(event) = events.recv().await {
-        let Some(parent) = &parent else { continue };
+        let Some(parent) = parent.as_ref().and_then(mpsc::WeakSender::upgrade) else { continue };
         let relabelled = match event {
             AgentEvent::ToolCallStarted(mut view) => {
                 view.id = id(&view.id);
@@ -33,8 +35,7 @@ pub async fn relay(mut events: mpsc::Receiver<AgentEvent>, parent: Option<mpsc::
             // already in the shared totals.
             AgentEvent::TextDelta(_) | AgentEvent::ThinkingDelta(_) | AgentEvent::Usage { .. } | AgentEvent::TitleChanged(_) => continue,
         };
-        if parent.send(relabelled).await.is_err() {
-            return;
-        }
+        // A send to a turn that ended fails: the event is dropped, the relay goes on draining.
+        let _ = parent.send(relabelled).await;
     }
 }

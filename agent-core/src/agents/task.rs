@@ -36,6 +36,10 @@ pub struct TaskInput {
     /// review and merge afterwards; by default it works in this checkout.
     #[serde(default)]
     pub isolation: Option<Isolation>,
+    /// Run it in the background: `bg-N` comes back at once and its result arrives by itself
+    /// when it finishes (or use task_wait). For work you need not wait on.
+    #[serde(default)]
+    pub run_in_background: bool,
 }
 
 #[derive(Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
@@ -110,40 +114,66 @@ impl DynTool for TaskTool {
             return ToolOutput::error(format!("There is no subagent `{}`; use one of: {}.", input.subagent_type, names.join(", ")));
         };
         let label = format!("{}: {}", definition.name, input.description);
-        let isolated = input.isolation == Some(Isolation::Worktree) || definition.isolation.as_deref() == Some("worktree");
-        let (worktree, notice) = if isolated { worktree_for(ctx).await } else { (None, None) };
-        let outcome = run_child(definition, &label, input.prompt, worktree.as_ref(), ctx).await;
-        // The worktree is finished whatever the child's end: its work is kept or cleaned up.
-        let report = match worktree {
-            Some(worktree) => {
-                let label = label.clone();
-                match tokio::task::spawn_blocking(move || worktree.finish(&label)).await {
-                    Ok(Ok(report)) => Some(report),
-                    Ok(Err(error)) => Some(format!("The subagent's worktree could not be finished: {error}")),
-                    Err(error) => Some(format!("The subagent's worktree could not be finished: {error}")),
-                }
-            }
-            None => notice,
-        };
-        let with_report = |text: String| match &report {
-            Some(report) => format!("{text}\n\n{report}"),
-            None => text,
-        };
-        match outcome {
-            Ok(outcome) if outcome.stop == StopReason::EndTurn => ToolOutput::text(with_report(outcome.last_text.unwrap_or_else(|| "The subagent finished without a report.".into()))),
-            Ok(outcome) => {
-                let why = match outcome.stop {
-                    _ if outcome.looped => "it kept making the same calls with the same results".to_owned(),
-                    StopReason::MaxTurnRequests => format!("it reached its limit of {} model requests", outcome.requests),
-                    StopReason::Cancelled => "it was cancelled".to_owned(),
-                    StopReason::MaxTokens => "its answer hit the output limit".to_owned(),
-                    StopReason::Refusal | StopReason::EndTurn => "the model refused".to_owned(),
-                };
-                let last = outcome.last_text.map(|text| format!(" Its last message:\n\n{text}")).unwrap_or_default();
-                ToolOutput::error(with_report(format!("The subagent `{label}` was stopped before it finished: {why}. Check what it changed before relying on it.{last}")))
-            }
-            Err(error) => ToolOutput::error(with_report(format!("The subagent `{label}` failed: {error}"))),
+        // Where the child's calls are shown: under this call, for as long as the turn lasts.
+        let shown_under = ctx.progress.as_ref().map(|progress| Relay { call_id: progress.call_id.clone(), events: progress.events.downgrade() });
+        if input.run_in_background {
+            let (definition, ctx, shown) = (definition.clone(), ctx.clone(), label.clone());
+            let started = ctx.env.tasks.clone().start(label.clone(), move |cancel| {
+                // Its own token: cancelling the turn does not stop it. And no hold on the turn's
+                // events, which would keep the turn from ending.
+                let ctx = ToolContext { cancel, progress: None, ..ctx };
+                async move { execute(&definition, &shown, input.prompt, input.isolation, shown_under, &ctx).await }
+            });
+            return match started {
+                Ok(id) => ToolOutput::text(format!("Started the background task `{id}` ({label}). Its result arrives by itself when it finishes; task_wait waits for it, task_stop stops it.")),
+                Err(error) => ToolOutput::error(error),
+            };
         }
+        execute(definition, &label, input.prompt, input.isolation, shown_under, ctx).await
+    }
+}
+
+/// The parent's call a child's events are shown under, and the turn's events, held weakly.
+struct Relay {
+    call_id: String,
+    events: mpsc::WeakSender<crate::event::AgentEvent>,
+}
+
+/// Runs a task to its end; its report, or why there is none.
+async fn execute(definition: &Definition, label: &str, prompt: String, isolation: Option<Isolation>, relay: Option<Relay>, ctx: &ToolContext) -> ToolOutput {
+    let isolated = isolation == Some(Isolation::Worktree) || definition.isolation.as_deref() == Some("worktree");
+    let (worktree, notice) = if isolated { worktree_for(ctx).await } else { (None, None) };
+    let outcome = run_child(definition, label, prompt, worktree.as_ref(), relay, ctx).await;
+    // The worktree is finished whatever the child's end: its work is kept or cleaned up.
+    let report = match worktree {
+        Some(worktree) => {
+            let label = label.to_owned();
+            match tokio::task::spawn_blocking(move || worktree.finish(&label)).await {
+                Ok(Ok(report)) => Some(report),
+                Ok(Err(error)) => Some(format!("The subagent's worktree could not be finished: {error}")),
+                Err(error) => Some(format!("The subagent's worktree could not be finished: {error}")),
+            }
+        }
+        None => notice,
+    };
+    let with_report = |text: String| match &report {
+        Some(report) => format!("{text}\n\n{report}"),
+        None => text,
+    };
+    match outcome {
+        Ok(outcome) if outcome.stop == StopReason::EndTurn => ToolOutput::text(with_report(outcome.last_text.unwrap_or_else(|| "The subagent finished without a report.".into()))),
+        Ok(outcome) => {
+            let why = match outcome.stop {
+                _ if outcome.looped => "it kept making the same calls with the same results".to_owned(),
+                StopReason::MaxTurnRequests => format!("it reached its limit of {} model requests", outcome.requests),
+                StopReason::Cancelled => "it was cancelled".to_owned(),
+                StopReason::MaxTokens => "its answer hit the output limit".to_owned(),
+                StopReason::Refusal | StopReason::EndTurn => "the model refused".to_owned(),
+            };
+            let last = outcome.last_text.map(|text| format!(" Its last message:\n\n{text}")).unwrap_or_default();
+            ToolOutput::error(with_report(format!("The subagent `{label}` was stopped before it finished: {why}. Check what it changed before relying on it.{last}")))
+        }
+        Err(error) => ToolOutput::error(with_report(format!("The subagent `{label}` failed: {error}"))),
     }
 }
 
@@ -161,10 +191,10 @@ async fn worktree_for(ctx: &ToolContext) -> (Option<TaskWorktree>, Option<String
 }
 
 /// Runs the child to its end, its events relayed to the editor under the task's call.
-async fn run_child(definition: &Definition, label: &str, prompt: String, worktree: Option<&TaskWorktree>, ctx: &ToolContext) -> Result<crate::session::SubagentOutcome, crate::session::TurnError> {
+async fn run_child(definition: &Definition, label: &str, prompt: String, worktree: Option<&TaskWorktree>, relay: Option<Relay>, ctx: &ToolContext) -> Result<crate::session::SubagentOutcome, crate::session::TurnError> {
     let parent = &ctx.env;
     let cancel = ctx.cancel.child_token();
-    let call_id = ctx.progress.as_ref().map_or_else(|| "task".to_owned(), |progress| progress.call_id.clone());
+    let call_id = relay.as_ref().map_or_else(|| "task".to_owned(), |relay| relay.call_id.clone());
     let child_id = format!("{}-{}", parent.session_id, call_id.replace(|c: char| !c.is_ascii_alphanumeric() && c != '-' && c != '_', "_"));
     let cwd = worktree.map_or_else(|| parent.workspace.root().to_path_buf(), |worktree| worktree.cwd.clone());
     let mut env = parent.child(child_id.clone(), &cwd, |name| definition.allows(name), cancel.clone());
@@ -179,7 +209,7 @@ async fn run_child(definition: &Definition, label: &str, prompt: String, worktre
     let mut model = parent.models.settings();
     model.max_turn_requests = definition.max_turns.map_or(MAX_TURNS, |limit| limit.clamp(1, MAX_TURNS));
     let (events, received) = mpsc::channel(256);
-    let relayed = super::relay::relay(received, ctx.progress.as_ref().map(|progress| progress.events.clone()), label, &call_id);
+    let relayed = super::relay::relay(received, relay.map(|relay| relay.events), label, &call_id);
     let run = async {
         let outcome = crate::session::run_subagent(&env, &system, &model, prompt, &events, &cancel).await;
         // The relay ends once the child's events are all through.

@@ -167,12 +167,8 @@ impl Server {
     /// A server; `auth_dir` is where logins are kept, `browser` how the user reaches an
     /// authorization page when a call needs one.
     pub fn new(config: McpServerConfig, auth_dir: Option<&std::path::Path>, browser: Option<Arc<dyn Browser>>) -> Self {
-        let url = match &config.transport {
-            Transport::Http { url, .. } | Transport::Sse { url, .. } => Some(url.clone()),
-            Transport::Stdio { .. } => None,
-        };
-        let tokens = url.as_deref().zip(auth_dir).map(|(url, dir)| TokenFile::new(dir, &config.name, url));
-        let auth = url.zip(tokens.clone()).zip(browser).map(|((url, tokens), browser)| (Login { url, oauth: config.oauth.clone(), tokens }, browser));
+        let tokens = remote_url(&config).zip(auth_dir).map(|(url, dir)| TokenFile::new(dir, &config.name, url));
+        let auth = login_for(&config, tokens.as_ref()).zip(browser);
         let link = Arc::new(Link::new(&config.name, auth));
         Self {
             config,
@@ -189,8 +185,7 @@ impl Server {
 
     /// What a login to this server needs, when it is one that can have one.
     pub fn login(&self) -> Option<Login> {
-        let (Transport::Http { url, .. } | Transport::Sse { url, .. }) = &self.config.transport else { return None };
-        Some(Login { url: url.clone(), oauth: self.config.oauth.clone(), tokens: self.tokens.clone()? })
+        login_for(&self.config, self.tokens.as_ref())
     }
 
     pub fn status(&self) -> Status {
@@ -239,6 +234,18 @@ impl Server {
         registered.extend(names);
         Ok(registered.len())
     }
+}
+
+/// The URL of an HTTP or SSE server (the ones that can ask for a login).
+fn remote_url(config: &McpServerConfig) -> Option<&str> {
+    match &config.transport {
+        Transport::Http { url, .. } | Transport::Sse { url, .. } => Some(url),
+        Transport::Stdio { .. } => None,
+    }
+}
+
+fn login_for(config: &McpServerConfig, tokens: Option<&TokenFile>) -> Option<Login> {
+    Some(Login { url: remote_url(config)?.to_owned(), oauth: config.oauth.clone(), tokens: tokens?.clone() })
 }
 
 /// Connects, and keeps connecting after every drop, until `cancel` fires. `all` is every server

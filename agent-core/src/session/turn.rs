@@ -351,14 +351,20 @@ impl Turn<'_> {
         }
     }
 
-    /// Adds what the user said mid-turn to the conversation: into the pending tool results, or
-    /// as a user message of its own after an answer.
+    /// Adds what arrived while the turn ran (the user's words for it, background tasks'
+    /// results) to the conversation: into the pending tool results or the prompt, or as a user
+    /// message of its own after an answer.
     fn take_steering(&self, history: &mut Vec<Message>) {
         let said: Vec<String> = self.steering.lock().map(|mut steering| std::mem::take(&mut *steering)).unwrap_or_default();
-        if said.is_empty() {
+        let mut parts: Vec<Part> = said.into_iter().map(|text| Part::Text { text: format!("<user-interjection>{text}</user-interjection>") }).collect();
+        // Background tasks that finished meanwhile report with the next request (a child's
+        // turn leaves them to its parent).
+        if self.child.is_none() {
+            parts.extend(self.env.tasks.take_finished().iter().map(|report| Part::Text { text: report.notification() }));
+        }
+        if parts.is_empty() {
             return;
         }
-        let parts: Vec<Part> = said.into_iter().map(|text| Part::Text { text: format!("<user-interjection>{text}</user-interjection>") }).collect();
         let before_last = history.len().saturating_sub(1);
         match history.last_mut() {
             Some(last) if last.role == Role::User => {

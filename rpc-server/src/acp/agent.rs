@@ -302,6 +302,17 @@ impl AcpAgent {
                 let said = if approved { "The project's settings apply: its MCP servers connect now." } else { "The project's settings stay off: its MCP servers do not run." };
                 notify(peer, session_id, say(said.into())).await;
             }
+            commands::Command::Tasks(None) => {
+                let running = entry.session.background_tasks();
+                let said = if running.is_empty() {
+                    "No background tasks are running.".to_owned()
+                } else {
+                    let lines: Vec<String> = running.iter().map(|(id, label)| format!("- {id}: {label} (running)")).collect();
+                    format!("Background tasks:\n{}\n\n`/tasks stop ID` stops one.", lines.join("\n"))
+                };
+                notify(peer, session_id, say(said)).await;
+            }
+            commands::Command::Tasks(Some(id)) => notify(peer, session_id, say(entry.session.stop_task(&id).unwrap_or_else(|error| error))).await,
             commands::Command::Mcp(commands::McpAction::Usage(asked)) => {
                 notify(peer, session_id, say(format!("`/mcp {asked}`: use `/mcp`, `/mcp login <server>`, `/mcp reconnect <server>` or `/mcp approve`."))).await;
             }

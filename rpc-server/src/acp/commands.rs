@@ -19,6 +19,7 @@ pub fn available(mcp: &[larik_core::McpCommand]) -> acp::SessionUpdate {
         command("mode", "Switch mode", Some("default, accept-edits, plan or yolo")),
         command("model", "Switch to another configured model", Some("model name")),
         command("mcp", "List the MCP servers and their state; login, reconnect or approve one", Some("[login|reconnect|approve] [server]")),
+        command("tasks", "List the background tasks; stop one", Some("[stop bg-N]")),
     ];
     commands.extend(mcp.iter().map(|prompt| command(&prompt.name, &prompt.description, prompt.hint.as_deref())));
     acp::SessionUpdate::AvailableCommandsUpdate(acp::AvailableCommandsUpdate::new(commands))
@@ -39,6 +40,8 @@ pub enum Command {
     Mode(Option<Mode>, String),
     Model(String),
     Mcp(McpAction),
+    /// `/tasks`, or `/tasks stop <id>` with the id.
+    Tasks(Option<String>),
 }
 
 /// What `/mcp` was asked to do.
@@ -74,6 +77,7 @@ pub fn parse(text: &str) -> Option<Command> {
         "mode" => Some(Command::Mode(Mode::from_id(argument), argument.to_owned())),
         "model" => Some(Command::Model(argument.to_owned())),
         "mcp" => Some(Command::Mcp(mcp_action(argument))),
+        "tasks" => Some(Command::Tasks(argument.strip_prefix("stop").map(|id| id.trim().to_owned()))),
         _ => None,
     }
 }
@@ -91,6 +95,8 @@ mod tests {
         assert_eq!(parse("/mcp approve"), Some(Command::Mcp(McpAction::Approve)));
         assert_eq!(parse("/mcp approve everything"), Some(Command::Mcp(McpAction::Approve)));
         assert_eq!(parse("/mcp login"), Some(Command::Mcp(McpAction::Usage("login".into()))));
+        assert_eq!(parse("/tasks"), Some(Command::Tasks(None)));
+        assert_eq!(parse("/tasks stop bg-2"), Some(Command::Tasks(Some("bg-2".into()))));
         assert_eq!(parse("  /mode plan "), Some(Command::Mode(Some(Mode::Plan), "plan".into())));
         assert_eq!(parse("/mode nonsense"), Some(Command::Mode(None, "nonsense".into())));
         assert_eq!(parse("/model claude-x"), Some(Command::Model("claude-x".into())));

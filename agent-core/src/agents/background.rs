@@ -1,0 +1,222 @@
+//! Subagents running in the background (`task` with `run_in_background`): `bg-N` comes back at
+//! once and the child runs on a token of the session, not of the turn, so cancelling the turn
+//! does not stop it; `task_stop`, closing the session or exiting does. At most
+//! [`MAX_RUNNING`] run together. A finished task's result is delivered once: with the next model
+//! request of a running turn, at the start of the next prompt, or to `task_wait`.
+
+use std::sync::Mutex;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::tools::ToolOutput;
+
+/// Background tasks running at once, at most.
+pub const MAX_RUNNING: usize = 8;
+
+/// Where one background task is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TaskState {
+    Running,
+    Finished { text: String, is_error: bool },
+    Stopped,
+}
+
+struct Entry {
+    id: String,
+    label: String,
+    state: TaskState,
+    delivered: bool,
+    cancel: CancellationToken,
+}
+
+/// What a delivered task says: its id, label and result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskReport {
+    pub id: String,
+    pub label: String,
+    pub state: TaskState,
+}
+
+impl TaskReport {
+    /// The notification the model reads.
+    pub fn notification(&self) -> String {
+        let (status, text) = match &self.state {
+            TaskState::Finished { text, is_error: false } => ("completed", text.as_str()),
+            TaskState::Finished { text, is_error: true } => ("failed", text.as_str()),
+            TaskState::Stopped => ("stopped", "It was stopped before it finished."),
+            TaskState::Running => ("running", "It is still running."),
+        };
+        format!("<task-notification id=\"{}\" task=\"{}\" status=\"{status}\">\n{text}\n</task-notification>", self.id, self.label)
+    }
+}
+
+/// The session's background tasks.
+pub struct BackgroundTasks {
+    entries: Mutex<Vec<Entry>>,
+    next: std::sync::atomic::AtomicUsize,
+    changed: tokio::sync::watch::Sender<u64>,
+    /// The session's token: closing the session stops them all.
+    session: CancellationToken,
+}
+
+impl BackgroundTasks {
+    pub fn new(session: CancellationToken) -> Self {
+        Self { entries: Mutex::new(Vec::new()), next: std::sync::atomic::AtomicUsize::new(1), changed: tokio::sync::watch::channel(0).0, session }
+    }
+
+    fn entries(&self) -> std::sync::MutexGuard<'_, Vec<Entry>> {
+        self.entries.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Starts `run` (given its own token) as `bg-N`; `Err` when [`MAX_RUNNING`] already run.
+    pub fn start<F>(self: &std::sync::Arc<Self>, label: String, run: impl FnOnce(CancellationToken) -> F) -> Result<String, String>
+    where
+        F: Future<Output = ToolOutput> + Send + 'static,
+    {
+        let cancel = self.session.child_token();
+        let id = {
+            let mut entries = self.entries();
+            if entries.iter().filter(|entry| entry.state == TaskState::Running).count() >= MAX_RUNNING {
+                return Err(format!("{MAX_RUNNING} background tasks are running already; wait for one (task_wait) or stop one (task_stop) first."));
+            }
+            let id = format!("bg-{}", self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+            entries.push(Entry { id: id.clone(), label, state: TaskState::Running, delivered: false, cancel: cancel.clone() });
+            id
+        };
+        let future = run(cancel.clone());
+        let tasks = std::sync::Arc::clone(self);
+        let finished_id = id.clone();
+        tokio::spawn(async move {
+            let output = future.await;
+            let state = if cancel.is_cancelled() { TaskState::Stopped } else { TaskState::Finished { text: output.text_content(), is_error: output.is_error } };
+            tasks.set(&finished_id, state);
+        });
+        Ok(id)
+    }
+
+    fn set(&self, id: &str, state: TaskState) {
+        if let Some(entry) = self.entries().iter_mut().find(|entry| entry.id == id && entry.state == TaskState::Running) {
+            entry.state = state;
+        }
+        self.changed.send_modify(|count| *count += 1);
+    }
+
+    /// Stops a running task; what it was, or why not.
+    pub fn stop(&self, id: &str) -> Result<String, String> {
+        let entries = self.entries();
+        let entry = entries.iter().find(|entry| entry.id == id).ok_or_else(|| format!("There is no background task `{id}`."))?;
+        if entry.state != TaskState::Running {
+            return Err(format!("The background task `{id}` ({}) is not running.", entry.label));
+        }
+        entry.cancel.cancel();
+        Ok(format!("Stopping the background task `{id}` ({}).", entry.label))
+    }
+
+    /// The running tasks, as `(id, label)`.
+    pub fn running(&self) -> Vec<(String, String)> {
+        self.entries().iter().filter(|entry| entry.state == TaskState::Running).map(|entry| (entry.id.clone(), entry.label.clone())).collect()
+    }
+
+    /// Whether any task is running or has a result not delivered yet.
+    pub fn pending(&self) -> bool {
+        self.entries().iter().any(|entry| entry.state == TaskState::Running || !entry.delivered)
+    }
+
+    /// The finished tasks whose results were not delivered yet, now delivered.
+    pub fn take_finished(&self) -> Vec<TaskReport> {
+        let mut entries = self.entries();
+        entries
+            .iter_mut()
+            .filter(|entry| entry.state != TaskState::Running && !entry.delivered)
+            .map(|entry| {
+                entry.delivered = true;
+                TaskReport { id: entry.id.clone(), label: entry.label.clone(), state: entry.state.clone() }
+            })
+            .collect()
+    }
+
+    /// Waits until the named tasks (all of them, when `ids` is empty) are no longer running, or
+    /// `cancel` fires; their reports, delivered now.
+    pub async fn wait(&self, ids: &[String], cancel: &CancellationToken) -> Result<Vec<TaskReport>, String> {
+        let mut changed = self.changed.subscribe();
+        loop {
+            {
+                let mut entries = self.entries();
+                if let Some(unknown) = ids.iter().find(|id| !entries.iter().any(|entry| &entry.id == *id)) {
+                    return Err(format!("There is no background task `{unknown}`."));
+                }
+                let wanted = |entry: &Entry| ids.is_empty() || ids.contains(&entry.id);
+                if !entries.iter().any(|entry| wanted(entry) && entry.state == TaskState::Running) {
+                    return Ok(entries
+                        .iter_mut()
+                        .filter(|entry| wanted(entry) && !(ids.is_empty() && entry.delivered))
+                        .map(|entry| {
+                            entry.delivered = true;
+                            TaskReport { id: entry.id.clone(), label: entry.label.clone(), state: entry.state.clone() }
+                        })
+                        .collect());
+                }
+            }
+            tokio::select! {
+                result = changed.changed() => if result.is_err() { return Err("the session ended".into()) },
+                () = cancel.cancelled() => return Err("The wait was cancelled; the tasks go on.".into()),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn tasks_run_apart_are_stopped_one_by_one_and_delivered_once() {
+        let session = CancellationToken::new();
+        let tasks = Arc::new(BackgroundTasks::new(session.clone()));
+        let (release, released) = tokio::sync::oneshot::channel::<()>();
+        let first = tasks
+            .start("explore: slow".into(), |_| async move {
+                let _ = released.await;
+                ToolOutput::text("slow result")
+            })
+            .unwrap();
+        let second = tasks.start("explore: stuck".into(), |cancel| async move {
+            cancel.cancelled().await;
+            ToolOutput::error("cancelled")
+        });
+        let second = second.unwrap();
+        assert_eq!((first.as_str(), second.as_str()), ("bg-1", "bg-2"));
+        assert_eq!(tasks.running().len(), 2);
+        assert!(tasks.take_finished().is_empty());
+        tasks.stop(&second).unwrap();
+        let stopped = tasks.wait(std::slice::from_ref(&second), &CancellationToken::new()).await.unwrap();
+        assert_eq!(stopped[0].state, TaskState::Stopped);
+        assert!(tasks.stop(&second).is_err(), "not running any more");
+        release.send(()).unwrap();
+        let all = tasks.wait(&[], &CancellationToken::new()).await.unwrap();
+        assert_eq!(all.len(), 1, "bg-2 was delivered already: {all:?}");
+        assert!(all[0].notification().contains("status=\"completed\">\nslow result"));
+        assert!(tasks.take_finished().is_empty() && !tasks.pending());
+        assert!(tasks.wait(&["bg-9".into()], &CancellationToken::new()).await.is_err());
+    }
+
+    #[tokio::test]
+    async fn at_most_eight_run_and_the_session_stops_them() {
+        let session = CancellationToken::new();
+        let tasks = Arc::new(BackgroundTasks::new(session.clone()));
+        for _ in 0..MAX_RUNNING {
+            tasks
+                .start("t".into(), |cancel| async move {
+                    cancel.cancelled().await;
+                    ToolOutput::text("")
+                })
+                .unwrap();
+        }
+        assert!(tasks.start("one more".into(), |_| async { ToolOutput::text("") }).is_err());
+        session.cancel();
+        let all = tasks.wait(&[], &CancellationToken::new()).await.unwrap();
+        assert!(all.iter().all(|report| report.state == TaskState::Stopped));
+    }
+}

@@ -1,0 +1,70 @@
+//! `task_wait` and `task_stop`: the model's hold on its background tasks. Neither changes
+//! anything outside the session, so neither asks.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::event::ToolKind;
+use crate::tools::{CallDescription, Tool, ToolContext, ToolOutput};
+
+#[derive(Deserialize, JsonSchema)]
+pub struct TaskWaitInput {
+    /// The tasks to wait for (`bg-1`, ...); all of them when empty.
+    #[serde(default)]
+    pub ids: Vec<String>,
+}
+
+pub struct TaskWait;
+
+impl Tool for TaskWait {
+    type Input = TaskWaitInput;
+    const NAME: &'static str = "task_wait";
+    const DESCRIPTION: &'static str = "Wait for background tasks (started with task and run_in_background) to finish, and get their results. Without ids, waits for all of them. Only wait when you cannot go on without the results: they also arrive by themselves.";
+    const KIND: ToolKind = ToolKind::Other;
+
+    fn read_only(&self) -> bool {
+        true
+    }
+
+    fn describe(&self, input: &TaskWaitInput, _ctx: &ToolContext) -> CallDescription {
+        CallDescription::titled(if input.ids.is_empty() { "Wait for the background tasks".to_owned() } else { format!("Wait for {}", input.ids.join(", ")) })
+    }
+
+    async fn run(&self, input: TaskWaitInput, ctx: &ToolContext) -> ToolOutput {
+        match ctx.env.tasks.wait(&input.ids, &ctx.cancel).await {
+            Ok(reports) if reports.is_empty() => ToolOutput::text("No background task has a result that was not delivered already."),
+            Ok(reports) => ToolOutput::text(reports.iter().map(super::background::TaskReport::notification).collect::<Vec<_>>().join("\n\n")),
+            Err(error) => ToolOutput::error(error),
+        }
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct TaskStopInput {
+    /// The background task to stop (`bg-1`).
+    pub id: String,
+}
+
+pub struct TaskStop;
+
+impl Tool for TaskStop {
+    type Input = TaskStopInput;
+    const NAME: &'static str = "task_stop";
+    const DESCRIPTION: &'static str = "Stop a background task that is no longer needed. Its changes so far stay.";
+    const KIND: ToolKind = ToolKind::Other;
+
+    fn read_only(&self) -> bool {
+        true
+    }
+
+    fn describe(&self, input: &TaskStopInput, _ctx: &ToolContext) -> CallDescription {
+        CallDescription::titled(format!("Stop {}", input.id))
+    }
+
+    async fn run(&self, input: TaskStopInput, ctx: &ToolContext) -> ToolOutput {
+        match ctx.env.tasks.stop(&input.id) {
+            Ok(said) => ToolOutput::text(said),
+            Err(error) => ToolOutput::error(error),
+        }
+    }
+}
