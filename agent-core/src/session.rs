@@ -335,6 +335,16 @@ impl Session {
         self.env.tasks.running()
     }
 
+    /// Whether a background task runs or has a result the model has not had yet.
+    pub fn background_pending(&self) -> bool {
+        self.env.tasks.pending()
+    }
+
+    /// Waits until no background task runs, or `cancel` fires.
+    pub async fn background_settled(&self, cancel: &CancellationToken) {
+        self.env.tasks.settle(cancel).await;
+    }
+
     /// `/tasks stop <id>`.
     pub fn stop_task(&self, id: &str) -> Result<String, String> {
         self.env.tasks.stop(id)

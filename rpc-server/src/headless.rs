@@ -1,5 +1,6 @@
-//! `larik -p "prompt"`: one turn in the current directory, the answer on stdout. Calls that would
-//! need approval are denied at once (nobody is there to ask), and the model is told why.
+//! `larik -p "prompt"`: one turn in the current directory, the answer on stdout, and a turn more
+//! for each round of background tasks' results. Calls that would need approval are denied at
+//! once (nobody is there to ask), and the model is told why.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -22,6 +23,9 @@ pub enum OutputFormat {
     StreamJson,
 }
 
+/// The prompt of a turn that only delivers background tasks' results.
+const BACKGROUND_RESULTS: &str = "Background task results arrived (above). Use them to finish what you were asked.";
+
 const HEADLESS_DENIAL: &str = "Headless mode (larik -p) cannot ask for approval, so this call was denied. Use tools that need no approval, or tell the user what to run.";
 
 /// Runs the turn; returns the process exit code.
@@ -30,15 +34,25 @@ pub async fn run(prompt: &str, format: OutputFormat, env: HashMap<String, String
     let (config, _) = SessionConfig::from_settings(cwd, &env, std::env::current_exe().ok())?;
     let cancel = CancellationToken::new();
     let session = Session::new(config, &cancel);
-    let (events_tx, mut events_rx) = mpsc::channel(256);
-    let turn = session.prompt(vec![Part::Text { text: prompt.to_owned() }], events_tx, cancel.child_token());
     let mut transcript = Transcript { format, answer: String::new(), tool_calls: Vec::new() };
-    let print = async {
-        while let Some(event) = events_rx.recv().await {
-            transcript.event(event);
+    let mut text = prompt.to_owned();
+    // The process ends only once every background task finished and its result was delivered:
+    // each round of results gets a turn of its own.
+    let outcome = loop {
+        let (events_tx, mut events_rx) = mpsc::channel(256);
+        let turn = session.prompt(vec![Part::Text { text }], events_tx, cancel.child_token());
+        let print = async {
+            while let Some(event) = events_rx.recv().await {
+                transcript.event(event);
+            }
+        };
+        let outcome = side_by_side(turn, print).await;
+        if outcome.is_err() || !session.background_pending() {
+            break outcome;
         }
+        session.background_settled(&cancel).await;
+        text = BACKGROUND_RESULTS.to_owned();
     };
-    let outcome = side_by_side(turn, print).await;
     session.end("other").await;
     match outcome {
         Ok(stop) => {

@@ -91,3 +91,28 @@ async fn the_demo_shows_a_tool_call_and_a_diff_offline() {
     assert!(stdout.contains("+    return f\"Hello, {name}!\""), "{stdout}");
     assert!(stdout.contains("FAILED (failures=1)") && stdout.contains("OK"), "the tests really ran before and after: {stdout}");
 }
+
+#[tokio::test]
+async fn headless_waits_for_background_tasks_and_delivers_their_results() {
+    let sandbox = Sandbox::new();
+    let start = |id: &str| {
+        let call = larik_core::replay::RecordedToolCall { id: Some(id.into()), name: "task".into(), input: json!({"subagent_type": "explore", "description": "count files", "prompt": "BG-HEADLESS: count the files", "run_in_background": true}) };
+        let mut step = Step::default();
+        step.response.tool_calls = vec![call];
+        step
+    };
+    let when = |text: &str, step: Step| Step { when: Some(text.into()), ..step };
+    let steps = vec![
+        start("t1"),
+        when("Started the background task", Step::text("Started the count. ")),
+        // The child answers only after the first turn ended.
+        when("BG-HEADLESS", Step { after_requests: Some(3), ..Step::text("There are 0 files.") }),
+        when("Background task results arrived", Step::text("The project has 0 files.")),
+    ];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let output = run_headless(&sandbox, &mock, &["-p", "count the files"]).await;
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "Started the count. The project has 0 files.\n");
+    let last = mock.requests().last().unwrap().to_string();
+    assert!(last.contains("task-notification id=\\\"bg-1\\\"") && last.contains("There are 0 files."), "{last}");
+}

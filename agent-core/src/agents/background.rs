@@ -135,6 +135,17 @@ impl BackgroundTasks {
             .collect()
     }
 
+    /// Waits until no task runs (their results stay to be delivered), or `cancel` fires.
+    pub async fn settle(&self, cancel: &CancellationToken) {
+        let mut changed = self.changed.subscribe();
+        while !self.running().is_empty() {
+            tokio::select! {
+                result = changed.changed() => if result.is_err() { return },
+                () = cancel.cancelled() => return,
+            }
+        }
+    }
+
     /// Waits until the named tasks (all of them, when `ids` is empty) are no longer running, or
     /// `cancel` fires; their reports, delivered now.
     pub async fn wait(&self, ids: &[String], cancel: &CancellationToken) -> Result<Vec<TaskReport>, String> {
