@@ -64,6 +64,9 @@ impl ModelSettings {
     }
 }
 
+/// The prompt of a turn that only hands the model background tasks' results.
+pub const BACKGROUND_RESULTS: &str = "Background task results arrived (above). Use them to finish what you were asked.";
+
 /// What a turn does.
 enum Work {
     Prompt(Vec<Part>),
@@ -340,6 +343,25 @@ impl Session {
         self.env.tasks.pending()
     }
 
+    /// Changes whenever a background task finishes or stops.
+    pub fn background_changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.env.tasks.changes()
+    }
+
+    /// A turn the agent starts itself to hand the model background tasks' results that arrived
+    /// while the session was idle; `None` when there are none (a turn that ran meanwhile took
+    /// them). It waits for a running turn to end first.
+    pub async fn deliver_background(&self, events: mpsc::Sender<AgentEvent>, cancel: CancellationToken) -> Option<Result<StopReason, TurnError>> {
+        let ready = {
+            let _idle = self.history.lock().await;
+            self.env.tasks.undelivered()
+        };
+        if !ready {
+            return None;
+        }
+        Some(self.prompt(vec![Part::Text { text: BACKGROUND_RESULTS.into() }], events, cancel).await)
+    }
+
     /// Waits until no background task runs, or `cancel` fires.
     pub async fn background_settled(&self, cancel: &CancellationToken) {
         self.env.tasks.settle(cancel).await;
@@ -533,6 +555,11 @@ impl Session {
     /// Cancels everything the session runs; used when the session closes.
     pub fn shutdown(&self) {
         self.cancel.cancel();
+    }
+
+    /// Fires when the session is shut down.
+    pub fn closed(&self) -> tokio_util::sync::WaitForCancellationFuture<'_> {
+        self.cancel.cancelled()
     }
 
     /// Ends the session: its SessionEnd hooks run with `reason` (`clear`, `logout`,

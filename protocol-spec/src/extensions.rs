@@ -50,6 +50,10 @@ pub struct ToolCallMeta {
 #[serde(rename_all = "camelCase", default)]
 pub struct ClientExtensions {
     pub hunk_review: bool,
+    /// The client shows turns the agent starts itself, outside any `session/prompt`: a
+    /// background task's result arriving while the session is idle. Without it those results
+    /// wait for the next prompt.
+    pub background_turns: bool,
 }
 
 /// What Larik advertises in `agentCapabilities._meta.larik`.
@@ -61,11 +65,12 @@ pub struct AgentExtensions {
     pub permission_feedback: bool,
     pub hunk_review: bool,
     pub editor_context: bool,
+    pub background_turns: bool,
 }
 
 impl Default for AgentExtensions {
     fn default() -> Self {
-        Self { version: 1, permission_feedback: true, hunk_review: true, editor_context: true }
+        Self { version: 1, permission_feedback: true, hunk_review: true, editor_context: true, background_turns: true }
     }
 }
 

@@ -23,9 +23,6 @@ pub enum OutputFormat {
     StreamJson,
 }
 
-/// The prompt of a turn that only delivers background tasks' results.
-const BACKGROUND_RESULTS: &str = "Background task results arrived (above). Use them to finish what you were asked.";
-
 const HEADLESS_DENIAL: &str = "Headless mode (larik -p) cannot ask for approval, so this call was denied. Use tools that need no approval, or tell the user what to run.";
 
 /// Runs the turn; returns the process exit code.
@@ -51,7 +48,7 @@ pub async fn run(prompt: &str, format: OutputFormat, env: HashMap<String, String
             break outcome;
         }
         session.background_settled(&cancel).await;
-        text = BACKGROUND_RESULTS.to_owned();
+        text = larik_core::session::BACKGROUND_RESULTS.to_owned();
     };
     session.end("other").await;
     match outcome {

@@ -317,3 +317,33 @@ async fn a_background_task_outlives_a_cancelled_turn_reports_at_the_next_prompt_
     };
     assert_eq!(after, "No background tasks are running.");
 }
+
+#[tokio::test]
+async fn a_client_that_opted_in_sees_a_turn_of_the_agents_own_when_a_task_finishes_while_idle() {
+    let sandbox = Sandbox::new();
+    let steps = vec![
+        calls(vec![background("t1", "late survey", "BG-IDLE: survey it")]),
+        child("Started the background task", Step::text("I started the survey.")),
+        // The child answers only once the prompt's turn is over (its last request is in).
+        child("BG-IDLE", Step { after_requests: Some(3), ..Step::text("The late survey found 3 modules.") }),
+        child("Background task results arrived", Step::text("The survey is back: 3 modules.")),
+    ];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize_with(json!({"_meta": {"larik": {"backgroundTurns": true}}})).await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    let (response, _) = agent.prompt(&session, "survey it later", |params| panic!("{params}")).await;
+    assert_eq!(response["result"]["stopReason"], "end_turn");
+    // No prompt is running now: the agent's own turn arrives as updates outside any.
+    let mut said = String::new();
+    while !said.contains("The survey is back") {
+        let message = agent.next().await;
+        assert_eq!(message["method"], "session/update", "only updates arrive: {message}");
+        if message["params"]["update"]["sessionUpdate"] == "agent_message_chunk" {
+            said.push_str(message["params"]["update"]["content"]["text"].as_str().unwrap_or_default());
+        }
+    }
+    assert_eq!(said, "The survey is back: 3 modules.");
+    let last = mock.requests().last().unwrap().to_string();
+    assert!(last.contains("The late survey found 3 modules."), "{last}");
+}

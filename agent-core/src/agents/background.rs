@@ -117,6 +117,16 @@ impl BackgroundTasks {
         self.entries().iter().filter(|entry| entry.state == TaskState::Running).map(|entry| (entry.id.clone(), entry.label.clone())).collect()
     }
 
+    /// Whether a finished task's result was not delivered yet.
+    pub fn undelivered(&self) -> bool {
+        self.entries().iter().any(|entry| entry.state != TaskState::Running && !entry.delivered)
+    }
+
+    /// Changes whenever a task finishes or stops.
+    pub fn changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.changed.subscribe()
+    }
+
     /// Whether any task is running or has a result not delivered yet.
     pub fn pending(&self) -> bool {
         self.entries().iter().any(|entry| entry.state == TaskState::Running || !entry.delivered)

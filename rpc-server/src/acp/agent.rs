@@ -89,9 +89,20 @@ impl AcpAgent {
         self.client.lock().map(|client| client.clone()).unwrap_or_default()
     }
 
-    fn client_extensions(&self) -> ClientExtensions {
+    pub(super) fn client_extensions(&self) -> ClientExtensions {
         let client = self.client_capabilities();
         client.meta.as_ref().and_then(|meta| meta.get(META_KEY)).and_then(|value| serde_json::from_value(value.clone()).ok()).unwrap_or_default()
+    }
+
+    /// What this client shows beyond plain ACP, for a session in `cwd`.
+    pub(super) fn client_view(&self, cwd: &std::path::Path) -> ClientView {
+        let capabilities = self.client_capabilities();
+        ClientView {
+            hunk_review: self.client_extensions().hunk_review,
+            notices: capabilities.session.as_ref().is_some_and(|session| session.notices.is_some()),
+            terminal_stream: ClientView::terminal_stream(&capabilities),
+            cwd: cwd.to_path_buf(),
+        }
     }
 
     fn initialize(&self, request: acp::InitializeRequest) -> acp::InitializeResponse {
@@ -245,13 +256,7 @@ impl AcpAgent {
         parts.extend(prompt_parts(prompt, |path| session.permissions().read_denied(path, session.cwd())));
         let (events_tx, events_rx) = mpsc::channel(256);
         let turn_cancel = cancel.child_token();
-        let capabilities = self.client_capabilities();
-        let client = ClientView {
-            hunk_review: self.client_extensions().hunk_review,
-            notices: capabilities.session.as_ref().is_some_and(|session| session.notices.is_some()),
-            terminal_stream: ClientView::terminal_stream(&capabilities),
-            cwd: session.cwd().to_path_buf(),
-        };
+        let client = self.client_view(session.cwd());
         let forward = forward_events(peer, &request.session_id, events_rx, client, &turn_cancel);
         let turn = entry.session.prompt(parts, events_tx, turn_cancel.clone());
         // The turn ends by dropping its sender, so the forwarder drains every event before we answer.
@@ -326,6 +331,28 @@ impl AcpAgent {
             }
         }
         Ok(Some(acp::StopReason::EndTurn))
+    }
+}
+
+/// For a client that opted into `backgroundTurns`: whenever a background task finishes while the
+/// session is idle, the agent starts a turn of its own with the results, sent as ordinary
+/// updates outside any prompt. Ends with the session or the connection.
+pub(super) async fn background_turns(session: Arc<Session>, peer: Peer, session_id: acp::SessionId, client: ClientView) {
+    let mut changes = session.background_changes();
+    let stop = peer.shutdown_token();
+    loop {
+        tokio::select! {
+            changed = changes.changed() => if changed.is_err() { return },
+            () = session.closed() => return,
+            () = stop.cancelled() => return,
+        }
+        let (events_tx, events_rx) = mpsc::channel(256);
+        let cancel = stop.child_token();
+        let forward = forward_events(&peer, &session_id, events_rx, client.clone(), &cancel);
+        let (delivered, ()) = tokio::join!(session.deliver_background(events_tx, cancel.clone()), forward);
+        if let Some(Err(error)) = delivered {
+            tracing::warn!(%error, "the turn with background results failed");
+        }
     }
 }
 

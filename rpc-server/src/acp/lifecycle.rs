@@ -65,6 +65,9 @@ impl AcpAgent {
     fn open(&self, id: &acp::SessionId, config: SessionConfig, model: Option<ModelConfig>, peer: &Peer) -> Opened {
         let session = Arc::new(Session::new(config, &peer.shutdown_token()));
         let state = Opened { modes: modes::mode_state(session.permissions().mode()), options: self.options(&session, model.as_ref()), meta: to_proto::session_meta(&session) };
+        if self.client_extensions().background_turns {
+            tokio::spawn(super::agent::background_turns(Arc::clone(&session), peer.clone(), id.clone(), self.client_view(session.cwd())));
+        }
         let entry = SessionEntry { session, model: Mutex::new(model), editor_context: Mutex::new(None) };
         if let Ok(mut sessions) = self.sessions.lock()
             && let Some(previous) = sessions.insert(id.0.to_string(), Arc::new(entry))
