@@ -8,7 +8,7 @@
 
 pub mod background;
 pub mod definitions;
-mod relay;
+pub mod relay;
 pub mod task;
 pub mod task_control;
 mod worktree;

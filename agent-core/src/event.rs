@@ -144,4 +144,12 @@ pub enum AgentEvent {
     Notice(String),
     /// The session got its title (from its first prompt).
     TitleChanged(String),
+    /// A subagent started (the `task` call `call`): its own session id, what it does, where it
+    /// works, and its token, for a front end that lets the user stop it.
+    ChildStarted { session: String, call: String, label: String, cwd: std::path::PathBuf, cancel: tokio_util::sync::CancellationToken },
+    /// One of a subagent's own events (its calls, prompts, text), for the front end to show as
+    /// the child's, or labelled under the parent's call.
+    Child { session: String, call: String, label: String, event: Box<AgentEvent> },
+    /// A subagent ended; `stop` is how (`end_turn`, `cancelled`, `max_turn_requests`, ...).
+    ChildEnded { session: String, stop: &'static str },
 }

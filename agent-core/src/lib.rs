@@ -49,6 +49,12 @@ pub mod replay {
     pub use crate::llm::replay::{RecordedResponse, RecordedToolCall, Recording, ReplayProvider};
 }
 
+/// How a subagent's events look to a front end without child sessions: labelled under the
+/// parent's `task` call.
+pub mod subagents {
+    pub use crate::agents::relay::{flattened, labelled};
+}
+
 /// Larik's MCP client as the official conformance suite drives it. Not for front ends.
 pub mod mcp_conformance {
     pub use crate::mcp::conformance::run_scenario;

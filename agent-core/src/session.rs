@@ -40,6 +40,19 @@ pub enum StopReason {
     Cancelled,
 }
 
+impl StopReason {
+    /// The name ACP gives it.
+    pub fn id(self) -> &'static str {
+        match self {
+            Self::EndTurn => "end_turn",
+            Self::MaxTokens => "max_tokens",
+            Self::MaxTurnRequests => "max_turn_requests",
+            Self::Refusal => "refusal",
+            Self::Cancelled => "cancelled",
+        }
+    }
+}
+
 /// A turn that could not finish; named for what the front end does next.
 #[derive(Debug, thiserror::Error)]
 pub enum TurnError {

@@ -54,6 +54,7 @@ pub async fn run(fast: bool) -> anyhow::Result<()> {
 }
 
 fn show_event(event: AgentEvent, root: &Path) {
+    let Some(event) = larik_core::subagents::flattened(event) else { return };
     let mut out = std::io::stdout().lock();
     let _ = match event {
         AgentEvent::TextDelta(text) => write!(out, "{text}"),
@@ -74,6 +75,7 @@ fn show_event(event: AgentEvent, root: &Path) {
             write!(out, "  ({mark}){indented}\n\n")
         }
         AgentEvent::ToolCallUpdated { .. } | AgentEvent::ToolOutput { .. } | AgentEvent::ToolTerminal { .. } | AgentEvent::ToolProgressNote { .. } | AgentEvent::Usage { .. } | AgentEvent::Notice(_) | AgentEvent::TitleChanged(_) => Ok(()),
+        AgentEvent::ChildStarted { .. } | AgentEvent::Child { .. } | AgentEvent::ChildEnded { .. } => Ok(()),
     };
     let _ = out.flush();
 }

@@ -40,7 +40,10 @@ pub async fn run(prompt: &str, format: OutputFormat, env: HashMap<String, String
         let turn = session.prompt(vec![Part::Text { text }], events_tx, cancel.child_token());
         let print = async {
             while let Some(event) = events_rx.recv().await {
-                transcript.event(event);
+                // A subagent's calls show (and are denied) as the parent's, labelled.
+                if let Some(event) = larik_core::subagents::flattened(event) {
+                    transcript.event(event);
+                }
             }
         };
         let outcome = side_by_side(turn, print).await;
@@ -123,7 +126,8 @@ impl Transcript {
                 }
                 let _ = request.reply.send(PermissionAnswer::Reject { feedback: Some(HEADLESS_DENIAL.into()) });
             }
-            AgentEvent::Usage { .. } | AgentEvent::TitleChanged(_) => {}
+            // Subagents' events came flattened (see `run`).
+            AgentEvent::Usage { .. } | AgentEvent::TitleChanged(_) | AgentEvent::ChildStarted { .. } | AgentEvent::Child { .. } | AgentEvent::ChildEnded { .. } => {}
             AgentEvent::Notice(message) => {
                 let _ = writeln!(std::io::stderr(), "larik: {message}");
             }

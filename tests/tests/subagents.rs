@@ -347,3 +347,62 @@ async fn a_client_that_opted_in_sees_a_turn_of_the_agents_own_when_a_task_finish
     let last = mock.requests().last().unwrap().to_string();
     assert!(last.contains("The late survey found 3 modules."), "{last}");
 }
+
+#[tokio::test]
+async fn a_client_with_child_sessions_sees_each_subagent_as_one_and_can_stop_it() {
+    let sandbox = Sandbox::new();
+    std::fs::write(sandbox.project_path().join("alpha.txt"), "alpha\n").unwrap();
+    let steps = vec![
+        calls(vec![task("t1", "explore", "find alpha", "ALPHA-S: read alpha.txt"), task("t2", "explore", "wait forever", "STUCK-S: wait")]),
+        child("ALPHA-S", Step::tool("c1", "read", json!({"path": "alpha.txt"}))),
+        child("ALPHA-S", Step::text("alpha done")),
+        child("alpha done", Step::text("One found, one stopped.")),
+        // Last: stopped early, the stuck child may never ask, and the parent's last request
+        // (which names both tasks) must not take this answer.
+        child("STUCK-S", Step { hang: true, ..Step::text("") }),
+    ];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize_with(json!({"subagents": {}})).await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "look around"}]})).await;
+    let mut children: Vec<(String, String)> = Vec::new();
+    let mut child_updates: Vec<Value> = Vec::new();
+    let mut idle: Vec<(String, String)> = Vec::new();
+    let response = loop {
+        let message = agent.next().await;
+        if message["id"] == id && message.get("method").is_none() {
+            break message;
+        }
+        let params = &message["params"];
+        let update = &params["update"];
+        if update["sessionUpdate"] == "subagent_update" {
+            assert_eq!(params["sessionId"], session.as_str(), "announced in the parent's session");
+            let child = update["sessionId"].as_str().unwrap().to_owned();
+            if let Some(title) = update["title"].as_str() {
+                assert_eq!(update["state"]["state"], "running", "{update}");
+                assert_eq!(update["capabilities"]["cancel"], json!({}), "each can be stopped: {update}");
+                children.push((child.clone(), title.to_owned()));
+                if title == "explore: wait forever" {
+                    // The user stops this one child; the other and the parent go on.
+                    agent.notify("session/cancel", json!({"sessionId": child})).await;
+                }
+            } else {
+                idle.push((child, update["state"]["stopReason"].as_str().unwrap_or_default().to_owned()));
+            }
+        } else if params["sessionId"] != session.as_str() {
+            child_updates.push(message.clone());
+        }
+    };
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    assert_eq!(children.len(), 2, "{children:?}");
+    let alpha = &children.iter().find(|(_, title)| title == "explore: find alpha").unwrap().0;
+    let stuck = &children.iter().find(|(_, title)| title == "explore: wait forever").unwrap().0;
+    let read = child_updates.iter().find(|message| message["params"]["update"]["sessionUpdate"] == "tool_call").unwrap_or_else(|| panic!("{child_updates:?}"));
+    assert_eq!(read["params"]["sessionId"], alpha.as_str(), "the child's call comes in its own session");
+    assert_eq!(read["params"]["update"]["title"], "Read alpha.txt", "unlabelled: the session says whose it is");
+    assert!(idle.contains(&(alpha.clone(), "end_turn".into())) && idle.contains(&(stuck.clone(), "cancelled".into())), "{idle:?}");
+    let last = mock.requests().last().unwrap().clone();
+    assert_eq!(result_text(&result_of(&last, "t1")), "alpha done");
+    assert!(result_text(&result_of(&last, "t2")).contains("it was cancelled"), "{last}");
+}

@@ -208,8 +208,19 @@ async fn run_child(definition: &Definition, label: &str, prompt: String, worktre
     let system = format!("{}\n\n{REPORT_FOOTER}\n\n{}", definition.prompt, crate::prompt::context(env.workspace.root(), &crate::clock::today_utc()));
     let mut model = parent.models.settings();
     model.max_turn_requests = definition.max_turns.map_or(MAX_TURNS, |limit| limit.clamp(1, MAX_TURNS));
+    let parent_events = relay.map(|relay| relay.events);
+    let announce = |event: crate::event::AgentEvent| {
+        let parent = parent_events.as_ref().and_then(mpsc::WeakSender::upgrade);
+        async move {
+            if let Some(parent) = parent {
+                let _ = parent.send(event).await;
+            }
+        }
+    };
+    announce(crate::event::AgentEvent::ChildStarted { session: child_id.clone(), call: call_id.clone(), label: label.to_owned(), cwd: cwd.clone(), cancel: cancel.clone() }).await;
     let (events, received) = mpsc::channel(256);
-    let relayed = super::relay::relay(received, relay.map(|relay| relay.events), label, &call_id);
+    let identity = super::relay::ChildIdentity { session: &child_id, call: &call_id, label };
+    let relayed = super::relay::relay(received, parent_events.clone(), &identity);
     let run = async {
         let outcome = crate::session::run_subagent(&env, &system, &model, prompt, &events, &cancel).await;
         // The relay ends once the child's events are all through.
@@ -217,6 +228,11 @@ async fn run_child(definition: &Definition, label: &str, prompt: String, worktre
         outcome
     };
     let (outcome, ()) = tokio::join!(run, relayed);
+    let stop = match &outcome {
+        Ok(outcome) => outcome.stop.id(),
+        Err(_) => "error",
+    };
+    announce(crate::event::AgentEvent::ChildEnded { session: child_id, stop }).await;
     outcome
 }
 

@@ -102,6 +102,7 @@ impl AcpAgent {
             notices: capabilities.session.as_ref().is_some_and(|session| session.notices.is_some()),
             terminal_stream: ClientView::terminal_stream(&capabilities),
             cwd: cwd.to_path_buf(),
+            subagents: capabilities.subagents.is_some(),
         }
     }
 
@@ -439,7 +440,11 @@ impl Handler for AcpAgent {
             "session/cancel" => match parse::<acp::CancelNotification>(params) {
                 Ok(cancel) => match self.entry(&cancel.session_id) {
                     Ok(entry) => entry.session.cancel_turn(),
-                    Err(_) => tracing::warn!(session = %cancel.session_id.0, "cancel for an unknown session"),
+                    // A subagent's child session: that child stops, its parent goes on.
+                    Err(_) => match super::forward::child_cancels().lock().ok().and_then(|children| children.get(cancel.session_id.0.as_ref()).cloned()) {
+                        Some(child) => child.cancel(),
+                        None => tracing::warn!(session = %cancel.session_id.0, "cancel for an unknown session"),
+                    },
                 },
                 Err(error) => tracing::warn!(message = %error.message, "malformed session/cancel"),
             },

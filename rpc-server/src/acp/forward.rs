@@ -4,7 +4,7 @@
 //! output streams into an agent-owned terminal for clients that advertise one
 //! (`_meta.terminal_output` as Zed does, or `_meta.terminal_output_delta`).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 use larik_core::event::{AgentEvent, Display, ToolStatus};
@@ -26,6 +26,20 @@ pub(super) struct ClientView {
     pub terminal_stream: Option<&'static str>,
     /// The session's directory, shown with agent-owned terminals.
     pub cwd: PathBuf,
+    /// The client shows subagents as child sessions (`subagent_update`).
+    pub subagents: bool,
+}
+
+/// Subagents' tokens by their session id, for `session/cancel` of a child session.
+pub(super) fn child_cancels() -> &'static std::sync::Mutex<std::collections::HashMap<String, CancellationToken>> {
+    static CHILDREN: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<String, CancellationToken>>> = std::sync::OnceLock::new();
+    CHILDREN.get_or_init(Default::default)
+}
+
+/// A child session's own forwarder: its events go out under its session id.
+struct ChildStream {
+    events: mpsc::Sender<AgentEvent>,
+    forwarder: tokio::task::JoinHandle<()>,
 }
 
 impl ClientView {
@@ -37,22 +51,69 @@ impl ClientView {
     }
 }
 
-pub(super) async fn forward_events(peer: &Peer, session_id: &acp::SessionId, mut events: mpsc::Receiver<AgentEvent>, client: ClientView, cancel: &CancellationToken) {
+/// Sends a turn's events to the client until the turn drops its sender. Boxed: a subagent's
+/// child session gets a forwarder of its own, started from here.
+pub(super) fn forward_events<'a>(peer: &'a Peer, session_id: &'a acp::SessionId, events: mpsc::Receiver<AgentEvent>, client: ClientView, cancel: &'a CancellationToken) -> futures::future::BoxFuture<'a, ()> {
+    Box::pin(forward(peer, session_id, events, client, cancel))
+}
+
+async fn forward(peer: &Peer, session_id: &acp::SessionId, mut events: mpsc::Receiver<AgentEvent>, client: ClientView, cancel: &CancellationToken) {
     // `held` is the event that ended a run of merged command output, handled next.
     let mut held: Option<AgentEvent> = None;
     // Calls shown as agent-owned terminals, until they finish.
     let mut terminals: HashSet<String> = HashSet::new();
     // Calls whose report (the plan) is shown instead of the call.
     let mut report_only: HashSet<String> = HashSet::new();
+    // Subagents shown as child sessions, while they run.
+    let mut children: HashMap<String, ChildStream> = HashMap::new();
     loop {
         let event = match held.take() {
             Some(event) => event,
             None => match events.recv().await {
                 Some(event) => event,
-                None => return,
+                None => break,
             },
         };
         let update = match event {
+            AgentEvent::ChildStarted { session, label, cwd, cancel: child_cancel, .. } => {
+                if !client.subagents {
+                    continue;
+                }
+                if let Ok(mut cancels) = child_cancels().lock() {
+                    cancels.insert(session.clone(), child_cancel);
+                }
+                let (child_events, received) = mpsc::channel(256);
+                let (peer, child_id, view, cancel) = (peer.clone(), acp::SessionId::new(session.clone()), client.clone(), cancel.clone());
+                let forwarder = tokio::spawn(async move { forward_events(&peer, &child_id, received, view, &cancel).await });
+                children.insert(session.clone(), ChildStream { events: child_events, forwarder });
+                let capabilities = acp::SubagentSessionCapabilities::new().cancel(acp::SessionCancelCapabilities::new());
+                acp::SessionUpdate::SubagentUpdate(acp::SubagentUpdate::new(session).title(label).cwd(cwd).capabilities(capabilities).state(acp::StateUpdate::Running(acp::RunningStateUpdate::new())))
+            }
+            AgentEvent::Child { session, call, label, event } => {
+                if let Some(child) = children.get(&session) {
+                    let _ = child.events.send(*event).await;
+                } else if !client.subagents {
+                    held = larik_core::subagents::labelled(*event, &call, &label);
+                }
+                continue;
+            }
+            AgentEvent::ChildEnded { session, stop } => {
+                if let Ok(mut cancels) = child_cancels().lock() {
+                    cancels.remove(&session);
+                }
+                let Some(child) = children.remove(&session) else { continue };
+                // Everything the child said goes out before it is shown idle.
+                drop(child.events);
+                let _ = child.forwarder.await;
+                let reason = match stop {
+                    "end_turn" => acp::IdleStopReason::EndTurn,
+                    "max_tokens" => acp::IdleStopReason::MaxTokens,
+                    "max_turn_requests" => acp::IdleStopReason::MaxTurnRequests,
+                    "refusal" => acp::IdleStopReason::Refusal,
+                    _ => acp::IdleStopReason::Cancelled,
+                };
+                acp::SessionUpdate::SubagentUpdate(acp::SubagentUpdate::new(session).state(acp::StateUpdate::Idle(acp::IdleStateUpdate::new().stop_reason(reason))))
+            }
             AgentEvent::TextDelta(text) => acp::SessionUpdate::AgentMessageChunk(to_proto::text_chunk(text)),
             AgentEvent::ThinkingDelta(text) => acp::SessionUpdate::AgentThoughtChunk(to_proto::text_chunk(text)),
             AgentEvent::ToolCallStarted(view) if view.report_only => {
@@ -132,6 +193,11 @@ pub(super) async fn forward_events(peer: &Peer, session_id: &acp::SessionId, mut
             }
         };
         notify(peer, session_id, update).await;
+    }
+    // The turn is over: children still shown finish their updates first.
+    for (_, child) in children.drain() {
+        drop(child.events);
+        let _ = child.forwarder.await;
     }
 }
 

@@ -410,6 +410,8 @@ impl Bridge {
         // A tool call ran since the last text: the next text is a new message.
         let mut new_message = false;
         while let Some(event) = events.recv().await {
+            // A subagent's calls and prompts show as the parent's, labelled with the task.
+            let Some(event) = larik_core::subagents::flattened(event) else { continue };
             match event {
                 AgentEvent::TextDelta(text) => {
                     if std::mem::take(&mut new_message) && !answer.is_empty() {
@@ -463,6 +465,7 @@ impl Bridge {
                 }
                 AgentEvent::Notice(message) => self.client.notify("window/showMessage", json!({"type": 2, "message": format!("Larik: {message}")})),
                 AgentEvent::ToolTerminal { .. } | AgentEvent::ToolProgressNote { .. } | AgentEvent::Usage { .. } | AgentEvent::TitleChanged(_) => {}
+                AgentEvent::ChildStarted { .. } | AgentEvent::Child { .. } | AgentEvent::ChildEnded { .. } => {}
             }
         }
         if let Some(chat) = chat.as_mut() {
