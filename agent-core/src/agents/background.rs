@@ -29,6 +29,14 @@ struct Entry {
     cancel: CancellationToken,
 }
 
+impl Entry {
+    /// Its report, now delivered.
+    fn deliver(&mut self) -> TaskReport {
+        self.delivered = true;
+        TaskReport { id: self.id.clone(), label: self.label.clone(), state: self.state.clone() }
+    }
+}
+
 /// What a delivered task says: its id, label and result.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskReport {
@@ -135,14 +143,7 @@ impl BackgroundTasks {
     /// The finished tasks whose results were not delivered yet, now delivered.
     pub fn take_finished(&self) -> Vec<TaskReport> {
         let mut entries = self.entries();
-        entries
-            .iter_mut()
-            .filter(|entry| entry.state != TaskState::Running && !entry.delivered)
-            .map(|entry| {
-                entry.delivered = true;
-                TaskReport { id: entry.id.clone(), label: entry.label.clone(), state: entry.state.clone() }
-            })
-            .collect()
+        entries.iter_mut().filter(|entry| entry.state != TaskState::Running && !entry.delivered).map(Entry::deliver).collect()
     }
 
     /// Waits until no task runs (their results stay to be delivered), or `cancel` fires.
@@ -168,14 +169,7 @@ impl BackgroundTasks {
                 }
                 let wanted = |entry: &Entry| ids.is_empty() || ids.contains(&entry.id);
                 if !entries.iter().any(|entry| wanted(entry) && entry.state == TaskState::Running) {
-                    return Ok(entries
-                        .iter_mut()
-                        .filter(|entry| wanted(entry) && !(ids.is_empty() && entry.delivered))
-                        .map(|entry| {
-                            entry.delivered = true;
-                            TaskReport { id: entry.id.clone(), label: entry.label.clone(), state: entry.state.clone() }
-                        })
-                        .collect());
+                    return Ok(entries.iter_mut().filter(|entry| wanted(entry) && !(ids.is_empty() && entry.delivered)).map(Entry::deliver).collect());
                 }
             }
             tokio::select! {

@@ -21,6 +21,10 @@ import time
 import urllib.request
 from pathlib import Path
 
+# The screen parser shared by the editors' tests.
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "testing"))
+import terminal_png  # noqa: E402
+
 INTEGRATION_DIR = Path(__file__).resolve().parents[1]
 REPO_ROOT = INTEGRATION_DIR.parents[1]
 HX = INTEGRATION_DIR / ".cache" / "bin" / "hx"
@@ -424,41 +428,10 @@ def _with_lint_server(languages: str) -> str:
     return languages + f'\n[language-server.lint]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(server))}]\n'
 
 
-_SGR = re.compile(r"\x1b\[([0-9;]*)m")
-
-
 def _cells(text: str) -> list[list[tuple[str, bool, bool]]]:
-    """Splits `capture-pane -e` output into cells, tracking only what tells a popup from text:
+    """Splits `capture-pane -e` output into cells, keeping only what tells a popup from text:
     whether a background colour is set and whether the cell is reversed (the selected item)."""
-    rows = []
-    for line in text.splitlines():
-        background = reverse = False
-        row = []
-        position = 0
-        for match in _SGR.finditer(line + "\x1b[m"):
-            row.extend((char, background, reverse) for char in line[position:match.start()])
-            position = match.end()
-            params = [int(p) if p else 0 for p in match.group(1).split(";")]
-            i = 0
-            while i < len(params):
-                code = params[i]
-                if code == 0:
-                    background = reverse = False
-                elif code == 7:
-                    reverse = True
-                elif code == 27:
-                    reverse = False
-                elif code == 49:
-                    background = False
-                elif 40 <= code <= 47 or 100 <= code <= 107:
-                    background = True
-                elif code in (38, 48):
-                    if code == 48:
-                        background = True
-                    i += 2 if i + 1 < len(params) and params[i + 1] == 5 else 4
-                i += 1
-        rows.append(row)
-    return rows
+    return [[(char, bg is not None, reverse) for char, _fg, bg, _bold, reverse in row] for row in terminal_png.cells(text)]
 
 
 def _menu(rows: list[list[tuple[str, bool, bool]]]) -> list[tuple[str, bool]]:

@@ -13,8 +13,9 @@ use rmcp::transport::auth::{AuthError, CredentialStore, StoredCredentials};
 #[derive(Clone)]
 pub struct TokenFile {
     path: PathBuf,
-    /// What the file holds, once read: a token is asked for on every request.
-    cached: Arc<Mutex<Option<StoredCredentials>>>,
+    /// What the file holds (`Some(None)`: no file), once read: a token is asked for on every
+    /// request, also of a server that has no login.
+    cached: Arc<Mutex<Option<Option<StoredCredentials>>>>,
 }
 
 impl TokenFile {
@@ -45,9 +46,9 @@ impl TokenFile {
         }
     }
 
-    fn remember(&self, credentials: Option<StoredCredentials>) {
+    fn remember(&self, known: Option<Option<StoredCredentials>>) {
         if let Ok(mut cached) = self.cached.lock() {
-            *cached = credentials;
+            *cached = known;
         }
     }
 
@@ -60,23 +61,23 @@ impl TokenFile {
 #[async_trait::async_trait]
 impl CredentialStore for TokenFile {
     async fn load(&self) -> Result<Option<StoredCredentials>, AuthError> {
-        if let Some(cached) = self.cached.lock().ok().and_then(|cached| cached.clone()) {
-            return Ok(Some(cached));
+        if let Some(known) = self.cached.lock().ok().and_then(|cached| cached.clone()) {
+            return Ok(known);
         }
         let read = self.read()?;
-        self.remember(read.clone());
+        self.remember(Some(read.clone()));
         Ok(read)
     }
 
     async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
         let text = serde_json::to_vec_pretty(&credentials).map_err(|error| AuthError::CredentialStoreError(error.to_string()))?;
         crate::workspace::write_private_file(&self.path, &text).map_err(|error| AuthError::CredentialStoreError(format!("{}: {error}", self.path.display())))?;
-        self.remember(Some(credentials));
+        self.remember(Some(Some(credentials)));
         Ok(())
     }
 
     async fn clear(&self) -> Result<(), AuthError> {
-        self.remember(None);
+        self.remember(Some(None));
         match std::fs::remove_file(&self.path) {
             Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(AuthError::CredentialStoreError(format!("{}: {error}", self.path.display()))),
             _ => Ok(()),
