@@ -382,6 +382,8 @@ async fn a_client_with_child_sessions_sees_each_subagent_as_one_and_can_stop_it(
             if let Some(title) = update["title"].as_str() {
                 assert_eq!(update["state"]["state"], "running", "{update}");
                 assert_eq!(update["capabilities"]["cancel"], json!({}), "each can be stopped: {update}");
+                let call = if title == "explore: wait forever" { "t2" } else { "t1" };
+                assert_eq!(update["_meta"]["larik"]["toolCallId"], call, "the task call that made it: {update}");
                 children.push((child.clone(), title.to_owned()));
                 if title == "explore: wait forever" {
                     // The user stops this one child; the other and the parent go on.

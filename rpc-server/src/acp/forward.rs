@@ -75,7 +75,7 @@ async fn forward(peer: &Peer, session_id: &acp::SessionId, mut events: mpsc::Rec
             },
         };
         let update = match event {
-            AgentEvent::ChildStarted { session, label, cwd, cancel: child_cancel, .. } => {
+            AgentEvent::ChildStarted { session, call, label, cwd, cancel: child_cancel } => {
                 if !client.subagents {
                     continue;
                 }
@@ -87,7 +87,10 @@ async fn forward(peer: &Peer, session_id: &acp::SessionId, mut events: mpsc::Rec
                 let forwarder = tokio::spawn(async move { forward_events(&peer, &child_id, received, view, &cancel).await });
                 children.insert(session.clone(), ChildStream { events: child_events, forwarder });
                 let capabilities = acp::SubagentSessionCapabilities::new().cancel(acp::SessionCancelCapabilities::new());
-                acp::SessionUpdate::SubagentUpdate(acp::SubagentUpdate::new(session).title(label).cwd(cwd).capabilities(capabilities).state(acp::StateUpdate::Running(acp::RunningStateUpdate::new())))
+                // ACP does not say which call made a child; `_meta.larik.toolCallId` does, so a
+                // client can show the child under its `task` call.
+                let announced = acp::SubagentUpdate::new(session).title(label).cwd(cwd).capabilities(capabilities).meta(meta("larik", serde_json::json!({"toolCallId": call})));
+                acp::SessionUpdate::SubagentUpdate(announced.state(acp::StateUpdate::Running(acp::RunningStateUpdate::new())))
             }
             AgentEvent::Child { session, call, label, event } => {
                 if let Some(child) = children.get(&session) {
