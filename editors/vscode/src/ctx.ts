@@ -240,6 +240,10 @@ export class Ctx implements vscode.Disposable, ChatActions {
     this.controller.cancel();
   }
 
+  stopSubagent(sessionId: string): void {
+    if (!this.controller.stopSubagent(sessionId)) this.log.info(`subagent ${sessionId} is not running: nothing to stop`);
+  }
+
   newSession(): void {
     if (!this.controller.connected) {
       void this.startAgent();

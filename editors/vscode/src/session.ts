@@ -7,7 +7,10 @@
 // Invariants:
 // - at most one turn runs at a time; `cancel()` sends `session/cancel` and answers every pending
 //   permission request of the session with `cancelled`, as ACP requires;
-// - updates of other sessions (a stale one after "new session") are ignored;
+// - updates of other sessions (a stale one after "new session") are ignored, but for the
+//   session's subagents: child sessions announced by `subagent_update`, whose updates and
+//   permission requests are routed to them (src/state/subagents.ts), during a turn or after it
+//   (a background task can outlive the turn that started it);
 // - the status shown to the user is derived here and only here: waiting (a permission is pending)
 //   beats working (a turn runs) beats idle.
 //
@@ -33,7 +36,9 @@ import {
   type WriteTextFileRequest,
 } from "./protocol/acp";
 import { agentCapabilities, EDITOR_CONTEXT_METHOD, META_KEY, type EditorContextParams, type LarikAgentCapabilities } from "./protocol/larik";
+import { subagentUpdateOf, type SubagentCapabilities } from "./protocol/subagents";
 import { autoApproveOption, PermissionQueue, type AutoApprovePolicy } from "./state/permissions";
+import { Subagents } from "./state/subagents";
 import { configOptionOf, Transcript } from "./state/transcript";
 import type { AgentStatus, ContextChip } from "./webview/messages";
 
@@ -66,9 +71,12 @@ export interface Attachment extends ContextChip {
   block: ContentBlock;
 }
 
-export const CLIENT_CAPABILITIES: ClientCapabilities = {
+// `subagents` is ACP 1.20's, not yet in the SDK's types: with it the agent shows each subagent
+// as a child session instead of labelling its calls inside this one.
+export const CLIENT_CAPABILITIES: ClientCapabilities & { subagents: SubagentCapabilities } = {
   fs: { readTextFile: true, writeTextFile: true },
   terminal: false,
+  subagents: {},
   _meta: { [META_KEY]: { hunkReview: true } },
 };
 
@@ -80,6 +88,7 @@ function describeError(error: unknown): string {
 export class SessionController {
   readonly transcript = new Transcript();
   readonly permissions = new PermissionQueue();
+  readonly subagents = new Subagents();
   sessionId: string | undefined;
   initializeResponse: InitializeResponse | undefined;
   #connection: Connection | undefined;
@@ -93,7 +102,10 @@ export class SessionController {
   constructor(host: EditorHost, options: SessionOptions) {
     this.#host = host;
     this.#options = options;
-    this.permissions.onChange(() => this.#refreshStatus());
+    this.permissions.onChange(() => {
+      this.subagents.setWaiting(new Set(this.permissions.all().map((p) => p.request.sessionId)));
+      this.#refreshStatus();
+    });
     this.transcript.updateSession({ cwd: options.cwd });
   }
 
@@ -160,6 +172,7 @@ export class SessionController {
       this.#turn = undefined;
       this.permissions.cancelAll();
       this.transcript.settleUnfinishedTools("failed");
+      this.subagents.settle();
       this.#setStatus("stopped", reason);
     });
     this.#setStatus("starting");
@@ -187,8 +200,14 @@ export class SessionController {
 
   #registerHandlers(connection: Connection): void {
     connection.onNotification(Methods.sessionUpdate, (params: SessionNotification) => {
-      if (params.sessionId !== this.sessionId) return;
-      this.transcript.apply(params.update);
+      if (params.sessionId === undefined) return;
+      if (params.sessionId !== this.sessionId) {
+        this.subagents.applyChild(params.sessionId, params.update);
+        return;
+      }
+      const subagent = subagentUpdateOf(params.update);
+      if (subagent) this.subagents.update(subagent);
+      else this.transcript.apply(params.update);
     });
     connection.onRequest(Methods.requestPermission, (params: RequestPermissionRequest, { signal }) => this.#onPermission(params, signal));
     connection.onRequest(Methods.readTextFile, async (params: ReadTextFileRequest): Promise<ReadTextFileResponse> => {
@@ -209,8 +228,10 @@ export class SessionController {
   }
 
   async #onPermission(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse> {
-    // The request's tool call also updates the card shown in the chat.
-    if (params.sessionId === this.sessionId) this.transcript.apply({ sessionUpdate: "tool_call_update", ...params.toolCall });
+    // The request's tool call also updates the card shown in the chat (or in its subagent).
+    const update = { sessionUpdate: "tool_call_update", ...params.toolCall } as const;
+    if (params.sessionId === this.sessionId) this.transcript.apply(update);
+    else this.subagents.applyChild(params.sessionId, update);
     const auto = autoApproveOption(this.#options.autoApprove(), params);
     if (auto) {
       this.#options.log("info", `auto-approved "${params.toolCall.title ?? params.toolCall.toolCallId}" with ${auto.optionId}`);
@@ -225,6 +246,7 @@ export class SessionController {
     const previous = this.sessionId;
     this.sessionId = undefined;
     if (previous) this.permissions.cancelAll(previous);
+    this.#forgetSubagents();
     this.transcript.reset();
     const response = await connection.call<NewSessionResponse>(Methods.sessionNew, { cwd: this.#options.cwd, mcpServers: [] });
     this.sessionId = response.sessionId;
@@ -253,6 +275,7 @@ export class SessionController {
     const connection = this.#requireConnection();
     if (this.#turn) this.cancel();
     if (this.sessionId) this.permissions.cancelAll(this.sessionId);
+    this.#forgetSubagents();
     this.transcript.reset();
     this.sessionId = sessionId;
     this.#loading = true;
@@ -306,7 +329,42 @@ export class SessionController {
     const turn = this.#turn;
     if (!turn || !this.#connection) return;
     this.permissions.cancelAll(turn.sessionId);
+    // The turn's own subagents (their task call still runs) stop with it, and the agent does not
+    // withdraw their requests: answer them too. A background task's call has returned; it goes on.
+    for (const child of this.subagents.running()) {
+      const call = this.subagents.get(child)?.toolCallId;
+      if (call !== undefined && this.#toolRuns(call)) this.permissions.cancelAll(child);
+    }
     this.#connection.notify(Methods.sessionCancel, { sessionId: turn.sessionId });
+  }
+
+  #toolRuns(toolCallId: string): boolean {
+    const item = this.transcript.items.find((i) => i.id === `tool:${toolCallId}`);
+    return item?.type === "tool" && (item.status === "pending" || item.status === "in_progress");
+  }
+
+  /**
+   * Stops one subagent: `session/cancel` with the child's id, its open permission requests
+   * answered `cancelled`, as for any session. The parent's turn goes on. False when the child
+   * is unknown, has ended or cannot be stopped alone.
+   */
+  stopSubagent(sessionId: string): boolean {
+    const connection = this.#connection;
+    if (!connection || connection.isClosed || !this.subagents.markStopping(sessionId)) return false;
+    this.permissions.cancelAll(sessionId);
+    connection.notify(Methods.sessionCancel, { sessionId });
+    return true;
+  }
+
+  /** The title of the subagent a permission request comes from; undefined for the session's own. */
+  subagentAsking(request: RequestPermissionRequest): string | undefined {
+    return request.sessionId !== this.sessionId ? this.subagents.get(request.sessionId)?.title : undefined;
+  }
+
+  /** Before a new or loaded session: the old one's children and their requests go. */
+  #forgetSubagents(): void {
+    for (const child of this.subagents.views()) this.permissions.cancelAll(child.sessionId);
+    this.subagents.clear();
   }
 
   /** Sends `_larik/editor_context` when the agent reads it and the user allows it. */

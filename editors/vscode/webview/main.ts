@@ -2,6 +2,10 @@
 // user's intents back. It keeps no conversation state of its own beyond the DOM: on load it says
 // `ready` and the host answers with a full snapshot, then incremental updates. Streamed text is
 // appended to its item and re-rendered at most once per animation frame.
+//
+// Subagents (child sessions) are drawn inside the card of the `task` call that started them,
+// each with its own calls, a preview of its report and a Stop button while it runs. Their nodes
+// outlive the card's re-renders: a card re-rendered takes its children's nodes back.
 
 import type {
   ContextChip,
@@ -9,6 +13,7 @@ import type {
   PermissionsView,
   Picker,
   SessionView,
+  SubagentView,
   ToolContentView,
   TranscriptItem,
   WebviewToHost,
@@ -73,6 +78,9 @@ transcriptEl.append(emptyEl);
 // --- State ------------------------------------------------------------------------------------
 
 const items = new Map<string, { item: TranscriptItem; node: HTMLElement }>();
+const subagents = new Map<string, { view: SubagentView; node: HTMLElement }>();
+/** Top-level holders of subagents whose task call has no card (yet), by child session id. */
+const strayHolders = new Map<string, HTMLElement>();
 const dirty = new Set<string>();
 let frame = 0;
 let session: SessionView = { status: "starting", plan: [], canLoadSessions: false, commands: [] };
@@ -147,7 +155,21 @@ function renderItem(item: TranscriptItem, node: HTMLElement): void {
         });
         node.append(link);
       }
-      for (const content of item.content) node.append(renderToolContent(content, item.kind));
+      // The subagents it started, between its head and its own output (their report).
+      const children = el("div", { class: "subagents" });
+      const reports = new Set<string>();
+      for (const entry of subagents.values()) {
+        if (entry.view.toolCallId !== node.dataset.toolCallId) continue;
+        children.append(entry.node);
+        dropStrayHolder(entry.view.sessionId);
+        if (!entry.view.textTruncated) reports.add(entry.view.text.trim());
+      }
+      node.append(children);
+      for (const content of item.content) {
+        // A report its child already shows whole is not shown twice.
+        if (content.type === "text" && reports.has(content.text.trim())) continue;
+        node.append(renderToolContent(content, item.kind));
+      }
       break;
     }
     case "notice":
@@ -209,12 +231,123 @@ function append(id: string, text: string): void {
   });
 }
 
-function resetTranscript(list: TranscriptItem[]): void {
+function resetTranscript(list: TranscriptItem[], children: SubagentView[]): void {
   items.clear();
   dirty.clear();
+  subagents.clear();
+  strayHolders.clear();
   transcriptEl.replaceChildren();
-  if (list.length === 0) transcriptEl.append(emptyEl);
+  if (list.length === 0 && children.length === 0) transcriptEl.append(emptyEl);
+  // Children first, so each card takes its own as it is drawn.
+  for (const view of children) {
+    const node = el("div", { "data-session-id": view.sessionId });
+    renderSubagent(view, node);
+    subagents.set(view.sessionId, { view, node });
+  }
   for (const item of list) upsert(structuredClone(item));
+  for (const entry of subagents.values()) placeSubagent(entry);
+}
+
+// --- Subagents --------------------------------------------------------------------------------
+
+const PHASE_ICON: Record<string, string> = { running: "◐", waiting: "◐", done: "●", stopped: "⊘", ended: "✕", unknown: "○" };
+
+function phaseText(view: SubagentView): string {
+  switch (view.phase) {
+    case "waiting":
+      return "waiting for you";
+    case "ended":
+      return view.stopReason ? `ended: ${view.stopReason}` : "ended";
+    case "unknown":
+      return "not reported";
+    default:
+      return view.phase;
+  }
+}
+
+/** The report's first line, as the summary of the folded report. */
+function firstLine(text: string): string {
+  const line = text.trim().split("\n")[0]!.replace(/^#+\s*/, "");
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}
+
+function renderSubagent(view: SubagentView, node: HTMLElement): void {
+  node.replaceChildren();
+  node.className = `subagent phase-${view.phase}`;
+  node.dataset.sessionId = view.sessionId;
+  node.dataset.phase = view.phase;
+  const head = el(
+    "div",
+    { class: "subagent-head" },
+    el("span", { class: "subagent-icon", "aria-hidden": "true" }, PHASE_ICON[view.phase] ?? "○"),
+    el("span", { class: "subagent-title" }, view.title),
+    el("span", { class: "subagent-phase" }, phaseText(view)),
+  );
+  if (view.canStop) {
+    const stop = el("button", { class: "subagent-stop", title: `Stop ${view.title}`, "aria-label": `Stop ${view.title}` }, view.stopping ? "Stopping…" : "Stop");
+    stop.disabled = view.stopping;
+    stop.addEventListener("click", () => {
+      post({ type: "stopSubagent", sessionId: view.sessionId });
+      // The host confirms with the child's next view; no second stop meanwhile.
+      stop.disabled = true;
+      stop.textContent = "Stopping…";
+    });
+    head.append(stop);
+  }
+  node.append(head);
+  if (view.tools.length > 0) {
+    const rows = view.tools.map((tool) =>
+      el(
+        "li",
+        { class: `subagent-tool status-${tool.status}`, "data-call-id": tool.toolCallId, "data-status": tool.status },
+        el("span", { class: "tool-status", title: tool.status }, STATUS_ICON[tool.status] ?? "○"),
+        " ",
+        el("span", { class: "subagent-tool-title" }, tool.title),
+      ),
+    );
+    node.append(el("ul", { class: "subagent-tools" }, ...rows));
+  }
+  const text = view.text.trim();
+  if (text !== "") {
+    const body = el("div", { class: "markdown" });
+    body.innerHTML = renderMarkdown(view.textTruncated ? `${view.text}…` : view.text); // escaped by the renderer
+    // A one-line report reads in place; a longer one folds behind its first line.
+    const short = !view.textTruncated && !text.includes("\n") && text.length <= 80;
+    node.append(short ? el("div", { class: "subagent-text" }, body) : el("details", { class: "subagent-text" }, el("summary", {}, firstLine(text)), body));
+  }
+}
+
+function dropStrayHolder(sessionId: string): void {
+  strayHolders.get(sessionId)?.remove();
+  strayHolders.delete(sessionId);
+}
+
+/** Puts a child in its task call's card, or on its own at the end while there is no such card. */
+function placeSubagent(entry: { view: SubagentView; node: HTMLElement }): void {
+  const card = entry.view.toolCallId !== undefined ? items.get(`tool:${entry.view.toolCallId}`) : undefined;
+  const container = card?.node.querySelector(":scope > .subagents");
+  if (container) {
+    if (entry.node.parentElement !== container) container.append(entry.node);
+    dropStrayHolder(entry.view.sessionId);
+    return;
+  }
+  if (entry.node.isConnected) return;
+  emptyEl.remove();
+  const holder = el("div", { class: "item subagent-stray" }, entry.node);
+  strayHolders.set(entry.view.sessionId, holder);
+  transcriptEl.append(holder);
+}
+
+function upsertSubagent(view: SubagentView): void {
+  let entry = subagents.get(view.sessionId);
+  if (entry) entry.view = view;
+  else {
+    entry = { view, node: el("div", { "data-session-id": view.sessionId }) };
+    subagents.set(view.sessionId, entry);
+  }
+  renderSubagent(view, entry.node);
+  placeSubagent(entry);
+  scrollToEnd();
 }
 
 // --- Session, pickers, plan, usage ------------------------------------------------------------
@@ -291,6 +424,8 @@ function renderPermissions(next: PermissionsView): void {
   permissionEl.replaceChildren();
   if (!current) return;
   permissionEl.dataset.key = String(current.key);
+  // A subagent's request: say which one asks, its title as the task call shows it.
+  if (current.subagent !== undefined) permissionEl.append(el("div", { class: "permission-subagent" }, "For the subagent ", el("strong", {}, current.subagent)));
   permissionEl.append(el("div", { class: "permission-title" }, el("strong", {}, "Larik wants to: "), current.title));
   if (current.command !== undefined) permissionEl.append(el("pre", { class: "permission-command" }, el("code", {}, current.command)));
   if (current.outsideSandbox) {
@@ -387,13 +522,16 @@ window.addEventListener("message", (event: MessageEvent<HostToWebview>) => {
   const message = event.data;
   switch (message.type) {
     case "snapshot":
-      resetTranscript(message.items);
+      resetTranscript(message.items, message.subagents);
       renderSession(message.session);
       renderPermissions(message.permissions);
       renderContext(message.context);
       break;
     case "item":
       upsert(structuredClone(message.item));
+      break;
+    case "subagent":
+      upsertSubagent(structuredClone(message.subagent));
       break;
     case "append":
       append(message.id, message.text);

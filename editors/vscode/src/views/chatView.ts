@@ -15,6 +15,7 @@ export const CHAT_VIEW_ID = "larik.chat";
 export interface ChatActions {
   prompt(text: string): void;
   cancel(): void;
+  stopSubagent(sessionId: string): void;
   loadSession(sessionId: string): void;
   setMode(id: string): void;
   setModel(id: string): void;
@@ -42,6 +43,8 @@ export function permissionsView(controller: SessionController, reviews?: Pick<Hu
   const title = command !== undefined ? (description ?? "Run a command") : (request.toolCall.title ?? request.toolCall.toolCallId);
   // One place decides: while the hunks are decided in the editor, the card offers no options.
   const reviewing = current.diff !== undefined && reviews?.isReviewingHunks(current.key) === true;
+  // A subagent's request comes under its own session id: the card says which one asks.
+  const subagent = controller.subagentAsking(request);
   return {
     current: {
       key: current.key,
@@ -53,6 +56,7 @@ export function permissionsView(controller: SessionController, reviews?: Pick<Hu
       ...(current.diff ? { diffPath: current.diff.path } : {}),
       ...(reviewing ? { reviewingHunks: true } : {}),
       acceptsFeedback: controller.larik.permissionFeedback === true,
+      ...(subagent !== undefined ? { subagent } : {}),
     },
     queued: controller.permissions.size - 1,
   };
@@ -70,10 +74,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     private readonly reviews: HunkReviews,
   ) {
     const unsubscribe = controller.transcript.onChange((change) => this.#forward(change));
+    const unsubscribeSubagents = controller.subagents.onChange((subagent) => this.post({ type: "subagent", subagent }));
     const postPermissions = () => this.post({ type: "permissions", permissions: permissionsView(controller, reviews) });
     const unsubscribePermissions = controller.permissions.onChange(postPermissions);
     controller.onAttachmentsChange(() => this.post({ type: "context", context: this.#context() }));
-    this.#disposables.push({ dispose: unsubscribe }, { dispose: unsubscribePermissions }, reviews.onDidChangeReviewing(postPermissions));
+    this.#disposables.push({ dispose: unsubscribe }, { dispose: unsubscribeSubagents }, { dispose: unsubscribePermissions }, reviews.onDidChangeReviewing(postPermissions));
   }
 
   get visible(): boolean {
@@ -107,6 +112,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     return {
       type: "snapshot",
       items: structuredClone(transcript.items),
+      subagents: this.controller.subagents.views(),
       session: structuredClone(transcript.session),
       permissions: permissionsView(this.controller, this.reviews),
       context: this.#context(),
@@ -140,6 +146,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         break;
       case "cancel":
         this.actions.cancel();
+        break;
+      case "stopSubagent":
+        this.actions.stopSubagent(message.sessionId);
         break;
       case "answerPermission":
         this.actions.answerPermission(message.key, message.optionId, message.feedback);

@@ -26,7 +26,10 @@ export class PermissionNotice implements vscode.Disposable {
     if (!current || current.key === this.#lastKey) return;
     this.#lastKey = current.key;
     if (this.isChatVisible()) return;
-    const title = current.request.toolCall.title ?? current.request.toolCall.toolCallId;
+    const call = current.request.toolCall.title ?? current.request.toolCall.toolCallId;
+    // A subagent's request says which subagent asks.
+    const subagent = this.controller.subagentAsking(current.request);
+    const title = subagent !== undefined ? `${call} (for ${subagent})` : call;
     const reviewing = () => current.diff !== undefined && this.reviews?.isReviewingHunks(current.key) === true;
     if (reviewing()) {
       void vscode.window.showInformationMessage(`Larik waits for you to decide each hunk of ${title} in the editor.`);

@@ -29,6 +29,37 @@ export type TranscriptItem =
     }
   | { type: "notice"; id: string; severity: "info" | "warning" | "error"; text: string };
 
+/** A subagent's phase as the chat shows it. `waiting`: one of its permission requests is open;
+ * `ended`: it stopped for another reason than finishing or being stopped (see `stopReason`);
+ * `unknown`: the agent no longer reports it. */
+export type SubagentPhase = "running" | "waiting" | "done" | "stopped" | "ended" | "unknown";
+
+export interface SubagentToolView {
+  toolCallId: string;
+  title: string;
+  kind: string;
+  status: string;
+}
+
+/** A subagent (a child session), shown inside the card of the `task` call that started it. */
+export interface SubagentView {
+  sessionId: string;
+  /** The parent's `task` call; absent when the agent does not say (shown on its own then). */
+  toolCallId?: string;
+  title: string;
+  phase: SubagentPhase;
+  /** Why it ended, in words, for phase `ended`. */
+  stopReason?: string;
+  /** A Stop button is offered: it runs and the agent lets it be cancelled alone. */
+  canStop: boolean;
+  /** Stop was pressed; the child has not ended yet. */
+  stopping: boolean;
+  tools: SubagentToolView[];
+  /** Its latest message, cut to a preview: the whole report is the task call's own output. */
+  text: string;
+  textTruncated: boolean;
+}
+
 export interface PickerOption {
   id: string;
   name: string;
@@ -92,6 +123,8 @@ export interface PermissionView {
   reviewingHunks?: boolean;
   /** The agent reads a reason given with a rejection. */
   acceptsFeedback: boolean;
+  /** The title of the subagent that asks, when a child session asks rather than the session. */
+  subagent?: string;
 }
 
 export interface PermissionsView {
@@ -106,8 +139,9 @@ export interface ContextChip {
 }
 
 export type HostToWebview =
-  | { type: "snapshot"; items: TranscriptItem[]; session: SessionView; permissions: PermissionsView; context: ContextChip[] }
+  | { type: "snapshot"; items: TranscriptItem[]; subagents: SubagentView[]; session: SessionView; permissions: PermissionsView; context: ContextChip[] }
   | { type: "item"; item: TranscriptItem }
+  | { type: "subagent"; subagent: SubagentView }
   | { type: "append"; id: string; text: string }
   | { type: "session"; session: SessionView }
   | { type: "permissions"; permissions: PermissionsView }
@@ -118,6 +152,7 @@ export type WebviewToHost =
   | { type: "ready" }
   | { type: "prompt"; text: string }
   | { type: "cancel" }
+  | { type: "stopSubagent"; sessionId: string }
   | { type: "answerPermission"; key: number; optionId: string; feedback?: string }
   | { type: "viewDiff"; key: number }
   | { type: "setMode"; id: string }

@@ -1,6 +1,6 @@
 // End to end in a real VS Code: code-server 4.100.3 (VS Code 1.100 workbench and extension host)
 // with the packaged .vsix installed, the real `larik acp` and the mock model, driven by
-// playwright-core in Debian's Chromium. One server, three turns:
+// playwright-core in Debian's Chromium (set up by test/support/workbench.ts). One server, six turns:
 //   1. a prompt, streamed text, an edit reviewed in the diff editor, accepted from the title bar:
 //      the file on disk changes;
 //   2. another edit rejected with the keyboard: the file stays as it was, the model is told;
@@ -14,17 +14,13 @@
 //      first session from the history.
 
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import type { Browser, Frame, Page } from "playwright-core";
-import { EXTENSION_ROOT, larikBinary, MockModel, Sandbox, stringsIn, waitFor } from "../support/agent";
-import { labelFits, launchChromium } from "../support/browser";
-import { CodeServer } from "../support/codeServer";
-
-const STEP_MS = 30_000;
-const VSIX = process.env.LARIK_VSIX ?? join(EXTENSION_ROOT, "dist", "larik.vsix");
-const RESULTS = join(EXTENSION_ROOT, "test-results");
+import type { Page } from "playwright-core";
+import { EXTENSION_ROOT, stringsIn, waitFor, type MockModel, type Sandbox } from "../support/agent";
+import { labelFits } from "../support/browser";
+import { alive, sendPrompt, STEP_MS, Workbench } from "../support/workbench";
 
 const TEN = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n";
 const B_TEXT = "alpha\nbeta\ngamma\n";
@@ -62,66 +58,23 @@ const SCENARIO = {
   ],
 };
 
+let rig: Workbench;
 let sandbox: Sandbox;
 let model: MockModel;
-let server: CodeServer;
-let browser: Browser;
 let page: Page;
 
 before(async () => {
-  if (!existsSync(VSIX)) throw new Error(`${VSIX} is missing: run npm run package first`);
-  sandbox = new Sandbox("larik-vscode-e2e-");
-  writeFileSync(join(sandbox.project, "a.txt"), TEN);
-  writeFileSync(join(sandbox.project, "b.txt"), B_TEXT);
-  writeFileSync(join(sandbox.project, "c.txt"), C_TEXT);
-  writeFileSync(join(sandbox.project, "d.txt"), D_TEXT);
-  writeFileSync(join(sandbox.project, "e.txt"), "epsilon\n");
-  model = await MockModel.start(SCENARIO, sandbox.root);
-  server = await CodeServer.start({
-    root: sandbox.root,
-    workspace: sandbox.project,
-    vsix: VSIX,
-    settings: {
-      "larik.server.path": larikBinary(),
-      "larik.server.env": sandbox.agentEnv(model.url),
-      "larik.trace.protocol": true,
-    },
+  rig = await Workbench.start({
+    prefix: "larik-vscode-e2e-",
+    files: { "a.txt": TEN, "b.txt": B_TEXT, "c.txt": C_TEXT, "d.txt": D_TEXT, "e.txt": "epsilon\n" },
+    scenario: SCENARIO,
   });
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  page.setDefaultTimeout(STEP_MS);
+  ({ sandbox, model, page } = rig);
 });
 
 after(async () => {
-  try {
-    if (page && process.exitCode) await screenshot("e2e-failure");
-  } catch {
-    // Best effort.
-  }
-  await browser?.close();
-  const agents = server ? agentPids() : [];
-  await server?.stop();
-  // An agent still running once the editor is gone is stopped here, and said so: `larik acp`
-  // should exit when its input closes (see test/support/pending.ts, exitOnEof).
-  for (const pid of agents) {
-    const gone = await waitFor(() => !alive(pid), "the agent to exit", 3000).then(() => true, () => false);
-    if (!gone) {
-      process.kill(pid, "SIGKILL");
-      console.log(`# the agent (pid ${pid}) outlived code-server and was killed`);
-    }
-  }
-  await model?.stop();
-  sandbox?.remove();
+  await rig?.stop();
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** A process's environment variables (`NAME=value`), empty once it is gone. */
 function environOf(pid: number): string[] {
@@ -132,68 +85,12 @@ function environOf(pid: number): string[] {
   }
 }
 
-/** The extension's log, every extension host run of it. */
-function extensionLog(): string {
-  return server.extensionLogs().map((path) => readFileSync(path, "utf8")).join("\n");
-}
-
-/** Process ids of every agent the extension started, from its log. */
-function agentPids(): number[] {
-  return [...extensionLog().matchAll(/connected to .*\(pid (\d+)\)/g)].map((m) => Number(m[1]));
-}
-
-async function screenshot(name: string): Promise<void> {
-  mkdirSync(RESULTS, { recursive: true });
-  await page.screenshot({ path: join(RESULTS, `${name}.png`) });
-}
-
-/** Context for a failed wait: the tail of the extension's log. */
-function diagnostics(): string {
-  return `\n--- Larik.log (tail) ---\n${extensionLog().slice(-4000)}\n--- code-server (tail) ---\n${server.output.text.slice(-2000)}`;
-}
-
-async function step<T>(what: string, body: () => Promise<T>): Promise<T> {
-  try {
-    return await body();
-  } catch (error) {
-    await screenshot(`e2e-${what.replace(/\W+/g, "-")}`).catch(() => {});
-    if (error instanceof Error) error.message = `${what}: ${error.message}${diagnostics()}`;
-    throw error;
-  }
-}
-
-async function runCommand(title: string): Promise<void> {
-  await page.keyboard.press("F1");
-  const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ state: "visible" });
-  await input.fill(`>${title}`);
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first().waitFor();
-  await input.press("Enter");
-}
-
-/** The chat webview's frame (VS Code nests it in two iframes). */
-async function chatFrame(): Promise<Frame> {
-  return waitFor(
-    async () => {
-      for (const frame of page.frames()) {
-        const found = await frame.evaluate(() => document.querySelector("#prompt") !== null).catch(() => false);
-        if (found) return frame;
-      }
-      return undefined;
-    },
-    "the chat webview",
-    STEP_MS,
-    250,
-  );
-}
-
-async function sendPrompt(chat: Frame, text: string): Promise<void> {
-  const prompt = chat.locator("#prompt");
-  await chat.locator('#status[data-status="idle"]').waitFor();
-  await prompt.fill(text);
-  await prompt.press("Enter");
-}
-
+const extensionLog = () => rig.extensionLog();
+const agentPids = () => rig.agentPids();
+const screenshot = (name: string) => rig.screenshot(name);
+const step = <T>(what: string, body: () => Promise<T>) => rig.step(what, body);
+const runCommand = (title: string) => rig.runCommand(title);
+const chatFrame = () => rig.chatFrame();
 
 /** A line of the inline review, found by its text: its gutter (our decoration standing for the
  * line number), its text's opacity, and how many of the editor's own line numbers show. */
@@ -223,9 +120,7 @@ async function fileBecomes(file: string, expected: string): Promise<void> {
 
 test("prompt, streamed text, diff review accepted: the file changes on disk", { timeout: 180_000 }, async () => {
   await step("open the workbench", async () => {
-    await page.goto(`${server.url}/?folder=${encodeURIComponent(sandbox.project)}`);
-    await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
-    await page.locator(".statusbar-item", { hasText: "Larik: idle" }).waitFor({ timeout: 60_000 });
+    await rig.open();
   });
   const chat = await step("open the chat view", async () => {
     await runCommand("Larik: Open Chat");

@@ -238,8 +238,8 @@ test("while the edit's hunks are decided in the editor, the hidden-chat notifica
   const { PermissionNotice } = await import("../../src/views/permissionNotice");
   const { PermissionQueue } = await import("../../src/state/permissions");
   stub.messages.length = 0;
-  // The notice reads only the controller's permission queue.
-  const controller = { permissions: new PermissionQueue() } as unknown as import("../../src/session").SessionController;
+  // The notice reads only the controller's permission queue (and who asks).
+  const controller = { permissions: new PermissionQueue(), subagentAsking: () => undefined } as unknown as import("../../src/session").SessionController;
   let reviewing = true;
   const notice = new PermissionNotice(controller, () => false, { isReviewingHunks: () => reviewing });
   void controller.permissions.enqueue({
@@ -252,5 +252,21 @@ test("while the edit's hunks are decided in the editor, the hidden-chat notifica
   assert.deepEqual(shown.items ?? [], [], "no option to answer with: the review decides");
   assert.match(shown.message, /decide each hunk/);
   reviewing = false;
+  notice.dispose();
+});
+
+test("the hidden-chat notification of a subagent's request names the subagent", async () => {
+  const { PermissionNotice } = await import("../../src/views/permissionNotice");
+  const { PermissionQueue } = await import("../../src/state/permissions");
+  stub.messages.length = 0;
+  const controller = { permissions: new PermissionQueue(), subagentAsking: () => "explore: find alpha" } as unknown as import("../../src/session").SessionController;
+  const notice = new PermissionNotice(controller, () => false);
+  void controller.permissions.enqueue({
+    sessionId: "sess_1-t1",
+    toolCall: { toolCallId: "c1", title: "Run ls", kind: "execute" },
+    options: [{ optionId: "allow_once", name: "Allow once", kind: "allow_once" }],
+  });
+  const shown = stub.messages.find((m: any) => /Run ls/.test(m.message));
+  assert.equal(shown?.message, "Larik asks: Run ls (for explore: find alpha)");
   notice.dispose();
 });

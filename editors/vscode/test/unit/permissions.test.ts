@@ -89,7 +89,7 @@ test("the diff of the tool call is picked up", () => {
 test("the chat card offers no options while the edit's hunks are decided in the editor", () => {
   const queue = new PermissionQueue();
   void queue.enqueue(request("t1", { content: [{ type: "diff", path: "/p/c.txt", oldText: "a\n", newText: "b\n" }] }));
-  const controller = { permissions: queue, larik: { permissionFeedback: true } } as unknown as SessionController;
+  const controller = { permissions: queue, larik: { permissionFeedback: true }, subagentAsking: () => undefined } as unknown as SessionController;
   const key = queue.current!.key;
   const elsewhere = permissionsView(controller, { isReviewingHunks: () => false }).current!;
   assert.deepEqual(elsewhere.options.map((o) => o.kind), ["allow_once", "allow_always", "reject_once"]);
@@ -98,6 +98,17 @@ test("the chat card offers no options while the edit's hunks are decided in the 
   assert.deepEqual(reviewing.options, []);
   assert.equal(reviewing.reviewingHunks, true);
   assert.equal(reviewing.diffPath, "/p/c.txt");
+});
+
+test("a subagent's request names the subagent that asks", () => {
+  const queue = new PermissionQueue();
+  void queue.enqueue(request("c1", {}, "sess_1-t1"));
+  void queue.enqueue(request("t2", {}, "sess_1"));
+  const titles: Record<string, string> = { "sess_1-t1": "explore: find alpha" };
+  const controller = { permissions: queue, larik: {}, subagentAsking: (r: RequestPermissionRequest) => titles[r.sessionId] } as unknown as SessionController;
+  assert.equal(permissionsView(controller).current?.subagent, "explore: find alpha");
+  queue.answer(queue.current!.key, { optionId: "allow_once" });
+  assert.equal("subagent" in permissionsView(controller).current!, false);
 });
 
 test("auto-approve policy", () => {

@@ -251,3 +251,44 @@ test("the plan: shown from plan updates only, before the prompt of a later call 
 function optionName(pending: { request: { options: Array<{ kind: string; name: string }> } }, kind: string): string | undefined {
   return pending.request.options.find((o) => o.kind === kind)?.name;
 }
+
+test("subagents: each child under its task call, a child's edit asks in its own name, Stop ends one child and the turn goes on", { timeout: 60_000 }, async (t) => {
+  const task = (id: string, type: string, description: string, prompt: string) => ({ id, name: "task", input: { subagent_type: type, description, prompt } });
+  const run = await start(
+    t,
+    [
+      { text: "Splitting this up.", tool_calls: [task("t1", "general-purpose", "fix alpha", "ALPHA-S: uppercase alpha.txt"), task("t2", "explore", "wait forever", "STUCK-S: wait")] },
+      { when: "ALPHA-S", tool_calls: [{ id: "c1", name: "read", input: { path: "alpha.txt" } }] },
+      { when: "ALPHA-S", tool_calls: [{ id: "c2", name: "edit", input: { path: "alpha.txt", old_string: "alpha\n", new_string: "ALPHA\n" } }] },
+      { when: "ALPHA-S", text: "alpha fixed" },
+      { when: "alpha fixed", text: "One fixed, one stopped." },
+      // Last: the parent's last request names both tasks and must not take the stuck child's answer.
+      { when: "STUCK-S", text: "", hang: true },
+    ],
+    { "alpha.txt": "alpha\n" },
+  );
+  const { controller } = run;
+  const turn = controller.prompt("fix alpha and wait");
+  const stuck = await waitFor(() => controller.subagents.views().find((v) => v.title === "explore: wait forever"), "the stuck child's announcement");
+  assert.equal(stuck.toolCallId, "t2");
+  assert.equal(stuck.canStop, true);
+  const pending = await waitFor(() => controller.permissions.current, "the child's edit permission");
+  assert.notEqual(pending.request.sessionId, controller.sessionId, "asked in the child's session");
+  assert.equal(controller.subagentAsking(pending.request), "general-purpose: fix alpha");
+  assert.equal(pending.diff?.newText, "ALPHA\n");
+  controller.permissions.answer(pending.key, { optionId: "allow_once" });
+  await waitFor(() => controller.subagents.views().find((v) => v.title === "general-purpose: fix alpha")?.phase === "done", "the alpha child done");
+  assert.equal(controller.stopSubagent(stuck.sessionId), true);
+  assert.equal(await withTimeout(turn, 30_000, "the turn"), "end_turn");
+  assert.equal(readFileSync(run.file("alpha.txt"), "utf8"), "ALPHA\n");
+  const views = Object.fromEntries(controller.subagents.views().map((v) => [v.title, v]));
+  const alpha = views["general-purpose: fix alpha"]!;
+  assert.deepEqual([alpha.toolCallId, alpha.phase, alpha.text], ["t1", "done", "alpha fixed"]);
+  assert.deepEqual(alpha.tools.map((tool) => [tool.kind, tool.status]), [["read", "completed"], ["edit", "completed"]]);
+  assert.equal(views["explore: wait forever"]?.phase, "stopped");
+  // The session's own transcript holds the task calls, not the children's calls.
+  const tools = controller.transcript.items.filter((i) => i.type === "tool").map((i) => i.id);
+  assert.deepEqual(tools, ["tool:t1", "tool:t2"]);
+  const last = controller.transcript.items.at(-1);
+  assert.equal(last?.type === "agent" && last.text, "One fixed, one stopped.");
+});

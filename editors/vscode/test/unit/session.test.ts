@@ -46,6 +46,8 @@ test("connect: initialize with our capabilities, then a session in the workspace
   assert.equal(init.params.protocolVersion, 1);
   assert.deepEqual(init.params.clientCapabilities, CLIENT_CAPABILITIES);
   assert.deepEqual(init.params.clientCapabilities._meta, { larik: { hunkReview: true } });
+  // Subagents as child sessions (ACP 1.20), though the SDK's types do not have the field yet.
+  assert.deepEqual(init.params.clientCapabilities.subagents, {});
   assert.equal(init.params.clientInfo.name, "larik-vscode");
   assert.equal(init.params.clientInfo.version, "9.9.9");
   const created = await fake.sent((m) => m.method === "session/new", "session/new");
@@ -271,4 +273,141 @@ test("the agent going away mid-turn: the prompt fails, permissions are cancelled
   assert.equal(controller.transcript.session.status, "stopped");
   assert.equal(controller.permissions.size, 0);
   void answer?.catch(() => {});
+});
+
+const announce = (fake: FakeAgent, parent: string, child: string, call: string, title: string) =>
+  fake.update(parent, { sessionUpdate: "subagent_update", sessionId: child, title, cwd: "/p", capabilities: { cancel: {} }, state: { state: "running" }, _meta: { larik: { toolCallId: call } } });
+const ended = (fake: FakeAgent, parent: string, child: string, stopReason: string) =>
+  fake.update(parent, { sessionUpdate: "subagent_update", sessionId: child, state: { state: "idle", stopReason } });
+
+test("subagents: child updates go to the child, its permission is labelled and answered, Stop cancels that child alone", async () => {
+  const { controller, fake } = setup();
+  fake.standard();
+  const cancels: string[] = [];
+  fake.agent.onNotification("session/cancel", (p) => cancels.push(p.sessionId));
+  let childAnswer: Promise<any> | undefined;
+  let stuckAnswer: Promise<any> | undefined;
+  fake.agent.onRequest("session/prompt", async ({ sessionId }) => {
+    for (const [call, title] of [["t1", "explore: find alpha"], ["t2", "explore: wait forever"]]) {
+      fake.update(sessionId, { sessionUpdate: "tool_call", toolCallId: call, title, status: "in_progress" });
+    }
+    announce(fake, sessionId, `${sessionId}-t1`, "t1", "explore: find alpha");
+    announce(fake, sessionId, `${sessionId}-t2`, "t2", "explore: wait forever");
+    fake.update(`${sessionId}-t1`, { sessionUpdate: "tool_call", toolCallId: "c1", title: "Read alpha.txt", kind: "read" });
+    fake.update(`${sessionId}-t1`, { sessionUpdate: "tool_call_update", toolCallId: "c1", status: "completed" });
+    childAnswer = fake.agent.call("session/request_permission", {
+      sessionId: `${sessionId}-t1`,
+      toolCall: { toolCallId: "c2", title: "Edit alpha.txt", kind: "edit", status: "pending" },
+      options: OPTIONS,
+    });
+    const answer = await childAnswer;
+    fake.update(`${sessionId}-t1`, { sessionUpdate: "tool_call_update", toolCallId: "c2", status: answer.outcome.optionId === "allow_once" ? "completed" : "failed" });
+    fake.update(`${sessionId}-t1`, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "alpha done" } });
+    ended(fake, sessionId, `${sessionId}-t1`, "end_turn");
+    fake.update(sessionId, { sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed", content: [{ type: "content", content: { type: "text", text: "alpha done" } }] });
+    // The stuck child asks too; Stop answers its request for it.
+    stuckAnswer = fake.agent.call("session/request_permission", { sessionId: `${sessionId}-t2`, toolCall: { toolCallId: "c9", title: "Run sleep", kind: "execute" }, options: OPTIONS });
+    await waitFor(() => cancels.includes(`${sessionId}-t2`), "session/cancel of the stuck child");
+    ended(fake, sessionId, `${sessionId}-t2`, "cancelled");
+    fake.update(sessionId, { sessionUpdate: "tool_call_update", toolCallId: "t2", status: "failed" });
+    fake.update(sessionId, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "One found, one stopped." } });
+    return { stopReason: "end_turn" };
+  });
+  await controller.connect(fake.client);
+  const turn = controller.prompt("look around");
+  const pending = await waitFor(() => controller.permissions.current, "the child's permission request");
+  assert.equal(pending.request.sessionId, "sess_1-t1");
+  assert.equal(controller.subagentAsking(pending.request), "explore: find alpha");
+  assert.equal(controller.subagents.get("sess_1-t1")?.phase, "waiting");
+  assert.equal(controller.transcript.session.status, "waiting");
+  // The request's call shows in the child, not in the session.
+  assert.deepEqual(controller.subagents.get("sess_1-t1")?.tools.map((t) => [t.toolCallId, t.status]), [["c1", "completed"], ["c2", "pending"]]);
+  controller.permissions.answer(pending.key, { optionId: "allow_once" });
+  assert.deepEqual(await childAnswer, { outcome: { outcome: "selected", optionId: "allow_once" } });
+  await waitFor(() => controller.permissions.current?.request.sessionId === "sess_1-t2", "the stuck child's request");
+  assert.equal(controller.stopSubagent("sess_1-t2"), true);
+  assert.equal(controller.subagents.get("sess_1-t2")?.stopping, true);
+  assert.deepEqual(await stuckAnswer, { outcome: { outcome: "cancelled" } });
+  assert.equal(await turn, "end_turn");
+  assert.deepEqual(cancels, ["sess_1-t2"], "only the child was cancelled");
+  assert.equal(controller.stopSubagent("sess_1-t2"), false, "a stopped child is not stopped again");
+  const [alpha, stuck] = controller.subagents.views();
+  assert.deepEqual([alpha?.phase, alpha?.toolCallId, alpha?.text], ["done", "t1", "alpha done"]);
+  assert.deepEqual([stuck?.phase, stuck?.toolCallId, stuck?.canStop], ["stopped", "t2", false]);
+  // The session's transcript has its own items only: the task calls and its text.
+  assert.deepEqual(
+    controller.transcript.items.map((i) => (i.type === "tool" ? i.id : i.type)),
+    ["user", "tool:t1", "tool:t2", "agent"],
+  );
+  fake.close();
+});
+
+test("subagents: a background task's child reports after the turn; Stop works then too; a new session forgets it", async () => {
+  const { controller, fake } = setup();
+  fake.standard();
+  const cancels: string[] = [];
+  fake.agent.onNotification("session/cancel", (p) => cancels.push(p.sessionId));
+  fake.agent.onRequest("session/prompt", ({ sessionId }) => {
+    fake.update(sessionId, { sessionUpdate: "tool_call", toolCallId: "t1", title: "explore: watch", status: "completed" });
+    announce(fake, sessionId, `${sessionId}-t1`, "t1", "explore: watch");
+    return { stopReason: "end_turn" };
+  });
+  await controller.connect(fake.client);
+  await controller.prompt("start it in the background");
+  assert.equal(controller.turnRunning, false);
+  fake.update("sess_1-t1", { sessionUpdate: "tool_call", toolCallId: "c1", title: "Grep TODO", kind: "search" });
+  await waitFor(() => controller.subagents.get("sess_1-t1")?.tools.length === 1, "the child's call after the turn");
+  assert.equal(controller.subagents.get("sess_1-t1")?.phase, "running");
+  assert.equal(controller.transcript.session.status, "idle");
+  assert.equal(controller.stopSubagent("sess_1-t1"), true);
+  await fake.sent((m) => m.method === "session/cancel" && m.params.sessionId === "sess_1-t1", "session/cancel of the child");
+  await controller.newSession();
+  assert.deepEqual(controller.subagents.views(), []);
+  // Its late updates are then another session's: ignored.
+  fake.update("sess_1-t1", { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "late" } });
+  fake.update("sess_2", { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "mine" } });
+  await waitFor(() => controller.transcript.items.length === 1, "one item");
+  assert.equal(controller.subagents.has("sess_1-t1"), false);
+  fake.close();
+});
+
+test("subagents: cancelling the turn answers its children's requests, not a background child's", async () => {
+  const { controller, fake } = setup();
+  fake.standard();
+  const answers: Record<string, Promise<any>> = {};
+  let cancelled = false;
+  fake.agent.onNotification("session/cancel", () => (cancelled = true));
+  fake.agent.onRequest("session/prompt", async ({ sessionId }) => {
+    fake.update(sessionId, { sessionUpdate: "tool_call", toolCallId: "bg", title: "explore: background", status: "completed" });
+    fake.update(sessionId, { sessionUpdate: "tool_call", toolCallId: "fg", title: "explore: now", status: "in_progress" });
+    announce(fake, sessionId, "child-bg", "bg", "explore: background");
+    announce(fake, sessionId, "child-fg", "fg", "explore: now");
+    for (const child of ["child-bg", "child-fg"]) {
+      answers[child] = fake.agent.call("session/request_permission", { sessionId: child, toolCall: { toolCallId: `c-${child}`, title: "Run ls", kind: "execute" }, options: OPTIONS });
+    }
+    await waitFor(() => cancelled, "session/cancel");
+    return { stopReason: "cancelled" };
+  });
+  await controller.connect(fake.client);
+  const turn = controller.prompt("go");
+  await waitFor(() => controller.permissions.size === 2, "both children's requests");
+  controller.cancel();
+  assert.deepEqual(await answers["child-fg"], { outcome: { outcome: "cancelled" } });
+  assert.equal(await turn, "cancelled");
+  assert.deepEqual(controller.permissions.all().map((p) => p.request.sessionId), ["child-bg"], "the background child's request was answered");
+  controller.permissions.answer(controller.permissions.current!.key, { optionId: "allow_once" });
+  assert.deepEqual(await answers["child-bg"], { outcome: { outcome: "selected", optionId: "allow_once" } });
+  fake.close();
+});
+
+test("subagents: the agent going away leaves running children ended", async () => {
+  const { controller, fake } = setup();
+  fake.standard();
+  await controller.connect(fake.client);
+  announce(fake, "sess_1", "sess_1-t1", "t1", "explore: find alpha");
+  await waitFor(() => controller.subagents.has("sess_1-t1"), "the announcement");
+  fake.close();
+  await waitFor(() => controller.transcript.session.status === "stopped", "stopped");
+  assert.deepEqual([controller.subagents.get("sess_1-t1")?.phase, controller.subagents.get("sess_1-t1")?.canStop], ["ended", false]);
+  assert.equal(controller.stopSubagent("sess_1-t1"), false);
 });

@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
-import type { HostToWebview, SessionView, TranscriptItem } from "../../src/webview/messages";
+import type { HostToWebview, SessionView, SubagentView, TranscriptItem } from "../../src/webview/messages";
 import { EXTENSION_ROOT } from "../support/agent";
 import { labelFits, launchChromium } from "../support/browser";
 
@@ -99,9 +99,10 @@ const SESSION: SessionView = {
   model: { current: "m1", options: [{ id: "m1", name: "Model One" }, { id: "m2", name: "Model Two" }] },
 };
 
-const snapshot = (items: TranscriptItem[] = [], session: SessionView = SESSION): HostToWebview => ({
+const snapshot = (items: TranscriptItem[] = [], session: SessionView = SESSION, subagents: SubagentView[] = []): HostToWebview => ({
   type: "snapshot",
   items,
+  subagents,
   session,
   permissions: { queued: 0 },
   context: [],
@@ -433,5 +434,130 @@ test("the draft survives a reload through the webview state", async () => {
   await page.locator("#prompt").fill("half-written");
   const state = await page.evaluate(() => (window as any).__state);
   assert.deepEqual(state, { draft: "half-written" });
+  await page.close();
+});
+
+const TASK = (id: string, title: string, status: string, content: any[] = []): TranscriptItem => ({ type: "tool", id: `tool:${id}`, title, kind: "other", status, content, locations: [] });
+
+const child = (sessionId: string, toolCallId: string | undefined, title: string, extra: Partial<SubagentView> = {}): SubagentView => ({
+  sessionId,
+  ...(toolCallId !== undefined ? { toolCallId } : {}),
+  title,
+  phase: "running",
+  canStop: true,
+  stopping: false,
+  tools: [],
+  text: "",
+  textTruncated: false,
+  ...extra,
+});
+
+test("subagents are drawn inside their task call's card, with their calls, report and a Stop button while they run", async () => {
+  const { page, problems, send, waitPosted, posted } = await open();
+  await page.setViewportSize({ width: 300, height: 700 });
+  await waitPosted("ready");
+  await send(snapshot([{ type: "user", id: "u1", text: "look around" }, TASK("t1", "explore: find alpha", "in_progress"), TASK("t2", "explore: wait forever", "in_progress")]));
+  await send({ type: "subagent", subagent: child("s-t1", "t1", "explore: find alpha") });
+  await send({ type: "subagent", subagent: child("s-t2", "t2", "explore: wait forever") });
+  const alpha = page.locator('[data-tool-call-id="t1"] > .subagents > .subagent[data-session-id="s-t1"]');
+  const stuck = page.locator('[data-tool-call-id="t2"] > .subagents > .subagent[data-session-id="s-t2"]');
+  await alpha.waitFor();
+  await stuck.waitFor();
+  assert.equal(await alpha.locator(".subagent-title").textContent(), "explore: find alpha");
+  assert.equal(await alpha.locator(".subagent-phase").textContent(), "running");
+  // Streamed: the child's call appears, then completes, then its report; each one view.
+  await send({ type: "subagent", subagent: child("s-t1", "t1", "explore: find alpha", { tools: [{ toolCallId: "c1", title: "Read alpha.txt", kind: "read", status: "in_progress" }] }) });
+  await send({
+    type: "subagent",
+    subagent: child("s-t1", "t1", "explore: find alpha", { phase: "done", canStop: false, tools: [{ toolCallId: "c1", title: "Read alpha.txt", kind: "read", status: "completed" }], text: "alpha done" }),
+  });
+  await page.waitForFunction(() => document.querySelector('[data-session-id="s-t1"]')?.getAttribute("data-phase") === "done");
+  assert.equal(await alpha.locator('.subagent-tool[data-call-id="c1"][data-status="completed"]').textContent(), "● Read alpha.txt");
+  assert.equal(await alpha.locator(".subagent-text").textContent(), "alpha done");
+  assert.equal(await alpha.locator(".subagent-stop").count(), 0, "a finished child offers Stop");
+  // The task card re-rendered (its status and output) keeps its child, once.
+  await send({ type: "item", item: TASK("t1", "explore: find alpha", "completed", [{ type: "text", text: "alpha done" }]) });
+  await page.waitForFunction(() => document.querySelector('[data-tool-call-id="t1"]')?.getAttribute("data-status") === "completed");
+  assert.equal(await page.locator('.subagent[data-session-id="s-t1"]').count(), 1);
+  assert.equal(await alpha.locator(".subagent-phase").textContent(), "done");
+  // The report its child shows whole is not repeated as the card's output; another output is.
+  assert.equal(await page.locator('[data-tool-call-id="t1"] > .tool-output').count(), 0, "the report is shown twice");
+  await send({ type: "item", item: TASK("t1", "explore: find alpha", "completed", [{ type: "text", text: "alpha done" }, { type: "text", text: "took 2 s" }]) });
+  await page.locator('[data-tool-call-id="t1"] > .tool-output', { hasText: "took 2 s" }).waitFor();
+  assert.equal(await page.locator('[data-tool-call-id="t1"] > .tool-output').count(), 1);
+  // Stop the running one: the webview says which, and does not offer it twice.
+  const stop = stuck.locator("button.subagent-stop");
+  assert.equal(await stop.getAttribute("aria-label"), "Stop explore: wait forever");
+  await stop.click();
+  assert.deepEqual(await waitPosted("stopSubagent"), { type: "stopSubagent", sessionId: "s-t2" });
+  assert.equal(await stop.isDisabled(), true);
+  await stop.click({ force: true });
+  assert.equal((await posted()).filter((m) => m.type === "stopSubagent").length, 1, "Stop sent twice");
+  await send({ type: "subagent", subagent: child("s-t2", "t2", "explore: wait forever", { stopping: true }) });
+  assert.equal(await stop.textContent(), "Stopping…");
+  await send({ type: "subagent", subagent: child("s-t2", "t2", "explore: wait forever", { phase: "stopped", canStop: false }) });
+  await page.waitForFunction(() => document.querySelector('[data-session-id="s-t2"]')?.getAttribute("data-phase") === "stopped");
+  assert.equal(await stuck.locator(".subagent-phase").textContent(), "stopped");
+  assert.equal(await stuck.locator(".subagent-stop").count(), 0);
+  // Nothing is wider than the sidebar.
+  const overflow = await page.locator(".transcript").evaluate((t) => t.scrollWidth > t.clientWidth);
+  assert.equal(overflow, false, "the nested children overflow the 300 px view");
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("a long report folds behind its first line; other ends read in words; a snapshot keeps children in their cards", async () => {
+  const { page, send, waitPosted } = await open();
+  await waitPosted("ready");
+  const report = "## Findings\n\nThe alpha secret is 42.\n\n- alpha.txt:1";
+  await send(
+    snapshot(
+      [TASK("t1", "explore: find alpha", "completed"), TASK("t2", "general-purpose: fix it", "failed")],
+      SESSION,
+      [
+        child("s-t1", "t1", "explore: find alpha", { phase: "done", canStop: false, text: report }),
+        child("s-t2", "t2", "general-purpose: fix it", { phase: "ended", stopReason: "max tokens", canStop: false }),
+        child("s-w", "t3", "explore: waiting", { phase: "waiting" }),
+      ],
+    ),
+  );
+  const folded = page.locator('[data-tool-call-id="t1"] .subagent details.subagent-text');
+  await folded.waitFor();
+  assert.equal(await folded.locator("summary").textContent(), "Findings");
+  assert.equal(await folded.evaluate((d) => (d as HTMLDetailsElement).open), false);
+  await folded.locator("summary").click();
+  assert.equal(await folded.locator(".markdown li").textContent(), "alpha.txt:1");
+  assert.equal(await page.locator('[data-tool-call-id="t2"] .subagent .subagent-phase').textContent(), "ended: max tokens");
+  // A child whose task call has no card stands on its own, and moves in when the card comes.
+  const waiting = page.locator('.subagent[data-session-id="s-w"]');
+  assert.equal(await waiting.locator(".subagent-phase").textContent(), "waiting for you");
+  assert.equal(await page.locator('.item.subagent-stray .subagent[data-session-id="s-w"]').count(), 1);
+  await send({ type: "item", item: TASK("t3", "explore: waiting", "in_progress") });
+  await page.locator('[data-tool-call-id="t3"] .subagent[data-session-id="s-w"]').waitFor();
+  assert.equal(await page.locator(".item.subagent-stray").count(), 0);
+  await page.close();
+});
+
+test("a subagent's permission request says which subagent asks; its title stays text", async () => {
+  const { page, problems, send, waitPosted } = await open();
+  await waitPosted("ready");
+  await send(snapshot([TASK("t1", "explore: find alpha", "in_progress")]));
+  await send({ type: "subagent", subagent: child("s-t1", "t1", '<img src=x onerror="window.__pwned=1">') });
+  await send({
+    type: "permissions",
+    permissions: {
+      current: { key: 3, toolCallId: "c2", title: "Edit alpha.txt", toolKind: "edit", acceptsFeedback: false, subagent: "explore: find alpha", options: [{ optionId: "allow_once", name: "Allow once", kind: "allow_once" }] },
+      queued: 0,
+    },
+  });
+  const card = page.locator("#permission");
+  await card.waitFor({ state: "visible" });
+  assert.equal(await card.locator(".permission-subagent").textContent(), "For the subagent explore: find alpha");
+  assert.equal(await card.locator(".permission-title").textContent(), "Larik wants to: Edit alpha.txt");
+  await card.locator('button[data-option-id="allow_once"]').click();
+  assert.deepEqual(await waitPosted("answerPermission"), { type: "answerPermission", key: 3, optionId: "allow_once" });
+  assert.equal(await page.locator("#transcript img").count(), 0);
+  assert.equal(await page.evaluate(() => (window as any).__pwned), undefined);
+  assert.deepEqual(problems, []);
   await page.close();
 });
