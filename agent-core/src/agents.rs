@@ -9,10 +9,12 @@
 pub mod background;
 pub mod definitions;
 pub mod relay;
+pub mod roles;
 pub mod task;
 pub mod task_control;
 mod worktree;
 
 pub use definitions::Definition;
 pub use background::BackgroundTasks;
+pub use roles::RoleSettings;
 pub use task::TaskTool;

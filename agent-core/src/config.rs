@@ -40,6 +40,9 @@ pub struct Settings {
     pub web_search: Option<WebSearchSettings>,
     pub permissions: Option<PermissionSettings>,
     pub sandbox: Option<SandboxSettings>,
+    /// Subagents' roles by name (`worker`, `explore`, ...): a model, or `{model, maxTurns,
+    /// context, isolation}`. Read again for every task, so a change applies without a restart.
+    pub roles: Option<std::collections::BTreeMap<String, crate::agents::RoleSettings>>,
     /// Read by [`crate::hooks::Hooks::load`]; named here so it is not reported as unknown.
     #[serde(rename = "hooks")]
     _hooks: Option<serde_json::Value>,
@@ -144,11 +147,40 @@ impl Settings {
             web_search: over.web_search.or(self.web_search),
             permissions: over.permissions.or(self.permissions),
             sandbox: over.sandbox.or(self.sandbox),
+            roles: merge_roles(self.roles, over.roles),
             _hooks: None,
             _mcp_servers: None,
             unknown: std::collections::BTreeMap::new(),
             problems: [self.problems, over.problems].concat(),
         }
+    }
+}
+
+/// Roles from a later file replace an earlier file's role of the same name, one by one.
+fn merge_roles<T>(under: Option<std::collections::BTreeMap<String, T>>, over: Option<std::collections::BTreeMap<String, T>>) -> Option<std::collections::BTreeMap<String, T>> {
+    match (under, over) {
+        (Some(mut under), Some(over)) => {
+            under.extend(over);
+            Some(under)
+        }
+        (under, over) => over.or(under),
+    }
+}
+
+/// Where a session's settings come from, for the parts that read them again while it lives.
+#[derive(Debug, Clone)]
+pub struct SettingsSource {
+    pub project: PathBuf,
+    pub env: HashMap<String, String>,
+}
+
+impl SettingsSource {
+    /// The settings as the files say now; unreadable files count as no settings.
+    pub fn load(&self) -> Settings {
+        load_settings(&self.project, &self.env).unwrap_or_else(|error| {
+            tracing::warn!(%error, "settings could not be read again");
+            Settings::default()
+        })
     }
 }
 
@@ -199,6 +231,14 @@ impl ModelConfig {
             ProviderKind::Openai => Arc::new(OpenAiProvider::new(&self.base_url, self.api_key.clone())?),
         })
     }
+}
+
+/// The user's own instruction files, read into every session's prompt when they exist: Claude
+/// Code's `~/.claude/CLAUDE.md` and Larik's `~/.config/larik/AGENTS.md`.
+pub fn user_instruction_files(env: &HashMap<String, String>) -> Vec<PathBuf> {
+    let claude = env.get("HOME").map(|home| Path::new(home).join(".claude").join("CLAUDE.md"));
+    let larik = user_config_dir(env).map(|dir| dir.join("AGENTS.md"));
+    claude.into_iter().chain(larik).collect()
 }
 
 /// The user's config directory for Larik (`$XDG_CONFIG_HOME/larik` or `~/.config/larik`).

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio_util::sync::CancellationToken;
 
+use crate::config::ModelConfig;
 use crate::llm::{Provider, ProviderError, Usage};
 use crate::mcp::{McpServers, Notices};
 use crate::permission::Permissions;
@@ -41,6 +42,9 @@ pub struct SessionEnv {
     pub tasks: Arc<crate::agents::BackgroundTasks>,
     /// The session's MCP servers (their tools are in the registry).
     pub mcp: Arc<McpServers>,
+    /// Where the settings came from, for what reads them again while the session lives
+    /// (subagents' roles); `None` for a session built without settings files.
+    pub settings: Option<Arc<crate::config::SettingsSource>>,
     /// What the user should hear at the next turn (a server failed between turns).
     pub notices: Arc<Notices>,
 }
@@ -65,6 +69,7 @@ impl SessionEnv {
             tasks: Arc::new(crate::agents::BackgroundTasks::new(CancellationToken::new())),
             mcp: Arc::new(McpServers::none()),
             notices: Arc::default(),
+            settings: None,
         }
     }
 
@@ -89,6 +94,7 @@ impl SessionEnv {
             tasks: Arc::clone(&self.tasks),
             mcp: Arc::clone(&self.mcp),
             notices: Arc::clone(&self.notices),
+            settings: self.settings.clone(),
         }
     }
 }
@@ -98,11 +104,38 @@ impl SessionEnv {
 pub struct Models {
     provider: Mutex<Result<Arc<dyn Provider>, ProviderError>>,
     settings: Mutex<ModelSettings>,
+    /// Where the model came from (provider, endpoint, key), for a subagent that asks for another
+    /// model of the same provider or another; `None` when the session was given a provider.
+    config: Mutex<Option<ModelConfig>>,
 }
 
 impl Models {
     pub fn new(provider: Result<Arc<dyn Provider>, ProviderError>, settings: ModelSettings) -> Self {
-        Self { provider: Mutex::new(provider), settings: Mutex::new(settings) }
+        Self { provider: Mutex::new(provider), settings: Mutex::new(settings), config: Mutex::new(None) }
+    }
+
+    /// The model settings and the environment chose.
+    pub fn configured(config: &ModelConfig) -> Self {
+        let models = Self::new(config.build_provider(), ModelSettings::from(config));
+        models.remember(config);
+        models
+    }
+
+    pub fn config(&self) -> Option<ModelConfig> {
+        self.config.lock().ok().and_then(|config| config.clone())
+    }
+
+    /// Switches to `config`'s model (and provider).
+    pub fn switch(&self, config: &ModelConfig) {
+        self.set(config.build_provider(), ModelSettings::from(config));
+        self.remember(config);
+    }
+
+    /// Records where the current model came from.
+    pub fn remember(&self, config: &ModelConfig) {
+        if let Ok(mut current) = self.config.lock() {
+            *current = Some(config.clone());
+        }
     }
 
     pub fn provider(&self) -> Result<Arc<dyn Provider>, ProviderError> {

@@ -1,4 +1,5 @@
-//! The system prompt: who the agent is, an environment block (cwd, platform, date, git), and the
+//! The system prompt: who the agent is, an environment block (cwd, platform, date, git), the
+//! user's own instruction files (`~/.claude/CLAUDE.md`, `~/.config/larik/AGENTS.md`) and the
 //! project's memory files (`AGENTS.md`, `CLAUDE.md`). It is built once per session so the prompt
 //! prefix stays cacheable.
 
@@ -9,13 +10,34 @@ const MEMORY_FILES: &[&str] = &["AGENTS.md", "CLAUDE.md"];
 /// Memory files larger than this are cut, so one huge file cannot crowd out the conversation.
 const MAX_MEMORY_BYTES: usize = 40 * 1024;
 
-pub fn system_prompt(cwd: &Path, today: &str) -> String {
-    format!("{}\n\n{}", BASE.trim(), context(cwd, today))
+pub fn system_prompt(cwd: &Path, today: &str, user_files: &[std::path::PathBuf]) -> String {
+    format!("{}\n\n{}", BASE.trim(), context(cwd, today, user_files))
 }
 
-/// What every agent of the session is told about where it works: the environment block and the
-/// project's memory files. A subagent gets it after its definition's prompt.
-pub fn context(cwd: &Path, today: &str) -> String {
+/// What every agent of the session is told about where it works: the environment block, the
+/// user's instruction files and the project's memory files. A subagent gets it after its
+/// definition's prompt.
+pub fn context(cwd: &Path, today: &str, user_files: &[std::path::PathBuf]) -> String {
+    let mut prompt = environment(cwd, today);
+    for path in user_files {
+        if let Ok(text) = std::fs::read_to_string(path) {
+            let text = crate::tools::truncate::truncate_middle(&text, MAX_MEMORY_BYTES);
+            prompt.push_str(&format!("\n<user-instructions file=\"{}\">\n{}\n</user-instructions>\n", path.display(), text.trim()));
+        }
+    }
+    push_project_files(&mut prompt, cwd);
+    prompt
+}
+
+/// The smaller context of a subagent whose role asks for it: the environment block and the
+/// project's own memory files, without the user's instruction files.
+pub fn minimal_context(cwd: &Path, today: &str) -> String {
+    let mut prompt = environment(cwd, today);
+    push_project_files(&mut prompt, cwd);
+    prompt
+}
+
+fn environment(cwd: &Path, today: &str) -> String {
     let mut prompt = String::new();
     prompt.push_str("<environment>\n");
     prompt.push_str(&format!("Working directory: {}\n", cwd.display()));
@@ -27,6 +49,10 @@ pub fn context(cwd: &Path, today: &str) -> String {
         None => prompt.push_str("Git repository: no\n"),
     }
     prompt.push_str("</environment>\n");
+    prompt
+}
+
+fn push_project_files(prompt: &mut String, cwd: &Path) {
     for name in MEMORY_FILES {
         let path = cwd.join(name);
         if let Ok(text) = std::fs::read_to_string(&path) {
@@ -34,7 +60,6 @@ pub fn context(cwd: &Path, today: &str) -> String {
             prompt.push_str(&format!("\n<project-instructions file=\"{name}\">\n{}\n</project-instructions>\n", text.trim()));
         }
     }
-    prompt
 }
 
 fn find_git_dir(cwd: &Path) -> Option<std::path::PathBuf> {
@@ -65,11 +90,19 @@ mod tests {
         std::fs::create_dir(dir.path().join(".git")).unwrap();
         std::fs::write(dir.path().join(".git/HEAD"), "ref: refs/heads/feature/x\n").unwrap();
         std::fs::write(dir.path().join("AGENTS.md"), "Use tabs.\n").unwrap();
-        let prompt = system_prompt(dir.path(), "2026-11-30");
+        let home = tempfile::tempdir().unwrap();
+        let user_file = home.path().join("CLAUDE.md");
+        std::fs::write(&user_file, "Answer in French.\n").unwrap();
+        let user_files = [user_file.clone(), home.path().join("missing/AGENTS.md")];
+        let prompt = system_prompt(dir.path(), "2026-11-30", &user_files);
         assert!(prompt.contains("Git repository: yes, branch feature/x"));
         assert!(prompt.contains("Date: 2026-11-30"));
         assert!(prompt.contains("<project-instructions file=\"AGENTS.md\">\nUse tabs.\n"));
-        assert!(!prompt.contains("CLAUDE.md"));
+        assert!(prompt.contains(&format!("<user-instructions file=\"{}\">\nAnswer in French.\n", user_file.display())));
+        assert!(!prompt.contains("<project-instructions file=\"CLAUDE.md\">"), "the project has no CLAUDE.md");
+        let minimal = minimal_context(dir.path(), "2026-11-30");
+        assert!(minimal.contains("Use tabs.") && minimal.contains("Date: 2026-11-30"));
+        assert!(!minimal.contains("Answer in French."), "the user's own files are left out");
     }
 
 }

@@ -124,6 +124,10 @@ pub struct SessionConfig {
     pub data_dir: Option<std::path::PathBuf>,
     /// The subagents the `task` tool offers.
     pub agents: Vec<crate::agents::Definition>,
+    /// Where `provider` and `model` came from, for subagents that ask for another model.
+    pub model_config: Option<ModelConfig>,
+    /// Where the settings came from, for what reads them again later (subagents' roles).
+    pub settings: Option<crate::config::SettingsSource>,
     /// The conversation so far, for a session loaded from disk.
     pub history: Vec<Message>,
     pub title: Option<String>,
@@ -152,6 +156,8 @@ impl SessionConfig {
             mcp_servers: Vec::new(),
             data_dir: None,
             agents: crate::agents::definitions::builtin(),
+            model_config: None,
+            settings: None,
             history: Vec::new(),
             title: None,
         }
@@ -194,6 +200,7 @@ impl SessionConfig {
         let (initial_mode, mode_notice) = config::initial_mode(&permissions, &cwd);
         let notices: Vec<String> = notice.into_iter().chain(mode_notice).chain(settings.problems.iter().cloned()).chain(hooks.problems().iter().cloned()).chain(mcp_problems).chain(agent_problems).collect();
         let notice = (!notices.is_empty()).then(|| notices.join("\n"));
+        let cwd_for_settings = cwd.clone();
         let config = Self {
             id: fresh_id(),
             rules: RuleSet::from_lists(&permissions.allow, &permissions.deny, &permissions.ask).with_project_allow(&permissions.project_allow),
@@ -214,6 +221,8 @@ impl SessionConfig {
             mcp_servers,
             data_dir: crate::config::user_data_dir(env),
             agents,
+            model_config: resolved.clone(),
+            settings: Some(config::SettingsSource { project: cwd_for_settings, env: env.clone() }),
             history: Vec::new(),
             title: None,
         };
@@ -256,12 +265,14 @@ impl Session {
             workspace = workspace.with_editor(editor);
         }
         let workspace = Arc::new(workspace);
-        let system = crate::prompt::system_prompt(workspace.root(), &crate::clock::today_utc());
+        let user_files = config.settings.as_ref().map(|settings| config::user_instruction_files(&settings.env)).unwrap_or_default();
+        let system = crate::prompt::system_prompt(workspace.root(), &crate::clock::today_utc(), &user_files);
         let cancel = parent_cancel.child_token();
         let project_allow: Vec<String> = config.rules.project_allow.iter().map(|rule| rule.text.clone()).collect();
         let registry = Arc::new(Registry::builtin(config.search));
+        let settings = config.settings.map(Arc::new);
         registry.add_all([
-            Arc::new(crate::agents::TaskTool::new(config.agents)) as Arc<dyn crate::tools::DynTool>,
+            Arc::new(crate::agents::TaskTool::new(config.agents, settings.clone())) as Arc<dyn crate::tools::DynTool>,
             Arc::new(crate::agents::task_control::TaskWait),
             Arc::new(crate::agents::task_control::TaskStop),
         ]);
@@ -279,13 +290,18 @@ impl Session {
             permissions.trust_project_rules();
         }
         mcp.start(project_approved);
+        let models = Models::new(config.provider, config.model);
+        if let Some(model_config) = &config.model_config {
+            models.remember(model_config);
+        }
         let env = SessionEnv {
             session_id: config.id,
             workspace,
             permissions: Arc::new(permissions),
             registry,
             hooks: Arc::new(hooks),
-            models: Arc::new(Models::new(config.provider, config.model)),
+            models: Arc::new(models),
+            settings,
             services: config.services,
             sandbox: config.sandbox,
             shells: Arc::new(BackgroundShells::new(cancel.clone())),
@@ -356,6 +372,12 @@ impl Session {
         self.env.tasks.pending()
     }
 
+    /// Sends the events of background subagents to `events` rather than to the turn that
+    /// started them: for a front end that shows them apart, also once that turn is over.
+    pub fn watch_background(&self, events: mpsc::Sender<AgentEvent>) {
+        self.env.tasks.watch(events);
+    }
+
     /// Changes whenever a background task finishes or stops.
     pub fn background_changes(&self) -> tokio::sync::watch::Receiver<u64> {
         self.env.tasks.changes()
@@ -419,6 +441,11 @@ impl Session {
     /// Switches model (and provider) for the following requests; a running turn keeps its own.
     pub fn set_model(&self, provider: Result<Arc<dyn Provider>, ProviderError>, model: ModelSettings) {
         self.env.models.set(provider, model);
+    }
+
+    /// Switches to the model `config` describes, which subagents then derive theirs from.
+    pub fn switch_model(&self, config: &ModelConfig) {
+        self.env.models.switch(config);
     }
 
     pub fn title(&self) -> Option<String> {

@@ -224,6 +224,11 @@ pub trait Tool: Send + Sync + 'static {
 #[async_trait::async_trait]
 pub trait DynTool: Send + Sync {
     fn spec(&self) -> ToolSpec;
+    /// Whether the spec depends on something that changes while the session lives (settings
+    /// read again): the registry then asks for it before each request, not once.
+    fn live_spec(&self) -> bool {
+        false
+    }
     fn name(&self) -> &str;
     fn kind(&self) -> ToolKind;
     fn read_only(&self) -> bool;

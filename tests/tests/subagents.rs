@@ -408,3 +408,108 @@ async fn a_client_with_child_sessions_sees_each_subagent_as_one_and_can_stop_it(
     assert_eq!(result_text(&result_of(&last, "t1")), "alpha done");
     assert!(result_text(&result_of(&last, "t2")).contains("it was cancelled"), "{last}");
 }
+
+#[tokio::test]
+async fn roles_in_settings_choose_each_childs_model_and_context_and_a_change_applies_without_a_restart() {
+    let sandbox = Sandbox::new();
+    let home = sandbox.home.path();
+    std::fs::create_dir_all(home.join(".claude")).unwrap();
+    std::fs::write(home.join(".claude/CLAUDE.md"), "USER-RULE: answer tersely.\n").unwrap();
+    std::fs::write(sandbox.project_path().join("AGENTS.md"), "PROJECT-RULE: run make check.\n").unwrap();
+    let settings = home.join(".config/larik/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    // Claude Code's alias for the explore role; the worker role keeps the parent's model but a
+    // smaller context.
+    std::fs::write(&settings, r#"{"roles": {"explore": "haiku", "worker": {"context": "minimal"}}}"#).unwrap();
+    let mut general = task("t2", "general-purpose", "tidy up", "WORKER-S: tidy up");
+    general.input["model"] = json!("worker");
+    let steps = vec![
+        calls(vec![task("t1", "explore", "find alpha", "EXPLORE-S: find alpha"), general]),
+        child("EXPLORE-S", Step::text("alpha is in a.txt")),
+        child("WORKER-S", Step::text("tidied")),
+        child("tidied", Step::text("Both done.")),
+        Step::text("Noted."),
+    ];
+    let (mock, mut agent, session) = start(&sandbox, steps).await;
+    let (response, _) = agent.prompt(&session, "go", |params| panic!("nothing to ask: {params}")).await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    let requests = mock.requests();
+    let task_spec = |request: &Value| request["tools"].as_array().unwrap().iter().find(|tool| tool["name"] == "task").unwrap().clone();
+    let offered = task_spec(&requests[0]);
+    assert!(offered["input_schema"]["properties"].get("model").is_some(), "a role has a model: {offered}");
+    assert!(offered["description"].as_str().unwrap().contains("- explore: haiku"), "{offered}");
+    assert!(requests[0]["system"].to_string().contains("USER-RULE"), "the user's CLAUDE.md is read");
+
+    let explore = requests.iter().find(|request| request.to_string().contains("EXPLORE-S") && !request.to_string().contains("\"go\"")).unwrap();
+    assert_eq!(explore["model"], "claude-haiku-4-5", "the role's alias, on Anthropic");
+    let system = explore["system"].to_string();
+    assert!(system.contains("USER-RULE") && system.contains("PROJECT-RULE"), "the full context: {system}");
+    let worker = requests.iter().find(|request| request.to_string().contains("WORKER-S") && !request.to_string().contains("\"go\"")).unwrap();
+    assert_eq!(worker["model"], "claude-mock", "a role without a model inherits the parent's");
+    let system = worker["system"].to_string();
+    assert!(system.contains("PROJECT-RULE") && !system.contains("USER-RULE"), "the minimal context: {system}");
+    assert_eq!(requests.iter().filter(|request| request["model"] == "claude-mock").count(), 3, "the parent's two and the worker's");
+
+    // No role has a model any more: the next request offers no `model` input.
+    std::fs::write(&settings, r#"{"roles": {"worker": {"context": "minimal"}}}"#).unwrap();
+    agent.prompt(&session, "anything else?", |params| panic!("nothing to ask: {params}")).await;
+    let last = mock.requests().last().unwrap().clone();
+    let offered = task_spec(&last);
+    assert!(offered["input_schema"]["properties"].get("model").is_none(), "{offered}");
+    assert!(!offered["description"].as_str().unwrap().contains("Roles for"), "{offered}");
+}
+
+#[tokio::test]
+async fn a_background_child_session_goes_on_after_the_turn_asks_in_its_own_name_and_ends_idle() {
+    let sandbox = Sandbox::new();
+    let steps = vec![
+        calls(vec![{
+            let mut call = task("t1", "general-purpose", "write notes", "BG-NOTES: write notes.txt");
+            call.input["run_in_background"] = json!(true);
+            call
+        }]),
+        child("Started the background task", Step::text("It runs in the background.")),
+        child("BG-NOTES", Step::tool("c1", "write", json!({"path": "notes.txt", "content": "noted\n"}))),
+        child("BG-NOTES", Step::text("notes written")),
+    ];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize_with(json!({"subagents": {}})).await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    let prompt = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "take notes"}]})).await;
+    let mut child_id: Option<String> = None;
+    // The child's question stays unanswered until the turn is over.
+    let mut question: Option<Value> = None;
+    let mut turn_over = false;
+    let mut after_turn: Vec<Value> = Vec::new();
+    let idle = loop {
+        let message = agent.next().await;
+        if message["id"] == prompt && message.get("method").is_none() {
+            assert_eq!(message["result"]["stopReason"], "end_turn", "{message}");
+            turn_over = true;
+        } else if message["method"] == "session/request_permission" {
+            assert_eq!(message["params"]["sessionId"].as_str(), child_id.as_deref(), "asked in the child's session: {message}");
+            question = Some(message);
+        } else {
+            let update = &message["params"]["update"];
+            if update["sessionUpdate"] == "subagent_update" && update.get("title").is_some() {
+                assert_eq!(update["_meta"]["larik"]["toolCallId"], "t1", "{update}");
+                child_id = Some(update["sessionId"].as_str().unwrap().to_owned());
+            } else if update["sessionUpdate"] == "subagent_update" {
+                break message;
+            } else if turn_over {
+                after_turn.push(message.clone());
+            }
+        }
+        if turn_over && let Some(asked) = question.take() {
+            agent.reply(&asked, json!({"outcome": {"outcome": "selected", "optionId": "allow_once"}})).await;
+        }
+    };
+    let child_id = child_id.expect("the background child was announced");
+    assert_eq!(idle["params"]["sessionId"], session.as_str(), "its end is told in the parent's session");
+    assert_eq!(idle["params"]["update"]["sessionId"], child_id.as_str());
+    assert_eq!(idle["params"]["update"]["state"], json!({"state": "idle", "stopReason": "end_turn"}));
+    let finished = after_turn.iter().find(|message| message["params"]["update"]["status"] == "completed").unwrap_or_else(|| panic!("{after_turn:?}"));
+    assert_eq!(finished["params"]["sessionId"], child_id.as_str(), "the child's write finished after the turn, in its session");
+    assert_eq!(std::fs::read_to_string(sandbox.project_path().join("notes.txt")).unwrap(), "noted\n");
+}

@@ -65,11 +65,25 @@ pub struct BackgroundTasks {
     changed: tokio::sync::watch::Sender<u64>,
     /// The session's token: closing the session stops them all.
     session: CancellationToken,
+    /// Where a front end that shows children as sessions of their own takes background
+    /// children's events, for as long as they run (the turn that started one may be long over).
+    watcher: Mutex<Option<tokio::sync::mpsc::Sender<crate::event::AgentEvent>>>,
 }
 
 impl BackgroundTasks {
     pub fn new(session: CancellationToken) -> Self {
-        Self { entries: Mutex::new(Vec::new()), next: std::sync::atomic::AtomicUsize::new(1), changed: tokio::sync::watch::channel(0).0, session }
+        Self { entries: Mutex::new(Vec::new()), next: std::sync::atomic::AtomicUsize::new(1), changed: tokio::sync::watch::channel(0).0, session, watcher: Mutex::new(None) }
+    }
+
+    /// Sends background children's events (their start, calls, prompts and end) to `events`
+    /// from now on, instead of the turn that started them.
+    pub fn watch(&self, events: tokio::sync::mpsc::Sender<crate::event::AgentEvent>) {
+        *self.watcher.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(events);
+    }
+
+    /// The watcher's sender, held weakly: a child's hold does not keep the stream open.
+    pub fn watcher(&self) -> Option<tokio::sync::mpsc::WeakSender<crate::event::AgentEvent>> {
+        self.watcher.lock().unwrap_or_else(std::sync::PoisonError::into_inner).as_ref().map(tokio::sync::mpsc::Sender::downgrade)
     }
 
     fn entries(&self) -> std::sync::MutexGuard<'_, Vec<Entry>> {

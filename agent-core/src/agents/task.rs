@@ -10,6 +10,8 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::definitions::Definition;
+use super::roles::{ChildModel, ContextSize};
+use crate::config::SettingsSource;
 use super::worktree::TaskWorktree;
 use crate::event::{Display, ToolKind};
 use crate::llm::ToolSpec;
@@ -32,6 +34,9 @@ pub struct TaskInput {
     pub description: String,
     /// The whole task for the subagent, self-contained.
     pub prompt: String,
+    /// A role from the settings or a model (`provider:model`); by default the subagent type's.
+    #[serde(default)]
+    pub model: Option<String>,
     /// `worktree` to have it work in its own git worktree (a branch from HEAD), for changes to
     /// review and merge afterwards; by default it works in this checkout.
     #[serde(default)]
@@ -50,13 +55,15 @@ pub enum Isolation {
 
 pub struct TaskTool {
     definitions: Arc<[Definition]>,
+    /// Where the roles are read from, afresh for every request and every task.
+    settings: Option<Arc<SettingsSource>>,
 }
 
 impl TaskTool {
     pub const NAME: &'static str = "task";
 
-    pub fn new(definitions: Vec<Definition>) -> Self {
-        Self { definitions: definitions.into() }
+    pub fn new(definitions: Vec<Definition>, settings: Option<Arc<SettingsSource>>) -> Self {
+        Self { definitions: definitions.into(), settings }
     }
 
     fn definition(&self, name: &str) -> Option<&Definition> {
@@ -68,7 +75,21 @@ impl TaskTool {
 impl DynTool for TaskTool {
     fn spec(&self) -> ToolSpec {
         let listed: Vec<String> = self.definitions.iter().map(|definition| format!("- {}: {}", definition.name, first_paragraph(&definition.description))).collect();
-        ToolSpec { name: Self::NAME.into(), description: format!("{DESCRIPTION}\n\nSubagents:\n{}", listed.join("\n")), input_schema: crate::tools::input_schema::<TaskInput>() }
+        let mut description = format!("{DESCRIPTION}\n\nSubagents:\n{}", listed.join("\n"));
+        let mut input_schema = crate::tools::input_schema::<TaskInput>();
+        let roles = roles(self.settings.as_deref());
+        if super::roles::any_model(&roles) {
+            let mapped: Vec<String> = roles.iter().filter_map(|(name, role)| role.model.as_ref().map(|model| format!("- {name}: {model}"))).collect();
+            description.push_str(&format!("\n\nRoles for `model` (the default is the subagent type's):\n{}", mapped.join("\n")));
+        } else if let Some(properties) = input_schema.get_mut("properties").and_then(Value::as_object_mut) {
+            // No role has a model: there is nothing useful to choose.
+            properties.remove("model");
+        }
+        ToolSpec { name: Self::NAME.into(), description, input_schema }
+    }
+
+    fn live_spec(&self) -> bool {
+        self.settings.is_some()
     }
 
     fn name(&self) -> &str {
@@ -114,23 +135,37 @@ impl DynTool for TaskTool {
             return ToolOutput::error(format!("There is no subagent `{}`; use one of: {}.", input.subagent_type, names.join(", ")));
         };
         let label = format!("{}: {}", definition.name, input.description);
+        let named = input.model.clone().or_else(|| definition.model.clone());
+        let chosen = super::roles::choose(named.as_deref(), &roles(self.settings.as_deref()), &ctx.env.models, self.settings.as_ref().map_or(&EMPTY_ENV, |settings| &settings.env));
         // Where the child's calls are shown: under this call, for as long as the turn lasts.
         let shown_under = ctx.progress.as_ref().map(|progress| Relay { call_id: progress.call_id.clone(), events: progress.events.downgrade() });
         if input.run_in_background {
+            // A front end watching background children shows this one for as long as it runs.
+            let shown_under = match (ctx.env.tasks.watcher(), shown_under) {
+                (Some(watcher), Some(relay)) => Some(Relay { call_id: relay.call_id, events: watcher }),
+                (_, relay) => relay,
+            };
             let (definition, ctx, shown) = (definition.clone(), ctx.clone(), label.clone());
             let started = ctx.env.tasks.clone().start(label.clone(), move |cancel| {
                 // Its own token: cancelling the turn does not stop it. And no hold on the turn's
                 // events, which would keep the turn from ending.
                 let ctx = ToolContext { cancel, progress: None, ..ctx };
-                async move { execute(&definition, &shown, input.prompt, input.isolation, shown_under, &ctx).await }
+                async move { execute(&definition, &shown, chosen, input.prompt, input.isolation, shown_under, &ctx).await }
             });
             return match started {
                 Ok(id) => ToolOutput::text(format!("Started the background task `{id}` ({label}). Its result arrives by itself when it finishes; task_wait waits for it, task_stop stops it.")),
                 Err(error) => ToolOutput::error(error),
             };
         }
-        execute(definition, &label, input.prompt, input.isolation, shown_under, ctx).await
+        execute(definition, &label, chosen, input.prompt, input.isolation, shown_under, ctx).await
     }
+}
+
+static EMPTY_ENV: std::sync::LazyLock<std::collections::HashMap<String, String>> = std::sync::LazyLock::new(std::collections::HashMap::new);
+
+/// The roles as the settings say now.
+fn roles(settings: Option<&SettingsSource>) -> std::collections::BTreeMap<String, super::roles::RoleSettings> {
+    settings.and_then(|settings| settings.load().roles).unwrap_or_default()
 }
 
 /// The parent's call a child's events are shown under, and the turn's events, held weakly.
@@ -140,10 +175,11 @@ struct Relay {
 }
 
 /// Runs a task to its end; its report, or why there is none.
-async fn execute(definition: &Definition, label: &str, prompt: String, isolation: Option<Isolation>, relay: Option<Relay>, ctx: &ToolContext) -> ToolOutput {
-    let isolated = isolation == Some(Isolation::Worktree) || definition.isolation.as_deref() == Some("worktree");
-    let (worktree, notice) = if isolated { worktree_for(ctx).await } else { (None, None) };
-    let outcome = run_child(definition, label, prompt, worktree.as_ref(), relay, ctx).await;
+async fn execute(definition: &Definition, label: &str, model: ChildModel, prompt: String, isolation: Option<Isolation>, relay: Option<Relay>, ctx: &ToolContext) -> ToolOutput {
+    // The task's word, else the definition's, else the role's.
+    let isolation = isolation.map(|_| "worktree").or(definition.isolation.as_deref()).or(model.role.isolation.as_deref());
+    let (worktree, notice) = if isolation == Some("worktree") { worktree_for(ctx).await } else { (None, None) };
+    let outcome = run_child(definition, label, model, prompt, worktree.as_ref(), relay, ctx).await;
     // The worktree is finished whatever the child's end: its work is kept or cleaned up.
     let report = match worktree {
         Some(worktree) => {
@@ -191,7 +227,7 @@ async fn worktree_for(ctx: &ToolContext) -> (Option<TaskWorktree>, Option<String
 }
 
 /// Runs the child to its end, its events relayed to the editor under the task's call.
-async fn run_child(definition: &Definition, label: &str, prompt: String, worktree: Option<&TaskWorktree>, relay: Option<Relay>, ctx: &ToolContext) -> Result<crate::session::SubagentOutcome, crate::session::TurnError> {
+async fn run_child(definition: &Definition, label: &str, model: ChildModel, prompt: String, worktree: Option<&TaskWorktree>, relay: Option<Relay>, ctx: &ToolContext) -> Result<crate::session::SubagentOutcome, crate::session::TurnError> {
     let parent = &ctx.env;
     let cancel = ctx.cancel.child_token();
     let call_id = relay.as_ref().map_or_else(|| "task".to_owned(), |relay| relay.call_id.clone());
@@ -205,9 +241,14 @@ async fn run_child(definition: &Definition, label: &str, prompt: String, worktre
     // The child's conversation is kept beside the parent's, readable and loadable like it.
     env.log = parent.log.as_ref().and_then(|log| transcript(log.path(), &child_id, parent.workspace.root()));
     let env = Arc::new(env);
-    let system = format!("{}\n\n{REPORT_FOOTER}\n\n{}", definition.prompt, crate::prompt::context(env.workspace.root(), &crate::clock::today_utc()));
-    let mut model = parent.models.settings();
-    model.max_turn_requests = definition.max_turns.map_or(MAX_TURNS, |limit| limit.clamp(1, MAX_TURNS));
+    let today = crate::clock::today_utc();
+    let shared = match model.role.context {
+        Some(ContextSize::Minimal) => crate::prompt::minimal_context(env.workspace.root(), &today),
+        _ => crate::prompt::context(env.workspace.root(), &today, &user_instructions(parent)),
+    };
+    let system = format!("{}\n\n{REPORT_FOOTER}\n\n{shared}", definition.prompt);
+    let ChildModel { provider, mut settings, role, notice } = model;
+    settings.max_turn_requests = definition.max_turns.or(role.max_turns).map_or(MAX_TURNS, |limit| limit.clamp(1, MAX_TURNS));
     let parent_events = relay.map(|relay| relay.events);
     let announce = |event: crate::event::AgentEvent| {
         let parent = parent_events.as_ref().and_then(mpsc::WeakSender::upgrade);
@@ -217,12 +258,15 @@ async fn run_child(definition: &Definition, label: &str, prompt: String, worktre
             }
         }
     };
+    if let Some(notice) = notice {
+        announce(crate::event::AgentEvent::Notice(notice)).await;
+    }
     announce(crate::event::AgentEvent::ChildStarted { session: child_id.clone(), call: call_id.clone(), label: label.to_owned(), cwd: cwd.clone(), cancel: cancel.clone() }).await;
     let (events, received) = mpsc::channel(256);
     let identity = super::relay::ChildIdentity { session: &child_id, call: &call_id, label };
     let relayed = super::relay::relay(received, parent_events.clone(), &identity);
     let run = async {
-        let outcome = crate::session::run_subagent(&env, &system, &model, prompt, &events, &cancel).await;
+        let outcome = crate::session::run_subagent(&env, provider, &system, &settings, prompt, &events, &cancel).await;
         // The relay ends once the child's events are all through.
         drop(events);
         outcome
@@ -247,6 +291,11 @@ fn transcript(parent_log: &std::path::Path, child_id: &str, cwd: &std::path::Pat
             None
         }
     }
+}
+
+/// The user's own instruction files, which every agent of theirs reads.
+fn user_instructions(env: &crate::environment::SessionEnv) -> Vec<std::path::PathBuf> {
+    env.settings.as_ref().map(|settings| crate::config::user_instruction_files(&settings.env)).unwrap_or_default()
 }
 
 fn first_paragraph(text: &str) -> &str {

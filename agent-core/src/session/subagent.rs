@@ -11,7 +11,7 @@ use super::turn::{LoopGuard, Turn};
 use super::{ModelSettings, StopReason, TurnError};
 use crate::environment::SessionEnv;
 use crate::event::AgentEvent;
-use crate::llm::{Message, Part, Role};
+use crate::llm::{Message, Part, Provider, ProviderError, Role};
 
 /// How a subagent's run ended.
 pub struct SubagentOutcome {
@@ -24,9 +24,10 @@ pub struct SubagentOutcome {
     pub requests: usize,
 }
 
-/// Runs `prompt` in `env` with `system` as the system prompt; the child's events go to `events`.
-pub async fn run_subagent(env: &Arc<SessionEnv>, system: &str, model: &ModelSettings, prompt: String, events: &mpsc::Sender<AgentEvent>, cancel: &CancellationToken) -> Result<SubagentOutcome, TurnError> {
-    let provider = env.models.provider()?;
+/// Runs `prompt` in `env` on `provider` with `system` as the system prompt; the child's events
+/// go to `events`.
+pub async fn run_subagent(env: &Arc<SessionEnv>, provider: Result<Arc<dyn Provider>, ProviderError>, system: &str, model: &ModelSettings, prompt: String, events: &mpsc::Sender<AgentEvent>, cancel: &CancellationToken) -> Result<SubagentOutcome, TurnError> {
+    let provider = provider?;
     let guard = std::sync::Mutex::new(LoopGuard::default());
     let steering = std::sync::Mutex::new(Vec::new());
     let turn = Turn { env, provider: provider.as_ref(), model, system, events, cancel, steering: &steering, child: Some(&guard) };

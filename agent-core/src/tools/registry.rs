@@ -25,11 +25,20 @@ struct Tools {
     by_name: BTreeMap<String, Arc<dyn DynTool>>,
     /// The specs sent with every model request, derived when the set changes.
     specs: Arc<[ToolSpec]>,
+    /// Whether some tool's spec may change by itself ([`DynTool::live_spec`]).
+    live: bool,
 }
 
 impl Tools {
     fn respec(&mut self) {
         self.specs = self.by_name.values().map(|tool| tool.spec()).collect();
+        self.live = self.by_name.values().any(|tool| tool.live_spec());
+    }
+
+    /// The specs with each live tool's asked again; `None` when none changed.
+    fn changed_specs(&self) -> Option<Arc<[ToolSpec]>> {
+        let fresh: Vec<ToolSpec> = self.by_name.values().zip(self.specs.iter()).map(|(tool, spec)| if tool.live_spec() { tool.spec() } else { spec.clone() }).collect();
+        (*fresh != *self.specs).then(|| fresh.into())
     }
 }
 
@@ -81,9 +90,21 @@ impl Registry {
         self.tools.read().ok()?.by_name.get(name).cloned()
     }
 
-    /// The specs of every tool, sorted by name; the same allocation until the set changes.
+    /// The specs of every tool, sorted by name; the same allocation until the set or a live
+    /// tool's spec changes, so an unchanged list is sent byte for byte the same.
     pub fn specs(&self) -> Arc<[ToolSpec]> {
-        self.tools.read().map(|set| Arc::clone(&set.specs)).unwrap_or_else(|_| Arc::from(Vec::new()))
+        let changed = match self.tools.read() {
+            Ok(set) if !set.live => return Arc::clone(&set.specs),
+            Ok(set) => match set.changed_specs() {
+                None => return Arc::clone(&set.specs),
+                Some(changed) => changed,
+            },
+            Err(_) => return Arc::from(Vec::new()),
+        };
+        if let Ok(mut set) = self.tools.write() {
+            set.specs = Arc::clone(&changed);
+        }
+        changed
     }
 
     pub fn names(&self) -> Vec<String> {

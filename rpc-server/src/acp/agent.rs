@@ -179,7 +179,7 @@ impl AcpAgent {
                     return Err(RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: `{value}` is not one of the configured models")));
                 }
                 let switched = model.with_model(&value, &self.env);
-                entry.session.set_model(switched.build_provider(), ModelSettings::from(&switched));
+                entry.session.switch_model(&switched);
                 *current = Some(switched);
             }
             modes::THOUGHT_OPTION => {
@@ -205,7 +205,7 @@ impl AcpAgent {
         if self.signed_out.swap(false, std::sync::atomic::Ordering::Relaxed) {
             self.for_each_session(|entry| {
                 if let Some(model) = entry.model.lock().ok().and_then(|model| model.clone()) {
-                    entry.session.set_model(model.build_provider(), ModelSettings::from(&model));
+                    entry.session.switch_model(&model);
                 }
             });
         }
@@ -354,6 +354,19 @@ pub(super) async fn background_turns(session: Arc<Session>, peer: Peer, session_
         if let Some(Err(error)) = delivered {
             tracing::warn!(%error, "the turn with background results failed");
         }
+    }
+}
+
+/// For a client that shows subagents as child sessions: the background ones' announcements,
+/// updates and prompts, whether a turn runs or not. Ends with the session or the connection.
+pub(super) async fn background_children(session: Arc<Session>, peer: Peer, session_id: acp::SessionId, client: ClientView, events: mpsc::Receiver<larik_core::event::AgentEvent>) {
+    let shutdown = peer.shutdown_token();
+    let stop = shutdown.child_token();
+    let forward = forward_events(&peer, &session_id, events, client, &stop);
+    tokio::select! {
+        () = forward => {}
+        () = session.closed() => stop.cancel(),
+        () = shutdown.cancelled() => {}
     }
 }
 

@@ -65,6 +65,13 @@ impl AcpAgent {
     fn open(&self, id: &acp::SessionId, config: SessionConfig, model: Option<ModelConfig>, peer: &Peer) -> Opened {
         let session = Arc::new(Session::new(config, &peer.shutdown_token()));
         let state = Opened { modes: modes::mode_state(session.permissions().mode()), options: self.options(&session, model.as_ref()), meta: to_proto::session_meta(&session) };
+        let client = self.client_view(session.cwd());
+        if client.subagents {
+            // Background subagents are child sessions too, shown while they run, turn or not.
+            let (events, received) = tokio::sync::mpsc::channel(256);
+            session.watch_background(events);
+            tokio::spawn(super::agent::background_children(Arc::clone(&session), peer.clone(), id.clone(), client, received));
+        }
         if self.client_extensions().background_turns {
             tokio::spawn(super::agent::background_turns(Arc::clone(&session), peer.clone(), id.clone(), self.client_view(session.cwd())));
         }
