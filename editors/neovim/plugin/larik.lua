@@ -32,6 +32,25 @@ command("LarikCancel", function()
   larik().cancel()
 end, { desc = "Cancel the running Larik turn" })
 
+command("LarikStopTask", function(args)
+  -- Titles have spaces; completion inserts them escaped (explore:\ find\ alpha) so the whole
+  -- title is one argument to complete.
+  larik().stop_task((args.args:gsub("\\(.)", "%1")))
+end, {
+  nargs = "?",
+  complete = function(lead)
+    lead = lead:gsub("\\(.)", "%1")
+    local out = {}
+    for _, title in ipairs(require("larik").running_tasks()) do
+      if title:sub(1, #lead) == lead then
+        out[#out + 1] = (title:gsub("([ \\])", "\\%1"))
+      end
+    end
+    return out
+  end,
+  desc = "Stop one running Larik subagent (the turn goes on)",
+})
+
 command("LarikMode", function(args)
   larik().set_mode(args.args)
 end, {

@@ -1,7 +1,7 @@
 --- Owns the ACP client: the agent process's lifecycle (start, `initialize`, `session/new`,
 --- stop), the one active session and its state, the requests the user triggers (prompt,
---- cancel, mode, model, list and load sessions) and the routing of the agent's requests
---- (permission, fs) and notifications.
+--- cancel, stop a subagent, mode, model, list and load sessions) and the routing of the
+--- agent's requests (permission, fs) and notifications.
 ---
 --- Invariants: at most one agent process and one `session/prompt` in flight; every permission
 --- request gets exactly one answer; the process is stopped when Neovim exits.
@@ -14,6 +14,7 @@ local log = require("larik.log")
 local permission = require("larik.ui.permission")
 local review = require("larik.ui.review")
 local rpc = require("larik.rpc")
+local subagents = require("larik.subagents")
 local updates = require("larik.updates")
 local winbar = require("larik.ui.winbar")
 
@@ -31,6 +32,7 @@ M.state = {
   load_id = nil,
   waiting = {},
   tools = {},
+  subagents = subagents.new(), -- the session's child sessions (see larik.subagents)
 }
 local state = M.state
 
@@ -60,6 +62,8 @@ function M.refresh()
     model = session.model,
     usage = session.usage,
     title = session.title,
+    -- A background subagent goes on after the turn: the winbar says so while it runs.
+    subagents = #state.subagents:list(true),
   }))
 end
 
@@ -92,6 +96,7 @@ end
 local function adopt_session(id, result)
   state.session = { id = id, modes = result.modes, usage = nil, commands = {} }
   state.tools = {}
+  state.subagents = subagents.new()
   if result.modes then
     state.session.mode = result.modes.currentModeId
   end
@@ -118,6 +123,14 @@ end
 
 local function on_request(method, params, respond, id)
   if method == "session/request_permission" then
+    local session = type(params) == "table" and state.session and params.sessionId ~= state.session.id and params.sessionId
+    local child = session and state.subagents:get(session)
+    if child then
+      -- A subagent asks in its own session: the prompt names it, and its call (whose id is its
+      -- own, not the parent's) stays in its place under the task call.
+      permission.enqueue(id, params, respond, { label = child.title, session = child.id })
+      return
+    end
     if type(params) == "table" and type(params.toolCall) == "table" and params.toolCall.toolCallId then
       updates.show_tool(M, params.toolCall)
     end
@@ -151,6 +164,9 @@ local function on_exit(code, signal)
   state.load_id = nil
   permission.cancel_all()
   review.close()
+  for _, child in ipairs(state.subagents:abandon("agent_exited")) do
+    updates.show_subagent(M, child)
+  end
   flush("the agent exited")
   if not expected then
     notify(("the agent exited (code %s, signal %s); see :LarikLog"):format(code, signal), vim.log.levels.WARN)
@@ -187,6 +203,9 @@ local function initialize_params()
     clientCapabilities = {
       fs = { readTextFile = cfg.fs.read, writeTextFile = cfg.fs.write },
       terminal = false,
+      -- Subagents as child sessions (ACP 1.20), shown under their task call. Without it the
+      -- agent labels the children's calls and sends them in the parent's session.
+      subagents = cfg.subagents.nested and vim.empty_dict() or nil,
       _meta = { larik = { hunkReview = true } },
     },
     clientInfo = { name = "larik.nvim", title = "Larik for Neovim", version = M.version },
@@ -334,6 +353,36 @@ function M.cancel()
   elseif state.load_id then
     state.rpc:cancel_request(state.load_id)
   end
+end
+
+--- Stops one subagent (`session/cancel` with its session id); the parent's turn goes on and
+--- the child ends idle, `cancelled`. Its waiting permission requests are answered cancelled.
+---@param id string the child's session id
+---@return boolean stopped, string|nil why not
+function M.stop_subagent(id)
+  local child = state.subagents:get(id)
+  if not child then
+    return false, "no such subagent"
+  elseif child.state == "idle" then
+    return false, child.title .. " has already ended"
+  elseif not child.cancellable then
+    return false, child.title .. " cannot be stopped"
+  elseif child.stopping then
+    return true
+  elseif not state.rpc then
+    return false, "the agent is not running"
+  end
+  child.stopping = true
+  state.rpc:notify("session/cancel", { sessionId = id })
+  permission.cancel_session(id)
+  updates.show_subagent(M, child)
+  return true
+end
+
+--- The subagents that are running, in the order they started.
+---@return larik.Subagent[]
+function M.running_subagents()
+  return state.subagents:list(true)
 end
 
 local function report(action)

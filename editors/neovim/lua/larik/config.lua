@@ -66,6 +66,16 @@ M.defaults = {
     },
   },
 
+  subagents = {
+    -- Show each subagent (a child session the agent's `task` tool starts) nested under the
+    -- task call that made it, with its state and calls, and let the user stop it. false: the
+    -- agent sends the children's calls in the parent's turn, labelled with the task.
+    nested = true,
+    keys = {
+      stop = "s", -- in the chat, on a running subagent's lines: stop that subagent alone
+    },
+  },
+
   -- Follow the agent: show the locations of the running tool call in the last file window.
   follow = false,
 

@@ -75,6 +75,7 @@ function M.setup(opts)
     M.ask(text, { selection = selection })
   end
   chat.on_cancel = M.cancel
+  chat.on_stop_subagent = M.stop_task
   map_keys(cfg.keymaps)
   did_setup = true
 end
@@ -122,6 +123,52 @@ end
 --- Cancels the running turn.
 function M.cancel()
   client().cancel()
+end
+
+--- Stops one running subagent; the turn goes on. `name` is its title or session id; without
+--- it, the only one running, or the one picked with vim.ui.select.
+---@param name string|nil
+function M.stop_task(name)
+  local function stop(child)
+    local ok, why = client().stop_subagent(child.id)
+    if not ok then
+      vim.notify("Larik: " .. tostring(why), vim.log.levels.WARN)
+    end
+  end
+  if name and name ~= "" then
+    local child = client().state.subagents:find(name)
+    if not child then
+      vim.notify("Larik: no running subagent named " .. name, vim.log.levels.WARN)
+      return
+    end
+    return stop(child)
+  end
+  local running = client().running_subagents()
+  if #running == 0 then
+    vim.notify("Larik: no subagent is running", vim.log.levels.WARN)
+  elseif #running == 1 then
+    stop(running[1])
+  else
+    vim.ui.select(running, {
+      prompt = "Stop which subagent?",
+      kind = "larik_subagent",
+      format_item = function(child)
+        return child.title
+      end,
+    }, function(child)
+      if child then
+        stop(child)
+      end
+    end)
+  end
+end
+
+--- The titles of the running subagents, for completion.
+---@return string[]
+function M.running_tasks()
+  return vim.tbl_map(function(child)
+    return child.title
+  end, client().running_subagents())
 end
 
 --- Switches the mode: default, accept-edits, plan, yolo (or another the agent offers).

@@ -1,6 +1,8 @@
 --- Owns the meaning of `session/update` notifications: each kind is applied to the session
---- state (tool calls merged field by field, mode, config options, usage, title) and to the chat.
---- Unknown kinds are ignored, as ACP asks of clients.
+--- state (tool calls merged field by field, mode, config options, usage, title, subagents) and
+--- to the chat. Updates of a subagent's own session (its calls and text) go to its record and
+--- are shown under the task call that made it. Unknown kinds are ignored, as ACP asks of
+--- clients.
 local chat = require("larik.ui.chat")
 local follow = require("larik.follow")
 local fs = require("larik.fs")
@@ -66,6 +68,21 @@ local function show_tool(client, fields)
   return call
 end
 M.show_tool = show_tool
+
+--- Shows a subagent where it belongs: inside its task call's block, or on its own when the
+--- chat does not show that call.
+---@param client table
+---@param child larik.Subagent
+function M.show_subagent(client, child)
+  local call = child.parent and client.state.tools[child.parent]
+  chat.write(function(t)
+    if call and call.subagents then
+      t:tool(call)
+    else
+      t:subagent(child)
+    end
+  end)
+end
 
 local handlers = {}
 
@@ -135,12 +152,53 @@ handlers.available_commands_update = function(client, update)
   client.state.session.commands = update.availableCommands or {}
 end
 
+handlers.subagent_update = function(client, update)
+  local child, announced = client.state.subagents:update(update)
+  if not child then
+    return
+  end
+  local call = child.parent and client.state.tools[child.parent]
+  if announced and call then
+    call.subagents = call.subagents or {}
+    table.insert(call.subagents, child)
+  end
+  M.show_subagent(client, child)
+  client.refresh()
+end
+
+--- What a subagent's own session says: its calls and its text. The rest (usage, mode, title,
+--- plan) is the child's business and would overwrite the parent's state.
+local child_handlers = {}
+
+child_handlers.tool_call = function(client, child, update)
+  local call = client.state.subagents:merge_tool(child, update)
+  follow.tool_call(call)
+  if call.status == "completed" then
+    reload_changed(call)
+  end
+  M.show_subagent(client, child)
+end
+child_handlers.tool_call_update = child_handlers.tool_call
+
+child_handlers.agent_message_chunk = function(client, child, update)
+  client.state.subagents:append_text(child, M.content_text(update.content))
+  M.show_subagent(client, child)
+end
+
 --- Applies one `session/update` to the client of that session.
 ---@param client table the client module (state, refresh, set_config_options)
 ---@param params table
 function M.apply(client, params)
   local session = client.state.session
-  if type(params) ~= "table" or type(params.update) ~= "table" or not session or params.sessionId ~= session.id then
+  if type(params) ~= "table" or type(params.update) ~= "table" or not session then
+    return
+  end
+  if params.sessionId ~= session.id then
+    local child = client.state.subagents and client.state.subagents:get(params.sessionId)
+    local handler = child and child_handlers[params.update.sessionUpdate]
+    if handler then
+      handler(client, child, params.update)
+    end
     return
   end
   local handler = handlers[params.update.sessionUpdate]

@@ -92,7 +92,7 @@ describe("setup", function()
   end)
 
   it("defines the commands", function()
-    for _, name in ipairs({ "Larik", "LarikAsk", "LarikCancel", "LarikMode", "LarikModel", "LarikSessions", "LarikLog" }) do
+    for _, name in ipairs({ "Larik", "LarikAsk", "LarikCancel", "LarikStopTask", "LarikMode", "LarikModel", "LarikSessions", "LarikLog" }) do
       assert.equal(2, vim.fn.exists(":" .. name), name)
     end
   end)

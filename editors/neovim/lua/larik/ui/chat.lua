@@ -20,6 +20,8 @@ local state = {
 M.on_submit = function(_, _) end
 --- Called when the user presses the cancel key in the chat or input.
 M.on_cancel = function() end
+--- Called with a subagent's session id when the user presses the stop key on its lines.
+M.on_stop_subagent = function(_) end
 
 local function scratch(name, filetype)
   local buf = api.nvim_create_buf(false, true)
@@ -73,6 +75,17 @@ function M.buf()
       pcall(vim.cmd, "normal! za") -- a thought's fold
     end
   end, "Show or hide what a read returned, or toggle a fold")
+  local stop_key = config.get().subagents.keys.stop
+  if stop_key then
+    map(buf, "n", stop_key, function()
+      local id = M.subagent_at_cursor()
+      if id then
+        M.on_stop_subagent(id)
+      else
+        vim.notify("Larik: no subagent on this line", vim.log.levels.WARN)
+      end
+    end, "Stop the Larik subagent under the cursor")
+  end
   map(buf, "n", "i", M.focus_input, "Type a prompt")
   map(buf, "n", "a", M.focus_input, "Type a prompt")
   state.chat_buf = buf
@@ -87,6 +100,15 @@ function M.toggle_at_cursor()
     return false
   end
   return state.transcript:toggle(api.nvim_win_get_cursor(win)[1] - 1)
+end
+
+--- The session id of the subagent shown on the cursor's line in the chat window, or nil.
+function M.subagent_at_cursor()
+  local win = M.chat_win()
+  if not (win and state.transcript) then
+    return nil
+  end
+  return state.transcript:subagent_at(api.nvim_win_get_cursor(win)[1] - 1)
 end
 
 --- The transcript object of the chat buffer.

@@ -2,7 +2,8 @@
 --- time, with the agent's own options verbatim, answered with buffer-local keys 1, 2, 3... in
 --- the chat or through vim.ui.select. A request that carries a diff opens the review, whose
 --- result answers it. Dismissing, cancelling the turn or the agent's `$/cancel_request`
---- answers `cancelled`; every request is answered exactly once.
+--- answers `cancelled`; every request is answered exactly once. A subagent's request is named
+--- after the subagent, and stopping that subagent answers its requests `cancelled`.
 local config = require("larik.config")
 local chat = require("larik.ui.chat")
 local render = require("larik.ui.render")
@@ -30,8 +31,12 @@ local function find_option(request, kinds)
   return nil
 end
 
---- The chat's merged state of the request's tool call, if the chat shows it.
+--- The chat's merged state of the request's tool call, if the chat shows it. A subagent's call
+--- is not among the session's (its ids are its own), so its answer gets a line of its own.
 local function tool_state(request)
+  if request.session then
+    return nil
+  end
   local id = (request.params.toolCall or {}).toolCallId
   local ok, client = pcall(require, "larik.client")
   if not ok or not id or type(client.state) ~= "table" or type(client.state.tools) ~= "table" then
@@ -79,7 +84,7 @@ local function answer(request, option, meta, note)
         t:remove_block(key)
         t:tool(call)
       else
-        local lines, highlights = render.permission_answered(request.params, text)
+        local lines, highlights = render.permission_answered(request.params, text, request.label)
         t:block(key, lines, highlights)
       end
     end)
@@ -141,8 +146,9 @@ function M.select(request)
     items[#items + 1] = { name = option.name or option.optionId, option = option }
   end
   local title = (request.params.toolCall or {}).title or "tool call"
+  local who = request.label and ("Larik (" .. request.label .. ")") or "Larik"
   vim.ui.select(items, {
-    prompt = "Larik wants to: " .. title,
+    prompt = who .. " wants to: " .. title,
     kind = "larik_permission",
     format_item = function(item)
       return item.name
@@ -169,7 +175,7 @@ local function show_in_chat(request)
   request.shown_in_chat = true
   local key = "permission:" .. tostring(request.id)
   local call = tool_state(request)
-  local lines, highlights = render.permission(request.params, has_diff)
+  local lines, highlights = render.permission(request.params, has_diff, request.label)
   local row = chat.write(function(t)
     if call and t:has_block("tool:" .. call.toolCallId) then
       -- The prompt shows the command; the call's block keeps only its header meanwhile.
@@ -251,13 +257,37 @@ show_next = function()
   end
 end
 
---- Queues a request from the agent; `respond(result)` sends the answer.
+--- Queues a request from the agent; `respond(result)` sends the answer. `opts.label` and
+--- `opts.session` name the subagent asking (its title and session id), when one does.
 ---@param id any the request's JSON-RPC id
 ---@param params table
 ---@param respond fun(result: table)
-function M.enqueue(id, params, respond)
-  queue[#queue + 1] = { id = id, params = params, respond = respond }
+---@param opts { label: string|nil, session: string|nil }|nil
+function M.enqueue(id, params, respond, opts)
+  opts = opts or {}
+  queue[#queue + 1] = { id = id, params = params, respond = respond, label = opts.label, session = opts.session }
   show_next()
+end
+
+--- Answers `cancelled` to the requests of one subagent (it is being stopped).
+---@param session string the subagent's session id
+function M.cancel_session(session)
+  local kept = {}
+  local dropped = {}
+  for _, request in ipairs(queue) do
+    if request.session == session then
+      dropped[#dropped + 1] = request
+    else
+      kept[#kept + 1] = request
+    end
+  end
+  queue = kept
+  for _, request in ipairs(dropped) do
+    answer(request, nil)
+  end
+  if current and current.session == session then
+    answer(current, nil)
+  end
 end
 
 --- Answers `cancelled` to every waiting request (the turn was cancelled or the agent left).

@@ -1,8 +1,9 @@
---- Owns how protocol objects look in the chat: pure functions from a tool call, a plan or a
---- permission request to lines of markdown and the highlights on them. No buffer access, so
---- the shapes are unit-tested directly.
+--- Owns how protocol objects look in the chat: pure functions from a tool call (with the
+--- subagents it made), a plan or a permission request to lines of markdown and the highlights
+--- on them. No buffer access, so the shapes are unit-tested directly.
 local config = require("larik.config")
 local hunks = require("larik.hunks")
+local subagents = require("larik.subagents")
 
 local M = {}
 
@@ -112,38 +113,120 @@ function M.read_text(call)
   return #parts > 0 and table.concat(parts, "\n") or nil
 end
 
---- Lines and highlights of a tool call block. While its permission prompt waits, only the
---- header (the prompt shows the command); once answered, the answer comes under the header,
---- above the output it allowed.
----@param call table merged ACP ToolCall fields (+ `asking`, `answer` set by the prompt, `expanded`
----  by the chat)
----@return string[], table[]
-function M.tool(call)
+--- The first line of a tool call: its status icon and title; a read that returned text also
+--- says how many lines.
+---@return string line, table[] highlights on it (row 0)
+local function tool_header(call)
   local icons = config.get().icons
   local status = call.status or "pending"
   local icon = icons[status] or icons.pending
-  local header = icon .. " " .. M.title_of(call)
-  local lines = { header }
-  local highlights = {
+  local line = icon .. " " .. M.title_of(call)
+  local read = M.read_text(call)
+  if read then
+    local count = #vim.split(read:gsub("\n$", ""), "\n", { plain = true })
+    line = ("%s (%d line%s)"):format(line, count, count == 1 and "" or "s")
+  end
+  return line, {
     { 0, 0, #icon, status_groups[status] or "LarikToolPending" },
-    { 0, #icon + 1, #header, "LarikToolTitle" },
+    { 0, #icon + 1, #line, "LarikToolTitle" },
   }
+end
+
+--- Appends `more` (lines and highlights of their own, from row 0) to a block, each line
+--- indented by `indent`; `owner` marks the added rows as that subagent's.
+local function nest(out, more, indent, owner)
+  local pad = (" "):rep(indent)
+  local base = #out.lines
+  for index, line in ipairs(more.lines) do
+    out.lines[base + index] = pad .. line
+    if owner then
+      out.owners[base + index - 1] = owner
+    end
+  end
+  for _, hl in ipairs(more.highlights) do
+    out.highlights[#out.highlights + 1] = { base + hl[1], hl[2] + indent, hl[3] + indent, hl[4] }
+  end
+end
+
+--- Lines and highlights of a subagent, unindented: a line with its state and title (and the
+--- stop key while it can be stopped), then one line per tool call it made (the latest
+--- `chat.max_output_lines`), then, while it runs, the last line of what it is saying. Its
+--- final report is the task call's own output, so it is not repeated here.
+---@param child larik.Subagent
+---@return string[], table[]
+function M.subagent(child)
+  local cfg = config.get()
+  local status = subagents.tool_status(child)
+  local icon = cfg.icons[status] or cfg.icons.pending
+  local header = ("%s %s · %s"):format(icon, child.title, subagents.status(child))
+  local highlights = {
+    { 0, 0, #icon, status_groups[status] },
+    { 0, #icon + 1, #icon + 1 + #child.title, "LarikToolTitle" },
+    { 0, #icon + 1 + #child.title, #header, "LarikHelp" },
+  }
+  local stop_key = (cfg.subagents.keys or {}).stop
+  if stop_key and subagents.can_stop(child) then
+    local hint = " · " .. stop_key .. " stop"
+    highlights[#highlights + 1] = { 0, #header, #header + #hint, "LarikHelp" }
+    header = header .. hint
+  end
+  local out = { lines = { header }, highlights = highlights, owners = {} }
+  local max = cfg.chat.max_output_lines
+  local first = math.max(1, #child.order - max + 1)
+  if first > 1 then
+    local earlier = ("… %d earlier call%s"):format(first - 1, first == 2 and "" or "s")
+    nest(out, { lines = { earlier }, highlights = { { 0, 0, #earlier, "LarikHelp" } } }, 2)
+  end
+  for index = first, #child.order do
+    local line, line_highlights = tool_header(child.tools[child.order[index]])
+    nest(out, { lines = { line }, highlights = line_highlights }, 2)
+  end
+  if child.state ~= "idle" then
+    local said = (child.text or ""):gsub("%s+$", ""):match("([^\n]*)$") or ""
+    said = vim.trim(said)
+    if said ~= "" then
+      if vim.fn.strchars(said) > 100 then
+        said = vim.fn.strcharpart(said, 0, 99) .. "…"
+      end
+      nest(out, { lines = { said }, highlights = { { 0, 0, #said, "LarikThought" } } }, 2)
+    end
+  end
+  return out.lines, out.highlights
+end
+
+--- Lines and highlights of a tool call block. While its permission prompt waits, only the
+--- header (the prompt shows the command); once answered, the answer comes under the header,
+--- above the output it allowed. A task call shows the subagents it made under its header.
+---@param call table merged ACP ToolCall fields (+ `asking`, `answer` set by the prompt, `expanded`
+---  by the chat, `subagents` by the updates: the children a task call made)
+---@return string[] lines, table[] highlights, table<integer, string> owners: row offset -> the
+---  session id of the subagent shown there
+function M.tool(call)
+  local status = call.status or "pending"
+  local header, header_highlights = tool_header(call)
+  local lines = { header }
+  local highlights = header_highlights
+  -- Rows of the block that show a subagent, so a key on them knows which one is meant.
+  local owners = {}
   if call.asking then
-    return lines, highlights
+    return lines, highlights, owners
   end
   -- A read is one line: the file and its length. The user already knows the file; <CR> on the
   -- line shows what the agent read (`expanded`, toggled by the chat).
   local read = M.read_text(call)
   if read then
-    local count = #vim.split(read:gsub("\n$", ""), "\n", { plain = true })
-    lines[1] = ("%s (%d line%s)"):format(header, count, count == 1 and "" or "s")
-    highlights[2] = { 0, #icon + 1, #lines[1], "LarikToolTitle" }
     if call.expanded then
       vim.list_extend(lines, text_lines(read, math.huge))
     end
-    return lines, highlights
+    return lines, highlights, owners
   elseif call.kind == "read" and status == "completed" then
-    return lines, highlights
+    return lines, highlights, owners
+  end
+  -- The subagents a task call made, under it: their work comes before the report it returned.
+  local out = { lines = lines, highlights = highlights, owners = owners }
+  for _, child in ipairs(call.subagents or {}) do
+    local child_lines, child_highlights = M.subagent(child)
+    nest(out, { lines = child_lines, highlights = child_highlights }, 2, child.id)
   end
   if call.answer then
     local line = "  " .. config.get().icons.permission .. " " .. call.answer
@@ -170,7 +253,7 @@ function M.tool(call)
       end
     end
   end
-  return lines, highlights
+  return lines, highlights, owners
 end
 
 --- Lines and highlights of the plan. Entries are marked with the tool status icons: a "[x]"
@@ -193,13 +276,16 @@ M.OUTSIDE_SANDBOX = "⚠ Runs outside the sandbox: full write and network access
 
 --- Lines of a waiting permission request: what will happen (a command in a block of its own,
 --- with a warning when it runs outside the sandbox), then the agent's options verbatim, numbered.
+--- A subagent's request names it (`label`, its title), since its call is not the parent's.
 ---@param request table session/request_permission params
 ---@param has_diff boolean
-function M.permission(request, has_diff)
+---@param label string|nil the subagent asking, when it is one
+function M.permission(request, has_diff, label)
   local cfg = config.get()
   local icon = cfg.icons.permission
   local call = request.toolCall or {}
-  local header = icon .. " Larik wants to: " .. M.title_of(call)
+  local who = label and ("Larik (" .. label .. ")") or "Larik"
+  local header = icon .. " " .. who .. " wants to: " .. M.title_of(call)
   local lines, highlights = { header }, { { 0, 0, #header, "LarikPermission" } }
   local command = M.command_of(call)
   if command then
@@ -230,10 +316,12 @@ function M.permission(request, has_diff)
   return lines, highlights
 end
 
---- The line a permission request leaves once answered, when its tool call is not shown.
-function M.permission_answered(request, answer)
+--- The line a permission request leaves once answered, when its tool call is not shown (or is
+--- a subagent's, `label` its title).
+function M.permission_answered(request, answer, label)
   local call = request.toolCall or {}
-  local line = ("%s %s → %s"):format(config.get().icons.permission, M.title_of(call), answer)
+  local title = (label and (label .. " · ") or "") .. M.title_of(call)
+  local line = ("%s %s → %s"):format(config.get().icons.permission, title, answer)
   return { line }, { { 0, 0, #line, "LarikHelp" } }
 end
 

@@ -25,6 +25,8 @@ local by_buf = {}
 ---@field buf integer
 ---@field blocks table<string, integer> block key -> extmark id
 ---@field calls table<string, table> tool block key -> the call it shows
+---@field owners table<string, table<integer, string>> block key -> row offset -> the session id
+---  of the subagent shown on that row
 ---@field role string|nil "user" | "agent"
 ---@field open table|nil the text segment being streamed into
 ---@field tail any what wrote the buffer's last lines
@@ -34,7 +36,7 @@ Transcript.__index = Transcript
 ---@param buf integer
 ---@return larik.Transcript
 function M.new(buf)
-  local self = setmetatable({ buf = buf, blocks = {}, calls = {}, role = nil, open = nil, tail = nil, turn = 0 }, Transcript)
+  local self = setmetatable({ buf = buf, blocks = {}, calls = {}, owners = {}, role = nil, open = nil, tail = nil, turn = 0 }, Transcript)
   by_buf[buf] = self
   return self
 end
@@ -220,6 +222,7 @@ function Transcript:remove_block(key)
   end)
   api.nvim_buf_del_extmark(self.buf, ns, self.blocks[key])
   self.blocks[key] = nil
+  self.owners[key] = nil
   if self.tail == key then
     self.tail = nil
   end
@@ -230,12 +233,33 @@ function Transcript:has_block(key)
 end
 
 --- Renders (or re-renders) a tool call from its merged state, which is kept so the block can
---- be re-rendered from the chat (expanding a read).
+--- be re-rendered from the chat (expanding a read). A task call's block holds its subagents.
 function Transcript:tool(call)
   local key = "tool:" .. call.toolCallId
   self.calls[key] = call
-  local lines, highlights = render.tool(call)
+  local lines, highlights, owners = render.tool(call)
+  self.owners[key] = owners
   return self:block(key, lines, highlights)
+end
+
+--- Renders a subagent whose task call is not in the chat as a block of its own.
+---@param child larik.Subagent
+function Transcript:subagent(child)
+  local key = "subagent:" .. child.id
+  local lines, highlights = render.subagent(child)
+  local owners = {}
+  for row = 0, #lines - 1 do
+    owners[row] = child.id
+  end
+  self.owners[key] = owners
+  return self:block(key, lines, highlights)
+end
+
+--- The session id of the subagent shown on `row`, or nil.
+function Transcript:subagent_at(row)
+  local key = self:block_at(row)
+  local first = key and self:block_range(key)
+  return first and (self.owners[key] or {})[row - first] or nil
 end
 
 --- The key of the block that spans `row`, or nil.
@@ -298,7 +322,7 @@ function Transcript:clear()
   for _, namespace in ipairs({ ns, hl_ns, thought_ns }) do
     api.nvim_buf_clear_namespace(self.buf, namespace, 0, -1)
   end
-  self.blocks, self.calls, self.role, self.open, self.tail, self.turn = {}, {}, nil, nil, nil, 0
+  self.blocks, self.calls, self.owners, self.role, self.open, self.tail, self.turn = {}, {}, {}, nil, nil, nil, 0
 end
 
 --- The thought folds: a line inside a thought range is in a fold that starts at its header.

@@ -43,7 +43,8 @@ function M.usage(usage)
 end
 
 --- The status comes right after the name, so a narrow window cuts the details, not the status.
----@param status { state: string, mode: string|nil, model: string|nil, usage: table|nil, title: string|nil }
+--- Subagents still running come with it: a background one outlives the turn.
+---@param status { state: string, mode: string|nil, model: string|nil, usage: table|nil, title: string|nil, subagents: integer|nil }
 function M.render(status)
   local parts = { "%#LarikWinbar#Larik%*" }
   if status.state == "working" then
@@ -52,6 +53,10 @@ function M.render(status)
     parts[#parts + 1] = "%#LarikWinbarWaiting#● waiting for you%*"
   elseif status.state and status.state ~= "ready" then
     parts[#parts + 1] = escape(status.state)
+  end
+  local running = status.subagents or 0
+  if running > 0 then
+    parts[#parts + 1] = ("%%#LarikWinbarBusy#%d subagent%s running%%*"):format(running, running == 1 and "" or "s")
   end
   -- Neovim cuts a too long winbar at its start unless told where: after the status.
   parts[#parts] = parts[#parts] .. "%<"
