@@ -35,6 +35,7 @@ const TOOL_NAMES: &[(&str, &str)] = &[
     ("web_fetch", "WebFetch"),
     ("web_search", "WebSearch"),
     ("task", "Task"),
+    ("skill", "Skill"),
     ("todo", "TodoWrite"),
 ];
 

@@ -47,6 +47,8 @@ pub struct SessionEnv {
     pub settings: Option<Arc<crate::config::SettingsSource>>,
     /// What the user should hear at the next turn (a server failed between turns).
     pub notices: Arc<Notices>,
+    /// The skills and commands, read again at each fresh context.
+    pub skills: Arc<crate::skills::Skills>,
 }
 
 impl SessionEnv {
@@ -70,6 +72,7 @@ impl SessionEnv {
             mcp: Arc::new(McpServers::none()),
             notices: Arc::default(),
             settings: None,
+            skills: Arc::default(),
         }
     }
 
@@ -95,6 +98,7 @@ impl SessionEnv {
             mcp: Arc::clone(&self.mcp),
             notices: Arc::clone(&self.notices),
             settings: self.settings.clone(),
+            skills: Arc::clone(&self.skills),
         }
     }
 }

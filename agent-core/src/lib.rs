@@ -23,6 +23,7 @@ mod mcp;
 mod permission;
 mod prompt;
 mod review;
+mod skills;
 pub mod sandbox;
 pub mod session;
 mod tools;
@@ -32,6 +33,7 @@ pub use llm::{Part, ProviderError, Role, ThoughtLevel};
 pub use mcp::{McpCommand, McpServerConfig, ServerScope as McpServerScope, Transport as McpTransport};
 pub use permission::Mode;
 pub use review::{Hunk, apply_accepted, hunks};
+pub use skills::SlashCommand;
 
 /// What a front end implements for the core: the editor's files, its terminals, questions to
 /// the user, opening an MCP server's login page. Each is optional; the core works without them.

@@ -62,14 +62,8 @@ impl Notices {
     }
 }
 
-/// A server's prompt, offered as the slash command `/mcp__<server>__<prompt>`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct McpCommand {
-    pub name: String,
-    pub description: String,
-    /// The prompt's arguments, in order, for the editor's input hint.
-    pub hint: Option<String>,
-}
+/// A server's prompt is offered as the slash command `/mcp__<server>__<prompt>`.
+pub use crate::skills::SlashCommand as McpCommand;
 
 /// What the servers need from the session beyond their definitions: where logins are kept and
 /// how the user is reached (an authorization page to open, a server's question to answer).

@@ -10,14 +10,14 @@ const MEMORY_FILES: &[&str] = &["AGENTS.md", "CLAUDE.md"];
 /// Memory files larger than this are cut, so one huge file cannot crowd out the conversation.
 const MAX_MEMORY_BYTES: usize = 40 * 1024;
 
-pub fn system_prompt(cwd: &Path, today: &str, user_files: &[std::path::PathBuf]) -> String {
-    format!("{}\n\n{}", BASE.trim(), context(cwd, today, user_files))
+pub fn system_prompt(cwd: &Path, today: &str, user_files: &[std::path::PathBuf], skills_index: &str) -> String {
+    format!("{}\n\n{}", BASE.trim(), context(cwd, today, user_files, skills_index))
 }
 
 /// What every agent of the session is told about where it works: the environment block, the
-/// user's instruction files and the project's memory files. A subagent gets it after its
-/// definition's prompt.
-pub fn context(cwd: &Path, today: &str, user_files: &[std::path::PathBuf]) -> String {
+/// user's instruction files, the project's memory files and the skills index. A subagent gets
+/// it after its definition's prompt.
+pub fn context(cwd: &Path, today: &str, user_files: &[std::path::PathBuf], skills_index: &str) -> String {
     let mut prompt = environment(cwd, today);
     for path in user_files {
         if let Ok(text) = std::fs::read_to_string(path) {
@@ -26,11 +26,16 @@ pub fn context(cwd: &Path, today: &str, user_files: &[std::path::PathBuf]) -> St
         }
     }
     push_project_files(&mut prompt, cwd);
+    if !skills_index.is_empty() {
+        prompt.push('\n');
+        prompt.push_str(skills_index);
+        prompt.push('\n');
+    }
     prompt
 }
 
 /// The smaller context of a subagent whose role asks for it: the environment block and the
-/// project's own memory files, without the user's instruction files.
+/// project's own memory files, without the user's instruction files or the skills index.
 pub fn minimal_context(cwd: &Path, today: &str) -> String {
     let mut prompt = environment(cwd, today);
     push_project_files(&mut prompt, cwd);
@@ -94,7 +99,8 @@ mod tests {
         let user_file = home.path().join("CLAUDE.md");
         std::fs::write(&user_file, "Answer in French.\n").unwrap();
         let user_files = [user_file.clone(), home.path().join("missing/AGENTS.md")];
-        let prompt = system_prompt(dir.path(), "2026-11-30", &user_files);
+        let prompt = system_prompt(dir.path(), "2026-11-30", &user_files, "<skills>\n- review: Review a change\n</skills>");
+        assert!(prompt.contains("<skills>\n- review: Review a change\n</skills>"));
         assert!(prompt.contains("Git repository: yes, branch feature/x"));
         assert!(prompt.contains("Date: 2026-11-30"));
         assert!(prompt.contains("<project-instructions file=\"AGENTS.md\">\nUse tabs.\n"));
@@ -102,7 +108,7 @@ mod tests {
         assert!(!prompt.contains("<project-instructions file=\"CLAUDE.md\">"), "the project has no CLAUDE.md");
         let minimal = minimal_context(dir.path(), "2026-11-30");
         assert!(minimal.contains("Use tabs.") && minimal.contains("Date: 2026-11-30"));
-        assert!(!minimal.contains("Answer in French."), "the user's own files are left out");
+        assert!(!minimal.contains("Answer in French.") && !minimal.contains("<skills>"), "the user's own files and the skills are left out");
     }
 
 }

@@ -248,7 +248,10 @@ pub struct Session {
     last_prompt_mode: Mutex<Mode>,
     sandbox_off: Option<String>,
     title: Mutex<Option<String>>,
-    system: String,
+    /// The system prompt, rebuilt at each fresh context (the skills index may have changed).
+    system: Mutex<Arc<str>>,
+    /// The user's own instruction files, read into the system prompt.
+    user_files: Vec<std::path::PathBuf>,
     history: tokio::sync::Mutex<Vec<Message>>,
     cancel: CancellationToken,
     current_turn: Mutex<Option<CancellationToken>>,
@@ -266,7 +269,9 @@ impl Session {
         }
         let workspace = Arc::new(workspace);
         let user_files = config.settings.as_ref().map(|settings| config::user_instruction_files(&settings.env)).unwrap_or_default();
-        let system = crate::prompt::system_prompt(workspace.root(), &crate::clock::today_utc(), &user_files);
+        let (skills, skill_problems) = crate::skills::Skills::load(config.settings.clone());
+        let skills = Arc::new(skills);
+        let system = crate::prompt::system_prompt(workspace.root(), &crate::clock::today_utc(), &user_files, &crate::skills::index(&skills.all()));
         let cancel = parent_cancel.child_token();
         let project_allow: Vec<String> = config.rules.project_allow.iter().map(|rule| rule.text.clone()).collect();
         let registry = Arc::new(Registry::builtin(config.search));
@@ -275,11 +280,13 @@ impl Session {
             Arc::new(crate::agents::TaskTool::new(config.agents, settings.clone())) as Arc<dyn crate::tools::DynTool>,
             Arc::new(crate::agents::task_control::TaskWait),
             Arc::new(crate::agents::task_control::TaskStop),
+            Arc::new(crate::skills::tool::SkillTool),
         ]);
         // Said with the next turn: what the settings made of this session, then whatever the
         // MCP servers report between turns.
         let notices: Arc<crate::mcp::Notices> = Arc::default();
         notices.push_all(config.notice);
+        notices.push_all((!skill_problems.is_empty()).then(|| skill_problems.join("\n")));
         let support = crate::mcp::McpSupport { data_dir: config.data_dir.clone(), browser: config.services.browser.clone(), ask_user: config.services.ask_user.clone() };
         let mcp = Arc::new(crate::mcp::McpServers::new(config.mcp_servers, support, Arc::clone(&registry), Arc::clone(&notices), cancel.child_token()));
         let hooks = HookPoints::new(config.hooks, project_allow, mcp.project_servers(), config.rules_file.clone());
@@ -302,6 +309,7 @@ impl Session {
             hooks: Arc::new(hooks),
             models: Arc::new(models),
             settings,
+            skills,
             services: config.services,
             sandbox: config.sandbox,
             shells: Arc::new(BackgroundShells::new(cancel.clone())),
@@ -319,7 +327,8 @@ impl Session {
             last_prompt_mode: Mutex::new(Mode::Default),
             sandbox_off: config.sandbox_off,
             title: Mutex::new(config.title),
-            system,
+            system: Mutex::new(system.into()),
+            user_files,
             history: tokio::sync::Mutex::new(config.history),
             cancel,
             current_turn: Mutex::new(None),
@@ -348,6 +357,18 @@ impl Session {
     pub async fn mcp_commands(&self) -> Vec<crate::mcp::McpCommand> {
         self.env.mcp.settle(crate::mcp::McpServers::connect_timeout()).await;
         self.env.mcp.commands()
+    }
+
+    /// The skills and custom commands the user can run as `/name args`.
+    pub fn skill_commands(&self) -> Vec<crate::skills::SlashCommand> {
+        self.env.skills.commands()
+    }
+
+    /// The prompt `/name args` stands for, when `name` is a skill or command the user may run:
+    /// its body with the arguments, inline commands and attached files (see `skills::expand`).
+    pub async fn expand_skill(&self, name: &str, args: &str, cancel: &CancellationToken) -> Option<String> {
+        let skill = self.env.skills.get(name).filter(|skill| skill.user_invocable)?;
+        Some(crate::skills::expand::expand(&skill, args, &self.env, cancel).await)
     }
 
     /// The text of an MCP prompt run as `/mcp__<server>__<prompt> args`.
@@ -510,11 +531,18 @@ impl Session {
         }
     }
 
-    /// Starts over with an empty conversation (the session file keeps the old one).
+    /// Starts over with an empty conversation (the session file keeps the old one), with the
+    /// skills read again: one added or edited since is in the new context.
     pub async fn clear(&self) {
         let mut history = self.history.lock().await;
         history.clear();
         self.restarted("clear");
+        let problems = self.env.skills.reload();
+        self.env.notices.push_all((!problems.is_empty()).then(|| problems.join("\n")));
+        let system = crate::prompt::system_prompt(self.env.workspace.root(), &crate::clock::today_utc(), &self.user_files, &crate::skills::index(&self.env.skills.all()));
+        if let Ok(mut current) = self.system.lock() {
+            *current = system.into();
+        }
         if let Some(log) = &self.env.log {
             log.append(&store::Record::Rewind { to: 0 });
         }
@@ -548,9 +576,10 @@ impl Session {
             Work::Compact => Work::Compact,
         };
         let model = self.env.models.settings();
+        let system = self.system.lock().map(|system| Arc::clone(&system)).unwrap_or_else(|_| Arc::from(""));
         let outcome = match self.env.models.provider() {
             Ok(provider) => {
-                let turn = turn::Turn { env: &self.env, provider: provider.as_ref(), model: &model, system: &self.system, events: &events, cancel: &cancel, steering: &self.steering, child: None };
+                let turn = turn::Turn { env: &self.env, provider: provider.as_ref(), model: &model, system: &system, events: &events, cancel: &cancel, steering: &self.steering, child: None };
                 match work {
                     Work::Prompt(prompt) => {
                         let started = self.session_start.lock().ok().and_then(|mut start| start.take());

@@ -244,7 +244,7 @@ async fn run_child(definition: &Definition, label: &str, model: ChildModel, prom
     let today = crate::clock::today_utc();
     let shared = match model.role.context {
         Some(ContextSize::Minimal) => crate::prompt::minimal_context(env.workspace.root(), &today),
-        _ => crate::prompt::context(env.workspace.root(), &today, &user_instructions(parent)),
+        _ => crate::prompt::context(env.workspace.root(), &today, &user_instructions(parent), &crate::skills::index(&parent.skills.all())),
     };
     let system = format!("{}\n\n{REPORT_FOOTER}\n\n{shared}", definition.prompt);
     let ChildModel { provider, mut settings, role, notice } = model;

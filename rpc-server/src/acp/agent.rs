@@ -246,6 +246,12 @@ impl AcpAgent {
         {
             let expanded = entry.session.expand_mcp_command(command, args).await.map_err(|error| RpcError::new(RpcError::INVALID_PARAMS, error))?;
             prompt = vec![acp::ContentBlock::Text(acp::TextContent::new(expanded))];
+        } else if let [acp::ContentBlock::Text(text)] = prompt.as_slice()
+            && let Some((name, args)) = commands::invocation(&text.text)
+            && let Some(expanded) = entry.session.expand_skill(name, args, &cancel).await
+        {
+            // A skill or custom command: its body, arguments put in, is the prompt.
+            prompt = vec![acp::ContentBlock::Text(acp::TextContent::new(expanded))];
         }
         let mut parts = Vec::new();
         if let Some(context) = entry.editor_context.lock().ok().and_then(|mut context| context.take())
@@ -276,6 +282,9 @@ impl AcpAgent {
         match command {
             commands::Command::Clear => {
                 entry.session.clear().await;
+                // The skills were read again: the menu follows.
+                let prompts = entry.session.mcp_commands().await;
+                notify(peer, session_id, commands::available(&prompts, &entry.session.skill_commands())).await;
                 notify(peer, session_id, say("Started over: the conversation is empty.".into())).await;
             }
             commands::Command::Mode(Some(mode), _) => {
@@ -431,20 +440,23 @@ impl Handler for AcpAgent {
         }
     }
 
-    async fn after_response(self: Arc<Self>, peer: Peer, method: String, result: Value) {
-        // A session's commands are announced once the client knows the session.
-        if method == "session/new"
-            && let Some(id) = result["sessionId"].as_str()
-        {
-            let session_id = acp::SessionId::new(id.to_owned());
-            notify(&peer, &session_id, commands::available(&[])).await;
-            // The MCP servers' prompts join once the servers are in.
-            if let Ok(entry) = self.entry(&session_id) {
-                let prompts = entry.session.mcp_commands().await;
-                if !prompts.is_empty() {
-                    notify(&peer, &session_id, commands::available(&prompts)).await;
-                }
-            }
+    async fn after_response(self: Arc<Self>, peer: Peer, method: String, session_id: Option<String>, result: Value) {
+        // A session's commands are announced once the client knows the session: a new one, or
+        // one loaded or resumed (whose skills were read again).
+        let id = match method.as_str() {
+            "session/new" => result["sessionId"].as_str().map(str::to_owned),
+            "session/load" | "session/resume" => session_id,
+            _ => None,
+        };
+        let Some(id) = id else { return };
+        let session_id = acp::SessionId::new(id);
+        let Ok(entry) = self.entry(&session_id) else { return };
+        let skills = entry.session.skill_commands();
+        notify(&peer, &session_id, commands::available(&[], &skills)).await;
+        // The MCP servers' prompts join once the servers are in.
+        let prompts = entry.session.mcp_commands().await;
+        if !prompts.is_empty() {
+            notify(&peer, &session_id, commands::available(&prompts, &skills)).await;
         }
     }
 

@@ -4,8 +4,12 @@
 use larik_core::Mode;
 use larik_protocol::acp;
 
-/// The commands every session offers, then its MCP servers' prompts.
-pub fn available(mcp: &[larik_core::McpCommand]) -> acp::SessionUpdate {
+/// The built-in commands' names: a skill or command of the same name is not offered.
+const BUILT_IN: &[&str] = &["compact", "clear", "mode", "model", "mcp", "tasks"];
+
+/// The commands every session offers, then its MCP servers' prompts, then its skills and
+/// custom commands.
+pub fn available(mcp: &[larik_core::SlashCommand], skills: &[larik_core::SlashCommand]) -> acp::SessionUpdate {
     let command = |name: &str, description: &str, hint: Option<&str>| {
         let mut command = acp::AvailableCommand::new(name, description);
         if let Some(hint) = hint {
@@ -22,14 +26,20 @@ pub fn available(mcp: &[larik_core::McpCommand]) -> acp::SessionUpdate {
         command("tasks", "List the background tasks; stop one", Some("[stop bg-N]")),
     ];
     commands.extend(mcp.iter().map(|prompt| command(&prompt.name, &prompt.description, prompt.hint.as_deref())));
+    commands.extend(skills.iter().filter(|skill| !BUILT_IN.contains(&skill.name.as_str())).map(|skill| command(&skill.name, &skill.description, skill.hint.as_deref())));
     acp::SessionUpdate::AvailableCommandsUpdate(acp::AvailableCommandsUpdate::new(commands))
 }
 
 /// `/mcp__<server>__<prompt> args` split into the command and its arguments.
 pub fn mcp_prompt(text: &str) -> Option<(&str, &str)> {
+    invocation(text).filter(|(name, _)| name.starts_with("mcp__"))
+}
+
+/// `/name args` split into the name and its arguments; a built-in command is not one.
+pub fn invocation(text: &str) -> Option<(&str, &str)> {
     let rest = text.trim().strip_prefix('/')?;
     let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-    name.starts_with("mcp__").then_some((name, args.trim()))
+    (!name.is_empty() && !BUILT_IN.contains(&name)).then_some((name, args.trim()))
 }
 
 /// A slash command parsed from a prompt.

@@ -70,8 +70,9 @@ pub trait Handler: Send + Sync + 'static {
     /// Handles a notification; unknown ones are ignored.
     async fn notification(self: Arc<Self>, peer: Peer, method: String, params: Value);
 
-    /// Runs after a successful response was queued, for messages that must follow it.
-    async fn after_response(self: Arc<Self>, _peer: Peer, _method: String, _result: Value) {}
+    /// Runs after a successful response was queued, for messages that must follow it;
+    /// `session_id` is the request's `sessionId`, if it named one.
+    async fn after_response(self: Arc<Self>, _peer: Peer, _method: String, _session_id: Option<String>, _result: Value) {}
 }
 
 /// The sending half: requests and notifications to the other side.
@@ -293,6 +294,7 @@ fn spawn_request(peer: &Peer, handler: &Arc<impl Handler>, id: Value, method: St
     }
     let handler = Arc::clone(handler);
     let peer = peer.clone();
+    let session_id = params.get("sessionId").and_then(Value::as_str).map(str::to_owned);
     peer.clone().spawn(async move {
         let span = tracing::debug_span!("request", %method);
         let work = tokio::spawn(tracing::Instrument::instrument(Arc::clone(&handler).request(peer.clone(), method.clone(), params, cancel), span));
@@ -310,7 +312,7 @@ fn spawn_request(peer: &Peer, handler: &Arc<impl Handler>, id: Value, method: St
         let follow_up = result.as_ref().ok().cloned();
         peer.respond(id, result).await;
         if let Some(result) = follow_up {
-            handler.after_response(peer, method, result).await;
+            handler.after_response(peer, method, session_id, result).await;
         }
     });
 }
