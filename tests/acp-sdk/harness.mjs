@@ -1,7 +1,8 @@
 // Test harness: runs the real `larik acp` binary against `larik-mock-llm`, talks to it
 // through the official ACP TypeScript SDK client, and checks every JSON-RPC line the
 // agent writes (and every message the client sends) against the ACP v1 JSON schema
-// shipped inside the SDK package.
+// shipped inside the SDK package (and the few ACP 1.20 additions that schema predates
+// against the schema crate's, see NEWER_THAN_SDK_SCHEMA).
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -159,28 +160,66 @@ const FORMATS = {
   },
 };
 
+// The schema of the Rust schema crate Larik is built against (1.20), kept generated in
+// protocol-spec/ (a Rust test fails while it is stale). Only used for NEWER_THAN_SDK_SCHEMA.
+const CRATE_SCHEMA = JSON.parse(readFileSync(join(WORKSPACE, "protocol-spec", "schema", "acp-v1.json"), "utf8"));
+const CRATE_SCHEMA_ID = "acp-v1-schema-crate";
+/** Appended to a `$defs` name in `validated` when the crate's schema checked the message. */
+export const CRATE_SCHEMA_TAG = " (schema crate 1.20)";
+
+/**
+ * What ACP 1.20 added that the SDK's schema predates, and nothing else. A message that uses one
+ * of these is validated against the schema crate's definition of the same name; against the
+ * SDK's too where the SDK's schema can express the message at all (it lets an unknown
+ * capability through untyped, so only the crate's schema checks that capability). Every other
+ * message, and every other part of these, still has to pass the SDK's schema. An entry the SDK's
+ * schema has learnt is reported, so the list cannot outlive its reason.
+ */
+const NEWER_THAN_SDK_SCHEMA = [
+  {
+    what: "the `subagent_update` session update",
+    key: "client:session/update:Notification",
+    uses: (params) => params?.update?.sessionUpdate === "subagent_update",
+    // A variant missing from the SDK's closed union of session updates: it can only fail there.
+    sdkCanExpress: false,
+  },
+  {
+    what: "the `subagents` client capability",
+    key: "agent:initialize:Request",
+    uses: (params) => params?.clientCapabilities?.subagents !== undefined,
+    sdkCanExpress: true,
+  },
+];
+
 const ajv = new Ajv2020({ allErrors: true, strict: true });
 ajv.addVocabulary(ANNOTATIONS);
 for (const [name, format] of Object.entries(FORMATS)) ajv.addFormat(name, format);
 ajv.addSchema({ ...SCHEMA, $id: SCHEMA_ID });
+ajv.addSchema({ ...CRATE_SCHEMA, $id: CRATE_SCHEMA_ID });
 
 /**
  * `$defs` keyed by `side:method:Kind`: e.g. `agent:session/prompt:Response` is
  * `PromptResponse`, `client:session/update:Notification` is `SessionNotification`.
  * `side` is the side that handles the method.
  */
-const DEFS_BY_METHOD = new Map();
-for (const [name, def] of Object.entries(SCHEMA.$defs)) {
-  const kind = /(Request|Response|Notification)$/.exec(name)?.[1];
-  if (def["x-method"] && kind) DEFS_BY_METHOD.set(`${def["x-side"]}:${def["x-method"]}:${kind}`, name);
+function defsByMethod(schema) {
+  const defs = new Map();
+  for (const [name, def] of Object.entries(schema.$defs)) {
+    const kind = /(Request|Response|Notification)$/.exec(name)?.[1];
+    if (def["x-method"] && kind) defs.set(`${def["x-side"]}:${def["x-method"]}:${kind}`, name);
+  }
+  return defs;
 }
+const DEFS_BY_METHOD = defsByMethod(SCHEMA);
+const CRATE_DEFS_BY_METHOD = defsByMethod(CRATE_SCHEMA);
 
 const validators = new Map();
-function validator(pointer) {
-  let v = validators.get(pointer);
+function validator(pointer, schemaId = SCHEMA_ID) {
+  const ref = `${schemaId}#${pointer}`;
+  let v = validators.get(ref);
   if (!v) {
-    v = ajv.compile({ $ref: `${SCHEMA_ID}#${pointer}` });
-    validators.set(pointer, v);
+    v = ajv.compile({ $ref: ref });
+    validators.set(ref, v);
   }
   return v;
 }
@@ -211,6 +250,14 @@ export class ProtocolChecker {
   #clientRequests = new Map(); // id of a request the client sent -> method
   #agentRequests = new Map(); // id of a request the agent sent -> method
   #prompts = new Map(); // id of an unanswered session/prompt -> sessionId
+  /**
+   * Session id of each subagent announced by a `subagent_update` -> whether it is working: from
+   * its announcement, and after any state but `idle`. A working child's session gets turn
+   * output without a prompt of its own; before its announcement it may get none.
+   */
+  #subagents = new Map();
+  /** Whether the client's `initialize` advertised `subagents`, without which none may be announced. */
+  #subagentsAdvertised = false;
 
   /** Feeds one raw stdout line written by the agent. */
   agentLine(line) {
@@ -237,6 +284,18 @@ export class ProtocolChecker {
     return [...this.#prompts.values()].filter((s) => s === sessionId).length;
   }
 
+  /** Whether turn output for `sessionId` may arrive now. */
+  #inTurn(sessionId) {
+    return this.#promptsFor(sessionId) > 0 || this.#subagents.get(sessionId) === true;
+  }
+
+  #subagentUpdate(update, line) {
+    if (!this.#subagentsAdvertised) this.#violation("agent", "subagent_update sent to a client that did not advertise `subagents`", line);
+    if (typeof update?.sessionId !== "string") return; // the schema check reports it
+    const known = this.#subagents.has(update.sessionId);
+    if (!known || update.state !== undefined) this.#subagents.set(update.sessionId, update.state?.state !== "idle");
+  }
+
   #check(from, msg, line) {
     if (msg === null || typeof msg !== "object" || Array.isArray(msg)) {
       this.#violation(from, "message is not a JSON object", line);
@@ -251,8 +310,9 @@ export class ProtocolChecker {
       (from === "agent" ? this.#agentRequests : this.#clientRequests).set(msg.id, msg.method);
       // A load replays the history as turn updates before it answers, like a prompt would.
       if (from === "client" && (msg.method === "session/prompt" || msg.method === "session/load")) this.#prompts.set(msg.id, msg.params?.sessionId);
-      if (from === "agent" && msg.method === "session/request_permission" && this.#promptsFor(msg.params?.sessionId) === 0) {
-        this.#violation(from, "permission requested while no session/prompt is in flight for that session", line);
+      if (from === "client" && msg.method === "initialize") this.#subagentsAdvertised = msg.params?.clientCapabilities?.subagents != null;
+      if (from === "agent" && msg.method === "session/request_permission" && !this.#inTurn(msg.params?.sessionId)) {
+        this.#violation(from, "permission requested while no session/prompt is in flight for that session (nor is it a working subagent's)", line);
       }
       this.#validateDef(from, `${peer}:${msg.method}:Request`, msg.params, line);
     } else if ("method" in msg) {
@@ -260,8 +320,9 @@ export class ProtocolChecker {
       this.#validateDef(from, `${side}:${msg.method}:Notification`, msg.params, line);
       if (from === "agent" && msg.method === "session/update") {
         const kind = msg.params?.update?.sessionUpdate;
-        if (TURN_UPDATES.has(kind) && this.#promptsFor(msg.params?.sessionId) === 0) {
-          this.#violation(from, `'${kind}' update while no session/prompt is in flight for that session`, line);
+        if (kind === "subagent_update") this.#subagentUpdate(msg.params.update, line);
+        if (TURN_UPDATES.has(kind) && !this.#inTurn(msg.params?.sessionId)) {
+          this.#violation(from, `'${kind}' update while no session/prompt is in flight for that session (nor is it a working subagent's)`, line);
         }
       }
     } else if ("id" in msg) {
@@ -288,11 +349,25 @@ export class ProtocolChecker {
       if (!method.startsWith("_")) this.#violation(from, `no schema definition for ${key}`, line);
       return;
     }
-    this.#validate(from, `/$defs/${name}`, value ?? {}, line, name);
+    const newer = NEWER_THAN_SDK_SCHEMA.find((addition) => addition.key === key && addition.uses(value));
+    if (!newer) {
+      this.#validate(from, `/$defs/${name}`, value ?? {}, line, name);
+      return;
+    }
+    const crateName = CRATE_DEFS_BY_METHOD.get(key);
+    if (!crateName) {
+      this.#violation(from, `uses ${newer.what}, but the schema crate's schema has no definition for ${key}`, line);
+      return;
+    }
+    this.#validate(from, `/$defs/${crateName}`, value ?? {}, line, crateName + CRATE_SCHEMA_TAG, CRATE_SCHEMA_ID);
+    if (newer.sdkCanExpress) this.#validate(from, `/$defs/${name}`, value ?? {}, line, name);
+    else if (validator(`/$defs/${name}`)(value ?? {})) {
+      this.#violation(from, `uses ${newer.what}, which the SDK's schema now knows: drop it from NEWER_THAN_SDK_SCHEMA`, line);
+    }
   }
 
-  #validate(from, pointer, value, line, name) {
-    const v = validator(pointer);
+  #validate(from, pointer, value, line, name, schemaId = SCHEMA_ID) {
+    const v = validator(pointer, schemaId);
     if (v(value)) {
       this.validated.set(name, (this.validated.get(name) ?? 0) + 1);
       return;
@@ -489,6 +564,13 @@ export class Harness {
   elicitations = new Queue();
   /** Answers `terminal/*` requests, for clients that advertise `terminal`. */
   terminals = new TerminalHost();
+  /**
+   * Every `session/update` the SDK handed the client's handler, for any session (a subagent's
+   * too), in arrival order: the params, as the SDK parsed them.
+   */
+  sessionUpdates = new Queue();
+  /** The SDK entry point the client is built with (see `start`). */
+  sdk = acp;
   #children = [];
   #mockStderr;
   #agentStderr;
@@ -510,10 +592,13 @@ export class Harness {
    * `root`: the directory of another harness, to run a second agent process on the same
    * home, configuration and data (it stays owned, and is removed, by that harness).
    * `settings`: written to the user's settings.json. `env`: overrides the agent's environment;
-   * a key set to `undefined` is removed.
+   * a key set to `undefined` is removed. `sdk`: the SDK entry point to build the client with,
+   * the stable `@agentclientprotocol/sdk` unless a test needs `@agentclientprotocol/sdk/unstable`
+   * (the same client, also knowing ACP's unstable features).
    */
-  static async start({ scenario, root, settings, env = {} }) {
+  static async start({ scenario, root, settings, env = {}, sdk = acp }) {
     const h = new Harness();
+    h.sdk = sdk;
     try {
       await h.#start(scenario, { root, settings, env });
     } catch (error) {
@@ -595,7 +680,8 @@ export class Harness {
     // Agent stdout goes through the checker before the SDK parses it, so by the time an SDK
     // promise resolves the checker has already seen the line that resolved it.
     const fromAgent = Readable.toWeb(agent.stdout).pipeThrough(lineTap((line) => this.checker.agentLine(line)));
-    const sdkStream = acp.ndJsonStream(Writable.toWeb(agent.stdin), fromAgent);
+    const sdk = this.sdk;
+    const sdkStream = sdk.ndJsonStream(Writable.toWeb(agent.stdin), fromAgent);
     const writer = sdkStream.writable.getWriter();
     const checker = this.checker;
     const stream = {
@@ -610,19 +696,22 @@ export class Harness {
       }),
     };
 
-    const app = acp
+    const app = sdk
       .client({ name: "larik-acp-sdk-conformance" })
-      .onRequest(acp.methods.client.session.requestPermission, ({ params }) =>
+      // Sessions started with `newSession()` also get their own updates on their `ActiveSession`;
+      // this handler is what sees a subagent's session, which no `session/new` started.
+      .onNotification(sdk.methods.client.session.update, ({ params }) => this.sessionUpdates.push(params))
+      .onRequest(sdk.methods.client.session.requestPermission, ({ params }) =>
         new Promise((respond) => this.permissions.push({ params, respond })),
       )
-      .onRequest(acp.methods.client.elicitation.create, ({ params }) =>
+      .onRequest(sdk.methods.client.elicitation.create, ({ params }) =>
         new Promise((respond) => this.elicitations.push({ params, respond })),
       )
-      .onRequest(acp.methods.client.terminal.create, ({ params }) => this.terminals.create(params))
-      .onRequest(acp.methods.client.terminal.output, ({ params }) => this.terminals.output(params))
-      .onRequest(acp.methods.client.terminal.waitForExit, ({ params }) => this.terminals.waitForExit(params))
-      .onRequest(acp.methods.client.terminal.kill, ({ params }) => this.terminals.kill(params))
-      .onRequest(acp.methods.client.terminal.release, ({ params }) => this.terminals.release(params));
+      .onRequest(sdk.methods.client.terminal.create, ({ params }) => this.terminals.create(params))
+      .onRequest(sdk.methods.client.terminal.output, ({ params }) => this.terminals.output(params))
+      .onRequest(sdk.methods.client.terminal.waitForExit, ({ params }) => this.terminals.waitForExit(params))
+      .onRequest(sdk.methods.client.terminal.kill, ({ params }) => this.terminals.kill(params))
+      .onRequest(sdk.methods.client.terminal.release, ({ params }) => this.terminals.release(params));
     this.connection = app.connect(stream);
     /** SDK context for calling the agent. */
     this.agent = this.connection.agent;
@@ -645,7 +734,7 @@ export class Harness {
   }
 
   initialize(params = PLAIN_INITIALIZE) {
-    return this.wait(this.agent.request(acp.methods.agent.initialize, params), "the initialize response");
+    return this.wait(this.agent.request(this.sdk.methods.agent.initialize, params), "the initialize response");
   }
 
   /** Starts a session through the SDK's session helper; returns an `ActiveSession`. */
@@ -688,7 +777,7 @@ export class Harness {
   }
 
   cancel(sessionId) {
-    return this.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+    return this.agent.notify(this.sdk.methods.agent.session.cancel, { sessionId });
   }
 
   /**
@@ -697,7 +786,7 @@ export class Harness {
    */
   barrier() {
     return this.wait(
-      this.agent.request(acp.methods.agent.session.new, { cwd: this.projectDir, mcpServers: [] }),
+      this.agent.request(this.sdk.methods.agent.session.new, { cwd: this.projectDir, mcpServers: [] }),
       "the response to a barrier session/new",
     );
   }
