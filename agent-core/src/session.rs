@@ -280,8 +280,8 @@ impl Session {
             Arc::new(crate::agents::TaskTool::new(config.agents, settings.clone())) as Arc<dyn crate::tools::DynTool>,
             Arc::new(crate::agents::task_control::TaskWait),
             Arc::new(crate::agents::task_control::TaskStop),
-            Arc::new(crate::skills::tool::SkillTool),
         ]);
+        crate::skills::tool::offer_if_any(&registry, &skills);
         // Said with the next turn: what the settings made of this session, then whatever the
         // MCP servers report between turns.
         let notices: Arc<crate::mcp::Notices> = Arc::default();
@@ -538,6 +538,7 @@ impl Session {
         history.clear();
         self.restarted("clear");
         let problems = self.env.skills.reload();
+        crate::skills::tool::offer_if_any(&self.env.registry, &self.env.skills);
         self.env.notices.push_all((!problems.is_empty()).then(|| problems.join("\n")));
         let system = crate::prompt::system_prompt(self.env.workspace.root(), &crate::clock::today_utc(), &self.user_files, &crate::skills::index(&self.env.skills.all()));
         if let Ok(mut current) = self.system.lock() {

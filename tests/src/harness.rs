@@ -42,6 +42,13 @@ pub fn spawn_larik(subcommand: &str, cwd: &Path, env: &[(String, String)]) -> Ch
         .unwrap_or_else(|error| panic!("spawn larik {subcommand}: {error}"))
 }
 
+/// Runs git in `dir` with a test identity; its stdout. Panics when git fails.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let output = std::process::Command::new("git").args(["-c", "user.name=Test", "-c", "user.email=test@example.com"]).args(args).current_dir(dir).output().expect("git runs");
+    assert!(output.status.success(), "git {args:?} failed: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
 /// A scratch project and a private home for one agent run.
 pub struct Sandbox {
     pub project: tempfile::TempDir,

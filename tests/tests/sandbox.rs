@@ -9,15 +9,9 @@
 use std::path::Path;
 use std::process::Command;
 
-use larik_tests::harness::{Agent, Sandbox};
+use larik_tests::harness::{Agent, Sandbox, git};
 use larik_tests::mock_llm::{MockLlm, Scenario, Step};
 use serde_json::{Value, json};
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let output = Command::new("git").args(["-c", "user.name=Test", "-c", "user.email=test@example.com"]).args(args).current_dir(dir).output().unwrap();
-    assert!(output.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&output.stderr));
-    String::from_utf8(output.stdout).unwrap()
-}
 
 /// A project that is a git repository with one commit.
 fn repository(sandbox: &Sandbox) -> std::path::PathBuf {

@@ -3,7 +3,7 @@
 //! side, with their own tools and the parent's permissions, whose calls reach the editor
 //! labelled with the task, and whose final report is all the parent gets back.
 
-use larik_tests::harness::{Agent, Sandbox, updates_of};
+use larik_tests::harness::{Agent, Sandbox, git, updates_of};
 use larik_tests::mock_llm::{MockLlm, Scenario, Step};
 use serde_json::{Value, json};
 
@@ -158,12 +158,6 @@ async fn a_looping_child_and_one_over_its_turn_limit_are_stopped_and_reported() 
     assert!(result_text(&limited).contains("limit of 2 model requests"), "{limited}");
     let short_requests = requests.iter().filter(|request| request.to_string().contains("SHORT-TASK") && !request.to_string().contains("LOOP-TASK")).count();
     assert_eq!(short_requests, 2, "the definition's maxTurns held");
-}
-
-fn git(dir: &std::path::Path, args: &[&str]) -> String {
-    let output = std::process::Command::new("git").args(["-c", "user.name=Test", "-c", "user.email=test@example.com"]).args(args).current_dir(dir).output().unwrap();
-    assert!(output.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&output.stderr));
-    String::from_utf8(output.stdout).unwrap()
 }
 
 #[tokio::test]

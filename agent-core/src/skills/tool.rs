@@ -61,6 +61,18 @@ impl Tool for SkillTool {
     }
 }
 
+/// Puts the tool in `registry` when the model may load some skill, and takes it out when not:
+/// a session without skills does not pay for the tool's description in every request.
+pub fn offer_if_any(registry: &crate::tools::Registry, skills: &super::Skills) {
+    if skills.all().values().any(|skill| skill.model_invocable) {
+        if registry.get(SkillTool::NAME).is_none() {
+            registry.add(std::sync::Arc::new(SkillTool));
+        }
+    } else {
+        registry.remove(SkillTool::NAME);
+    }
+}
+
 /// The files under a skill's directory but its SKILL.md, relative to it, sorted.
 fn bundled(dir: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
