@@ -364,17 +364,20 @@ impl Session {
         self.env.skills.commands()
     }
 
-    /// The prompt `/name args` stands for, when `name` is a skill or command the user may run:
-    /// its body with the arguments, inline commands and attached files (see `skills::expand`).
-    pub async fn expand_skill(&self, name: &str, args: &str, cancel: &CancellationToken) -> Option<String> {
-        let skill = self.env.skills.get(name).filter(|skill| skill.user_invocable)?;
-        Some(crate::skills::expand::expand(&skill, args, &self.env, cancel).await)
+    /// The prompt a typed `/name args` stands for: an MCP server's prompt (`/mcp__server__name`),
+    /// or a skill or custom command the user may run, its body with the arguments, inline
+    /// commands and attached files (see `skills::expand`). `Ok(None)` when the text is no such
+    /// command; `Err` when an MCP prompt cannot be had.
+    pub async fn expand_command(&self, text: &str, cancel: &CancellationToken) -> Result<Option<String>, String> {
+        let Some(rest) = text.trim().strip_prefix('/') else { return Ok(None) };
+        let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+        if name.starts_with("mcp__") {
+            return self.env.mcp.expand(name, args.trim()).await.map(Some);
+        }
+        let Some(skill) = self.env.skills.get(name).filter(|skill| skill.user_invocable) else { return Ok(None) };
+        Ok(Some(crate::skills::expand::expand(&skill, args.trim(), &self.env, cancel).await))
     }
 
-    /// The text of an MCP prompt run as `/mcp__<server>__<prompt> args`.
-    pub async fn expand_mcp_command(&self, command: &str, args: &str) -> Result<String, String> {
-        self.env.mcp.expand(command, args).await
-    }
 
     /// The MCP servers and where each is, one line each; waits first (at most the connect
     /// timeout) for servers still connecting.

@@ -33,6 +33,13 @@ pub struct SlashCommand {
     pub hint: Option<String>,
 }
 
+impl SlashCommand {
+    /// Its description on one line, at most `chars` characters, for a menu.
+    pub fn summary(&self, chars: usize) -> String {
+        index::one_line(&self.description, chars)
+    }
+}
+
 /// One skill or command.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Skill {

@@ -32,7 +32,11 @@ pub async fn run(prompt: &str, format: OutputFormat, env: HashMap<String, String
     let cancel = CancellationToken::new();
     let session = Session::new(config, &cancel);
     let mut transcript = Transcript { format, answer: String::new(), tool_calls: Vec::new() };
-    let mut text = prompt.to_owned();
+    // `larik -p "/commit"` runs the command, as in the editor.
+    let mut text = match session.expand_command(prompt, &cancel).await {
+        Ok(expanded) => expanded.unwrap_or_else(|| prompt.to_owned()),
+        Err(error) => anyhow::bail!("{error}"),
+    };
     // The process ends only once every background task finished and its result was delivered:
     // each round of results gets a turn of its own.
     let outcome = loop {

@@ -116,3 +116,15 @@ async fn headless_waits_for_background_tasks_and_delivers_their_results() {
     let last = mock.requests().last().unwrap().to_string();
     assert!(last.contains("task-notification id=\\\"bg-1\\\"") && last.contains("There are 0 files."), "{last}");
 }
+
+#[tokio::test]
+async fn a_custom_command_runs_headless_as_in_the_editor() {
+    let sandbox = Sandbox::new();
+    let commands = sandbox.project_path().join(".claude/commands");
+    std::fs::create_dir_all(&commands).unwrap();
+    std::fs::write(commands.join("summarize.md"), "---\ndescription: Summarize a file\nargument-hint: [file]\n---\nSummarize $ARGUMENTS in two sentences.\n").unwrap();
+    let mock = MockLlm::start(Scenario { responses: vec![Step::text("Two sentences.")] }).await.unwrap();
+    let output = run_headless(&sandbox, &mock, &["-p", "/summarize README.md"]).await;
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(mock.requests()[0]["messages"][0]["content"][0]["text"], "Summarize README.md in two sentences.");
+}

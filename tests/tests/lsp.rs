@@ -176,3 +176,38 @@ async fn commands_without_arguments_still_do_something_useful() {
     let (_, seen) = server.response(id).await;
     assert!(shown(&seen).unwrap_or_default().contains("chat file"));
 }
+
+#[tokio::test]
+async fn a_chat_file_offers_the_skills_and_runs_one_typed_as_the_message() {
+    let sandbox = Sandbox::new();
+    let skill = sandbox.home.path().join(".claude/skills/code-review");
+    std::fs::create_dir_all(&skill).unwrap();
+    std::fs::write(skill.join("SKILL.md"), "---\ndescription: Review a change for correctness, tests and style before it is merged\nargument-hint: [path]\n---\nReview $ARGUMENTS against the checklist.\n").unwrap();
+    let mock = MockLlm::start(Scenario { responses: vec![Step::text("No findings."), Step::text("Still none.")] }).await.unwrap();
+    let mut server = LspServer::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    server.initialize(&sandbox.project_path()).await;
+    let chat_path = sandbox.project_path().join("review.larik.md");
+    let text = "# Chat\n\n## You\n\n/code-review calc.py\n";
+    std::fs::write(&chat_path, text).unwrap();
+    let chat = server.open(&chat_path, text).await;
+    let actions = server.code_actions(&chat, range(0, 0), json!([])).await;
+    let offered = titles(&actions);
+    assert!(offered.contains(&"Larik: /code-review — Review a change for correctness, tests and style before it i…".to_owned()), "{offered:?}");
+    let send = server.run_action(&actions, "Larik: send").await;
+    server.response(send).await;
+    // The reply is written into the chat file, edit by edit, until the turn ends.
+    loop {
+        let (message, _) = server.wait_for(|message| message["method"] == "workspace/applyEdit" || (message["method"] == "$/progress" && message["params"]["value"]["kind"] == "end")).await;
+        if message["method"] != "workspace/applyEdit" {
+            break;
+        }
+        server.reply(&message, json!({"applied": true})).await;
+    }
+    assert_eq!(mock.requests()[0]["messages"][0]["content"][0]["text"], "Review calc.py against the checklist.");
+    // The code action runs it with no arguments.
+    let actions = server.code_actions(&chat, range(0, 0), json!([])).await;
+    let run = server.run_action(&actions, "Larik: /code-review — Review a change for correctness, tests and style before it i…").await;
+    server.response(run).await;
+    server.wait_for(|message| message["method"] == "$/progress" && message["params"]["value"]["kind"] == "end").await;
+    assert!(mock.requests()[1].to_string().contains("Review  against the checklist."), "{}", mock.requests()[1]);
+}

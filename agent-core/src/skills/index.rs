@@ -19,7 +19,7 @@ pub fn index(skills: &BTreeMap<String, Skill>) -> String {
     let mut text = String::from("<skills>\nSkills hold instructions for particular tasks. When a task matches one, load it with the skill tool before you start, then follow it.\n");
     let mut listed = 0;
     for skill in &offered {
-        let line = format!("- {}: {}\n", skill.name, short(&skill.description));
+        let line = format!("- {}: {}\n", skill.name, one_line(&skill.description, MAX_DESCRIPTION_CHARS));
         if text.len() + line.len() > BUDGET {
             break;
         }
@@ -33,9 +33,10 @@ pub fn index(skills: &BTreeMap<String, Skill>) -> String {
     text
 }
 
-fn short(description: &str) -> String {
-    let flat: String = description.split_whitespace().collect::<Vec<_>>().join(" ");
-    match flat.char_indices().nth(MAX_DESCRIPTION_CHARS) {
+/// `text` on one line, cut at `chars` characters with an ellipsis.
+pub fn one_line(text: &str, chars: usize) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match flat.char_indices().nth(chars) {
         Some((cut, _)) => format!("{}…", &flat[..cut]),
         None => flat,
     }

@@ -239,18 +239,12 @@ impl AcpAgent {
             return Ok(acp::PromptResponse::new(stop));
         }
         let mut prompt = request.prompt;
-        // An MCP server's prompt run as a slash command: its text becomes the prompt, and one
-        // that cannot be had ends the request before any model call.
+        // An MCP server's prompt, a skill or a custom command run as `/name args`: its text
+        // becomes the prompt, and an MCP prompt that cannot be had ends the request before any
+        // model call.
         if let [acp::ContentBlock::Text(text)] = prompt.as_slice()
-            && let Some((command, args)) = commands::mcp_prompt(&text.text)
+            && let Some(expanded) = entry.session.expand_command(&text.text, &cancel).await.map_err(|error| RpcError::new(RpcError::INVALID_PARAMS, error))?
         {
-            let expanded = entry.session.expand_mcp_command(command, args).await.map_err(|error| RpcError::new(RpcError::INVALID_PARAMS, error))?;
-            prompt = vec![acp::ContentBlock::Text(acp::TextContent::new(expanded))];
-        } else if let [acp::ContentBlock::Text(text)] = prompt.as_slice()
-            && let Some((name, args)) = commands::invocation(&text.text)
-            && let Some(expanded) = entry.session.expand_skill(name, args, &cancel).await
-        {
-            // A skill or custom command: its body, arguments put in, is the prompt.
             prompt = vec![acp::ContentBlock::Text(acp::TextContent::new(expanded))];
         }
         let mut parts = Vec::new();

@@ -30,18 +30,6 @@ pub fn available(mcp: &[larik_core::SlashCommand], skills: &[larik_core::SlashCo
     acp::SessionUpdate::AvailableCommandsUpdate(acp::AvailableCommandsUpdate::new(commands))
 }
 
-/// `/mcp__<server>__<prompt> args` split into the command and its arguments.
-pub fn mcp_prompt(text: &str) -> Option<(&str, &str)> {
-    invocation(text).filter(|(name, _)| name.starts_with("mcp__"))
-}
-
-/// `/name args` split into the name and its arguments; a built-in command is not one.
-pub fn invocation(text: &str) -> Option<(&str, &str)> {
-    let rest = text.trim().strip_prefix('/')?;
-    let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-    (!name.is_empty() && !BUILT_IN.contains(&name)).then_some((name, args.trim()))
-}
-
 /// A slash command parsed from a prompt.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Command {

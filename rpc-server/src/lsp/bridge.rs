@@ -207,6 +207,12 @@ impl Bridge {
         if chat::is_chat(&address) {
             if !self.turn_running.load(Ordering::Relaxed) {
                 actions.push(action("Larik: send".into(), "source", "larik.send", json!([address])));
+                // The skills and custom commands, run as typed (`/name` with no arguments; with
+                // arguments, write `/name args` as the message and send it).
+                for command in self.session.skill_commands().into_iter().take(MAX_COMMAND_ACTIONS) {
+                    let title = format!("Larik: /{} — {}", command.name, command.summary(60));
+                    actions.push(action(title, "source", "larik.ask", json!([format!("/{}", command.name)])));
+                }
             }
             return actions;
         }
@@ -234,7 +240,9 @@ impl Bridge {
                 };
                 // `larik.ask "prompt"` from the command line; `larik.ask uri range` from a code action.
                 if !address.starts_with("file://") {
-                    self.start_turn(vec![Part::Text { text: arguments.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" ") }], None);
+                    let typed = arguments.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" ");
+                    let prompt = self.expanded(typed).await?;
+                    self.start_turn(vec![Part::Text { text: prompt }], None);
                     return Ok(Value::Null);
                 }
                 let selection = self.selection(&address, arguments.get(1).unwrap_or(&Value::Null));
@@ -253,6 +261,7 @@ impl Bridge {
                 if self.turn_running.load(Ordering::Relaxed) {
                     return Err(invalid("Larik is still answering; wait for it, or cancel with larik.cancel"));
                 }
+                let prompt = self.expanded(prompt).await?;
                 let headings = chat::headings_for(&current);
                 let story = Story::new(ChatWriter::new(self.client.clone(), address, current), headings);
                 self.start_turn(vec![Part::Text { text: prompt }], Some(story));
@@ -374,6 +383,15 @@ impl Bridge {
     }
 
     /// Runs a turn in the background; its events reach the editor as they come.
+    /// What the user typed, or the prompt it stands for when it is `/name args` (a skill, a
+    /// custom command, an MCP prompt).
+    async fn expanded(&self, typed: String) -> Result<String, ClientError> {
+        match self.session.expand_command(&typed, &self.cancel).await {
+            Ok(expanded) => Ok(expanded.unwrap_or(typed)),
+            Err(error) => Err(invalid(&error)),
+        }
+    }
+
     fn start_turn(self: &Arc<Self>, prompt: Vec<Part>, chat: Option<Story>) {
         let bridge = Arc::clone(self);
         self.turn_running.store(true, Ordering::Relaxed);
@@ -597,6 +615,9 @@ fn describe_diagnostics(diagnostics: &Value) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+/// Skills and commands offered as code actions in a chat file, at most.
+const MAX_COMMAND_ACTIONS: usize = 12;
 
 fn invalid(message: &str) -> ClientError {
     ClientError { code: -32602, message: message.to_owned() }
