@@ -26,7 +26,16 @@ command("LarikAsk", function(args)
     opts.range = { args.line1, args.line2 }
   end
   larik().ask(args.args, opts)
-end, { nargs = "*", range = true, desc = "Ask Larik (a range sends those lines as context)" })
+end, {
+  nargs = "*",
+  range = true,
+  -- `:LarikAsk /co<Tab>` completes the agent's slash commands (the first word only).
+  complete = function(_, line, pos)
+    local args = line:sub(1, pos):match("LarikAsk!?%s+(.*)$") or ""
+    return require("larik.slash").cmdline(args, require("larik.ui.completion").commands())
+  end,
+  desc = "Ask Larik (a range sends those lines as context)",
+})
 
 command("LarikCancel", function()
   larik().cancel()

@@ -32,6 +32,9 @@ M.defaults = {
     fold_thoughts = true,
     -- Move the chat's cursor along with new text when it sits on the last line.
     follow_tail = true,
+    -- Open the menu of the agent's slash commands (built-ins, MCP prompts, skills, custom
+    -- commands) when `/` is typed at the start of the prompt. false: <C-x><C-o> only.
+    complete_commands = true,
   },
 
   review = {

@@ -4,6 +4,7 @@
 --- are shown under the task call that made it. Unknown kinds are ignored, as ACP asks of
 --- clients.
 local chat = require("larik.ui.chat")
+local completion = require("larik.ui.completion")
 local follow = require("larik.follow")
 local fs = require("larik.fs")
 
@@ -150,6 +151,8 @@ end
 
 handlers.available_commands_update = function(client, update)
   client.state.session.commands = update.availableCommands or {}
+  -- Skills are read again on /clear: a menu open in the prompt shows the new list.
+  completion.refresh()
 end
 
 handlers.subagent_update = function(client, update)

@@ -1,6 +1,8 @@
 --- Owns the chat's buffers and windows: the read-only transcript buffer (`Larik chat`), the
 --- prompt input below it (`Larik prompt`), their layout, the winbar, and keeping the view on
---- the newest text. What the transcript says is `ui/transcript.lua`'s job.
+--- the newest text. What the transcript says is `ui/transcript.lua`'s job; completing slash
+--- commands in the prompt is `ui/completion.lua`'s.
+local completion = require("larik.ui.completion")
 local config = require("larik.config")
 local transcript = require("larik.ui.transcript")
 
@@ -133,6 +135,8 @@ function M.input_buf()
   map(buf, { "n", "i" }, "<C-c>", function()
     M.on_cancel()
   end, "Cancel the Larik turn")
+  -- `/` at the start of the prompt completes the agent's slash commands.
+  completion.attach(buf)
   state.input_buf = buf
   return buf
 end
@@ -179,7 +183,7 @@ local function style_input_window(win)
   wo.signcolumn, wo.foldcolumn = "no", "0"
   wo.foldenable = false
   wo.winfixheight = true
-  wo.winbar = "Prompt  (<CR> send · <C-c> cancel)"
+  wo.winbar = "Prompt  (<CR> send · <C-c> cancel · / commands)"
 end
 
 --- Opens the chat (or leaves it where it is) and puts the cursor in the input.
