@@ -11,6 +11,9 @@
 //   session's subagents: child sessions announced by `subagent_update`, whose updates and
 //   permission requests are routed to them (src/state/subagents.ts), during a turn or after it
 //   (a background task can outlive the turn that started it);
+// - updates that arrive while `session/new` is answered, before its session id is known here
+//   (the agent announces the new session's commands right after its answer, and both can come
+//   in one read), are held and applied once it is known;
 // - the status shown to the user is derived here and only here: waiting (a permission is pending)
 //   beats working (a turn runs) beats idle.
 //
@@ -96,6 +99,8 @@ export class SessionController {
   #attachmentListeners: Array<() => void> = [];
   #turn: { sessionId: string; requestId: number | string } | undefined;
   #loading = false;
+  /** Updates received while `session/new` is being answered, with no session id yet to route by. */
+  #early: SessionNotification[] | undefined;
   #host: EditorHost;
   #options: SessionOptions;
 
@@ -199,16 +204,7 @@ export class SessionController {
   }
 
   #registerHandlers(connection: Connection): void {
-    connection.onNotification(Methods.sessionUpdate, (params: SessionNotification) => {
-      if (params.sessionId === undefined) return;
-      if (params.sessionId !== this.sessionId) {
-        this.subagents.applyChild(params.sessionId, params.update);
-        return;
-      }
-      const subagent = subagentUpdateOf(params.update);
-      if (subagent) this.subagents.update(subagent);
-      else this.transcript.apply(params.update);
-    });
+    connection.onNotification(Methods.sessionUpdate, (params: SessionNotification) => this.#onUpdate(params));
     connection.onRequest(Methods.requestPermission, (params: RequestPermissionRequest, { signal }) => this.#onPermission(params, signal));
     connection.onRequest(Methods.readTextFile, async (params: ReadTextFileRequest): Promise<ReadTextFileResponse> => {
       try {
@@ -225,6 +221,21 @@ export class SessionController {
         throw new ResponseError(-32603, `cannot write ${params.path}: ${describeError(error)}`);
       }
     });
+  }
+
+  #onUpdate(params: SessionNotification): void {
+    if (params.sessionId === undefined) return;
+    if (this.sessionId === undefined && this.#early) {
+      this.#early.push(params);
+      return;
+    }
+    if (params.sessionId !== this.sessionId) {
+      this.subagents.applyChild(params.sessionId, params.update);
+      return;
+    }
+    const subagent = subagentUpdateOf(params.update);
+    if (subagent) this.subagents.update(subagent);
+    else this.transcript.apply(params.update);
   }
 
   async #onPermission(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse> {
@@ -248,10 +259,18 @@ export class SessionController {
     if (previous) this.permissions.cancelAll(previous);
     this.#forgetSubagents();
     this.transcript.reset();
-    const response = await connection.call<NewSessionResponse>(Methods.sessionNew, { cwd: this.#options.cwd, mcpServers: [] });
+    const early: SessionNotification[] = [];
+    this.#early = early;
+    let response: NewSessionResponse;
+    try {
+      response = await connection.call<NewSessionResponse>(Methods.sessionNew, { cwd: this.#options.cwd, mcpServers: [] });
+    } finally {
+      if (this.#early === early) this.#early = undefined;
+    }
     this.sessionId = response.sessionId;
     this.transcript.updateSession({ sessionId: response.sessionId });
     this.transcript.setModesAndOptions(response.modes ?? null, response.configOptions ?? null);
+    for (const params of early) this.#onUpdate(params);
     this.#setStatus("idle");
   }
 

@@ -6,6 +6,8 @@
 // Subagents (child sessions) are drawn inside the card of the `task` call that started them,
 // each with its own calls, a preview of its report and a Stop button while it runs. Their nodes
 // outlive the card's re-renders: a card re-rendered takes its children's nodes back.
+//
+// The prompt box completes the agent's slash commands (commandPopup.ts) from the session's list.
 
 import type {
   ContextChip,
@@ -18,6 +20,8 @@ import type {
   TranscriptItem,
   WebviewToHost,
 } from "../src/webview/messages";
+import { CommandPopup } from "./commandPopup";
+import { el } from "./dom";
 import { renderMarkdown } from "./markdown";
 
 interface VsCodeApi {
@@ -30,16 +34,6 @@ declare function acquireVsCodeApi(): VsCodeApi;
 
 const vscode = acquireVsCodeApi();
 const post = (message: WebviewToHost) => vscode.postMessage(message);
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: Array<Node | string>): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs)) {
-    if (name === "class") node.className = value;
-    else node.setAttribute(name, value);
-  }
-  node.append(...children);
-  return node;
-}
 
 // --- Layout -----------------------------------------------------------------------------------
 
@@ -61,12 +55,13 @@ const modelEl = el("select", { id: "model", title: "Model", "aria-label": "Model
 const sendButton = el("button", { id: "send", class: "primary" }, "Send");
 const cancelButton = el("button", { id: "cancel", hidden: "" }, "Cancel");
 const statusEl = el("span", { class: "status", id: "status" });
+const commandPopup = new CommandPopup(promptEl, () => vscode.setState({ draft: promptEl.value }));
 const usageEl = el("span", { class: "usage", id: "usage", hidden: "" });
 const composer = el(
   "div",
   { class: "composer" },
   chipsEl,
-  promptEl,
+  commandPopup.box,
   // The pickers keep their labels whole at the sidebar's default width (300 px): Send and Cancel
   // share one place, and the row wraps rather than cutting a label short.
   el("div", { class: "controls" }, modeEl, modelEl, el("span", { class: "actions" }, cancelButton, sendButton)),
@@ -383,6 +378,7 @@ function renderSession(next: SessionView): void {
   const blocked = next.status === "disabled" || next.status === "stopped";
   bannerEl.hidden = !blocked;
   promptEl.disabled = next.status === "disabled";
+  commandPopup.setCommands(next.commands);
   if (blocked) {
     bannerEl.replaceChildren(el("div", {}, next.statusDetail ?? (next.status === "disabled" ? "Larik is disabled." : "The agent stopped.")));
     if (next.status === "stopped") {
@@ -504,6 +500,7 @@ function send(): void {
   followEnd = true;
   promptEl.value = "";
   vscode.setState({ draft: "" });
+  commandPopup.refresh();
 }
 
 sendButton.addEventListener("click", send);
@@ -512,6 +509,8 @@ modeEl.addEventListener("change", () => post({ type: "setMode", id: modeEl.value
 modelEl.addEventListener("change", () => post({ type: "setModel", id: modelEl.value }));
 promptEl.addEventListener("input", () => vscode.setState({ draft: promptEl.value }));
 promptEl.addEventListener("keydown", (event) => {
+  // While the command list is open, its keys (Enter among them) are the list's.
+  if (commandPopup.handleKey(event)) return;
   if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
     event.preventDefault();
     send();

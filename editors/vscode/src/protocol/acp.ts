@@ -3,6 +3,7 @@
 
 export type {
   AgentCapabilities,
+  AvailableCommand,
   ClientCapabilities,
   ContentBlock,
   Diff,

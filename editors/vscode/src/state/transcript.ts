@@ -10,8 +10,9 @@
 //
 // This module does not import `vscode`.
 
-import type { ContentBlock, SessionConfigOption, SessionModeState, SessionUpdate, ToolCallContent, ToolCallUpdate } from "../protocol/acp";
+import type { AvailableCommand, ContentBlock, SessionConfigOption, SessionModeState, SessionUpdate, ToolCallContent, ToolCallUpdate } from "../protocol/acp";
 import type {
+  CommandView,
   DiffPreviewLine,
   PlanEntryView,
   Picker,
@@ -97,6 +98,12 @@ export function toolContentView(content: ToolCallContent): ToolContentView {
     default:
       return { type: "text", text: textOf(content.content) };
   }
+}
+
+/** A command as the prompt box offers it: its input's hint kept, the only input kind ACP has. */
+export function commandView(command: AvailableCommand): CommandView {
+  const hint = (command.input as { hint?: unknown } | null | undefined)?.hint;
+  return { name: command.name, description: command.description, ...(typeof hint === "string" && hint.trim() !== "" ? { hint: hint.trim() } : {}) };
 }
 
 export function modePicker(modes: SessionModeState | null | undefined, options: SessionConfigOption[] | undefined): Picker | undefined {
@@ -283,7 +290,7 @@ export class Transcript {
         if (update.title !== undefined) this.updateSession({ title: update.title ?? undefined });
         break;
       case "available_commands_update":
-        this.updateSession({ commands: update.availableCommands.map((c) => ({ name: c.name, description: c.description })) });
+        this.updateSession({ commands: update.availableCommands.map(commandView) });
         break;
       case "notice": {
         const severity = update.severity === "error" ? "error" : update.severity === "warning" ? "warning" : "info";

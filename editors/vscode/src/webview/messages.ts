@@ -83,6 +83,14 @@ export interface UsageView {
   cost?: { amount: number; currency: string };
 }
 
+/** A slash command the agent offers (`available_commands_update`), run as the prompt `/name args`. */
+export interface CommandView {
+  name: string;
+  description: string;
+  /** What to type after the name, shown while nothing is typed there yet. */
+  hint?: string;
+}
+
 export interface SessionView {
   status: AgentStatus;
   /** Why the agent is stopped or disabled, shown instead of the prompt box. */
@@ -96,7 +104,7 @@ export interface SessionView {
   plan: PlanEntryView[];
   usage?: UsageView;
   canLoadSessions: boolean;
-  commands: Array<{ name: string; description: string }>;
+  commands: CommandView[];
 }
 
 export interface PermissionOptionView {

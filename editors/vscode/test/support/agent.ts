@@ -69,10 +69,14 @@ export class Sandbox {
   get project(): string {
     return join(this.root, "project");
   }
+  /** The agent's HOME, where it finds the user's `~/.claude` (its XDG directories are beside it). */
+  get agentHome(): string {
+    return join(this.root, "home");
+  }
   /** The environment for the agent: private home and XDG directories, the mock model. */
   agentEnv(modelUrl: string): Record<string, string> {
     return {
-      HOME: join(this.root, "home"),
+      HOME: this.agentHome,
       XDG_CONFIG_HOME: join(this.root, "config"),
       XDG_DATA_HOME: join(this.root, "data"),
       XDG_STATE_HOME: join(this.root, "state"),

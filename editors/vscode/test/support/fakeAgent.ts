@@ -50,6 +50,11 @@ export class FakeAgent {
     return this;
   }
 
+  /** Writes messages to the client in one chunk, so it reads them in one go. */
+  raw(...messages: object[]): void {
+    this.#toClient.write(messages.map((m) => `${JSON.stringify({ jsonrpc: "2.0", ...m })}\n`).join(""));
+  }
+
   update(sessionId: string, update: object): void {
     this.agent.notify("session/update", { sessionId, update });
   }

@@ -4,7 +4,7 @@
 // the protocol trace), screenshots, and steps that say what failed with the log's tail.
 
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { Browser, Frame, Page } from "playwright-core";
 import { EXTENSION_ROOT, larikBinary, MockModel, Sandbox, waitFor, type ScenarioStep } from "./agent";
 import { launchChromium } from "./browser";
@@ -32,15 +32,22 @@ export class Workbench {
     readonly page: Page,
   ) {}
 
-  /** Writes `files` into a fresh project and starts everything; the page is not opened yet. */
-  static async start(options: { prefix: string; files: Record<string, string>; scenario: { responses: ScenarioStep[] } }): Promise<Workbench> {
+  /** Writes `files` into a fresh project (and `homeFiles` into the agent's private home, where it
+   * finds the user's `~/.claude` skills and commands) and starts everything; the page is not
+   * opened yet. Names may have folders. */
+  static async start(options: { prefix: string; files: Record<string, string>; homeFiles?: Record<string, string>; scenario: { responses: ScenarioStep[] } }): Promise<Workbench> {
     if (!existsSync(VSIX)) throw new Error(`${VSIX} is missing: run npm run package first`);
     const sandbox = new Sandbox(options.prefix);
     let model: MockModel | undefined;
     let server: CodeServer | undefined;
     let browser: Browser | undefined;
     try {
-      for (const [name, text] of Object.entries(options.files)) writeFileSync(join(sandbox.project, name), text);
+      const write = (path: string, text: string) => {
+        mkdirSync(dirname(path), { recursive: true });
+        writeFileSync(path, text);
+      };
+      for (const [name, text] of Object.entries(options.files)) write(join(sandbox.project, name), text);
+      for (const [name, text] of Object.entries(options.homeFiles ?? {})) write(join(sandbox.agentHome, name), text);
       model = await MockModel.start(options.scenario, sandbox.root);
       server = await CodeServer.start({
         root: sandbox.root,

@@ -2,8 +2,8 @@
 // the extension uses, with an editor host that reads and writes the disk.
 
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import test, { type TestContext } from "node:test";
 import { AgentProcess, resolveServerCommand } from "../../src/agentProcess";
 import type { ReadTextFileRequest, WriteTextFileRequest } from "../../src/protocol/acp";
@@ -22,9 +22,15 @@ interface Run {
   file: (name: string) => string;
 }
 
-async function start(t: TestContext, responses: ScenarioStep[], files: Record<string, string> = {}): Promise<Run> {
+/** `files` go in the project, `homeFiles` in the agent's home; either may name folders. */
+async function start(t: TestContext, responses: ScenarioStep[], files: Record<string, string> = {}, homeFiles: Record<string, string> = {}): Promise<Run> {
   const sandbox = new Sandbox();
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(sandbox.project, name), text);
+  const write = (path: string, text: string) => {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text);
+  };
+  for (const [name, text] of Object.entries(files)) write(join(sandbox.project, name), text);
+  for (const [name, text] of Object.entries(homeFiles)) write(join(sandbox.agentHome, name), text);
   const model = await MockModel.start({ responses }, sandbox.root);
   const command = resolveServerCommand({ path: larikBinary(), args: ["acp"], env: sandbox.agentEnv(model.url) }, {}, { PATH: process.env.PATH ?? "" }, sandbox.project);
   const stderr: string[] = [];
@@ -197,6 +203,37 @@ test("session history: session/list shows the last session and session/load repl
   await run.controller.loadSession(first);
   const texts = run.controller.transcript.items.map((i) => ("text" in i ? i.text : ""));
   assert.deepEqual(texts, ["first question", "first answer"]);
+});
+
+test("slash commands: the built-ins, the user's skills and the project's commands with their hints, after new, /clear and load", { timeout: 60_000 }, async (t) => {
+  const skill = "---\ndescription: Review a change for correctness, tests and style\nargument-hint: [path or branch]\n---\nReview $ARGUMENTS.\n";
+  const run = await start(
+    t,
+    [{ when: "Commit: tidy", text: "Committed." }],
+    { ".claude/commands/commit.md": "---\ndescription: Create a git commit from the staged changes\n---\nCommit: $ARGUMENTS\n", ".claude/commands/git/recent.md": "Summarize what changed in the last commits\n" },
+    { ".claude/skills/code-review/SKILL.md": skill },
+  );
+  const commands = () => run.controller.transcript.session.commands;
+  const find = (name: string) => commands().find((c) => c.name === name);
+  await waitFor(() => find("code-review"), "the user's skill in the commands");
+  assert.deepEqual(find("code-review"), { name: "code-review", description: "Review a change for correctness, tests and style", hint: "[path or branch]" });
+  assert.deepEqual(find("commit"), { name: "commit", description: "Create a git commit from the staged changes" });
+  assert.equal(find("git:recent")?.description, "Summarize what changed in the last commits");
+  for (const name of ["compact", "clear", "mode", "model", "mcp", "tasks"]) assert.ok(find(name), `no built-in ${name}`);
+  assert.equal(find("mode")?.hint, "default, accept-edits, plan or yolo");
+  // Run as the prompt: the model gets the body with the argument put in.
+  await run.controller.prompt("/commit tidy");
+  const last = [...stringsIn((await run.model.requests()).at(-1))];
+  assert.ok(last.some((s) => s.includes("Commit: tidy")), "the command's body did not reach the model");
+  // /clear reads the skills again and announces them again.
+  writeFileSync(join(run.sandbox.agentHome, ".claude/skills/code-review/SKILL.md"), skill.replace("Review a change", "Audit a change"));
+  await run.controller.prompt("/clear");
+  await waitFor(() => find("code-review")?.description.startsWith("Audit a change"), "the edited skill after /clear");
+  // A loaded session has its commands too.
+  const id = run.controller.sessionId!;
+  await run.controller.newSession();
+  await run.controller.loadSession(id);
+  await waitFor(() => find("commit"), "the commands of the loaded session");
 });
 
 test("usage: the agent reports context usage after a model call", { timeout: 60_000 }, async (t) => {

@@ -246,6 +246,36 @@ test("session list and load: history replayed into a fresh transcript", async ()
   fake.close();
 });
 
+test("the commands announced right after session/new's answer, in the same read, are kept", async () => {
+  const { controller, fake } = setup();
+  fake.standard();
+  // The answer is written by hand, together with the announcement that follows it.
+  fake.agent.onRequest("session/new", () => new Promise(() => {}));
+  const connected = controller.connect(fake.client);
+  const created = await fake.sent((m) => m.method === "session/new", "session/new");
+  const commands = [
+    { name: "compact", description: "Summarize the conversation so far to free context" },
+    { name: "code-review", description: "Review a change", input: { hint: "[path or branch]" } },
+  ];
+  fake.raw(
+    { id: created.id, result: { sessionId: "sess_9" } },
+    { method: "session/update", params: { sessionId: "sess_9", update: { sessionUpdate: "available_commands_update", availableCommands: commands } } },
+    // A late update of a session that is gone stays ignored.
+    { method: "session/update", params: { sessionId: "sess_old", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "stray" } } } },
+  );
+  await connected;
+  assert.equal(controller.sessionId, "sess_9");
+  assert.deepEqual(controller.transcript.session.commands, [
+    { name: "compact", description: "Summarize the conversation so far to free context" },
+    { name: "code-review", description: "Review a change", hint: "[path or branch]" },
+  ]);
+  assert.deepEqual(controller.transcript.items, []);
+  // Later updates go straight to the session.
+  fake.update("sess_9", { sessionUpdate: "available_commands_update", availableCommands: [commands[0]] });
+  await waitFor(() => controller.transcript.session.commands.length === 1, "the new list");
+  fake.close();
+});
+
 test("updates of another session are ignored", async () => {
   const { controller, fake } = setup();
   fake.standard();

@@ -126,6 +126,34 @@ test("plan, usage, title, commands, modes and config options land in the session
   assert.equal(transcript.session.model?.current, "b");
 });
 
+test("commands keep their input hints; each update replaces the list whole; a new session starts empty", () => {
+  const { transcript, changes } = recorded();
+  transcript.apply({
+    sessionUpdate: "available_commands_update",
+    availableCommands: [
+      { name: "compact", description: "Summarize the conversation so far to free context" },
+      { name: "mode", description: "Switch mode", input: { hint: "default, accept-edits, plan or yolo" } },
+      { name: "code-review", description: "Review a change for correctness, tests and style", input: { hint: "[path or branch]" } },
+      { name: "git:recent", description: "Summarize what changed in the last commits", input: null },
+      // A blank hint is no hint.
+      { name: "commit", description: "Create a git commit from the staged changes", input: { hint: "  " } },
+    ],
+  });
+  assert.deepEqual(transcript.session.commands, [
+    { name: "compact", description: "Summarize the conversation so far to free context" },
+    { name: "mode", description: "Switch mode", hint: "default, accept-edits, plan or yolo" },
+    { name: "code-review", description: "Review a change for correctness, tests and style", hint: "[path or branch]" },
+    { name: "git:recent", description: "Summarize what changed in the last commits" },
+    { name: "commit", description: "Create a git commit from the staged changes" },
+  ]);
+  assert.equal(changes.at(-1)?.kind, "session", "the webview is not told");
+  // After /clear the agent sends the list again, skills read anew: it replaces the old one.
+  transcript.apply({ sessionUpdate: "available_commands_update", availableCommands: [{ name: "code-review", description: "Audit a change", input: { hint: "[path]" } }] });
+  assert.deepEqual(transcript.session.commands, [{ name: "code-review", description: "Audit a change", hint: "[path]" }]);
+  transcript.reset();
+  assert.deepEqual(transcript.session.commands, []);
+});
+
 test("a mode config option wins over legacy modes", () => {
   const { transcript } = recorded();
   transcript.setModesAndOptions({ currentModeId: "x", availableModes: [{ id: "x", name: "X" }] }, [

@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
-import type { HostToWebview, SessionView, SubagentView, TranscriptItem } from "../../src/webview/messages";
+import type { CommandView, HostToWebview, SessionView, SubagentView, TranscriptItem } from "../../src/webview/messages";
 import { EXTENSION_ROOT } from "../support/agent";
 import { labelFits, launchChromium } from "../support/browser";
 
@@ -327,6 +327,152 @@ test("prompt box: Enter sends, Shift+Enter does not; working shows Cancel", asyn
   await prompt.fill("while working");
   await prompt.press("Enter");
   assert.equal((await posted()).filter((m) => m.type === "prompt").length, 1, "sent while a turn was running");
+  await page.close();
+});
+
+// As Larik announces them: the built-ins, then the user's skills and commands.
+const COMMANDS: CommandView[] = [
+  { name: "compact", description: "Summarize the conversation so far to free context" },
+  { name: "clear", description: "Start over with an empty conversation" },
+  { name: "mode", description: "Switch mode", hint: "default, accept-edits, plan or yolo" },
+  { name: "code-review", description: "Review a change for correctness, tests and style", hint: "[path or branch]" },
+  { name: "commit", description: "Create a git commit from the staged changes" },
+  { name: "git:recent", description: "Summarize what changed in the last commits" },
+];
+
+/** The command list as shown: each option's name, hint and description, and which is selected. */
+async function commandList(page: Page) {
+  return page.locator("#command-list [role=option]").evaluateAll((options) =>
+    options.map((o) => ({
+      name: o.querySelector(".command-name")?.textContent,
+      hint: o.querySelector(".command-hint")?.textContent ?? undefined,
+      description: o.querySelector(".command-description")?.textContent ?? undefined,
+      selected: o.getAttribute("aria-selected") === "true",
+    })),
+  );
+}
+
+const selectedName = async (page: Page) => (await commandList(page)).find((o) => o.selected)?.name;
+
+test("slash commands: `/` at the start lists them as a listbox, typing filters, Up/Down move, Enter puts /name in the prompt", async () => {
+  const { page, problems, send, waitPosted, posted } = await open();
+  await waitPosted("ready");
+  await send(snapshot([], { ...SESSION, commands: COMMANDS }));
+  const prompt = page.locator("#prompt");
+  const list = page.locator("#command-list");
+  // Not after other text: the agent reads a command only at the start.
+  await prompt.pressSequentially("see /co");
+  assert.equal(await list.isVisible(), false, "the list opened after other text");
+  await prompt.fill("");
+  await prompt.pressSequentially("/");
+  await list.waitFor({ state: "visible" });
+  assert.equal(await list.getAttribute("role"), "listbox");
+  assert.equal(await prompt.getAttribute("aria-controls"), "command-list");
+  assert.equal(await prompt.getAttribute("aria-autocomplete"), "list");
+  assert.deepEqual((await commandList(page)).map((o) => o.name), COMMANDS.map((c) => `/${c.name}`));
+  await prompt.pressSequentially("co");
+  assert.deepEqual(await commandList(page), [
+    { name: "/compact", hint: undefined, description: "Summarize the conversation so far to free context", selected: true },
+    { name: "/code-review", hint: "[path or branch]", description: "Review a change for correctness, tests and style", selected: false },
+    { name: "/commit", hint: undefined, description: "Create a git commit from the staged changes", selected: false },
+  ]);
+  assert.equal(await page.locator("#command-status").textContent(), "3 commands");
+  // The prompt keeps the focus and points at the highlighted option.
+  const activeOption = async () => page.locator(`#${await prompt.getAttribute("aria-activedescendant")}`).getAttribute("data-name");
+  assert.equal(await activeOption(), "compact");
+  await prompt.press("ArrowDown");
+  assert.equal(await selectedName(page), "/code-review");
+  assert.equal(await activeOption(), "code-review");
+  await prompt.press("ArrowDown");
+  await prompt.press("ArrowDown");
+  assert.equal(await selectedName(page), "/compact", "Down does not wrap to the first");
+  await prompt.press("ArrowUp");
+  assert.equal(await selectedName(page), "/commit", "Up does not wrap to the last");
+  assert.equal(await page.evaluate(() => document.activeElement?.id), "prompt");
+  // Typing on narrows the list; the highlighted one stays highlighted while it matches.
+  await prompt.pressSequentially("m");
+  assert.deepEqual((await commandList(page)).map((o) => [o.name, o.selected]), [["/compact", false], ["/commit", true]]);
+  await prompt.press("Enter");
+  assert.equal(await prompt.inputValue(), "/commit ");
+  assert.deepEqual(await prompt.evaluate((t: HTMLTextAreaElement) => [t.selectionStart, t.selectionEnd]), [8, 8]);
+  await list.waitFor({ state: "hidden" });
+  assert.equal(await prompt.getAttribute("aria-activedescendant"), null);
+  assert.equal((await posted()).filter((m) => m.type === "prompt").length, 0, "Enter sent the prompt instead of choosing");
+  // Now Enter sends, arguments and all.
+  await prompt.pressSequentially("fix the comma split");
+  await prompt.press("Enter");
+  assert.deepEqual(await waitPosted("prompt"), { type: "prompt", text: "/commit fix the comma split" });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("slash commands: Tab and a click choose, the hint shows where the arguments go, Escape closes, new lists replace the old", async () => {
+  const { page, problems, send, waitPosted, posted } = await open();
+  await page.setViewportSize({ width: 300, height: 600 });
+  await waitPosted("ready");
+  // What reaches the window (VS Code forwards it to the workbench, where Escape cancels a turn).
+  await page.evaluate(() => {
+    (window as any).__keys = [];
+    window.addEventListener("keydown", (e) => (window as any).__keys.push(e.key));
+  });
+  await send(snapshot([], { ...SESSION, status: "working", commands: COMMANDS }));
+  const prompt = page.locator("#prompt");
+  const list = page.locator("#command-list");
+  await prompt.pressSequentially("/cod");
+  await list.waitFor({ state: "visible" });
+  await prompt.press("Tab");
+  assert.equal(await prompt.inputValue(), "/code-review ");
+  assert.equal(await page.evaluate(() => document.activeElement?.id), "prompt", "Tab moved the focus");
+  // The hint, where the arguments will be typed, and said to a screen reader.
+  const ghost = page.locator(".prompt-ghost");
+  await ghost.waitFor({ state: "visible" });
+  assert.equal(await ghost.locator(".ghost-hint").textContent(), "[path or branch]");
+  assert.equal(await page.locator("#command-status").textContent(), "Arguments: [path or branch]");
+  const [hintBox, promptBox] = await Promise.all([ghost.locator(".ghost-hint").boundingBox(), prompt.boundingBox()]);
+  assert.ok(hintBox && promptBox && hintBox.x > promptBox.x + 40 && hintBox.y < promptBox.y + 20, `the hint is not after the name: ${JSON.stringify([hintBox, promptBox])}`);
+  await prompt.pressSequentially("s");
+  await ghost.waitFor({ state: "hidden" });
+  // Escape closes the list and goes no further; typing opens it again.
+  await prompt.fill("");
+  await prompt.pressSequentially("/c");
+  await list.waitFor({ state: "visible" });
+  // At the sidebar's width the list sits above the prompt, inside the view.
+  const [listBox, box] = await Promise.all([list.boundingBox(), prompt.boundingBox()]);
+  assert.ok(listBox && box && listBox.y + listBox.height <= box.y + 1, `the list covers the prompt: ${JSON.stringify([listBox, box])}`);
+  assert.ok(listBox!.x >= 0 && listBox!.x + listBox!.width <= 300, `the list leaves the view: ${JSON.stringify(listBox)}`);
+  assert.equal(await list.evaluate((l) => l.scrollWidth > l.clientWidth), false, "the list scrolls sideways");
+  const keysBefore = (await page.evaluate(() => (window as any).__keys as string[])).length;
+  await prompt.press("Escape");
+  await list.waitFor({ state: "hidden" });
+  const keys = (await page.evaluate(() => (window as any).__keys as string[])).slice(keysBefore);
+  assert.ok(!keys.includes("Escape"), "Escape reached the window");
+  assert.equal(await prompt.inputValue(), "/c");
+  await prompt.pressSequentially("l");
+  await list.waitFor({ state: "visible" });
+  assert.deepEqual((await commandList(page)).map((o) => o.name), ["/clear"]);
+  // Without the list, Escape is not ours.
+  await prompt.fill("plain text");
+  await prompt.press("Escape");
+  assert.ok((await page.evaluate(() => (window as any).__keys as string[])).includes("Escape"));
+  // A click chooses, and the prompt keeps the focus.
+  await prompt.fill("");
+  await prompt.pressSequentially("/");
+  await page.locator('#command-list [data-name="git:recent"]').click();
+  assert.equal(await prompt.inputValue(), "/git:recent ");
+  assert.equal(await page.evaluate(() => document.activeElement?.id), "prompt");
+  await list.waitFor({ state: "hidden" });
+  // The agent's next list (after /clear, skills read again) replaces the shown one.
+  await prompt.fill("");
+  await prompt.pressSequentially("/co");
+  await list.waitFor({ state: "visible" });
+  await send({ type: "session", session: { ...SESSION, status: "working", commands: [...COMMANDS.slice(0, 3), { name: "code-review", description: "Audit a change", hint: "[path]" }] } });
+  await page.waitForFunction(() => document.querySelectorAll("#command-list [role=option]").length === 2);
+  assert.deepEqual((await commandList(page)).map((o) => [o.name, o.description]), [["/compact", "Summarize the conversation so far to free context"], ["/code-review", "Audit a change"]]);
+  // No commands, no list.
+  await send({ type: "session", session: { ...SESSION, commands: [] } });
+  await list.waitFor({ state: "hidden" });
+  assert.equal((await posted()).filter((m) => m.type === "prompt" || m.type === "cancel").length, 0);
+  assert.deepEqual(problems, []);
   await page.close();
 });
 
