@@ -43,6 +43,9 @@ pub struct Settings {
     /// Subagents' roles by name (`worker`, `explore`, ...): a model, or `{model, maxTurns,
     /// context, isolation}`. Read again for every task, so a change applies without a restart.
     pub roles: Option<std::collections::BTreeMap<String, crate::agents::RoleSettings>>,
+    /// Language servers: `{enabled, servers: {name: {command, args, filetypes, rootMarkers,
+    /// initializationOptions, enabled}}}`.
+    pub lsp: Option<crate::lsp::LspSettings>,
     /// Read by [`crate::hooks::Hooks::load`]; named here so it is not reported as unknown.
     #[serde(rename = "hooks")]
     _hooks: Option<serde_json::Value>,
@@ -148,6 +151,7 @@ impl Settings {
             permissions: over.permissions.or(self.permissions),
             sandbox: over.sandbox.or(self.sandbox),
             roles: merge_roles(self.roles, over.roles),
+            lsp: over.lsp.or(self.lsp),
             _hooks: None,
             _mcp_servers: None,
             unknown: std::collections::BTreeMap::new(),
@@ -272,6 +276,11 @@ pub fn load_settings(project: &Path, env: &HashMap<String, String>) -> Result<Se
         let mut layer: Settings =
             serde_json::from_str(&text).map_err(|error| ConfigError::Unreadable { path: path.clone(), message: error.to_string() })?;
         layer.problems.extend(layer.unknown.keys().map(|key| format!("{}: `{key}` is not a Larik setting and is ignored", path.display())));
+        // Which programs run as language servers is the user's choice: a project's files
+        // cannot name one (a cloned repository would run its own code).
+        if path.starts_with(project) && layer.lsp.take().is_some() {
+            layer.problems.push(format!("{}: `lsp` is read from your own settings (~/.config/larik/settings.json) only; a project cannot choose which programs run", path.display()));
+        }
         if let Some(level) = layer.thought_level.as_deref().filter(|level| ThoughtLevel::from_id(level).is_none()) {
             layer.problems.push(format!("{}: thoughtLevel `{level}` is not one of off, low, medium, high; it is ignored", path.display()));
         }

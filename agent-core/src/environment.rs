@@ -49,6 +49,8 @@ pub struct SessionEnv {
     pub notices: Arc<Notices>,
     /// The skills and commands, read again at each fresh context.
     pub skills: Arc<crate::skills::Skills>,
+    /// The language servers, shared with children.
+    pub lsp: Arc<crate::lsp::LanguageServers>,
 }
 
 impl SessionEnv {
@@ -73,6 +75,7 @@ impl SessionEnv {
             notices: Arc::default(),
             settings: None,
             skills: Arc::default(),
+            lsp: Arc::new(crate::lsp::LanguageServers::none()),
         }
     }
 
@@ -99,6 +102,7 @@ impl SessionEnv {
             notices: Arc::clone(&self.notices),
             settings: self.settings.clone(),
             skills: Arc::clone(&self.skills),
+            lsp: Arc::clone(&self.lsp),
         }
     }
 }

@@ -18,6 +18,7 @@ pub mod event;
 mod hooks;
 mod http;
 mod llm;
+mod lsp;
 mod agents;
 mod mcp;
 mod permission;

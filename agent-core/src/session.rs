@@ -128,6 +128,8 @@ pub struct SessionConfig {
     pub model_config: Option<ModelConfig>,
     /// Where the settings came from, for what reads them again later (subagents' roles).
     pub settings: Option<crate::config::SettingsSource>,
+    /// The language servers the session may start.
+    pub language_servers: Vec<crate::lsp::ServerSpec>,
     /// The conversation so far, for a session loaded from disk.
     pub history: Vec<Message>,
     pub title: Option<String>,
@@ -158,6 +160,7 @@ impl SessionConfig {
             agents: crate::agents::definitions::builtin(),
             model_config: None,
             settings: None,
+            language_servers: Vec::new(),
             history: Vec::new(),
             title: None,
         }
@@ -223,6 +226,7 @@ impl SessionConfig {
             agents,
             model_config: resolved.clone(),
             settings: Some(config::SettingsSource { project: cwd_for_settings, env: env.clone() }),
+            language_servers: crate::lsp::ServerSpec::available(env, &settings.lsp.clone().unwrap_or_default()),
             history: Vec::new(),
             title: None,
         };
@@ -268,6 +272,7 @@ impl Session {
             workspace = workspace.with_editor(editor);
         }
         let workspace = Arc::new(workspace);
+        let workspace_root = workspace.root().to_path_buf();
         let user_files = config.settings.as_ref().map(|settings| config::user_instruction_files(&settings.env)).unwrap_or_default();
         let (skills, skill_problems) = crate::skills::Skills::load(config.settings.clone());
         let skills = Arc::new(skills);
@@ -310,6 +315,7 @@ impl Session {
             models: Arc::new(models),
             settings,
             skills,
+            lsp: Arc::new(crate::lsp::LanguageServers::new(&workspace_root, config.language_servers)),
             services: config.services,
             sandbox: config.sandbox,
             shells: Arc::new(BackgroundShells::new(cancel.clone())),
@@ -628,6 +634,11 @@ impl Session {
     /// Cancels everything the session runs; used when the session closes.
     pub fn shutdown(&self) {
         self.cancel.cancel();
+        // The language servers end with the session, whoever holds it.
+        let servers = Arc::clone(&self.env.lsp);
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move { servers.shutdown().await });
+        }
     }
 
     /// Fires when the session is shut down.

@@ -298,6 +298,14 @@ impl Dispatch<'_> {
     /// The steps after a call ran: PostToolUse (or PostToolUseFailure) hooks add feedback and
     /// context to the result, or stop the turn.
     async fn after_run(&self, call: &Approved, output: ToolOutput, halt: &Mutex<Option<String>>) -> ToolOutput {
+        let output = self.with_diagnostics(output).await;
+        if call.tool.name() == "read" && !output.is_error
+            && let Some(path) = call.input["path"].as_str()
+        {
+            // The file's language server gets ready in the background, for an edit to come.
+            let (servers, path) = (Arc::clone(&self.env.lsp), self.env.workspace.absolute(path));
+            tokio::spawn(async move { servers.warm(&path).await });
+        }
         let name = call.tool.name();
         let event = if output.is_error { HookEvent::PostToolUseFailure } else { HookEvent::PostToolUse };
         let fields = || {
@@ -325,6 +333,21 @@ impl Dispatch<'_> {
         added.extend(hook_points::wrapped("feedback", &feedback));
         added.extend(hook_points::wrapped("context", &post.context));
         with_context(output, &added)
+    }
+
+    /// A change to a file gets what its language server now reports against it, in the same
+    /// result: the model sees the errors it made without running a build.
+    async fn with_diagnostics(&self, output: ToolOutput) -> ToolOutput {
+        let Some(Display::Diff { path, old_text, new_text }) = &output.display else { return output };
+        if output.is_error {
+            return output;
+        }
+        let path = self.env.workspace.absolute(&path.display().to_string());
+        let report = self.env.lsp.after_write(&path, old_text.as_deref(), new_text).await;
+        match report {
+            Some(report) => with_context(output, &[report]),
+            None => output,
+        }
     }
 
     /// Writes the accepted hunks only, through the same checks as any write, and tells the model

@@ -1,0 +1,146 @@
+//! Language servers: the session's own client for them. A server is started lazily, on the first
+//! file it serves, once per project root, and stopped with the session: pyright (or
+//! basedpyright), typescript-language-server, gopls, clangd and rust-analyzer when their binary
+//! is on PATH, others from settings (`lsp.servers`), any turned off there.
+//!
+//! What it gives: the file's new problems after an edit, in the same tool result that
+//! confirmed it ([`LanguageServers::after_write`]): the file is synced, fresh diagnostics are
+//! awaited (3 s, 15 s while the server says it is loading) and the errors and warnings it did
+//! not have before are reported. A server that is missing or slow means no report, never an
+//! error; one that crashed is started again once.
+
+mod connection;
+mod report;
+mod server;
+mod specs;
+pub mod uri;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use server::Server;
+pub use specs::{LspSettings, ServerSpec};
+
+/// How long fresh diagnostics are awaited after an edit.
+const WAIT: Duration = Duration::from_secs(3);
+/// The same while the server says it is loading the project.
+const WAIT_LOADING: Duration = Duration::from_secs(15);
+
+/// One server per (spec, root), as it stands.
+enum Slot {
+    Running(Arc<Server>),
+    /// It could not start, or crashed after its one restart: not tried again this session.
+    Failed,
+}
+
+/// The session's language servers.
+pub struct LanguageServers {
+    specs: Vec<ServerSpec>,
+    /// The project: servers' roots lie within it.
+    project: PathBuf,
+    running: tokio::sync::Mutex<HashMap<(String, PathBuf), Slot>>,
+    /// Servers that crashed and were restarted once already.
+    restarted: std::sync::Mutex<std::collections::HashSet<(String, PathBuf)>>,
+    /// Held while a document is synced and its diagnostics awaited: a warm-up and an edit's
+    /// check of the same file must not interleave (the edit would see no baseline).
+    syncing: tokio::sync::Mutex<()>,
+}
+
+impl LanguageServers {
+    pub fn new(project: &Path, specs: Vec<ServerSpec>) -> Self {
+        Self { specs, project: project.to_path_buf(), running: tokio::sync::Mutex::default(), restarted: std::sync::Mutex::default(), syncing: tokio::sync::Mutex::default() }
+    }
+
+    /// No servers at all (a session without settings, a test).
+    pub fn none() -> Self {
+        Self::new(Path::new("/"), Vec::new())
+    }
+
+    /// What the file's server newly reports after `path` went from `before` (`None`: it did not
+    /// exist) to `after`: a few lines for the tool result, or `None` when there is nothing to
+    /// say (no server, no new problem, no answer in time).
+    pub async fn after_write(&self, path: &Path, before: Option<&str>, after: &str) -> Option<String> {
+        let _syncing = self.syncing.lock().await;
+        let (spec, server) = self.server_for(path).await?;
+        let language = spec.language_id(path);
+        // What the file had before, so only what the edit brought is reported.
+        let previous = match before {
+            _ if server.knows(path).await => server.last_diagnostics(path),
+            Some(before) => {
+                let seen = server.publishes(path);
+                let version = server.sync(path, language, before).await;
+                server.diagnostics(path, version, seen, WAIT, WAIT_LOADING).await.unwrap_or_default()
+            }
+            None => Vec::new(),
+        };
+        let seen = server.publishes(path);
+        let version = server.sync(path, language, after).await;
+        let fresh = server.diagnostics(path, version, seen, WAIT, WAIT_LOADING).await?;
+        report::new_problems(&previous, &fresh, &server.name)
+    }
+
+    /// Starts the file's server and tells it the file, so an edit that follows finds it ready
+    /// and knows what problems the file had. For a file the model read.
+    pub async fn warm(&self, path: &Path) {
+        /// Files larger than this are not sent to a server just because they were read.
+        const MAX_WARM_BYTES: u64 = 1024 * 1024;
+        if !self.specs.iter().any(|spec| spec.serves(path)) || tokio::fs::metadata(path).await.map_or(true, |meta| meta.len() > MAX_WARM_BYTES) {
+            return;
+        }
+        let Ok(text) = tokio::fs::read_to_string(path).await else { return };
+        let _syncing = self.syncing.lock().await;
+        let Some((spec, server)) = self.server_for(path).await else { return };
+        if server.knows(path).await {
+            return;
+        }
+        let seen = server.publishes(path);
+        let version = server.sync(path, spec.language_id(path), &text).await;
+        server.diagnostics(path, version, seen, WAIT, WAIT_LOADING).await;
+    }
+
+    /// The running server for `path`, started if need be.
+    async fn server_for(&self, path: &Path) -> Option<(&ServerSpec, Arc<Server>)> {
+        let spec = self.specs.iter().find(|spec| spec.serves(path))?;
+        let root = spec.root_for(path, &self.project);
+        let key = (spec.name.clone(), root.clone());
+        let mut running = self.running.lock().await;
+        match running.get(&key) {
+            Some(Slot::Running(server)) if server.is_alive() => return Some((spec, Arc::clone(server))),
+            Some(Slot::Failed) => return None,
+            Some(Slot::Running(_)) => {
+                // It crashed: once more, then no more.
+                let again = self.restarted.lock().is_ok_and(|mut restarted| restarted.insert(key.clone()));
+                if !again {
+                    tracing::warn!(server = %spec.name, "the language server crashed again; not restarting it");
+                    running.insert(key, Slot::Failed);
+                    return None;
+                }
+                tracing::warn!(server = %spec.name, "the language server crashed; starting it again");
+            }
+            None => {}
+        }
+        match Server::start(spec, &root).await {
+            Ok(server) => {
+                let server = Arc::new(server);
+                running.insert(key, Slot::Running(Arc::clone(&server)));
+                Some((spec, server))
+            }
+            Err(error) => {
+                tracing::warn!(server = %spec.name, %error, "the language server did not start");
+                running.insert(key, Slot::Failed);
+                None
+            }
+        }
+    }
+
+    /// Stops every server.
+    pub async fn shutdown(&self) {
+        let running: Vec<Arc<Server>> = self.running.lock().await.drain().filter_map(|(_, slot)| match slot {
+            Slot::Running(server) => Some(server),
+            Slot::Failed => None,
+        }).collect();
+        futures::future::join_all(running.iter().map(|server| server.shutdown())).await;
+    }
+}

@@ -1,0 +1,242 @@
+//! One running language server for one project root: the handshake, the documents it was told
+//! about (and their versions), the diagnostics it published or is asked for, and whether it is
+//! still loading (its work-done progress). It answers the server's requests honestly and never
+//! lets it change files: `workspace/applyEdit` is refused.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use lsp_types::Diagnostic;
+use serde_json::{Value, json};
+use tokio::sync::watch;
+
+use super::connection::{Connection, LspError, Peer};
+use super::uri;
+
+/// How long the handshake may take: a server indexes a large project first.
+const INITIALIZE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// What one server published for one document.
+#[derive(Clone, Default)]
+struct Published {
+    /// How many publishes came for it so far: a waiter wants one newer than it saw.
+    count: u64,
+    version: Option<i32>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// The server's side of the conversation, as the reader task sees it.
+#[derive(Default)]
+struct State {
+    published: Mutex<HashMap<String, Published>>,
+    /// Work-done progress the server has begun and not ended: it is busy (loading, indexing).
+    progress: Mutex<HashSet<String>>,
+    /// The server registered pull diagnostics after the handshake.
+    pull_registered: AtomicBool,
+    changed: watch::Sender<u64>,
+}
+
+impl State {
+    fn bump(&self) {
+        self.changed.send_modify(|count| *count += 1);
+    }
+}
+
+impl Peer for State {
+    fn notification(&self, method: &str, params: Value) {
+        match method {
+            "textDocument/publishDiagnostics" => {
+                let Some(address) = params["uri"].as_str().map(uri::normalized) else { return };
+                let diagnostics: Vec<Diagnostic> = serde_json::from_value(params["diagnostics"].clone()).unwrap_or_default();
+                let version = params["version"].as_i64().and_then(|version| i32::try_from(version).ok());
+                if let Ok(mut published) = self.published.lock() {
+                    let entry = published.entry(address).or_default();
+                    entry.count += 1;
+                    entry.version = version;
+                    entry.diagnostics = diagnostics;
+                }
+                self.bump();
+            }
+            "$/progress" => {
+                let token = params["token"].to_string();
+                if let Ok(mut progress) = self.progress.lock() {
+                    match params["value"]["kind"].as_str() {
+                        Some("begin") => {
+                            progress.insert(token);
+                        }
+                        Some("end") => {
+                            progress.remove(&token);
+                        }
+                        _ => {}
+                    }
+                }
+                self.bump();
+            }
+            _ => {}
+        }
+    }
+
+    fn request(&self, method: &str, params: &Value) -> Result<Value, (i64, String)> {
+        match method {
+            // No settings of ours to give: one null per item asked, as the protocol says.
+            "workspace/configuration" => Ok(Value::Array(vec![Value::Null; params["items"].as_array().map_or(0, Vec::len)])),
+            "client/registerCapability" => {
+                let registrations = params["registrations"].as_array().cloned().unwrap_or_default();
+                if registrations.iter().any(|registration| registration["method"] == "textDocument/diagnostic") {
+                    self.pull_registered.store(true, Ordering::Relaxed);
+                    self.bump();
+                }
+                Ok(Value::Null)
+            }
+            "client/unregisterCapability" | "window/workDoneProgress/create" | "window/showMessageRequest" | "workspace/diagnostic/refresh" | "workspace/semanticTokens/refresh" | "workspace/inlayHint/refresh" | "workspace/codeLens/refresh" => Ok(Value::Null),
+            "workspace/workspaceFolders" => Ok(Value::Null),
+            // A server does not change the user's files on its own.
+            "workspace/applyEdit" => Ok(json!({"applied": false, "failureReason": "Larik applies a server's edits only for a code action it asked for"})),
+            _ => Err((-32601, format!("{method} is not supported"))),
+        }
+    }
+}
+
+/// A server, started and initialized.
+pub struct Server {
+    pub name: String,
+    connection: Connection,
+    state: Arc<State>,
+    /// The server answers `textDocument/diagnostic` (said in its capabilities).
+    pull: bool,
+    /// The documents it was told about, and their versions.
+    documents: tokio::sync::Mutex<HashMap<PathBuf, i32>>,
+    /// The last diagnostics had for each document, pulled or published.
+    last: Mutex<HashMap<PathBuf, Vec<Diagnostic>>>,
+}
+
+impl Server {
+    pub async fn start(spec: &super::ServerSpec, root: &Path) -> Result<Self, LspError> {
+        let name = spec.name.as_str();
+        let state = Arc::new(State { changed: watch::channel(0).0, ..State::default() });
+        let connection = Connection::spawn(name, &spec.command, &spec.args, &spec.env, root, Arc::clone(&state) as Arc<dyn Peer>)?;
+        let initialization_options = spec.initialization_options.clone();
+        let root_uri = uri::from_path(root);
+        let params = json!({
+            "processId": std::process::id(),
+            "clientInfo": {"name": "larik", "version": env!("CARGO_PKG_VERSION")},
+            "rootUri": root_uri,
+            "rootPath": root,
+            "workspaceFolders": [{"uri": root_uri, "name": root.file_name().and_then(|name| name.to_str()).unwrap_or("project")}],
+            "initializationOptions": initialization_options,
+            "capabilities": {
+                "workspace": {"configuration": true, "workspaceFolders": true, "applyEdit": false},
+                "window": {"workDoneProgress": true},
+                "textDocument": {
+                    "synchronization": {"dynamicRegistration": false, "didSave": false},
+                    "publishDiagnostics": {"versionSupport": true, "relatedInformation": false},
+                    "diagnostic": {"dynamicRegistration": true, "relatedDocumentSupport": false}
+                }
+            }
+        });
+        let answer = connection.request("initialize", params, INITIALIZE_TIMEOUT).await?;
+        let pull = !answer["capabilities"]["diagnosticProvider"].is_null();
+        connection.notify("initialized", json!({}));
+        Ok(Self { name: name.to_owned(), connection, state, pull, documents: tokio::sync::Mutex::default(), last: Mutex::default() })
+    }
+
+    pub fn is_alive(&self) -> bool {
+        self.connection.is_alive()
+    }
+
+    /// Whether the server is still loading: it says so (work-done progress), or it has not
+    /// given diagnostics for any document yet (a server just started is indexing, said or not).
+    fn busy(&self) -> bool {
+        self.last.lock().is_ok_and(|last| last.is_empty()) || self.state.progress.lock().is_ok_and(|progress| !progress.is_empty())
+    }
+
+    /// Whether the server knows the document already.
+    pub async fn knows(&self, path: &Path) -> bool {
+        self.documents.lock().await.contains_key(path)
+    }
+
+    /// Tells the server the document's text (opening it the first time); its new version.
+    pub async fn sync(&self, path: &Path, language_id: &str, text: &str) -> i32 {
+        let address = uri::from_path(path);
+        let mut documents = self.documents.lock().await;
+        match documents.get_mut(path) {
+            Some(version) => {
+                *version += 1;
+                self.connection.notify("textDocument/didChange", json!({"textDocument": {"uri": address, "version": *version}, "contentChanges": [{"text": text}]}));
+                *version
+            }
+            None => {
+                documents.insert(path.to_path_buf(), 1);
+                self.connection.notify("textDocument/didOpen", json!({"textDocument": {"uri": address, "languageId": language_id, "version": 1, "text": text}}));
+                1
+            }
+        }
+    }
+
+    /// The document's diagnostics for `version`: pulled where the server offers it, else the
+    /// first publish after the change was sent. Waits `wait` (`loading` while the server is
+    /// busy); `None` when nothing fresh came in time.
+    pub async fn diagnostics(&self, path: &Path, version: i32, seen: u64, wait: Duration, loading: Duration) -> Option<Vec<Diagnostic>> {
+        let fresh = self.fresh_diagnostics(path, version, seen, wait, loading).await?;
+        if let Ok(mut last) = self.last.lock() {
+            last.insert(path.to_path_buf(), fresh.clone());
+        }
+        Some(fresh)
+    }
+
+    /// The diagnostics last had for the document (none before any).
+    pub fn last_diagnostics(&self, path: &Path) -> Vec<Diagnostic> {
+        self.last.lock().ok().and_then(|last| last.get(path).cloned()).unwrap_or_default()
+    }
+
+    async fn fresh_diagnostics(&self, path: &Path, version: i32, seen: u64, wait: Duration, loading: Duration) -> Option<Vec<Diagnostic>> {
+        let address = uri::from_path(path);
+        let started = tokio::time::Instant::now();
+        let mut changes = self.state.changed.subscribe();
+        loop {
+            let bound = if self.busy() { loading } else { wait };
+            let left = bound.checked_sub(started.elapsed())?;
+            // Pull where the server offers it; it may say so only after the handshake
+            // (dynamic registration), so this is asked again while waiting.
+            if self.pull || self.state.pull_registered.load(Ordering::Relaxed) {
+                return self.pulled(&address, version, left).await;
+            }
+            if let Some(fresh) = self.published(&address).filter(|published| published.count > seen && published.version.is_none_or(|published| published >= version)) {
+                tracing::debug!(server = %self.name, version, published = ?fresh.version, items = fresh.diagnostics.len(), "published diagnostics");
+                return Some(fresh.diagnostics);
+            }
+            if tokio::time::timeout(left, changes.changed()).await.is_err() || !self.is_alive() {
+                return None;
+            }
+        }
+    }
+
+    async fn pulled(&self, address: &str, version: i32, bound: Duration) -> Option<Vec<Diagnostic>> {
+        match self.connection.request("textDocument/diagnostic", json!({"textDocument": {"uri": address}}), bound).await {
+            Ok(report) => {
+                tracing::debug!(server = %self.name, version, items = report["items"].as_array().map_or(0, Vec::len), "pulled diagnostics");
+                serde_json::from_value(report["items"].clone()).ok()
+            }
+            Err(error) => {
+                tracing::debug!(server = %self.name, version, %error, "no diagnostics pulled");
+                None
+            }
+        }
+    }
+
+    /// How many publishes came for the document so far (to wait for a newer one).
+    pub fn publishes(&self, path: &Path) -> u64 {
+        self.published(&uri::from_path(path)).map_or(0, |published| published.count)
+    }
+
+    fn published(&self, address: &str) -> Option<Published> {
+        self.state.published.lock().ok()?.get(&uri::normalized(address)).cloned()
+    }
+
+    pub async fn shutdown(&self) {
+        self.connection.shutdown().await;
+    }
+}
