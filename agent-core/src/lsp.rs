@@ -10,6 +10,7 @@
 //! error; one that crashed is started again once.
 
 mod connection;
+pub mod queries;
 mod report;
 mod server;
 mod specs;
@@ -20,6 +21,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use queries::Operation;
 use server::Server;
 pub use specs::{LspSettings, ServerSpec};
 
@@ -27,6 +29,8 @@ pub use specs::{LspSettings, ServerSpec};
 const WAIT: Duration = Duration::from_secs(3);
 /// The same while the server says it is loading the project.
 const WAIT_LOADING: Duration = Duration::from_secs(15);
+/// How long the `lsp` tool waits for an answer (a first question may wait on indexing).
+const QUERY_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// One server per (spec, root), as it stands.
 enum Slot {
@@ -70,13 +74,13 @@ impl LanguageServers {
             _ if server.knows(path).await => server.last_diagnostics(path),
             Some(before) => {
                 let seen = server.publishes(path);
-                let version = server.sync(path, language, before).await;
+                let (version, _) = server.sync(path, language, before).await;
                 server.diagnostics(path, version, seen, WAIT, WAIT_LOADING).await.unwrap_or_default()
             }
             None => Vec::new(),
         };
         let seen = server.publishes(path);
-        let version = server.sync(path, language, after).await;
+        let (version, _) = server.sync(path, language, after).await;
         let fresh = server.diagnostics(path, version, seen, WAIT, WAIT_LOADING).await?;
         report::new_problems(&previous, &fresh, &server.name)
     }
@@ -96,8 +100,28 @@ impl LanguageServers {
             return;
         }
         let seen = server.publishes(path);
-        let version = server.sync(path, spec.language_id(path), &text).await;
+        let (version, _) = server.sync(path, spec.language_id(path), &text).await;
         server.diagnostics(path, version, seen, WAIT, WAIT_LOADING).await;
+    }
+
+    /// Asks the file's server `operation` at 1-based `line` and `character` (or for `query`);
+    /// the answer as text, or why there is none.
+    pub async fn query(&self, operation: Operation, path: &Path, line: u32, character: u32, query: &str) -> Result<String, String> {
+        let _syncing = self.syncing.lock().await;
+        let Some((spec, server)) = self.server_for(path).await else {
+            let extension = path.extension().and_then(|extension| extension.to_str()).unwrap_or_default();
+            return Err(format!("No language server is running for .{extension} files (none is configured or on PATH, or it failed to start)."));
+        };
+        // The server answers about the file as it is on disk now.
+        let text = tokio::fs::read_to_string(path).await.map_err(|error| format!("{} cannot be read: {error}", path.display()))?;
+        let seen = server.publishes(path);
+        let (version, changed) = server.sync(path, spec.language_id(path), &text).await;
+        let Some((method, params)) = operation.request(path, line.saturating_sub(1), character.saturating_sub(1), query) else {
+            let diagnostics = server.current_diagnostics(path, version, seen, changed, WAIT, WAIT_LOADING).await;
+            return Ok(report::listed(&diagnostics));
+        };
+        let answer = server.call(method, params, QUERY_TIMEOUT).await.map_err(|error| error.to_string())?;
+        Ok(operation.render(&answer, &self.project))
     }
 
     /// The running server for `path`, started if need be.

@@ -287,6 +287,10 @@ impl Session {
             Arc::new(crate::agents::task_control::TaskStop),
         ]);
         crate::skills::tool::offer_if_any(&registry, &skills);
+        // Questions to language servers, when the session has some it may start.
+        if !config.language_servers.is_empty() {
+            registry.add(Arc::new(crate::tools::lsp_query::Lsp));
+        }
         // Said with the next turn: what the settings made of this session, then whatever the
         // MCP servers report between turns.
         let notices: Arc<crate::mcp::Notices> = Arc::default();

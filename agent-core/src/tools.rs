@@ -11,6 +11,7 @@ mod bash;
 mod edit;
 mod glob;
 mod grep;
+pub mod lsp_query;
 mod multi_edit;
 mod read;
 mod registry;

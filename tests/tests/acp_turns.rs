@@ -8,6 +8,10 @@ use serde_json::{Value, json};
 
 async fn start(steps: Vec<Step>) -> (Sandbox, MockLlm, Agent, String) {
     let sandbox = Sandbox::new();
+    // The tools offered must not depend on which language servers this machine has on PATH.
+    let settings = sandbox.home.path().join(".config/larik/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(settings, r#"{"lsp": {"enabled": false}}"#).unwrap();
     let mock = MockLlm::start(Scenario { responses: steps }).await.expect("mock");
     let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
     agent.initialize().await;

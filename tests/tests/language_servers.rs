@@ -131,3 +131,39 @@ async fn a_projects_settings_cannot_name_a_language_server_to_run() {
     assert!(updates.iter().any(|update| update.to_string().contains("a project cannot choose which programs run")), "the user is told: {updates:?}");
     assert!(!project.join("pwned").exists(), "the project's command ran");
 }
+
+#[tokio::test]
+async fn the_lsp_tool_follows_symbols_across_files_with_a_real_server() {
+    let sandbox = Sandbox::new();
+    let project = sandbox.project_path();
+    std::fs::write(project.join("shapes.py"), "class Circle:\n    def __init__(self, radius: float) -> None:\n        self.radius = radius\n\n    def area(self) -> float:\n        return 3.14159 * self.radius ** 2\n").unwrap();
+    std::fs::write(project.join("main.py"), "from shapes import Circle\n\ncircle = Circle(2.0)\nprint(circle.area())\nprint(undefined_x)\n").unwrap();
+    let call = |id: &str, input: Value| Step::tool(id, "lsp", input);
+    let steps = vec![
+        call("q1", json!({"operation": "definition", "file": "main.py", "line": 4, "character": 14})),
+        call("q2", json!({"operation": "references", "file": "shapes.py", "line": 5, "character": 9})),
+        call("q3", json!({"operation": "hover", "file": "main.py", "line": 3, "character": 10})),
+        call("q4", json!({"operation": "document_symbols", "file": "shapes.py"})),
+        call("q5", json!({"operation": "workspace_symbols", "file": "main.py", "query": "Circle"})),
+        call("q6", json!({"operation": "diagnostics", "file": "main.py"})),
+        call("q7", json!({"operation": "definition", "file": "main.py"})),
+        Step::text("Done."),
+    ];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let mut agent = Agent::spawn(&project, &env(&sandbox, mock.url(), true));
+    agent.initialize().await;
+    let session = agent.new_session(&project).await;
+    let (response, _) = agent.prompt(&session, "where is area defined?", |params| panic!("read-only, nothing to ask: {params}")).await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    let last = mock.requests().last().unwrap().clone();
+    assert!(mock.requests()[0]["tools"].as_array().unwrap().iter().any(|tool| tool["name"] == "lsp"), "offered with a server on PATH");
+    assert_eq!(result_text(&last, "q1"), "shapes.py:5:9  def area(self) -> float:");
+    let references = result_text(&last, "q2");
+    assert!(references.contains("shapes.py:5:9  def area(self) -> float:") && references.contains("main.py:4:14  print(circle.area())"), "{references}");
+    assert!(result_text(&last, "q3").contains("class Circle"), "{}", result_text(&last, "q3"));
+    let symbols = result_text(&last, "q4");
+    assert!(symbols.contains("class Circle  1") && symbols.contains("  method area  5"), "nested: {symbols}");
+    assert!(result_text(&last, "q5").contains("class Circle  shapes.py:1"), "{}", result_text(&last, "q5"));
+    assert_eq!(result_text(&last, "q6"), "ERROR 5:7 \"undefined_x\" is not defined");
+    assert!(result_text(&last, "q7").contains("needs the symbol's `line` and `character`"), "{}", result_text(&last, "q7"));
+}

@@ -30,6 +30,13 @@ pub fn new_problems(before: &[Diagnostic], after: &[Diagnostic], server: &str) -
     Some(format!("{server} reports new problems in this file after the change:\n{}", lines.join("\n")))
 }
 
+/// Every error and warning, for the `lsp` tool's `diagnostics`.
+pub fn listed(diagnostics: &[Diagnostic]) -> String {
+    let mut shown: Vec<&Diagnostic> = diagnostics.iter().filter(|diagnostic| matches!(severity(diagnostic), "ERROR" | "WARNING")).collect();
+    shown.sort_by_key(|diagnostic| (severity(diagnostic) != "ERROR", diagnostic.range.start.line, diagnostic.range.start.character));
+    super::queries::capped(shown.iter().map(|diagnostic| line(diagnostic)).collect(), "No errors or warnings.")
+}
+
 fn same(old: &Diagnostic, new: &Diagnostic) -> bool {
     old.severity == new.severity && old.message == new.message && old.code == new.code
 }

@@ -107,8 +107,8 @@ pub struct Server {
     state: Arc<State>,
     /// The server answers `textDocument/diagnostic` (said in its capabilities).
     pull: bool,
-    /// The documents it was told about, and their versions.
-    documents: tokio::sync::Mutex<HashMap<PathBuf, i32>>,
+    /// The documents it was told about: their versions, and a hash of the text last sent.
+    documents: tokio::sync::Mutex<HashMap<PathBuf, (i32, u64)>>,
     /// The last diagnostics had for each document, pulled or published.
     last: Mutex<HashMap<PathBuf, Vec<Diagnostic>>>,
 }
@@ -133,7 +133,11 @@ impl Server {
                 "textDocument": {
                     "synchronization": {"dynamicRegistration": false, "didSave": false},
                     "publishDiagnostics": {"versionSupport": true, "relatedInformation": false},
-                    "diagnostic": {"dynamicRegistration": true, "relatedDocumentSupport": false}
+                    "diagnostic": {"dynamicRegistration": true, "relatedDocumentSupport": false},
+                    "documentSymbol": {"hierarchicalDocumentSymbolSupport": true},
+                    "hover": {"contentFormat": ["markdown", "plaintext"]},
+                    "definition": {"linkSupport": true},
+                    "references": {}
                 }
             }
         });
@@ -158,22 +162,47 @@ impl Server {
         self.documents.lock().await.contains_key(path)
     }
 
-    /// Tells the server the document's text (opening it the first time); its new version.
-    pub async fn sync(&self, path: &Path, language_id: &str, text: &str) -> i32 {
+    /// Tells the server the document's text (opening it the first time); its version, and
+    /// whether the server heard anything new.
+    pub async fn sync(&self, path: &Path, language_id: &str, text: &str) -> (i32, bool) {
         let address = uri::from_path(path);
+        let hash = {
+            use std::hash::{Hash, Hasher};
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            text.hash(&mut hasher);
+            hasher.finish()
+        };
         let mut documents = self.documents.lock().await;
         match documents.get_mut(path) {
-            Some(version) => {
+            Some((version, known)) if *known == hash => (*version, false),
+            Some((version, known)) => {
                 *version += 1;
+                *known = hash;
                 self.connection.notify("textDocument/didChange", json!({"textDocument": {"uri": address, "version": *version}, "contentChanges": [{"text": text}]}));
-                *version
+                (*version, true)
             }
             None => {
-                documents.insert(path.to_path_buf(), 1);
+                documents.insert(path.to_path_buf(), (1, hash));
                 self.connection.notify("textDocument/didOpen", json!({"textDocument": {"uri": address, "languageId": language_id, "version": 1, "text": text}}));
-                1
+                (1, true)
             }
         }
+    }
+
+    /// The document's diagnostics now: asked for afresh where the server answers pulls or the
+    /// text just changed, else the last ones had.
+    pub async fn current_diagnostics(&self, path: &Path, version: i32, seen: u64, changed: bool, wait: Duration, loading: Duration) -> Vec<Diagnostic> {
+        if changed || self.pull || self.state.pull_registered.load(Ordering::Relaxed) {
+            if let Some(fresh) = self.diagnostics(path, version, seen, wait, loading).await {
+                return fresh;
+            }
+        }
+        self.last_diagnostics(path)
+    }
+
+    /// A plain call, for the questions the `lsp` tool asks.
+    pub async fn call(&self, method: &str, params: Value, timeout: Duration) -> Result<Value, LspError> {
+        self.connection.request(method, params, timeout).await
     }
 
     /// The document's diagnostics for `version`: pulled where the server offers it, else the
