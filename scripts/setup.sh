@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the tests need beyond the Rust toolchain, Node 20 and Python 3: the npm packages of
-# the ACP SDK conformance test, the language servers (pyright) and the MCP servers
+# the ACP SDK conformance test, the language servers (pyright, typescript-language-server) and the MCP servers
 # (server-everything, server-filesystem) from
 # their committed lock files, and each editor plugin's test tools
 # (a real Neovim from PyPI, Debian's lua-busted, ...). Safe to run again.
@@ -16,7 +16,7 @@ need npm
 need python3
 
 (cd tests/acp-sdk && npm ci --no-audit --no-fund --loglevel=error)
-# Real language servers (pyright) for the language-server tests.
+# Real language servers (pyright, typescript-language-server) for the language-server tests.
 (cd tests/lsp-servers && npm ci --no-audit --no-fund --loglevel=error)
 # Real MCP servers for the MCP client's end-to-end tests.
 (cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error)

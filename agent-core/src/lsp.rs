@@ -50,16 +50,18 @@ pub struct LanguageServers {
     /// Held while a document is synced and its diagnostics awaited: a warm-up and an edit's
     /// check of the same file must not interleave (the edit would see no baseline).
     syncing: tokio::sync::Mutex<()>,
+    /// Where the user hears that a server is gone for the session.
+    notices: Arc<crate::mcp::Notices>,
 }
 
 impl LanguageServers {
-    pub fn new(project: &Path, specs: Vec<ServerSpec>) -> Self {
-        Self { specs, project: project.to_path_buf(), running: tokio::sync::Mutex::default(), restarted: std::sync::Mutex::default(), syncing: tokio::sync::Mutex::default() }
+    pub fn new(project: &Path, specs: Vec<ServerSpec>, notices: Arc<crate::mcp::Notices>) -> Self {
+        Self { specs, project: project.to_path_buf(), running: tokio::sync::Mutex::default(), restarted: std::sync::Mutex::default(), syncing: tokio::sync::Mutex::default(), notices }
     }
 
     /// No servers at all (a session without settings, a test).
     pub fn none() -> Self {
-        Self::new(Path::new("/"), Vec::new())
+        Self::new(Path::new("/"), Vec::new(), Arc::default())
     }
 
     /// What the file's server newly reports after `path` went from `before` (`None`: it did not
@@ -67,22 +69,15 @@ impl LanguageServers {
     /// say (no server, no new problem, no answer in time).
     pub async fn after_write(&self, path: &Path, before: Option<&str>, after: &str) -> Option<String> {
         let _syncing = self.syncing.lock().await;
-        let (spec, server) = self.server_for(path).await?;
-        let language = spec.language_id(path);
-        // What the file had before, so only what the edit brought is reported.
-        let previous = match before {
-            _ if server.knows(path).await => server.last_diagnostics(path),
-            Some(before) => {
-                let seen = server.publishes(path);
-                let (version, _) = server.sync(path, language, before).await;
-                server.diagnostics(path, version, seen, WAIT, WAIT_LOADING).await.unwrap_or_default()
+        // A server found dead while it is asked is started again (once) and asked again.
+        for _ in 0..2 {
+            let (spec, server) = self.server_for(path).await?;
+            let report = check(spec, &server, path, before, after).await;
+            if server.is_alive() {
+                return report;
             }
-            None => Vec::new(),
-        };
-        let seen = server.publishes(path);
-        let (version, _) = server.sync(path, language, after).await;
-        let fresh = server.diagnostics(path, version, seen, WAIT, WAIT_LOADING).await?;
-        report::new_problems(&previous, &fresh, &server.name)
+        }
+        None
     }
 
     /// Starts the file's server and tells it the file, so an edit that follows finds it ready
@@ -138,6 +133,7 @@ impl LanguageServers {
                 let again = self.restarted.lock().is_ok_and(|mut restarted| restarted.insert(key.clone()));
                 if !again {
                     tracing::warn!(server = %spec.name, "the language server crashed again; not restarting it");
+                    self.notices.push(format!("The {} language server crashed again and was not restarted: edits get no diagnostics from it for the rest of this session.", spec.name));
                     running.insert(key, Slot::Failed);
                     return None;
                 }
@@ -153,6 +149,7 @@ impl LanguageServers {
             }
             Err(error) => {
                 tracing::warn!(server = %spec.name, %error, "the language server did not start");
+                self.notices.push(format!("The {} language server did not start ({error}): edits get no diagnostics from it in this session.", spec.name));
                 running.insert(key, Slot::Failed);
                 None
             }
@@ -167,4 +164,23 @@ impl LanguageServers {
         }).collect();
         futures::future::join_all(running.iter().map(|server| server.shutdown())).await;
     }
+}
+
+/// What one server says the change brought.
+async fn check(spec: &ServerSpec, server: &Server, path: &Path, before: Option<&str>, after: &str) -> Option<String> {
+    let language = spec.language_id(path);
+    // What the file had before, so only what the edit brought is reported.
+    let previous = match before {
+        _ if server.knows(path).await => server.last_diagnostics(path),
+        Some(before) => {
+            let seen = server.publishes(path);
+            let (version, _) = server.sync(path, language, before).await;
+            server.diagnostics(path, version, seen, WAIT, WAIT_LOADING).await.unwrap_or_default()
+        }
+        None => Vec::new(),
+    };
+    let seen = server.publishes(path);
+    let (version, _) = server.sync(path, language, after).await;
+    let fresh = server.diagnostics(path, version, seen, WAIT, WAIT_LOADING).await?;
+    report::new_problems(&previous, &fresh, &server.name)
 }

@@ -167,3 +167,83 @@ async fn the_lsp_tool_follows_symbols_across_files_with_a_real_server() {
     assert_eq!(result_text(&last, "q6"), "ERROR 5:7 \"undefined_x\" is not defined");
     assert!(result_text(&last, "q7").contains("needs the symbol's `line` and `character`"), "{}", result_text(&last, "q7"));
 }
+
+#[tokio::test]
+async fn typescript_gets_its_errors_after_an_edit_and_answers_the_lsp_tool() {
+    let sandbox = Sandbox::new();
+    let project = sandbox.project_path();
+    std::fs::create_dir_all(project.join("src")).unwrap();
+    std::fs::write(project.join("tsconfig.json"), r#"{"compilerOptions": {"strict": true, "target": "es2022", "module": "es2022", "moduleResolution": "bundler"}, "include": ["src"]}"#).unwrap();
+    std::fs::write(project.join("src/math.ts"), "export function add(a: number, b: number): number {\n  return a + b;\n}\n").unwrap();
+    let main = "import { add } from \"./math\";\n\nconst total: number = add(1, 2);\nconsole.log(total);\n";
+    std::fs::write(project.join("src/main.ts"), main).unwrap();
+    let steps = vec![
+        Step::tool("r1", "read", json!({"path": "src/main.ts"})),
+        Step::tool("e1", "edit", json!({"path": "src/main.ts", "old_string": "add(1, 2)", "new_string": "add(1, \"2\")"})),
+        Step::tool("q1", "lsp", json!({"operation": "definition", "file": "src/main.ts", "line": 3, "character": 23})),
+        Step::tool("q2", "lsp", json!({"operation": "references", "file": "src/math.ts", "line": 1, "character": 17})),
+        Step::tool("q3", "lsp", json!({"operation": "document_symbols", "file": "src/math.ts"})),
+        Step::text("Done."),
+    ];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let mut agent = Agent::spawn(&project, &env(&sandbox, mock.url(), true));
+    agent.initialize().await;
+    let session = agent.new_session(&project).await;
+    let (response, _) = agent.prompt(&session, "pass a string", |_| "allow_once").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    let last = mock.requests().last().unwrap().clone();
+    let edited = result_text(&last, "e1");
+    assert!(edited.contains("typescript reports new problems in this file after the change:"), "{edited}");
+    assert!(edited.contains("ERROR 3:30 Argument of type 'string' is not assignable to parameter of type 'number'."), "{edited}");
+    assert_eq!(result_text(&last, "q1"), "src/math.ts:1:17  export function add(a: number, b: number): number {");
+    let references = result_text(&last, "q2");
+    assert!(references.contains("src/math.ts:1:17") && references.contains("src/main.ts:3:23  const total: number = add(1, \"2\");"), "{references}");
+    assert!(result_text(&last, "q3").contains("function add  1"), "{}", result_text(&last, "q3"));
+}
+
+#[tokio::test]
+async fn a_crashed_server_is_started_again_once_then_reported() {
+    let sandbox = Sandbox::new();
+    let project = sandbox.project_path();
+    std::fs::write(project.join("app.py"), APP).unwrap();
+    let edit = |id: &str, from: &str, to: &str| Step::tool(id, "edit", json!({"path": "app.py", "old_string": from, "new_string": to}));
+    let steps = vec![
+        Step::tool("r1", "read", json!({"path": "app.py"})),
+        edit("e1", "greet(\"x\")", "gret(\"x\")"),
+        Step::text("One."),
+        edit("e2", "gret(\"x\")", "grt(\"x\")"),
+        Step::text("Two."),
+        edit("e3", "grt(\"x\")", "gr(\"x\")"),
+        Step::text("Three."),
+        Step::text("Four."),
+    ];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let mut agent = Agent::spawn(&project, &env(&sandbox, mock.url(), true));
+    agent.initialize().await;
+    let session = agent.new_session(&project).await;
+    let agent_pid = agent.child.id().unwrap();
+    let kill = |pid: u32| {
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(i32::try_from(pid).unwrap()), nix::sys::signal::Signal::SIGKILL).unwrap();
+    };
+
+    agent.prompt(&session, "first", |_| "allow_once").await;
+    assert!(result_text(mock.requests().last().unwrap(), "e1").contains("\"gret\" is not defined"));
+    let first = servers_of(agent_pid);
+    assert_eq!(first.len(), 1);
+    kill(first[0]);
+
+    // Crashed once: started again for the next edit, which still gets its diagnostics.
+    agent.prompt(&session, "second", |_| "allow_once").await;
+    assert!(result_text(mock.requests().last().unwrap(), "e2").contains("\"grt\" is not defined"), "restarted");
+    let second = servers_of(agent_pid);
+    assert!(second.len() == 1 && second != first, "a new process: {first:?} {second:?}");
+    kill(second[0]);
+
+    // Twice: no more restarts; the edit works without diagnostics and the user hears why.
+    agent.prompt(&session, "third", |_| "allow_once").await;
+    let third = result_text(mock.requests().last().unwrap(), "e3");
+    assert!(third.starts_with("Edited") && !third.contains("reports new problems"), "{third}");
+    assert!(servers_of(agent_pid).is_empty(), "not started a third time");
+    let (_, updates) = agent.prompt(&session, "fourth", |_| "allow_once").await;
+    assert!(updates.iter().any(|update| update.to_string().contains("crashed again and was not restarted")), "{updates:?}");
+}

@@ -78,6 +78,8 @@ async fn parallel_tasks_run_side_by_side_with_their_own_tools_and_report_in_orde
     assert_eq!(alpha.len(), 2, "the alpha child asked twice");
     let mut child_tools = tool_names(alpha[0]);
     child_tools.sort();
+    // `lsp` too when this machine has a language server on PATH.
+    child_tools.retain(|tool| tool != "lsp");
     assert_eq!(child_tools, ["glob", "grep", "read"], "explore has the read-only tools, and no task tool");
     assert!(alpha[0]["system"].to_string().contains("sees only that reply"), "the child is told to report");
     assert!(!alpha[0].to_string().contains("find both"), "the child sees nothing of the parent's conversation");
