@@ -35,6 +35,8 @@ pub use mcp::{McpCommand, McpServerConfig, ServerScope as McpServerScope, Transp
 pub use permission::Mode;
 pub use review::{Hunk, apply_accepted, hunks};
 pub use skills::SlashCommand;
+/// `file://` URIs for paths and back, as language servers and the Helix bridge speak them.
+pub use lsp::uri as file_uri;
 
 /// What a front end implements for the core: the editor's files, its terminals, questions to
 /// the user, opening an MCP server's login page. Each is optional; the core works without them.

@@ -113,7 +113,12 @@ impl LanguageServers {
         let (version, changed) = server.sync(path, spec.language_id(path), &text).await;
         let Some((method, params)) = operation.request(path, line.saturating_sub(1), character.saturating_sub(1), query) else {
             let diagnostics = server.current_diagnostics(path, version, seen, changed, WAIT, WAIT_LOADING).await;
-            return Ok(report::listed(&diagnostics));
+            if operation != Operation::CodeActions {
+                return Ok(report::listed(&diagnostics));
+            }
+            let params = Operation::code_actions_request(path, line.saturating_sub(1), &diagnostics);
+            let answer = server.call("textDocument/codeAction", params, QUERY_TIMEOUT).await.map_err(|error| error.to_string())?;
+            return Ok(operation.render(&answer, &self.project));
         };
         let answer = server.call(method, params, QUERY_TIMEOUT).await.map_err(|error| error.to_string())?;
         Ok(operation.render(&answer, &self.project))

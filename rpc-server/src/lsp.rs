@@ -14,7 +14,6 @@ mod documents;
 mod proposal;
 mod question;
 mod story;
-mod uri;
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -177,12 +177,15 @@ async fn typescript_gets_its_errors_after_an_edit_and_answers_the_lsp_tool() {
     std::fs::write(project.join("src/math.ts"), "export function add(a: number, b: number): number {\n  return a + b;\n}\n").unwrap();
     let main = "import { add } from \"./math\";\n\nconst total: number = add(1, 2);\nconsole.log(total);\n";
     std::fs::write(project.join("src/main.ts"), main).unwrap();
+    // `add` is used without its import: the server offers to add it.
+    std::fs::write(project.join("src/other.ts"), "export const four: number = add(2, 2);\n").unwrap();
     let steps = vec![
         Step::tool("r1", "read", json!({"path": "src/main.ts"})),
         Step::tool("e1", "edit", json!({"path": "src/main.ts", "old_string": "add(1, 2)", "new_string": "add(1, \"2\")"})),
         Step::tool("q1", "lsp", json!({"operation": "definition", "file": "src/main.ts", "line": 3, "character": 23})),
         Step::tool("q2", "lsp", json!({"operation": "references", "file": "src/math.ts", "line": 1, "character": 17})),
         Step::tool("q3", "lsp", json!({"operation": "document_symbols", "file": "src/math.ts"})),
+        Step::tool("q4", "lsp", json!({"operation": "code_actions", "file": "src/other.ts", "line": 1})),
         Step::text("Done."),
     ];
     let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
@@ -199,6 +202,8 @@ async fn typescript_gets_its_errors_after_an_edit_and_answers_the_lsp_tool() {
     let references = result_text(&last, "q2");
     assert!(references.contains("src/math.ts:1:17") && references.contains("src/main.ts:3:23  const total: number = add(1, \"2\");"), "{references}");
     assert!(result_text(&last, "q3").contains("function add  1"), "{}", result_text(&last, "q3"));
+    let actions = result_text(&last, "q4");
+    assert!(actions.contains("Add import from \"./math\" [quickfix]"), "the quick fix for the missing import: {actions}");
 }
 
 #[tokio::test]

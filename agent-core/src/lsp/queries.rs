@@ -27,11 +27,24 @@ pub enum Operation {
     WorkspaceSymbols,
     /// The file's current errors and warnings.
     Diagnostics,
+    /// The fixes and refactorings the server offers at `line` (its diagnostics there passed
+    /// along, so quick fixes come back).
+    CodeActions,
 }
 
 impl Operation {
     pub fn needs_position(self) -> bool {
         matches!(self, Self::Definition | Self::References | Self::Hover)
+    }
+
+    /// The request for the actions at 0-based `line`, given the diagnostics on it.
+    pub fn code_actions_request(path: &Path, line: u32, diagnostics: &[lsp_types::Diagnostic]) -> Value {
+        let on_line: Vec<&lsp_types::Diagnostic> = diagnostics.iter().filter(|diagnostic| diagnostic.range.start.line <= line && line <= diagnostic.range.end.line).collect();
+        json!({
+            "textDocument": {"uri": uri::from_path(path)},
+            "range": {"start": {"line": line, "character": 0}, "end": {"line": line + 1, "character": 0}},
+            "context": {"diagnostics": on_line, "triggerKind": 1}
+        })
     }
 
     /// The request for it, with `position` 0-based.
@@ -44,7 +57,7 @@ impl Operation {
             Self::Hover => ("textDocument/hover", json!({"textDocument": document, "position": position})),
             Self::DocumentSymbols => ("textDocument/documentSymbol", json!({"textDocument": document})),
             Self::WorkspaceSymbols => ("workspace/symbol", json!({"query": query})),
-            Self::Diagnostics => return None,
+            Self::Diagnostics | Self::CodeActions => return None,
         })
     }
 
@@ -54,6 +67,7 @@ impl Operation {
             Self::Definition | Self::References => locations(answer, project),
             Self::Hover => hover(answer),
             Self::DocumentSymbols | Self::WorkspaceSymbols => symbols(answer, project, 0),
+            Self::CodeActions => actions(answer),
             Self::Diagnostics => Vec::new(),
         };
         capped(lines, "nothing found")
@@ -102,6 +116,20 @@ fn hover(answer: &Value) -> Vec<String> {
         _ => Vec::new(),
     };
     pieces.join("\n").lines().map(str::to_owned).collect()
+}
+
+/// `(Command | CodeAction)[]` as `title [kind]`, the server's preferred fix marked.
+fn actions(answer: &Value) -> Vec<String> {
+    let Some(list) = answer.as_array() else { return Vec::new() };
+    list.iter()
+        .filter(|action| action["disabled"].is_null())
+        .filter_map(|action| {
+            let title = action["title"].as_str()?;
+            let kind = action["kind"].as_str().map(|kind| format!(" [{kind}]")).unwrap_or_default();
+            let preferred = if action["isPreferred"] == true { " (preferred)" } else { "" };
+            Some(format!("{title}{kind}{preferred}"))
+        })
+        .collect()
 }
 
 /// `DocumentSymbol[]` (nested, indented) or `SymbolInformation[]`.

@@ -137,7 +137,8 @@ impl Server {
                     "documentSymbol": {"hierarchicalDocumentSymbolSupport": true},
                     "hover": {"contentFormat": ["markdown", "plaintext"]},
                     "definition": {"linkSupport": true},
-                    "references": {}
+                    "references": {},
+                    "codeAction": {"codeActionLiteralSupport": {"codeActionKind": {"valueSet": ["quickfix", "refactor", "refactor.extract", "refactor.inline", "refactor.rewrite", "source", "source.organizeImports", "source.fixAll"]}}, "isPreferredSupport": true, "disabledSupport": true, "resolveSupport": {"properties": ["edit"]}}
                 }
             }
         });

@@ -61,5 +61,6 @@ mod tests {
         assert_eq!(address, "file:///home/u/my%20project/a%2Bb.py");
         assert_eq!(to_path(&address).unwrap(), path);
         assert_eq!(normalized("file:///home/u/my%20project/a+b.py"), address, "a server's own spelling");
+        assert_eq!(to_path("untitled:1"), None);
     }
 }

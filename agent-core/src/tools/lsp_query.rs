@@ -14,7 +14,7 @@ pub struct LspInput {
     pub operation: Operation,
     /// The file, absolute or relative to the project root.
     pub file: String,
-    /// 1-based line of the symbol (definition, references, hover).
+    /// 1-based line of the symbol (definition, references, hover) or of the code actions.
     #[serde(default)]
     pub line: Option<u32>,
     /// 1-based column of the symbol on that line.
@@ -30,7 +30,7 @@ pub struct Lsp;
 impl Tool for Lsp {
     type Input = LspInput;
     const NAME: &'static str = "lsp";
-    const DESCRIPTION: &'static str = "Ask the file's language server: `definition`, `references` or `hover` of the symbol at `line`/`character` (1-based), the file's `document_symbols`, `workspace_symbols` matching `query` (the file picks the server), or the file's current `diagnostics`. Precise where grep guesses: use it to follow a symbol across files.";
+    const DESCRIPTION: &'static str = "Ask the file's language server: `definition`, `references` or `hover` of the symbol at `line`/`character` (1-based), the file's `document_symbols`, `workspace_symbols` matching `query` (the file picks the server), the file's current `diagnostics`, or the `code_actions` (quick fixes, refactorings) offered at `line`. Precise where grep guesses: use it to follow a symbol across files.";
     const KIND: ToolKind = ToolKind::Search;
 
     fn read_only(&self) -> bool {
@@ -49,6 +49,9 @@ impl Tool for Lsp {
         let path = ctx.env.workspace.absolute(&input.file);
         if input.operation.needs_position() && (input.line.is_none() || input.character.is_none()) {
             return ToolOutput::error("This operation needs the symbol's `line` and `character` (1-based).");
+        }
+        if input.operation == Operation::CodeActions && input.line.is_none() {
+            return ToolOutput::error("code_actions needs the `line` (1-based).");
         }
         if input.operation == Operation::WorkspaceSymbols && input.query.as_deref().is_none_or(str::is_empty) {
             return ToolOutput::error("workspace_symbols needs a `query`.");

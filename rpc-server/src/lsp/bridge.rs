@@ -22,7 +22,7 @@ use super::client::{Client, ClientError, METHOD_NOT_FOUND};
 use super::proposal::{self, LineEdit, Proposal, apply_line_edit};
 use super::question::{self, Question};
 use super::story::{self, Story};
-use super::uri;
+use larik_core::file_uri as uri;
 
 pub const COMMANDS: &[&str] = &[
     "larik.ask",

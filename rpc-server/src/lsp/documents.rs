@@ -18,7 +18,7 @@ use tokio::sync::watch;
 use super::bridge::apply_edit;
 use super::client::Client;
 use super::proposal::LineEdit;
-use super::uri;
+use larik_core::file_uri as uri;
 
 const WARNING_MESSAGE: u32 = 2;
 
