@@ -9,6 +9,7 @@
 //! not have before are reported. A server that is missing or slow means no report, never an
 //! error; one that crashed is started again once.
 
+pub mod code_action;
 mod connection;
 pub mod queries;
 mod report;
@@ -20,6 +21,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
+
+use serde_json::Value;
 
 use queries::Operation;
 use server::Server;
@@ -97,6 +100,41 @@ impl LanguageServers {
         let seen = server.publishes(path);
         let (version, _) = server.sync(path, spec.language_id(path), &text).await;
         server.diagnostics(path, version, seen, WAIT, WAIT_LOADING).await;
+    }
+
+    /// The code action titled `title` at 1-based `line` of `path`, asked for again on the file's
+    /// current text and resolved: what applying it would change.
+    pub async fn plan_code_action(&self, path: &Path, line: u32, title: &str) -> Result<code_action::PlannedAction, String> {
+        let _syncing = self.syncing.lock().await;
+        let (spec, server) = self.server_for(path).await.ok_or_else(|| format!("No language server is running for {}.", path.display()))?;
+        let text = tokio::fs::read_to_string(path).await.map_err(|error| format!("{} cannot be read: {error}", path.display()))?;
+        let seen = server.publishes(path);
+        let (version, changed) = server.sync(path, spec.language_id(path), &text).await;
+        let diagnostics = server.current_diagnostics(path, version, seen, changed, WAIT, WAIT_LOADING).await;
+        let params = Operation::code_actions_request(path, line.saturating_sub(1), &diagnostics);
+        let answer = server.call("textDocument/codeAction", params, QUERY_TIMEOUT).await.map_err(|error| error.to_string())?;
+        let offered = answer.as_array().cloned().unwrap_or_default();
+        let action = code_action::pick(&offered, title)?.clone();
+        let action_title = action["title"].as_str().unwrap_or(title).to_owned();
+        // A bare command: nothing to edit here, the server does the rest.
+        if action["command"].is_string() {
+            return Ok(code_action::PlannedAction { title: action_title, changes: Vec::new(), command: Some(action) });
+        }
+        let action = if action["edit"].is_null() && !action["data"].is_null() {
+            server.call("codeAction/resolve", action, QUERY_TIMEOUT).await.map_err(|error| error.to_string())?
+        } else {
+            action
+        };
+        let changes = if action["edit"].is_null() { Vec::new() } else { code_action::changes(&action["edit"]).await? };
+        Ok(code_action::PlannedAction { title: action_title, changes, command: action.get("command").filter(|command| command.is_object()).cloned() })
+    }
+
+    /// Runs a code action's command on the file's server. Edits the server sends back while it
+    /// runs are refused: only the action's own edit is applied, through the workspace layer.
+    pub async fn run_command(&self, path: &Path, command: &Value) -> Result<(), String> {
+        let (_, server) = self.server_for(path).await.ok_or("the language server is gone")?;
+        let params = serde_json::json!({"command": command["command"], "arguments": command.get("arguments").cloned().unwrap_or(Value::Array(Vec::new()))});
+        server.call("workspace/executeCommand", params, QUERY_TIMEOUT).await.map(|_| ()).map_err(|error| error.to_string())
     }
 
     /// Asks the file's server `operation` at 1-based `line` and `character` (or for `query`);

@@ -289,7 +289,7 @@ impl Session {
         crate::skills::tool::offer_if_any(&registry, &skills);
         // Questions to language servers, when the session has some it may start.
         if !config.language_servers.is_empty() {
-            registry.add(Arc::new(crate::tools::lsp_query::Lsp));
+            registry.add_all([Arc::new(crate::tools::lsp_query::Lsp) as Arc<dyn crate::tools::DynTool>, Arc::new(crate::tools::apply_code_action::ApplyCodeAction)]);
         }
         // Said with the next turn: what the settings made of this session, then whatever the
         // MCP servers report between turns.

@@ -5,6 +5,7 @@
 //! prompt and never emit events themselves: the turn's dispatch does that for every tool alike.
 //! The one exception is output a running call streams, which goes through its [`ToolProgress`].
 
+pub mod apply_code_action;
 pub mod ask_user;
 pub mod background;
 mod bash;

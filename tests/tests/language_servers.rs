@@ -252,3 +252,45 @@ async fn a_crashed_server_is_started_again_once_then_reported() {
     let (_, updates) = agent.prompt(&session, "fourth", |_| "allow_once").await;
     assert!(updates.iter().any(|update| update.to_string().contains("crashed again and was not restarted")), "{updates:?}");
 }
+
+#[tokio::test]
+async fn a_quick_fix_is_applied_by_title_after_the_user_saw_its_diff() {
+    let sandbox = Sandbox::new();
+    let project = sandbox.project_path();
+    std::fs::create_dir_all(project.join("src")).unwrap();
+    std::fs::write(project.join("tsconfig.json"), r#"{"compilerOptions": {"strict": true, "target": "es2022", "module": "es2022", "moduleResolution": "bundler"}, "include": ["src"]}"#).unwrap();
+    std::fs::write(project.join("src/math.ts"), "export function add(a: number, b: number): number {\n  return a + b;\n}\n").unwrap();
+    let other = "export const four: number = add(2, 2);\n";
+    std::fs::write(project.join("src/other.ts"), other).unwrap();
+    let apply = |id: &str, title: &str| Step::tool(id, "apply_code_action", json!({"file": "src/other.ts", "line": 1, "title": title}));
+    let steps = vec![
+        // Not read yet: refused, the file untouched.
+        apply("a0", "Add import from \"./math\""),
+        Step::tool("r1", "read", json!({"path": "src/other.ts"})),
+        apply("a1", "Add a missing semicolon"),
+        apply("a2", "Add import from \"./math\""),
+        Step::text("Fixed."),
+    ];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let mut agent = Agent::spawn(&project, &env(&sandbox, mock.url(), true));
+    agent.initialize().await;
+    let session = agent.new_session(&project).await;
+    let mut asked = Vec::new();
+    let (response, _) = agent
+        .prompt(&session, "fix the import", |params| {
+            asked.push(params.clone());
+            "allow_once"
+        })
+        .await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    let last = mock.requests().last().unwrap().clone();
+    assert!(result_text(&last, "a0").contains("has not been read"), "{}", result_text(&last, "a0"));
+    assert!(result_text(&last, "a1").contains("No code action titled `Add a missing semicolon` here; offered: Add import from \"./math\""), "{}", result_text(&last, "a1"));
+    let applied = result_text(&last, "a2");
+    assert!(applied.starts_with("Applied the code action \"Add import from \"./math\"\": changed src/other.ts."), "{applied}");
+    assert!(!applied.contains("reports new problems"), "the fix brings no new problem: {applied}");
+    assert_eq!(std::fs::read_to_string(project.join("src/other.ts")).unwrap(), format!("import {{ add }} from \"./math\";\n\n{other}"));
+    // It asked like an edit, showing the diff it would make.
+    let prompt = asked.iter().find(|params| params["toolCall"]["title"].as_str().is_some_and(|title| title.starts_with("Apply \"Add import"))).unwrap_or_else(|| panic!("{asked:?}"));
+    assert!(prompt.to_string().contains("import { add } from \\\"./math\\\""), "{prompt}");
+}

@@ -270,3 +270,20 @@ impl Server {
         self.connection.shutdown().await;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_server_is_answered_honestly_and_may_not_edit_files_itself() {
+        let state = State { changed: watch::channel(0).0, ..State::default() };
+        let edit = json!({"edit": {"changes": {"file:///p/a.py": [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "newText": "import os\n"}]}}});
+        let answer = state.request("workspace/applyEdit", &edit).unwrap();
+        assert_eq!(answer["applied"], false, "{answer}");
+        assert_eq!(state.request("workspace/configuration", &json!({"items": [{"section": "python"}, {"section": "pyright"}]})).unwrap(), json!([null, null]));
+        state.request("client/registerCapability", &json!({"registrations": [{"id": "1", "method": "textDocument/diagnostic"}]})).unwrap();
+        assert!(state.pull_registered.load(Ordering::Relaxed), "a late registration turns pulls on");
+        assert_eq!(state.request("workspace/executeClientCommand", &json!({})).unwrap_err().0, -32601, "unknown requests are refused, not faked");
+    }
+}

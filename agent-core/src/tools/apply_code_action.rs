@@ -1,0 +1,95 @@
+//! `apply_code_action`: applies a fix or refactoring the file's language server offers (see the
+//! `lsp` tool's `code_actions`), chosen by title. It changes files, so rules and modes treat it
+//! like `edit`: the prompt shows the diff, and each file it changes goes through the workspace
+//! layer (project bounds, protected paths, read before write, atomic replace, the editor's
+//! buffers). The action is asked for again on the current text, never taken from an old answer.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::{CallDescription, CallSubject, Location, Tool, ToolContext, ToolOutput};
+use crate::event::{Display, ToolKind};
+use crate::lsp::code_action::{PlannedAction, shown};
+
+#[derive(Deserialize, JsonSchema)]
+pub struct ApplyCodeActionInput {
+    /// The file, absolute or relative to the project root.
+    pub file: String,
+    /// 1-based line the action was offered at.
+    pub line: u32,
+    /// The action's title, as `lsp` `code_actions` listed it.
+    pub title: String,
+}
+
+pub struct ApplyCodeAction;
+
+impl Tool for ApplyCodeAction {
+    type Input = ApplyCodeActionInput;
+    const NAME: &'static str = "apply_code_action";
+    const DESCRIPTION: &'static str = "Apply a code action (quick fix, refactoring) the language server offers at a line, by its title as `lsp` `code_actions` listed it. The server's edit is applied to the files it names; files must have been read first.";
+    const KIND: ToolKind = ToolKind::Edit;
+
+    fn read_only(&self) -> bool {
+        false
+    }
+
+    fn describe(&self, input: &ApplyCodeActionInput, ctx: &ToolContext) -> CallDescription {
+        let path = ctx.env.workspace.absolute(&input.file);
+        CallDescription {
+            title: format!("Apply \"{}\" in {}:{}", input.title, shown(&path, ctx.env.workspace.root()), input.line),
+            locations: vec![Location { path, line: Some(input.line) }],
+            subject: CallSubject::Write(input.file.clone()),
+        }
+    }
+
+    async fn preview(&self, input: &ApplyCodeActionInput, ctx: &ToolContext) -> Option<Display> {
+        let path = ctx.env.workspace.absolute(&input.file);
+        let planned = ctx.env.lsp.plan_code_action(&path, input.line, &input.title).await.ok()?;
+        main_change(&planned, &path)
+    }
+
+    async fn run(&self, input: ApplyCodeActionInput, ctx: &ToolContext) -> ToolOutput {
+        let workspace = &ctx.env.workspace;
+        let path = workspace.absolute(&input.file);
+        let planned = match ctx.env.lsp.plan_code_action(&path, input.line, &input.title).await {
+            Ok(planned) => planned,
+            Err(message) => return ToolOutput::error(message),
+        };
+        if planned.changes.is_empty() && planned.command.is_none() {
+            return ToolOutput::error(format!("The code action \"{}\" changes nothing.", planned.title));
+        }
+        // Every file passes the checks before any is written.
+        let mut targets = Vec::new();
+        for change in &planned.changes {
+            let checked = workspace.writable(&change.path.display().to_string()).and_then(|target| workspace.check_fresh(&target).map(|()| target));
+            match checked {
+                Ok(target) => targets.push(target),
+                Err(error) => return ToolOutput::error(format!("The code action \"{}\" was not applied: {error}", planned.title)),
+            }
+        }
+        for (change, target) in planned.changes.iter().zip(&targets) {
+            if let Err(error) = workspace.write_text(target, &change.new_text).await {
+                return ToolOutput::error(format!("The code action \"{}\" stopped at {}: {error}", planned.title, target.display()));
+            }
+        }
+        let changed: Vec<String> = planned.changes.iter().map(|change| shown(&change.path, workspace.root())).collect();
+        let mut text = if changed.is_empty() { format!("Ran the code action \"{}\".", planned.title) } else { format!("Applied the code action \"{}\": changed {}.", planned.title, changed.join(", ")) };
+        if let Some(command) = &planned.command {
+            match ctx.env.lsp.run_command(&path, command).await {
+                Ok(()) => text.push_str(&format!(" Its command `{}` ran.", command["command"].as_str().unwrap_or_default())),
+                Err(error) => text.push_str(&format!(" Its command did not run: {error}")),
+            }
+        }
+        let output = ToolOutput::text(text);
+        match main_change(&planned, &path) {
+            Some(display) => output.with_display(display),
+            None => output,
+        }
+    }
+}
+
+/// The change to the file asked about (else the first), as a diff.
+fn main_change(planned: &PlannedAction, path: &std::path::Path) -> Option<Display> {
+    let change = planned.changes.iter().find(|change| change.path == path).or_else(|| planned.changes.first())?;
+    Some(Display::Diff { path: change.path.clone(), old_text: Some(change.old_text.clone()), new_text: change.new_text.clone() })
+}
