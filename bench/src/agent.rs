@@ -55,8 +55,8 @@ async fn stop(mut agent: Agent) {
     agent.wait_exit().await;
 }
 
-/// The agent's sections, by name: `ready` (with idle), `turn`, `long`, `relay`, `request`, `mcp`.
-pub const SECTIONS: &[&str] = &["ready", "turn", "long", "relay", "request", "mcp"];
+/// The agent's sections, by name: `ready` (with idle), `turn`, `long`, `relay`, `request`, `mcp`, `lsp`.
+pub const SECTIONS: &[&str] = &["ready", "turn", "long", "relay", "request", "mcp", "lsp"];
 
 pub async fn measure(section: &str, idle_seconds: u64) -> anyhow::Result<Vec<Row>> {
     match section {
@@ -66,6 +66,7 @@ pub async fn measure(section: &str, idle_seconds: u64) -> anyhow::Result<Vec<Row
         "relay" => relay().await,
         "request" => first_request().await,
         "mcp" => mcp_servers().await,
+        "lsp" => language_server().await,
         other => anyhow::bail!("no agent section `{other}`"),
     }
 }
@@ -304,3 +305,94 @@ async fn mcp_servers() -> anyhow::Result<Vec<Row>> {
     rows.push(duration_row("mcp: session/new → first request with server-everything's tools", &listed, "(Node starting the server)"));
     Ok(rows)
 }
+
+/// Language servers: how long an edit takes when its result waits for pyright's diagnostics
+/// (the server warm: the file was read and edited before), against the same edit with no
+/// server; and the agent's memory with pyright running, the server's own reported apart.
+async fn language_server() -> anyhow::Result<Vec<Row>> {
+    let bin = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/lsp-servers/node_modules/.bin");
+    if !bin.join("pyright-langserver").exists() {
+        return Ok(vec![Row::single("lsp: pyright not installed (scripts/setup.sh)", "-", "")]);
+    }
+    const EDITS: usize = 10;
+    let mut rows = Vec::new();
+    let mut agent_rss = 0;
+    let mut server_rss = 0;
+    for with_server in [true, false] {
+        let sandbox = Sandbox::new();
+        let settings = sandbox.home.path().join(".config/larik/settings.json");
+        std::fs::create_dir_all(settings.parent().ok_or_else(|| anyhow::anyhow!("no parent"))?)?;
+        // Only pyright: a machine's other servers stay out of the figure.
+        let servers = if with_server { json!({"servers": {"typescript": {"enabled": false}, "gopls": {"enabled": false}, "clangd": {"enabled": false}, "rust-analyzer": {"enabled": false}}}) } else { json!({"enabled": false}) };
+        std::fs::write(&settings, json!({"lsp": servers}).to_string())?;
+        std::fs::write(sandbox.project_path().join("app.py"), "def greet(name: str) -> str:\n    return \"hi \" + name\n\n\nprint(greet(\"x\"))\n")?;
+        // Each edit swaps the call's name, making or fixing an error.
+        let mut steps = vec![Step::tool("r", "read", json!({"path": "app.py"}))];
+        for index in 0..=EDITS {
+            let (from, to) = if index % 2 == 0 { ("greet(\"x\")", "gret(\"x\")") } else { ("gret(\"x\")", "greet(\"x\")") };
+            steps.push(Step::tool(&format!("e{index}"), "edit", json!({"path": "app.py", "old_string": from, "new_string": to})));
+        }
+        steps.push(Step::text("done"));
+        let mock = MockLlm::start(Scenario { responses: steps }).await?;
+        let mut env = sandbox.env(mock.url());
+        for (key, value) in &mut env {
+            if key == "PATH" {
+                *value = format!("{}:{value}", bin.display());
+            }
+        }
+        let (mut agent, session) = ready_agent_in(&sandbox, &env).await;
+        let prompt = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "edit"}]})).await;
+        let mut started: std::collections::HashMap<String, Instant> = std::collections::HashMap::new();
+        let mut edits = Vec::new();
+        loop {
+            let message = agent.next().await;
+            if message["id"] == prompt && message.get("method").is_none() {
+                break;
+            }
+            if message["method"] == "session/request_permission" {
+                agent.reply(&message, json!({"outcome": {"outcome": "selected", "optionId": "allow_once"}})).await;
+                continue;
+            }
+            let update = &message["params"]["update"];
+            let id = update["toolCallId"].as_str().unwrap_or_default().to_owned();
+            match update["status"].as_str() {
+                Some("in_progress") => {
+                    started.insert(id, Instant::now());
+                }
+                // The first edit starts the server: it is not a warm edit.
+                Some("completed") if id.starts_with('e') && id != "e0" => {
+                    if let Some(start) = started.get(&id) {
+                        edits.push(start.elapsed());
+                    }
+                }
+                _ => {}
+            }
+        }
+        let text = mock.requests().last().map(|request| request.to_string()).unwrap_or_default();
+        anyhow::ensure!(!with_server || text.contains("is not defined"), "pyright's diagnostics did not reach the model");
+        let pid = agent.child.id().unwrap_or(0);
+        if with_server {
+            agent_rss = memory_kib(pid).0;
+            server_rss = children_of(pid).iter().map(|child| memory_kib(*child).0).sum();
+        }
+        stop(agent).await;
+        let name = if with_server { "lsp: an edit with pyright's diagnostics (warm): tool call time" } else { "lsp: the same edit with no server: tool call time" };
+        rows.push(duration_row(name, &edits, if with_server { "(the wait is the server's)" } else { "(reference)" }));
+    }
+    rows.push(Row::single("lsp: agent RSS with pyright running", format!("{:.1} MiB", agent_rss as f64 / 1024.0), "(the agent alone)"));
+    rows.push(Row::single("lsp: pyright's own RSS", format!("{:.1} MiB", server_rss as f64 / 1024.0), "(Node; apart from the agent)"));
+    Ok(rows)
+}
+
+/// The processes whose parent is `pid`.
+fn children_of(pid: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|child| {
+            let stat = std::fs::read_to_string(format!("/proc/{child}/stat")).unwrap_or_default();
+            stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok()) == Some(pid)
+        })
+        .collect()
+}
+
