@@ -44,6 +44,7 @@ pub mod services {
     pub use crate::mcp::Browser as LoginBrowser;
     pub use crate::tools::ask_user::{AskUser, FormAnswer};
     pub use crate::tools::terminal::{EditorTerminal, EditorTerminals, TerminalCommand, TerminalExit, TerminalOutput};
+    pub use crate::lsp::EditorDiagnostics;
     pub use crate::tools::EditorServices;
     pub use crate::workspace::{EditorFiles, write_file_atomic};
 }

@@ -35,6 +35,14 @@ const WAIT_LOADING: Duration = Duration::from_secs(15);
 /// How long the `lsp` tool waits for an answer (a first question may wait on indexing).
 const QUERY_TIMEOUT: Duration = Duration::from_secs(20);
 
+/// The editor's own language servers, when the front end offers them: a file's problems as
+/// the editor shows them, waited for up to `wait` after a change. `Ok(None)`: no server of the
+/// editor's covers the file.
+#[async_trait::async_trait]
+pub trait EditorDiagnostics: Send + Sync {
+    async fn diagnostics(&self, path: &Path, wait: Duration) -> Result<Option<Vec<lsp_types::Diagnostic>>, String>;
+}
+
 /// One server per (spec, root), as it stands.
 enum Slot {
     Running(Arc<Server>),
@@ -55,16 +63,45 @@ pub struct LanguageServers {
     syncing: tokio::sync::Mutex<()>,
     /// Where the user hears that a server is gone for the session.
     notices: Arc<crate::mcp::Notices>,
+    /// The editor's servers, asked first where the front end offers them.
+    editor: Option<Arc<dyn EditorDiagnostics>>,
+    /// What the editor last said of each file, the baseline for the next edit's report.
+    editor_seen: std::sync::Mutex<HashMap<PathBuf, Vec<lsp_types::Diagnostic>>>,
 }
 
 impl LanguageServers {
-    pub fn new(project: &Path, specs: Vec<ServerSpec>, notices: Arc<crate::mcp::Notices>) -> Self {
-        Self { specs, project: project.to_path_buf(), running: tokio::sync::Mutex::default(), restarted: std::sync::Mutex::default(), syncing: tokio::sync::Mutex::default(), notices }
+    pub fn new(project: &Path, specs: Vec<ServerSpec>, notices: Arc<crate::mcp::Notices>, editor: Option<Arc<dyn EditorDiagnostics>>) -> Self {
+        Self {
+            specs,
+            project: project.to_path_buf(),
+            running: tokio::sync::Mutex::default(),
+            restarted: std::sync::Mutex::default(),
+            syncing: tokio::sync::Mutex::default(),
+            notices,
+            editor,
+            editor_seen: std::sync::Mutex::default(),
+        }
     }
 
     /// No servers at all (a session without settings, a test).
     pub fn none() -> Self {
-        Self::new(Path::new("/"), Vec::new(), Arc::default())
+        Self::new(Path::new("/"), Vec::new(), Arc::default(), None)
+    }
+
+    /// The editor's view of the file, when it has one: `Some(report)` (maybe no report), or
+    /// `None` when Larik's own servers should be asked.
+    async fn from_editor(&self, path: &Path) -> Option<Option<String>> {
+        let editor = self.editor.as_ref()?;
+        let fresh = match editor.diagnostics(path, WAIT).await {
+            Ok(Some(fresh)) => fresh,
+            Ok(None) => return None,
+            Err(error) => {
+                tracing::debug!(%error, "the editor gave no diagnostics");
+                return Some(None);
+            }
+        };
+        let previous = self.editor_seen.lock().ok().and_then(|mut seen| seen.insert(path.to_path_buf(), fresh.clone())).unwrap_or_default();
+        Some(report::new_problems(&previous, &fresh, "the editor"))
     }
 
     /// What the file's server newly reports after `path` went from `before` (`None`: it did not
@@ -72,6 +109,10 @@ impl LanguageServers {
     /// say (no server, no new problem, no answer in time).
     pub async fn after_write(&self, path: &Path, before: Option<&str>, after: &str) -> Option<String> {
         let _syncing = self.syncing.lock().await;
+        // The editor's own servers already check the file: no second server for it.
+        if let Some(report) = self.from_editor(path).await {
+            return report;
+        }
         // A server found dead while it is asked is started again (once) and asked again.
         for _ in 0..2 {
             let (spec, server) = self.server_for(path).await?;
@@ -88,6 +129,10 @@ impl LanguageServers {
     pub async fn warm(&self, path: &Path) {
         /// Files larger than this are not sent to a server just because they were read.
         const MAX_WARM_BYTES: u64 = 1024 * 1024;
+        // What the editor says of the file now is the baseline for its next edit.
+        if self.from_editor(path).await.is_some() {
+            return;
+        }
         if !self.specs.iter().any(|spec| spec.serves(path)) || tokio::fs::metadata(path).await.map_or(true, |meta| meta.len() > MAX_WARM_BYTES) {
             return;
         }

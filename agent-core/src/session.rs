@@ -319,7 +319,7 @@ impl Session {
             models: Arc::new(models),
             settings,
             skills,
-            lsp: Arc::new(crate::lsp::LanguageServers::new(&workspace_root, config.language_servers, Arc::clone(&notices))),
+            lsp: Arc::new(crate::lsp::LanguageServers::new(&workspace_root, config.language_servers, Arc::clone(&notices), config.services.diagnostics.clone())),
             services: config.services,
             sandbox: config.sandbox,
             shells: Arc::new(BackgroundShells::new(cancel.clone())),

@@ -90,6 +90,8 @@ pub struct EditorServices {
     pub terminals: Option<Arc<dyn terminal::EditorTerminals>>,
     /// Opens an MCP server's login page for the user.
     pub browser: Option<Arc<dyn crate::mcp::Browser>>,
+    /// The editor's own language servers' diagnostics.
+    pub diagnostics: Option<Arc<dyn crate::lsp::EditorDiagnostics>>,
 }
 
 /// The channel a running call streams its output through, as [`AgentEvent::ToolOutput`].

@@ -11,6 +11,53 @@ pub const META_KEY: &str = "larik";
 /// The notification a client sends to tell the agent what the user is looking at.
 pub const EDITOR_CONTEXT_METHOD: &str = "_larik/editor_context";
 
+/// The request Larik sends a client that set `diagnostics`: a file's problems as the editor's
+/// own language servers see them, after an edit.
+pub const DIAGNOSTICS_METHOD: &str = "_larik/diagnostics";
+
+/// Params of `_larik/diagnostics`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DiagnosticsRequest {
+    pub session_id: String,
+    /// The file, absolute.
+    pub path: String,
+    /// How long the editor may wait for its servers to catch up with the file's current text
+    /// before it answers with what it has.
+    pub wait_ms: u64,
+}
+
+/// The answer to `_larik/diagnostics`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DiagnosticsResponse {
+    /// The file's problems now; `null` when no language server of the editor's covers the file
+    /// (Larik then asks its own).
+    pub diagnostics: Option<Vec<EditorDiagnostic>>,
+}
+
+/// One problem, as the editor shows it. Positions are 1-based.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EditorDiagnostic {
+    pub line: u32,
+    pub character: u32,
+    pub severity: DiagnosticSeverityName,
+    pub message: String,
+    /// The server or tool that reported it (`pyright`, `eslint`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum DiagnosticSeverityName {
+    Error,
+    Warning,
+    Information,
+    Hint,
+}
+
 /// `_meta.larik` of a `session/request_permission` response.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -54,6 +101,9 @@ pub struct ClientExtensions {
     /// background task's result arriving while the session is idle. Without it those results
     /// wait for the next prompt.
     pub background_turns: bool,
+    /// The client answers `_larik/diagnostics` from the editor's own language servers, so
+    /// Larik does not start a second server for files the editor already checks.
+    pub diagnostics: bool,
 }
 
 /// What Larik advertises in `agentCapabilities._meta.larik`.

@@ -58,6 +58,7 @@ pub const METHODS: &[Method] = &[
     method!("elicitation/create", AgentToClient, "CreateElicitationRequest", Some("CreateElicitationResponse"), "A question for the user as a form, to clients that advertise `elicitation.form`: the `ask_user` tool's (one `answer` field) or an MCP server's (its own schema with its defaults, the message naming the server). To clients that advertise `elicitation.url`, an MCP server's login page in URL mode (`/mcp login`, or a wider scope needed mid-call); `accept` means the page was opened, and `elicitation/complete` follows when the login is over. Without URL mode the page's address is said in the chat.", "an error or a declined form tells the model the user did not answer; an MCP server hears decline or cancel as given; a declined login page ends the login", r#"{"sessionId":"sess_1","mode":"form","message":"Tabs or spaces?","requestedSchema":{"type":"object","properties":{"answer":{"type":"string","title":"Answer","enum":["tabs","spaces"]}},"required":["answer"]}}"#),
     method!("fs/read_text_file", AgentToClient, "ReadTextFileRequest", Some("ReadTextFileResponse"), "Reads a file through the editor (unsaved buffers), when the client advertises `fs.readTextFile`.", "an error is reported to the model as a failed read", r#"{"sessionId":"sess_1","path":"/home/me/project/src/lib.rs"}"#),
     method!("fs/write_text_file", AgentToClient, "WriteTextFileRequest", Some("WriteTextFileResponse"), "Writes an approved change through the editor (undo history), when the client advertises `fs.writeTextFile`. Larik's own checks (project bounds, freshness) still apply first.", "an error is reported to the model as a failed write", r#"{"sessionId":"sess_1","path":"/home/me/project/src/lib.rs","content":"fn main() {}\n"}"#),
+    method!("_larik/diagnostics", AgentToClient, "DiagnosticsRequest", Some("DiagnosticsResponse"), "A file's problems from the editor's own language servers, after an edit (and after a read, for what the file had before), for a client that set `clientCapabilities._meta.larik.diagnostics`. The editor waits up to `waitMs` for its servers to see the file's current text. `diagnostics: null` means no server of the editor's covers the file: Larik asks its own.", "an error or no answer in time: no report for that edit", r#"{"sessionId":"sess_1","path":"/home/me/project/app.py","waitMs":3000}"#),
     method!("terminal/create", AgentToClient, "CreateTerminalRequest", Some("CreateTerminalResponse"), "Runs a bash call in a terminal the editor shows, for clients that advertise `terminal` but not `_meta.terminal_output`. The command is the sandbox helper (`larik __sandbox ... -- bash -c LINE`) when the sandbox is on, in the project directory; the terminal is embedded in the tool call at once. If it fails, the command runs in the agent instead.", "an error makes the agent run the command itself", r#"{"sessionId":"sess_1","command":"/usr/local/bin/larik","args":["__sandbox","--write","/home/me/project","--","bash","-c","cargo test"],"cwd":"/home/me/project","outputByteLimit":122880}"#),
     method!("terminal/wait_for_exit", AgentToClient, "WaitForTerminalExitRequest", Some("WaitForTerminalExitResponse"), "Waits for the command; the agent's own timeout and cancellation apply (then `terminal/kill`).", "an error ends the call as killed", r#"{"sessionId":"sess_1","terminalId":"term_1"}"#),
     method!("terminal/kill", AgentToClient, "KillTerminalRequest", Some("KillTerminalResponse"), "Stops the command on timeout or cancel; the terminal stays until released.", "logged", r#"{"sessionId":"sess_1","terminalId":"term_1"}"#),
@@ -122,13 +123,15 @@ fn extension_schema() -> String {
     let _ = generator.subschema_for::<extensions::TerminalOutputChunk>();
     let _ = generator.subschema_for::<extensions::TerminalExit>();
     let _ = generator.subschema_for::<extensions::SessionMeta>();
+    let _ = generator.subschema_for::<extensions::DiagnosticsRequest>();
+    let _ = generator.subschema_for::<extensions::DiagnosticsResponse>();
     document("Larik's extensions to ACP v1", generator)
 }
 
 fn is_extension(type_name: &str) -> bool {
     matches!(
         type_name,
-        "EditorContext" | "AgentExtensions" | "ClientExtensions" | "PermissionResponseMeta" | "ToolCallMeta" | "SteeringRequest" | "SteeringResponse" | "TerminalInfo" | "TerminalOutputChunk" | "TerminalExit" | "SessionMeta"
+        "EditorContext" | "AgentExtensions" | "ClientExtensions" | "PermissionResponseMeta" | "ToolCallMeta" | "SteeringRequest" | "SteeringResponse" | "TerminalInfo" | "TerminalOutputChunk" | "TerminalExit" | "SessionMeta" | "DiagnosticsRequest" | "DiagnosticsResponse"
     )
 }
 
@@ -183,6 +186,7 @@ pub fn check_examples() -> Result<(), String> {
             "AuthenticateRequest" => parse::<acp::AuthenticateRequest>(value),
             "LogoutRequest" => parse::<acp::LogoutRequest>(value),
             "SteeringRequest" => parse::<extensions::SteeringRequest>(value),
+            "DiagnosticsRequest" => parse::<extensions::DiagnosticsRequest>(value),
             "CreateElicitationRequest" => parse::<acp::CreateElicitationRequest>(value),
             "NewSessionRequest" => parse::<acp::NewSessionRequest>(value),
             "LoadSessionRequest" => parse::<acp::LoadSessionRequest>(value),

@@ -4,6 +4,7 @@ mod agent;
 mod commands;
 pub mod connection;
 mod editor_context;
+mod editor_diagnostics;
 mod editor_files;
 mod elicitation;
 mod forward;

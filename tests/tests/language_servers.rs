@@ -294,3 +294,48 @@ async fn a_quick_fix_is_applied_by_title_after_the_user_saw_its_diff() {
     let prompt = asked.iter().find(|params| params["toolCall"]["title"].as_str().is_some_and(|title| title.starts_with("Apply \"Add import"))).unwrap_or_else(|| panic!("{asked:?}"));
     assert!(prompt.to_string().contains("import { add } from \\\"./math\\\""), "{prompt}");
 }
+
+#[tokio::test]
+async fn an_editor_that_has_its_own_servers_answers_for_them_and_no_second_server_starts() {
+    let sandbox = Sandbox::new();
+    let project = sandbox.project_path();
+    std::fs::write(project.join("app.py"), APP).unwrap();
+    let steps = vec![
+        Step::tool("r1", "read", json!({"path": "app.py"})),
+        Step::tool("e1", "edit", json!({"path": "app.py", "old_string": "print(greet(\"x\"))", "new_string": "print(gret(\"x\"))"})),
+        Step::text("Done."),
+    ];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    // pyright is on PATH, but the editor covers the file: it must not be started.
+    let mut agent = Agent::spawn(&project, &env(&sandbox, mock.url(), true));
+    agent.initialize_with(json!({"_meta": {"larik": {"diagnostics": true}}})).await;
+    let session = agent.new_session(&project).await;
+    let prompt = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "rename the call"}]})).await;
+    let already = json!({"line": 6, "character": 7, "severity": "error", "message": "\"missing_name\" is not defined", "source": "Pylance"});
+    let mut asked = Vec::new();
+    loop {
+        let message = agent.next().await;
+        if message["id"] == prompt && message.get("method").is_none() {
+            break;
+        }
+        match message["method"].as_str() {
+            Some("_larik/diagnostics") => {
+                asked.push(message["params"].clone());
+                // After the read: what the file had. After the edit: that, and the new error.
+                let mut diagnostics = vec![already.clone()];
+                if asked.len() > 1 {
+                    diagnostics.push(json!({"line": 5, "character": 7, "severity": "error", "message": "\"gret\" is not defined", "source": "Pylance"}));
+                }
+                agent.reply(&message, json!({"diagnostics": diagnostics})).await;
+            }
+            Some("session/request_permission") => agent.reply(&message, json!({"outcome": {"outcome": "selected", "optionId": "allow_once"}})).await,
+            _ => {}
+        }
+    }
+    assert_eq!(asked.len(), 2, "after the read and after the edit: {asked:?}");
+    assert_eq!(asked[1], json!({"sessionId": session, "path": project.join("app.py").display().to_string(), "waitMs": 3000}));
+    let result = result_text(&mock.requests()[2], "e1");
+    assert!(result.contains("the editor reports new problems in this file after the change:\nERROR 5:7 \"gret\" is not defined"), "{result}");
+    assert!(!result.contains("missing_name"), "what the file had is not new: {result}");
+    assert!(servers_of(agent.child.id().unwrap()).is_empty(), "no second server for a file the editor checks");
+}

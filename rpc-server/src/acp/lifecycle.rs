@@ -55,6 +55,9 @@ impl AcpAgent {
         if client.terminal && super::forward::ClientView::terminal_stream(&client).is_none() {
             config.services.terminals = Some(Arc::new(ClientTerminals { peer: peer.clone(), session_id: id.clone() }));
         }
+        if self.client_extensions().diagnostics {
+            config.services.diagnostics = Some(Arc::new(super::editor_diagnostics::ClientDiagnostics { peer: peer.clone(), session_id: id.clone() }));
+        }
         if client.fs.read_text_file || client.fs.write_text_file {
             config.editor = Some(Arc::new(ClientFiles { peer: peer.clone(), session_id: id.clone(), read: client.fs.read_text_file, write: client.fs.write_text_file }));
         }
