@@ -9,6 +9,7 @@ local binary = require("larik.binary")
 local chat = require("larik.ui.chat")
 local config = require("larik.config")
 local context = require("larik.context")
+local diagnostics = require("larik.diagnostics")
 local fs = require("larik.fs")
 local log = require("larik.log")
 local permission = require("larik.ui.permission")
@@ -139,6 +140,8 @@ local function on_request(method, params, respond, id)
     respond(fs.read(params))
   elseif method == "fs/write_text_file" then
     respond(fs.write(params))
+  elseif method == "_larik/diagnostics" then
+    diagnostics.request(params, respond)
   else
     respond(nil, { code = rpc.errors.method_not_found, message = "Method not found: " .. tostring(method) })
   end
@@ -206,7 +209,9 @@ local function initialize_params()
       -- Subagents as child sessions (ACP 1.20), shown under their task call. Without it the
       -- agent labels the children's calls and sends them in the parent's session.
       subagents = cfg.subagents.nested and vim.empty_dict() or nil,
-      _meta = { larik = { hunkReview = true } },
+      -- diagnostics: the agent asks us for a file's problems (larik.diagnostics) instead of
+      -- starting a second language server next to ours.
+      _meta = { larik = { hunkReview = true, diagnostics = true } },
     },
     clientInfo = { name = "larik.nvim", title = "Larik for Neovim", version = M.version },
   }

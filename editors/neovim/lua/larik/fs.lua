@@ -28,6 +28,7 @@ function M.find_buffer(path)
   return nil
 end
 
+--- A buffer's text as it would be written (with its final newline, if it has one).
 local function buffer_text(buf)
   local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
   local eol = vim.bo[buf].eol or vim.bo[buf].fixeol
@@ -46,6 +47,9 @@ local function read_disk(path)
   handle:close()
   return text
 end
+
+M.buffer_text = buffer_text
+M.read_disk = read_disk
 
 --- Keeps lines `line` (1-based) .. `line + limit - 1` of `text`, with their newlines.
 local function window(text, line, limit)

@@ -57,6 +57,7 @@ function M.setup(opts)
   local cfg = require("larik.config").setup(opts)
   require("larik.ui.highlights").setup()
   require("larik.context").track()
+  require("larik.diagnostics").track()
   local group = vim.api.nvim_create_augroup("larik", { clear = true })
   vim.api.nvim_create_autocmd("VimLeavePre", {
     group = group,

@@ -19,7 +19,7 @@ from harness import LARIK_BIN, MockLlm
 CLIENT_CAPABILITIES = {
     "fs": {"readTextFile": True, "writeTextFile": True},
     "terminal": False,
-    "_meta": {"larik": {"hunkReview": True}},
+    "_meta": {"larik": {"hunkReview": True, "diagnostics": True}},
 }
 
 
@@ -106,7 +106,7 @@ def probe() -> dict:
             session = agent.response(agent.request("session/new", {"cwd": str(project), "mcpServers": []}))["result"]
             features["session/set_mode"] = bool(session.get("modes"))
             features["session/set_config_option"] = any(option.get("id") == "model" or option.get("category") == "model" for option in session.get("configOptions") or [])
-            seen = {"fs/read_text_file": False, "fs/write_text_file": False, "hunks": False, "usage_update": False}
+            seen = {"fs/read_text_file": False, "fs/write_text_file": False, "hunks": False, "usage_update": False, "_larik/diagnostics": False}
 
             def answer(message):
                 method = message.get("method")
@@ -122,6 +122,9 @@ def probe() -> dict:
                     seen[method] = True
                     Path(message["params"]["path"]).write_text(message["params"]["content"])
                     agent.send({"jsonrpc": "2.0", "id": message["id"], "result": {}})
+                elif method == "_larik/diagnostics":
+                    seen[method] = True
+                    agent.send({"jsonrpc": "2.0", "id": message["id"], "result": {"diagnostics": None}})
                 elif method == "session/request_permission":
                     hunks = message["params"]["toolCall"].get("_meta", {}).get("larik", {}).get("hunks")
                     seen["hunks"] = seen["hunks"] or bool(hunks)
@@ -134,6 +137,7 @@ def probe() -> dict:
             features["fs/write_text_file"] = seen["fs/write_text_file"]
             features["hunkReview"] = features["hunkReview"] and seen["hunks"]
             features["usage_update"] = seen["usage_update"]
+            features["_larik/diagnostics"] = seen["_larik/diagnostics"]
         finally:
             agent.close()
             mock.stop()

@@ -1,6 +1,9 @@
 """Editor integration: the agent reads unsaved buffers and writes through them (undoable), the
-selection of :LarikAsk goes along with the prompt, editor context is sent, and the editor can
-follow the agent to the file it works on."""
+selection of :LarikAsk goes along with the prompt, editor context is sent, the editor can
+follow the agent to the file it works on, and the agent hears of an edit's new problems from the
+diagnostics the editor shows."""
+
+import shutil
 
 import pytest
 
@@ -108,3 +111,53 @@ def test_follow_the_agent_shows_the_file_it_reads(start):
     )
     # The cursor stayed in the chat's input.
     assert editor.lua("return vim.api.nvim_buf_get_name(0)").endswith("Larik prompt")
+
+
+APP = 'def greet(name: str) -> str:\n    return "hi " + name\n\n\nprint(greet("x"))\nprint(missing_name)\n'
+
+
+@pytest.mark.needs_agent("_larik/diagnostics")
+def test_the_agent_hears_of_new_problems_from_the_editors_diagnostics(start):
+    # No server of the agent's own could answer instead of the editor.
+    assert shutil.which("pyright-langserver") is None and shutil.which("pyright") is None
+    steps = [
+        {"tool_calls": [{"id": "toolu_1", "name": "read", "input": {"path": "app.py"}}]},
+        {"tool_calls": [{"id": "toolu_2", "name": "edit", "input": {"path": "app.py", "old_string": 'print(greet("x"))', "new_string": 'print(gret("x"))'}}]},
+        {"text": "Renamed."},
+    ]
+    editor = start(steps, files={"app.py": APP})
+    editor.command("edit app.py")
+    # What the editor's servers would show: the problem the file has, then, once its text calls
+    # `gret`, the new one too (from on_lines, as a server's answer arrives after the change).
+    editor.lua(
+        """
+        local ns = vim.api.nvim_create_namespace('test_server')
+        local buf = vim.api.nvim_get_current_buf()
+        local already = { lnum = 5, col = 6, severity = vim.diagnostic.severity.ERROR, message = '"missing_name" is not defined', source = 'pyright' }
+        vim.diagnostic.set(ns, buf, { already })
+        vim.api.nvim_buf_attach(buf, false, {
+          on_lines = function()
+            vim.schedule(function()
+              local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\\n')
+              if text:find('gret', 1, true) then
+                local new = { lnum = 4, col = 6, severity = vim.diagnostic.severity.ERROR, message = '"gret" is not defined', source = 'pyright' }
+                vim.diagnostic.set(ns, buf, { already, new })
+              end
+            end)
+          end,
+        })
+        """
+    )
+    editor.ask("rename the call")
+    editor.wait_review()
+    editor.type("gA")
+    editor.wait_chat("Renamed.")
+    editor.wait_turn_done()
+    asked = [m["params"] for m in editor.received_messages() if m.get("method") == "_larik/diagnostics"]
+    app = str(editor.project / "app.py")
+    assert [params["path"] for params in asked] == [app, app], "after the read and after the edit"
+    answers = [m for m in editor.sent_messages() if "result" in m and isinstance(m["result"], dict) and "diagnostics" in m["result"]]
+    assert answers[-1]["result"]["diagnostics"][-1] == {"line": 5, "character": 7, "severity": "error", "message": '"gret" is not defined', "source": "pyright"}
+    result = tool_results(editor.mock.requests()[2])[-1]
+    assert 'the editor reports new problems in this file after the change:\nERROR 5:7 "gret" is not defined' in result, result
+    assert "missing_name" not in result, "what the file had is not new"
