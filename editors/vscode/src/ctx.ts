@@ -8,6 +8,7 @@ import * as os from "node:os";
 import * as vscode from "vscode";
 import { AgentProcess, API_KEY_VARIABLES, resolveServerCommand } from "./agentProcess";
 import { Config } from "./config";
+import { EditorDiagnostics } from "./editor/diagnostics";
 import * as documents from "./editor/documents";
 import { currentEditorContext, selectionAttachment } from "./editor/editorContext";
 import { SessionController } from "./session";
@@ -38,8 +39,27 @@ export class Ctx implements vscode.Disposable, ChatActions {
   constructor(readonly extension: vscode.ExtensionContext) {
     this.log = vscode.window.createOutputChannel("Larik", { log: true });
     const version = String((extension.extension?.packageJSON as { version?: string } | undefined)?.version ?? "0.0.0");
+    // From activation on, so that a file the servers already reported on is answered at once.
+    const diagnostics = new EditorDiagnostics({
+      uriOf: (path) => vscode.Uri.file(path),
+      getDiagnostics: (uri) => vscode.languages.getDiagnostics(uri as vscode.Uri),
+      onDidChangeDiagnostics: (listener) => vscode.languages.onDidChangeDiagnostics((event) => listener(event.uris)),
+      // A save also fires a change (of the dirty state) with no content change: not a new text.
+      onDidChangeText: (listener) =>
+        vscode.Disposable.from(
+          vscode.workspace.onDidChangeTextDocument((event) => event.contentChanges.length > 0 && listener(event.document.uri)),
+          vscode.workspace.onDidOpenTextDocument((document) => listener(document.uri)),
+        ),
+      open: (uri) => vscode.workspace.openTextDocument(uri as vscode.Uri),
+    });
+    this.#disposables.push(diagnostics);
     this.controller = new SessionController(
-      { readTextFile: documents.readTextFile, writeTextFile: documents.writeTextFile, editorContext: currentEditorContext },
+      {
+        readTextFile: documents.readTextFile,
+        writeTextFile: documents.writeTextFile,
+        editorContext: currentEditorContext,
+        diagnostics: (params, signal) => diagnostics.answer(params, signal),
+      },
       {
         cwd: this.cwd,
         clientVersion: version,

@@ -38,7 +38,17 @@ import {
   type SetSessionConfigOptionResponse,
   type WriteTextFileRequest,
 } from "./protocol/acp";
-import { agentCapabilities, EDITOR_CONTEXT_METHOD, META_KEY, type EditorContextParams, type LarikAgentCapabilities } from "./protocol/larik";
+import {
+  agentCapabilities,
+  DIAGNOSTICS_METHOD,
+  EDITOR_CONTEXT_METHOD,
+  META_KEY,
+  type DiagnosticsRequest,
+  type DiagnosticsResponse,
+  type EditorContextParams,
+  type LarikAgentCapabilities,
+  type LarikClientCapabilities,
+} from "./protocol/larik";
 import { subagentUpdateOf, type SubagentCapabilities } from "./protocol/subagents";
 import { autoApproveOption, PermissionQueue, type AutoApprovePolicy } from "./state/permissions";
 import { Subagents } from "./state/subagents";
@@ -59,6 +69,8 @@ export interface EditorHost {
   writeTextFile(params: WriteTextFileRequest): Promise<void>;
   /** What the user is looking at, for `_larik/editor_context`. */
   editorContext(): Omit<EditorContextParams, "sessionId"> | undefined;
+  /** A file's problems from the editor's own language servers, for `_larik/diagnostics`; without it the answer is `null`. */
+  diagnostics?(params: DiagnosticsRequest, signal: AbortSignal): Promise<DiagnosticsResponse>;
 }
 
 export interface SessionOptions {
@@ -80,7 +92,7 @@ export const CLIENT_CAPABILITIES: ClientCapabilities & { subagents: SubagentCapa
   fs: { readTextFile: true, writeTextFile: true },
   terminal: false,
   subagents: {},
-  _meta: { [META_KEY]: { hunkReview: true } },
+  _meta: { [META_KEY]: { hunkReview: true, diagnostics: true } satisfies LarikClientCapabilities },
 };
 
 function describeError(error: unknown): string {
@@ -219,6 +231,15 @@ export class SessionController {
         return {};
       } catch (error) {
         throw new ResponseError(-32603, `cannot write ${params.path}: ${describeError(error)}`);
+      }
+    });
+    // A host without the editor's servers says so (`null`), and the agent asks its own.
+    connection.onRequest(DIAGNOSTICS_METHOD, async (params: DiagnosticsRequest, { signal }): Promise<DiagnosticsResponse> => {
+      if (!this.#host.diagnostics || typeof params?.path !== "string") return { diagnostics: null };
+      try {
+        return await this.#host.diagnostics({ ...params, waitMs: Number.isFinite(params.waitMs) ? params.waitMs : 0 }, signal);
+      } catch (error) {
+        throw new ResponseError(-32603, `no diagnostics for ${params.path}: ${describeError(error)}`);
       }
     });
   }

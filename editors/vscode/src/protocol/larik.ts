@@ -7,6 +7,7 @@ import type { InitializeResponse, ToolCallUpdate } from "./acp";
 
 export const META_KEY = "larik";
 export const EDITOR_CONTEXT_METHOD = "_larik/editor_context";
+export const DIAGNOSTICS_METHOD = "_larik/diagnostics";
 
 /** What the agent advertises in `agentCapabilities._meta.larik`. */
 export interface LarikAgentCapabilities {
@@ -19,6 +20,8 @@ export interface LarikAgentCapabilities {
 /** What this client advertises in `clientCapabilities._meta.larik`. */
 export interface LarikClientCapabilities {
   hunkReview?: boolean;
+  /** The client answers `_larik/diagnostics` from the editor's own language servers. */
+  diagnostics?: boolean;
 }
 
 /** One hunk of a proposed edit; `index` from 0, line numbers 1-based as in a unified diff. */
@@ -50,6 +53,31 @@ export interface EditorDiagnostic {
   line: number;
   severity: "error" | "warning" | "information" | "hint";
   message: string;
+}
+
+export type DiagnosticsSeverity = EditorDiagnostic["severity"];
+
+/** Params of the `_larik/diagnostics` request (agent → client). */
+export interface DiagnosticsRequest {
+  sessionId: string;
+  /** The file, absolute. */
+  path: string;
+  /** How long the editor may wait for its servers to see the file's current text. */
+  waitMs: number;
+}
+
+/** One problem in a `_larik/diagnostics` answer; positions are 1-based. */
+export interface WireDiagnostic {
+  line: number;
+  character: number;
+  severity: DiagnosticsSeverity;
+  message: string;
+  source?: string;
+}
+
+/** The answer to `_larik/diagnostics`; `null`: nothing of the editor's checks the file. */
+export interface DiagnosticsResponse {
+  diagnostics: WireDiagnostic[] | null;
 }
 
 /** Params of the `_larik/editor_context` notification. */

@@ -6,10 +6,13 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import test, { type TestContext } from "node:test";
 import { AgentProcess, resolveServerCommand } from "../../src/agentProcess";
+import { EditorDiagnostics } from "../../src/editor/diagnostics";
 import type { ReadTextFileRequest, WriteTextFileRequest } from "../../src/protocol/acp";
+import type { DiagnosticsRequest } from "../../src/protocol/larik";
 import { SessionController } from "../../src/session";
 import { placeHunks } from "../../src/state/hunks";
 import { larikBinary, MockModel, Sandbox, stringsIn, waitFor, withTimeout, type ScenarioStep } from "../support/agent";
+import { diagnosticAt, FakeLanguages } from "../support/fakeLanguages";
 
 const TEN = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n";
 
@@ -18,12 +21,13 @@ interface Run {
   model: MockModel;
   agent: AgentProcess;
   controller: SessionController;
-  host: { reads: ReadTextFileRequest[]; writes: WriteTextFileRequest[]; context: boolean };
+  host: { reads: ReadTextFileRequest[]; writes: WriteTextFileRequest[]; context: boolean; onWrite?: (params: WriteTextFileRequest) => void };
   file: (name: string) => string;
 }
 
 /** `files` go in the project, `homeFiles` in the agent's home; either may name folders. */
-async function start(t: TestContext, responses: ScenarioStep[], files: Record<string, string> = {}, homeFiles: Record<string, string> = {}): Promise<Run> {
+/** With `languages`, `_larik/diagnostics` is answered as the extension does, from that stand-in for the editor's servers. */
+async function start(t: TestContext, responses: ScenarioStep[], files: Record<string, string> = {}, homeFiles: Record<string, string> = {}, languages?: FakeLanguages): Promise<Run> {
   const sandbox = new Sandbox();
   const write = (path: string, text: string) => {
     mkdirSync(dirname(path), { recursive: true });
@@ -39,6 +43,7 @@ async function start(t: TestContext, responses: ScenarioStep[], files: Record<st
     reads: [] as ReadTextFileRequest[],
     writes: [] as WriteTextFileRequest[],
     context: false,
+    onWrite: undefined as ((params: WriteTextFileRequest) => void) | undefined,
     async readTextFile(params: ReadTextFileRequest) {
       this.reads.push(params);
       return readFileSync(params.path, "utf8");
@@ -46,12 +51,16 @@ async function start(t: TestContext, responses: ScenarioStep[], files: Record<st
     async writeTextFile(params: WriteTextFileRequest) {
       this.writes.push(params);
       writeFileSync(params.path, params.content);
+      this.onWrite?.(params);
     },
     editorContext() {
       this.context = true;
       return { activeFile: join(sandbox.project, "a.txt"), selection: { path: join(sandbox.project, "a.txt"), startLine: 2, endLine: 2, text: "two\n" } };
     },
   };
+  const editorDiagnostics = languages && new EditorDiagnostics(languages);
+  // Added to the host itself, so that its methods' `this` stays the host the test drives.
+  if (editorDiagnostics) Object.assign(host, { diagnostics: (params: DiagnosticsRequest, signal: AbortSignal) => editorDiagnostics.answer(params, signal) });
   const controller = new SessionController(host, {
     cwd: sandbox.project,
     clientVersion: "0.0.0-test",
@@ -60,6 +69,7 @@ async function start(t: TestContext, responses: ScenarioStep[], files: Record<st
     log: () => {},
   });
   t.after(async () => {
+    editorDiagnostics?.dispose();
     await agent.stop();
     await model.stop();
     sandbox.remove();
@@ -108,6 +118,39 @@ test("rejected edit with a reason: the file is unchanged and the model is told",
   assert.ok([...stringsIn(requests[2])].some((s) => s.includes("keep words, not digits")), "the feedback did not reach the model");
   const edit = run.controller.transcript.items.find((i) => i.type === "tool" && i.title === "Edit a.txt");
   assert.ok(edit && edit.type === "tool" && edit.status === "failed", JSON.stringify(edit));
+});
+
+test("the editor's own diagnostics: the edit's result names the problem it brought, not the file's old ones", { timeout: 60_000 }, async (t) => {
+  const app = 'def greet(name: str) -> str:\n    return "hi " + name\n\n\nprint(greet("x"))\nprint(missing_name)\n';
+  const languages = new FakeLanguages();
+  const run = await start(
+    t,
+    [
+      { tool_calls: [{ id: "r1", name: "read", input: { path: "app.py" } }] },
+      { tool_calls: [{ id: "e1", name: "edit", input: { path: "app.py", old_string: 'print(greet("x"))', new_string: 'print(gret("x"))' } }] },
+      { text: "Done." },
+    ],
+    { "app.py": app },
+    {},
+    languages,
+  );
+  const path = run.file("app.py");
+  const already = diagnosticAt(5, 6, '"missing_name" is not defined', 0, "Pylance");
+  // The stand-in server: what the file has before the prompt, and the new error once the text has `gret`, a moment later.
+  languages.report(path, [already]);
+  run.host.onWrite = (params) => {
+    languages.edited(params.path);
+    if (params.content.includes("gret")) setTimeout(() => languages.report(path, [already, diagnosticAt(4, 6, '"gret" is not defined', 0, "Pylance")]), 200);
+  };
+  const turn = run.controller.prompt("rename the call");
+  const pending = await waitFor(() => run.controller.permissions.current, "the permission request");
+  run.controller.permissions.answer(pending.key, { optionId: "allow_once" });
+  assert.equal(await turn, "end_turn");
+  const requests = await run.model.requests();
+  assert.equal(requests.length, 3);
+  const result = [...stringsIn(requests[2])].find((s) => s.includes("the editor reports"));
+  assert.ok(result?.includes('the editor reports new problems in this file after the change:\nERROR 5:7 "gret" is not defined'), String(result));
+  assert.ok(!result!.includes("missing_name"), `what the file had is not new: ${result}`);
 });
 
 test("cancel while the model hangs ends the turn as cancelled", { timeout: 60_000 }, async (t) => {

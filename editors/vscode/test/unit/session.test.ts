@@ -45,7 +45,7 @@ test("connect: initialize with our capabilities, then a session in the workspace
   const init = await fake.sent((m) => m.method === "initialize", "initialize");
   assert.equal(init.params.protocolVersion, 1);
   assert.deepEqual(init.params.clientCapabilities, CLIENT_CAPABILITIES);
-  assert.deepEqual(init.params.clientCapabilities._meta, { larik: { hunkReview: true } });
+  assert.deepEqual(init.params.clientCapabilities._meta, { larik: { hunkReview: true, diagnostics: true } });
   // Subagents as child sessions (ACP 1.20), though the SDK's types do not have the field yet.
   assert.deepEqual(init.params.clientCapabilities.subagents, {});
   assert.equal(init.params.clientInfo.name, "larik-vscode");

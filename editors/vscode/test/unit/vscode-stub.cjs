@@ -275,6 +275,8 @@ module.exports = {
       readFile: async (uri) => fs.promises.readFile(uri.fsPath),
       stat: async (uri) => fs.promises.stat(uri.fsPath),
     },
+    onDidChangeTextDocument: noEvent,
+    onDidOpenTextDocument: noEvent,
     applyEdit: async () => true,
     openTextDocument: async (uri) => ({ uri, languageId: "plaintext", getText: () => "", lineCount: 0, save: async () => true }),
   },
@@ -284,6 +286,7 @@ module.exports = {
       return new Disposable();
     },
     getDiagnostics: () => [],
+    onDidChangeDiagnostics: noEvent,
     setTextDocumentLanguage: async (document, languageId) => ({ ...document, languageId }),
   },
   commands: {
