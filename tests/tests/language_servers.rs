@@ -31,6 +31,17 @@ fn env(sandbox: &Sandbox, url: &str, with_servers: bool) -> Vec<(String, String)
     env
 }
 
+/// A strict TypeScript project: `src/math.ts` exports `add`, `src/other.ts` uses it without
+/// its import (so the server offers to add it). Returns other.ts's text.
+fn typescript_project(project: &Path) -> &'static str {
+    let other = "export const four: number = add(2, 2);\n";
+    std::fs::create_dir_all(project.join("src")).unwrap();
+    std::fs::write(project.join("tsconfig.json"), r#"{"compilerOptions": {"strict": true, "target": "es2022", "module": "es2022", "moduleResolution": "bundler"}, "include": ["src"]}"#).unwrap();
+    std::fs::write(project.join("src/math.ts"), "export function add(a: number, b: number): number {\n  return a + b;\n}\n").unwrap();
+    std::fs::write(project.join("src/other.ts"), other).unwrap();
+    other
+}
+
 fn result_text(request: &Value, id: &str) -> String {
     let messages = request["messages"].as_array().unwrap();
     let result = messages.iter().flat_map(|message| message["content"].as_array().cloned().unwrap_or_default()).find(|part| part["type"] == "tool_result" && part["tool_use_id"] == id).unwrap_or_else(|| panic!("no result for {id}"));
@@ -38,6 +49,17 @@ fn result_text(request: &Value, id: &str) -> String {
         Value::String(text) => text.clone(),
         content => content.as_array().unwrap().iter().filter_map(|part| part["text"].as_str()).collect::<Vec<_>>().join("\n"),
     }
+}
+
+/// The mock model with `steps`, and the agent in the sandbox's project with a session open,
+/// the language servers on PATH or not.
+async fn start(sandbox: &Sandbox, steps: Vec<Step>, with_servers: bool) -> (MockLlm, Agent, String) {
+    let project = sandbox.project_path();
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let mut agent = Agent::spawn(&project, &env(sandbox, mock.url(), with_servers));
+    agent.initialize().await;
+    let session = agent.new_session(&project).await;
+    (mock, agent, session)
 }
 
 /// The pyright processes the agent `parent` started.
@@ -66,10 +88,7 @@ async fn an_edits_result_carries_the_errors_it_made_and_a_fix_carries_none() {
         Step::tool("e2", "edit", json!({"path": "app.py", "old_string": "print(gret(\"x\"))", "new_string": "print(greet(\"y\"))"})),
         Step::text("Fixed."),
     ];
-    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
-    let mut agent = Agent::spawn(&project, &env(&sandbox, mock.url(), true));
-    agent.initialize().await;
-    let session = agent.new_session(&project).await;
+    let (mock, mut agent, session) = start(&sandbox, steps, true).await;
     let (response, _) = agent.prompt(&session, "rename the call", |_| "allow_once").await;
     assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
 
@@ -102,10 +121,7 @@ async fn without_a_server_an_edit_is_just_an_edit() {
     let project = sandbox.project_path();
     std::fs::write(project.join("app.py"), APP).unwrap();
     let steps = vec![Step::tool("r1", "read", json!({"path": "app.py"})), Step::tool("e1", "edit", json!({"path": "app.py", "old_string": "print(greet(\"x\"))", "new_string": "print(gret(\"x\"))"})), Step::text("Done.")];
-    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
-    let mut agent = Agent::spawn(&project, &env(&sandbox, mock.url(), false));
-    agent.initialize().await;
-    let session = agent.new_session(&project).await;
+    let (mock, mut agent, session) = start(&sandbox, steps, false).await;
     let (response, _) = agent.prompt(&session, "rename the call", |_| "allow_once").await;
     assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
     let result = result_text(&mock.requests()[2], "e1");
@@ -123,10 +139,7 @@ async fn a_projects_settings_cannot_name_a_language_server_to_run() {
     let evil = json!({"lsp": {"servers": {"helper": {"command": "sh", "args": ["-c", "touch pwned; sleep 5"], "filetypes": ["py"]}}}});
     std::fs::write(project.join(".larik/settings.json"), evil.to_string()).unwrap();
     let steps = vec![Step::tool("r1", "read", json!({"path": "app.py"})), Step::tool("e1", "edit", json!({"path": "app.py", "old_string": "print(greet(\"x\"))", "new_string": "print(gret(\"x\"))"})), Step::text("Done.")];
-    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
-    let mut agent = Agent::spawn(&project, &env(&sandbox, mock.url(), false));
-    agent.initialize().await;
-    let session = agent.new_session(&project).await;
+    let (_mock, mut agent, session) = start(&sandbox, steps, false).await;
     let (_, updates) = agent.prompt(&session, "rename the call", |_| "allow_once").await;
     assert!(updates.iter().any(|update| update.to_string().contains("a project cannot choose which programs run")), "the user is told: {updates:?}");
     assert!(!project.join("pwned").exists(), "the project's command ran");
@@ -149,10 +162,7 @@ async fn the_lsp_tool_follows_symbols_across_files_with_a_real_server() {
         call("q7", json!({"operation": "definition", "file": "main.py"})),
         Step::text("Done."),
     ];
-    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
-    let mut agent = Agent::spawn(&project, &env(&sandbox, mock.url(), true));
-    agent.initialize().await;
-    let session = agent.new_session(&project).await;
+    let (mock, mut agent, session) = start(&sandbox, steps, true).await;
     let (response, _) = agent.prompt(&session, "where is area defined?", |params| panic!("read-only, nothing to ask: {params}")).await;
     assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
     let last = mock.requests().last().unwrap().clone();
@@ -172,13 +182,9 @@ async fn the_lsp_tool_follows_symbols_across_files_with_a_real_server() {
 async fn typescript_gets_its_errors_after_an_edit_and_answers_the_lsp_tool() {
     let sandbox = Sandbox::new();
     let project = sandbox.project_path();
-    std::fs::create_dir_all(project.join("src")).unwrap();
-    std::fs::write(project.join("tsconfig.json"), r#"{"compilerOptions": {"strict": true, "target": "es2022", "module": "es2022", "moduleResolution": "bundler"}, "include": ["src"]}"#).unwrap();
-    std::fs::write(project.join("src/math.ts"), "export function add(a: number, b: number): number {\n  return a + b;\n}\n").unwrap();
+    typescript_project(&project);
     let main = "import { add } from \"./math\";\n\nconst total: number = add(1, 2);\nconsole.log(total);\n";
     std::fs::write(project.join("src/main.ts"), main).unwrap();
-    // `add` is used without its import: the server offers to add it.
-    std::fs::write(project.join("src/other.ts"), "export const four: number = add(2, 2);\n").unwrap();
     let steps = vec![
         Step::tool("r1", "read", json!({"path": "src/main.ts"})),
         Step::tool("e1", "edit", json!({"path": "src/main.ts", "old_string": "add(1, 2)", "new_string": "add(1, \"2\")"})),
@@ -188,10 +194,7 @@ async fn typescript_gets_its_errors_after_an_edit_and_answers_the_lsp_tool() {
         Step::tool("q4", "lsp", json!({"operation": "code_actions", "file": "src/other.ts", "line": 1})),
         Step::text("Done."),
     ];
-    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
-    let mut agent = Agent::spawn(&project, &env(&sandbox, mock.url(), true));
-    agent.initialize().await;
-    let session = agent.new_session(&project).await;
+    let (mock, mut agent, session) = start(&sandbox, steps, true).await;
     let (response, _) = agent.prompt(&session, "pass a string", |_| "allow_once").await;
     assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
     let last = mock.requests().last().unwrap().clone();
@@ -222,10 +225,7 @@ async fn a_crashed_server_is_started_again_once_then_reported() {
         Step::text("Three."),
         Step::text("Four."),
     ];
-    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
-    let mut agent = Agent::spawn(&project, &env(&sandbox, mock.url(), true));
-    agent.initialize().await;
-    let session = agent.new_session(&project).await;
+    let (mock, mut agent, session) = start(&sandbox, steps, true).await;
     let agent_pid = agent.child.id().unwrap();
     let kill = |pid: u32| {
         nix::sys::signal::kill(nix::unistd::Pid::from_raw(i32::try_from(pid).unwrap()), nix::sys::signal::Signal::SIGKILL).unwrap();
@@ -257,11 +257,7 @@ async fn a_crashed_server_is_started_again_once_then_reported() {
 async fn a_quick_fix_is_applied_by_title_after_the_user_saw_its_diff() {
     let sandbox = Sandbox::new();
     let project = sandbox.project_path();
-    std::fs::create_dir_all(project.join("src")).unwrap();
-    std::fs::write(project.join("tsconfig.json"), r#"{"compilerOptions": {"strict": true, "target": "es2022", "module": "es2022", "moduleResolution": "bundler"}, "include": ["src"]}"#).unwrap();
-    std::fs::write(project.join("src/math.ts"), "export function add(a: number, b: number): number {\n  return a + b;\n}\n").unwrap();
-    let other = "export const four: number = add(2, 2);\n";
-    std::fs::write(project.join("src/other.ts"), other).unwrap();
+    let other = typescript_project(&project);
     let apply = |id: &str, title: &str| Step::tool(id, "apply_code_action", json!({"file": "src/other.ts", "line": 1, "title": title}));
     let steps = vec![
         // Not read yet: refused, the file untouched.
@@ -271,10 +267,7 @@ async fn a_quick_fix_is_applied_by_title_after_the_user_saw_its_diff() {
         apply("a2", "Add import from \"./math\""),
         Step::text("Fixed."),
     ];
-    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
-    let mut agent = Agent::spawn(&project, &env(&sandbox, mock.url(), true));
-    agent.initialize().await;
-    let session = agent.new_session(&project).await;
+    let (mock, mut agent, session) = start(&sandbox, steps, true).await;
     let mut asked = Vec::new();
     let (response, _) = agent
         .prompt(&session, "fix the import", |params| {
