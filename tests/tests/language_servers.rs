@@ -1,6 +1,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-//! Diagnostics after edits with a real language server (pyright, from `tests/lsp-servers`, which
-//! `scripts/setup.sh` installs): the error an edit makes comes back in the edit's own result,
+//! Diagnostics after edits with real language servers (pyright and typescript-language-server
+//! from `tests/lsp-servers`, clangd from Debian; `scripts/setup.sh` installs them): the error an edit makes comes back in the edit's own result,
 //! a fix brings none, a problem the file had before is not reported, no server means no report
 //! and no error, and no server outlives the session.
 
@@ -331,4 +331,36 @@ async fn an_editor_that_has_its_own_servers_answers_for_them_and_no_second_serve
     assert!(result.contains("the editor reports new problems in this file after the change:\nERROR 5:7 \"gret\" is not defined"), "{result}");
     assert!(!result.contains("missing_name"), "what the file had is not new: {result}");
     assert!(servers_of(agent.child.id().unwrap()).is_empty(), "no second server for a file the editor checks");
+}
+
+#[tokio::test]
+async fn c_gets_clangds_errors_after_an_edit_and_answers_the_lsp_tool() {
+    assert!(std::process::Command::new("clangd").arg("--version").output().is_ok_and(|out| out.status.success()), "run scripts/setup.sh: clangd is missing");
+    let sandbox = Sandbox::new();
+    let project = sandbox.project_path();
+    std::fs::write(project.join("compile_flags.txt"), "-std=c11\n-Wall\n").unwrap();
+    std::fs::write(project.join("geometry.h"), "int area(int width, int height);\n").unwrap();
+    std::fs::write(project.join("geometry.c"), "#include \"geometry.h\"\n\nint area(int width, int height) { return width * height; }\n").unwrap();
+    let main = "#include <stdio.h>\n#include \"geometry.h\"\n\nint main(void) {\n    int total = area(2, 3);\n    printf(\"%d\\n\", total);\n    return undeclared_before;\n}\n";
+    std::fs::write(project.join("main.c"), main).unwrap();
+    let steps = vec![
+        Step::tool("r1", "read", json!({"path": "main.c"})),
+        Step::tool("e1", "edit", json!({"path": "main.c", "old_string": "printf(\"%d\\n\", total);", "new_string": "printf(\"%d\\n\", totl);"})),
+        Step::tool("q1", "lsp", json!({"operation": "hover", "file": "main.c", "line": 5, "character": 17})),
+        Step::tool("q2", "lsp", json!({"operation": "document_symbols", "file": "main.c"})),
+        Step::tool("q3", "lsp", json!({"operation": "diagnostics", "file": "main.c"})),
+        Step::text("Done."),
+    ];
+    let (mock, mut agent, session) = start(&sandbox, steps, false).await;
+    let (response, _) = agent.prompt(&session, "print it", |_| "allow_once").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    let last = mock.requests().last().unwrap().clone();
+    let edited = result_text(&last, "e1");
+    assert!(edited.contains("clangd reports new problems in this file after the change:"), "{edited}");
+    assert!(edited.contains("ERROR 6:20 Use of undeclared identifier 'totl'"), "{edited}");
+    assert!(!edited.contains("undeclared_before"), "a problem the file had before is not new: {edited}");
+    assert!(result_text(&last, "q1").contains("int area(int width, int height)"), "{}", result_text(&last, "q1"));
+    assert!(result_text(&last, "q2").contains("function main  4"), "{}", result_text(&last, "q2"));
+    let diagnostics = result_text(&last, "q3");
+    assert!(diagnostics.contains("undeclared_before") && diagnostics.contains("'totl'"), "{diagnostics}");
 }
