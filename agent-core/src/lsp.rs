@@ -90,7 +90,7 @@ impl LanguageServers {
 
     /// The editor's view of the file, when it has one: `Some(report)` (maybe no report), or
     /// `None` when Larik's own servers should be asked.
-    async fn from_editor(&self, path: &Path) -> Option<Option<String>> {
+    async fn editor_report(&self, path: &Path) -> Option<Option<String>> {
         let editor = self.editor.as_ref()?;
         let fresh = match editor.diagnostics(path, WAIT).await {
             Ok(Some(fresh)) => fresh,
@@ -110,7 +110,7 @@ impl LanguageServers {
     pub async fn after_write(&self, path: &Path, before: Option<&str>, after: &str) -> Option<String> {
         let _syncing = self.syncing.lock().await;
         // The editor's own servers already check the file: no second server for it.
-        if let Some(report) = self.from_editor(path).await {
+        if let Some(report) = self.editor_report(path).await {
             return report;
         }
         // A server found dead while it is asked is started again (once) and asked again.
@@ -130,7 +130,7 @@ impl LanguageServers {
         /// Files larger than this are not sent to a server just because they were read.
         const MAX_WARM_BYTES: u64 = 1024 * 1024;
         // What the editor says of the file now is the baseline for its next edit.
-        if self.from_editor(path).await.is_some() {
+        if self.editor_report(path).await.is_some() {
             return;
         }
         if !self.specs.iter().any(|spec| spec.serves(path)) || tokio::fs::metadata(path).await.map_or(true, |meta| meta.len() > MAX_WARM_BYTES) {

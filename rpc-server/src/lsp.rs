@@ -10,6 +10,7 @@
 mod bridge;
 mod chat;
 mod client;
+mod command;
 mod documents;
 mod proposal;
 mod question;
@@ -19,22 +20,37 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use lsp_server::{Connection, Message};
-use serde_json::{Value, json};
+use lsp_types::{CodeActionKind, CodeActionOptions, CodeActionProviderCapability, ExecuteCommandOptions, InitializeParams, InitializeResult, SaveOptions, ServerCapabilities, ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions};
+use serde_json::Value;
 
-pub use bridge::COMMANDS;
+pub use command::NAMES as COMMANDS;
 
 /// Serves LSP on stdin/stdout until the client shuts down or stdin closes.
 pub async fn serve_stdio(env: HashMap<String, String>) -> anyhow::Result<()> {
     let (connection, io_threads) = Connection::stdio();
     let (init_id, init_params) = tokio::task::block_in_place(|| connection.initialize_start())?;
-    let capabilities = json!({
-        // Full sync, and a notification on save: an applied edit waits for the user's `:w`.
-        "textDocumentSync": {"openClose": true, "change": 1, "save": {"includeText": false}},
-        "codeActionProvider": {"codeActionKinds": ["quickfix", "refactor", "source"]},
-        "executeCommandProvider": {"commands": COMMANDS},
-    });
-    let result = json!({"capabilities": capabilities, "serverInfo": {"name": "larik", "version": env!("CARGO_PKG_VERSION")}});
+    // Full sync, and a notification on save: an applied edit waits for the user's `:w`.
+    let sync = TextDocumentSyncOptions {
+        open_close: Some(true),
+        change: Some(TextDocumentSyncKind::FULL),
+        save: Some(TextDocumentSyncSaveOptions::SaveOptions(SaveOptions { include_text: Some(false) })),
+        ..TextDocumentSyncOptions::default()
+    };
+    let code_actions = CodeActionOptions { code_action_kinds: Some(vec![CodeActionKind::QUICKFIX, CodeActionKind::REFACTOR, CodeActionKind::SOURCE]), ..CodeActionOptions::default() };
+    let capabilities = ServerCapabilities {
+        text_document_sync: Some(TextDocumentSyncCapability::Options(sync)),
+        code_action_provider: Some(CodeActionProviderCapability::Options(code_actions)),
+        execute_command_provider: Some(ExecuteCommandOptions { commands: COMMANDS.map(str::to_owned).to_vec(), ..ExecuteCommandOptions::default() }),
+        ..ServerCapabilities::default()
+    };
+    let result = InitializeResult { capabilities, server_info: Some(ServerInfo { name: "larik".into(), version: Some(env!("CARGO_PKG_VERSION").into()) }) };
+    let result = serde_json::to_value(result)?;
     tokio::task::block_in_place(|| connection.initialize_finish(init_id, result))?;
+    // An editor whose `initialize` strays from the protocol still gets a session, with defaults.
+    let init_params: InitializeParams = serde_json::from_value(init_params).unwrap_or_else(|error| {
+        tracing::warn!(%error, "initialize params are not LSP's; using defaults");
+        InitializeParams::default()
+    });
 
     let (outbox, mut outgoing) = tokio::sync::mpsc::unbounded_channel::<Message>();
     let sender = connection.sender.clone();
@@ -74,7 +90,7 @@ pub async fn serve_stdio(env: HashMap<String, String>) -> anyhow::Result<()> {
                 });
             }
             Message::Notification(notification) if notification.method == "exit" => break,
-            Message::Notification(notification) => bridge.notification(&notification.method, notification.params).await,
+            Message::Notification(notification) => bridge.notification(notification).await,
             Message::Response(response) => client.deliver(response),
         }
     }

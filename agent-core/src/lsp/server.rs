@@ -193,10 +193,10 @@ impl Server {
     /// The document's diagnostics now: asked for afresh where the server answers pulls or the
     /// text just changed, else the last ones had.
     pub async fn current_diagnostics(&self, path: &Path, version: i32, seen: u64, changed: bool, wait: Duration, loading: Duration) -> Vec<Diagnostic> {
-        if changed || self.pull || self.state.pull_registered.load(Ordering::Relaxed) {
-            if let Some(fresh) = self.diagnostics(path, version, seen, wait, loading).await {
-                return fresh;
-            }
+        if (changed || self.pull || self.state.pull_registered.load(Ordering::Relaxed))
+            && let Some(fresh) = self.diagnostics(path, version, seen, wait, loading).await
+        {
+            return fresh;
         }
         self.last_diagnostics(path)
     }

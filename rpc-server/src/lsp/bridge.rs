@@ -11,34 +11,25 @@ use larik_core::event::{AgentEvent, Display, PermissionAnswer, PermissionRequest
 use larik_core::Part;
 use larik_core::Mode;
 use larik_core::session::{Session, SessionConfig};
-use serde_json::{Value, json};
+use lsp_server::Notification;
+use lsp_types::notification::{DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument, Notification as _, Progress, PublishDiagnostics};
+use lsp_types::request::{CodeActionRequest, ExecuteCommand, Request as _, ShowDocument, ShowMessageRequest, WorkDoneProgressCreate};
+use lsp_types::{
+    CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, Diagnostic, DiagnosticSeverity, DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams, DidSaveTextDocumentParams, ExecuteCommandParams, InitializeParams, MessageActionItem, MessageType, NumberOrString, Position, ProgressParams, ProgressParamsValue, PublishDiagnosticsParams, Range, ShowDocumentParams, ShowMessageRequestParams, Uri, WorkDoneProgress, WorkDoneProgressBegin, WorkDoneProgressCreateParams, WorkDoneProgressEnd, WorkDoneProgressReport,
+};
+use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::side_by_side::side_by_side;
 use super::chat::{self, ChatWriter};
+use super::command::{CodeRequest, Command};
 use super::documents::{Documents, LspFiles};
 use super::client::{Client, ClientError, METHOD_NOT_FOUND};
 use super::proposal::{self, LineEdit, Proposal, apply_line_edit};
 use super::question::{self, Question};
 use super::story::{self, Story};
 use larik_core::file_uri as uri;
-
-pub const COMMANDS: &[&str] = &[
-    "larik.ask",
-    "larik.explain",
-    "larik.fix",
-    "larik.send",
-    "larik.cancel",
-    "larik.mode",
-    "larik.accept",
-    "larik.reject",
-    "larik.hunk",
-    "larik.permission",
-];
-
-const HINT: u32 = 4;
-const INFO_MESSAGE: u32 = 3;
 
 /// A question for the user that is not an edit, waiting on an answer.
 struct PendingPermission {
@@ -73,12 +64,16 @@ pub struct Bridge {
 }
 
 impl Bridge {
-    pub fn new(env: HashMap<String, String>, init: &Value, client: Client) -> Self {
+    pub fn new(env: HashMap<String, String>, init: &InitializeParams, client: Client) -> Self {
+        #[allow(deprecated)] // `rootUri` is what editors without workspace folders still send.
+        let root_uri = init.root_uri.as_ref();
         let root = init
-            .pointer("/workspaceFolders/0/uri")
-            .or_else(|| init.get("rootUri"))
-            .and_then(Value::as_str)
-            .and_then(uri::to_path)
+            .workspace_folders
+            .as_ref()
+            .and_then(|folders| folders.first())
+            .map(|folder| &folder.uri)
+            .or(root_uri)
+            .and_then(|address| uri::to_path(address.as_str()))
             .or_else(|| std::env::current_dir().ok())
             .unwrap_or_else(|| PathBuf::from("."));
         let documents = Documents::default();
@@ -93,8 +88,9 @@ impl Bridge {
         };
         let config = SessionConfig { editor: Some(Arc::new(LspFiles::new(documents.clone(), client.clone()))), ..config };
         let session = Arc::new(Session::new(config, &cancel));
-        let show_document = init.pointer("/capabilities/window/showDocument/support").and_then(Value::as_bool).unwrap_or(false);
-        let popup_prompts = init.pointer("/capabilities/window/showMessage").is_some();
+        let window = init.capabilities.window.as_ref();
+        let show_document = window.and_then(|window| window.show_document.as_ref()).is_some_and(|show| show.support);
+        let popup_prompts = window.is_some_and(|window| window.show_message.is_some());
         Self {
             client,
             session,
@@ -124,21 +120,33 @@ impl Bridge {
         self.shutdown();
     }
 
-    pub async fn notification(self: &Arc<Self>, method: &str, params: Value) {
-        match method {
-            "textDocument/didOpen" => self.opened(&params["textDocument"]["uri"], params["textDocument"]["text"].as_str()),
-            "textDocument/didChange" => {
-                // Full sync: the last change holds the whole text.
-                let text = params["contentChanges"].as_array().and_then(|changes| changes.last()).and_then(|change| change["text"].as_str());
-                self.opened(&params["textDocument"]["uri"], text);
+    /// The editor's notifications about its documents; others, and malformed ones, are ignored.
+    pub async fn notification(self: &Arc<Self>, notification: Notification) {
+        fn params<P: serde::de::DeserializeOwned>(notification: Notification) -> Option<P> {
+            let method = notification.method.clone();
+            serde_json::from_value(notification.params).map_err(|error| tracing::warn!(%method, %error, "malformed notification ignored")).ok()
+        }
+        match notification.method.as_str() {
+            DidOpenTextDocument::METHOD => {
+                if let Some(DidOpenTextDocumentParams { text_document }) = params(notification) {
+                    self.opened(&text_document.uri, text_document.text);
+                }
             }
-            "textDocument/didClose" => {
-                if let Some(path) = params["textDocument"]["uri"].as_str().and_then(uri::to_path) {
+            DidChangeTextDocument::METHOD => {
+                // Full sync: the last change holds the whole text.
+                if let Some(DidChangeTextDocumentParams { text_document, content_changes }) = params(notification)
+                    && let Some(change) = content_changes.into_iter().last()
+                {
+                    self.opened(&text_document.uri, change.text);
+                }
+            }
+            DidCloseTextDocument::METHOD => {
+                if let Some(path) = params::<DidCloseTextDocumentParams>(notification).and_then(|closed| uri::to_path(closed.text_document.uri.as_str())) {
                     self.documents.remove(&path);
                 }
             }
-            "textDocument/didSave" => {
-                if let Some(path) = params["textDocument"]["uri"].as_str().and_then(uri::to_path) {
+            DidSaveTextDocument::METHOD => {
+                if let Some(path) = params::<DidSaveTextDocumentParams>(notification).and_then(|saved| uri::to_path(saved.text_document.uri.as_str())) {
                     self.documents.saved(&path);
                 }
             }
@@ -146,36 +154,46 @@ impl Bridge {
         }
     }
 
-    fn opened(&self, document: &Value, text: Option<&str>) {
-        let (Some(address), Some(text)) = (document.as_str(), text) else { return };
-        if let Some(path) = uri::to_path(address) {
-            self.documents.set(path, text.to_owned());
+    fn opened(&self, address: &Uri, text: String) {
+        if let Some(path) = uri::to_path(address.as_str()) {
+            self.documents.set(path, text);
         }
         if let Ok(mut last) = self.last_uri.lock() {
-            *last = Some(address.to_owned());
+            *last = Some(address.as_str().to_owned());
         }
     }
 
     pub async fn request(self: &Arc<Self>, method: &str, params: Value) -> Result<Value, ClientError> {
+        fn parsed<P: serde::de::DeserializeOwned>(method: &str, params: Value) -> Result<P, ClientError> {
+            serde_json::from_value(params).map_err(|error| ClientError::invalid(format!("{method}: {error}")))
+        }
         match method {
-            "textDocument/codeAction" => Ok(Value::Array(self.code_actions(&params))),
-            "workspace/executeCommand" => {
-                let arguments = params["arguments"].as_array().cloned().unwrap_or_default();
-                self.execute(params["command"].as_str().unwrap_or_default(), &arguments).await
+            CodeActionRequest::METHOD => {
+                let actions = self.code_actions(&parsed(method, params)?);
+                serde_json::to_value(actions).map_err(|error| ClientError::invalid(error.to_string()))
+            }
+            ExecuteCommand::METHOD => {
+                let ExecuteCommandParams { command, arguments, .. } = parsed(method, params)?;
+                let command = Command::parse(&command, &arguments).map_err(|bad| ClientError::invalid(bad.0))?;
+                self.execute(command).await
             }
             _ => Err(ClientError { code: METHOD_NOT_FOUND, message: format!("Method not found: {method}") }),
         }
     }
 
-    fn code_actions(&self, params: &Value) -> Vec<Value> {
-        let address = params["textDocument"]["uri"].as_str().unwrap_or_default().to_owned();
+    fn code_actions(&self, params: &CodeActionParams) -> Vec<CodeActionOrCommand> {
+        let document = &params.text_document.uri;
+        let address = document.as_str().to_owned();
         if let Ok(mut last) = self.last_uri.lock() {
             *last = Some(address.clone());
         }
-        let range = &params["range"];
-        let (first, last) = (range["start"]["line"].as_u64().unwrap_or(0) as usize, range["end"]["line"].as_u64().unwrap_or(0) as usize);
+        let range = params.range;
+        let (first, last) = (range.start.line as usize, range.end.line as usize);
         let mut actions = Vec::new();
-        let action = |title: String, kind: &str, command: &str, arguments: Value| json!({"title": title, "kind": kind, "command": {"title": title, "command": command, "arguments": arguments}});
+        let action = |title: String, kind: CodeActionKind, command: Command| {
+            let command = Some(command.to_lsp(&title));
+            CodeActionOrCommand::CodeAction(CodeAction { title, kind: Some(kind), command, ..CodeAction::default() })
+        };
         // Edits under review in this document come first.
         if let Ok(proposals) = self.proposals.lock() {
             for proposal in proposals.iter().filter(|proposal| proposal.uri == address && !proposal.is_done()) {
@@ -192,8 +210,9 @@ impl Bridge {
                     let place = if shown.len() > 1 { format!(" at line {}", proposal.current_start(hunk.index) + 1) } else { String::new() };
                     let sizes = format!("+{} -{}", hunk.new_lines, hunk.old_lines);
                     let what = proposal::summary(hunk, 48);
-                    actions.push(action(format!("Larik: apply edit ({sizes}){place}: {what}"), "quickfix", "larik.hunk", json!([proposal.id, hunk.index, true])));
-                    actions.push(action(format!("Larik: reject{place}"), "quickfix", "larik.hunk", json!([proposal.id, hunk.index, false])));
+                    let decide = |accept: bool| Command::Hunk { proposal: proposal.id, hunk: hunk.index, accept };
+                    actions.push(action(format!("Larik: apply edit ({sizes}){place}: {what}"), CodeActionKind::QUICKFIX, decide(true)));
+                    actions.push(action(format!("Larik: reject{place}"), CodeActionKind::QUICKFIX, decide(false)));
                 }
             }
         }
@@ -201,125 +220,104 @@ impl Bridge {
             && let Some(pending) = permission.as_ref()
         {
             for (option, name) in &pending.question.options {
-                actions.push(action(format!("Larik: {name}"), "quickfix", "larik.permission", json!([option, pending.id])));
+                let answer = Command::Permission { option: (*option).to_owned(), question: Some(pending.id) };
+                actions.push(action(format!("Larik: {name}"), CodeActionKind::QUICKFIX, answer));
             }
         }
         if chat::is_chat(&address) {
             if !self.turn_running.load(Ordering::Relaxed) {
-                actions.push(action("Larik: send".into(), "source", "larik.send", json!([address])));
+                actions.push(action("Larik: send".into(), CodeActionKind::SOURCE, Command::Send { uri: document.clone() }));
                 // The skills and custom commands, run as typed (`/name` with no arguments; with
                 // arguments, write `/name args` as the message and send it).
                 for command in self.session.skill_commands().into_iter().take(MAX_COMMAND_ACTIONS) {
                     let title = format!("Larik: /{} — {}", command.name, command.summary(60));
-                    actions.push(action(title, "source", "larik.ask", json!([format!("/{}", command.name)])));
+                    actions.push(action(title, CodeActionKind::SOURCE, Command::Prompt(format!("/{}", command.name))));
                 }
             }
             return actions;
         }
-        let selected = first != last || range["start"]["character"] != range["end"]["character"];
-        if selected {
-            actions.push(action("Larik: ask about selection".into(), "refactor", "larik.ask", json!([address, range])));
+        let about = |request: CodeRequest| Command::AboutCode { uri: document.clone(), range: Some(range), request };
+        if range.start != range.end {
+            actions.push(action("Larik: ask about selection".into(), CodeActionKind::REFACTOR, about(CodeRequest::Ask(None))));
         }
-        actions.push(action("Larik: explain".into(), "refactor", "larik.explain", json!([address, range])));
-        let diagnostics = params["context"]["diagnostics"].as_array().filter(|list| list.iter().any(|diagnostic| diagnostic["source"] != "larik"));
-        if diagnostics.is_some() {
-            actions.push(action("Larik: fix diagnostics here".into(), "quickfix", "larik.fix", json!([address, range, params["context"]["diagnostics"]])));
+        actions.push(action("Larik: explain".into(), CodeActionKind::REFACTOR, about(CodeRequest::Explain)));
+        let theirs: Vec<Diagnostic> = params.context.diagnostics.iter().filter(|diagnostic| !is_ours(diagnostic)).cloned().collect();
+        if !theirs.is_empty() {
+            actions.push(action("Larik: fix diagnostics here".into(), CodeActionKind::QUICKFIX, about(CodeRequest::Fix(theirs))));
         }
-        actions.push(action("Larik: refactor this".into(), "refactor", "larik.ask", json!([address, range, "Refactor this code to be clearer, keeping its behaviour."])));
+        let refactor = CodeRequest::Ask(Some("Refactor this code to be clearer, keeping its behaviour.".into()));
+        actions.push(action("Larik: refactor this".into(), CodeActionKind::REFACTOR, about(refactor)));
         actions
     }
 
-    async fn execute(self: &Arc<Self>, command: &str, arguments: &[Value]) -> Result<Value, ClientError> {
-        let text = |index: usize| arguments.get(index).and_then(Value::as_str).map(str::to_owned);
+    async fn execute(self: &Arc<Self>, command: Command) -> Result<Value, ClientError> {
         match command {
-            "larik.ask" | "larik.explain" | "larik.fix" => {
-                let Some(address) = text(0) else {
-                    let hint = "Larik: write your question under a heading in a *.larik.md chat file and run the code action \"Larik: send\", or select code and use the code actions";
-                    self.client.notify("window/showMessage", json!({"type": INFO_MESSAGE, "message": hint}));
-                    return Ok(Value::Null);
-                };
-                // `larik.ask "prompt"` from the command line; `larik.ask uri range` from a code action.
-                if !address.starts_with("file://") {
-                    let typed = arguments.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" ");
-                    let prompt = self.expanded(typed).await?;
-                    self.start_turn(vec![Part::Text { text: prompt }], None);
-                    return Ok(Value::Null);
-                }
-                let selection = self.selection(&address, arguments.get(1).unwrap_or(&Value::Null));
-                let request = match command {
-                    "larik.explain" => "Explain what this code does and anything surprising about it.".to_owned(),
-                    "larik.fix" => format!("Fix these problems:\n{}", describe_diagnostics(arguments.get(2).unwrap_or(&Value::Null))),
-                    _ => text(2).unwrap_or_else(|| "Help with this code: review it and improve it where it needs it.".into()),
+            Command::Help => {
+                let hint = "Larik: write your question under a heading in a *.larik.md chat file and run the code action \"Larik: send\", or select code and use the code actions";
+                self.client.show(MessageType::INFO, hint);
+            }
+            Command::Prompt(typed) => {
+                let prompt = self.expanded(typed).await?;
+                self.start_turn(vec![Part::Text { text: prompt }], None);
+            }
+            Command::AboutCode { uri: address, range, request } => {
+                let selection = self.selection(address.as_str(), range);
+                let request = match request {
+                    CodeRequest::Explain => "Explain what this code does and anything surprising about it.".to_owned(),
+                    CodeRequest::Fix(diagnostics) => format!("Fix these problems:\n{}", describe_diagnostics(&diagnostics)),
+                    CodeRequest::Ask(request) => request.unwrap_or_else(|| "Help with this code: review it and improve it where it needs it.".into()),
                 };
                 self.start_turn(vec![Part::Text { text: format!("{selection}\n\n{request}") }], None);
-                Ok(Value::Null)
             }
-            "larik.send" => {
-                let address = text(0).ok_or_else(|| invalid("larik.send takes the chat file's URI"))?;
-                let current = uri::to_path(&address).and_then(|path| self.documents.get(&path)).unwrap_or_default();
-                let prompt = chat::prompt_from(&current).ok_or_else(|| invalid("write your message under the last heading first"))?;
+            Command::Send { uri: address } => {
+                let current = uri::to_path(address.as_str()).and_then(|path| self.documents.get(&path)).unwrap_or_default();
+                let prompt = chat::prompt_from(&current).ok_or_else(|| ClientError::invalid("write your message under the last heading first"))?;
                 if self.turn_running.load(Ordering::Relaxed) {
-                    return Err(invalid("Larik is still answering; wait for it, or cancel with larik.cancel"));
+                    return Err(ClientError::invalid("Larik is still answering; wait for it, or cancel with larik.cancel"));
                 }
                 let prompt = self.expanded(prompt).await?;
                 let headings = chat::headings_for(&current);
-                let story = Story::new(ChatWriter::new(self.client.clone(), address, current), headings);
+                let story = Story::new(ChatWriter::new(self.client.clone(), address.as_str().to_owned(), current), headings);
                 self.start_turn(vec![Part::Text { text: prompt }], Some(story));
-                Ok(Value::Null)
             }
-            "larik.cancel" => {
+            Command::Cancel => {
                 self.session.cancel_turn();
                 self.documents.cancel_waits();
-                Ok(Value::Null)
             }
-            "larik.mode" => {
+            Command::Mode(mode) => {
                 // Editors that cannot pass arguments (Helix's `:lsp-workspace-command`) cycle modes.
-                let mode = match text(0) {
-                    Some(id) => Mode::from_id(&id).ok_or_else(|| invalid("larik.mode takes default, accept-edits, plan or yolo"))?,
-                    None => next_mode(self.session.permissions().mode()),
-                };
+                let mode = mode.unwrap_or_else(|| next_mode(self.session.permissions().mode()));
                 self.session.permissions().set_mode(mode);
-                self.client.notify("window/showMessage", json!({"type": INFO_MESSAGE, "message": format!("Larik: mode is now {}", mode.id())}));
-                Ok(Value::Null)
+                self.client.show(MessageType::INFO, format!("Larik: mode is now {}", mode.id()));
             }
-            "larik.hunk" => {
-                let id = arguments.first().and_then(Value::as_u64).ok_or_else(|| invalid("larik.hunk takes a proposal, a hunk and a decision"))?;
-                let index = arguments.get(1).and_then(Value::as_u64).unwrap_or(0) as usize;
-                let accept = arguments.get(2).and_then(Value::as_bool).unwrap_or(false);
-                self.decide_hunk(id, Some(index), accept).await
-            }
-            "larik.accept" | "larik.reject" => {
-                let accept = command == "larik.accept";
+            Command::Hunk { proposal, hunk, accept } => return self.decide_hunk(proposal, Some(hunk), accept).await,
+            Command::Decide { accept } => {
                 let pending = self.proposals.lock().ok().and_then(|proposals| proposals.iter().find(|proposal| !proposal.is_done()).map(|proposal| proposal.id));
                 if let Some(id) = pending {
                     return self.decide_hunk(id, None, accept).await;
                 }
-                let option = if accept { "allow_once" } else { "reject_once" };
-                self.answer_permission(option);
-                Ok(Value::Null)
+                self.answer_permission(if accept { "allow_once" } else { "reject_once" });
             }
-            "larik.permission" => {
+            Command::Permission { option, question } => {
                 let current = self.permission.lock().ok().and_then(|permission| permission.as_ref().map(|pending| pending.id));
-                let asked = arguments.get(1).and_then(Value::as_u64);
-                if asked.is_some() && asked != current {
-                    return Err(invalid("that question was already answered"));
+                if question.is_some() && question != current {
+                    return Err(ClientError::invalid("that question was already answered"));
                 }
-                self.answer_permission(&text(0).unwrap_or_default());
-                Ok(Value::Null)
+                self.answer_permission(&option);
             }
-            other => Err(invalid(&format!("unknown command {other}"))),
         }
+        Ok(Value::Null)
     }
 
     /// The selected text (or the whole file) of a document, for a prompt.
-    fn selection(&self, address: &str, range: &Value) -> String {
+    fn selection(&self, address: &str, range: Option<Range>) -> String {
         let path = uri::to_path(address).unwrap_or_default();
         let text = self.documents.get(&path).or_else(|| std::fs::read_to_string(&path).ok()).unwrap_or_default();
-        let (first, last) = (range["start"]["line"].as_u64().unwrap_or(0) as usize, range["end"]["line"].as_u64().unwrap_or(0) as usize);
         let lines: Vec<&str> = text.lines().collect();
-        if range.is_null() || lines.is_empty() {
+        let Some(range) = range.filter(|_| !lines.is_empty()) else {
             return format!("File {}:\n```\n{text}\n```", path.display());
-        }
+        };
+        let (first, last) = (range.start.line as usize, range.end.line as usize);
         let last = last.max(first).min(lines.len() - 1);
         let first = first.min(last);
         format!("In {} (lines {}-{}):\n```\n{}\n```", path.display(), first + 1, last + 1, lines[first..=last].join("\n"))
@@ -327,8 +325,8 @@ impl Bridge {
 
     async fn decide_hunk(&self, id: u64, index: Option<usize>, accept: bool) -> Result<Value, ClientError> {
         let edits: Vec<(String, PathBuf, usize, LineEdit)> = {
-            let proposals = self.proposals.lock().map_err(|_| invalid("state poisoned"))?;
-            let proposal = proposals.iter().find(|proposal| proposal.id == id && !proposal.is_done()).ok_or_else(|| invalid("that edit was already decided"))?;
+            let proposals = self.proposals.lock().map_err(|_| ClientError::invalid("state poisoned"))?;
+            let proposal = proposals.iter().find(|proposal| proposal.id == id && !proposal.is_done()).ok_or_else(|| ClientError::invalid("that edit was already decided"))?;
             let indices: Vec<usize> = match index {
                 Some(index) => vec![index],
                 None => proposal.pending().map(|hunk| hunk.index).collect(),
@@ -338,7 +336,7 @@ impl Bridge {
         };
         for (address, path, index, edit) in edits {
             if accept {
-                apply_edit(&self.client, &address, &edit).await.map_err(|message| invalid(&message))?;
+                apply_edit(&self.client, &address, &edit).await.map_err(ClientError::invalid)?;
                 let current = self.documents.get(&path).or_else(|| std::fs::read_to_string(&path).ok()).unwrap_or_default();
                 self.documents.set(path.clone(), apply_line_edit(&current, &edit));
             }
@@ -388,7 +386,7 @@ impl Bridge {
     async fn expanded(&self, typed: String) -> Result<String, ClientError> {
         match self.session.expand_command(&typed, &self.cancel).await {
             Ok(expanded) => Ok(expanded.unwrap_or(typed)),
-            Err(error) => Err(invalid(&error)),
+            Err(error) => Err(ClientError::invalid(error)),
         }
     }
 
@@ -403,24 +401,21 @@ impl Bridge {
             let outcome = side_by_side(turn, show).await;
             bridge.turn_running.store(false, Ordering::Relaxed);
             if let Err(error) = outcome {
-                bridge.client.notify("window/showMessage", json!({"type": 1, "message": format!("Larik: {error}")}));
+                bridge.client.show(MessageType::ERROR, format!("Larik: {error}"));
             }
         });
     }
 
     async fn show_turn(&self, mut events: mpsc::Receiver<AgentEvent>, mut chat: Option<Story>) {
-        let token = format!("larik/{}", self.next_id.fetch_add(1, Ordering::Relaxed));
-        let progress = self.client.request("window/workDoneProgress/create", json!({"token": token})).await.is_ok();
-        let report = |kind: &str, title: Option<&str>, message: &str| {
+        let token = NumberOrString::String(format!("larik/{}", self.next_id.fetch_add(1, Ordering::Relaxed)));
+        let progress = self.client.request::<WorkDoneProgressCreate>(WorkDoneProgressCreateParams { token: token.clone() }).await.is_ok();
+        let send = |value: WorkDoneProgress| {
             if progress {
-                let mut value = json!({"kind": kind, "message": message});
-                if let Some(title) = title {
-                    value["title"] = json!(title);
-                }
-                self.client.notify("$/progress", json!({"token": token, "value": value}));
+                self.client.notify::<Progress>(ProgressParams { token: token.clone(), value: ProgressParamsValue::WorkDone(value) });
             }
         };
-        report("begin", Some("Larik"), "thinking…");
+        let report = |message: &str| send(WorkDoneProgress::Report(WorkDoneProgressReport { message: Some(message.to_owned()), ..WorkDoneProgressReport::default() }));
+        send(WorkDoneProgress::Begin(WorkDoneProgressBegin { title: "Larik".into(), message: Some("thinking…".into()), ..WorkDoneProgressBegin::default() }));
         if let Some(chat) = chat.as_mut() {
             chat.begin().await;
         }
@@ -440,12 +435,12 @@ impl Bridge {
                         chat.text(&text).await;
                     }
                     let tail: String = answer.chars().rev().take(60).collect::<Vec<_>>().into_iter().rev().collect();
-                    report("report", None, &tail.split_whitespace().collect::<Vec<_>>().join(" "));
+                    report(&tail.split_whitespace().collect::<Vec<_>>().join(" "));
                 }
-                AgentEvent::ThinkingDelta(_) => report("report", None, "thinking…"),
+                AgentEvent::ThinkingDelta(_) => report("thinking…"),
                 AgentEvent::ToolCallStarted(view) => {
                     new_message = true;
-                    report("report", None, &view.title);
+                    report(&view.title);
                     if let Ok(mut running) = self.running.lock() {
                         *running = view.locations.iter().map(|location| (uri::from_path(&location.path), location.line.unwrap_or(1).saturating_sub(1), view.title.clone())).collect();
                     }
@@ -471,17 +466,17 @@ impl Bridge {
                 // A running command's latest line, as the progress message.
                 AgentEvent::ToolOutput { text, .. } => {
                     if let Some(line) = text.lines().rev().map(str::trim).find(|line| !line.is_empty()) {
-                        report("report", None, line);
+                        report(line);
                     }
                 }
                 AgentEvent::PermissionRequested(request) => {
-                    report("report", None, "waiting for you");
+                    report("waiting for you");
                     if let Some(chat) = chat.as_mut() {
                         chat.question(&request.tool_call.id, self.waiting_block(&request)).await;
                     }
                     self.ask(*request).await;
                 }
-                AgentEvent::Notice(message) => self.client.notify("window/showMessage", json!({"type": 2, "message": format!("Larik: {message}")})),
+                AgentEvent::Notice(message) => self.client.show(MessageType::WARNING, format!("Larik: {message}")),
                 AgentEvent::ToolTerminal { .. } | AgentEvent::ToolProgressNote { .. } | AgentEvent::Usage { .. } | AgentEvent::TitleChanged(_) => {}
                 AgentEvent::ChildStarted { .. } | AgentEvent::Child { .. } | AgentEvent::ChildEnded { .. } => {}
             }
@@ -489,9 +484,9 @@ impl Bridge {
         if let Some(chat) = chat.as_mut() {
             chat.end().await;
         } else if !answer.trim().is_empty() {
-            self.client.notify("window/showMessage", json!({"type": INFO_MESSAGE, "message": format!("Larik: {}", answer.trim())}));
+            self.client.show(MessageType::INFO, format!("Larik: {}", answer.trim()));
         }
-        report("end", None, "done");
+        send(WorkDoneProgress::End(WorkDoneProgressEnd { message: Some("done".into()) }));
     }
 
     /// The chat's account of a question while it waits: what will happen and where to answer.
@@ -519,20 +514,22 @@ impl Bridge {
                 proposals.retain(|proposal| !proposal.is_done());
                 proposals.push(proposal);
             }
-            if self.show_document {
-                let _ = self.client.request("window/showDocument", json!({"uri": address, "takeFocus": true})).await;
+            if self.show_document
+                && let Ok(document) = address.parse::<Uri>()
+            {
+                let show = ShowDocumentParams { uri: document, external: None, take_focus: Some(true), selection: None };
+                let _ = self.client.request::<ShowDocument>(show).await;
             }
             self.refresh_diagnostics(&address);
             return;
         }
         let question = Question::from_request(&request);
         if !self.no_message_requests.load(Ordering::Relaxed) {
-            let actions: Vec<Value> = question.options.iter().map(|(_, name)| json!({"title": name})).collect();
-            let message = format!("Larik: {}", question.one_line());
-            let asked = self.client.request("window/showMessageRequest", json!({"type": INFO_MESSAGE, "message": message, "actions": actions})).await;
-            match asked {
+            let actions = question.options.iter().map(|(_, name)| MessageActionItem { title: (*name).to_owned(), properties: HashMap::new() }).collect();
+            let asking = ShowMessageRequestParams { typ: MessageType::INFO, message: format!("Larik: {}", question.one_line()), actions: Some(actions) };
+            match self.client.request::<ShowMessageRequest>(asking).await {
                 Ok(choice) => {
-                    let chosen = choice["title"].as_str().and_then(|title| question.options.iter().find(|(_, name)| name == title)).map(|(id, _)| *id);
+                    let chosen = choice.and_then(|item| question.options.iter().find(|(_, name)| *name == item.title)).map(|(id, _)| *id);
                     let answer = match chosen {
                         Some("allow_once") => PermissionAnswer::AllowOnce,
                         Some("allow_always") => PermissionAnswer::AllowAlways,
@@ -557,7 +554,7 @@ impl Bridge {
         }
         match address {
             Some(address) => self.refresh_diagnostics(&address),
-            None => self.client.notify("window/showMessage", json!({"type": 2, "message": "Larik is waiting for approval: run `:lsp-workspace-command larik.accept` or `larik.reject`"})),
+            None => self.client.show(MessageType::WARNING, "Larik is waiting for approval: run `:lsp-workspace-command larik.accept` or `larik.reject`"),
         }
     }
 
@@ -565,7 +562,11 @@ impl Bridge {
     /// a pending question.
     fn refresh_diagnostics(&self, address: &str) {
         let mut diagnostics = Vec::new();
-        let hint = |line: usize, message: String| json!({"range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 200}}, "severity": HINT, "source": "larik", "message": message});
+        let hint = |line: usize, message: String| {
+            let line = u32::try_from(line).unwrap_or(u32::MAX);
+            let range = Range::new(Position::new(line, 0), Position::new(line, 200));
+            Diagnostic { range, severity: Some(DiagnosticSeverity::HINT), source: Some(OURS.into()), message, ..Diagnostic::default() }
+        };
         if let Ok(proposals) = self.proposals.lock() {
             for proposal in proposals.iter().filter(|proposal| proposal.uri == address && !proposal.is_done()) {
                 for hunk in proposal.pending() {
@@ -586,7 +587,10 @@ impl Bridge {
         {
             diagnostics.push(hint(0, format!("Larik asks: {}. Answer with a code action (space a).", pending.question.one_line())));
         }
-        self.client.notify("textDocument/publishDiagnostics", json!({"uri": address, "diagnostics": diagnostics}));
+        match address.parse::<Uri>() {
+            Ok(uri) => self.client.notify::<PublishDiagnostics>(PublishDiagnosticsParams { uri, diagnostics, version: None }),
+            Err(_) => tracing::warn!(%address, "not a URI; its hints are not shown"),
+        }
     }
 }
 
@@ -595,30 +599,23 @@ fn next_mode(mode: Mode) -> Mode {
     Mode::ALL[(index + 1) % Mode::ALL.len()]
 }
 
+/// Replaces whole lines of a document in the editor.
 pub(super) async fn apply_edit(client: &Client, address: &str, edit: &LineEdit) -> Result<(), String> {
-    let range = json!({"start": {"line": edit.start, "character": 0}, "end": {"line": edit.end, "character": 0}});
-    let change = json!({"changes": {address: [{"range": range, "newText": edit.new_text}]}});
-    let response = client.request("workspace/applyEdit", json!({"label": "Larik", "edit": change})).await.map_err(|error| error.message)?;
-    if response["applied"].as_bool() == Some(false) {
-        return Err(response["failureReason"].as_str().unwrap_or("the editor did not apply the edit").to_owned());
-    }
-    Ok(())
+    let line = |line: usize| Position::new(u32::try_from(line).unwrap_or(u32::MAX), 0);
+    client.replace(address, Range::new(line(edit.start), line(edit.end)), edit.new_text.clone()).await
 }
 
-fn describe_diagnostics(diagnostics: &Value) -> String {
-    diagnostics
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|diagnostic| diagnostic["source"] != "larik")
-        .map(|diagnostic| format!("- line {}: {}", diagnostic["range"]["start"]["line"].as_u64().unwrap_or(0) + 1, diagnostic["message"].as_str().unwrap_or_default()))
-        .collect::<Vec<_>>()
-        .join("\n")
+/// The hints Larik publishes itself, which are not problems to fix.
+const OURS: &str = "larik";
+
+fn is_ours(diagnostic: &Diagnostic) -> bool {
+    diagnostic.source.as_deref() == Some(OURS)
+}
+
+fn describe_diagnostics(diagnostics: &[Diagnostic]) -> String {
+    diagnostics.iter().map(|diagnostic| format!("- line {}: {}", diagnostic.range.start.line + 1, diagnostic.message)).collect::<Vec<_>>().join("\n")
 }
 
 /// Skills and commands offered as code actions in a chat file, at most.
 const MAX_COMMAND_ACTIONS: usize = 12;
 
-fn invalid(message: &str) -> ClientError {
-    ClientError { code: -32602, message: message.to_owned() }
-}

@@ -7,7 +7,7 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::json;
+use lsp_types::{Position, Range};
 
 use super::client::Client;
 
@@ -101,19 +101,20 @@ impl ChatWriter {
 
     /// Replaces `text[start..]` with `with`, in the editor and here.
     async fn replace(&mut self, start: usize, with: &str) {
-        let range = json!({"start": position(&self.text[..start]), "end": position(&self.text)});
-        let edit = json!({"changes": {self.uri.clone(): [{"range": range, "newText": with}]}});
-        let _ = self.client.request("workspace/applyEdit", json!({"label": "Larik", "edit": edit})).await;
+        let range = Range::new(position(&self.text[..start]), position(&self.text));
+        if let Err(error) = self.client.replace(&self.uri, range, with.to_owned()).await {
+            tracing::warn!(%error, "the chat file could not be written");
+        }
         self.text.truncate(start);
         self.text.push_str(with);
     }
 }
 
 /// The LSP position just after `text` (UTF-16 columns).
-fn position(text: &str) -> serde_json::Value {
+fn position(text: &str) -> Position {
     let line = text.matches('\n').count();
     let character = text.rsplit('\n').next().unwrap_or_default().encode_utf16().count();
-    json!({"line": line, "character": character})
+    Position::new(u32::try_from(line).unwrap_or(u32::MAX), u32::try_from(character).unwrap_or(u32::MAX))
 }
 
 #[cfg(test)]
@@ -138,7 +139,7 @@ mod tests {
 
     #[test]
     fn positions_count_utf16_columns() {
-        assert_eq!(position("a\nbé😀"), json!({"line": 1, "character": 4}));
-        assert_eq!(position(""), json!({"line": 0, "character": 0}));
+        assert_eq!(position("a\nbé😀"), Position::new(1, 4));
+        assert_eq!(position(""), Position::new(0, 0));
     }
 }

@@ -12,7 +12,6 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use larik_core::services::EditorFiles;
-use serde_json::json;
 use tokio::sync::watch;
 
 use super::bridge::apply_edit;
@@ -20,7 +19,6 @@ use super::client::Client;
 use super::proposal::LineEdit;
 use larik_core::file_uri as uri;
 
-const WARNING_MESSAGE: u32 = 2;
 
 #[derive(Clone)]
 pub struct Documents {
@@ -130,7 +128,7 @@ impl EditorFiles for LspFiles {
         }
         let name = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
         let message = format!("Larik waits for you to save {name} (:w): what runs next reads the file on disk");
-        self.client.notify("window/showMessage", json!({"type": WARNING_MESSAGE, "message": message}));
+        self.client.show(lsp_types::MessageType::WARNING, message);
         if self.documents.wait_for_save(path, saves_before, cancels_before).await {
             Ok(())
         } else {
