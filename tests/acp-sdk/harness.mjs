@@ -449,6 +449,9 @@ function capture(stream) {
   return out;
 }
 
+/** Larik's extension method that asks the client for a file's diagnostics. */
+export const DIAGNOSTICS_METHOD = "_larik/diagnostics";
+
 /** The permission options every asking tool offers, as `optionId:kind`. */
 export const PERMISSION_OPTIONS = ["allow_once:allow_once", "allow_always:allow_always", "reject_once:reject_once"];
 
@@ -562,6 +565,12 @@ export class Harness {
   permissions = new Queue();
   /** Pending `elicitation/create` requests: `{ params, respond(response) }`. */
   elicitations = new Queue();
+  /**
+   * Pending `_larik/diagnostics` requests, for clients that advertise
+   * `_meta.larik.diagnostics`: `{ method, params, respond(response) }`, `method` as the SDK
+   * named it to the handler.
+   */
+  diagnosticsRequests = new Queue();
   /** Answers `terminal/*` requests, for clients that advertise `terminal`. */
   terminals = new TerminalHost();
   /**
@@ -707,6 +716,9 @@ export class Harness {
       .onRequest(sdk.methods.client.elicitation.create, ({ params }) =>
         new Promise((respond) => this.elicitations.push({ params, respond })),
       )
+      .onRequest(DIAGNOSTICS_METHOD, (params) => params, ({ method, params }) =>
+        new Promise((respond) => this.diagnosticsRequests.push({ method, params, respond })),
+      )
       .onRequest(sdk.methods.client.terminal.create, ({ params }) => this.terminals.create(params))
       .onRequest(sdk.methods.client.terminal.output, ({ params }) => this.terminals.output(params))
       .onRequest(sdk.methods.client.terminal.waitForExit, ({ params }) => this.terminals.waitForExit(params))
@@ -774,6 +786,10 @@ export class Harness {
 
   nextPermission() {
     return this.wait(this.permissions.next(), "a session/request_permission request");
+  }
+
+  nextDiagnostics() {
+    return this.wait(this.diagnosticsRequests.next(), `a ${DIAGNOSTICS_METHOD} request`);
   }
 
   cancel(sessionId) {
