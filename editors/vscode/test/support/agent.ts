@@ -73,11 +73,15 @@ export class Sandbox {
   get agentHome(): string {
     return join(this.root, "home");
   }
+  /** The agent's XDG_CONFIG_HOME, where it finds the user's `larik/settings.json`. */
+  get agentConfig(): string {
+    return join(this.root, "config");
+  }
   /** The environment for the agent: private home and XDG directories, the mock model. */
   agentEnv(modelUrl: string): Record<string, string> {
     return {
       HOME: this.agentHome,
-      XDG_CONFIG_HOME: join(this.root, "config"),
+      XDG_CONFIG_HOME: this.agentConfig,
       XDG_DATA_HOME: join(this.root, "data"),
       XDG_STATE_HOME: join(this.root, "state"),
       XDG_CACHE_HOME: join(this.root, "cache"),

@@ -33,9 +33,17 @@ export class Workbench {
   ) {}
 
   /** Writes `files` into a fresh project (and `homeFiles` into the agent's private home, where it
-   * finds the user's `~/.claude` skills and commands) and starts everything; the page is not
+   * finds the user's `~/.claude` skills and commands, `agentSettings` as the agent's user settings)
+   * and starts everything, with `settings` added to the editor's user settings; the page is not
    * opened yet. Names may have folders. */
-  static async start(options: { prefix: string; files: Record<string, string>; homeFiles?: Record<string, string>; scenario: { responses: ScenarioStep[] } }): Promise<Workbench> {
+  static async start(options: {
+    prefix: string;
+    files: Record<string, string>;
+    homeFiles?: Record<string, string>;
+    agentSettings?: Record<string, unknown>;
+    settings?: Record<string, unknown>;
+    scenario: { responses: ScenarioStep[] };
+  }): Promise<Workbench> {
     if (!existsSync(VSIX)) throw new Error(`${VSIX} is missing: run npm run package first`);
     const sandbox = new Sandbox(options.prefix);
     let model: MockModel | undefined;
@@ -48,6 +56,7 @@ export class Workbench {
       };
       for (const [name, text] of Object.entries(options.files)) write(join(sandbox.project, name), text);
       for (const [name, text] of Object.entries(options.homeFiles ?? {})) write(join(sandbox.agentHome, name), text);
+      if (options.agentSettings) write(join(sandbox.agentConfig, "larik", "settings.json"), JSON.stringify(options.agentSettings, null, 2));
       model = await MockModel.start(options.scenario, sandbox.root);
       server = await CodeServer.start({
         root: sandbox.root,
@@ -57,6 +66,7 @@ export class Workbench {
           "larik.server.path": larikBinary(),
           "larik.server.env": sandbox.agentEnv(model.url),
           "larik.trace.protocol": true,
+          ...options.settings,
         },
       });
       browser = await launchChromium();
