@@ -57,8 +57,11 @@ pub struct LoginTarget<'a> {
 
 /// The authorization manager for `url`, keeping its tokens in `tokens`, on our HTTP stack.
 pub async fn manager(url: &str, tokens: &TokenFile) -> Result<AuthorizationManager, AuthError> {
+    // Our client first: building it chooses the TLS provider, which the manager's own default
+    // client (made by `new`, then replaced) needs already.
+    let client = crate::http::client_builder().build().map_err(|error| AuthError::InternalError(error.to_string()))?;
     let mut manager = AuthorizationManager::new(url).await?;
-    manager.with_client(crate::http::client_builder().build().map_err(|error| AuthError::InternalError(error.to_string()))?)?;
+    manager.with_client(client)?;
     manager.set_credential_store(tokens.clone());
     Ok(manager)
 }

@@ -426,29 +426,31 @@ pub(super) async fn connect(config: &McpServerConfig, tokens: Option<&TokenFile>
             };
             // Through the login's tokens, read on every request: a login (or a wider scope) that
             // arrives while connected is used from the next request on.
-            let mut manager = auth::manager(url, tokens).await.map_err(|error| error.to_string())?;
-            if tokens.exists()
-                && let Err(error) = manager.initialize_from_store().await
-            {
-                tracing::warn!(server = %config.name, %error, "the saved MCP login could not be used");
-            }
+            let manager = logged_in_manager(url, tokens, &config.name).await?;
             let transport = rmcp::transport::StreamableHttpClientTransport::with_client(rmcp::transport::auth::AuthClient::new(client, manager), transport_config);
             handler.serve(transport).await.map_err(initialize_failed)
         }
         Transport::Sse { url, headers } => {
-            let mut headers = headers.clone();
-            if let Some(tokens) = tokens.filter(|tokens| tokens.exists()) {
-                match auth::manager(url, tokens).await.map_err(|error| error.to_string())?.get_access_token().await {
-                    Ok(token) => {
-                        headers.insert("Authorization".into(), format!("Bearer {token}"));
-                    }
-                    Err(error) => tracing::warn!(server = %config.name, %error, "the saved MCP login could not be used"),
-                }
-            }
-            let transport = super::sse::connect(url, &headers).await?;
-            handler.serve(transport).await.map_err(|error| ConnectError::Failed(error.to_string()))
+            let login = match tokens {
+                Some(tokens) => Some(logged_in_manager(url, tokens, &config.name).await?),
+                None => None,
+            };
+            let transport = super::sse::connect(url, headers, login).await?;
+            handler.serve(transport).await.map_err(initialize_failed)
         }
     }
+}
+
+/// The authorization manager of a remote server's login, with the saved login (if any) in
+/// use: it reads the token file on every request.
+async fn logged_in_manager(url: &str, tokens: &TokenFile, server: &str) -> Result<rmcp::transport::auth::AuthorizationManager, ConnectError> {
+    let mut manager = auth::manager(url, tokens).await.map_err(|error| error.to_string())?;
+    if tokens.exists()
+        && let Err(error) = manager.initialize_from_store().await
+    {
+        tracing::warn!(%server, %error, "the saved MCP login could not be used");
+    }
+    Ok(manager)
 }
 
 /// What a server's questions to the user (`elicitation/create`) get.
