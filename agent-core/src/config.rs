@@ -46,6 +46,8 @@ pub struct Settings {
     /// Language servers: `{enabled, servers: {name: {command, args, filetypes, rootMarkers,
     /// initializationOptions, enabled}}}`.
     pub lsp: Option<crate::lsp::LspSettings>,
+    /// The browser tools: `{executable, headless, enabled}`.
+    pub browser: Option<BrowserSettings>,
     /// Read by [`crate::hooks::Hooks::load`]; named here so it is not reported as unknown.
     #[serde(rename = "hooks")]
     _hooks: Option<serde_json::Value>,
@@ -59,6 +61,18 @@ pub struct Settings {
     /// for safety. Filled in while loading.
     #[serde(skip)]
     pub problems: Vec<String>,
+}
+
+/// `browser` in the user's settings.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct BrowserSettings {
+    /// The Chromium or Chrome to run; found on PATH otherwise.
+    pub executable: Option<String>,
+    /// `false` shows the window.
+    pub headless: Option<bool>,
+    /// `false` offers no browser tools.
+    pub enabled: Option<bool>,
 }
 
 /// `permissions` in settings. Rules from every settings file apply together.
@@ -152,6 +166,7 @@ impl Settings {
             sandbox: over.sandbox.or(self.sandbox),
             roles: merge_roles(self.roles, over.roles),
             lsp: over.lsp.or(self.lsp),
+            browser: over.browser.or(self.browser),
             _hooks: None,
             _mcp_servers: None,
             unknown: std::collections::BTreeMap::new(),
@@ -280,6 +295,10 @@ pub fn load_settings(project: &Path, env: &HashMap<String, String>) -> Result<Se
         // cannot name one (a cloned repository would run its own code).
         if path.starts_with(project) && layer.lsp.take().is_some() {
             layer.problems.push(format!("{}: `lsp` is read from your own settings (~/.config/larik/settings.json) only; a project cannot choose which programs run", path.display()));
+        }
+        // Likewise the browser: its `executable` is a program to run.
+        if path.starts_with(project) && layer.browser.take().is_some() {
+            layer.problems.push(format!("{}: `browser` is read from your own settings (~/.config/larik/settings.json) only; a project cannot choose which programs run", path.display()));
         }
         if let Some(level) = layer.thought_level.as_deref().filter(|level| ThoughtLevel::from_id(level).is_none()) {
             layer.problems.push(format!("{}: thoughtLevel `{level}` is not one of off, low, medium, high; it is ignored", path.display()));

@@ -20,6 +20,8 @@ mod http;
 mod llm;
 mod lsp;
 mod agents;
+#[cfg(feature = "browser")]
+mod browser;
 mod mcp;
 mod permission;
 mod prompt;

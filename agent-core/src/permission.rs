@@ -298,7 +298,8 @@ impl Subjects {
 }
 
 /// The rule "always allow" proposes for a call: `bash(git commit*)` for tools with subcommands,
-/// `bash(make*)` otherwise, the domain for web_fetch, the bare tool name for the rest.
+/// `bash(make*)` otherwise, the domain for a URL (web_fetch, browser_navigate), the bare tool
+/// name for the rest.
 pub fn suggested_rule(tool: &dyn DynTool, call: &CallDescription) -> String {
     match &call.subject {
         CallSubject::Command { line, .. } => {
@@ -314,7 +315,7 @@ pub fn suggested_rule(tool: &dyn DynTool, call: &CallDescription) -> String {
             }
         }
         CallSubject::Url(url) => match reqwest::Url::parse(url).ok().and_then(|url| url.host_str().map(str::to_owned)) {
-            Some(host) => format!("web_fetch(domain:{host})"),
+            Some(host) => format!("{}(domain:{host})", tool.name()),
             None => tool.name().to_owned(),
         },
         _ => tool.name().to_owned(),

@@ -130,6 +130,8 @@ pub struct SessionConfig {
     pub settings: Option<crate::config::SettingsSource>,
     /// The language servers the session may start.
     pub language_servers: Vec<crate::lsp::ServerSpec>,
+    /// The browser tools' settings; `None` offers no browser tools.
+    pub browser: Option<crate::config::BrowserSettings>,
     /// The conversation so far, for a session loaded from disk.
     pub history: Vec<Message>,
     pub title: Option<String>,
@@ -161,6 +163,7 @@ impl SessionConfig {
             model_config: None,
             settings: None,
             language_servers: Vec::new(),
+            browser: None,
             history: Vec::new(),
             title: None,
         }
@@ -227,6 +230,7 @@ impl SessionConfig {
             model_config: resolved.clone(),
             settings: Some(config::SettingsSource { project: cwd_for_settings, env: env.clone() }),
             language_servers: crate::lsp::ServerSpec::available(env, &settings.lsp.clone().unwrap_or_default()),
+            browser: Some(settings.browser.clone().unwrap_or_default()).filter(|browser| browser.enabled != Some(false)),
             history: Vec::new(),
             title: None,
         };
@@ -290,6 +294,13 @@ impl Session {
         // Questions to language servers, when the session has some it may start.
         if !config.language_servers.is_empty() {
             registry.add_all([Arc::new(crate::tools::lsp_query::Lsp) as Arc<dyn crate::tools::DynTool>, Arc::new(crate::tools::apply_code_action::ApplyCodeAction)]);
+        }
+        #[cfg(feature = "browser")]
+        if let Some(browser_settings) = config.browser {
+            let env = settings.as_ref().map(|source| source.env.clone()).unwrap_or_default();
+            let profile = config.data_dir.clone().unwrap_or_else(std::env::temp_dir).join("browser-profile");
+            let browser = crate::browser::WebBrowser::new(crate::browser::BrowserSetup { settings: browser_settings, env, profile }, &cancel);
+            registry.add_all(crate::tools::browser::all(&browser));
         }
         // Said with the next turn: what the settings made of this session, then whatever the
         // MCP servers report between turns.

@@ -9,6 +9,8 @@ pub mod apply_code_action;
 pub mod ask_user;
 pub mod background;
 mod bash;
+#[cfg(feature = "browser")]
+pub(crate) mod browser;
 mod edit;
 mod glob;
 mod grep;

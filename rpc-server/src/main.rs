@@ -99,7 +99,9 @@ fn main() -> anyhow::Result<()> {
 }
 
 fn init_logging(log_file: Option<&std::path::Path>) -> anyhow::Result<()> {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("LARIK_LOG").unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    // The DevTools crate warns of every event of a newer Chromium it cannot parse; those are
+    // expected and handled, so only its errors are logged by default.
+    let filter = tracing_subscriber::EnvFilter::try_from_env("LARIK_LOG").unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,chromiumoxide=error"));
     let builder = tracing_subscriber::fmt().with_env_filter(filter).with_ansi(false);
     match log_file {
         Some(path) => {
