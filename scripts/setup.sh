@@ -16,7 +16,8 @@ need node
 need npm
 need python3
 
-# Debian packages the Rust tests drive for real: clangd (the C language server).
+# Debian packages the Rust tests drive for real: clangd (the C language server) and Chromium
+# (the browser tools).
 install_debian_packages() {
   local missing=()
   for package in "$@"; do
@@ -29,8 +30,9 @@ install_debian_packages() {
   $sudo apt-get -o DPkg::Lock::Timeout=600 update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -qq "${missing[@]}" >/dev/null
 }
-install_debian_packages clangd
+install_debian_packages clangd chromium
 echo "$(clangd --version | head -1)"
+echo "$(chromium --version 2>/dev/null | head -1)"
 
 (cd tests/acp-sdk && npm ci --no-audit --no-fund --loglevel=error)
 # Real language servers (pyright, typescript-language-server) for the language-server tests.

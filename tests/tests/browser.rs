@@ -53,6 +53,12 @@ fn long(height: u32) -> String {
     format!(r#"<!doctype html><title>Long</title><style>body {{ margin: 0 }}</style><div style="height: {height}px; background: linear-gradient(#fff, #36c)">top</div>"#)
 }
 
+/// A page of `count` buttons in a list.
+fn many(count: usize) -> String {
+    let buttons: String = (0..count).map(|index| format!("<li><button>Item number {index}</button></li>")).collect();
+    format!("<!doctype html><title>Many</title><ul>{buttons}</ul>")
+}
+
 /// Serves `pages` by path on 127.0.0.1; returns the base URL.
 async fn serve(pages: HashMap<&'static str, String>) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -85,7 +91,7 @@ async fn serve(pages: HashMap<&'static str, String>) -> String {
 }
 
 fn pages() -> HashMap<&'static str, String> {
-    HashMap::from([("/form", FORM.to_owned()), ("/two", TWO.to_owned()), ("/dialogs", DIALOGS.to_owned()), ("/long", long(3000)), ("/very-long", long(9000))])
+    HashMap::from([("/form", FORM.to_owned()), ("/two", TWO.to_owned()), ("/dialogs", DIALOGS.to_owned()), ("/long", long(3000)), ("/very-long", long(9000)), ("/many", many(2000))])
 }
 
 /// The text of the result for call `id` in a request to the model, and its images (base64).
@@ -296,6 +302,8 @@ async fn screenshots_are_images_at_css_pixel_size_and_labels_leave_nothing_behin
         call("a1", "browser_screenshot", json!({"labels": true})),
         call("g1", "browser_evaluate", json!({"script": "[document.getElementById('__larik_labels') === null, document.querySelectorAll('[data-larik-ref]').length]"})),
         call("s2", "browser_snapshot", json!({})),
+        call("n4", "browser_navigate", json!({"url": format!("{base}/many")})),
+        call("m1", "browser_snapshot", json!({})),
         Step::text("Done."),
     ];
     let (mock, mut agent, session) = start(&sandbox, steps).await;
@@ -319,7 +327,15 @@ async fn screenshots_are_images_at_css_pixel_size_and_labels_leave_nothing_behin
     assert_eq!(result_of(&last, "s2").0, result_of(&last, "s1").0, "the page is as it was");
     // The editor gets the images too.
     assert!(updates.iter().any(|update| update.to_string().contains("\"mimeType\":\"image/jpeg\"")), "the editor shows the screenshot");
-    drop(agent);
+    let many = result_of(&last, "m1").0;
+    assert!(many.len() <= 20_000 && many.contains("[snapshot cut at 20000 characters: "), "capped with a note: {} characters", many.len());
+
+    // An agent killed outright takes its browser with it.
+    let home = sandbox.home.path().to_path_buf();
+    assert!(main_browser(&home).is_some());
+    agent.child.start_kill().unwrap();
+    agent.wait_exit().await;
+    assert!(gone_within(&home, 5).await, "the browser outlived a killed agent: {:?}", browsers_of(&home));
 }
 
 #[tokio::test]

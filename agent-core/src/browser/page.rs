@@ -47,7 +47,8 @@ pub async fn snapshot(page: &Page) -> Result<String, String> {
         text.push_str("(nothing visible)\n");
     }
     for (index, line) in lines.iter().enumerate() {
-        if text.len() + line.len() + 1 > SNAPSHOT_CHARS {
+        // Room is kept for the note, so the whole stays within the cap.
+        if text.len() + line.len() + 1 > SNAPSHOT_CHARS - 120 {
             text.push_str(&format!("[snapshot cut at {SNAPSHOT_CHARS} characters: {} more lines; scroll, or act on what is shown]\n", lines.len() - index));
             break;
         }
