@@ -47,7 +47,13 @@ async fn a_text_turn_streams_and_ends() {
     assert!(system.contains(&format!("Working directory: {}", sandbox.project_path().display())), "{system}");
     assert!(system.contains("Git repository: no"));
     let tools: Vec<&str> = request["tools"].as_array().unwrap().iter().map(|tool| tool["name"].as_str().unwrap()).collect();
-    assert_eq!(tools, ["ask_user", "bash", "bash_output", "edit", "glob", "grep", "kill_shell", "multi_edit", "read", "task", "task_stop", "task_wait", "todo", "web_fetch", "web_search", "write"]);
+    let mut expected = vec!["ask_user", "bash", "bash_output", "edit", "glob", "grep", "kill_shell", "multi_edit", "read", "task", "task_stop", "task_wait", "todo", "web_fetch", "web_search", "write"];
+    if cfg!(feature = "browser") {
+        let browser = ["back", "click", "close", "console", "evaluate", "forward", "navigate", "press", "screenshot", "scroll", "select", "snapshot", "tabs", "type"];
+        expected.extend(browser.map(|name| &*format!("browser_{name}").leak()));
+        expected.sort_unstable();
+    }
+    assert_eq!(tools, expected, "sorted by name, the browser's with the browser feature");
     let read = request["tools"].as_array().unwrap().iter().find(|tool| tool["name"] == "read").unwrap();
     assert_eq!(read["input_schema"]["required"], json!(["path"]), "the schema is derived from the input type");
 }

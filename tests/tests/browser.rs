@@ -225,9 +225,11 @@ async fn the_browser_tools_drive_real_pages_through_the_pipeline() {
     ];
     let (mock, mut agent, session) = start(&sandbox, steps).await;
     let mut asked = Vec::new();
+    let mut always = Vec::new();
     let (response, updates) = agent
         .prompt(&session, "try the form", |params| {
             asked.push(params["toolCall"]["title"].as_str().unwrap_or_default().to_owned());
+            always.extend(params["options"].as_array().into_iter().flatten().filter(|option| option["kind"] == "allow_always").filter_map(|option| option["name"].as_str().map(str::to_owned)));
             "allow_once"
         })
         .await;
@@ -238,6 +240,8 @@ async fn the_browser_tools_drive_real_pages_through_the_pipeline() {
     // Navigation asks like web_fetch; acting on the page asks; looking does not.
     assert!(asked.iter().any(|title| title.starts_with("Open http://127.0.0.1")), "{asked:?}");
     assert!(asked.iter().any(|title| title == "Type into e1 in the browser") && asked.iter().any(|title| title == "Click e2 in the browser"), "{asked:?}");
+    assert!(always.contains(&"Always allow `browser_navigate(domain:127.0.0.1)` in this project".to_owned()), "always allow proposes the domain: {always:?}");
+    assert!(always.contains(&"Always allow `browser_click` in this project".to_owned()), "{always:?}");
     assert!(!asked.iter().any(|title| title.contains("Look at") || title.contains("console") || title.contains("Go back")), "{asked:?}");
 
     assert!(text("n1").contains("Page: Form ("), "{}", text("n1"));
@@ -357,13 +361,18 @@ async fn a_browser_the_user_closed_starts_again_and_rules_and_plan_mode_hold() {
     ];
     write_user_settings(&sandbox, &json!({"lsp": {"enabled": false}, "permissions": {"deny": ["browser_navigate(domain:denied.example)"]}}));
     let project = sandbox.project_path();
+    // A cloned project cannot choose the program the browser tools start.
+    std::fs::create_dir_all(project.join(".larik")).unwrap();
+    std::fs::write(project.join(".larik/settings.json"), json!({"browser": {"executable": "/bin/sh"}}).to_string()).unwrap();
     let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
     let mut agent = Agent::spawn(&project, &sandbox.env(mock.url()));
     agent.initialize().await;
     let session = agent.new_session(&project).await;
     let home = sandbox.home.path().to_path_buf();
 
-    agent.prompt(&session, "one", |_| "allow_once").await;
+    let (_, updates) = agent.prompt(&session, "one", |_| "allow_once").await;
+    assert!(updates.iter().any(|update| update.to_string().contains("`browser` is read from your own settings")), "the user is told: {updates:?}");
+    assert!(result_of(mock.requests().last().unwrap(), "n1").0.contains("Page: Two ("), "Chromium, not the project's program");
     let first = main_browser(&home).expect("a browser");
     // The user closes the browser (its window gone, the process with it).
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(i32::try_from(first).unwrap()), nix::sys::signal::Signal::SIGTERM).unwrap();
