@@ -55,8 +55,9 @@ async fn stop(mut agent: Agent) {
     agent.wait_exit().await;
 }
 
-/// The agent's sections, by name: `ready` (with idle), `turn`, `long`, `relay`, `request`, `mcp`, `lsp`.
-pub const SECTIONS: &[&str] = &["ready", "turn", "long", "relay", "request", "mcp", "lsp"];
+/// The agent's sections, by name: `ready` (with idle), `turn`, `long`, `relay`, `request`, `mcp`,
+/// `lsp`, `browser`.
+pub const SECTIONS: &[&str] = &["ready", "turn", "long", "relay", "request", "mcp", "lsp", "browser"];
 
 pub async fn measure(section: &str, idle_seconds: u64) -> anyhow::Result<Vec<Row>> {
     match section {
@@ -67,6 +68,7 @@ pub async fn measure(section: &str, idle_seconds: u64) -> anyhow::Result<Vec<Row
         "request" => first_request().await,
         "mcp" => mcp_servers().await,
         "lsp" => language_server().await,
+        "browser" => browser().await,
         other => anyhow::bail!("no agent section `{other}`"),
     }
 }
@@ -341,33 +343,9 @@ async fn language_server() -> anyhow::Result<Vec<Row>> {
             }
         }
         let (mut agent, session) = ready_agent_in(&sandbox, &env).await;
-        let prompt = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "edit"}]})).await;
-        let mut started: std::collections::HashMap<String, Instant> = std::collections::HashMap::new();
-        let mut edits = Vec::new();
-        loop {
-            let message = agent.next().await;
-            if message["id"] == prompt && message.get("method").is_none() {
-                break;
-            }
-            if message["method"] == "session/request_permission" {
-                agent.reply(&message, json!({"outcome": {"outcome": "selected", "optionId": "allow_once"}})).await;
-                continue;
-            }
-            let update = &message["params"]["update"];
-            let id = update["toolCallId"].as_str().unwrap_or_default().to_owned();
-            match update["status"].as_str() {
-                Some("in_progress") => {
-                    started.insert(id, Instant::now());
-                }
-                // The first edit starts the server: it is not a warm edit.
-                Some("completed") if id.starts_with('e') && id != "e0" => {
-                    if let Some(start) = started.get(&id) {
-                        edits.push(start.elapsed());
-                    }
-                }
-                _ => {}
-            }
-        }
+        let times = timed_calls(&mut agent, &session, "edit").await;
+        // The first edit starts the server: it is not a warm edit.
+        let edits: Vec<Duration> = times.iter().filter(|(id, _)| id.starts_with('e') && id.as_str() != "e0").map(|(_, time)| *time).collect();
         let text = mock.requests().last().map(|request| request.to_string()).unwrap_or_default();
         anyhow::ensure!(!with_server || text.contains("is not defined"), "pyright's diagnostics did not reach the model");
         let pid = agent.child.id().unwrap_or(0);
@@ -382,6 +360,78 @@ async fn language_server() -> anyhow::Result<Vec<Row>> {
     rows.push(Row::single("lsp: agent RSS with pyright running", format!("{:.1} MiB", agent_rss as f64 / 1024.0), "(the agent alone)"));
     rows.push(Row::single("lsp: pyright's own RSS", format!("{:.1} MiB", server_rss as f64 / 1024.0), "(Node; apart from the agent)"));
     Ok(rows)
+}
+
+/// Runs a prompt, allowing every question, and returns each tool call's time from running to
+/// completed, by call id, in the order they completed.
+async fn timed_calls(agent: &mut Agent, session: &str, text: &str) -> Vec<(String, Duration)> {
+    let prompt = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]})).await;
+    let mut started: std::collections::HashMap<String, Instant> = std::collections::HashMap::new();
+    let mut times = Vec::new();
+    loop {
+        let message = agent.next().await;
+        if message["id"] == prompt && message.get("method").is_none() {
+            return times;
+        }
+        if message["method"] == "session/request_permission" {
+            agent.reply(&message, json!({"outcome": {"outcome": "selected", "optionId": "allow_once"}})).await;
+            continue;
+        }
+        let update = &message["params"]["update"];
+        let id = update["toolCallId"].as_str().unwrap_or_default().to_owned();
+        match update["status"].as_str() {
+            Some("in_progress") => {
+                started.insert(id, Instant::now());
+            }
+            Some("completed") => {
+                if let Some(start) = started.get(&id) {
+                    times.push((id, start.elapsed()));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The browser tools (figure 11): the first navigation (Chromium launched cold), a warm snapshot
+/// of a page of 2,000 elements, and memory with the browser open: the agent's own RSS apart
+/// from Chromium's (every process of its group).
+async fn browser() -> anyhow::Result<Vec<Row>> {
+    const SNAPSHOTS: usize = 10;
+    let base = larik_tests::pages::serve(std::collections::HashMap::from([("/many", larik_tests::pages::many_buttons(2000))])).await;
+    let sandbox = Sandbox::new();
+    let mut steps = vec![Step::tool("n", "browser_navigate", json!({"url": format!("{base}/many")}))];
+    steps.extend((0..SNAPSHOTS).map(|index| Step::tool(&format!("s{index}"), "browser_snapshot", json!({}))));
+    steps.push(Step::text("done"));
+    let mock = MockLlm::start(Scenario { responses: steps }).await?;
+    let (mut agent, session) = ready_agent(&sandbox, &mock).await;
+    let times = timed_calls(&mut agent, &session, "look").await;
+    let text = mock.requests().last().map(|request| request.to_string()).unwrap_or_default();
+    anyhow::ensure!(text.contains("Item number 1999") || text.contains("snapshot cut at"), "the snapshot did not reach the model");
+    let navigate: Vec<Duration> = times.iter().filter(|(id, _)| id == "n").map(|(_, time)| *time).collect();
+    let snapshots: Vec<Duration> = times.iter().filter(|(id, _)| id.starts_with('s')).map(|(_, time)| *time).collect();
+    let pid = agent.child.id().unwrap_or(0);
+    let agent_rss = memory_kib(pid).0;
+    let browser_rss: u64 = children_of(pid).iter().flat_map(|child| group_of(*child)).map(|member| memory_kib(member).0).sum();
+    stop(agent).await;
+    Ok(vec![
+        duration_row("browser: first browser_navigate (Chromium launched cold)", &navigate, "(Chromium's start)"),
+        duration_row("browser: browser_snapshot of 2,000 elements (warm)", &snapshots, "(capped at 20k characters)"),
+        Row::single("browser: agent RSS with the browser open", format!("{:.1} MiB", agent_rss as f64 / 1024.0), "(the agent alone)"),
+        Row::single("browser: Chromium's own RSS (all its processes)", format!("{:.1} MiB", browser_rss as f64 / 1024.0), "(apart from the agent)"),
+    ])
+}
+
+/// The processes in the process group led by `leader`.
+fn group_of(leader: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(2)?.parse::<u32>().ok()) == Some(leader)
+        })
+        .collect()
 }
 
 /// The processes whose parent is `pid`.

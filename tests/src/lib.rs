@@ -7,3 +7,4 @@
 pub mod harness;
 pub mod lsp_client;
 pub mod mock_llm;
+pub mod pages;

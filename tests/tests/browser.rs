@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use larik_tests::harness::{Agent, Sandbox};
 use larik_tests::mock_llm::{MockLlm, Scenario, Step};
+use larik_tests::pages::{many_buttons, serve};
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const FORM: &str = r#"<!doctype html><title>Form</title>
 <h1>Sign up</h1>
@@ -53,45 +53,8 @@ fn long(height: u32) -> String {
     format!(r#"<!doctype html><title>Long</title><style>body {{ margin: 0 }}</style><div style="height: {height}px; background: linear-gradient(#fff, #36c)">top</div>"#)
 }
 
-/// A page of `count` buttons in a list.
-fn many(count: usize) -> String {
-    let buttons: String = (0..count).map(|index| format!("<li><button>Item number {index}</button></li>")).collect();
-    format!("<!doctype html><title>Many</title><ul>{buttons}</ul>")
-}
-
-/// Serves `pages` by path on 127.0.0.1; returns the base URL.
-async fn serve(pages: HashMap<&'static str, String>) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move {
-        loop {
-            let Ok((mut socket, _)) = listener.accept().await else { return };
-            let pages = pages.clone();
-            tokio::spawn(async move {
-                let mut request = Vec::new();
-                let mut buffer = [0; 4096];
-                while !request.windows(4).any(|window| window == b"\r\n\r\n") {
-                    match socket.read(&mut buffer).await {
-                        Ok(0) | Err(_) => return,
-                        Ok(read) => request.extend_from_slice(&buffer[..read]),
-                    }
-                }
-                let head = String::from_utf8_lossy(&request);
-                let path = head.split_whitespace().nth(1).unwrap_or("/").to_owned();
-                let (status, body) = match pages.get(path.as_str()) {
-                    Some(page) => ("200 OK", page.clone()),
-                    None => ("404 Not Found", "<title>Not found</title>".to_owned()),
-                };
-                let response = format!("HTTP/1.1 {status}\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len());
-                let _ = socket.write_all(response.as_bytes()).await;
-            });
-        }
-    });
-    base
-}
-
 fn pages() -> HashMap<&'static str, String> {
-    HashMap::from([("/form", FORM.to_owned()), ("/two", TWO.to_owned()), ("/dialogs", DIALOGS.to_owned()), ("/long", long(3000)), ("/very-long", long(9000)), ("/many", many(2000))])
+    HashMap::from([("/form", FORM.to_owned()), ("/two", TWO.to_owned()), ("/dialogs", DIALOGS.to_owned()), ("/long", long(3000)), ("/very-long", long(9000)), ("/many", many_buttons(2000))])
 }
 
 /// The text of the result for call `id` in a request to the model, and its images (base64).
