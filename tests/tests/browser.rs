@@ -147,8 +147,10 @@ fn write_user_settings(sandbox: &Sandbox, settings: &Value) {
 /// One browser at a time: three Chromiums on two cores make every timing in them a guess.
 static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
-async fn start(sandbox: &Sandbox, steps: Vec<Step>) -> (MockLlm, Agent, String) {
-    write_user_settings(sandbox, &json!({"lsp": {"enabled": false}}));
+/// The mock model with `steps` and the agent with a session open, with `permissions` in the
+/// user's settings.
+async fn start(sandbox: &Sandbox, steps: Vec<Step>, permissions: Value) -> (MockLlm, Agent, String) {
+    write_user_settings(sandbox, &json!({"lsp": {"enabled": false}, "permissions": permissions}));
     let project = sandbox.project_path();
     let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
     let mut agent = Agent::spawn(&project, &sandbox.env(mock.url()));
@@ -184,9 +186,15 @@ async fn the_browser_tools_drive_real_pages_through_the_pipeline() {
         call("f1", "browser_forward", json!({})),
         call("b2", "browser_back", json!({})),
         call("x1", "browser_click", json!({"ref": "e99"})),
+        // The page closes its own tab: the next call drops it.
+        call("w1", "browser_evaluate", json!({"script": "setTimeout(() => window.close(), 0), 'closing'"})),
+        call("t2", "browser_tabs", json!({"action": "list"})),
+        call("t3", "browser_tabs", json!({"action": "new"})),
+        call("t4", "browser_tabs", json!({"action": "switch", "index": 0})),
+        call("t5", "browser_tabs", json!({"action": "close", "index": 1})),
         Step::text("Done."),
     ];
-    let (mock, mut agent, session) = start(&sandbox, steps).await;
+    let (mock, mut agent, session) = start(&sandbox, steps, json!({})).await;
     let mut asked = Vec::new();
     let mut always = Vec::new();
     let (response, updates) = agent
@@ -238,6 +246,10 @@ async fn the_browser_tools_drive_real_pages_through_the_pipeline() {
     assert!(text("f1").contains("Page: Dialogs ("), "{}", text("f1"));
     assert!(text("b2").contains("Page: Two ("), "{}", text("b2"));
     assert!(text("x1").contains("No element has the ref e99"), "{}", text("x1"));
+    assert!(text("t2").starts_with("0 (active) Form (") && !text("t2").contains("Two"), "the closed tab is gone: {}", text("t2"));
+    assert!(text("t3").contains("1 (active)  (about:blank)"), "{}", text("t3"));
+    assert!(text("t4").starts_with("0 (active) Form ("), "{}", text("t4"));
+    assert_eq!(text("t5").lines().count(), 1, "{}", text("t5"));
 
     // The editor saw the calls as they ran.
     assert!(updates.iter().any(|update| update.to_string().contains("Click e4 in the browser")), "the editor heard of the calls");
@@ -273,7 +285,7 @@ async fn screenshots_are_images_at_css_pixel_size_and_labels_leave_nothing_behin
         call("m1", "browser_snapshot", json!({})),
         Step::text("Done."),
     ];
-    let (mock, mut agent, session) = start(&sandbox, steps).await;
+    let (mock, mut agent, session) = start(&sandbox, steps, json!({})).await;
     let (response, updates) = agent.prompt(&session, "look at it", |_| "allow_once").await;
     assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
     let last = mock.requests().last().unwrap().clone();
@@ -322,15 +334,11 @@ async fn a_browser_the_user_closed_starts_again_and_rules_and_plan_mode_hold() {
         Step::tool("c1", "browser_click", json!({"ref": "e1"})),
         Step::text("Four."),
     ];
-    write_user_settings(&sandbox, &json!({"lsp": {"enabled": false}, "permissions": {"deny": ["browser_navigate(domain:denied.example)"]}}));
     let project = sandbox.project_path();
     // A cloned project cannot choose the program the browser tools start.
     std::fs::create_dir_all(project.join(".larik")).unwrap();
     std::fs::write(project.join(".larik/settings.json"), json!({"browser": {"executable": "/bin/sh"}}).to_string()).unwrap();
-    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
-    let mut agent = Agent::spawn(&project, &sandbox.env(mock.url()));
-    agent.initialize().await;
-    let session = agent.new_session(&project).await;
+    let (mock, mut agent, session) = start(&sandbox, steps, json!({"deny": ["browser_navigate(domain:denied.example)"]})).await;
     let home = sandbox.home.path().to_path_buf();
 
     let (_, updates) = agent.prompt(&session, "one", |_| "allow_once").await;
