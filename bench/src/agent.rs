@@ -424,24 +424,23 @@ async fn browser() -> anyhow::Result<Vec<Row>> {
 
 /// The processes in the process group led by `leader`.
 fn group_of(leader: u32) -> Vec<u32> {
+    processes_whose_stat_field(2, leader)
+}
+
+/// The processes whose parent is `pid`.
+fn children_of(pid: u32) -> Vec<u32> {
+    processes_whose_stat_field(1, pid)
+}
+
+/// The processes whose `/proc/<pid>/stat` field `field` (counted after the command name: 1 is
+/// the parent, 2 the process group) equals `value`.
+fn processes_whose_stat_field(field: usize, value: u32) -> Vec<u32> {
     let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
     entries
         .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
         .filter(|pid| {
             let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(2)?.parse::<u32>().ok()) == Some(leader)
-        })
-        .collect()
-}
-
-/// The processes whose parent is `pid`.
-fn children_of(pid: u32) -> Vec<u32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
-    entries
-        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|child| {
-            let stat = std::fs::read_to_string(format!("/proc/{child}/stat")).unwrap_or_default();
-            stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok()) == Some(pid)
+            stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(field)?.parse::<u32>().ok()) == Some(value)
         })
         .collect()
 }

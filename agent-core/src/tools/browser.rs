@@ -29,8 +29,8 @@ pub fn all(browser: &Arc<WebBrowser>) -> Vec<Arc<dyn DynTool>> {
         Arc::new(input::Press(shared())),
         Arc::new(input::Select(shared())),
         Arc::new(input::Scroll(shared())),
-        Arc::new(history::Back(shared())),
-        Arc::new(history::Forward(shared())),
+        Arc::new(history::History::<false>(shared())), // browser_back
+        Arc::new(history::History::<true>(shared())), // browser_forward
         Arc::new(tabs::Tabs(shared())),
         Arc::new(screenshot::Screenshot(shared())),
         Arc::new(console::Console(shared())),

@@ -13,24 +13,19 @@ use crate::tools::{CallDescription, Tool, ToolContext, ToolOutput};
 #[derive(Deserialize, JsonSchema)]
 pub struct HistoryInput {}
 
-async fn go(browser: &WebBrowser, step: i64) -> ToolOutput {
-    let held = match super::held(browser).await {
-        Ok(held) => held,
-        Err(output) => return output,
-    };
-    let Ok(tab) = held.page() else { return ToolOutput::error("No tab is open.") };
-    match page::go_in_history(tab, step).await {
-        Ok(url) => ToolOutput::text(format!("Went {} to {url}.\n{}", if step < 0 { "back" } else { "forward" }, super::whereabouts(&held).await)),
-        Err(error) => ToolOutput::error(error),
-    }
+/// `browser_back` (`History<false>`) or `browser_forward` (`History<true>`): one entry through
+/// the active tab's history.
+pub struct History<const FORWARD: bool>(pub Arc<WebBrowser>);
+
+impl<const FORWARD: bool> History<FORWARD> {
+    const DIRECTION: &'static str = if FORWARD { "forward" } else { "back" };
 }
 
-pub struct Back(pub Arc<WebBrowser>);
-
-impl Tool for Back {
+impl<const FORWARD: bool> Tool for History<FORWARD> {
     type Input = HistoryInput;
-    const NAME: &'static str = "browser_back";
-    const DESCRIPTION: &'static str = "Go back one page in the browser's active tab.";
+    const NAME: &'static str = if FORWARD { "browser_forward" } else { "browser_back" };
+    const DESCRIPTION: &'static str =
+        if FORWARD { "Go forward one page in the browser's active tab." } else { "Go back one page in the browser's active tab." };
     const KIND: ToolKind = ToolKind::Other;
 
     fn read_only(&self) -> bool {
@@ -42,35 +37,18 @@ impl Tool for Back {
     }
 
     fn describe(&self, _input: &HistoryInput, _ctx: &ToolContext) -> CallDescription {
-        CallDescription::titled("Go back in the browser")
+        CallDescription::titled(format!("Go {} in the browser", Self::DIRECTION))
     }
 
     async fn run(&self, _input: HistoryInput, _ctx: &ToolContext) -> ToolOutput {
-        go(&self.0, -1).await
-    }
-}
-
-pub struct Forward(pub Arc<WebBrowser>);
-
-impl Tool for Forward {
-    type Input = HistoryInput;
-    const NAME: &'static str = "browser_forward";
-    const DESCRIPTION: &'static str = "Go forward one page in the browser's active tab.";
-    const KIND: ToolKind = ToolKind::Other;
-
-    fn read_only(&self) -> bool {
-        true
-    }
-
-    fn concurrency_safe(&self) -> bool {
-        false
-    }
-
-    fn describe(&self, _input: &HistoryInput, _ctx: &ToolContext) -> CallDescription {
-        CallDescription::titled("Go forward in the browser")
-    }
-
-    async fn run(&self, _input: HistoryInput, _ctx: &ToolContext) -> ToolOutput {
-        go(&self.0, 1).await
+        let held = match super::held(&self.0).await {
+            Ok(held) => held,
+            Err(output) => return output,
+        };
+        let Ok(tab) = held.page() else { return ToolOutput::error("No tab is open.") };
+        match page::go_in_history(tab, if FORWARD { 1 } else { -1 }).await {
+            Ok(url) => ToolOutput::text(format!("Went {} to {url}.\n{}", Self::DIRECTION, super::whereabouts(&held).await)),
+            Err(error) => ToolOutput::error(error),
+        }
     }
 }
