@@ -48,6 +48,16 @@ pub struct Settings {
     pub lsp: Option<crate::lsp::LspSettings>,
     /// The browser tools: `{executable, headless, enabled}`.
     pub browser: Option<BrowserSettings>,
+    /// `true` filters the output of known successful bash commands before the model sees it,
+    /// keeping the exact output for `raw_output`. Off by default; the user's own settings only.
+    pub token_saver: Option<bool>,
+    /// `{maxCostUsd, maxTokens}`: the session stops before a request beyond it.
+    pub budget: Option<crate::session::Budget>,
+    /// The model's context window in tokens, for models the catalog does not know (a local
+    /// server's window is whatever it was started with).
+    pub context_window: Option<u64>,
+    /// `{auto, threshold}`: when the conversation is compacted on its own.
+    pub compaction: Option<crate::session::compaction::CompactionSettings>,
     /// Read by [`crate::hooks::Hooks::load`]; named here so it is not reported as unknown.
     #[serde(rename = "hooks")]
     _hooks: Option<serde_json::Value>,
@@ -167,6 +177,11 @@ impl Settings {
             roles: merge_roles(self.roles, over.roles),
             lsp: over.lsp.or(self.lsp),
             browser: over.browser.or(self.browser),
+            token_saver: over.token_saver.or(self.token_saver),
+            // Every file may only lower a limit: a project cannot raise what the user may spend.
+            budget: crate::session::Budget::tighter(self.budget, over.budget),
+            context_window: over.context_window.or(self.context_window),
+            compaction: over.compaction.or(self.compaction),
             _hooks: None,
             _mcp_servers: None,
             unknown: std::collections::BTreeMap::new(),
@@ -299,6 +314,11 @@ pub fn load_settings(project: &Path, env: &HashMap<String, String>) -> Result<Se
         // Likewise the browser: its `executable` is a program to run.
         if path.starts_with(project) && layer.browser.take().is_some() {
             layer.problems.push(format!("{}: `browser` is read from your own settings (~/.config/larik/settings.json) only; a project cannot choose which programs run", path.display()));
+        }
+        // And the token saver: it changes what the model is shown of every command, and keeps
+        // copies of that output on the user's disk.
+        if path.starts_with(project) && layer.token_saver.take().is_some() {
+            layer.problems.push(format!("{}: `tokenSaver` is read from your own settings (~/.config/larik/settings.json) only", path.display()));
         }
         if let Some(level) = layer.thought_level.as_deref().filter(|level| ThoughtLevel::from_id(level).is_none()) {
             layer.problems.push(format!("{}: thoughtLevel `{level}` is not one of off, low, medium, high; it is ignored", path.display()));

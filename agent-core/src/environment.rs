@@ -35,6 +35,9 @@ pub struct SessionEnv {
     pub sandbox: Option<Arc<Sandbox>>,
     pub shells: Arc<BackgroundShells>,
     pub usage: Arc<UsageTotals>,
+    /// The budget (shared by a child: its spending counts against the root's), the window and
+    /// compaction's settings.
+    pub limits: crate::session::Limits,
     pub log: Option<Arc<SessionLog>>,
     /// The user's data directory for Larik (subagents' worktrees go there).
     pub data_dir: Option<std::path::PathBuf>,
@@ -51,6 +54,9 @@ pub struct SessionEnv {
     pub skills: Arc<crate::skills::Skills>,
     /// The language servers, shared with children.
     pub lsp: Arc<crate::lsp::LanguageServers>,
+    /// The token saver, when the user turned it on; a child shares its parent's (and so its
+    /// sidecar, where `raw_output` finds any of the session's calls).
+    pub token_saver: Option<Arc<crate::token_saver::TokenSaver>>,
 }
 
 impl SessionEnv {
@@ -68,6 +74,7 @@ impl SessionEnv {
             sandbox: None,
             shells: Arc::new(BackgroundShells::new(CancellationToken::new())),
             usage: Arc::default(),
+            limits: crate::session::Limits::default(),
             log: None,
             data_dir: None,
             tasks: Arc::new(crate::agents::BackgroundTasks::new(CancellationToken::new())),
@@ -76,6 +83,7 @@ impl SessionEnv {
             settings: None,
             skills: Arc::default(),
             lsp: Arc::new(crate::lsp::LanguageServers::none()),
+            token_saver: None,
         }
     }
 
@@ -95,6 +103,7 @@ impl SessionEnv {
             services: self.services.clone(),
             shells: Arc::new(BackgroundShells::new(cancel)),
             usage: Arc::clone(&self.usage),
+            limits: self.limits,
             log: None,
             data_dir: self.data_dir.clone(),
             tasks: Arc::clone(&self.tasks),
@@ -103,6 +112,7 @@ impl SessionEnv {
             settings: self.settings.clone(),
             skills: Arc::clone(&self.skills),
             lsp: Arc::clone(&self.lsp),
+            token_saver: self.token_saver.clone(),
         }
     }
 }

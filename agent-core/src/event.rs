@@ -116,6 +116,16 @@ pub struct PermissionRequest {
     pub reply: oneshot::Sender<PermissionAnswer>,
 }
 
+/// Where a compaction is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CompactionState {
+    Started,
+    /// The summary the conversation now continues from.
+    Completed { summary: String },
+    Failed { error: String },
+    Cancelled,
+}
+
 #[derive(Debug)]
 pub enum AgentEvent {
     /// Streamed answer text, paced: a fast stream's deltas arrive merged, a few per frame.
@@ -138,8 +148,11 @@ pub enum AgentEvent {
     ToolTerminal { id: String, terminal_id: String },
     /// Boxed: the largest event, and rare; every streamed delta would otherwise move its size.
     PermissionRequested(Box<PermissionRequest>),
-    /// After each model response: its tokens, the context window, the cost when known.
-    Usage { usage: Usage, context_window: u64, cost_usd: Option<f64> },
+    /// After each model response: its tokens, the context window, and when the model's price is
+    /// known the response's cost and the session's total (subagents' spending included).
+    Usage { usage: Usage, context_window: u64, cost_usd: Option<f64>, session_cost_usd: Option<f64> },
+    /// A compaction of the conversation started or ended; `id` is unique in the session.
+    Compaction { id: String, trigger: crate::session::Trigger, state: CompactionState },
     /// Something the user should know that is not part of the answer (a retry, a fallback).
     Notice(String),
     /// The session got its title (from its first prompt).

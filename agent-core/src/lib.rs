@@ -29,6 +29,7 @@ mod review;
 mod skills;
 pub mod sandbox;
 pub mod session;
+mod token_saver;
 mod tools;
 mod workspace;
 
@@ -49,6 +50,12 @@ pub mod services {
     pub use crate::lsp::EditorDiagnostics;
     pub use crate::tools::EditorServices;
     pub use crate::workspace::{EditorFiles, write_file_atomic};
+}
+
+/// The token saver's private copies of bash calls' exact output, kept per session: what a front
+/// end that forks or deletes a session does with them.
+pub mod exact_output {
+    pub use crate::token_saver::sidecar::{SidecarError, copy, remove};
 }
 
 /// Recorded sessions played as the model's side: the offline demo and the tests' mock model.

@@ -2,13 +2,17 @@
 //! [`AgentEvent`]s; it is cancelled through a tree of tokens (session -> turn -> tool call).
 //! One turn runs at a time per session; a second prompt waits for the first to finish.
 
+pub mod compaction;
 mod dispatch;
 pub(crate) mod hook_points;
+pub mod limits;
 mod paced_text;
 pub mod store;
 mod subagent;
 mod turn;
 
+pub use compaction::{Compacted, Trigger};
+pub use limits::{Budget, Limits};
 pub use subagent::{SubagentOutcome, run_subagent};
 
 use std::path::Path;
@@ -38,6 +42,8 @@ pub enum StopReason {
     MaxTurnRequests,
     Refusal,
     Cancelled,
+    /// The session's budget is spent (see [`Budget`]).
+    BudgetExhausted,
 }
 
 impl StopReason {
@@ -49,6 +55,8 @@ impl StopReason {
             Self::MaxTurnRequests => "max_turn_requests",
             Self::Refusal => "refusal",
             Self::Cancelled => "cancelled",
+            // ACP has no reason of its own for a spent budget; a token limit is the nearest.
+            Self::BudgetExhausted => "max_tokens",
         }
     }
 }
@@ -83,7 +91,8 @@ pub const BACKGROUND_RESULTS: &str = "Background task results arrived (above). U
 /// What a turn does.
 enum Work {
     Prompt(Vec<Part>),
-    Compact,
+    /// `/compact` with the user's instructions for the summary.
+    Compact(String),
 }
 
 /// What a session is opened with.
@@ -132,6 +141,8 @@ pub struct SessionConfig {
     pub language_servers: Vec<crate::lsp::ServerSpec>,
     /// The browser tools' settings; `None` offers no browser tools.
     pub browser: Option<crate::config::BrowserSettings>,
+    /// The budget, the model's window when settings name it, and compaction's settings.
+    pub limits: Limits,
     /// The conversation so far, for a session loaded from disk.
     pub history: Vec<Message>,
     pub title: Option<String>,
@@ -164,6 +175,7 @@ impl SessionConfig {
             settings: None,
             language_servers: Vec::new(),
             browser: None,
+            limits: Limits::default(),
             history: Vec::new(),
             title: None,
         }
@@ -231,6 +243,7 @@ impl SessionConfig {
             settings: Some(config::SettingsSource { project: cwd_for_settings, env: env.clone() }),
             language_servers: crate::lsp::ServerSpec::available(env, &settings.lsp.clone().unwrap_or_default()),
             browser: Some(settings.browser.clone().unwrap_or_default()).filter(|browser| browser.enabled != Some(false)),
+            limits: Limits { budget: settings.budget.unwrap_or_default(), context_window: settings.context_window, compaction: settings.compaction.unwrap_or_default() },
             history: Vec::new(),
             title: None,
         };
@@ -240,8 +253,7 @@ impl SessionConfig {
 
 /// A session id unique on this machine: the time in nanoseconds and the process id.
 fn fresh_id() -> String {
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|elapsed| elapsed.as_nanos()).unwrap_or(0);
-    format!("session-{nanos:x}-{}", std::process::id())
+    format!("session-{:x}-{}", crate::clock::now_nanos(), std::process::id())
 }
 
 impl From<&ModelConfig> for ModelSettings {
@@ -291,6 +303,10 @@ impl Session {
             Arc::new(crate::agents::task_control::TaskStop),
         ]);
         crate::skills::tool::offer_if_any(&registry, &skills);
+        // The exact output of bash calls and the tool that reads it, when the user turned the
+        // token saver on.
+        let token_saver = crate::token_saver::TokenSaver::for_session(settings.as_deref(), config.data_dir.as_deref(), &config.id);
+        crate::tools::raw_output::offer_if_on(&registry, token_saver.as_ref());
         // Questions to language servers, when the session has some it may start.
         if !config.language_servers.is_empty() {
             registry.add_all([Arc::new(crate::tools::lsp_query::Lsp) as Arc<dyn crate::tools::DynTool>, Arc::new(crate::tools::apply_code_action::ApplyCodeAction)]);
@@ -335,11 +351,13 @@ impl Session {
             sandbox: config.sandbox,
             shells: Arc::new(BackgroundShells::new(cancel.clone())),
             usage: Arc::default(),
+            limits: config.limits,
             log: config.log,
             data_dir: config.data_dir,
             tasks: Arc::new(crate::agents::BackgroundTasks::new(cancel.clone())),
             mcp,
             notices,
+            token_saver,
         };
         let session_start = if config.history.is_empty() { "startup" } else { "resume" };
         Self {
@@ -542,10 +560,15 @@ impl Session {
         self.run_turn(Work::Prompt(prompt), events, cancel).await
     }
 
-    /// Replaces the conversation with the model's summary of it, to free context. The summary
-    /// streams as text.
-    pub async fn compact(&self, events: mpsc::Sender<AgentEvent>, cancel: CancellationToken) -> Result<StopReason, TurnError> {
-        self.run_turn(Work::Compact, events, cancel).await
+    /// `/compact [instructions]`: replaces the conversation with the model's summary of it, to
+    /// free context; the summary comes as an [`AgentEvent::Compaction`].
+    pub async fn compact(&self, instructions: String, events: mpsc::Sender<AgentEvent>, cancel: CancellationToken) -> Result<StopReason, TurnError> {
+        self.run_turn(Work::Compact(instructions), events, cancel).await
+    }
+
+    /// `/budget`: what the session has spent against its budget.
+    pub fn budget_report(&self) -> String {
+        self.env.limits.budget.report(&self.env.usage.spent())
     }
 
     /// The next turn runs the SessionStart hooks with `source`.
@@ -598,7 +621,7 @@ impl Session {
                 }
                 Work::Prompt(prompt)
             }
-            Work::Compact => Work::Compact,
+            Work::Compact(instructions) => Work::Compact(instructions),
         };
         let model = self.env.models.settings();
         let system = self.system.lock().map(|system| Arc::clone(&system)).unwrap_or_else(|_| Arc::from(""));
@@ -610,11 +633,15 @@ impl Session {
                         let started = self.session_start.lock().ok().and_then(|mut start| start.take());
                         turn.run(&mut history, prompt, started).await
                     }
-                    Work::Compact => {
-                        let compacted = turn.compact(&mut history).await;
-                        self.restarted("compact");
-                        compacted
-                    }
+                    Work::Compact(instructions) => match turn.compact(&mut history, Trigger::Manual, &instructions).await {
+                        Ok(Compacted::Done { .. }) => Ok(StopReason::EndTurn),
+                        Ok(Compacted::Skipped(reason)) => {
+                            let _ = events.send(AgentEvent::Notice(format!("Nothing was compacted: {reason}"))).await;
+                            Ok(StopReason::EndTurn)
+                        }
+                        Ok(Compacted::Cancelled) => Ok(StopReason::Cancelled),
+                        Err(error) => Err(error),
+                    },
                 }
             }
             Err(error) => Err(error.into()),

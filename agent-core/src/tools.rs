@@ -16,6 +16,7 @@ mod glob;
 mod grep;
 pub mod lsp_query;
 mod multi_edit;
+pub(crate) mod raw_output;
 mod read;
 mod registry;
 mod shell_control;
@@ -81,6 +82,9 @@ pub struct ToolContext {
     pub cancel: CancellationToken,
     /// Where a running call streams its output, when someone is listening.
     pub progress: Option<ToolProgress>,
+    /// The id the model gave the call (what the token saver stores its exact output under);
+    /// empty for a call outside any turn.
+    pub call_id: String,
 }
 
 /// What the editor offers tools beyond its files, when the front end has it.
@@ -123,7 +127,7 @@ impl ToolContext {
     /// A context of its own, outside any session: a standalone environment around `workspace`.
     /// For running a tool directly (tests, benchmarks).
     pub fn standalone(workspace: Arc<Workspace>) -> Self {
-        Self { env: Arc::new(crate::environment::SessionEnv::standalone(workspace)), cancel: CancellationToken::new(), progress: None }
+        Self { env: Arc::new(crate::environment::SessionEnv::standalone(workspace)), cancel: CancellationToken::new(), progress: None, call_id: String::new() }
     }
 
     #[cfg(test)]

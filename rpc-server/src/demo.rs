@@ -74,7 +74,7 @@ fn show_event(event: AgentEvent, root: &Path) {
             let indented: String = body.lines().take(40).map(|line| format!("\n  │ {line}")).collect();
             write!(out, "  ({mark}){indented}\n\n")
         }
-        AgentEvent::ToolCallUpdated { .. } | AgentEvent::ToolOutput { .. } | AgentEvent::ToolTerminal { .. } | AgentEvent::ToolProgressNote { .. } | AgentEvent::Usage { .. } | AgentEvent::Notice(_) | AgentEvent::TitleChanged(_) => Ok(()),
+        AgentEvent::ToolCallUpdated { .. } | AgentEvent::ToolOutput { .. } | AgentEvent::ToolTerminal { .. } | AgentEvent::ToolProgressNote { .. } | AgentEvent::Usage { .. } | AgentEvent::Notice(_) | AgentEvent::TitleChanged(_) | AgentEvent::Compaction { .. } => Ok(()),
         AgentEvent::ChildStarted { .. } | AgentEvent::Child { .. } | AgentEvent::ChildEnded { .. } => Ok(()),
     };
     let _ = out.flush();

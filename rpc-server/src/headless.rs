@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::io::Write;
 
-use larik_core::event::{AgentEvent, PermissionAnswer, ToolStatus};
+use larik_core::event::{AgentEvent, CompactionState, PermissionAnswer, ToolStatus};
 use larik_core::Part;
 use larik_core::session::{Session, SessionConfig, StopReason};
 use serde_json::json;
@@ -135,6 +135,15 @@ impl Transcript {
             AgentEvent::Notice(message) => {
                 let _ = writeln!(std::io::stderr(), "larik: {message}");
             }
+            AgentEvent::Compaction { state, .. } => match state {
+                CompactionState::Completed { .. } => {
+                    let _ = writeln!(std::io::stderr(), "larik: the conversation was compacted; it goes on from a summary");
+                }
+                CompactionState::Failed { error } => {
+                    let _ = writeln!(std::io::stderr(), "larik: the conversation could not be compacted: {error}");
+                }
+                CompactionState::Started | CompactionState::Cancelled => {}
+            },
         }
     }
 
@@ -145,6 +154,7 @@ impl Transcript {
             StopReason::MaxTurnRequests => "max_turn_requests",
             StopReason::Refusal => "refusal",
             StopReason::Cancelled => "cancelled",
+            StopReason::BudgetExhausted => "budget_exhausted",
         };
         match self.format {
             OutputFormat::Text => {

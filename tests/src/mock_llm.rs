@@ -47,6 +47,10 @@ pub struct Step {
     /// Hold the answer until this many requests have arrived in all: a step that can only be
     /// answered when other conversations run at the same time (10 s at most, then a 500).
     pub after_requests: Option<usize>,
+    /// The usage object in the provider's own format (Anthropic's `message_start` usage, with
+    /// its `output_tokens` repeated in `message_delta`; OpenAI's final usage chunk) instead of
+    /// the default 100 in, 42 out.
+    pub usage: Option<Value>,
 }
 
 impl Step {
@@ -266,7 +270,7 @@ fn anthropic_events(step: &Step, request: &Value) -> Vec<SseEvent> {
     let model = request["model"].as_str().unwrap_or("mock");
     let mut events = vec![SseEvent::named(
         "message_start",
-        json!({"type": "message_start", "message": {"id": "msg_mock", "type": "message", "role": "assistant", "model": model, "content": [], "stop_reason": null, "usage": {"input_tokens": 100, "output_tokens": 1}}}),
+        json!({"type": "message_start", "message": {"id": "msg_mock", "type": "message", "role": "assistant", "model": model, "content": [], "stop_reason": null, "usage": step.usage.clone().unwrap_or_else(|| json!({"input_tokens": 100, "output_tokens": 1}))}}),
     )];
     let mut index = 0;
     if let Some(thinking) = &response.thinking {
@@ -308,7 +312,8 @@ fn anthropic_events(step: &Step, request: &Value) -> Vec<SseEvent> {
         return events;
     }
     let stop = stop_name(response.effective_stop(), true);
-    events.push(SseEvent::named("message_delta", json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null}, "usage": {"output_tokens": 42}})));
+    let output_tokens = step.usage.as_ref().map_or(json!(42), |usage| usage["output_tokens"].clone());
+    events.push(SseEvent::named("message_delta", json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null}, "usage": {"output_tokens": output_tokens}})));
     events.push(SseEvent::named("message_stop", json!({"type": "message_stop"})));
     events
 }
@@ -346,7 +351,8 @@ fn openai_events(step: &Step, request: &Value) -> Vec<SseEvent> {
         }
     }
     events.push(chunk(json!({}), json!(stop_name(response.effective_stop(), false))));
-    events.push(SseEvent::data(json!({"id": "chatcmpl-mock", "object": "chat.completion.chunk", "choices": [], "usage": {"prompt_tokens": 100, "completion_tokens": 42}}).to_string()));
+    let usage = step.usage.clone().unwrap_or_else(|| json!({"prompt_tokens": 100, "completion_tokens": 42}));
+    events.push(SseEvent::data(json!({"id": "chatcmpl-mock", "object": "chat.completion.chunk", "choices": [], "usage": usage}).to_string()));
     events.push(SseEvent::data("[DONE]"));
     events
 }

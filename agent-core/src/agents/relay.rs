@@ -53,7 +53,7 @@ pub fn labelled(event: AgentEvent, call: &str, label: &str) -> Option<AgentEvent
             AgentEvent::PermissionRequested(request)
         }
         AgentEvent::Notice(text) => AgentEvent::Notice(format!("{label}: {text}")),
-        AgentEvent::TextDelta(_) | AgentEvent::ThinkingDelta(_) | AgentEvent::Usage { .. } | AgentEvent::TitleChanged(_) => return None,
+        AgentEvent::TextDelta(_) | AgentEvent::ThinkingDelta(_) | AgentEvent::Usage { .. } | AgentEvent::TitleChanged(_) | AgentEvent::Compaction { .. } => return None,
         // A grandchild cannot be: children have no task tool.
         AgentEvent::ChildStarted { .. } | AgentEvent::Child { .. } | AgentEvent::ChildEnded { .. } => return None,
     })

@@ -204,6 +204,7 @@ async fn execute(definition: &Definition, label: &str, model: ChildModel, prompt
                 StopReason::MaxTurnRequests => format!("it reached its limit of {} model requests", outcome.requests),
                 StopReason::Cancelled => "it was cancelled".to_owned(),
                 StopReason::MaxTokens => "its answer hit the output limit".to_owned(),
+                StopReason::BudgetExhausted => "the session's budget is spent".to_owned(),
                 StopReason::Refusal | StopReason::EndTurn => "the model refused".to_owned(),
             };
             let last = outcome.last_text.map(|text| format!(" Its last message:\n\n{text}")).unwrap_or_default();

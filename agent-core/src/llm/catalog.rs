@@ -11,7 +11,18 @@ struct Known {
 }
 
 /// Longest prefixes first, so `claude-opus-4` is not taken for `claude-`.
+///
+/// Prices as Anthropic's model pages (platform.claude.com, "Models & pricing") and OpenAI's
+/// pricing page list them, read 2026-12-02: base input, output, cache hits, 5-minute cache
+/// writes. Models priced in tiers by prompt length (Claude Haiku 5.5) and those not checked are
+/// left without a price: their tokens are reported, their cost is not guessed.
 const MODELS: &[Known] = &[
+    Known { prefix: "claude-opus-5-5", window: 1_000_000, price: Some([4.0, 20.0, 0.2, 5.0]) },
+    Known { prefix: "claude-opus-5", window: 1_000_000, price: Some([5.0, 25.0, 0.5, 6.25]) },
+    Known { prefix: "claude-sonnet-5-5", window: 1_000_000, price: Some([2.0, 10.0, 0.2, 2.5]) },
+    Known { prefix: "claude-sonnet-5", window: 1_000_000, price: Some([2.0, 10.0, 0.2, 2.5]) },
+    Known { prefix: "claude-haiku-5", window: 1_000_000, price: None },
+    Known { prefix: "claude-opus-4-5", window: 200_000, price: Some([5.0, 25.0, 0.5, 6.25]) },
     Known { prefix: "claude-opus-4", window: 200_000, price: Some([15.0, 75.0, 1.5, 18.75]) },
     Known { prefix: "claude-sonnet-4", window: 200_000, price: Some([3.0, 15.0, 0.3, 3.75]) },
     Known { prefix: "claude-haiku-4", window: 200_000, price: Some([1.0, 5.0, 0.1, 1.25]) },
@@ -55,5 +66,10 @@ mod tests {
         let usage = Usage { input_tokens: 1_000_000, output_tokens: 100_000, cache_read_tokens: 0, cache_write_tokens: 0 };
         assert!((cost_usd("claude-sonnet-4-5", &usage).unwrap() - 4.5).abs() < 1e-9);
         assert_eq!(cost_usd("qwen3", &usage), None);
+        assert_eq!(context_window("claude-sonnet-5-5"), 1_000_000);
+        // Opus 4.5 is priced apart from the Opus 4 and 4.1 before it.
+        assert!((cost_usd("claude-opus-4-5-20251101", &usage).unwrap() - 7.5).abs() < 1e-9);
+        assert!((cost_usd("claude-opus-4-1", &usage).unwrap() - 22.5).abs() < 1e-9);
+        assert_eq!(cost_usd("claude-haiku-5-5", &usage), None, "priced in tiers: no guess");
     }
 }

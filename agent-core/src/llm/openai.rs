@@ -259,10 +259,13 @@ impl FrameParser for OpenAiParser {
             return Err(ProviderError::StreamBroken { message: message.to_owned() });
         }
         if let Some(usage) = chunk.usage {
+            // `prompt_tokens` counts the cached ones too; ours are apart, as Anthropic's are.
+            let cached = usage.prompt_tokens_details.and_then(|details| details.cached_tokens).unwrap_or_default();
+            let prompt = usage.prompt_tokens.unwrap_or_default();
             self.usage = Usage {
-                input_tokens: usage.prompt_tokens.unwrap_or_default(),
+                input_tokens: prompt.saturating_sub(cached),
                 output_tokens: usage.completion_tokens.unwrap_or_default(),
-                cache_read_tokens: usage.prompt_tokens_details.and_then(|details| details.cached_tokens).unwrap_or_default(),
+                cache_read_tokens: cached.min(prompt),
                 cache_write_tokens: 0,
             };
         }
@@ -397,7 +400,8 @@ mod tests {
                 StreamEvent::TextDelta("say \"hi\"\n".into()),
                 StreamEvent::ToolUse { id: "call_9".into(), name: "read".into(), input: json!({"path": "b"}) },
                 StreamEvent::ToolUse { id: "call_10".into(), name: "glob".into(), input: json!({"pattern": "*.rs"}) },
-                StreamEvent::Usage(Usage { input_tokens: 7, output_tokens: 3, cache_read_tokens: 4, cache_write_tokens: 0 }),
+                // 7 prompt tokens, 4 of them cached: 3 uncached input tokens.
+                StreamEvent::Usage(Usage { input_tokens: 3, output_tokens: 3, cache_read_tokens: 4, cache_write_tokens: 0 }),
                 StreamEvent::Stop(ModelStop::ToolUse),
             ]
         );

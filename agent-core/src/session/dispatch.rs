@@ -129,6 +129,7 @@ impl Dispatch<'_> {
             env: Arc::clone(self.env),
             cancel: self.cancel.child_token(),
             progress: running.map(|id| ToolProgress { call_id: id.to_owned(), events: self.events.clone() }),
+            call_id: running.unwrap_or_default().to_owned(),
         }
     }
 

@@ -123,7 +123,7 @@ impl HookPoints {
             return HookOutcome::default();
         }
         let payload = payload(event, fields, point.env);
-        let evaluator = ModelEvaluator { env: point.env, events: point.events };
+        let evaluator = ModelEvaluator { env: point.env };
         let run_env = HookRunEnv { project_dir: point.env.workspace.root(), cancel: point.cancel, evaluator: Some(&evaluator) };
         let outcome = run_hooks(&handlers, &payload, &run_env).await;
         for message in &outcome.messages {
@@ -256,7 +256,6 @@ pub fn wrapped(kind: &str, texts: &[HookText]) -> Vec<String> {
 /// the session's usage like any request.
 struct ModelEvaluator<'a> {
     env: &'a SessionEnv,
-    events: &'a mpsc::Sender<AgentEvent>,
 }
 
 const EVALUATOR_SYSTEM: &str = "You check a condition for an automated hook in a coding agent. Read the request and answer with only a JSON object: {\"ok\": true} when the condition holds, or {\"ok\": false, \"reason\": \"what is wrong, in one sentence\"}.";
@@ -275,11 +274,9 @@ impl PromptEvaluator for ModelEvaluator<'_> {
         while let Some(event) = stream.next().await {
             match event.map_err(|error| error.to_string())? {
                 StreamEvent::TextDelta(text) => reply.push_str(&text),
-                StreamEvent::Usage(usage) => {
-                    let cost = catalog::cost_usd(&model, &usage);
-                    self.env.usage.add(&usage, cost);
-                    let _ = self.events.send(AgentEvent::Usage { usage, context_window: catalog::context_window(&model), cost_usd: cost }).await;
-                }
+                // Counted in the session's spending, not shown as the conversation's context: the
+                // next response's usage carries the total.
+                StreamEvent::Usage(usage) => self.env.usage.add(&usage, catalog::cost_usd(&model, &usage)),
                 StreamEvent::Stop(_) => break,
                 _ => {}
             }

@@ -3,7 +3,8 @@
 //! killed mid-turn loses at most the record being written; a torn last line is skipped on load.
 //!
 //! Records: `meta` (first line: id, cwd, creation time), `title`, `message` (the conversation as
-//! sent to the model) and `tool` (how a finished tool call looked, for replaying it to an editor).
+//! sent to the model), `rewind`, `compaction` (the summary the model continues from) and `tool`
+//! (how a finished tool call looked, for replaying it to an editor).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -28,6 +29,9 @@ pub enum Record {
     /// The conversation was cut back to its first `to` messages (a refused or failed prompt).
     Rewind { to: usize },
     Tool(Box<ToolRecord>),
+    /// The conversation was compacted: from here on the model sees `messages` (the summary's
+    /// opening and the latest messages kept), while the records before stay for replay.
+    Compaction { id: String, summary: String, messages: Vec<Message> },
 }
 
 /// A finished tool call as the editor saw it.
@@ -81,6 +85,7 @@ impl StoredSession {
             match record {
                 Record::Message { message } => messages.push(message.clone()),
                 Record::Rewind { to } => messages.truncate(*to),
+                Record::Compaction { messages: compacted, .. } => messages.clone_from(compacted),
                 _ => {}
             }
         }

@@ -73,9 +73,16 @@ impl LoopGuard {
 }
 
 /// What one streamed model response amounted to.
-struct ModelResponse {
-    message: Message,
-    stop: Option<ModelStop>,
+pub(super) struct ModelResponse {
+    pub message: Message,
+    pub stop: Option<ModelStop>,
+}
+
+/// Whether a response streams to the user as it comes (an answer) or is only read (a summary).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Shown {
+    Live,
+    Not,
 }
 
 impl Turn<'_> {
@@ -89,10 +96,29 @@ impl Turn<'_> {
         let turn_start = history.len();
         self.record(history, Message { role: Role::User, content: prompt });
         let mut stop_hook_active = false;
+        let mut turn_start = turn_start;
+        // The provider said the context overflowed and a compaction followed: once per turn.
+        let mut compacted_for_overflow = false;
+        // The length of the conversation after the last compaction of this turn, so one that
+        // left it above the threshold is not run again before anything was added.
+        let mut compacted_at: Option<usize> = None;
         for _ in 0..self.model.max_turn_requests {
             self.take_steering(history);
+            if let Some(reason) = self.env.limits.budget.exceeded(&self.env.usage.spent()) {
+                self.emit(AgentEvent::Notice(reason)).await;
+                return Ok(StopReason::BudgetExhausted);
+            }
             // A snapshot: tools added or removed meanwhile take part from the next request.
             let tools = self.env.registry.specs();
+            if compacted_at.is_none_or(|at| history.len() > at) && self.near_window(history, &tools) {
+                match self.compact_within_turn(history, &mut turn_start, super::compaction::Trigger::Auto).await {
+                    Ok(true) => compacted_at = Some(history.len()),
+                    Ok(false) => {}
+                    Err(_) if self.cancel.is_cancelled() => return Ok(StopReason::Cancelled),
+                    // A failed compaction is reported; the request may still fit.
+                    Err(_) => compacted_at = Some(history.len()),
+                }
+            }
             let request = ModelRequest {
                 model: &self.model.model,
                 system: self.system,
@@ -101,8 +127,22 @@ impl Turn<'_> {
                 max_tokens: self.model.max_tokens,
                 thought_level: self.model.thought_level,
             };
-            let response = match self.stream_response(&request).await {
+            let response = match self.stream_response(&request, Shown::Live).await {
                 Ok(response) => response,
+                Err(ProviderError::ContextOverflow { message }) if !compacted_for_overflow => {
+                    compacted_for_overflow = true;
+                    tracing::warn!(%message, "the context overflowed; compacting and trying again");
+                    match self.compact_within_turn(history, &mut turn_start, super::compaction::Trigger::Overflow).await {
+                        Ok(true) => {
+                            compacted_at = Some(history.len());
+                            continue;
+                        }
+                        Ok(false) | Err(_) => {
+                            self.rewind(history, turn_start);
+                            return Err(ProviderError::ContextOverflow { message }.into());
+                        }
+                    }
+                }
                 Err(error) => {
                     // The failed prompt stays out of history so a retry of the prompt starts clean.
                     self.rewind(history, turn_start);
@@ -213,52 +253,56 @@ impl Turn<'_> {
         (!parts.is_empty()).then_some(parts)
     }
 
-    fn point(&self) -> Point<'_> {
-        Point { env: self.env, events: self.events, cancel: self.cancel }
+    /// Whether the next request, `history` with the system prompt and `tools`, comes near the
+    /// window (the compaction threshold's share of it), when compaction may step in on its own.
+    fn near_window(&self, history: &[Message], tools: &[crate::llm::ToolSpec]) -> bool {
+        let settings = self.env.limits.compaction;
+        if !settings.auto {
+            return false;
+        }
+        let fixed = (self.system.len() + serde_json::to_string(tools).map_or(0, |json| json.len())) as u64 / 4;
+        let estimate = fixed + super::compaction::estimated_tokens(history);
+        estimate as f64 > self.context_window() as f64 * settings.threshold()
     }
 
-    /// Asks the model to summarize the conversation, then keeps only the summary.
-    pub async fn compact(&self, history: &mut Vec<Message>) -> Result<StopReason, TurnError> {
-        if history.is_empty() {
-            return Ok(StopReason::EndTurn);
+    /// An automatic compaction in the middle of a turn. Whether it compacted; where the turn's
+    /// prompt now is (the summary replaced it, or it is kept) goes to `turn_start`, for a
+    /// rewind of a prompt that fails later.
+    async fn compact_within_turn(&self, history: &mut Vec<Message>, turn_start: &mut usize, trigger: super::compaction::Trigger) -> Result<bool, TurnError> {
+        let before = history.len();
+        let outcome = self.compact(history, trigger, "").await;
+        match outcome {
+            Ok(super::compaction::Compacted::Done { kept }) => {
+                // The messages of this turn that were kept are the last ones; the summary stands
+                // for the rest, which a failed prompt can no longer take back.
+                let kept_of_turn = (before - *turn_start).min(kept);
+                *turn_start = history.len() - kept_of_turn;
+                Ok(true)
+            }
+            Ok(super::compaction::Compacted::Skipped(reason)) => {
+                self.emit(AgentEvent::Notice(format!("The conversation nears the model's window but was not compacted: {reason}"))).await;
+                Ok(false)
+            }
+            Ok(super::compaction::Compacted::Cancelled) => Ok(false),
+            Err(error) => {
+                self.emit(AgentEvent::Notice(format!("The conversation could not be compacted: {error}"))).await;
+                Err(error)
+            }
         }
-        let mut fields = serde_json::Map::new();
-        fields.insert("trigger".into(), json!("manual"));
-        fields.insert("custom_instructions".into(), json!(""));
-        let before = self.env.hooks.run(HookEvent::PreCompact, &["manual"], fields, &self.point()).await;
-        if let Some(reason) = before.block.or(before.stop) {
-            self.emit(AgentEvent::Notice(format!("A hook kept the conversation from being compacted: {reason}"))).await;
-            return Ok(StopReason::EndTurn);
-        }
-        let mut messages = history.clone();
-        messages.push(Message::user_text(COMPACT_REQUEST));
-        // The conversation holds tool calls; the model needs the tools to read it.
-        let tools = self.env.registry.specs();
-        let request = ModelRequest {
-            model: &self.model.model,
-            system: self.system,
-            messages: &messages,
-            tools: &tools,
-            max_tokens: self.model.max_tokens,
-            thought_level: None,
-        };
-        let response = self.stream_response(&request).await?;
-        if response.stop.is_none() {
-            return Ok(StopReason::Cancelled);
-        }
-        let summary: String = response.message.content.iter().filter_map(|part| match part {
-            Part::Text { text } => Some(text.as_str()),
-            _ => None,
-        }).collect();
-        self.rewind(history, 0);
-        self.record(history, Message::user_text(format!("<conversation-summary>\n{summary}\n</conversation-summary>")));
-        self.record(history, assistant(vec![Part::Text { text: "I have the summary of our conversation and will continue from it.".into() }]));
-        Ok(StopReason::EndTurn)
+    }
+
+    /// The model's window: as settings name it, else as the catalog knows it.
+    pub(super) fn context_window(&self) -> u64 {
+        self.env.limits.context_window.unwrap_or_else(|| catalog::context_window(&self.model.model))
+    }
+
+    pub(super) fn point(&self) -> Point<'_> {
+        Point { env: self.env, events: self.events, cancel: self.cancel }
     }
 
     /// Streams one response, retrying the opening of the stream when that can help. Returns a
     /// response with `stop: None` when the user cancelled.
-    async fn stream_response(&self, request: &ModelRequest<'_>) -> Result<ModelResponse, ProviderError> {
+    pub(super) async fn stream_response(&self, request: &ModelRequest<'_>, shown: Shown) -> Result<ModelResponse, ProviderError> {
         let policy = RetryPolicy::default();
         let mut attempt = 1;
         loop {
@@ -267,7 +311,7 @@ impl Turn<'_> {
                 () = self.cancel.cancelled() => return Ok(ModelResponse { message: assistant(Vec::new()), stop: None }),
             };
             let result = match opened {
-                Ok(stream) => self.consume(stream).await,
+                Ok(stream) => self.consume(stream, shown).await,
                 Err(error) => Err((error, false)),
             };
             let (error, streamed_output) = match result {
@@ -290,15 +334,15 @@ impl Turn<'_> {
 
     /// Reads the stream into an assistant message, forwarding deltas as events (text paced, see
     /// `PacedText`). On failure says whether any output had already been shown.
-    async fn consume(&self, stream: EventStream) -> Result<ModelResponse, (ProviderError, bool)> {
+    async fn consume(&self, stream: EventStream, shown: Shown) -> Result<ModelResponse, (ProviderError, bool)> {
         let mut paced = PacedText::default();
-        let read = self.read_stream(stream, &mut paced).await;
+        let read = self.read_stream(stream, &mut paced, shown).await;
         // However the stream ended, text already read is shown.
         self.emit_all([paced.take()]).await;
         read
     }
 
-    async fn read_stream(&self, mut stream: EventStream, paced: &mut PacedText) -> Result<ModelResponse, (ProviderError, bool)> {
+    async fn read_stream(&self, mut stream: EventStream, paced: &mut PacedText, shown: Shown) -> Result<ModelResponse, (ProviderError, bool)> {
         let mut parts: Vec<Part> = Vec::new();
         let mut streamed_output = false;
         // Made once: a fast stream would otherwise register and drop a waiter per delta.
@@ -320,6 +364,8 @@ impl Turn<'_> {
                 None => return Err((ProviderError::StreamBroken { message: "the stream ended without a stop reason".into() }, streamed_output)),
             };
             match event {
+                StreamEvent::TextDelta(text) if shown == Shown::Not => append_text(&mut parts, &text),
+                StreamEvent::ThinkingDelta(text) if shown == Shown::Not => append_thinking(&mut parts, &text),
                 StreamEvent::TextDelta(text) => {
                     streamed_output = true;
                     append_text(&mut parts, &text);
@@ -339,12 +385,15 @@ impl Turn<'_> {
                 }
                 StreamEvent::ToolUse { id, name, input } => parts.push(Part::ToolUse { id, name, input }),
                 StreamEvent::Usage(usage) => {
-                    let model = &self.model.model;
-                    let cost_usd = catalog::cost_usd(model, &usage);
+                    let cost_usd = catalog::cost_usd(&self.model.model, &usage);
                     self.env.usage.add(&usage, cost_usd);
-                    let event = AgentEvent::Usage { usage, context_window: catalog::context_window(model), cost_usd };
-                    // Text read before goes out before.
-                    self.emit_all([paced.take(), Some(event)]).await;
+                    // A summary's request says nothing of the conversation's context: counted, not shown.
+                    if shown == Shown::Live {
+                        let session_cost_usd = cost_usd.map(|_| self.env.usage.spent().cost_usd);
+                        let event = AgentEvent::Usage { usage, context_window: self.context_window(), cost_usd, session_cost_usd };
+                        // Text read before goes out before.
+                        self.emit_all([paced.take(), Some(event)]).await;
+                    }
                 }
                 StreamEvent::Stop(stop) => return Ok(ModelResponse { message: assistant(parts), stop: Some(stop) }),
             }
@@ -394,7 +443,7 @@ impl Turn<'_> {
         }
     }
 
-    async fn emit(&self, event: AgentEvent) {
+    pub(super) async fn emit(&self, event: AgentEvent) {
         // A front end that stopped listening loses nothing it could still show.
         let _ = self.events.send(event).await;
     }
@@ -406,7 +455,6 @@ impl Turn<'_> {
     }
 }
 
-const COMPACT_REQUEST: &str = "Summarize our conversation so far for yourself, to continue from it with a fresh context: the goal, decisions made, files changed and how, what is left to do, and anything the user asked you to remember. Be complete but brief; use lists.";
 
 /// The text of a message's parts, as hooks read a prompt.
 fn prompt_text(parts: &[Part]) -> String {

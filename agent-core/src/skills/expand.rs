@@ -132,7 +132,7 @@ async fn attachments(text: &str, env: &Arc<SessionEnv>, cancel: &CancellationTok
 /// stands, without asking anyone; `Err` says why not.
 async fn run_unasked(env: &Arc<SessionEnv>, name: &str, input: Value, cancel: &CancellationToken) -> Result<ToolOutput, String> {
     let tool = env.registry.get(name).ok_or_else(|| format!("there is no `{name}` tool here"))?;
-    let ctx = ToolContext { env: Arc::clone(env), cancel: cancel.clone(), progress: None };
+    let ctx = ToolContext { env: Arc::clone(env), cancel: cancel.clone(), progress: None, call_id: String::new() };
     let call = tool.describe(&input, &ctx)?;
     match env.permissions.decide(tool.as_ref(), &call, &env.workspace, None) {
         Decision::Allow => Ok(tool.run(input, &ctx).await),

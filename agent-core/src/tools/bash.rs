@@ -40,6 +40,10 @@ pub struct BashInput {
     /// outside the project or use the network; the user is then asked.
     #[serde(default = "sandbox_default")]
     pub sandbox: bool,
+    /// Bypass the token saver: the output comes back exactly as the command printed it, never
+    /// filtered. Only matters when the user turned the token saver on.
+    #[serde(default)]
+    pub raw_output: bool,
 }
 
 fn sandbox_default() -> bool {
@@ -88,7 +92,9 @@ impl Tool for Bash {
             Ok(ran) => ran,
             Err(error) => return ToolOutput::error(format!("could not start bash: {error}")),
         };
-        let mut output = truncate_middle(&String::from_utf8_lossy(&run.output), MAX_OUTPUT_BYTES);
+        let exact = String::from_utf8_lossy(&run.output).into_owned();
+        let succeeded = matches!(run.end, CommandEnd::Exited(0));
+        let mut output = for_the_model(&input, exact, run.output, succeeded, ctx).await;
         if let Some(note) = sandbox.and_then(|sandbox| sandbox.explain(&input.command, &output)) {
             output = format!("{output}\n{note}");
         }
@@ -109,6 +115,23 @@ impl Tool for Bash {
         };
         let display = Display::Command { command: input.command, output: shown.clone(), exit_code, terminal };
         ToolOutput { is_error, ..ToolOutput::text(shown) }.with_display(display)
+    }
+}
+
+/// The output as the model gets it: capped, and with the token saver on, filtered when the
+/// command succeeded and its exact bytes are stored (the note says how to read them back).
+async fn for_the_model(input: &BashInput, exact: String, bytes: Vec<u8>, succeeded: bool, ctx: &ToolContext) -> String {
+    let Some(saver) = ctx.env.token_saver.as_deref() else { return truncate_middle(&exact, MAX_OUTPUT_BYTES) };
+    // A call outside any turn has no id to store its output under.
+    if ctx.call_id.is_empty() || !saver.keep(&ctx.call_id, bytes).await {
+        return truncate_middle(&exact, MAX_OUTPUT_BYTES);
+    }
+    let filtered = (succeeded && !input.raw_output).then(|| crate::token_saver::shrink(&input.command, &exact, &ctx.call_id)).flatten();
+    match filtered {
+        Some(filtered) => truncate_middle(&filtered, MAX_OUTPUT_BYTES),
+        // Cut to fit, the output is all there still.
+        None if exact.len() > MAX_OUTPUT_BYTES => format!("{}\n[the exact output: {}]", truncate_middle(&exact, MAX_OUTPUT_BYTES), crate::token_saver::pointer(&ctx.call_id)),
+        None => exact,
     }
 }
 
@@ -261,7 +284,7 @@ mod tests {
     }
 
     fn input(command: &str, timeout: Option<u64>) -> BashInput {
-        BashInput { command: command.into(), timeout, description: None, run_in_background: false, sandbox: true }
+        BashInput { command: command.into(), timeout, description: None, run_in_background: false, sandbox: true, raw_output: false }
     }
 
     #[tokio::test]
@@ -315,6 +338,77 @@ mod tests {
 }
 
 #[cfg(test)]
+mod token_saver_tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::environment::SessionEnv;
+    use crate::token_saver::{Sidecar, TokenSaver};
+    use crate::workspace::Workspace;
+
+    const LOG: &str = include_str!("../token_saver/fixtures/git_log.txt");
+
+    /// A project with a stand-in `git` that prints a real `git log` (and fails when told to),
+    /// and a context with the token saver on.
+    fn setup(dir: &std::path::Path) -> (ToolContext, String) {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::write(dir.join("log.txt"), LOG).unwrap();
+        let git = dir.join("git");
+        std::fs::write(&git, "#!/bin/sh\ncat \"$(dirname \"$0\")/log.txt\"\ncase \"$*\" in *--fail*) exit 1;; esac\n").unwrap();
+        std::fs::set_permissions(&git, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut env = SessionEnv::standalone(Arc::new(Workspace::new(dir)));
+        env.token_saver = Some(Arc::new(TokenSaver::new(Sidecar::for_session(&dir.join("data"), "s").unwrap())));
+        let ctx = ToolContext { env: Arc::new(env), call_id: "toolu_b".into(), ..ToolContext::for_tests(Arc::new(Workspace::new(dir))) };
+        (ctx, git.display().to_string())
+    }
+
+    fn stored(ctx: &ToolContext) -> String {
+        let slice = ctx.env.token_saver.as_ref().unwrap().sidecar().read("toolu_b", 0, 1 << 20).unwrap();
+        String::from_utf8(slice.bytes).unwrap()
+    }
+
+    fn call(command: String, raw_output: bool) -> BashInput {
+        BashInput { command, timeout: None, description: None, run_in_background: false, sandbox: true, raw_output }
+    }
+
+    #[tokio::test]
+    async fn a_recognised_success_is_filtered_and_kept_exactly() {
+        let dir = tempfile::tempdir().unwrap();
+        let (ctx, git) = setup(dir.path());
+        let output = Bash.run(call(format!("{git} log"), false), &ctx).await;
+        let text = output.text_content();
+        assert!(!output.is_error);
+        assert!(text.starts_with("c12fd592ceaf Errors: one enum for the reader"), "{text}");
+        assert!(text.ends_with(r#"the exact output: raw_output {"tool_call_id": "toolu_b"}]"#), "{text}");
+        assert_eq!(stored(&ctx), LOG);
+    }
+
+    #[tokio::test]
+    async fn raw_output_failures_and_pipelines_are_not_filtered() {
+        let dir = tempfile::tempdir().unwrap();
+        let (ctx, git) = setup(dir.path());
+        let raw = Bash.run(call(format!("{git} log"), true), &ctx).await.text_content();
+        assert_eq!(raw, LOG, "raw_output: true bypasses the filter");
+        let failed = Bash.run(call(format!("{git} log --fail"), false), &ctx).await.text_content();
+        assert_eq!(failed, format!("{LOG}\n[exit code 1]"));
+        assert_eq!(stored(&ctx), LOG, "a failure's output is kept too");
+        let piped = Bash.run(call(format!("{git} log | cat"), false), &ctx).await.text_content();
+        assert_eq!(piped, LOG);
+        let outside_a_turn = ToolContext { call_id: String::new(), ..ctx.clone() };
+        assert_eq!(Bash.run(call(format!("{git} log"), false), &outside_a_turn).await.text_content(), LOG, "no id to keep it under: not filtered");
+    }
+
+    #[tokio::test]
+    async fn output_cut_to_fit_says_where_the_rest_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let (ctx, _) = setup(dir.path());
+        let text = Bash.run(call("seq 1 20000".into(), false), &ctx).await.text_content();
+        assert!(text.contains("bytes cut from the middle") && text.ends_with(r#"[the exact output: raw_output {"tool_call_id": "toolu_b"}]"#), "{}", &text[text.len() - 200..]);
+        assert_eq!(stored(&ctx).lines().count(), 20_000);
+    }
+}
+
+#[cfg(test)]
 mod background_tests {
     use std::sync::Arc;
 
@@ -327,7 +421,7 @@ mod background_tests {
         let dir = tempfile::tempdir().unwrap();
         let ctx = ToolContext::for_tests(Arc::new(Workspace::new(dir.path())));
         let command = "echo first; read -t 30 line < /dev/zero || sleep 30".to_owned();
-        let started = Bash.run(BashInput { command, timeout: None, description: None, run_in_background: true, sandbox: true }, &ctx).await;
+        let started = Bash.run(BashInput { command, timeout: None, description: None, run_in_background: true, sandbox: true, raw_output: false }, &ctx).await;
         assert!(started.text_content().contains("shell_1"), "{}", started.text_content());
         let shell = || ShellInput { shell_id: "shell_1".into() };
         let mut seen = String::new();
@@ -353,7 +447,7 @@ mod background_tests {
         let marker = dir.path().join("survived");
         let ctx = ToolContext::for_tests(Arc::new(Workspace::new(dir.path())));
         let command = format!("sleep 1; touch {}", marker.display());
-        Bash.run(BashInput { command, timeout: None, description: None, run_in_background: true, sandbox: true }, &ctx).await;
+        Bash.run(BashInput { command, timeout: None, description: None, run_in_background: true, sandbox: true, raw_output: false }, &ctx).await;
         drop(ctx);
         tokio::time::sleep(Duration::from_millis(1500)).await;
         assert!(!marker.exists());

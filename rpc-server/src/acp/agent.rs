@@ -103,6 +103,7 @@ impl AcpAgent {
             terminal_stream: ClientView::terminal_stream(&capabilities),
             cwd: cwd.to_path_buf(),
             subagents: capabilities.subagents.is_some(),
+            compaction: capabilities.session.as_ref().is_some_and(|session| session.compaction.is_some()),
         }
     }
 
@@ -325,12 +326,13 @@ impl AcpAgent {
             commands::Command::Mcp(commands::McpAction::Usage(asked)) => {
                 notify(peer, session_id, say(format!("`/mcp {asked}`: use `/mcp`, `/mcp login <server>`, `/mcp reconnect <server>` or `/mcp approve`."))).await;
             }
-            commands::Command::Compact => {
+            commands::Command::Budget => notify(peer, session_id, say(entry.session.budget_report())).await,
+            commands::Command::Compact(instructions) => {
                 let (events_tx, events_rx) = mpsc::channel(256);
                 let turn_cancel = cancel.child_token();
-                let client = ClientView::default();
+                let client = self.client_view(entry.session.cwd());
                 let forward = forward_events(peer, session_id, events_rx, client, &turn_cancel);
-                let outcome = side_by_side(entry.session.compact(events_tx, turn_cancel.clone()), forward).await;
+                let outcome = side_by_side(entry.session.compact(instructions, events_tx, turn_cancel.clone()), forward).await;
                 return outcome.map(|stop| Some(stop_reason(stop))).map_err(turn_error);
             }
         }
@@ -383,7 +385,9 @@ async fn sandbox_checked() {
 fn stop_reason(stop: StopReason) -> acp::StopReason {
     match stop {
         StopReason::EndTurn => acp::StopReason::EndTurn,
-        StopReason::MaxTokens => acp::StopReason::MaxTokens,
+        // ACP has no reason of its own for a spent budget; a token limit is the nearest, and a
+        // notice before it says which.
+        StopReason::MaxTokens | StopReason::BudgetExhausted => acp::StopReason::MaxTokens,
         StopReason::MaxTurnRequests => acp::StopReason::MaxTurnRequests,
         StopReason::Refusal => acp::StopReason::Refusal,
         StopReason::Cancelled => acp::StopReason::Cancelled,

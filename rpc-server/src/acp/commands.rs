@@ -5,7 +5,7 @@ use larik_core::Mode;
 use larik_protocol::acp;
 
 /// The built-in commands' names: a skill or command of the same name is not offered.
-const BUILT_IN: &[&str] = &["compact", "clear", "mode", "model", "mcp", "tasks"];
+const BUILT_IN: &[&str] = &["compact", "clear", "mode", "model", "mcp", "tasks", "budget"];
 
 /// The commands every session offers, then its MCP servers' prompts, then its skills and
 /// custom commands.
@@ -18,12 +18,13 @@ pub fn available(mcp: &[larik_core::SlashCommand], skills: &[larik_core::SlashCo
         command
     };
     let mut commands = vec![
-        command("compact", "Summarize the conversation so far to free context", None),
+        command("compact", "Summarize the conversation so far to free context", Some("[what the summary should keep]")),
         command("clear", "Start over with an empty conversation", None),
         command("mode", "Switch mode", Some("default, accept-edits, plan or yolo")),
         command("model", "Switch to another configured model", Some("model name")),
         command("mcp", "List the MCP servers and their state; login, reconnect or approve one", Some("[login|reconnect|approve] [server]")),
         command("tasks", "List the background tasks; stop one", Some("[stop bg-N]")),
+        command("budget", "Show what the session has spent against its budget", None),
     ];
     commands.extend(mcp.iter().map(|prompt| command(&prompt.name, &prompt.description, prompt.hint.as_deref())));
     commands.extend(skills.iter().filter(|skill| !BUILT_IN.contains(&skill.name.as_str())).map(|skill| command(&skill.name, &skill.description, skill.hint.as_deref())));
@@ -33,7 +34,9 @@ pub fn available(mcp: &[larik_core::SlashCommand], skills: &[larik_core::SlashCo
 /// A slash command parsed from a prompt.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Command {
-    Compact,
+    /// `/compact [instructions]`.
+    Compact(String),
+    Budget,
     Clear,
     Mode(Option<Mode>, String),
     Model(String),
@@ -70,7 +73,8 @@ pub fn parse(text: &str) -> Option<Command> {
     let text = text.trim();
     let (name, argument) = text.strip_prefix('/')?.split_once(char::is_whitespace).map_or((text.trim_start_matches('/'), ""), |(name, rest)| (name, rest.trim()));
     match name {
-        "compact" => Some(Command::Compact),
+        "compact" => Some(Command::Compact(argument.to_owned())),
+        "budget" => Some(Command::Budget),
         "clear" => Some(Command::Clear),
         "mode" => Some(Command::Mode(Mode::from_id(argument), argument.to_owned())),
         "model" => Some(Command::Model(argument.to_owned())),
@@ -86,7 +90,9 @@ mod tests {
 
     #[test]
     fn parses_our_commands_only() {
-        assert_eq!(parse("/compact"), Some(Command::Compact));
+        assert_eq!(parse("/compact"), Some(Command::Compact(String::new())));
+        assert_eq!(parse("/compact keep the API decisions"), Some(Command::Compact("keep the API decisions".into())));
+        assert_eq!(parse("/budget"), Some(Command::Budget));
         assert_eq!(parse("/mcp"), Some(Command::Mcp(McpAction::List)));
         assert_eq!(parse("/mcp login github"), Some(Command::Mcp(McpAction::Login("github".into()))));
         assert_eq!(parse("/mcp reconnect  everything "), Some(Command::Mcp(McpAction::Reconnect("everything".into()))));

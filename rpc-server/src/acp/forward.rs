@@ -7,7 +7,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
-use larik_core::event::{AgentEvent, Display, ToolStatus};
+use larik_core::event::{AgentEvent, CompactionState, Display, ToolStatus};
 use larik_protocol::acp;
 use larik_protocol::extensions::{TERMINAL_EXIT_KEY, TERMINAL_INFO_KEY, TERMINAL_OUTPUT_DELTA_KEY, TERMINAL_OUTPUT_KEY, TerminalExit, TerminalInfo, TerminalOutputChunk};
 use tokio::sync::mpsc;
@@ -28,6 +28,8 @@ pub(super) struct ClientView {
     pub cwd: PathBuf,
     /// The client shows subagents as child sessions (`subagent_update`).
     pub subagents: bool,
+    /// The client shows compactions (`compaction_update`).
+    pub compaction: bool,
 }
 
 /// Subagents' tokens by their session id, for `session/cancel` of a child session.
@@ -173,15 +175,20 @@ async fn forward(peer: &Peer, session_id: &acp::SessionId, mut events: mpsc::Rec
                 permission::ask(peer, session_id, *request, client.hunk_review, cancel).await;
                 continue;
             }
-            AgentEvent::Usage { usage, context_window, cost_usd } => {
+            AgentEvent::Usage { usage, context_window, session_cost_usd, .. } => {
                 // Tokens now in the context: what was sent plus what came back.
                 let used = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens + usage.output_tokens;
                 let mut update = acp::UsageUpdate::new(used, context_window);
-                if let Some(amount) = cost_usd {
+                // ACP's cost is the session's total so far.
+                if let Some(amount) = session_cost_usd {
                     update = update.cost(acp::Cost::new(amount, "USD"));
                 }
                 acp::SessionUpdate::UsageUpdate(update)
             }
+            AgentEvent::Compaction { id, trigger, state } => match compaction_update(&client, id, trigger, state) {
+                Some(update) => update,
+                None => continue,
+            },
             AgentEvent::TitleChanged(title) => acp::SessionUpdate::SessionInfoUpdate(
                 acp::SessionInfoUpdate::new().title(title).updated_at(larik_core::clock::iso8601(larik_core::clock::now_secs())),
             ),
@@ -202,6 +209,26 @@ async fn forward(peer: &Peer, session_id: &acp::SessionId, mut events: mpsc::Rec
         drop(child.events);
         let _ = child.forwarder.await;
     }
+}
+
+/// A compaction as the client can show it: `compaction_update` where it opted in; elsewhere the
+/// end of one in words (and a summary asked for by hand, as text).
+fn compaction_update(client: &ClientView, id: String, trigger: larik_core::session::Trigger, state: CompactionState) -> Option<acp::SessionUpdate> {
+    if client.compaction {
+        let update = match state {
+            CompactionState::Started => acp::CompactionUpdate::new(id, acp::CompactionStatus::InProgress),
+            CompactionState::Completed { summary } => acp::CompactionUpdate::new(id, acp::CompactionStatus::Completed).summary(vec![acp::ContentBlock::Text(acp::TextContent::new(summary))]),
+            CompactionState::Failed { error } => acp::CompactionUpdate::new(id, acp::CompactionStatus::Failed).error(error),
+            CompactionState::Cancelled => acp::CompactionUpdate::new(id, acp::CompactionStatus::Cancelled),
+        };
+        return Some(acp::SessionUpdate::CompactionUpdate(update));
+    }
+    let text = match (state, trigger) {
+        (CompactionState::Completed { summary }, larik_core::session::Trigger::Manual) => format!("Compacted the conversation. It goes on from this summary:\n\n{summary}\n"),
+        (CompactionState::Completed { .. }, larik_core::session::Trigger::Auto | larik_core::session::Trigger::Overflow) => "\n> The conversation neared the model's window and was compacted: older messages are now a summary.\n\n".to_owned(),
+        _ => return None,
+    };
+    Some(acp::SessionUpdate::AgentMessageChunk(to_proto::text_chunk(text)))
 }
 
 /// The last update of a call shown as an agent-owned terminal: the terminal ends with the

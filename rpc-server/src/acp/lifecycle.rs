@@ -116,7 +116,8 @@ impl AcpAgent {
 
     pub(super) async fn load_session(&self, request: acp::LoadSessionRequest, peer: &Peer) -> Result<acp::LoadSessionResponse, RpcError> {
         let (stored, opened) = self.reopen(&request.session_id, &request.cwd, &request.mcp_servers, peer)?;
-        replay(peer, &request.session_id, &stored).await;
+        let compaction = self.client_view(&request.cwd).compaction;
+        replay(peer, &request.session_id, &stored, compaction).await;
         Ok(acp::LoadSessionResponse::new().modes(opened.modes).config_options(opened.options).meta(opened.meta))
     }
 
@@ -168,7 +169,7 @@ fn not_found(id: &acp::SessionId) -> RpcError {
 
 /// Sends the stored conversation as the updates the client would have seen: user and agent
 /// text, thoughts, and each tool call with its (bounded) output or diff.
-async fn replay(peer: &Peer, id: &acp::SessionId, stored: &StoredSession) {
+async fn replay(peer: &Peer, id: &acp::SessionId, stored: &StoredSession, compaction: bool) {
     if let Some(title) = &stored.title {
         notify(peer, id, acp::SessionUpdate::SessionInfoUpdate(acp::SessionInfoUpdate::new().title(title.clone()))).await;
     }
@@ -188,7 +189,12 @@ async fn replay(peer: &Peer, id: &acp::SessionId, stored: &StoredSession) {
                 }
             }
             Record::Tool(tool) => notify(peer, id, acp::SessionUpdate::ToolCall(replayed_tool_call(tool))).await,
-            Record::Meta { .. } | Record::Title { .. } | Record::Rewind { .. } => {}
+            // The conversation before stays visible; a client that shows compactions sees where.
+            Record::Compaction { id: compaction_id, summary, .. } if compaction => {
+                let update = acp::CompactionUpdate::new(compaction_id.clone(), acp::CompactionStatus::Completed).summary(vec![acp::ContentBlock::Text(acp::TextContent::new(summary.clone()))]);
+                notify(peer, id, acp::SessionUpdate::CompactionUpdate(update)).await;
+            }
+            Record::Meta { .. } | Record::Title { .. } | Record::Rewind { .. } | Record::Compaction { .. } => {}
         }
     }
 }

@@ -477,7 +477,8 @@ impl Bridge {
                     self.ask(*request).await;
                 }
                 AgentEvent::Notice(message) => self.client.show(MessageType::WARNING, format!("Larik: {message}")),
-                AgentEvent::ToolTerminal { .. } | AgentEvent::ToolProgressNote { .. } | AgentEvent::Usage { .. } | AgentEvent::TitleChanged(_) => {}
+                AgentEvent::Compaction { state: larik_core::event::CompactionState::Completed { .. }, .. } => self.client.show(MessageType::INFO, "Larik: the conversation was compacted; it goes on from a summary.".to_owned()),
+                AgentEvent::ToolTerminal { .. } | AgentEvent::ToolProgressNote { .. } | AgentEvent::Usage { .. } | AgentEvent::TitleChanged(_) | AgentEvent::Compaction { .. } => {}
                 AgentEvent::ChildStarted { .. } | AgentEvent::Child { .. } | AgentEvent::ChildEnded { .. } => {}
             }
         }

@@ -1,0 +1,101 @@
+//! What bounds a session: its budget (a cost or token limit, checked before each model request,
+//! subagents' spending included since they add to the same totals), the model's context window
+//! when settings say it (local models' windows are whatever their server was started with), and
+//! when compaction steps in.
+
+use serde::Deserialize;
+
+use super::compaction::CompactionSettings;
+use crate::environment::Spent;
+
+/// `budget` in settings.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Budget {
+    /// US dollars the session may spend (models without a known price cannot count towards it).
+    pub max_cost_usd: Option<f64>,
+    /// Tokens the session may use, input (cached included) and output.
+    pub max_tokens: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Limits {
+    pub budget: Budget,
+    /// The model's window, when settings name it; otherwise the catalog's.
+    pub context_window: Option<u64>,
+    pub compaction: CompactionSettings,
+}
+
+fn tokens(spent: &Spent) -> u64 {
+    let usage = &spent.usage;
+    usage.input_tokens + usage.output_tokens + usage.cache_read_tokens + usage.cache_write_tokens
+}
+
+impl Budget {
+    /// Both budgets at once: each limit the lower of the two.
+    pub fn tighter(one: Option<Budget>, other: Option<Budget>) -> Option<Budget> {
+        let lower = |a: Option<f64>, b: Option<f64>| match (a, b) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        match (one, other) {
+            (Some(one), Some(other)) => Some(Budget {
+                max_cost_usd: lower(one.max_cost_usd, other.max_cost_usd),
+                max_tokens: match (one.max_tokens, other.max_tokens) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                },
+            }),
+            (one, other) => one.or(other),
+        }
+    }
+
+    /// Why no further request may be made, when the budget is spent.
+    pub fn exceeded(&self, spent: &Spent) -> Option<String> {
+        if let Some(limit) = self.max_cost_usd
+            && spent.cost_usd >= limit
+        {
+            return Some(format!("The session's budget is spent: ${:.4} of ${limit}. Raise budget.maxCostUsd in settings to go on.", spent.cost_usd));
+        }
+        if let Some(limit) = self.max_tokens
+            && tokens(spent) >= limit
+        {
+            return Some(format!("The session's token budget is spent: {} of {limit} tokens. Raise budget.maxTokens in settings to go on.", tokens(spent)));
+        }
+        None
+    }
+
+    /// `/budget`: the spending so far against the limits.
+    pub fn report(&self, spent: &Spent) -> String {
+        let cost = match self.max_cost_usd {
+            Some(limit) => format!("${:.4} of ${limit}", spent.cost_usd),
+            None => format!("${:.4} (no cost limit; set budget.maxCostUsd)", spent.cost_usd),
+        };
+        let used = tokens(spent);
+        let tokens = match self.max_tokens {
+            Some(limit) => format!("{used} of {limit} tokens"),
+            None => format!("{used} tokens"),
+        };
+        format!("Spent {cost}; {tokens} ({} input, {} cached, {} output).", spent.usage.input_tokens, spent.usage.cache_read_tokens + spent.usage.cache_write_tokens, spent.usage.output_tokens)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::Usage;
+
+    #[test]
+    fn a_budget_stops_at_its_cost_or_its_tokens() {
+        let spent = Spent { usage: Usage { input_tokens: 900, output_tokens: 100, cache_read_tokens: 500, cache_write_tokens: 0 }, cost_usd: 0.25 };
+        assert_eq!(Budget::default().exceeded(&spent), None);
+        assert_eq!(Budget { max_cost_usd: Some(1.0), max_tokens: None }.exceeded(&spent), None);
+        assert!(Budget { max_cost_usd: Some(0.25), max_tokens: None }.exceeded(&spent).unwrap().contains("$0.2500 of $0.25"));
+        assert!(Budget { max_cost_usd: None, max_tokens: Some(1_500) }.exceeded(&spent).unwrap().contains("1500 of 1500 tokens"));
+        let user = Budget { max_cost_usd: Some(2.0), max_tokens: None };
+        let project = Budget { max_cost_usd: Some(50.0), max_tokens: Some(10) };
+        assert_eq!(Budget::tighter(Some(user), Some(project)), Some(Budget { max_cost_usd: Some(2.0), max_tokens: Some(10) }), "a project cannot raise the user's limit");
+        let report = Budget { max_cost_usd: Some(2.0), max_tokens: None }.report(&spent);
+        assert_eq!(report, "Spent $0.2500 of $2; 1500 tokens (900 input, 500 cached, 100 output).");
+    }
+}
