@@ -52,12 +52,6 @@ pub mod services {
     pub use crate::workspace::{EditorFiles, write_file_atomic};
 }
 
-/// The token saver's private copies of bash calls' exact output, kept per session: what a front
-/// end that forks or deletes a session does with them.
-pub mod exact_output {
-    pub use crate::token_saver::sidecar::{SidecarError, copy, remove};
-}
-
 /// Recorded sessions played as the model's side: the offline demo and the tests' mock model.
 pub mod replay {
     pub use crate::llm::ModelStop;

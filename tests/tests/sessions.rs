@@ -153,3 +153,50 @@ async fn replay_gives_back_attached_files_and_tool_locations() {
     assert_eq!(read["locations"][0]["line"], 2);
     assert_eq!(read["rawInput"], json!({"path": "a.txt", "offset": 2}));
 }
+
+#[tokio::test]
+async fn a_fork_has_the_history_so_far_and_a_future_of_its_own() {
+    let sandbox = Sandbox::new();
+    let mock = MockLlm::start(Scenario {
+        responses: vec![
+            Step::text("The parser is in src/parse.rs."),
+            Step { when: Some("Write the PR description".into()), ..Step::text("PR: rework the parser.") },
+            Step { when: Some("Go on with the lexer".into()), ..Step::text("Lexer next.") },
+        ],
+    })
+    .await
+    .unwrap();
+    let mut agent = start(&sandbox, &mock).await;
+    let init = agent.initialize().await;
+    assert!(init["agentCapabilities"]["sessionCapabilities"]["fork"].is_object(), "{init}");
+    let source = agent.new_session(&sandbox.project_path()).await;
+    agent.prompt(&source, "Where is the parser?", |_| "reject_once").await;
+
+    let (forked, after) = call(&mut agent, "session/fork", json!({"sessionId": source, "cwd": sandbox.project_path(), "mcpServers": []})).await;
+    let fork = forked["result"]["sessionId"].as_str().unwrap_or_else(|| panic!("{forked}")).to_owned();
+    assert_ne!(fork, source);
+    assert!(forked["result"]["modes"].is_object());
+    assert!(after.iter().all(|message| message["params"]["update"]["sessionUpdate"] != "user_message_chunk"), "nothing is replayed: {after:?}");
+
+    let (_, updates) = agent.prompt(&fork, "Write the PR description", |_| "reject_once").await;
+    assert_eq!(message_text(&updates), "PR: rework the parser.");
+    let (_, updates) = agent.prompt(&source, "Go on with the lexer", |_| "reject_once").await;
+    assert_eq!(message_text(&updates), "Lexer next.");
+    let requests = mock.requests();
+    let texts = |request: &Value| request["messages"].as_array().unwrap().iter().map(|message| message["content"][0]["text"].as_str().unwrap_or("").to_owned()).collect::<Vec<_>>();
+    assert_eq!(texts(&requests[1]), ["Where is the parser?", "The parser is in src/parse.rs.", "Write the PR description"], "the fork has the history");
+    assert_eq!(texts(&requests[2]), ["Where is the parser?", "The parser is in src/parse.rs.", "Go on with the lexer"], "the source never sees the fork's turn");
+
+    let (missing, _) = call(&mut agent, "session/fork", json!({"sessionId": "sess_none", "cwd": sandbox.project_path(), "mcpServers": []})).await;
+    assert_eq!(missing["error"]["code"], -32002, "{missing}");
+    // Both are listed, and the fork loads on its own after a restart.
+    agent.close_stdin();
+    assert!(agent.wait_exit().await.success());
+    let next = MockLlm::start(Scenario { responses: vec![] }).await.unwrap();
+    let mut agent = start(&sandbox, &next).await;
+    let (listed, _) = call(&mut agent, "session/list", json!({})).await;
+    assert_eq!(listed["result"]["sessions"].as_array().unwrap().len(), 2, "{listed}");
+    let (_, replayed) = call(&mut agent, "session/load", json!({"sessionId": fork, "cwd": sandbox.project_path(), "mcpServers": []})).await;
+    let said: Vec<String> = replayed.iter().filter(|message| message["params"]["update"]["sessionUpdate"] == "user_message_chunk").map(|message| message["params"]["update"]["content"]["text"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(said, ["Where is the parser?", "Write the PR description"]);
+}

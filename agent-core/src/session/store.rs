@@ -187,13 +187,50 @@ impl SessionStore {
         sessions
     }
 
-    /// Removes a session; removing one that does not exist is not an error.
-    pub fn delete(&self, id: &str) -> Result<(), StoreError> {
-        match std::fs::remove_file(self.file(id)?) {
-            Ok(()) => Ok(()),
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(()),
-            Err(error) => Err(StoreError::Io(error.to_string())),
+    /// A new session `to` with the history of `from` up to now, and its own future: the session
+    /// file copied under a meta record of its own, the subagents' transcripts and the token
+    /// saver's stored outputs with it. Written whole before it is named, so a fork is complete
+    /// or absent.
+    pub fn fork(&self, from: &str, to: &str, cwd: &Path) -> Result<(), StoreError> {
+        let io = |error: std::io::Error| StoreError::Io(error.to_string());
+        let source = self.load(from)?;
+        let target = self.file(to)?;
+        if target.exists() {
+            return Err(StoreError::Io(format!("session {to} exists already")));
         }
+        let mut text = String::new();
+        let records = std::iter::once(Record::Meta { id: to.to_owned(), cwd: cwd.to_path_buf(), created_at: crate::clock::now_secs() })
+            .chain(source.records.into_iter().filter(|record| !matches!(record, Record::Meta { .. })));
+        for record in records {
+            text.push_str(&serde_json::to_string(&record).map_err(|error| StoreError::Io(error.to_string()))?);
+            text.push('\n');
+        }
+        let agents = |id: &str| self.dir.join(format!("{id}-agents"));
+        if let Ok(entries) = std::fs::read_dir(agents(from)) {
+            for entry in entries.filter_map(Result::ok).filter(|entry| entry.path().extension().is_some_and(|ext| ext == "jsonl")) {
+                let content = std::fs::read(entry.path()).map_err(io)?;
+                crate::workspace::write_private_file(&agents(to).join(entry.file_name()), &content).map_err(io)?;
+            }
+        }
+        if let Some(data_dir) = self.dir.parent() {
+            crate::token_saver::sidecar::copy(data_dir, from, to).map_err(|error| StoreError::Io(error.to_string()))?;
+        }
+        crate::workspace::write_private_file(&target, text.as_bytes()).map_err(io)
+    }
+
+    /// Removes a session; removing one that does not exist is not an error.
+    /// What goes with it: its subagents' transcripts and the token saver's stored outputs.
+    pub fn delete(&self, id: &str) -> Result<(), StoreError> {
+        let file = self.file(id)?;
+        let gone = |result: std::io::Result<()>| match result {
+            Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(StoreError::Io(error.to_string())),
+            _ => Ok(()),
+        };
+        gone(std::fs::remove_dir_all(self.dir.join(format!("{id}-agents"))))?;
+        if let Some(data_dir) = self.dir.parent() {
+            crate::token_saver::sidecar::remove(data_dir, id).map_err(|error| StoreError::Io(error.to_string()))?;
+        }
+        gone(std::fs::remove_file(file))
     }
 }
 
@@ -296,6 +333,32 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(dir.path().join("sessions/sess_b.jsonl")).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o600);
+    }
+
+    #[test]
+    fn a_fork_takes_the_history_transcripts_and_exact_outputs_and_a_delete_takes_them_away() {
+        let data = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(data.path().join("sessions"));
+        let log = store.create("sess_a", Path::new("/p")).unwrap();
+        log.append(&Record::Title { title: "Parser".into() });
+        log.append(&Record::Message { message: Message::user_text("fix it") });
+        store.create("child_1", Path::new("/p")).unwrap();
+        let agents = data.path().join("sessions/sess_a-agents");
+        std::fs::create_dir_all(&agents).unwrap();
+        std::fs::write(agents.join("child_1.jsonl"), "{}\n").unwrap();
+        crate::token_saver::sidecar::Sidecar::for_session(data.path(), "sess_a").unwrap().store("toolu_1", b"exact").unwrap();
+        store.fork("sess_a", "sess_b", Path::new("/p")).unwrap();
+        let forked = store.load("sess_b").unwrap();
+        assert_eq!(forked.messages(), store.load("sess_a").unwrap().messages());
+        assert_eq!(forked.title.as_deref(), Some("Parser"));
+        assert!(matches!(&forked.records[0], Record::Meta { id, .. } if id == "sess_b"));
+        assert!(data.path().join("sessions/sess_b-agents/child_1.jsonl").exists());
+        assert!(data.path().join("sessions/sess_b.raw/toolu_1.out").exists());
+        assert!(store.fork("sess_a", "sess_b", Path::new("/p")).is_err(), "a fork never overwrites a session");
+        assert!(matches!(store.fork("sess_none", "sess_c", Path::new("/p")), Err(StoreError::NotFound(_))));
+        store.delete("sess_b").unwrap();
+        assert!(!data.path().join("sessions/sess_b-agents").exists() && !data.path().join("sessions/sess_b.raw").exists());
+        assert!(data.path().join("sessions/sess_a.raw/toolu_1.out").exists(), "the source keeps its own");
     }
 
     #[test]

@@ -126,6 +126,7 @@ impl AcpAgent {
                     .list(acp::SessionListCapabilities::new())
                     .resume(acp::SessionResumeCapabilities::new())
                     .close(acp::SessionCloseCapabilities::new())
+                    .fork(acp::SessionForkCapabilities::new())
                     .delete(acp::SessionDeleteCapabilities::new()),
             );
         }
@@ -416,6 +417,10 @@ impl Handler for AcpAgent {
                 sandbox_checked().await;
                 respond(self.resume_session(parse(params)?, &peer)?)
             }
+            "session/fork" => {
+                sandbox_checked().await;
+                respond(self.fork_session(parse(params)?, &peer)?)
+            }
             "session/list" => respond(self.list_sessions(parse(params)?)?),
             "session/close" => respond(self.close_session(parse(params)?).await?),
             "session/delete" => respond(self.delete_session(parse(params)?).await?),
@@ -442,7 +447,7 @@ impl Handler for AcpAgent {
         // A session's commands are announced once the client knows the session: a new one, or
         // one loaded or resumed (whose skills were read again).
         let id = match method.as_str() {
-            "session/new" => result["sessionId"].as_str().map(str::to_owned),
+            "session/new" | "session/fork" => result["sessionId"].as_str().map(str::to_owned),
             "session/load" | "session/resume" => session_id,
             _ => None,
         };

@@ -1,6 +1,6 @@
 //! Session lifecycle over ACP: `session/new`, `load` (the whole history replayed as updates before
-//! the answer), `resume` (no replay), `list` (most recent first, cursor-paged), `close` and
-//! `delete`. Sessions live in append-only files, so they outlive the process.
+//! the answer), `resume` (no replay), `fork` (a copy with a future of its own), `list` (most
+//! recent first, cursor-paged), `close` and `delete`. Sessions live in append-only files, so they outlive the process.
 
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
@@ -119,6 +119,22 @@ impl AcpAgent {
         let compaction = self.client_view(&request.cwd).compaction;
         replay(peer, &request.session_id, &stored, compaction).await;
         Ok(acp::LoadSessionResponse::new().modes(opened.modes).config_options(opened.options).meta(opened.meta))
+    }
+
+    /// `session/fork` (unstable in ACP): a new session with the source's history up to now and
+    /// its own future; the source goes on untouched. The client has the history on screen
+    /// already, so nothing is replayed.
+    pub(super) fn fork_session(&self, request: acp::ForkSessionRequest, peer: &Peer) -> Result<acp::ForkSessionResponse, RpcError> {
+        let store = self.store.as_ref().ok_or_else(|| RpcError::method_not_found("session/fork"))?;
+        let number = self.next_session.fetch_add(1, Ordering::Relaxed);
+        let id = acp::SessionId::new(format!("sess_{}_{number}", unique_suffix()));
+        store.fork(&request.session_id.0, &id.0, &request.cwd).map_err(|error| match error {
+            larik_core::session::store::StoreError::NotFound(_) => not_found(&request.session_id),
+            other => RpcError::new(RpcError::INTERNAL_ERROR, other.to_string()),
+        })?;
+        let (_, opened) = self.reopen(&id, &request.cwd, &request.mcp_servers, peer)?;
+        tracing::info!(from = %request.session_id.0, session = %id.0, "session forked");
+        Ok(acp::ForkSessionResponse::new(id).modes(opened.modes).config_options(opened.options).meta(opened.meta))
     }
 
     pub(super) fn resume_session(&self, request: acp::ResumeSessionRequest, peer: &Peer) -> Result<acp::ResumeSessionResponse, RpcError> {
