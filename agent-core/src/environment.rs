@@ -57,6 +57,9 @@ pub struct SessionEnv {
     /// The token saver, when the user turned it on; a child shares its parent's (and so its
     /// sidecar, where `raw_output` finds any of the session's calls).
     pub token_saver: Option<Arc<crate::token_saver::TokenSaver>>,
+    /// The project's checkpoints, where the session has a data directory to keep them; shared
+    /// with a child working in the same directory (a child in a worktree has none).
+    pub checkpoints: Option<Arc<crate::checkpoints::Checkpoints>>,
 }
 
 impl SessionEnv {
@@ -84,6 +87,7 @@ impl SessionEnv {
             skills: Arc::default(),
             lsp: Arc::new(crate::lsp::LanguageServers::none()),
             token_saver: None,
+            checkpoints: None,
         }
     }
 
@@ -92,6 +96,7 @@ impl SessionEnv {
     /// usage shared with the parent.
     pub fn child(&self, session_id: String, cwd: &Path, keep: impl Fn(&str) -> bool, cancel: CancellationToken) -> Self {
         let workspace = Arc::new(Workspace::new(cwd).with_protected(&self.workspace.protected_paths()));
+        let same_root = workspace.root() == self.workspace.root();
         Self {
             session_id,
             sandbox: self.sandbox.as_ref().map(|sandbox| Arc::new(sandbox.for_root(workspace.root()))),
@@ -113,6 +118,7 @@ impl SessionEnv {
             skills: Arc::clone(&self.skills),
             lsp: Arc::clone(&self.lsp),
             token_saver: self.token_saver.clone(),
+            checkpoints: self.checkpoints.clone().filter(|_| same_root),
         }
     }
 }

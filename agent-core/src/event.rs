@@ -42,8 +42,9 @@ pub struct Location {
 pub enum Display {
     /// A whole-file change: `old_text` is `None` for a new file.
     Diff { path: PathBuf, old_text: Option<String>, new_text: String },
-    /// A shell command and what it printed; `terminal` names the editor terminal it ran in.
-    Command { command: String, output: String, exit_code: Option<i32>, terminal: Option<String> },
+    /// A shell command and what it printed; `terminal` names the editor terminal it ran in;
+    /// `changes` the project's files it created, changed or deleted.
+    Command { command: String, output: String, exit_code: Option<i32>, terminal: Option<String>, changes: Vec<crate::checkpoints::FileChange> },
     /// Plain text, e.g. what a read returned.
     Text(String),
     /// Text and images a tool returned (an MCP server's screenshot): `(media type, base64)`.

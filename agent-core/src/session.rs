@@ -337,7 +337,9 @@ impl Session {
         if let Some(model_config) = &config.model_config {
             models.remember(model_config);
         }
+        let checkpoints = config.data_dir.as_deref().map(|dir| Arc::new(crate::checkpoints::Checkpoints::new(&workspace_root, dir, &config.id)));
         let env = SessionEnv {
+            checkpoints,
             session_id: config.id,
             workspace,
             permissions: Arc::new(permissions),
@@ -564,6 +566,48 @@ impl Session {
     /// free context; the summary comes as an [`AgentEvent::Compaction`].
     pub async fn compact(&self, instructions: String, events: mpsc::Sender<AgentEvent>, cancel: CancellationToken) -> Result<StopReason, TurnError> {
         self.run_turn(Work::Compact(instructions), events, cancel).await
+    }
+
+    /// The checkpoints of this session's turns, oldest first (none without a data directory).
+    pub fn checkpoints(&self) -> Vec<crate::checkpoints::Checkpoint> {
+        self.env.checkpoints.as_ref().map(|checkpoints| checkpoints.list()).unwrap_or_default()
+    }
+
+    /// `/checkpoints`: one line per checkpoint, newest first.
+    pub fn checkpoints_report(&self) -> String {
+        let list = self.checkpoints();
+        if list.is_empty() {
+            return "No checkpoints: no turn of this session has changed a file yet.".into();
+        }
+        let mut lines = vec!["Checkpoints (undo with /undo, or /undo <id>):".to_owned()];
+        for checkpoint in list.iter().rev() {
+            let files: Vec<String> = checkpoint.files.iter().take(8).map(|path| path.display().to_string()).collect();
+            let more = checkpoint.files.len().saturating_sub(files.len());
+            let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+            lines.push(format!("- {} {} \"{}\": {}{more}", checkpoint.id, crate::clock::iso8601(checkpoint.created_at), checkpoint.prompt, files.join(", ")));
+        }
+        if let Some(skipped) = list.last().map(|last| &last.skipped).filter(|skipped| !skipped.is_empty()) {
+            lines.push(format!("Not covered (large ignored trees and files): {}", skipped.join(", ")));
+        }
+        lines.join("\n")
+    }
+
+    /// `/undo [checkpoint]`: the project's files back as they were before the last turn that
+    /// changed them (or before checkpoint `id`), what commands did included, files changed by
+    /// hand since kept; the conversation goes back to the same point. Waits for a running turn.
+    pub async fn undo(&self, id: Option<String>) -> Result<crate::checkpoints::Undone, String> {
+        let Some(checkpoints) = &self.env.checkpoints else { return Err("this session keeps no checkpoints (it has no data directory)".into()) };
+        let mut history = self.history.lock().await;
+        let undone = checkpoints.undo(id).await?;
+        let to = undone.checkpoint.history_len;
+        // A compaction since may have made the conversation shorter than the checkpoint's point.
+        if to <= history.len() {
+            history.truncate(to);
+            if let Some(log) = &self.env.log {
+                log.append(&store::Record::Rewind { to });
+            }
+        }
+        Ok(undone)
     }
 
     /// `/budget`: what the session has spent against its budget.

@@ -36,6 +36,65 @@ pub struct DiagnosticsResponse {
     pub diagnostics: Option<Vec<EditorDiagnostic>>,
 }
 
+/// Restores the project's files to a checkpoint (before the last turn that changed them, by
+/// default) and rewinds the conversation to the same point.
+pub const UNDO_METHOD: &str = "_larik/undo";
+
+/// Lists the session's checkpoints.
+pub const CHECKPOINTS_METHOD: &str = "_larik/checkpoints";
+
+/// Params of `_larik/undo`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UndoRequest {
+    pub session_id: String,
+    /// The checkpoint to go back to (`cp-3`); the latest when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint_id: Option<String>,
+}
+
+/// The answer to `_larik/undo`. Paths are relative to the session's directory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UndoResponse {
+    pub checkpoint: CheckpointInfo,
+    /// Written back as they were.
+    pub restored: Vec<String>,
+    /// Removed: created after the checkpoint.
+    pub removed: Vec<String>,
+    /// Left as they are: changed by hand since the agent's last turn.
+    pub kept: Vec<String>,
+}
+
+/// Params of `_larik/checkpoints`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckpointsRequest {
+    pub session_id: String,
+}
+
+/// The answer to `_larik/checkpoints`, oldest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckpointsResponse {
+    pub checkpoints: Vec<CheckpointInfo>,
+}
+
+/// A checkpoint: the project before one turn that changed it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckpointInfo {
+    pub id: String,
+    /// ISO 8601, UTC.
+    pub created_at: String,
+    /// The turn's prompt (its first 200 characters).
+    pub prompt: String,
+    /// What the turn changed, relative to the session's directory.
+    pub files: Vec<String>,
+    /// What checkpoints leave out: large ignored trees (`target/`) and large files.
+    pub skipped: Vec<String>,
+}
+
 /// One problem, as the editor shows it. Positions are 1-based.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]

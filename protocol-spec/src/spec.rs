@@ -43,6 +43,7 @@ pub const METHODS: &[Method] = &[
     method!("session/new", ClientToAgent, "NewSessionRequest", Some("NewSessionResponse"), "Opens a session in `cwd`; the answer carries the modes and config options (mode, model).", "-32602 cwd not absolute or not a directory, or unreadable settings", r#"{"cwd":"/home/me/project","mcpServers":[]}"#),
     method!("session/load", ClientToAgent, "LoadSessionRequest", Some("LoadSessionResponse"), "Reopens a saved session and replays its whole history as `session/update`s before answering; tool outputs in the replay are bounded.", "-32002 unknown session", r#"{"sessionId":"sess_1","cwd":"/home/me/project","mcpServers":[]}"#),
     method!("session/resume", ClientToAgent, "ResumeSessionRequest", Some("ResumeSessionResponse"), "Reopens a saved session without replaying it.", "-32002 unknown session", r#"{"sessionId":"sess_1","cwd":"/home/me/project"}"#),
+    method!("session/fork", ClientToAgent, "ForkSessionRequest", Some("ForkSessionResponse"), "(Unstable in ACP.) A new session with the source's history up to now, its subagents' transcripts and the token saver's stored outputs, and a future of its own; the source is untouched. Nothing is replayed: the client has the history.", "-32002 unknown session", r#"{"sessionId":"sess_1","cwd":"/home/me/project"}"#),
     method!("session/list", ClientToAgent, "ListSessionsRequest", Some("ListSessionsResponse"), "Saved sessions, most recent first, 50 a page; `nextCursor` asks for the next page.", "-32602 a cursor this agent did not give out", r#"{"cwd":"/home/me/project"}"#),
     method!("session/close", ClientToAgent, "CloseSessionRequest", Some("CloseSessionResponse"), "Cancels the session's work and frees it; it stays saved.", "-32002 unknown session", r#"{"sessionId":"sess_1"}"#),
     method!("session/delete", ClientToAgent, "DeleteSessionRequest", Some("DeleteSessionResponse"), "Removes a saved session; idempotent.", "-32603 the file could not be removed", r#"{"sessionId":"sess_1"}"#),
@@ -52,6 +53,8 @@ pub const METHODS: &[Method] = &[
     method!("session/set_config_option", ClientToAgent, "SetSessionConfigOptionRequest", Some("SetSessionConfigOptionResponse"), "Sets `mode` or `model` (one of the configured models); answers with the complete option list.", "-32602 unknown option or value; -32000 no model configured", r#"{"sessionId":"sess_1","configId":"model","value":"claude-sonnet-4-5"}"#),
     method!("$/cancel_request", ClientToAgent, "CancelRequestNotification", None, "Cancels a request in flight; a cancelled `session/prompt` answers `cancelled`.", "none (a notification)", r#"{"requestId":7}"#),
     method!("_session/steering", ClientToAgent, "SteeringRequest", Some("SteeringResponse"), "Words for the running turn, added before its next model request (`injected`); `promptRequired` when no turn runs. Advertised in the initialize result's `_meta.steering.supported`.", "-32002 unknown session", r#"{"sessionId":"sess_1","prompt":"also update the changelog"}"#),
+    method!("_larik/checkpoints", ClientToAgent, "CheckpointsRequest", Some("CheckpointsResponse"), "The session's checkpoints, oldest first: the project before each turn that changed a file (edits and what commands did), with the turn's prompt and the files it changed.", "-32002 unknown session", r#"{"sessionId":"sess_1"}"#),
+    method!("_larik/undo", ClientToAgent, "UndoRequest", Some("UndoResponse"), "Restores the files to a checkpoint (the latest when `checkpointId` is absent): files turns since created are removed, changed or deleted ones written back, those changed by hand since the agent's last turn kept and listed; the conversation is rewound to the checkpoint's turn, which is gone with the later ones. The same as the `/undo [id]` command for clients without it.", "-32602 no such checkpoint or nothing to undo; -32002 unknown session", r#"{"sessionId":"sess_1","checkpointId":"cp-2"}"#),
     method!("_larik/editor_context", ClientToAgent, "EditorContext", None, "What the user is looking at (active file, selection, open files, diagnostics); added to the session's next prompt.", "none (a notification)", r#"{"sessionId":"sess_1","activeFile":"/home/me/project/src/main.rs","selection":{"path":"/home/me/project/src/main.rs","startLine":3,"endLine":4,"text":"let x = 1;"}}"#),
     method!("session/update", AgentToClient, "SessionNotification", None, "Streams a turn: agent_message_chunk, agent_thought_chunk, tool_call, tool_call_update (diff content for edits, command output for bash or its terminal, locations; to clients that advertise `_meta.terminal_output` or `terminal_output_delta`, bash output streams in `_meta` (`TerminalInfo`, `TerminalOutputChunk`, `TerminalExit`)), plan, usage_update, current_mode_update, config_option_update, session_info_update, user_message_chunk (replay), notice (to clients with `session.notices`).", "none (a notification)", r#"{"sessionId":"sess_1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Looking at the test"}}}"#),
     method!("session/request_permission", AgentToClient, "RequestPermissionRequest", Some("RequestPermissionResponse"), "Asks before a call that needs approval; options allow_once, allow_always, reject_once. `_meta.larik.hunks` carries the change split into hunks for clients with hunk review; the answer may carry `_meta.larik.feedback` and `_meta.larik.acceptedHunks`.", "an error answer counts as a rejection", r#"{"sessionId":"sess_1","toolCall":{"toolCallId":"toolu_1","title":"Edit src/lib.rs","kind":"edit","status":"pending"},"options":[{"optionId":"allow_once","name":"Allow once","kind":"allow_once"},{"optionId":"allow_always","name":"Always allow edit in this session","kind":"allow_always"},{"optionId":"reject_once","name":"Reject","kind":"reject_once"}]}"#),
@@ -125,13 +128,17 @@ fn extension_schema() -> String {
     let _ = generator.subschema_for::<extensions::SessionMeta>();
     let _ = generator.subschema_for::<extensions::DiagnosticsRequest>();
     let _ = generator.subschema_for::<extensions::DiagnosticsResponse>();
+    let _ = generator.subschema_for::<extensions::UndoRequest>();
+    let _ = generator.subschema_for::<extensions::UndoResponse>();
+    let _ = generator.subschema_for::<extensions::CheckpointsRequest>();
+    let _ = generator.subschema_for::<extensions::CheckpointsResponse>();
     document("Larik's extensions to ACP v1", generator)
 }
 
 fn is_extension(type_name: &str) -> bool {
     matches!(
         type_name,
-        "EditorContext" | "AgentExtensions" | "ClientExtensions" | "PermissionResponseMeta" | "ToolCallMeta" | "SteeringRequest" | "SteeringResponse" | "TerminalInfo" | "TerminalOutputChunk" | "TerminalExit" | "SessionMeta" | "DiagnosticsRequest" | "DiagnosticsResponse"
+        "EditorContext" | "AgentExtensions" | "ClientExtensions" | "PermissionResponseMeta" | "ToolCallMeta" | "SteeringRequest" | "SteeringResponse" | "TerminalInfo" | "TerminalOutputChunk" | "TerminalExit" | "SessionMeta" | "DiagnosticsRequest" | "DiagnosticsResponse" | "UndoRequest" | "UndoResponse" | "CheckpointsRequest" | "CheckpointsResponse" | "CheckpointInfo"
     )
 }
 
@@ -187,6 +194,9 @@ pub fn check_examples() -> Result<(), String> {
             "LogoutRequest" => parse::<acp::LogoutRequest>(value),
             "SteeringRequest" => parse::<extensions::SteeringRequest>(value),
             "DiagnosticsRequest" => parse::<extensions::DiagnosticsRequest>(value),
+            "UndoRequest" => parse::<extensions::UndoRequest>(value),
+            "CheckpointsRequest" => parse::<extensions::CheckpointsRequest>(value),
+            "ForkSessionRequest" => parse::<acp::ForkSessionRequest>(value),
             "CreateElicitationRequest" => parse::<acp::CreateElicitationRequest>(value),
             "NewSessionRequest" => parse::<acp::NewSessionRequest>(value),
             "LoadSessionRequest" => parse::<acp::LoadSessionRequest>(value),

@@ -2,6 +2,7 @@
 
 mod agent;
 mod commands;
+mod checkpoints;
 pub mod connection;
 mod editor_context;
 mod editor_diagnostics;

@@ -194,7 +194,7 @@ async fn commands_are_announced_and_run_without_the_model() {
     let session = agent.new_session(&sandbox.project_path()).await;
     let announced = agent.announced.clone().expect("commands announced after session/new");
     let names: Vec<&str> = announced["params"]["update"]["availableCommands"].as_array().unwrap().iter().map(|command| command["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["compact", "clear", "mode", "model", "mcp", "tasks", "budget"]);
+    assert_eq!(names, ["compact", "clear", "mode", "model", "mcp", "tasks", "budget", "undo", "checkpoints"]);
 
     agent.prompt(&session, "hello", |_| "reject_once").await;
     let (response, updates) = agent.prompt(&session, "/mode plan", |_| "reject_once").await;

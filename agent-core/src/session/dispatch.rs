@@ -66,6 +66,40 @@ struct PartialChange {
 
 const CANCELLED: &str = "The user cancelled this tool call before it finished.";
 
+/// A shell command that runs to its end in this call (one started in the background is not
+/// followed): what it changes in the project is found by comparing snapshots around it.
+fn is_command(call: &Approved) -> bool {
+    call.tool.name() == "bash" && call.input["run_in_background"].as_bool() != Some(true)
+}
+
+/// Tells the model which files a command changed and gives the editor their diffs.
+fn with_changes(output: &mut ToolOutput, changes: Vec<crate::checkpoints::FileChange>, root: &std::path::Path) {
+    use crate::checkpoints::ChangeKind;
+    if changes.is_empty() {
+        return;
+    }
+    let listed: Vec<String> = changes
+        .iter()
+        .take(30)
+        .map(|change| {
+            let mark = match change.kind {
+                ChangeKind::Added => '+',
+                ChangeKind::Modified => '~',
+                ChangeKind::Deleted => '-',
+            };
+            format!("{mark}{}", change.path.strip_prefix(root).unwrap_or(&change.path).display())
+        })
+        .collect();
+    let more = changes.len().saturating_sub(listed.len());
+    let note = format!("\n[files changed: {}{}]", listed.join(" "), if more > 0 { format!(" and {more} more") } else { String::new() });
+    if let Some(ResultPart::Text { text }) = output.content.iter_mut().rev().find(|part| matches!(part, ResultPart::Text { .. })) {
+        text.push_str(&note);
+    }
+    if let Some(Display::Command { changes: shown, .. }) = &mut output.display {
+        *shown = changes;
+    }
+}
+
 impl Dispatch<'_> {
     pub async fn run(&self, calls: &[ToolCall]) -> Dispatched {
         let halt = Mutex::new(None);
@@ -92,6 +126,13 @@ impl Dispatch<'_> {
         for batch in batches(approved) {
             if self.cancel.is_cancelled() || halted(&halt) {
                 break;
+            }
+            // Before the turn's first change, the project as it was (a command takes its own
+            // snapshot, to tell what it changed).
+            if let Some(checkpoints) = &self.env.checkpoints
+                && batch.iter().any(|call| !call.tool.read_only() && !is_command(call))
+            {
+                checkpoints.checkpoint_turn().await;
             }
             let runs = batch.iter().map(|call| self.execute(call, &halt));
             let outputs = futures::future::join_all(runs).await;
@@ -282,10 +323,18 @@ impl Dispatch<'_> {
             .await;
         let ctx = self.context(Some(id));
         let span = tracing::info_span!("tool_call", tool = call.tool.name(), id);
+        let before = match &self.env.checkpoints {
+            Some(checkpoints) if is_command(call) => checkpoints.before_command().await,
+            _ => None,
+        };
         let mut output = match &call.partial {
             Some(partial) => self.apply_partial(partial).await,
             None => tracing::Instrument::instrument(call.tool.run(call.input.clone(), &ctx), span).await,
         };
+        if let (Some(checkpoints), Some(before)) = (&self.env.checkpoints, before) {
+            let changes = checkpoints.changed_since(before).await;
+            with_changes(&mut output, changes, self.env.workspace.root());
+        }
         for part in &mut output.content {
             if let ResultPart::Text { text } = part {
                 *text = truncate_middle(text, MAX_OUTPUT_BYTES);

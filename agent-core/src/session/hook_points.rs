@@ -170,7 +170,7 @@ impl HookPoints {
         let request = PermissionRequest {
             tool_call: view.clone(),
             reason: "hooks and MCP servers run commands on your machine, outside the sandbox, and allow rules let calls run without asking".into(),
-            preview: Some(Display::Command { command: listed.join("\n"), output: String::new(), exit_code: None, terminal: None }),
+            preview: Some(Display::Command { command: listed.join("\n"), output: String::new(), exit_code: None, terminal: None, changes: Vec::new() }),
             suggested_rule: "these project settings".into(),
             reply,
         };

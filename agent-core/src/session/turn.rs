@@ -94,7 +94,27 @@ impl Turn<'_> {
             return Ok(StopReason::Refusal);
         }
         let turn_start = history.len();
+        // The turn's first change takes a checkpoint to undo it by (a child's share the
+        // parent's turn).
+        let checkpoints = self.env.checkpoints.as_ref().filter(|_| self.child.is_none());
+        if let Some(checkpoints) = checkpoints {
+            let said = prompt.iter().find_map(|part| match part {
+                Part::Text { text } if !text.starts_with('<') => Some(text.as_str()),
+                _ => None,
+            });
+            checkpoints.begin_turn(said.unwrap_or_default(), turn_start);
+        }
         self.record(history, Message { role: Role::User, content: prompt });
+        let outcome = self.requests(history, turn_start).await;
+        if let Some(checkpoints) = checkpoints {
+            checkpoints.end_turn().await;
+        }
+        outcome
+    }
+
+    /// The model requests of a turn whose prompt is recorded at `turn_start`, and the tool calls
+    /// they make, until the model ends the turn or a limit is hit.
+    async fn requests(&self, history: &mut Vec<Message>, turn_start: usize) -> Result<StopReason, TurnError> {
         let mut stop_hook_active = false;
         let mut turn_start = turn_start;
         // The provider said the context overflowed and a compaction followed: once per turn.

@@ -75,7 +75,7 @@ impl Tool for Bash {
     }
 
     async fn preview(&self, input: &BashInput, _ctx: &ToolContext) -> Option<Display> {
-        Some(Display::Command { command: input.command.clone(), output: String::new(), exit_code: None, terminal: None })
+        Some(Display::Command { command: input.command.clone(), output: String::new(), exit_code: None, terminal: None, changes: Vec::new() })
     }
 
     async fn run(&self, input: BashInput, ctx: &ToolContext) -> ToolOutput {
@@ -113,7 +113,7 @@ impl Tool for Bash {
             CommandEnd::Exited(code) => Some(code),
             _ => None,
         };
-        let display = Display::Command { command: input.command, output: shown.clone(), exit_code, terminal };
+        let display = Display::Command { command: input.command, output: shown.clone(), exit_code, terminal, changes: Vec::new() };
         ToolOutput { is_error, ..ToolOutput::text(shown) }.with_display(display)
     }
 }

@@ -12,7 +12,7 @@ use larik_core::Mode;
 use larik_core::session::store::SessionStore;
 use larik_core::session::{ModelSettings, Session, StopReason, TurnError};
 use larik_protocol::acp;
-use larik_protocol::extensions::{AgentExtensions, ClientExtensions, EDITOR_CONTEXT_METHOD, EditorContext, META_KEY, STEERING_METHOD, SteeringRequest, SteeringResponse};
+use larik_protocol::extensions::{AgentExtensions, CHECKPOINTS_METHOD, CheckpointsRequest, CheckpointsResponse, ClientExtensions, EDITOR_CONTEXT_METHOD, EditorContext, META_KEY, STEERING_METHOD, SteeringRequest, SteeringResponse, UNDO_METHOD, UndoRequest};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio::sync::mpsc;
@@ -328,6 +328,14 @@ impl AcpAgent {
                 notify(peer, session_id, say(format!("`/mcp {asked}`: use `/mcp`, `/mcp login <server>`, `/mcp reconnect <server>` or `/mcp approve`."))).await;
             }
             commands::Command::Budget => notify(peer, session_id, say(entry.session.budget_report())).await,
+            commands::Command::Checkpoints => notify(peer, session_id, say(entry.session.checkpoints_report())).await,
+            commands::Command::Undo(id) => {
+                let text = match entry.session.undo(id).await {
+                    Ok(undone) => super::checkpoints::said(&undone),
+                    Err(error) => format!("Nothing was undone: {error}."),
+                };
+                notify(peer, session_id, say(text)).await;
+            }
             commands::Command::Compact(instructions) => {
                 let (events_tx, events_rx) = mpsc::channel(256);
                 let turn_cancel = cancel.child_token();
@@ -438,6 +446,17 @@ impl Handler for AcpAgent {
                 let entry = self.entry(&acp::SessionId::new(steering.session_id.clone()))?;
                 let outcome = if entry.session.steer(steering.text()) { "injected" } else { "promptRequired" };
                 respond(SteeringResponse { outcome: outcome.into() })
+            }
+            CHECKPOINTS_METHOD => {
+                let request: CheckpointsRequest = parse(params)?;
+                let entry = self.entry(&acp::SessionId::new(request.session_id))?;
+                respond(CheckpointsResponse { checkpoints: entry.session.checkpoints().iter().map(super::checkpoints::info).collect() })
+            }
+            UNDO_METHOD => {
+                let request: UndoRequest = parse(params)?;
+                let entry = self.entry(&acp::SessionId::new(request.session_id))?;
+                let undone = entry.session.undo(request.checkpoint_id).await.map_err(|message| RpcError::new(RpcError::INVALID_PARAMS, message))?;
+                respond(super::checkpoints::undo_response(&undone))
             }
             _ => Err(RpcError::method_not_found(&method)),
         }

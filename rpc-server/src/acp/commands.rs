@@ -5,7 +5,7 @@ use larik_core::Mode;
 use larik_protocol::acp;
 
 /// The built-in commands' names: a skill or command of the same name is not offered.
-const BUILT_IN: &[&str] = &["compact", "clear", "mode", "model", "mcp", "tasks", "budget"];
+const BUILT_IN: &[&str] = &["compact", "clear", "mode", "model", "mcp", "tasks", "budget", "undo", "checkpoints"];
 
 /// The commands every session offers, then its MCP servers' prompts, then its skills and
 /// custom commands.
@@ -25,6 +25,8 @@ pub fn available(mcp: &[larik_core::SlashCommand], skills: &[larik_core::SlashCo
         command("mcp", "List the MCP servers and their state; login, reconnect or approve one", Some("[login|reconnect|approve] [server]")),
         command("tasks", "List the background tasks; stop one", Some("[stop bg-N]")),
         command("budget", "Show what the session has spent against its budget", None),
+        command("undo", "Put the files back as they were before the last turn (or a checkpoint), what commands did included, and rewind the conversation", Some("[checkpoint id]")),
+        command("checkpoints", "List the checkpoints /undo can go back to", None),
     ];
     commands.extend(mcp.iter().map(|prompt| command(&prompt.name, &prompt.description, prompt.hint.as_deref())));
     commands.extend(skills.iter().filter(|skill| !BUILT_IN.contains(&skill.name.as_str())).map(|skill| command(&skill.name, &skill.description, skill.hint.as_deref())));
@@ -37,6 +39,9 @@ pub enum Command {
     /// `/compact [instructions]`.
     Compact(String),
     Budget,
+    /// `/undo [checkpoint id]`.
+    Undo(Option<String>),
+    Checkpoints,
     Clear,
     Mode(Option<Mode>, String),
     Model(String),
@@ -75,6 +80,8 @@ pub fn parse(text: &str) -> Option<Command> {
     match name {
         "compact" => Some(Command::Compact(argument.to_owned())),
         "budget" => Some(Command::Budget),
+        "undo" => Some(Command::Undo(Some(argument.to_owned()).filter(|id| !id.is_empty()))),
+        "checkpoints" => Some(Command::Checkpoints),
         "clear" => Some(Command::Clear),
         "mode" => Some(Command::Mode(Mode::from_id(argument), argument.to_owned())),
         "model" => Some(Command::Model(argument.to_owned())),
@@ -93,6 +100,8 @@ mod tests {
         assert_eq!(parse("/compact"), Some(Command::Compact(String::new())));
         assert_eq!(parse("/compact keep the API decisions"), Some(Command::Compact("keep the API decisions".into())));
         assert_eq!(parse("/budget"), Some(Command::Budget));
+        assert_eq!(parse("/undo"), Some(Command::Undo(None)));
+        assert_eq!(parse("/undo cp-2"), Some(Command::Undo(Some("cp-2".into()))));
         assert_eq!(parse("/mcp"), Some(Command::Mcp(McpAction::List)));
         assert_eq!(parse("/mcp login github"), Some(Command::Mcp(McpAction::Login("github".into()))));
         assert_eq!(parse("/mcp reconnect  everything "), Some(Command::Mcp(McpAction::Reconnect("everything".into()))));

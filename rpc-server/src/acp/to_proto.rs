@@ -49,12 +49,12 @@ pub fn tool_content(display: Option<&Display>, output: Option<&str>) -> Vec<acp:
         Some(Display::Diff { path, old_text, new_text }) => {
             vec![acp::ToolCallContent::Diff(acp::Diff::new(path.clone(), new_text.clone()).old_text(old_text.clone()))]
         }
-        // The editor's terminal shows what it printed.
-        Some(Display::Command { terminal: Some(terminal_id), .. }) => vec![terminal(terminal_id.clone())],
+        // The editor's terminal shows what it printed; the files it changed follow.
+        Some(Display::Command { terminal: Some(terminal_id), changes, .. }) => std::iter::once(terminal(terminal_id.clone())).chain(file_changes(changes)).collect(),
         // The output already ends with the exit status when it is not 0.
-        Some(Display::Command { command, output, .. }) => {
+        Some(Display::Command { command, output, changes, .. }) => {
             let text = format!("```sh\n$ {command}\n{}\n```", output.trim_end());
-            vec![text_content(text)]
+            std::iter::once(text_content(text)).chain(file_changes(changes)).collect()
         }
         Some(Display::Text(text)) => vec![text_content(text.clone())],
         Some(Display::Media { text, images }) => std::iter::once(text_content(text.clone()))
@@ -64,6 +64,31 @@ pub fn tool_content(display: Option<&Display>, output: Option<&str>) -> Vec<acp:
         Some(Display::Plan(_)) => output.map(|text| vec![text_content(text.to_owned())]).unwrap_or_default(),
         None => output.filter(|text| !text.is_empty()).map(|text| vec![text_content(text.to_owned())]).unwrap_or_default(),
     }
+}
+
+/// What a command changed in the project: a line naming every file, then a diff for each text
+/// file (a deleted one as a diff to nothing).
+fn file_changes(changes: &[larik_core::checkpoints::FileChange]) -> Vec<acp::ToolCallContent> {
+    use larik_core::checkpoints::ChangeKind;
+    if changes.is_empty() {
+        return Vec::new();
+    }
+    let listed: Vec<String> = changes
+        .iter()
+        .map(|change| {
+            let mark = match change.kind {
+                ChangeKind::Added => "added",
+                ChangeKind::Modified => "changed",
+                ChangeKind::Deleted => "deleted",
+            };
+            format!("{mark} {}", change.path.display())
+        })
+        .collect();
+    let summary = text_content(format!("Files the command changed: {}", listed.join(", ")));
+    let diffs = changes.iter().filter(|change| change.old_text.is_some() || change.new_text.is_some()).map(|change| {
+        acp::ToolCallContent::Diff(acp::Diff::new(change.path.clone(), change.new_text.clone().unwrap_or_default()).old_text(change.old_text.clone()))
+    });
+    std::iter::once(summary).chain(diffs).collect()
 }
 
 pub fn terminal(terminal_id: String) -> acp::ToolCallContent {

@@ -272,7 +272,7 @@ mod tests {
     fn a_command_shows_its_answer_and_last_lines() {
         let bash = view("bash", ToolKind::Execute, "Run the tests (`python3 -m unittest`)", json!({"command": "python3 -m unittest", "description": "Run the tests"}));
         let printed: String = (1..=7).map(|n| format!("line {n}\n")).collect();
-        let display = Display::Command { command: "python3 -m unittest".into(), output: printed, exit_code: Some(1), terminal: None };
+        let display = Display::Command { command: "python3 -m unittest".into(), output: printed, exit_code: Some(1), terminal: None, changes: Vec::new() };
         let done = Finished { failed: true, output: None, display: Some(display) };
         let shown = render(&entry(bash, Some("allowed once"), Some(done))).unwrap_or_default();
         assert_eq!(

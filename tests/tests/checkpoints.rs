@@ -1,0 +1,83 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! Checkpoints and undo against the real binary in a real git repository: a turn that writes a
+//! file and runs a command that changes, deletes and creates files is undone whole, the
+//! command's changes shown with its call, a hand edit made since kept, the conversation rewound,
+//! and the user's repository never touched.
+
+use larik_tests::harness::{Agent, Sandbox, git, message_text, updates_of};
+use larik_tests::mock_llm::{MockLlm, Scenario, Step};
+use serde_json::{Value, json};
+
+async fn call(agent: &mut Agent, method: &str, params: Value) -> (Value, Vec<Value>) {
+    let id = agent.request(method, params).await;
+    agent.response(id).await
+}
+
+#[tokio::test]
+async fn undo_restores_what_edits_and_commands_changed_and_keeps_a_hand_edit() {
+    let sandbox = Sandbox::new();
+    let root = sandbox.project_path();
+    git(&root, &["init", "-q"]);
+    std::fs::write(root.join(".gitignore"), "target/\n").unwrap();
+    std::fs::write(root.join("a.txt"), "one\n").unwrap();
+    std::fs::write(root.join("b.txt"), "two\n").unwrap();
+    git(&root, &["add", "."]);
+    git(&root, &["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "start"]);
+    let head = git(&root, &["rev-parse", "HEAD"]);
+    let command = "sed -i 's/one/uno/' a.txt && rm b.txt && touch c.txt && mkdir gen && echo 'pub fn d() {}' > gen/d.rs";
+    let mock = MockLlm::start(Scenario {
+        responses: vec![
+            Step::tool("toolu_w", "write", json!({"path": "notes.md", "content": "# Notes\n"})),
+            Step::tool("toolu_b", "bash", json!({"command": command, "description": "tidy"})),
+            Step::text("Tidied."),
+            Step::text("Starting again."),
+        ],
+    })
+    .await
+    .unwrap();
+    let mut agent = Agent::spawn(&root, &sandbox.env(mock.url()));
+    agent.initialize().await;
+    let session = agent.new_session(&root).await;
+    let (response, updates) = agent.prompt(&session, "Tidy the project", |_| "allow_once").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+
+    // The command's call shows which files it changed, with diffs for the text ones.
+    let finished = updates_of(&updates, "tool_call_update").into_iter().filter(|update| update["toolCallId"] == "toolu_b" && update["status"] == "completed").next_back().unwrap_or_else(|| panic!("{updates:?}")).clone();
+    let content = finished["content"].as_array().unwrap();
+    let summary = content.iter().find_map(|block| block["content"]["text"].as_str().filter(|text| text.starts_with("Files the command changed"))).unwrap_or_else(|| panic!("{content:?}"));
+    for expected in ["changed ", "a.txt", "deleted ", "b.txt", "added ", "c.txt", "gen/d.rs"] {
+        assert!(summary.contains(expected), "{summary}");
+    }
+    let diff = content.iter().find(|block| block["type"] == "diff" && block["path"].as_str().unwrap().ends_with("a.txt")).unwrap_or_else(|| panic!("{content:?}"));
+    assert_eq!((diff["oldText"].as_str(), diff["newText"].as_str()), (Some("one\n"), Some("uno\n")));
+    assert!(content.iter().any(|block| block["type"] == "diff" && block["path"].as_str().unwrap().ends_with("b.txt") && block["oldText"] == "two\n"));
+    // And the model is told.
+    let result = mock.requests()[2].to_string();
+    assert!(result.contains("[files changed: ~a.txt -b.txt +c.txt +gen/d.rs]"), "{result}");
+
+    let (listed, _) = call(&mut agent, "_larik/checkpoints", json!({"sessionId": session})).await;
+    let checkpoints = listed["result"]["checkpoints"].as_array().unwrap_or_else(|| panic!("{listed}")).clone();
+    assert_eq!(checkpoints.len(), 1);
+    assert_eq!(checkpoints[0]["prompt"], "Tidy the project");
+    assert_eq!(checkpoints[0]["files"], json!(["a.txt", "b.txt", "c.txt", "gen/d.rs", "notes.md"]));
+
+    // The user changes a file of the turn by hand; undo leaves it and says so.
+    std::fs::write(root.join("c.txt"), "mine\n").unwrap();
+    let (_, updates) = agent.prompt(&session, "/undo", |_| "allow_once").await;
+    let said = message_text(&updates);
+    assert!(said.contains("Undid the turn \"Tidy the project\"") && said.contains("Kept as they are") && said.contains("c.txt"), "{said}");
+    assert_eq!(std::fs::read_to_string(root.join("a.txt")).unwrap(), "one\n");
+    assert_eq!(std::fs::read_to_string(root.join("b.txt")).unwrap(), "two\n", "the file rm deleted is back");
+    assert!(!root.join("gen").exists() && !root.join("notes.md").exists(), "what the turn created is gone");
+    assert_eq!(std::fs::read_to_string(root.join("c.txt")).unwrap(), "mine\n");
+    assert_eq!(git(&root, &["rev-parse", "HEAD"]), head, "the user's repository is untouched");
+    assert_eq!(git(&root, &["status", "--porcelain"]).trim(), "?? c.txt");
+
+    // The conversation went back too: the next request starts from before the turn.
+    agent.prompt(&session, "Start again", |_| "allow_once").await;
+    let messages = mock.requests()[3]["messages"].as_array().unwrap().clone();
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    let (nothing, _) = call(&mut agent, "_larik/undo", json!({"sessionId": session})).await;
+    assert_eq!(nothing["error"]["code"], -32602, "{nothing}");
+    assert!(nothing["error"]["message"].as_str().unwrap().contains("nothing to undo"));
+}
