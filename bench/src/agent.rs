@@ -56,8 +56,8 @@ async fn stop(mut agent: Agent) {
 }
 
 /// The agent's sections, by name: `ready` (with idle), `turn`, `long`, `relay`, `request`, `mcp`,
-/// `lsp`, `browser`.
-pub const SECTIONS: &[&str] = &["ready", "turn", "long", "relay", "request", "mcp", "lsp", "browser"];
+/// `lsp`, `browser`, `compaction`, `checkpoints`.
+pub const SECTIONS: &[&str] = &["ready", "turn", "long", "relay", "request", "mcp", "lsp", "browser", "compaction", "checkpoints"];
 
 pub async fn measure(section: &str, idle_seconds: u64) -> anyhow::Result<Vec<Row>> {
     match section {
@@ -69,6 +69,8 @@ pub async fn measure(section: &str, idle_seconds: u64) -> anyhow::Result<Vec<Row
         "mcp" => mcp_servers().await,
         "lsp" => language_server().await,
         "browser" => browser().await,
+        "compaction" => crate::long_sessions::compaction().await,
+        "checkpoints" => crate::long_sessions::checkpoints().await,
         other => anyhow::bail!("no agent section `{other}`"),
     }
 }

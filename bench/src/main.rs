@@ -5,6 +5,7 @@
 #![allow(clippy::print_stdout)]
 
 mod agent;
+mod long_sessions;
 mod peers;
 mod stats;
 mod tools;
