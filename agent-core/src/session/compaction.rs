@@ -17,6 +17,7 @@ use super::TurnError;
 use crate::event::{AgentEvent, CompactionState};
 use crate::hooks::HookEvent;
 use crate::llm::{Message, ModelRequest, Part, ResultPart, Role};
+use crate::tools::truncate::{floor_char_boundary, truncate_middle};
 
 /// `compaction` in settings.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Deserialize)]
@@ -141,13 +142,13 @@ pub fn transcript(messages: &[Message]) -> String {
                 (Role::Assistant, Part::Text { text }) => format!("ASSISTANT: {text}"),
                 (_, Part::Thinking { .. }) => continue,
                 (_, Part::Image { .. }) => "[an image]".to_owned(),
-                (_, Part::ToolUse { name, input, .. }) => format!("TOOL CALL {name}: {}", cut(&input.to_string(), TRANSCRIPT_TOOL_BYTES)),
+                (_, Part::ToolUse { name, input, .. }) => format!("TOOL CALL {name}: {}", truncate_middle(&input.to_string(), TRANSCRIPT_TOOL_BYTES)),
                 (_, Part::ToolResult { content, is_error, .. }) => {
                     let output: String = content.iter().map(|part| match part {
                         ResultPart::Text { text } => text.as_str(),
                         ResultPart::Image { .. } => "[an image]",
                     }).collect::<Vec<_>>().join("\n");
-                    format!("TOOL {}: {}", if *is_error { "ERROR" } else { "RESULT" }, cut(&output, TRANSCRIPT_TOOL_BYTES))
+                    format!("TOOL {}: {}", if *is_error { "ERROR" } else { "RESULT" }, truncate_middle(&output, TRANSCRIPT_TOOL_BYTES))
                 }
             };
             text.push_str(&line);
@@ -155,30 +156,6 @@ pub fn transcript(messages: &[Message]) -> String {
         }
     }
     text
-}
-
-/// `text` cut to about `max` bytes, its head and tail kept (errors are usually at the end).
-fn cut(text: &str, max: usize) -> String {
-    if text.len() <= max {
-        return text.to_owned();
-    }
-    let head = floor_char_boundary(text, max * 2 / 3);
-    let tail = ceil_char_boundary(text, text.len() - max / 3);
-    format!("{}\n[… {} bytes cut …]\n{}", &text[..head], tail - head, &text[tail..])
-}
-
-fn floor_char_boundary(text: &str, mut index: usize) -> usize {
-    while !text.is_char_boundary(index) {
-        index -= 1;
-    }
-    index
-}
-
-fn ceil_char_boundary(text: &str, mut index: usize) -> usize {
-    while !text.is_char_boundary(index) {
-        index += 1;
-    }
-    index
 }
 
 /// `text` in slices of at most about `max` bytes, cut between lines where it can be.
@@ -227,7 +204,7 @@ fn bounded(kept: &[Message], budget_bytes: usize) -> Vec<Message> {
                 if let ResultPart::Text { text } = result
                     && text.len() > share
                 {
-                    *text = cut(text, share);
+                    *text = truncate_middle(text, share);
                 }
             }
         }

@@ -15,7 +15,8 @@ pub fn truncate_middle(text: &str, max_bytes: usize) -> String {
     format!("{}\n\n[... {cut} bytes cut from the middle of {} ...]\n\n{}", &text[..head_end], text.len(), &text[tail_start..])
 }
 
-fn floor_char_boundary(text: &str, mut index: usize) -> usize {
+/// The nearest char boundary at or before `index`.
+pub(crate) fn floor_char_boundary(text: &str, mut index: usize) -> usize {
     while !text.is_char_boundary(index) {
         index -= 1;
     }
