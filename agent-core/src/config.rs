@@ -58,6 +58,8 @@ pub struct Settings {
     pub context_window: Option<u64>,
     /// `{auto, threshold}`: when the conversation is compacted on its own.
     pub compaction: Option<crate::session::compaction::CompactionSettings>,
+    /// How long a model stream may stay silent before it is reported as stalled.
+    pub stream_idle_timeout_ms: Option<u64>,
     /// Read by [`crate::hooks::Hooks::load`]; named here so it is not reported as unknown.
     #[serde(rename = "hooks")]
     _hooks: Option<serde_json::Value>,
@@ -182,6 +184,7 @@ impl Settings {
             budget: crate::session::Budget::tighter(self.budget, over.budget),
             context_window: over.context_window.or(self.context_window),
             compaction: over.compaction.or(self.compaction),
+            stream_idle_timeout_ms: over.stream_idle_timeout_ms.or(self.stream_idle_timeout_ms),
             _hooks: None,
             _mcp_servers: None,
             unknown: std::collections::BTreeMap::new(),

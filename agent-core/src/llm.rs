@@ -183,6 +183,10 @@ pub enum ProviderError {
     /// The stream ended or broke before the model finished.
     #[error("model stream ended early: {message}")]
     StreamBroken { message: String },
+    /// The model sent nothing for the stream idle timeout, the connection open (or never
+    /// answered at all); worth retrying when nothing was streamed yet.
+    #[error("the model sent nothing for {seconds} s (stream idle timeout)")]
+    Stalled { seconds: u64 },
 }
 
 impl ProviderError {
@@ -190,7 +194,7 @@ impl ProviderError {
     pub fn retry_hint(&self) -> Option<Option<Duration>> {
         match self {
             Self::RateLimited { retry_after, .. } | Self::Overloaded { retry_after, .. } => Some(*retry_after),
-            Self::Network { .. } | Self::StreamBroken { .. } => Some(None),
+            Self::Network { .. } | Self::StreamBroken { .. } | Self::Stalled { .. } => Some(None),
             Self::Auth { .. } | Self::ContextOverflow { .. } | Self::BadRequest { .. } => None,
         }
     }

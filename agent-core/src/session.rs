@@ -243,7 +243,12 @@ impl SessionConfig {
             settings: Some(config::SettingsSource { project: cwd_for_settings, env: env.clone() }),
             language_servers: crate::lsp::ServerSpec::available(env, &settings.lsp.clone().unwrap_or_default()),
             browser: Some(settings.browser.clone().unwrap_or_default()).filter(|browser| browser.enabled != Some(false)),
-            limits: Limits { budget: settings.budget.unwrap_or_default(), context_window: settings.context_window, compaction: settings.compaction.unwrap_or_default() },
+            limits: Limits {
+                budget: settings.budget.unwrap_or_default(),
+                context_window: settings.context_window,
+                compaction: settings.compaction.unwrap_or_default(),
+                stream_idle_timeout: settings.stream_idle_timeout_ms.map_or(limits::DEFAULT_STREAM_IDLE_TIMEOUT, |ms| std::time::Duration::from_millis(ms.max(1_000))),
+            },
             history: Vec::new(),
             title: None,
         };

@@ -1,7 +1,7 @@
 //! What bounds a session: its budget (a cost or token limit, checked before each model request,
 //! subagents' spending included since they add to the same totals), the model's context window
-//! when settings say it (local models' windows are whatever their server was started with), and
-//! when compaction steps in.
+//! when settings say it (local models' windows are whatever their server was started with), when
+//! compaction steps in, and how long a silent model stream is waited for.
 
 use serde::Deserialize;
 
@@ -18,13 +18,24 @@ pub struct Budget {
     pub max_tokens: Option<u64>,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Limits {
     pub budget: Budget,
     /// The model's window, when settings name it; otherwise the catalog's.
     pub context_window: Option<u64>,
     pub compaction: CompactionSettings,
+    /// How long a model stream may send nothing (or a request go unanswered) before it is
+    /// given up as stalled (`streamIdleTimeoutMs`, 5 minutes by default as in Codex).
+    pub stream_idle_timeout: std::time::Duration,
 }
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self { budget: Budget::default(), context_window: None, compaction: CompactionSettings::default(), stream_idle_timeout: DEFAULT_STREAM_IDLE_TIMEOUT }
+    }
+}
+
+pub const DEFAULT_STREAM_IDLE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
 
 fn tokens(spent: &Spent) -> u64 {
     let usage = &spent.usage;

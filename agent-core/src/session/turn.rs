@@ -326,8 +326,10 @@ impl Turn<'_> {
         let policy = RetryPolicy::default();
         let mut attempt = 1;
         loop {
+            // A server that accepts and never answers counts as a stalled stream.
+            let idle = self.env.limits.stream_idle_timeout;
             let opened = tokio::select! {
-                opened = self.provider.stream(request) => opened,
+                opened = tokio::time::timeout(idle, self.provider.stream(request)) => opened.unwrap_or(Err(ProviderError::Stalled { seconds: idle.as_secs() })),
                 () = self.cancel.cancelled() => return Ok(ModelResponse { message: assistant(Vec::new()), stop: None }),
             };
             let result = match opened {
@@ -368,11 +370,19 @@ impl Turn<'_> {
         // Made once: a fast stream would otherwise register and drop a waiter per delta.
         let cancelled = self.cancel.cancelled();
         tokio::pin!(cancelled);
+        // Pushed back by every event: a stream that stays silent this long is given up.
+        let timeout = self.env.limits.stream_idle_timeout;
+        let idle = tokio::time::sleep(timeout);
+        tokio::pin!(idle);
         loop {
             let next = tokio::select! {
                 biased;
                 () = &mut cancelled => return Ok(ModelResponse { message: assistant(parts), stop: None }),
-                next = stream.next() => next,
+                next = stream.next() => {
+                    idle.as_mut().reset(tokio::time::Instant::now() + timeout);
+                    next
+                }
+                () = &mut idle => return Err((ProviderError::Stalled { seconds: timeout.as_secs() }, streamed_output)),
                 () = paced.frame_ends() => {
                     self.emit_all([paced.take()]).await;
                     continue;

@@ -530,6 +530,7 @@ fn turn_error(error: TurnError) -> RpcError {
                 ProviderError::BadRequest { .. } => "bad_request",
                 ProviderError::Network { .. } => "network",
                 ProviderError::StreamBroken { .. } => "stream_broken",
+                ProviderError::Stalled { .. } => "stream_stalled",
             };
             RpcError { code: RpcError::INTERNAL_ERROR, message: format!("Model error: {error}"), data: Some(serde_json::json!({"kind": kind})) }
         }
