@@ -237,6 +237,11 @@ impl Checkpoints {
 impl State {
     fn snapshot(&mut self, root: &Path, store_dir: &Path) -> Result<Snapshot, String> {
         if self.store.is_none() {
+            // The project's files are private: only the user may enter the store's directory.
+            if let Some(dir) = store_dir.parent() {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::create_dir_all(dir).and_then(|()| std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))).map_err(|error| error.to_string())?;
+            }
             let store = Repository::open_bare(store_dir).or_else(|_| Repository::init_bare(store_dir)).map_err(|error| error.to_string())?;
             self.store = Some(store);
         }

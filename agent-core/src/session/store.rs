@@ -139,6 +139,9 @@ impl SessionStore {
     pub fn create(&self, id: &str, cwd: &Path) -> Result<SessionLog, StoreError> {
         let io = |error: std::io::Error| StoreError::Io(error.to_string());
         std::fs::create_dir_all(&self.dir).map_err(io)?;
+        // Conversations are private: the directory as much as the files.
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&self.dir, std::fs::Permissions::from_mode(0o700)).map_err(io)?;
         let path = self.file(id)?;
         let log = SessionLog::open(&path).map_err(io)?;
         log.append(&Record::Meta { id: id.to_owned(), cwd: cwd.to_path_buf(), created_at: crate::clock::now_secs() });
