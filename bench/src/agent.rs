@@ -56,8 +56,8 @@ async fn stop(mut agent: Agent) {
 }
 
 /// The agent's sections, by name: `ready` (with idle), `turn`, `long`, `relay`, `request`, `mcp`,
-/// `lsp`, `browser`, `compaction`, `checkpoints`.
-pub const SECTIONS: &[&str] = &["ready", "turn", "long", "relay", "request", "mcp", "lsp", "browser", "compaction", "checkpoints"];
+/// `lsp`, `browser`, `compaction`, `checkpoints`, `load`.
+pub const SECTIONS: &[&str] = &["ready", "turn", "long", "relay", "request", "mcp", "lsp", "browser", "compaction", "checkpoints", "load"];
 
 pub async fn measure(section: &str, idle_seconds: u64) -> anyhow::Result<Vec<Row>> {
     match section {
@@ -71,6 +71,7 @@ pub async fn measure(section: &str, idle_seconds: u64) -> anyhow::Result<Vec<Row
         "browser" => browser().await,
         "compaction" => crate::long_sessions::compaction().await,
         "checkpoints" => crate::long_sessions::checkpoints().await,
+        "load" => crate::load::fifty_sessions().await,
         other => anyhow::bail!("no agent section `{other}`"),
     }
 }

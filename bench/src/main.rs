@@ -5,6 +5,7 @@
 #![allow(clippy::print_stdout)]
 
 mod agent;
+mod load;
 mod long_sessions;
 mod peers;
 mod stats;
