@@ -200,3 +200,41 @@ async fn a_fork_has_the_history_so_far_and_a_future_of_its_own() {
     let said: Vec<String> = replayed.iter().filter(|message| message["params"]["update"]["sessionUpdate"] == "user_message_chunk").map(|message| message["params"]["update"]["content"]["text"].as_str().unwrap().to_owned()).collect();
     assert_eq!(said, ["Where is the parser?", "Write the PR description"]);
 }
+
+#[tokio::test]
+async fn ten_thousand_stored_sessions_list_and_load_and_a_damaged_one_is_skipped() {
+    let sandbox = Sandbox::new();
+    let dir = sandbox.home.path().join(".local/share/larik/sessions");
+    std::fs::create_dir_all(&dir).unwrap();
+    let cwd = sandbox.project_path();
+    for n in 0..10_000 {
+        let lines = [
+            json!({"type": "meta", "id": format!("sess_{n:05}"), "cwd": cwd, "created_at": 1_780_000_000 + n}),
+            json!({"type": "title", "title": format!("Session number {n}")}),
+            json!({"type": "message", "message": {"role": "user", "content": [{"type": "text", "text": format!("prompt {n}")}]}}),
+        ];
+        let text: String = lines.iter().map(|line| format!("{line}\n")).collect();
+        std::fs::write(dir.join(format!("sess_{n:05}.jsonl")), text).unwrap();
+    }
+    // Damaged: not UTF-8 from the first byte, and a torn meta record.
+    std::fs::write(dir.join("sess_damaged.jsonl"), [0xff, 0xfe, 0x00, 0x9c, b'\n']).unwrap();
+    std::fs::write(dir.join("sess_torn.jsonl"), "{\"type\":\"meta\",\"id\":\"sess_torn\",\"cw").unwrap();
+    let mock = MockLlm::start(Scenario { responses: vec![Step::text("Back again.")] }).await.unwrap();
+    let mut agent = start(&sandbox, &mock).await;
+    let (listed, _) = call(&mut agent, "session/list", json!({"cwd": cwd})).await;
+    let page = listed["result"]["sessions"].as_array().unwrap_or_else(|| panic!("{listed}"));
+    assert_eq!(page.len(), 50);
+    let (last, _) = call(&mut agent, "session/list", json!({"cwd": cwd, "cursor": "9950"})).await;
+    assert_eq!(last["result"]["sessions"].as_array().unwrap().len(), 50, "10,000 listed, the damaged ones left out");
+    assert!(last["result"].get("nextCursor").is_none_or(Value::is_null), "{}", last["result"]["nextCursor"]);
+    let (loaded, replayed) = call(&mut agent, "session/load", json!({"sessionId": "sess_04321", "cwd": cwd, "mcpServers": []})).await;
+    assert!(loaded["result"].is_object(), "{loaded}");
+    assert!(replayed.iter().any(|message| message["params"]["update"]["content"]["text"] == "prompt 4321"));
+    let (damaged, _) = call(&mut agent, "session/load", json!({"sessionId": "sess_damaged", "cwd": cwd, "mcpServers": []})).await;
+    assert!(damaged["error"].is_object() || damaged["result"].is_object(), "answered either way, the agent stays up: {damaged}");
+    let (resumed, _) = call(&mut agent, "session/resume", json!({"sessionId": "sess_00007", "cwd": cwd, "mcpServers": []})).await;
+    assert!(resumed["result"].is_object(), "{resumed}");
+    let (_, updates) = agent.prompt("sess_00007", "and now?", |_| "reject_once").await;
+    assert_eq!(message_text(&updates), "Back again.");
+    assert_eq!(mock.requests()[0]["messages"][0]["content"][0]["text"], "prompt 7");
+}

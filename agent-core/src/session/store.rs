@@ -180,8 +180,16 @@ impl SessionStore {
             .filter_map(Result::ok)
             .filter_map(|entry| {
                 let id = entry.path().file_stem()?.to_string_lossy().into_owned();
+                let path = entry.path();
+                if path.extension().is_none_or(|ext| ext != "jsonl") {
+                    return None;
+                }
                 let updated_at = entry.metadata().ok()?.modified().ok()?.duration_since(UNIX_EPOCH).ok()?.as_secs();
-                let summary = summarize(&entry.path())?;
+                let Some(summary) = summarize(&path) else {
+                    // One damaged file costs its own listing, never the others'.
+                    tracing::warn!(path = %path.display(), "a session file without a readable first record is left out of the list");
+                    return None;
+                };
                 Some(SessionSummary { id, cwd: summary.0, title: summary.1, updated_at })
             })
             .filter(|session| session.title.is_some() && cwd.is_none_or(|cwd| session.cwd == cwd))
