@@ -11,6 +11,7 @@
 //! The core never sees JSON-RPC, ACP or editors; `rpc-server` translates.
 
 pub mod checkpoints;
+mod child_process;
 mod claude_code;
 pub mod clock;
 pub mod config;

@@ -331,6 +331,9 @@ impl Session {
         let support = crate::mcp::McpSupport { data_dir: config.data_dir.clone(), browser: config.services.browser.clone(), ask_user: config.services.ask_user.clone() };
         let mcp = Arc::new(crate::mcp::McpServers::new(config.mcp_servers, support, Arc::clone(&registry), Arc::clone(&notices), cancel.child_token()));
         let hooks = HookPoints::new(config.hooks, project_allow, mcp.project_servers(), config.rules_file.clone());
+        if let Some(sandbox) = &config.sandbox {
+            sandbox.sweep_stand_ins();
+        }
         let permissions = Permissions::new(config.rules, config.sandbox.is_some(), config.rules_file);
         permissions.set_mode(config.initial_mode);
         let project_approved = hooks.project_approved();

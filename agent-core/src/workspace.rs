@@ -164,11 +164,27 @@ impl Workspace {
 }
 
 /// Replaces a file atomically (temp file in the same directory, then rename), creating parent
-/// directories and keeping the old file's permission bits.
+/// directories and keeping the old file's permission bits. The content is written and synced
+/// into a file without a name, which gets one only just before the rename: a process killed
+/// while writing leaves nothing behind.
 pub fn write_file_atomic(path: &Path, content: &[u8]) -> std::io::Result<()> {
     let parent = path.parent().ok_or_else(|| std::io::Error::other("no parent directory"))?;
     std::fs::create_dir_all(parent)?;
     let permissions = std::fs::metadata(path).ok().map(|meta| meta.permissions());
+    if let Ok(mut unnamed) = tempfile::tempfile_in(parent) {
+        unnamed.write_all(content)?;
+        if let Some(permissions) = &permissions {
+            unnamed.set_permissions(permissions.clone())?;
+        }
+        unnamed.sync_all()?;
+        let named = parent.join(format!(".larik-write-{}-{}", std::process::id(), WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed)));
+        // Where the directory cannot hold a file without a name, the named temp file below.
+        if link_unnamed(&unnamed, &named).is_ok() {
+            return std::fs::rename(&named, path).inspect_err(|_| {
+                let _ = std::fs::remove_file(&named);
+            });
+        }
+    }
     let mut temp = tempfile::Builder::new().prefix(".larik-write-").tempfile_in(parent)?;
     temp.write_all(content)?;
     temp.as_file().sync_all()?;
@@ -177,6 +193,22 @@ pub fn write_file_atomic(path: &Path, content: &[u8]) -> std::io::Result<()> {
     }
     temp.persist(path).map_err(|error| error.error)?;
     Ok(())
+}
+
+static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Gives an open file without a name (`O_TMPFILE`) the name `to`.
+fn link_unnamed(file: &std::fs::File, to: &Path) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    let from = std::ffi::CString::new(format!("/proc/self/fd/{}", file.as_raw_fd()))?;
+    let to = std::ffi::CString::new(to.as_os_str().as_bytes())?;
+    // SAFETY: two NUL-terminated paths that live across the call.
+    if unsafe { libc::linkat(libc::AT_FDCWD, from.as_ptr(), libc::AT_FDCWD, to.as_ptr(), libc::AT_SYMLINK_FOLLOW) } == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
 }
 
 /// Replaces a file only the user may read (mode 0600, in a 0700 directory), atomically: for

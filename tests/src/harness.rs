@@ -120,8 +120,16 @@ impl Agent {
         let stdout = child.stdout.take().expect("stdout");
         let (sender, incoming) = mpsc::channel(4096);
         tokio::spawn(async move {
-            let mut lines = BufReader::new(stdout).lines();
-            while let Ok(Some(line)) = lines.next_line().await {
+            let mut reader = BufReader::new(stdout);
+            let mut bytes = Vec::new();
+            while reader.read_until(b'\n', &mut bytes).await.is_ok_and(|read| read > 0) {
+                // A line cut off by the end of output is a process killed mid-write, not a
+                // message: only whole lines must be JSON.
+                if bytes.last() != Some(&b'\n') {
+                    return;
+                }
+                let line = String::from_utf8_lossy(&bytes).trim_end().to_owned();
+                bytes.clear();
                 let message: Value = serde_json::from_str(&line).unwrap_or_else(|error| panic!("stdout carried a non-JSON line ({error}): {line}"));
                 if sender.send(message).await.is_err() {
                     return;

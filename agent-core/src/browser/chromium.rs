@@ -82,16 +82,8 @@ impl Chromium {
             command.arg("--no-sandbox");
         }
         command.arg("about:blank").stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped()).kill_on_drop(true).process_group(0);
-        // SAFETY: only async-signal-safe calls between fork and exec: the browser is killed
-        // if the agent dies without ending it.
-        unsafe {
-            command.pre_exec(|| {
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
+        // The browser is killed if the agent dies without ending it.
+        crate::child_process::dies_with_agent(&mut command);
         let mut child = command.spawn().map_err(|error| format!("could not start {}: {error}", options.executable.display()))?;
         let group = child.id().and_then(|pid| i32::try_from(pid).ok()).ok_or("the browser exited at once")?;
         let stderr = child.stderr.take().ok_or("no stderr from the browser")?;

@@ -44,6 +44,7 @@ pub(crate) async fn run(command: &str, timeout: Duration, payload: &str, env: &H
         // Its own group, so a timeout or cancel can kill whatever the hook started too.
         .process_group(0)
         .kill_on_drop(true);
+    crate::child_process::dies_with_agent(&mut shell);
     let mut child = match shell.spawn() {
         Ok(child) => child,
         Err(error) => return CommandEnd::NotStarted(error),

@@ -56,6 +56,7 @@ impl Connection {
     pub fn spawn(name: &str, command: &str, args: &[String], env: &[(String, String)], cwd: &Path, peer: Arc<dyn Peer>) -> Result<Self, LspError> {
         let mut plain = tokio::process::Command::new(command);
         plain.args(args).envs(env.iter().map(|(key, value)| (key, value))).current_dir(cwd).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true);
+        crate::child_process::dies_with_agent(&mut plain);
         let mut wrapped = process_wrap::tokio::CommandWrap::from(plain);
         // Its own group: stopping the server stops the workers it started.
         wrapped.wrap(process_wrap::tokio::ProcessGroup::leader());

@@ -391,6 +391,7 @@ pub(super) async fn connect(config: &McpServerConfig, tokens: Option<&TokenFile>
         Transport::Stdio { command, args, env } => {
             let mut child = tokio::process::Command::new(command);
             child.args(args).envs(env).kill_on_drop(true);
+            crate::child_process::dies_with_agent(&mut child);
             let mut wrapped = process_wrap::tokio::CommandWrap::from(child);
             // Its own process group, so stopping the server stops whatever it started.
             wrapped.wrap(process_wrap::tokio::ProcessGroup::leader());

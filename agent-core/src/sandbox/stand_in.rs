@@ -82,11 +82,54 @@ pub fn lock_shared(path: &Path) -> std::io::Result<File> {
     Ok(dir)
 }
 
+/// What a stand-in is called while it is being made, before it is renamed into place.
+const MAKING_PREFIX: &str = ".larik-stand-in-";
+
+/// Makes the stand-in whole before it appears: a directory with the marker time under a
+/// temporary name, renamed to `path` unless something is there already. A process killed in
+/// between leaves only the temporary directory, which [`sweep_unfinished`] removes.
+fn create_whole(path: &Path) -> std::io::Result<()> {
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else { return Err(std::io::Error::other("a stand-in needs a parent directory")) };
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let making = parent.join(format!("{MAKING_PREFIX}{}-{}-{}", std::process::id(), NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed), name.to_string_lossy()));
+    std::fs::create_dir(&making)?;
+    let renamed = File::open(&making).and_then(|dir| dir.set_modified(SystemTime::UNIX_EPOCH + MARKER)).and_then(|()| rename_no_replace(&making, path));
+    if renamed.is_err() {
+        let _ = std::fs::remove_dir(&making);
+    }
+    renamed
+}
+
+fn rename_no_replace(from: &Path, to: &Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let (from, to) = (std::ffi::CString::new(from.as_os_str().as_bytes())?, std::ffi::CString::new(to.as_os_str().as_bytes())?);
+    // SAFETY: two NUL-terminated paths that live across the call.
+    if unsafe { libc::renameat2(libc::AT_FDCWD, from.as_ptr(), libc::AT_FDCWD, to.as_ptr(), libc::RENAME_NOREPLACE) } == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// Removes stand-ins left half made in `dir` by a process killed while making them.
+pub fn sweep_unfinished(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.filter_map(Result::ok) {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|name| name.strip_prefix(MAKING_PREFIX)) else { continue };
+        // Only another process's, and only when that process is gone.
+        let maker = rest.split('-').next().and_then(|pid| pid.parse::<u32>().ok());
+        if maker.is_some_and(|pid| pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists()) && is_empty_dir(&entry.path()) {
+            let _ = std::fs::remove_dir(entry.path());
+        }
+    }
+}
+
 fn create_and_lock(path: &Path) -> std::io::Result<Option<File>> {
     // A stand-in removed between our open and our lock is made again.
     for _ in 0..10 {
-        match std::fs::create_dir(path) {
-            Ok(()) => File::open(path)?.set_modified(SystemTime::UNIX_EPOCH + MARKER)?,
+        match create_whole(path) {
+            Ok(()) => {}
             Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
                 if !is_stand_in(path) {
                     // The user (or a program) made it: not ours to remove.

@@ -194,6 +194,7 @@ pub(crate) fn spawn_shell(prepared: &PreparedCommand, cwd: &std::path::Path) -> 
             .stderr(Stdio::from(writer))
             .process_group(0)
             .kill_on_drop(true);
+        crate::child_process::dies_with_agent(&mut shell);
         shell.spawn()?
     };
     let output = tokio::net::unix::pipe::Receiver::from_owned_fd(std::os::fd::OwnedFd::from(reader))?;

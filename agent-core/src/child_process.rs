@@ -1,0 +1,20 @@
+//! How Larik starts the programs it runs (commands, hooks, language and MCP servers, the
+//! browser): each is killed by the kernel when the agent dies without stopping it
+//! (`PR_SET_PDEATHSIG`), so a killed agent leaves nothing behind. A sandboxed command's
+//! helper dying takes the command's whole PID namespace with it; an unconfined command's own
+//! children outlive it only if they left its process group.
+
+/// Makes `command`'s process receive SIGKILL when the agent's thread that started it ends (the
+/// runtime's threads live as long as the agent).
+pub fn dies_with_agent(command: &mut tokio::process::Command) -> &mut tokio::process::Command {
+    // SAFETY: only prctl runs between fork and exec, and it is async-signal-safe.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    command
+}
