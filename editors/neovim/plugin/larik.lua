@@ -80,6 +80,21 @@ end, {
   desc = "Set the Larik model",
 })
 
+command("LarikUndo", function(args)
+  larik().undo(args.args)
+end, {
+  nargs = "?",
+  complete = function(lead)
+    -- The list the agent gave after the last turn (or undo): checkpoints change only then.
+    return require("larik.checkpoints").complete(lead)
+  end,
+  desc = "Undo a Larik turn: restore the files to a checkpoint (the latest without one)",
+})
+
+command("LarikCheckpoints", function()
+  larik().checkpoints()
+end, { desc = "List the Larik session's checkpoints and undo to the one picked" })
+
 command("LarikSessions", function()
   larik().sessions()
 end, { desc = "List past Larik sessions and load one" })

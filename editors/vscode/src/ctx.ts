@@ -13,9 +13,11 @@ import * as documents from "./editor/documents";
 import { currentEditorContext, selectionAttachment } from "./editor/editorContext";
 import { SessionController } from "./session";
 import { StatusBar } from "./statusBar";
+import { ChangeDiffs } from "./views/changeDiffs";
 import { CHAT_VIEW_ID, ChatViewProvider, type ChatActions } from "./views/chatView";
 import { DiffReview } from "./views/diffReview";
 import { PermissionNotice } from "./views/permissionNotice";
+import { TurnUndo } from "./views/undo";
 
 const SECRET_PREFIX = "larik.apiKey.";
 /** How long after a failed first start the agent is tried once more. */
@@ -30,6 +32,8 @@ export class Ctx implements vscode.Disposable, ChatActions {
   readonly statusBar: StatusBar;
   readonly chatView: ChatViewProvider;
   readonly review: DiffReview;
+  readonly changes: ChangeDiffs;
+  readonly undo: TurnUndo;
   #agent: AgentProcess | undefined;
   #starting: Promise<void> | undefined;
   #disposables: vscode.Disposable[] = [];
@@ -70,6 +74,8 @@ export class Ctx implements vscode.Disposable, ChatActions {
     );
     this.statusBar = new StatusBar();
     this.review = new DiffReview(this.controller, this.config, this.log);
+    this.changes = new ChangeDiffs();
+    this.undo = new TurnUndo(this.controller, this.log);
     this.chatView = new ChatViewProvider(extension.extensionUri, this.controller, this, this.review);
     const notice = new PermissionNotice(this.controller, () => this.chatView.visible, this.review);
     const unsubscribe = this.controller.transcript.onChange((change) => {
@@ -80,6 +86,7 @@ export class Ctx implements vscode.Disposable, ChatActions {
       this.statusBar,
       this.chatView,
       this.review,
+      this.changes,
       notice,
       { dispose: unsubscribe },
       vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, this.chatView),
@@ -305,6 +312,19 @@ export class Ctx implements vscode.Disposable, ChatActions {
 
   viewDiff(key: number): void {
     this.review.open(key).catch(this.#report("opening the diff"));
+  }
+
+  openDiff(toolCallId: string, index: number): void {
+    const found = this.controller.transcript.diffOf(toolCallId, index);
+    if (!found) {
+      this.log.warn(`no diff ${index} of tool call ${toolCallId}`);
+      return;
+    }
+    this.changes.open(toolCallId, index, found.diff, found.title).catch(this.#report("opening the diff"));
+  }
+
+  undoTurn(checkpointId: string): void {
+    this.undo.turn(checkpointId).catch(this.#report("the undo"));
   }
 
   openLocation(path: string, line?: number): void {

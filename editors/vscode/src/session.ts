@@ -15,11 +15,14 @@
 //   (the agent announces the new session's commands right after its answer, and both can come
 //   in one read), are held and applied once it is known;
 // - the status shown to the user is derived here and only here: waiting (a permission is pending)
-//   beats working (a turn runs) beats idle.
+//   beats working (a turn runs) beats idle;
+// - after each turn (and after a load) the agent's checkpoints are asked for and placed on the
+//   chat's turns (src/state/checkpoints.ts); an undo runs only between turns, and marks the turn
+//   it went back to before, with every later one, undone.
 //
 // This module does not import `vscode`.
 
-import { ResponseError, type Connection } from "./connection";
+import { ErrorCodes, ResponseError, type Connection } from "./connection";
 import {
   Methods,
   PROTOCOL_VERSION,
@@ -40,16 +43,25 @@ import {
 } from "./protocol/acp";
 import {
   agentCapabilities,
+  CHECKPOINTS_METHOD,
+  checkpointsOf,
   DIAGNOSTICS_METHOD,
   EDITOR_CONTEXT_METHOD,
   META_KEY,
+  UNDO_METHOD,
+  undoResponseOf,
+  type CheckpointInfo,
+  type CheckpointsRequest,
   type DiagnosticsRequest,
   type DiagnosticsResponse,
   type EditorContextParams,
   type LarikAgentCapabilities,
   type LarikClientCapabilities,
+  type UndoRequest,
+  type UndoResponse,
 } from "./protocol/larik";
 import { subagentUpdateOf, type SubagentCapabilities } from "./protocol/subagents";
+import { placeLoaded, reconcile, turnOfCheckpoint, undoSummary, type EndedTurn } from "./state/checkpoints";
 import { autoApproveOption, PermissionQueue, type AutoApprovePolicy } from "./state/permissions";
 import { Subagents } from "./state/subagents";
 import { configOptionOf, Transcript } from "./state/transcript";
@@ -111,6 +123,9 @@ export class SessionController {
   #attachmentListeners: Array<() => void> = [];
   #turn: { sessionId: string; requestId: number | string } | undefined;
   #loading = false;
+  #undoing = false;
+  /** The agent answered `_larik/checkpoints` with "method not found": it keeps none. */
+  #noCheckpoints = false;
   /** Updates received while `session/new` is being answered, with no session id yet to route by. */
   #early: SessionNotification[] | undefined;
   #host: EditorHost;
@@ -128,6 +143,11 @@ export class SessionController {
 
   get larik(): LarikAgentCapabilities {
     return agentCapabilities(this.initializeResponse);
+  }
+
+  /** The session's directory: the checkpoints' paths are relative to it. */
+  get cwd(): string {
+    return this.#options.cwd;
   }
 
   get turnRunning(): boolean {
@@ -182,6 +202,8 @@ export class SessionController {
   /** Connects to a freshly started agent: initialize, then a new session. */
   async connect(connection: Connection): Promise<void> {
     this.#connection = connection;
+    // Another agent (a restart with other settings) may keep checkpoints.
+    this.#noCheckpoints = false;
     this.#registerHandlers(connection);
     connection.onClose((reason) => {
       if (this.#connection !== connection) return;
@@ -328,6 +350,11 @@ export class SessionController {
       this.#loading = false;
       this.#setStatus("idle");
     }
+    // The replayed turns that changed files can be undone as well.
+    const list = await this.#checkpointsQuietly(sessionId);
+    if (list && this.sessionId === sessionId) {
+      for (const { id, checkpoint } of placeLoaded(this.transcript.turns(), list)) this.transcript.setCheckpoint(id, checkpoint);
+    }
   }
 
   /** Sends a prompt and resolves when the turn ends. */
@@ -336,10 +363,11 @@ export class SessionController {
     const sessionId = this.sessionId;
     if (!sessionId || this.#loading) throw new Error("no session yet");
     if (this.#turn) throw new Error("a turn is already running");
+    if (this.#undoing) throw new Error("an undo is running");
     const attachments = this.#attachments;
     this.#attachments = [];
     this.#attachmentsChanged();
-    this.transcript.addUserMessage(text, attachments.map((a) => a.label));
+    const ended: EndedTurn = { id: this.transcript.addUserMessage(text, attachments.map((a) => a.label)), text, startedAt: Date.now() };
     this.pushEditorContext();
     const prompt: ContentBlock[] = [{ type: "text", text }, ...attachments.map((a) => a.block)];
     const { id, response } = connection.request<PromptResponse>(Methods.sessionPrompt, { sessionId, prompt });
@@ -361,6 +389,72 @@ export class SessionController {
       if (this.#turn?.requestId === id) this.#turn = undefined;
       this.permissions.cancelAll(sessionId);
       this.#refreshStatus();
+      await this.#syncCheckpoints(sessionId, ended);
+    }
+  }
+
+  /** The session's checkpoints, oldest first; undefined when the agent keeps none (a plain ACP agent). */
+  async listCheckpoints(): Promise<CheckpointInfo[] | undefined> {
+    const connection = this.#requireConnection();
+    const sessionId = this.sessionId;
+    if (!sessionId) throw new Error("no session yet");
+    if (this.#noCheckpoints) return undefined;
+    try {
+      return checkpointsOf(await connection.call(CHECKPOINTS_METHOD, { sessionId } satisfies CheckpointsRequest));
+    } catch (error) {
+      if (!(error instanceof ResponseError && error.code === ErrorCodes.MethodNotFound)) throw error;
+      this.#noCheckpoints = true;
+      return undefined;
+    }
+  }
+
+  async #checkpointsQuietly(sessionId: string): Promise<CheckpointInfo[] | undefined> {
+    if (this.#noCheckpoints || this.sessionId !== sessionId || !this.connected) return undefined;
+    try {
+      return await this.listCheckpoints();
+    } catch (error) {
+      this.#options.log("warn", `the checkpoints could not be listed: ${describeError(error)}`);
+      return undefined;
+    }
+  }
+
+  /** Places the checkpoint the turn that ended took, and marks what the agent undid meanwhile. */
+  async #syncCheckpoints(sessionId: string, ended?: EndedTurn): Promise<void> {
+    const list = await this.#checkpointsQuietly(sessionId);
+    if (!list || this.sessionId !== sessionId) return;
+    const found = reconcile(this.transcript.turns(), list, ended);
+    if (found.undoneFrom) this.transcript.markUndone(found.undoneFrom, ended?.id);
+    if (found.assign) this.transcript.setCheckpoint(found.assign.id, found.assign.checkpoint);
+  }
+
+  /**
+   * Undoes back to before the turn that took `checkpointId` (the latest when absent): the agent
+   * puts the files back and forgets that turn and the later ones, which the chat marks undone.
+   * Rejects with the agent's error (-32602) when there is nothing to undo or no such checkpoint.
+   */
+  async undo(checkpointId?: string): Promise<UndoResponse> {
+    const connection = this.#requireConnection();
+    const sessionId = this.sessionId;
+    if (!sessionId || this.#loading) throw new Error("no session yet");
+    if (this.#turn) throw new Error("a turn is running: undo once it has ended");
+    if (this.#undoing) throw new Error("an undo is already running");
+    this.#undoing = true;
+    try {
+      const params: UndoRequest = { sessionId, ...(checkpointId !== undefined ? { checkpointId } : {}) };
+      const undone = undoResponseOf(await connection.call(UNDO_METHOD, params));
+      if (!undone) throw new Error("the agent's answer to _larik/undo names no checkpoint");
+      if (this.sessionId === sessionId) {
+        const turn = turnOfCheckpoint(this.transcript.turns(), undone.checkpoint);
+        if (turn) this.transcript.markUndone(turn.id);
+        this.transcript.addNotice("info", undoSummary(undone));
+      }
+      return undone;
+    } catch (error) {
+      // A checkpoint the chat offered may have gone meanwhile: the chat learns what is left.
+      if (error instanceof ResponseError) await this.#syncCheckpoints(sessionId);
+      throw error;
+    } finally {
+      this.#undoing = false;
     }
   }
 

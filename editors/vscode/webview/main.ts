@@ -8,6 +8,10 @@
 // outlive the card's re-renders: a card re-rendered takes its children's nodes back.
 //
 // The prompt box completes the agent's slash commands (commandPopup.ts) from the session's list.
+//
+// A turn that changed files shows, under its prompt, how many and an Undo button (between turns
+// only); an undone turn and everything after it are dimmed and say so. A tool call's content is
+// drawn by toolContent.ts: a command's card lists the files it changed, each opening its diff.
 
 import type {
   ContextChip,
@@ -16,13 +20,13 @@ import type {
   Picker,
   SessionView,
   SubagentView,
-  ToolContentView,
   TranscriptItem,
   WebviewToHost,
 } from "../src/webview/messages";
 import { CommandPopup } from "./commandPopup";
 import { el } from "./dom";
 import { renderMarkdown } from "./markdown";
+import { renderToolContent } from "./toolContent";
 
 interface VsCodeApi {
   postMessage(message: WebviewToHost): void;
@@ -94,35 +98,42 @@ function displayPath(path: string): string {
 
 const STATUS_ICON: Record<string, string> = { pending: "○", in_progress: "◐", completed: "●", failed: "✕", cancelled: "⊘" };
 
-function renderToolContent(content: ToolContentView, kind: string): HTMLElement {
-  if (content.type === "diff") {
-    const header = el("div", { class: "diff-header" }, displayPath(content.path), content.isNew ? " (new)" : "", " ", el("span", { class: "added" }, `+${content.added}`), " ", el("span", { class: "removed" }, `−${content.removed}`));
-    const body = el("pre", { class: "diff" });
-    for (const line of content.preview) {
-      const sign = line.kind === "added" ? "+" : line.kind === "removed" ? "-" : line.kind === "gap" ? "" : " ";
-      body.append(el("div", { class: `line ${line.kind}` }, `${sign}${line.text}`));
-    }
-    if (content.truncated) body.append(el("div", { class: "line gap" }, "… (open the diff for the rest)"));
-    return el("div", { class: "tool-diff" }, header, body);
-  }
-  if (content.type === "terminal") return el("div", { class: "tool-terminal" }, `terminal ${content.terminalId}`);
-  // A fenced block (a command and its output) shows as the block itself, without its fences.
-  const unfenced = /^```[\w-]*\n([\s\S]*?)\n?```\s*$/.exec(content.text)?.[1] ?? content.text;
-  const text = unfenced.length > 4000 ? `${unfenced.slice(0, 4000)}\n…` : unfenced;
-  const lines = text.split("\n").filter((l, i, all) => l !== "" || i < all.length - 1).length;
-  // File contents are long and already known to the user; command output is the point.
-  if (kind === "execute" || lines <= 3) return el("pre", { class: "tool-output" }, text);
-  return el("details", { class: "tool-output-fold" }, el("summary", {}, `Output (${lines} lines)`), el("pre", { class: "tool-output" }, text));
+/** Undo is offered between turns only: the agent undoes once its turn has ended. */
+const canUndo = () => session.status === "idle";
+
+/** Under a turn's prompt: what it changed and its Undo, or that it was undone. */
+function renderTurnState(item: Extract<TranscriptItem, { type: "user" }>): HTMLElement | undefined {
+  if (item.undone) return el("div", { class: "turn-undone", role: "note" }, "Undone: its files went back, and Larik forgot this turn.");
+  const checkpoint = item.checkpoint;
+  if (!checkpoint) return undefined;
+  const count = checkpoint.files.length;
+  const undo = el(
+    "button",
+    { class: "link-button undo-turn", "data-checkpoint-id": checkpoint.id, title: "Put the files back as they were before this turn; Larik forgets it and the turns after it" },
+    "Undo",
+  );
+  undo.disabled = !canUndo();
+  undo.addEventListener("click", () => {
+    post({ type: "undo", checkpointId: checkpoint.id });
+    // The host answers with the turn marked undone (or says why not).
+    undo.disabled = true;
+  });
+  const files = el("span", { class: "turn-files", title: checkpoint.files.join("\n") }, `${count} ${count === 1 ? "file" : "files"} changed`);
+  return el("div", { class: "turn-changes" }, files, undo);
 }
 
 function renderItem(item: TranscriptItem, node: HTMLElement): void {
   node.replaceChildren();
   node.className = `item ${item.type}`;
+  if (item.undone) node.classList.add("undone");
   switch (item.type) {
-    case "user":
+    case "user": {
       node.append(el("div", { class: "bubble" }, item.text));
       if (item.context?.length) node.append(el("div", { class: "context" }, ...item.context.map((c) => el("span", { class: "chip" }, c))));
+      const state = renderTurnState(item);
+      if (state) node.append(state);
       break;
+    }
     case "agent": {
       const body = el("div", { class: "markdown" });
       body.innerHTML = renderMarkdown(item.text); // escaped by the renderer
@@ -137,7 +148,8 @@ function renderItem(item: TranscriptItem, node: HTMLElement): void {
     }
     case "tool": {
       node.classList.add(`status-${item.status}`);
-      node.dataset.toolCallId = item.id.replace(/^tool:/, "");
+      const toolCallId = item.id.replace(/^tool:/, "");
+      node.dataset.toolCallId = toolCallId;
       node.dataset.status = item.status;
       const head = el("div", { class: "tool-head" }, el("span", { class: "tool-status", title: item.status }, STATUS_ICON[item.status] ?? "○"), " ", el("span", { class: "tool-title" }, item.title));
       node.append(head);
@@ -163,7 +175,7 @@ function renderItem(item: TranscriptItem, node: HTMLElement): void {
       for (const content of item.content) {
         // A report its child already shows whole is not shown twice.
         if (content.type === "text" && reports.has(content.text.trim())) continue;
-        node.append(renderToolContent(content, item.kind));
+        node.append(renderToolContent(content, { kind: item.kind, toolCallId, displayPath, post }));
       }
       break;
     }
@@ -375,6 +387,7 @@ function renderSession(next: SessionView): void {
   sendButton.disabled = running || next.status !== "idle";
   fillPicker(modeEl, next.mode);
   fillPicker(modelEl, next.model);
+  transcriptEl.querySelectorAll<HTMLButtonElement>(".undo-turn").forEach((button) => (button.disabled = !canUndo()));
   const blocked = next.status === "disabled" || next.status === "stopped";
   bannerEl.hidden = !blocked;
   promptEl.disabled = next.status === "disabled";
@@ -521,8 +534,9 @@ window.addEventListener("message", (event: MessageEvent<HostToWebview>) => {
   const message = event.data;
   switch (message.type) {
     case "snapshot":
-      resetTranscript(message.items, message.subagents);
+      // The session first: the items are drawn with its directory and status.
       renderSession(message.session);
+      resetTranscript(message.items, message.subagents);
       renderPermissions(message.permissions);
       renderContext(message.context);
       break;

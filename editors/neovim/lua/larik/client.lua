@@ -1,12 +1,14 @@
 --- Owns the ACP client: the agent process's lifecycle (start, `initialize`, `session/new`,
 --- stop), the one active session and its state, the requests the user triggers (prompt,
 --- cancel, stop a subagent, mode, model, list and load sessions) and the routing of the
---- agent's requests (permission, fs) and notifications.
+--- agent's requests (permission, fs) and notifications. Checkpoints and undo are
+--- `larik.checkpoints`' job; it hears here when a turn ends or a session starts.
 ---
 --- Invariants: at most one agent process and one `session/prompt` in flight; every permission
 --- request gets exactly one answer; the process is stopped when Neovim exits.
 local binary = require("larik.binary")
 local chat = require("larik.ui.chat")
+local checkpoints = require("larik.checkpoints")
 local config = require("larik.config")
 local context = require("larik.context")
 local diagnostics = require("larik.diagnostics")
@@ -94,16 +96,6 @@ function M.set_config_options(options)
   end
 end
 
-local function adopt_session(id, result)
-  state.session = { id = id, modes = result.modes, usage = nil, commands = {} }
-  state.tools = {}
-  state.subagents = subagents.new()
-  if result.modes then
-    state.session.mode = result.modes.currentModeId
-  end
-  M.set_config_options(result.configOptions)
-end
-
 local function cwd()
   local value = config.get().cwd
   if type(value) == "function" then
@@ -113,6 +105,18 @@ local function cwd()
   return (path:gsub("(.)/$", "%1"))
 end
 M.cwd = cwd
+
+local function adopt_session(id, result)
+  -- The agent's paths (an undo's files) are relative to the directory the session has.
+  state.session = { id = id, modes = result.modes, usage = nil, commands = {}, cwd = cwd() }
+  checkpoints.reset()
+  state.tools = {}
+  state.subagents = subagents.new()
+  if result.modes then
+    state.session.mode = result.modes.currentModeId
+  end
+  M.set_config_options(result.configOptions)
+end
 
 local function flush(err)
   local waiting = state.waiting
@@ -292,6 +296,7 @@ local stop_reasons = {
 
 local function finish_turn(err, result)
   state.prompt_id = nil
+  local turn = state.prompt_turn
   permission.cancel_all()
   local reason = type(result) == "table" and result.stopReason or nil
   chat.write(function(t)
@@ -311,6 +316,8 @@ local function finish_turn(err, result)
     t:close_segment()
   end)
   M.refresh()
+  -- The turn may have changed files: its checkpoint gets an undo line in the chat.
+  checkpoints.after_turn(turn)
 end
 
 --- Sends a prompt. `opts.selection` (from context.selection) goes along as a resource block.
@@ -338,8 +345,9 @@ function M.prompt(text, opts)
       attachments[1] = ("> selection: %s:%d-%d"):format(require("larik.ui.render").short_path(selection.path), selection.startLine, selection.endLine)
     end
     send_editor_context(opts.selection)
-    chat.write(function(t)
+    state.prompt_turn = chat.write(function(t)
       t:user_prompt(text, attachments)
+      return t.turn
     end)
     state.prompt_id = state.rpc:request("session/prompt", { sessionId = state.session.id, prompt = blocks }, finish_turn)
     M.refresh()
@@ -536,6 +544,8 @@ function M.load_session(id, callback)
       chat.write(function(t)
         t:close_segment()
       end)
+      -- The replayed turns get the checkpoints of their prompts.
+      checkpoints.refresh()
       M.refresh()
       if callback then
         callback(load_err)

@@ -79,6 +79,15 @@ M.defaults = {
     },
   },
 
+  checkpoints = {
+    -- Ask before the undo key in the chat undoes a turn (it rewrites files and rewinds the
+    -- conversation). :LarikUndo and :LarikCheckpoints never ask: they are the decision.
+    confirm = true,
+    keys = {
+      undo = "u", -- in the chat, on a turn's lines: undo that turn (and the turns after it)
+    },
+  },
+
   -- Follow the agent: show the locations of the running tool call in the last file window.
   follow = false,
 
@@ -110,6 +119,7 @@ M.defaults = {
     mode = "m",
     model = "M",
     sessions = "s",
+    checkpoints = "u",
     log = "L",
   },
 

@@ -47,6 +47,7 @@ local function map_keys(keymaps)
     end)
   end, "choose the model")
   map("n", keymaps.sessions, "<cmd>LarikSessions<cr>", "past sessions")
+  map("n", keymaps.checkpoints, "<cmd>LarikCheckpoints<cr>", "undo a turn (checkpoints)")
   map("n", keymaps.log, "<cmd>LarikLog<cr>", "protocol log")
 end
 
@@ -77,6 +78,9 @@ function M.setup(opts)
   end
   chat.on_cancel = M.cancel
   chat.on_stop_subagent = M.stop_task
+  chat.on_undo_turn = function(turn)
+    require("larik.checkpoints").undo_turn(turn)
+  end
   map_keys(cfg.keymaps)
   did_setup = true
 end
@@ -170,6 +174,20 @@ function M.running_tasks()
   return vim.tbl_map(function(child)
     return child.title
   end, client().running_subagents())
+end
+
+--- Undoes a turn: restores the files to the checkpoint `id` (the latest when nil), taken
+--- before its turn, and rewinds the conversation to before that turn. The later turns go too.
+---@param id string|nil a checkpoint id such as "cp-3"
+function M.undo(id)
+  ensure_setup()
+  require("larik.checkpoints").undo(id ~= "" and id or nil)
+end
+
+--- Lists the session's checkpoints and undoes the one picked (with the turns after it).
+function M.checkpoints()
+  ensure_setup()
+  require("larik.checkpoints").pick()
 end
 
 --- Switches the mode: default, accept-edits, plan, yolo (or another the agent offers).

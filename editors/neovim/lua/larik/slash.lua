@@ -12,6 +12,9 @@ local width_of = vim.api.nvim_strwidth
 M.max_menu_width = 60
 -- However little room the menu has, this much of a description shows.
 M.min_menu_width = 20
+-- A hint is a placeholder for the arguments; a long one ("[what the summary should keep]")
+-- would leave a narrow menu no room for the description. The info popup has it whole.
+M.max_hint_width = 20
 
 --- The `/name` being typed, if the text up to the cursor is only that: a slash at the start of
 --- the prompt (leading blank space aside, as the prompt is trimmed when sent) and no space yet.
@@ -58,7 +61,7 @@ function M.item(command, width)
   return {
     word = word,
     abbr = word,
-    kind = hint or "",
+    kind = hint and M.short(hint, M.max_hint_width) or "",
     menu = M.short(description, width),
     info = description ~= "" and (usage .. "\n\n" .. description) or usage,
     icase = 1,
@@ -104,7 +107,7 @@ function M.menu_width(matches, room)
   local name, hint = 0, 0
   for _, command in ipairs(matches) do
     name = math.max(name, width_of("/" .. command.name))
-    hint = math.max(hint, width_of(hint_of(command) or ""))
+    hint = math.max(hint, math.min(width_of(hint_of(command) or ""), M.max_hint_width))
   end
   -- The menu's padding: one cell before the name, one after each column, one for a scrollbar.
   local used = 1 + name + 1 + (hint > 0 and hint + 1 or 0) + 1

@@ -68,6 +68,64 @@ describe("render", function()
     assert.equal("± new file x (+1 −0)", render.diff_summary({ path = "x", newText = "hi\n" }))
   end)
 
+  it("shows the files a command changed, with their marks, under its output", function()
+    local cwd = vim.fn.getcwd()
+    local a = { type = "diff", path = cwd .. "/a.txt", oldText = "one\n", newText = "uno\n" }
+    local b = { type = "diff", path = cwd .. "/b.txt", oldText = "two\nthree\n", newText = "" }
+    local c = { type = "diff", path = cwd .. "/c.txt", newText = "" }
+    local lines, highlights, _, diffs = render.tool({
+      toolCallId = "t",
+      status = "completed",
+      rawInput = { command = "sed -i 's/one/uno/' a.txt && rm b.txt && touch c.txt", description = "tidy" },
+      content = {
+        { type = "content", content = { type = "text", text = "```sh\n$ sed -i 's/one/uno/' a.txt && rm b.txt && touch c.txt\n(no output)\n```" } },
+        { type = "content", content = { type = "text", text = ("Files the command changed: changed %s/a.txt, deleted %s/b.txt, added %s/c.txt"):format(cwd, cwd, cwd) } },
+        a,
+        b,
+        c,
+      },
+    })
+    assert.same({
+      "✓ tidy",
+      "```sh",
+      "$ sed -i 's/one/uno/' a.txt && rm b.txt && touch c.txt",
+      "(no output)",
+      "```",
+      "  Files the command changed (3):",
+      "    ~ changed `a.txt` (+1 −1)",
+      "    − deleted `b.txt` (−2)",
+      "    + added `c.txt`",
+    }, lines)
+    -- <CR> on a file's line opens its diff: the rows know theirs.
+    assert.same({ [6] = a, [7] = b, [8] = c }, diffs)
+    local marks = {}
+    for _, hl in ipairs(highlights) do
+      if hl[1] >= 6 then
+        marks[#marks + 1] = { hl[1], lines[hl[1] + 1]:sub(hl[2] + 1, hl[3]), hl[4] }
+      end
+    end
+    assert.same({ { 6, "~ changed", "LarikFileChanged" }, { 7, "− deleted", "LarikFileDeleted" }, { 8, "+ added", "LarikFileAdded" } }, marks)
+  end)
+
+  it("counts the files past the output limit", function()
+    config.setup({ chat = { max_output_lines = 2 } })
+    local lines = render.file_changes({ { kind = "added", path = "/x/1" }, { kind = "added", path = "/x/2" }, { kind = "added", path = "/x/3" } }, 2)
+    assert.same({ "  Files the command changed (3):", "    + added `/x/1`", "    + added `/x/2`", "    … 1 more file" }, lines)
+  end)
+
+  it("maps an edit's diff summary to its diff", function()
+    local item = { type = "diff", path = "/elsewhere/a.txt", oldText = "a\n", newText = "b\n" }
+    local _, _, _, diffs = render.tool({ toolCallId = "t", title = "Edit", status = "completed", content = { item } })
+    assert.same({ [1] = item }, diffs)
+  end)
+
+  it("says how to undo a turn, then that it was undone", function()
+    assert.same({ "↶ undo this turn (cp-3) · u" }, (render.undo_line("cp-3", false)))
+    assert.same({ "↶ undone (cp-3)" }, (render.undo_line("cp-3", true)))
+    config.setup({ checkpoints = { keys = { undo = false } } })
+    assert.same({ "↶ undo this turn (cp-3)" }, (render.undo_line("cp-3", false)))
+  end)
+
   it("uses the configured icons", function()
     config.setup({ icons = { failed = "FAIL" } })
     assert.same({ "FAIL T" }, (render.tool({ toolCallId = "t", title = "T", status = "failed" })))

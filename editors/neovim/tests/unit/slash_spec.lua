@@ -85,6 +85,15 @@ describe("slash command item", function()
     assert.equal("", slash.item({ name = "x", input = { hint = "" } }).kind)
   end)
 
+  it("cuts a long hint in the menu, the info has it whole", function()
+    local item = slash.item({ name = "compact", description = "Summarize", input = { hint = "[what the summary should keep]" } })
+    assert.equal("[what the summary s…", item.kind)
+    assert.equal("/compact [what the summary should keep]\n\nSummarize", item.info)
+    -- The menu's width counts the hint as cut.
+    local matches = { { name = "compact", input = { hint = "[what the summary should keep]" } } }
+    assert.equal(61 - (1 + 8 + 1 + 21 + 1), slash.menu_width(matches, 61))
+  end)
+
   it("cuts a long description in the menu to its first line, the info has it whole", function()
     local long = "Review a change for correctness, tests and style before it is merged. Use when asked to review a diff."
     local item = slash.item({ name = "code-review", description = long })

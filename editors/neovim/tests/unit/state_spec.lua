@@ -85,6 +85,7 @@ describe("setup", function()
     require("larik").setup({ keymaps = { prefix = "<F5>", log = false } })
     assert.not_equal("", vim.fn.maparg("<F5>o", "n"))
     assert.not_equal("", vim.fn.maparg("<F5>a", "x"))
+    assert.equal("<Cmd>LarikCheckpoints<CR>", vim.fn.maparg("<F5>u", "n"))
     assert.equal("", vim.fn.maparg("<F5>L", "n"))
     require("larik").setup({ keymaps = false })
     assert.equal("", vim.fn.maparg("<F6>o", "n"))
@@ -92,7 +93,7 @@ describe("setup", function()
   end)
 
   it("defines the commands", function()
-    for _, name in ipairs({ "Larik", "LarikAsk", "LarikCancel", "LarikStopTask", "LarikMode", "LarikModel", "LarikSessions", "LarikLog" }) do
+    for _, name in ipairs({ "Larik", "LarikAsk", "LarikCancel", "LarikStopTask", "LarikMode", "LarikModel", "LarikSessions", "LarikUndo", "LarikCheckpoints", "LarikLog" }) do
       assert.equal(2, vim.fn.exists(":" .. name), name)
     end
   end)

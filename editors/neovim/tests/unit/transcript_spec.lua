@@ -147,6 +147,72 @@ describe("transcript", function()
     assert.equal("## Larik\none more\n\ntwo", text(buf))
   end)
 
+  it("knows each turn's rows, from its header to the next one's", function()
+    local buf, t = new_buffer()
+    t:user_prompt("first")
+    t:append("message", "done one")
+    t:user_prompt("second")
+    t:user_prompt("third, right after")
+    t:append("message", "done three")
+    assert.equal("## You\nfirst\n\n## Larik\ndone one\n\n## You\nsecond\n\n## You\nthird, right after\n\n## Larik\ndone three", text(buf))
+    assert.equal(3, t.turn)
+    assert.same({ 0, 4 }, { t:turn_range(1) })
+    assert.same({ 6, 7 }, { t:turn_range(2) })
+    assert.same({ 9, 13 }, { t:turn_range(3) })
+    assert.same({ 1, 1, 2, 3, 3 }, { t:turn_at(0), t:turn_at(5), t:turn_at(7), t:turn_at(9), t:turn_at(13) })
+    assert.same({ "first", "second", "third, right after" }, vim.tbl_map(function(turn)
+      return turn.prompt
+    end, t.turns))
+    -- A replayed session's user messages start turns too.
+    t:clear()
+    t:append("user", "replayed ")
+    t:append("user", "prompt")
+    t:append("message", "ok")
+    assert.equal(1, t.turn)
+    assert.equal("replayed prompt", t.turns[1].prompt)
+  end)
+
+  it("ends a turn with its undo line, and greys it once undone", function()
+    local buf, t = new_buffer()
+    t:user_prompt("tidy")
+    t:tool({ toolCallId = "b", title = "tidy", status = "completed" })
+    t:set_checkpoint(1, "cp-1")
+    assert.equal("## You\ntidy\n\n## Larik\n✓ tidy\n\n↶ undo this turn (cp-1) · u", text(buf))
+    t:user_prompt("more")
+    t:append("message", "said")
+    t:user_prompt("last")
+    -- An earlier turn's checkpoint known late gets no line in the middle of the chat.
+    t:set_checkpoint(2, "cp-2")
+    assert.is_false(t:has_block("undo:2"))
+    t:mark_undone(1)
+    t:mark_undone(2)
+    local lines = api.nvim_buf_get_lines(buf, 0, -1, false)
+    assert.equal("↶ undone (cp-1)", lines[7])
+    local greyed, headers = {}, {}
+    for _, mark in ipairs(api.nvim_buf_get_extmarks(buf, transcript.undone_ns, 0, -1, { details = true })) do
+      if mark[4].hl_group then
+        greyed[#greyed + 1] = { mark[2], mark[4].end_row, mark[4].hl_group }
+      elseif mark[4].virt_text then
+        headers[#headers + 1] = { mark[2], vim.trim(mark[4].virt_text[1][1]) }
+      end
+    end
+    assert.same({ { 0, 6, "LarikUndone" }, { 8, 12, "LarikUndone" } }, greyed)
+    assert.same({ { 0, "↶ undone" }, { 8, "↶ undone" } }, headers)
+    assert.equal("## You", lines[9])
+    assert.is_true(t.turns[1].undone and t.turns[2].undone)
+    assert.is_false(t.turns[3].undone)
+  end)
+
+  it("knows the diff shown on a row", function()
+    local _, t = new_buffer()
+    local item = { type = "diff", path = "/x/a.txt", oldText = "a\n", newText = "b\n" }
+    t:tool({ toolCallId = "e", title = "Edit a.txt", status = "completed", content = { item } })
+    local diff, call = t:diff_at(2)
+    assert.equal(item, diff)
+    assert.equal("Edit a.txt", call.title)
+    assert.is_nil(t:diff_at(1))
+  end)
+
   it("clears everything", function()
     local buf, t = new_buffer()
     t:append("thought", "x")

@@ -1,6 +1,9 @@
 // The agent's file access through the editor (`fs/read_text_file`, `fs/write_text_file`): reads
 // see unsaved changes of open documents, writes go through a WorkspaceEdit (so the user can undo
-// them) and are saved, so that the agent's later commands see the file it wrote.
+// them) and are saved, so that the agent's later commands see the file it wrote. A document
+// without unsaved changes is read from the disk: right after the files changed behind the
+// editor's back (an undo), the editor may not have reloaded it yet, or it may hold a file that
+// is gone.
 
 import * as vscode from "vscode";
 import type { ReadTextFileRequest, WriteTextFileRequest } from "../protocol/acp";
@@ -13,7 +16,7 @@ function openDocument(path: string): vscode.TextDocument | undefined {
 
 export async function readTextFile(params: ReadTextFileRequest): Promise<string> {
   const open = openDocument(params.path);
-  const text = open ? open.getText() : new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.file(params.path)));
+  const text = open?.isDirty ? open.getText() : new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.file(params.path)));
   return sliceLines(text, params.line, params.limit);
 }
 

@@ -1,13 +1,16 @@
-// Larik's extensions to ACP v1, as documented in protocol-spec/spec/extensions.md: data under the
-// `larik` key of `_meta` objects, and methods named `_larik/...`. Every reader here is lenient:
-// a malformed extension payload is treated as absent, never as an error, so a plain ACP agent
-// works unchanged.
+// Larik's extensions to ACP v1, as documented in protocol-spec/spec/extensions.md and
+// protocol-spec/reference.md: data under the `larik` key of `_meta` objects, methods named
+// `_larik/...` (checkpoints and undo among them), and the change summary a command's call carries
+// in its content. Every reader here is lenient: a malformed extension payload is treated as
+// absent, never as an error, so a plain ACP agent works unchanged.
 
 import type { InitializeResponse, ToolCallUpdate } from "./acp";
 
 export const META_KEY = "larik";
 export const EDITOR_CONTEXT_METHOD = "_larik/editor_context";
 export const DIAGNOSTICS_METHOD = "_larik/diagnostics";
+export const CHECKPOINTS_METHOD = "_larik/checkpoints";
+export const UNDO_METHOD = "_larik/undo";
 
 /** What the agent advertises in `agentCapabilities._meta.larik`. */
 export interface LarikAgentCapabilities {
@@ -89,6 +92,61 @@ export interface EditorContextParams {
   diagnostics?: EditorDiagnostic[];
 }
 
+/** A checkpoint: the project before one turn that changed it. Paths are relative to the
+ * session's directory. */
+export interface CheckpointInfo {
+  /** `cp-1`, `cp-2`, … within the session; numbers are used again after an undo. */
+  id: string;
+  /** ISO 8601, UTC. */
+  createdAt: string;
+  /** The turn's prompt (its first 200 characters). */
+  prompt: string;
+  /** What the turn changed. */
+  files: string[];
+  /** What checkpoints leave out: large ignored trees (`target/`) and large files. */
+  skipped: string[];
+}
+
+/** Params of `_larik/checkpoints` (client → agent). */
+export interface CheckpointsRequest {
+  sessionId: string;
+}
+
+/** The answer to `_larik/checkpoints`, oldest first. */
+export interface CheckpointsResponse {
+  checkpoints: CheckpointInfo[];
+}
+
+/** Params of `_larik/undo` (client → agent). */
+export interface UndoRequest {
+  sessionId: string;
+  /** The checkpoint to go back to; the latest when absent. */
+  checkpointId?: string;
+}
+
+/** The answer to `_larik/undo`. The conversation is rewound to before the checkpoint's turn. */
+export interface UndoResponse {
+  checkpoint: CheckpointInfo;
+  /** Written back as they were. */
+  restored: string[];
+  /** Created by the turns undone, now deleted. */
+  removed: string[];
+  /** Changed by hand since the agent's last turn, left as they are. */
+  kept: string[];
+}
+
+/** How a command changed a file, as its call's change summary says. */
+export type FileChangeKind = "added" | "changed" | "deleted";
+
+/** One file of a command's change summary; the path is absolute. */
+export interface CommandFileChange {
+  path: string;
+  change: FileChangeKind;
+}
+
+/** The start of the text block a bash call's final update carries after its output. */
+export const COMMAND_CHANGES_PREFIX = "Files the command changed: ";
+
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
@@ -133,4 +191,50 @@ export function permissionResponseMeta(meta: PermissionResponseMeta): Record<str
   if (meta.feedback !== undefined && meta.feedback.trim() !== "") larik.feedback = meta.feedback.trim();
   if (meta.acceptedHunks !== undefined) larik.acceptedHunks = [...meta.acceptedHunks].sort((a, b) => a - b);
   return Object.keys(larik).length > 0 ? { [META_KEY]: larik } : undefined;
+}
+
+const isStrings = (value: unknown): value is string[] => Array.isArray(value) && value.every((v) => typeof v === "string");
+
+function checkpointOf(value: unknown): CheckpointInfo | undefined {
+  if (!isObject(value) || typeof value.id !== "string" || value.id === "" || typeof value.createdAt !== "string") return undefined;
+  return {
+    id: value.id,
+    createdAt: value.createdAt,
+    prompt: typeof value.prompt === "string" ? value.prompt : "",
+    files: isStrings(value.files) ? value.files : [],
+    skipped: isStrings(value.skipped) ? value.skipped : [],
+  };
+}
+
+/** The checkpoints of a `_larik/checkpoints` answer, oldest first; malformed entries are left out. */
+export function checkpointsOf(result: unknown): CheckpointInfo[] {
+  const list = isObject(result) ? result.checkpoints : undefined;
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((entry) => checkpointOf(entry) ?? []);
+}
+
+/** A `_larik/undo` answer, or undefined when it names no checkpoint; a malformed list is empty. */
+export function undoResponseOf(result: unknown): UndoResponse | undefined {
+  if (!isObject(result)) return undefined;
+  const checkpoint = checkpointOf(result.checkpoint);
+  if (!checkpoint) return undefined;
+  const list = (key: string) => (isStrings(result[key]) ? (result[key] as string[]) : []);
+  return { checkpoint, restored: list("restored"), removed: list("removed"), kept: list("kept") };
+}
+
+/**
+ * The files a command's change summary names (`Files the command changed: changed /p/a.txt,
+ * deleted /p/b.txt, added /p/c.txt`), in its order; undefined when the text is not one. A path
+ * may hold ", ": entries are split only where the next one starts with its mark.
+ */
+export function commandChangesOf(text: string): CommandFileChange[] | undefined {
+  if (!text.startsWith(COMMAND_CHANGES_PREFIX)) return undefined;
+  const entries = text.slice(COMMAND_CHANGES_PREFIX.length).trimEnd().split(/, (?=(?:added|changed|deleted) )/);
+  const files: CommandFileChange[] = [];
+  for (const entry of entries) {
+    const match = /^(added|changed|deleted) (.+)$/s.exec(entry);
+    if (!match) return undefined;
+    files.push({ change: match[1] as FileChangeKind, path: match[2]! });
+  }
+  return files.length > 0 ? files : undefined;
 }

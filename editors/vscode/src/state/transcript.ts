@@ -6,21 +6,30 @@
 // - tool calls are keyed by `toolCallId` and merged field by field: a field absent from an update
 //   keeps its previous value, `content` and `locations` are replaced whole when present;
 // - session-level state (plan, usage, modes, config options, title) lives in `session` and is
-//   replaced whole by each update of its kind, as ACP specifies.
+//   replaced whole by each update of its kind, as ACP specifies;
+// - a tool call's diffs are kept whole (the view has only a preview), so that any of them can be
+//   opened in the editor; a command's change summary and the diffs of the files it names show as
+//   one list of changed files;
+// - a turn is its user item and what follows up to the next one; undoing it marks it and every
+//   later item undone, for good, and forgets the checkpoints of the turns it covers.
 //
 // This module does not import `vscode`.
 
 import type { AvailableCommand, ContentBlock, SessionConfigOption, SessionModeState, SessionUpdate, ToolCallContent, ToolCallUpdate } from "../protocol/acp";
+import { commandChangesOf } from "../protocol/larik";
 import type {
   CommandView,
   DiffPreviewLine,
+  FileChangeView,
   PlanEntryView,
   Picker,
   SessionView,
   ToolContentView,
   TranscriptItem,
+  TurnCheckpointView,
   UsageView,
 } from "../webview/messages";
+import type { TurnRef } from "./checkpoints";
 import { computeHunks, splitLines } from "./hunks";
 
 export type TranscriptChange =
@@ -79,7 +88,27 @@ export function diffPreview(oldText: string, newText: string, limit = PREVIEW_LI
   return { lines: truncated ? lines.slice(0, limit) : lines, added, removed, truncated };
 }
 
-export function toolContentView(content: ToolCallContent): ToolContentView {
+/** A file's change as a tool call carries it, whole; `change` as its summary says, for a
+ * command's, else from its texts (an edit with no old text creates the file). */
+export interface ToolDiff {
+  path: string;
+  oldText: string;
+  newText: string;
+  change: FileChangeView["change"];
+}
+
+/** The call's diffs, in order, each with the mark its change summary gives it. */
+function toolDiffs(content: readonly ToolCallContent[], views: readonly ToolContentView[]): ToolDiff[] {
+  const diffs = content.flatMap((c): ToolDiff[] => (c.type === "diff" ? [{ path: c.path, oldText: c.oldText ?? "", newText: c.newText, change: c.oldText == null ? "added" : "changed" }] : []));
+  for (const view of views) {
+    if (view.type !== "changes") continue;
+    for (const file of view.files) if (file.diff !== undefined && diffs[file.diff]) diffs[file.diff]!.change = file.change;
+  }
+  return diffs;
+}
+
+/** One content block as the chat shows it; `diff` is a diff's index among the call's diffs. */
+export function toolContentView(content: ToolCallContent, diff = 0): ToolContentView {
   switch (content.type) {
     case "diff": {
       const preview = diffPreview(content.oldText ?? "", content.newText);
@@ -91,6 +120,7 @@ export function toolContentView(content: ToolCallContent): ToolContentView {
         isNew: content.oldText == null,
         preview: preview.lines,
         truncated: preview.truncated,
+        diff,
       };
     }
     case "terminal":
@@ -98,6 +128,35 @@ export function toolContentView(content: ToolCallContent): ToolContentView {
     default:
       return { type: "text", text: textOf(content.content) };
   }
+}
+
+/**
+ * A tool call's content as the chat shows it. A command's change summary (a text block starting
+ * `Files the command changed: `) takes the diffs after it of the files it names: they show as one
+ * list, each file with its mark, its line counts and the diff to open.
+ */
+export function toolContentViews(content: readonly ToolCallContent[]): ToolContentView[] {
+  const diffIndex = (at: number) => content.slice(0, at).filter((c) => c.type === "diff").length;
+  const folded = new Set<number>();
+  const views: ToolContentView[] = [];
+  content.forEach((block, at) => {
+    if (folded.has(at)) return;
+    const files = block.type === "content" && block.content.type === "text" ? commandChangesOf(block.content.text) : undefined;
+    if (!files) {
+      views.push(toolContentView(block, diffIndex(at)));
+      return;
+    }
+    const changes = files.map((file): FileChangeView => {
+      const found = content.findIndex((c, j) => j > at && !folded.has(j) && c.type === "diff" && c.path === file.path);
+      const diff = content[found];
+      if (!diff || diff.type !== "diff") return { ...file, added: 0, removed: 0 };
+      folded.add(found);
+      const counts = computeHunks(diff.oldText ?? "", diff.newText).reduce((sum, h) => ({ added: sum.added + h.newLines, removed: sum.removed + h.oldLines }), { added: 0, removed: 0 });
+      return { ...file, ...counts, diff: diffIndex(found) };
+    });
+    views.push({ type: "changes", files: changes });
+  });
+  return views;
 }
 
 /** A command as the prompt box offers it: its input's hint kept, the only input kind ACP has. */
@@ -140,6 +199,8 @@ export class Transcript {
   /** Tool calls not shown (the plan tool's). */
   /** Shell calls, by item id, with the title they are shown under (the command's description). */
   #commands = new Map<string, string>();
+  /** Every tool call's diffs, whole, by item id. */
+  #diffs = new Map<string, ToolDiff[]>();
   #lastMessageId: string | undefined;
   #counter = 0;
   #listeners: Listener[] = [];
@@ -164,6 +225,7 @@ export class Transcript {
     this.items = [];
     this.#byId.clear();
     this.#commands.clear();
+    this.#diffs.clear();
     this.#lastMessageId = undefined;
     this.modes = undefined;
     this.configOptions = undefined;
@@ -193,9 +255,44 @@ export class Transcript {
     return item;
   }
 
-  addUserMessage(text: string, context?: string[]): void {
+  /** Adds the prompt of a turn; returns its item's id. */
+  addUserMessage(text: string, context?: string[]): string {
     this.#lastMessageId = undefined;
-    this.#push({ type: "user", id: this.#newId("u"), text, ...(context && context.length > 0 ? { context } : {}) });
+    return this.#push({ type: "user", id: this.#newId("u"), text, ...(context && context.length > 0 ? { context } : {}) }).id;
+  }
+
+  /** The turns, oldest first: their prompts' items. */
+  turns(): TurnRef[] {
+    return this.items.flatMap((i) => (i.type === "user" ? [{ id: i.id, text: i.text, ...(i.checkpoint ? { checkpoint: i.checkpoint } : {}), ...(i.undone ? { undone: true } : {}) }] : []));
+  }
+
+  /** Records the checkpoint a turn took: its changes can be undone. */
+  setCheckpoint(id: string, checkpoint: TurnCheckpointView): void {
+    const item = this.#byId.get(id);
+    if (item?.type !== "user" || item.undone) return;
+    item.checkpoint = checkpoint;
+    this.#emit({ kind: "item", item });
+  }
+
+  /** Marks the turn of user item `fromId` and everything after it undone, up to `untilId` (not included). */
+  markUndone(fromId: string, untilId?: string): void {
+    const from = this.items.findIndex((i) => i.id === fromId);
+    if (from === -1) return;
+    const until = untilId === undefined ? -1 : this.items.findIndex((i) => i.id === untilId);
+    for (const item of this.items.slice(from, until === -1 ? undefined : until)) {
+      if (item.undone) continue;
+      item.undone = true;
+      if (item.type === "user") delete item.checkpoint;
+      this.#emit({ kind: "item", item });
+    }
+  }
+
+  /** One of a tool call's diffs, whole (`index` among its diffs), with the call's title. */
+  diffOf(toolCallId: string, index: number): { diff: ToolDiff; title: string } | undefined {
+    const id = `tool:${toolCallId}`;
+    const diff = this.#diffs.get(id)?.[index];
+    const item = this.#byId.get(id);
+    return diff && item?.type === "tool" ? { diff, title: item.title } : undefined;
   }
 
   addNotice(severity: "info" | "warning" | "error", text: string): void {
@@ -205,7 +302,7 @@ export class Transcript {
   #appendChunk(type: "user" | "agent" | "thought", text: string, messageId: string | undefined): void {
     const last = this.items.at(-1);
     const sameMessage = messageId === undefined || this.#lastMessageId === undefined || messageId === this.#lastMessageId;
-    if (last && last.type === type && sameMessage) {
+    if (last && last.type === type && !last.undone && sameMessage) {
       last.text += text;
       this.#lastMessageId = messageId ?? this.#lastMessageId;
       this.#emit({ kind: "append", id: last.id, text });
@@ -220,12 +317,14 @@ export class Transcript {
     const commandTitle = titleOfCommand(update);
     if (commandTitle !== undefined) this.#commands.set(id, commandTitle);
     const title = this.#commands.get(id) ?? update.title;
+    const content = update.content != null ? toolContentViews(update.content) : undefined;
+    if (update.content != null && content) this.#diffs.set(id, toolDiffs(update.content, content));
     const existing = this.#byId.get(id);
     if (existing && existing.type === "tool") {
       if (title != null) existing.title = title;
       if (update.kind != null) existing.kind = update.kind;
       if (update.status != null) existing.status = update.status;
-      if (update.content != null) existing.content = update.content.map(toolContentView);
+      if (content) existing.content = content;
       if (update.locations != null) existing.locations = update.locations.map((l) => ({ path: l.path, ...(l.line != null ? { line: l.line } : {}) }));
       this.#emit({ kind: "item", item: existing });
       return;
@@ -237,7 +336,7 @@ export class Transcript {
       title: title ?? update.toolCallId,
       kind: update.kind ?? "other",
       status: update.status ?? (created ? "pending" : "in_progress"),
-      content: (update.content ?? []).map(toolContentView),
+      content: content ?? [],
       locations: (update.locations ?? []).map((l) => ({ path: l.path, ...(l.line != null ? { line: l.line } : {}) })),
     });
   }

@@ -22,6 +22,10 @@ export interface ChatActions {
   answerPermission(key: number, optionId: string, feedback?: string): void;
   viewDiff(key: number): void;
   openLocation(path: string, line?: number): void;
+  /** Opens one of a tool call's diffs in the editor. */
+  openDiff(toolCallId: string, index: number): void;
+  /** Undoes back to before the turn that took checkpoint `checkpointId`. */
+  undoTurn(checkpointId: string): void;
   restartAgent(): Promise<void>;
 }
 
@@ -173,6 +177,12 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         break;
       case "openLocation":
         this.actions.openLocation(message.path, message.line);
+        break;
+      case "openDiff":
+        this.actions.openDiff(message.toolCallId, message.index);
+        break;
+      case "undo":
+        this.actions.undoTurn(message.checkpointId);
         break;
     }
   }

@@ -6,16 +6,37 @@ export type AgentStatus = "starting" | "idle" | "working" | "waiting" | "stopped
 
 export type ToolContentView =
   | { type: "text"; text: string }
-  | { type: "diff"; path: string; added: number; removed: number; isNew: boolean; preview: DiffPreviewLine[]; truncated: boolean }
-  | { type: "terminal"; terminalId: string };
+  /** `diff`: its index among the call's diffs, to open it in the editor (`openDiff`). */
+  | { type: "diff"; path: string; added: number; removed: number; isNew: boolean; preview: DiffPreviewLine[]; truncated: boolean; diff: number }
+  | { type: "terminal"; terminalId: string }
+  /** The files a command changed, from the summary after its output and the diffs after that. */
+  | { type: "changes"; files: FileChangeView[] };
+
+export interface FileChangeView {
+  /** Absolute. */
+  path: string;
+  change: "added" | "changed" | "deleted";
+  added: number;
+  removed: number;
+  /** The index of its diff among the call's diffs; absent for a binary or very large file. */
+  diff?: number;
+}
 
 export interface DiffPreviewLine {
   kind: "context" | "removed" | "added" | "gap";
   text: string;
 }
 
-export type TranscriptItem =
-  | { type: "user"; id: string; text: string; context?: string[] }
+/** The checkpoint the agent took before a turn's first change: undoing it puts the files back. */
+export interface TurnCheckpointView {
+  id: string;
+  createdAt: string;
+  /** What the turn changed, relative to the session's directory. */
+  files: string[];
+}
+
+export type TranscriptItem = (
+  | { type: "user"; id: string; text: string; context?: string[]; checkpoint?: TurnCheckpointView }
   | { type: "agent"; id: string; text: string }
   | { type: "thought"; id: string; text: string }
   | {
@@ -27,7 +48,11 @@ export type TranscriptItem =
       content: ToolContentView[];
       locations: Array<{ path: string; line?: number }>;
     }
-  | { type: "notice"; id: string; severity: "info" | "warning" | "error"; text: string };
+  | { type: "notice"; id: string; severity: "info" | "warning" | "error"; text: string }
+) & {
+  /** Part of a turn that was undone: its files went back and the agent forgot it. */
+  undone?: boolean;
+};
 
 /** A subagent's phase as the chat shows it. `waiting`: one of its permission requests is open;
  * `ended`: it stopped for another reason than finishing or being stopped (see `stopReason`);
@@ -168,4 +193,8 @@ export type WebviewToHost =
   | { type: "loadSession"; sessionId: string }
   | { type: "removeContext"; id: string }
   | { type: "restart" }
-  | { type: "openLocation"; path: string; line?: number };
+  | { type: "openLocation"; path: string; line?: number }
+  /** Opens one of a tool call's diffs (an edit's, or a file a command changed) in the editor. */
+  | { type: "openDiff"; toolCallId: string; index: number }
+  /** Undoes back to before the turn that took this checkpoint. */
+  | { type: "undo"; checkpointId: string };

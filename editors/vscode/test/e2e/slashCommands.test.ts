@@ -86,7 +86,7 @@ test("slash commands: /co lists the user's skill, the project's command and the 
       [
         { name: "code-review", hint: "[path or branch]", description: "Review a change for correctness, tests and style" },
         { name: "commit", hint: undefined, description: "Create a git commit from the staged changes" },
-        { name: "compact", hint: undefined, description: "Summarize the conversation so far to free context" },
+        { name: "compact", hint: "[what the summary should keep]", description: "Summarize the conversation so far to free context" },
       ],
     );
     assert.equal(list[0]!.selected, true, "the first is not highlighted");

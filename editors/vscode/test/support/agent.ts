@@ -1,7 +1,7 @@
 // Shared by the tests that run the real agent: where the binaries are, the mock model server,
 // isolated directories and environments, and waiting on a condition with a timeout.
 
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -145,4 +145,15 @@ export class MockModel {
 export function* stringsIn(value: unknown): Generator<string> {
   if (typeof value === "string") yield value;
   else if (value !== null && typeof value === "object") for (const child of Object.values(value)) yield* stringsIn(child);
+}
+
+/** Makes `dir` a git repository with everything in it committed, as a user's project would be. */
+export function gitCommitAll(dir: string): void {
+  const git = (...args: string[]) => {
+    const run = spawnSync("git", ["-c", "user.name=Test", "-c", "user.email=test@example.com", ...args], { cwd: dir, encoding: "utf8" });
+    if (run.status !== 0) throw new Error(`git ${args.join(" ")} failed: ${run.stderr}`);
+  };
+  git("init", "-q");
+  git("add", ".");
+  git("commit", "-qm", "start");
 }

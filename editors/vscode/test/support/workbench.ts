@@ -35,10 +35,12 @@ export class Workbench {
   /** Writes `files` into a fresh project (and `homeFiles` into the agent's private home, where it
    * finds the user's `~/.claude` skills and commands, `agentSettings` as the agent's user settings)
    * and starts everything, with `settings` added to the editor's user settings; the page is not
-   * opened yet. Names may have folders. */
+   * opened yet. Names may have folders. `setup` runs on the project once its files are written
+   * (to make it a git repository, say). */
   static async start(options: {
     prefix: string;
     files: Record<string, string>;
+    setup?: (project: string) => void;
     homeFiles?: Record<string, string>;
     agentSettings?: Record<string, unknown>;
     settings?: Record<string, unknown>;
@@ -57,6 +59,7 @@ export class Workbench {
       for (const [name, text] of Object.entries(options.files)) write(join(sandbox.project, name), text);
       for (const [name, text] of Object.entries(options.homeFiles ?? {})) write(join(sandbox.agentHome, name), text);
       if (options.agentSettings) write(join(sandbox.agentConfig, "larik", "settings.json"), JSON.stringify(options.agentSettings, null, 2));
+      options.setup?.(sandbox.project);
       model = await MockModel.start(options.scenario, sandbox.root);
       server = await CodeServer.start({
         root: sandbox.root,

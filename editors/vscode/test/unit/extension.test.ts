@@ -73,7 +73,7 @@ test("activate registers every contributed command, the chat view, the review pr
   assert.deepEqual([...stub.commands.keys()].sort(), contributed);
   assert.deepEqual(Object.keys(commandTable(ctx)).sort(), contributed);
   assert.ok(stub.webviewProviders.has(CHAT_VIEW_ID));
-  assert.deepEqual([...stub.contentProviders.keys()].sort(), ["larik-original", "larik-proposed", "larik-review"]);
+  assert.deepEqual([...stub.contentProviders.keys()].sort(), ["larik-after", "larik-before", "larik-original", "larik-proposed", "larik-review"]);
   assert.deepEqual(stub.codeLensProviders.map((p: any) => p.selector), [{ scheme: "larik-review" }]);
   assert.equal(stub.statusBarItems.length, 1);
   await waitFor(() => ctx.controller.transcript.session.status === "idle", "the agent to be ready");

@@ -10,8 +10,10 @@ import { EditorDiagnostics } from "../../src/editor/diagnostics";
 import type { ReadTextFileRequest, WriteTextFileRequest } from "../../src/protocol/acp";
 import type { DiagnosticsRequest } from "../../src/protocol/larik";
 import { SessionController } from "../../src/session";
+import { ResponseError } from "../../src/connection";
+import { undoSummary } from "../../src/state/checkpoints";
 import { placeHunks } from "../../src/state/hunks";
-import { larikBinary, MockModel, Sandbox, stringsIn, waitFor, withTimeout, type ScenarioStep } from "../support/agent";
+import { gitCommitAll, larikBinary, MockModel, Sandbox, stringsIn, waitFor, withTimeout, type ScenarioStep } from "../support/agent";
 import { diagnosticAt, FakeLanguages } from "../support/fakeLanguages";
 
 const TEN = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n";
@@ -27,7 +29,8 @@ interface Run {
 
 /** `files` go in the project, `homeFiles` in the agent's home; either may name folders. */
 /** With `languages`, `_larik/diagnostics` is answered as the extension does, from that stand-in for the editor's servers. */
-async function start(t: TestContext, responses: ScenarioStep[], files: Record<string, string> = {}, homeFiles: Record<string, string> = {}, languages?: FakeLanguages): Promise<Run> {
+/** With `git`, the project is a git repository with its files committed. */
+async function start(t: TestContext, responses: ScenarioStep[], files: Record<string, string> = {}, homeFiles: Record<string, string> = {}, languages?: FakeLanguages, options: { git?: boolean } = {}): Promise<Run> {
   const sandbox = new Sandbox();
   const write = (path: string, text: string) => {
     mkdirSync(dirname(path), { recursive: true });
@@ -35,6 +38,7 @@ async function start(t: TestContext, responses: ScenarioStep[], files: Record<st
   };
   for (const [name, text] of Object.entries(files)) write(join(sandbox.project, name), text);
   for (const [name, text] of Object.entries(homeFiles)) write(join(sandbox.agentHome, name), text);
+  if (options.git) gitCommitAll(sandbox.project);
   const model = await MockModel.start({ responses }, sandbox.root);
   const command = resolveServerCommand({ path: larikBinary(), args: ["acp"], env: sandbox.agentEnv(model.url) }, {}, { PATH: process.env.PATH ?? "" }, sandbox.project);
   const stderr: string[] = [];
@@ -371,4 +375,113 @@ test("subagents: each child under its task call, a child's edit asks in its own 
   assert.deepEqual(tools, ["tool:t1", "tool:t2"]);
   const last = controller.transcript.items.at(-1);
   assert.equal(last?.type === "agent" && last.text, "One fixed, one stopped.");
+});
+
+/** Answers every permission request of the run with allow once, as it comes. */
+function allowEverything(t: TestContext, run: Run): void {
+  const { permissions } = run.controller;
+  const unsubscribe = permissions.onChange(() => {
+    const current = permissions.current;
+    if (current) queueMicrotask(() => permissions.answer(current.key, { optionId: "allow_once" }));
+  });
+  t.after(unsubscribe);
+}
+
+const TIDY = "sed -i 's/one/uno/' a.txt && rm b.txt && touch c.txt && printf 'x\\n' > d.txt";
+
+test("checkpoints: a command's changed files show with their diffs; undoing the turn puts back what the write and the command did, keeps a hand edit, rewinds", { timeout: 60_000 }, async (t) => {
+  const run = await start(
+    t,
+    [
+      { tool_calls: [{ id: "toolu_w", name: "write", input: { path: "notes.md", content: "# Notes\n" } }] },
+      { tool_calls: [{ id: "toolu_b", name: "bash", input: { command: TIDY, description: "tidy" } }] },
+      { text: "Tidied." },
+      { text: "Starting again." },
+    ],
+    { "a.txt": "one\n", "b.txt": "two\n", ".gitignore": "target/\n" },
+    {},
+    undefined,
+    { git: true },
+  );
+  allowEverything(t, run);
+  const { controller } = run;
+  assert.equal(await controller.prompt("Tidy the project"), "end_turn");
+  const bash = controller.transcript.items.find((i) => i.id === "tool:toolu_b");
+  assert.ok(bash?.type === "tool", "no bash card");
+  const changes = bash.content.find((c) => c.type === "changes");
+  assert.ok(changes?.type === "changes", `no list of changed files: ${JSON.stringify(bash.content)}`);
+  assert.deepEqual(
+    changes.files.map((f) => [f.change, f.path, f.added, f.removed]),
+    [["changed", run.file("a.txt"), 1, 1], ["deleted", run.file("b.txt"), 0, 1], ["added", run.file("c.txt"), 0, 0], ["added", run.file("d.txt"), 1, 0]],
+  );
+  // The diffs are not shown a second time beside the list, and each opens whole.
+  assert.equal(bash.content.filter((c) => c.type === "diff").length, 0);
+  const diffOf = (name: string) => controller.transcript.diffOf("toolu_b", changes.files.find((f) => f.path === run.file(name))!.diff!)?.diff;
+  assert.deepEqual(diffOf("a.txt"), { path: run.file("a.txt"), oldText: "one\n", newText: "uno\n", change: "changed" });
+  assert.deepEqual(diffOf("b.txt"), { path: run.file("b.txt"), oldText: "two\n", newText: "", change: "deleted" });
+
+  const user = controller.transcript.items[0]!;
+  assert.ok(user.type === "user" && user.checkpoint, `the turn has no checkpoint: ${JSON.stringify(user)}`);
+  assert.deepEqual(user.checkpoint.files, ["a.txt", "b.txt", "c.txt", "d.txt", "notes.md"]);
+
+  // A file of the turn changed by hand since: the undo leaves it and says so.
+  writeFileSync(run.file("c.txt"), "mine\n");
+  const undone = await controller.undo(user.checkpoint.id);
+  assert.deepEqual([undone.restored.sort(), undone.removed.sort(), undone.kept], [["a.txt", "b.txt"], ["d.txt", "notes.md"], ["c.txt"]]);
+  assert.equal(readFileSync(run.file("a.txt"), "utf8"), "one\n");
+  assert.equal(readFileSync(run.file("b.txt"), "utf8"), "two\n");
+  assert.equal(readFileSync(run.file("c.txt"), "utf8"), "mine\n");
+  assert.ok(!existsSync(run.file("d.txt")) && !existsSync(run.file("notes.md")), "what the turn created is still there");
+  const items = controller.transcript.items;
+  assert.ok(items.slice(0, -1).every((i) => i.undone), "the turn is not marked undone");
+  assert.equal(items[0]!.type === "user" && items[0]!.checkpoint, undefined);
+  const notice = items.at(-1)!;
+  assert.ok(notice.type === "notice" && !notice.undone);
+  assert.equal(notice.text, undoSummary(undone));
+  assert.match(notice.text, /^Undid “Tidy the project”: restored .*; removed .*; c\.txt changed by you since, kept\.$/);
+
+  // The agent forgot the turn: the next request starts afresh, and there is nothing left to undo.
+  await controller.prompt("Start again");
+  const requests = await run.model.requests();
+  assert.equal((requests[3] as { messages: unknown[] }).messages.length, 1);
+  await assert.rejects(controller.undo(), (error) => error instanceof ResponseError && error.code === -32602 && /nothing to undo/.test(error.message));
+});
+
+test("checkpoints: /undo typed as a prompt marks the turn undone; a loaded session's turns keep their Undo", { timeout: 60_000 }, async (t) => {
+  const run = await start(
+    t,
+    [
+      { tool_calls: [{ id: "toolu_1", name: "write", input: { path: "one.txt", content: "1\n" } }] },
+      { text: "Wrote one." },
+      { tool_calls: [{ id: "toolu_2", name: "write", input: { path: "two.txt", content: "2\n" } }] },
+      { text: "Wrote two." },
+      { text: "Nothing to do." },
+    ],
+    { "a.txt": "a\n" },
+    {},
+    undefined,
+    { git: true },
+  );
+  allowEverything(t, run);
+  const { controller } = run;
+  await controller.prompt("Write one");
+  await controller.prompt("Write two");
+  await controller.prompt("Just say something");
+  const turns = () => controller.transcript.turns();
+  assert.deepEqual(turns().map((turn) => [turn.text, turn.checkpoint?.id]), [["Write one", "cp-1"], ["Write two", "cp-2"], ["Just say something", undefined]]);
+  // The agent's own command, as a client without the extension methods would send it.
+  await controller.prompt("/undo");
+  assert.ok(!existsSync(run.file("two.txt")) && existsSync(run.file("one.txt")));
+  assert.deepEqual(turns().map((turn) => [turn.text, turn.checkpoint?.id, turn.undone ?? false]), [
+    ["Write one", "cp-1", false],
+    ["Write two", undefined, true],
+    ["Just say something", undefined, true],
+    ["/undo", undefined, false],
+  ]);
+  // The same session loaded again: its turn that changed a file can still be undone.
+  const id = controller.sessionId!;
+  await controller.newSession();
+  await controller.loadSession(id);
+  const loaded = turns().find((turn) => turn.text === "Write one");
+  assert.equal(loaded?.checkpoint?.id, "cp-1", JSON.stringify(turns()));
 });

@@ -80,6 +80,7 @@ test("a diff becomes a preview with counts", () => {
     removed: 1,
     isNew: false,
     truncated: false,
+    diff: 0,
     preview: [
       { kind: "context", text: "one" },
       { kind: "removed", text: "two" },

@@ -24,6 +24,8 @@ M.on_submit = function(_, _) end
 M.on_cancel = function() end
 --- Called with a subagent's session id when the user presses the stop key on its lines.
 M.on_stop_subagent = function(_) end
+--- Called with the number of the turn under the cursor when the user presses the undo key.
+M.on_undo_turn = function(_) end
 
 local function scratch(name, filetype)
   local buf = api.nvim_create_buf(false, true)
@@ -70,8 +72,10 @@ function M.buf()
     M.on_cancel()
   end, "Cancel the Larik turn")
   map(buf, "n", "<CR>", function()
-    M.toggle_at_cursor()
-  end, "Show or hide what a read returned")
+    if not M.toggle_at_cursor() then
+      M.diff_at_cursor()
+    end
+  end, "Show or hide what a read returned, or show the change on a file's line")
   map(buf, "n", "za", function()
     if not M.toggle_at_cursor() then
       pcall(vim.cmd, "normal! za") -- a thought's fold
@@ -88,6 +92,12 @@ function M.buf()
       end
     end, "Stop the Larik subagent under the cursor")
   end
+  local undo_key = config.get().checkpoints.keys.undo
+  if undo_key then
+    map(buf, "n", undo_key, function()
+      M.on_undo_turn(M.turn_at_cursor())
+    end, "Undo the Larik turn under the cursor")
+  end
   map(buf, "n", "i", M.focus_input, "Type a prompt")
   map(buf, "n", "a", M.focus_input, "Type a prompt")
   state.chat_buf = buf
@@ -102,6 +112,30 @@ function M.toggle_at_cursor()
     return false
   end
   return state.transcript:toggle(api.nvim_win_get_cursor(win)[1] - 1)
+end
+
+--- The number of the turn the cursor is in, in the chat window, or nil.
+function M.turn_at_cursor()
+  local win = M.chat_win()
+  if not (win and state.transcript) then
+    return nil
+  end
+  return state.transcript:turn_at(api.nvim_win_get_cursor(win)[1] - 1)
+end
+
+--- Opens the change shown on the cursor's line (a file an edit or a command changed) side by
+--- side. Returns false when the line shows none.
+function M.diff_at_cursor()
+  local win = M.chat_win()
+  if not (win and state.transcript) then
+    return false
+  end
+  local diff, call = state.transcript:diff_at(api.nvim_win_get_cursor(win)[1] - 1)
+  if not diff then
+    return false
+  end
+  require("larik.ui.diffview").open(diff, call and require("larik.ui.render").title_of(call))
+  return true
 end
 
 --- The session id of the subagent shown on the cursor's line in the chat window, or nil.

@@ -1,6 +1,8 @@
 --- Owns how protocol objects look in the chat: pure functions from a tool call (with the
---- subagents it made), a plan or a permission request to lines of markdown and the highlights
---- on them. No buffer access, so the shapes are unit-tested directly.
+--- subagents it made and the files its command changed), a plan, a permission request or a
+--- turn's undo line to lines of markdown and the highlights on them. No buffer access, so the
+--- shapes are unit-tested directly.
+local changes = require("larik.changes")
 local config = require("larik.config")
 local hunks = require("larik.hunks")
 local subagents = require("larik.subagents")
@@ -194,22 +196,91 @@ function M.subagent(child)
   return out.lines, out.highlights
 end
 
+local file_marks = {
+  added = { "+", "LarikFileAdded" },
+  changed = { "~", "LarikFileChanged" },
+  deleted = { "−", "LarikFileDeleted" },
+}
+
+--- How many lines a file's diff adds and removes, said briefly: "(+1 −1)", "(−2)", "".
+local function counts(diff)
+  if not diff then
+    return ""
+  end
+  local added, removed = hunks.stats(hunks.compute(hunks.split(diff.oldText), hunks.split(diff.newText)))
+  local parts = {}
+  if added > 0 then
+    parts[#parts + 1] = "+" .. added
+  end
+  if removed > 0 then
+    parts[#parts + 1] = "−" .. removed
+  end
+  return #parts > 0 and (" (" .. table.concat(parts, " ") .. ")") or ""
+end
+
+--- A path as inline code: the chat is markdown, where `__pycache__` would read as bold.
+local function code(path)
+  if path:find("`", 1, true) then
+    return path
+  end
+  return "`" .. path .. "`"
+end
+
+--- Lines of the files a command changed: a heading, then one line per file with its mark
+--- (+ added, ~ changed, − deleted), its kind and its line counts; at most `max` files, the rest
+--- counted. Rows of a file with a diff are mapped to it, so <CR> there shows the change.
+---@param files larik.FileChange[]
+---@param max integer
+---@return string[] lines, table[] highlights, table<integer, table> diffs: row offset -> diff
+function M.file_changes(files, max)
+  local heading = ("  Files the command changed (%d):"):format(#files)
+  local lines, highlights, diffs = { heading }, { { 0, 0, #heading, "LarikHelp" } }, {}
+  for index, file in ipairs(files) do
+    if index > max then
+      local more = ("    … %d more file%s"):format(#files - max, #files - max == 1 and "" or "s")
+      lines[#lines + 1] = more
+      highlights[#highlights + 1] = { #lines - 1, 0, #more, "LarikHelp" }
+      break
+    end
+    local mark = file_marks[file.kind] or file_marks.changed
+    local label = mark[1] .. " " .. file.kind
+    local line = "    " .. label .. " " .. code(M.short_path(file.path)) .. counts(file.diff)
+    lines[#lines + 1] = line
+    highlights[#highlights + 1] = { #lines - 1, 4, 4 + #label, mark[2] }
+    diffs[#lines - 1] = file.diff
+  end
+  return lines, highlights, diffs
+end
+
+--- Appends lines and highlights made from row 0 to a block's.
+local function extend(lines, highlights, more_lines, more_highlights)
+  local base = #lines
+  vim.list_extend(lines, more_lines)
+  for _, hl in ipairs(more_highlights) do
+    highlights[#highlights + 1] = { base + hl[1], hl[2], hl[3], hl[4] }
+  end
+  return base
+end
+
 --- Lines and highlights of a tool call block. While its permission prompt waits, only the
 --- header (the prompt shows the command); once answered, the answer comes under the header,
---- above the output it allowed. A task call shows the subagents it made under its header.
+--- above the output it allowed. A task call shows the subagents it made under its header; a
+--- command the files it changed, under its output.
 ---@param call table merged ACP ToolCall fields (+ `asking`, `answer` set by the prompt, `expanded`
 ---  by the chat, `subagents` by the updates: the children a task call made)
 ---@return string[] lines, table[] highlights, table<integer, string> owners: row offset -> the
----  session id of the subagent shown there
+---  session id of the subagent shown there, table<integer, table> diffs: row offset -> the ACP
+---  diff block shown there
 function M.tool(call)
   local status = call.status or "pending"
   local header, header_highlights = tool_header(call)
   local lines = { header }
   local highlights = header_highlights
-  -- Rows of the block that show a subagent, so a key on them knows which one is meant.
-  local owners = {}
+  -- Rows of the block that show a subagent, so a key on them knows which one is meant; rows
+  -- that show a diff, so <CR> there opens it.
+  local owners, diffs = {}, {}
   if call.asking then
-    return lines, highlights, owners
+    return lines, highlights, owners, diffs
   end
   -- A read is one line: the file and its length. The user already knows the file; <CR> on the
   -- line shows what the agent read (`expanded`, toggled by the chat).
@@ -218,9 +289,9 @@ function M.tool(call)
     if call.expanded then
       vim.list_extend(lines, text_lines(read, math.huge))
     end
-    return lines, highlights, owners
+    return lines, highlights, owners, diffs
   elseif call.kind == "read" and status == "completed" then
-    return lines, highlights, owners
+    return lines, highlights, owners, diffs
   end
   -- The subagents a task call made, under it: their work comes before the report it returned.
   local out = { lines = lines, highlights = highlights, owners = owners }
@@ -239,11 +310,22 @@ function M.tool(call)
     highlights[#highlights + 1] = { #lines - 1, 0, #where, "LarikLocation" }
   end
   local max = config.get().chat.max_output_lines
-  for _, item in ipairs(call.content or {}) do
-    if item.type == "diff" then
+  -- A command's summary and the diffs it explains show once, as its list of files.
+  local files, explained = changes.of(call.content)
+  for index, item in ipairs(call.content or {}) do
+    if explained[index] then
+      if changes.is_summary(item) then
+        local file_lines, file_highlights, file_diffs = M.file_changes(files, max)
+        local base = extend(lines, highlights, file_lines, file_highlights)
+        for row, diff in pairs(file_diffs) do
+          diffs[base + row] = diff
+        end
+      end
+    elseif item.type == "diff" then
       local summary = "  " .. M.diff_summary(item)
       lines[#lines + 1] = summary
       highlights[#highlights + 1] = { #lines - 1, 0, #summary, "LarikDiffSummary" }
+      diffs[#lines - 1] = item
     elseif item.type == "terminal" then
       lines[#lines + 1] = "  [terminal " .. tostring(item.terminalId) .. "]"
     elseif item.type == "content" then
@@ -253,7 +335,22 @@ function M.tool(call)
       end
     end
   end
-  return lines, highlights, owners
+  return lines, highlights, owners, diffs
+end
+
+--- The line that ends a turn that changed files: how to undo it, or that it was undone.
+---@param checkpoint string the checkpoint's id (cp-3)
+---@param undone boolean
+---@return string[] lines, table[] highlights
+function M.undo_line(checkpoint, undone)
+  local key = (config.get().checkpoints.keys or {}).undo
+  local line
+  if undone then
+    line = ("↶ undone (%s)"):format(checkpoint)
+  else
+    line = ("↶ undo this turn (%s)%s"):format(checkpoint, key and (" · " .. key) or "")
+  end
+  return { line }, { { 0, 0, #line, undone and "LarikUndone" or "LarikHelp" } }
 end
 
 --- Lines and highlights of the plan. Entries are marked with the tool status icons: a "[x]"

@@ -7,6 +7,9 @@
 --- - Blocks (tool calls, the plan, permission prompts) are line ranges tracked by an extmark in
 ---   `ns`, keyed by e.g. "tool:<toolCallId>"; an update replaces only that block's lines.
 --- - Thoughts are ranges tracked in `thought_ns`; they are dimmed and `foldexpr` folds them.
+--- - A turn starts at its "## You" header, tracked by an extmark in `turn_ns`, and runs to the
+---   next turn's header; an undone turn is greyed by one range in `undone_ns`, drawn above
+---   every other highlight.
 local config = require("larik.config")
 local render = require("larik.ui.render")
 
@@ -17,7 +20,9 @@ local M = {}
 local ns = api.nvim_create_namespace("larik_blocks")
 local hl_ns = api.nvim_create_namespace("larik_block_highlights")
 local thought_ns = api.nvim_create_namespace("larik_thoughts")
-M.ns, M.hl_ns, M.thought_ns = ns, hl_ns, thought_ns
+local turn_ns = api.nvim_create_namespace("larik_turns")
+local undone_ns = api.nvim_create_namespace("larik_undone")
+M.ns, M.hl_ns, M.thought_ns, M.turn_ns, M.undone_ns = ns, hl_ns, thought_ns, turn_ns, undone_ns
 
 local by_buf = {}
 
@@ -27,6 +32,8 @@ local by_buf = {}
 ---@field calls table<string, table> tool block key -> the call it shows
 ---@field owners table<string, table<integer, string>> block key -> row offset -> the session id
 ---  of the subagent shown on that row
+---@field diffs table<string, table<integer, table>> block key -> row offset -> the diff shown there
+---@field turns larik.Turn[] the conversation's turns, in order; `turn` is the latest's number
 ---@field role string|nil "user" | "agent"
 ---@field open table|nil the text segment being streamed into
 ---@field tail any what wrote the buffer's last lines
@@ -34,9 +41,15 @@ local Transcript = {}
 Transcript.__index = Transcript
 
 ---@param buf integer
+---@class larik.Turn
+---@field mark integer extmark in `turn_ns` on its header
+---@field prompt string what the user said
+---@field checkpoint string|nil the agent's checkpoint of the files before it (cp-3)
+---@field undone boolean
+
 ---@return larik.Transcript
 function M.new(buf)
-  local self = setmetatable({ buf = buf, blocks = {}, calls = {}, owners = {}, role = nil, open = nil, tail = nil, turn = 0 }, Transcript)
+  local self = setmetatable({ buf = buf, blocks = {}, calls = {}, owners = {}, diffs = {}, turns = {}, role = nil, open = nil, tail = nil, turn = 0 }, Transcript)
   by_buf[buf] = self
   return self
 end
@@ -130,6 +143,11 @@ function Transcript:_ensure_role(role)
   local row = self:_append_lines({ title })
   self:_highlight(row, 0, #title, role == "user" and "LarikUserHeader" or "LarikAgentHeader")
   self.role, self.open, self.tail = role, nil, "header"
+  if role == "user" then
+    -- Every "## You" starts a turn: the prompts typed here and those a loaded session replays.
+    self.turn = self.turn + 1
+    self.turns[self.turn] = { mark = api.nvim_buf_set_extmark(self.buf, turn_ns, row, 0, {}), prompt = "", undone = false }
+  end
 end
 
 --- Appends streamed text. `kind` is "user", "message" or "thought"; a new segment starts when
@@ -139,6 +157,9 @@ end
 ---@param message_id string|nil
 function Transcript:append(kind, text, message_id)
   self:_ensure_role(kind == "user" and "user" or "agent")
+  if kind == "user" and self.turns[self.turn] then
+    self.turns[self.turn].prompt = self.turns[self.turn].prompt .. text
+  end
   local open = self.open
   local continues = open and open.kind == kind and self.tail == open and (message_id == nil or open.message_id == message_id)
   if not continues then
@@ -223,6 +244,7 @@ function Transcript:remove_block(key)
   api.nvim_buf_del_extmark(self.buf, ns, self.blocks[key])
   self.blocks[key] = nil
   self.owners[key] = nil
+  self.diffs[key] = nil
   if self.tail == key then
     self.tail = nil
   end
@@ -237,9 +259,19 @@ end
 function Transcript:tool(call)
   local key = "tool:" .. call.toolCallId
   self.calls[key] = call
-  local lines, highlights, owners = render.tool(call)
+  local lines, highlights, owners, diffs = render.tool(call)
   self.owners[key] = owners
+  self.diffs[key] = diffs
   return self:block(key, lines, highlights)
+end
+
+--- The diff shown on `row` (a file an edit or a command changed) and the call it belongs to.
+---@return table|nil diff, table|nil call
+function Transcript:diff_at(row)
+  local key = self:block_at(row)
+  local first = key and self:block_range(key)
+  local diff = first and (self.diffs[key] or {})[row - first] or nil
+  return diff, diff and self.calls[key] or nil
 end
 
 --- Renders a subagent whose task call is not in the chat as a block of its own.
@@ -299,9 +331,10 @@ function Transcript:notice(text, group)
   self.tail, self.open = "notice", nil
 end
 
---- Starts a new turn: the user's prompt (and what was attached) under a "You" header.
+--- Starts a new turn: the user's prompt (and what was attached) under a "You" header of its
+--- own, even right after another prompt.
 function Transcript:user_prompt(text, attachments)
-  self.turn = self.turn + 1
+  self.role = nil
   self:append("user", text)
   for _, line in ipairs(attachments or {}) do
     local row = self:_append_lines({ line })
@@ -319,10 +352,85 @@ function Transcript:clear()
   self:_edit(function()
     api.nvim_buf_set_lines(self.buf, 0, -1, false, { "" })
   end)
-  for _, namespace in ipairs({ ns, hl_ns, thought_ns }) do
+  for _, namespace in ipairs({ ns, hl_ns, thought_ns, turn_ns, undone_ns }) do
     api.nvim_buf_clear_namespace(self.buf, namespace, 0, -1)
   end
-  self.blocks, self.calls, self.owners, self.role, self.open, self.tail, self.turn = {}, {}, {}, nil, nil, nil, 0
+  self.blocks, self.calls, self.owners, self.diffs, self.turns = {}, {}, {}, {}, {}
+  self.role, self.open, self.tail, self.turn = nil, nil, nil, 0
+end
+
+--- The rows turn `number` spans: from its header to the line before the next turn's.
+---@return integer|nil first, integer|nil last
+function Transcript:turn_range(number)
+  local turn = self.turns[number]
+  local first = turn and api.nvim_buf_get_extmark_by_id(self.buf, turn_ns, turn.mark, {})[1]
+  if not first then
+    return nil
+  end
+  local following = self.turns[number + 1]
+  local next_first = following and api.nvim_buf_get_extmark_by_id(self.buf, turn_ns, following.mark, {})[1]
+  local last = next_first and next_first - 1 or api.nvim_buf_line_count(self.buf) - 1
+  -- The blank line before the next header belongs to neither turn's text.
+  while last > first and api.nvim_buf_get_lines(self.buf, last, last + 1, true)[1] == "" do
+    last = last - 1
+  end
+  return first, last
+end
+
+--- The number of the turn that spans `row`, or nil above the first one.
+function Transcript:turn_at(row)
+  for number = #self.turns, 1, -1 do
+    local first = self:turn_range(number)
+    if first and first <= row then
+      return number
+    end
+  end
+  return nil
+end
+
+--- Ties a turn to the agent's checkpoint of the files before it. The turn that just ended gets
+--- a line saying how to undo it; an earlier one (a later prompt came first) gets none there,
+--- since the chat is written at its tail only, but the undo key works on its lines all the same.
+function Transcript:set_checkpoint(number, checkpoint)
+  local turn = self.turns[number]
+  if not turn then
+    return
+  end
+  turn.checkpoint = checkpoint
+  if number == self.turn or self:has_block("undo:" .. number) then
+    local lines, highlights = render.undo_line(checkpoint, turn.undone)
+    self:block("undo:" .. number, lines, highlights)
+    self.open = nil
+  end
+end
+
+--- Greys turn `number` as undone: its lines, a mark on its header, its undo line.
+function Transcript:mark_undone(number)
+  local turn = self.turns[number]
+  local first, last = self:turn_range(number)
+  if not (turn and first) or turn.undone then
+    return
+  end
+  turn.undone = true
+  if turn.checkpoint and self:has_block("undo:" .. number) then
+    local lines, highlights = render.undo_line(turn.checkpoint, true)
+    self:block("undo:" .. number, lines, highlights)
+  end
+  first, last = self:turn_range(number)
+  local last_line = api.nvim_buf_get_lines(self.buf, last, last + 1, true)[1]
+  -- Drawn over the markdown, the headers' and the blocks' own highlights.
+  api.nvim_buf_set_extmark(self.buf, undone_ns, first, 0, {
+    end_row = last,
+    end_col = #last_line,
+    hl_group = "LarikUndone",
+    hl_eol = true,
+    priority = 300,
+  })
+  api.nvim_buf_set_extmark(self.buf, undone_ns, first, 0, {
+    virt_text = { { "  ↶ undone", "LarikUndone" } },
+    virt_text_pos = "eol",
+  })
+  self.open = nil
 end
 
 --- The thought folds: a line inside a thought range is in a fold that starts at its header.

@@ -1,0 +1,68 @@
+// A tool call's content in its card: a diff's preview, a command's output, the files a command
+// changed (each with its mark and line counts). A file's name opens its diff in the editor.
+
+import type { ToolContentView, WebviewToHost } from "../src/webview/messages";
+import { el } from "./dom";
+
+/** The card the content is drawn in, and what it needs of the chat. */
+export interface ToolCard {
+  kind: string;
+  toolCallId: string;
+  /** A path as the user thinks of it: relative to the workspace when inside it. */
+  displayPath: (path: string) => string;
+  post: (message: WebviewToHost) => void;
+}
+
+/** A link that opens one of the call's diffs in the editor. */
+function diffLink(call: ToolCard, index: number, path: string): HTMLElement {
+  const link = el("a", { class: "diff-open", href: "#", title: `Open the diff of ${path}` }, call.displayPath(path));
+  link.addEventListener("click", (event) => {
+    event.preventDefault();
+    call.post({ type: "openDiff", toolCallId: call.toolCallId, index });
+  });
+  return link;
+}
+
+const CHANGE_MARK: Record<string, string> = { added: "A", changed: "M", deleted: "D" };
+
+/** The files a command changed: a mark, the file (opening its diff when there is one), line counts. */
+function renderChanges(content: Extract<ToolContentView, { type: "changes" }>, call: ToolCard): HTMLElement {
+  const rows = content.files.map((file) => {
+    const name = file.diff !== undefined ? diffLink(call, file.diff, file.path) : el("span", { class: "change-path", title: file.path }, call.displayPath(file.path));
+    const counts = file.diff !== undefined ? [" ", el("span", { class: "added" }, `+${file.added}`), " ", el("span", { class: "removed" }, `−${file.removed}`)] : [];
+    return el(
+      "li",
+      { class: `change change-${file.change}`, "data-change": file.change, "data-path": file.path },
+      el("span", { class: "change-mark", title: file.change, "aria-label": file.change }, CHANGE_MARK[file.change] ?? "?"),
+      " ",
+      name,
+      el("span", { class: "change-kind" }, ` ${file.change}`),
+      ...counts,
+    );
+  });
+  const count = content.files.length;
+  return el("div", { class: "tool-changes" }, el("div", { class: "changes-title" }, `Files the command changed (${count})`), el("ul", { class: "changes" }, ...rows));
+}
+
+/** One block of a tool call's content, in its card. */
+export function renderToolContent(content: ToolContentView, call: ToolCard): HTMLElement {
+  if (content.type === "changes") return renderChanges(content, call);
+  if (content.type === "diff") {
+    const header = el("div", { class: "diff-header" }, diffLink(call, content.diff, content.path), content.isNew ? " (new)" : "", " ", el("span", { class: "added" }, `+${content.added}`), " ", el("span", { class: "removed" }, `−${content.removed}`));
+    const body = el("pre", { class: "diff" });
+    for (const line of content.preview) {
+      const sign = line.kind === "added" ? "+" : line.kind === "removed" ? "-" : line.kind === "gap" ? "" : " ";
+      body.append(el("div", { class: `line ${line.kind}` }, `${sign}${line.text}`));
+    }
+    if (content.truncated) body.append(el("div", { class: "line gap" }, "… (open the diff for the rest)"));
+    return el("div", { class: "tool-diff" }, header, body);
+  }
+  if (content.type === "terminal") return el("div", { class: "tool-terminal" }, `terminal ${content.terminalId}`);
+  // A fenced block (a command and its output) shows as the block itself, without its fences.
+  const unfenced = /^```[\w-]*\n([\s\S]*?)\n?```\s*$/.exec(content.text)?.[1] ?? content.text;
+  const text = unfenced.length > 4000 ? `${unfenced.slice(0, 4000)}\n…` : unfenced;
+  const lines = text.split("\n").filter((l, i, all) => l !== "" || i < all.length - 1).length;
+  // File contents are long and already known to the user; command output is the point.
+  if (call.kind === "execute" || lines <= 3) return el("pre", { class: "tool-output" }, text);
+  return el("details", { class: "tool-output-fold" }, el("summary", {}, `Output (${lines} lines)`), el("pre", { class: "tool-output" }, text));
+}
