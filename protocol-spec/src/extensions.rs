@@ -175,11 +175,15 @@ pub struct AgentExtensions {
     pub hunk_review: bool,
     pub editor_context: bool,
     pub background_turns: bool,
+    /// `_larik/checkpoints` and `_larik/undo` are served (sessions with a data directory keep
+    /// checkpoints).
+    #[serde(default)]
+    pub checkpoints: bool,
 }
 
 impl Default for AgentExtensions {
     fn default() -> Self {
-        Self { version: 1, permission_feedback: true, hunk_review: true, editor_context: true, background_turns: true }
+        Self { version: 1, permission_feedback: true, hunk_review: true, editor_context: true, background_turns: true, checkpoints: true }
     }
 }
 

@@ -36,7 +36,8 @@ async fn undo_restores_what_edits_and_commands_changed_and_keeps_a_hand_edit() {
     .await
     .unwrap();
     let mut agent = Agent::spawn(&root, &sandbox.env(mock.url()));
-    agent.initialize().await;
+    let init = agent.initialize().await;
+    assert_eq!(init["agentCapabilities"]["_meta"]["larik"]["checkpoints"], true, "{init}");
     let session = agent.new_session(&root).await;
     let (response, updates) = agent.prompt(&session, "Tidy the project", |_| "allow_once").await;
     assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
