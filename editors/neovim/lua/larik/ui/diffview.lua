@@ -11,25 +11,7 @@ local M = {}
 
 local active = nil
 
-local function scratch(name, lines, filetype)
-  -- A view opened again replaces the old one's buffer, whose name it takes.
-  local old = vim.fn.bufnr(name)
-  if old ~= -1 then
-    pcall(api.nvim_buf_delete, old, { force = true })
-  end
-  local buf = api.nvim_create_buf(false, true)
-  api.nvim_buf_set_name(buf, name)
-  vim.b[buf].larik = true
-  vim.bo[buf].buftype = "nofile"
-  vim.bo[buf].bufhidden = "wipe"
-  vim.bo[buf].swapfile = false
-  api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  vim.bo[buf].modifiable = false
-  if filetype and filetype ~= "" then
-    vim.bo[buf].filetype = filetype
-  end
-  return buf
-end
+local scratch = require("larik.ui.scratch").buffer
 
 --- What the winbar says of the change.
 local function describe(item)

@@ -29,24 +29,7 @@ function M.diff_of(tool_call)
   return nil
 end
 
-local function scratch(name, lines, filetype)
-  local old = vim.fn.bufnr(name)
-  if old ~= -1 then
-    pcall(api.nvim_buf_delete, old, { force = true })
-  end
-  local buf = api.nvim_create_buf(false, true)
-  api.nvim_buf_set_name(buf, name)
-  vim.b[buf].larik = true
-  vim.bo[buf].buftype = "nofile"
-  vim.bo[buf].bufhidden = "wipe"
-  vim.bo[buf].swapfile = false
-  api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  vim.bo[buf].modifiable = false
-  if filetype and filetype ~= "" then
-    vim.bo[buf].filetype = filetype
-  end
-  return buf
-end
+local scratch = require("larik.ui.scratch").buffer
 
 --- The review's windows (or buffers) that exist; in the inline style there is no original.
 local function present(...)
