@@ -116,6 +116,8 @@ test("with Zed's `_meta.terminal_output`, output streams into an agent-owned ter
     assert.deepEqual(h.terminals.calls, [], "an agent-owned terminal needs no terminal/* request");
 
     const result = resultText((await h.modelRequests())[1]);
-    assert.equal(result, "one\ntwo\n\n[exit code 2]");
+    // What appeared in the project while the command ran is reported with it: here the test's
+    // own signal file.
+    assert.equal(result, "one\ntwo\n\n[exit code 2]\n[files changed: +go]");
   });
 });
