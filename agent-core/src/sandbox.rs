@@ -154,19 +154,19 @@ impl Sandbox {
     /// Removes the stand-ins an agent killed in the middle of a command left in the project,
     /// where no command of another process still relies on them (see `stand_in`).
     pub fn sweep_stand_ins(&self) {
-        let mut leftovers: Vec<PathBuf> = self
-            .protected()
+        let protected = self.protected();
+        let mut leftovers: Vec<PathBuf> = protected
             .iter()
             .flat_map(|protected| protected.path.ancestors().take_while(|path| path.starts_with(&self.root) && *path != self.root).map(Path::to_path_buf).collect::<Vec<_>>())
             .filter(|path| stand_in::is_stand_in(path))
             .collect();
         leftovers.sort();
         leftovers.dedup();
-        let mut parents: Vec<PathBuf> = self.protected().iter().filter_map(|protected| protected.path.parent().map(Path::to_path_buf)).filter(|parent| parent.starts_with(&self.root)).collect();
+        let mut parents: Vec<&Path> = protected.iter().filter_map(|protected| protected.path.parent()).filter(|parent| parent.starts_with(&self.root)).collect();
         parents.sort();
         parents.dedup();
         for parent in parents {
-            stand_in::sweep_unfinished(&parent);
+            stand_in::sweep_unfinished(parent);
         }
         // Held and let go at once: the last one out removes a stand-in no one else holds.
         match StandIns::hold(&leftovers) {

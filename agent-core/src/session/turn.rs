@@ -370,8 +370,10 @@ impl Turn<'_> {
         // Made once: a fast stream would otherwise register and drop a waiter per delta.
         let cancelled = self.cancel.cancelled();
         tokio::pin!(cancelled);
-        // Pushed back by every event: a stream that stays silent this long is given up.
+        // A stream that stays silent this long is given up. Each event only notes its time; the
+        // timer is moved when it fires early, not per event of a fast stream.
         let timeout = self.env.limits.stream_idle_timeout;
+        let mut last_event = tokio::time::Instant::now();
         let idle = tokio::time::sleep(timeout);
         tokio::pin!(idle);
         loop {
@@ -379,10 +381,16 @@ impl Turn<'_> {
                 biased;
                 () = &mut cancelled => return Ok(ModelResponse { message: assistant(parts), stop: None }),
                 next = stream.next() => {
-                    idle.as_mut().reset(tokio::time::Instant::now() + timeout);
+                    last_event = tokio::time::Instant::now();
                     next
                 }
-                () = &mut idle => return Err((ProviderError::Stalled { seconds: timeout.as_secs() }, streamed_output)),
+                () = &mut idle => {
+                    if last_event.elapsed() >= timeout {
+                        return Err((ProviderError::Stalled { seconds: timeout.as_secs() }, streamed_output));
+                    }
+                    idle.as_mut().reset(last_event + timeout);
+                    continue;
+                }
                 () = paced.frame_ends() => {
                     self.emit_all([paced.take()]).await;
                     continue;
