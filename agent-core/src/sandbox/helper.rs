@@ -151,6 +151,14 @@ pub(super) fn confine(plan: &Plan) -> Result<Vec<std::fs::File>, String> {
 /// Steps 4 and 5: forks, confines the child further and runs `body` in it; returns the child's
 /// exit code, or ends this process by the signal that ended the child.
 pub(super) fn run_confined(plan: &Plan, body: impl FnOnce(&Plan) -> i32) -> i32 {
+    // The helper holds the write end of this pipe while it lives: the child, which cannot see
+    // its parent from inside the new PID namespace, learns from the closed pipe that the helper
+    // died before the child could ask for the death signal.
+    let mut alive = [0; 2];
+    // SAFETY: `alive` is a valid two-int out-array; both ends close on exec.
+    if unsafe { libc::pipe2(alive.as_mut_ptr(), libc::O_CLOEXEC) } == -1 {
+        return fail(&format!("pipe: {}", std::io::Error::last_os_error()));
+    }
     // SAFETY: the helper is single-threaded (it runs before the binary starts any thread), so
     // the child may allocate and run ordinary code after the fork.
     let child = unsafe { libc::fork() };
@@ -160,7 +168,16 @@ pub(super) fn run_confined(plan: &Plan, body: impl FnOnce(&Plan) -> i32) -> i32 
     if child == 0 {
         // SAFETY: prctl with PR_SET_PDEATHSIG only sets the signal this process gets when its
         // parent dies: if the helper is killed, the command and its PID namespace go with it.
-        unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) };
+        // Then a poll without waiting tells whether the helper died before that.
+        let helper_gone = unsafe {
+            libc::close(alive[1]);
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            let mut read_end = libc::pollfd { fd: alive[0], events: libc::POLLIN, revents: 0 };
+            libc::poll(&mut read_end, 1, 0) == 1 && read_end.revents & libc::POLLHUP != 0
+        };
+        if helper_gone {
+            std::process::exit(128 + libc::SIGKILL);
+        }
         mount_own_proc();
         let code = match restrict(&plan.writable, plan.network) {
             Ok(()) => body(plan),
@@ -168,6 +185,8 @@ pub(super) fn run_confined(plan: &Plan, body: impl FnOnce(&Plan) -> i32) -> i32 
         };
         std::process::exit(code);
     }
+    // SAFETY: closes the helper's copy of the read end, which only the child needs.
+    unsafe { libc::close(alive[0]) };
     wait_for(child)
 }
 
