@@ -24,6 +24,7 @@ use tokio_util::sync::CancellationToken;
 
 use self::chromium::{Chromium, LaunchOptions};
 pub use self::tab::Tab;
+pub use self::chromium::find_executable as find_chromium;
 use crate::config::BrowserSettings;
 
 /// What starting the browser needs, gathered when the session starts.

@@ -15,6 +15,7 @@ mod child_process;
 mod claude_code;
 pub mod clock;
 pub mod config;
+pub mod doctor;
 mod environment;
 pub mod event;
 mod hooks;
@@ -33,6 +34,7 @@ pub mod sandbox;
 pub mod session;
 mod token_saver;
 mod tools;
+pub mod user_settings;
 mod workspace;
 
 pub use llm::{Part, ProviderError, Role, ThoughtLevel};

@@ -206,6 +206,36 @@ pub trait Provider: Send + Sync {
     /// A short name for logs ("anthropic", "openai", "replay").
     fn name(&self) -> &str;
     async fn stream(&self, request: &ModelRequest<'_>) -> Result<EventStream, ProviderError>;
+    /// Asks the endpoint something that costs no tokens (its model list), for `larik doctor`.
+    async fn reach(&self) -> Result<Reached, ProviderError> {
+        Ok(Reached::NotAsked)
+    }
+}
+
+/// What an endpoint said when [`Provider::reach`] asked it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reached {
+    /// It listed its models for our key (or without one, for a local server).
+    Listed,
+    /// It answered, with a status that says nothing against the key (a server without a model
+    /// list, say).
+    Answered(u16),
+    /// This provider is not behind an endpoint.
+    NotAsked,
+}
+
+/// Sends `request` (a model list, with the provider's credentials) and sorts the answer.
+pub(crate) async fn reach_with(request: reqwest::RequestBuilder) -> Result<Reached, ProviderError> {
+    let response = request.send().await.map_err(network_error)?;
+    let status = response.status().as_u16();
+    match status {
+        200..=299 => Ok(Reached::Listed),
+        401 | 403 => {
+            let body = response.text().await.unwrap_or_default();
+            Err(classify_http_error(status, None, &body))
+        }
+        _ => Ok(Reached::Answered(status)),
+    }
 }
 
 /// Classifies an HTTP error status and body the way both wire formats report them.

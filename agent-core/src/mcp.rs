@@ -283,6 +283,12 @@ impl McpServers {
             .join("\n")
     }
 
+    /// Whether every server is connected, or stopped or waiting for approval by choice: none
+    /// failed, needs a login or is still connecting.
+    pub fn all_well(&self) -> bool {
+        self.servers.iter().all(|server| matches!(server.status(), Status::Connected { .. } | Status::NotStarted | Status::Stopped))
+    }
+
     /// How long the first prompt waits for servers still connecting.
     pub fn connect_timeout() -> Duration {
         CONNECT_TIMEOUT

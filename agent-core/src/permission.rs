@@ -68,6 +68,15 @@ impl Mode {
             other => Self::from_id(other),
         }
     }
+
+    /// How Claude Code's `defaultMode` names it, which both agents read.
+    pub fn setting_name(self) -> &'static str {
+        match self {
+            Mode::AcceptEdits => "acceptEdits",
+            Mode::Yolo => "bypassPermissions",
+            other => other.id(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -497,6 +497,12 @@ impl Session {
         self.env.mcp.report()
     }
 
+    /// The same report, and whether every server is well ([`crate::mcp::McpServers::all_well`]).
+    pub async fn mcp_health(&self) -> (String, bool) {
+        let report = self.mcp_report().await;
+        (report, self.env.mcp.all_well())
+    }
+
     /// The model the next request goes to.
     pub fn model(&self) -> String {
         self.env.models.settings().model

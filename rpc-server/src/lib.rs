@@ -2,7 +2,9 @@
 //! core. Only this crate knows JSON-RPC and ACP; `larik-core` never does.
 
 pub mod acp;
+pub mod config_cli;
 pub mod demo;
+pub mod doctor;
 pub mod headless;
 pub mod lsp;
 pub mod mcp_cli;

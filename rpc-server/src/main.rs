@@ -7,8 +7,11 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 use larik::headless::OutputFormat;
 
+/// `larik --version`: the release and the commit it was built from.
+const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("LARIK_COMMIT"), ")");
+
 #[derive(Parser)]
-#[command(name = "larik", version, about = "A coding agent that lives in your editor")]
+#[command(name = "larik", version = VERSION, about = "A coding agent that lives in your editor")]
 struct Cli {
     /// Run one turn headless in the current directory and print the answer.
     #[arg(short = 'p', long = "print", value_name = "PROMPT")]
@@ -40,6 +43,18 @@ enum Command {
         #[command(subcommand)]
         action: SandboxAction,
     },
+    /// Check this machine and the project in the current directory: model and key, provider
+    /// reachable, sandbox, language servers, MCP servers, Chromium. Exits 1 on a blocking problem.
+    Doctor {
+        /// One JSON object instead of lines, for editor plugins.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Read or change your own settings (~/.config/larik/settings.json).
+    Config {
+        #[command(subcommand)]
+        action: ConfigAction,
+    },
     /// Replay a recorded session against a scratch copy of a sample project.
     Demo {
         /// Print the transcript without pauses between streamed pieces.
@@ -57,6 +72,16 @@ enum McpAction {
     /// Log in to an HTTP or SSE server that asks for OAuth: opens its authorization page
     /// (`$BROWSER`, else `xdg-open`; the address is printed too) and keeps the login.
     Login { name: String },
+}
+
+#[derive(Subcommand)]
+enum ConfigAction {
+    /// Print one setting (or, without a key, every setting `larik config` knows and its value).
+    Get { key: Option<String> },
+    /// Set one setting in your own settings file, written atomically.
+    Set { key: String, value: String },
+    /// Remove one setting from your own settings file.
+    Unset { key: String },
 }
 
 #[derive(Subcommand)]
@@ -85,6 +110,8 @@ fn main() -> anyhow::Result<()> {
             (Some(Command::Acp), _) => larik::acp::serve_stdio(env).await.map(|()| 0),
             (Some(Command::Lsp), _) => larik::lsp::serve_stdio(env).await.map(|()| 0),
             (Some(Command::Demo { fast }), _) => larik::demo::run(fast).await.map(|()| 0),
+            (Some(Command::Doctor { json }), _) => larik::doctor::run(json, &env).await,
+            (Some(Command::Config { action }), _) => larik::config_cli::run(action.into(), &env),
             (Some(Command::Sandbox { action: SandboxAction::Check }), _) => larik::sandbox_check::run(&env),
             (Some(Command::Mcp { action: McpAction::List }), _) => larik::mcp_cli::run(None, &env).await,
             (Some(Command::Mcp { action: McpAction::Get { name } }), _) => larik::mcp_cli::run(Some(&name), &env).await,
@@ -96,6 +123,16 @@ fn main() -> anyhow::Result<()> {
     // Tasks still blocked on stdin would keep the runtime alive; nothing of ours is left running.
     runtime.shutdown_timeout(std::time::Duration::from_millis(200));
     std::process::exit(code);
+}
+
+impl From<ConfigAction> for larik::config_cli::Action {
+    fn from(action: ConfigAction) -> Self {
+        match action {
+            ConfigAction::Get { key } => Self::Get(key),
+            ConfigAction::Set { key, value } => Self::Set(key, value),
+            ConfigAction::Unset { key } => Self::Unset(key),
+        }
+    }
 }
 
 fn init_logging(log_file: Option<&std::path::Path>) -> anyhow::Result<()> {

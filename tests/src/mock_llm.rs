@@ -148,6 +148,26 @@ async fn serve_connection(stream: TcpStream, scenario: Arc<Scenario>, state: Arc
             }
             continue;
         }
+        if method == "GET" && path.ends_with("/models") {
+            // A model list costs nothing: answered from the scenario only when its next step is
+            // an HTTP error (a rejected key), else listed in the provider's own format.
+            let error = state.lock().ok().and_then(|mut state| {
+                state.used.resize(scenario.responses.len(), false);
+                let next = state.used.iter().position(|used| !used)?;
+                let status = scenario.responses[next].status?;
+                state.used[next] = true;
+                Some((status, scenario.responses[next].body.clone()))
+            });
+            let (status, body) = match error {
+                Some((status, body)) => (status, body.unwrap_or_else(|| json!({"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}).to_string())),
+                // Both providers' list shapes at once: Anthropic's `has_more`, OpenAI's `object`.
+                None => (200, json!({"object": "list", "data": [{"type": "model", "id": "claude-sonnet-4-5", "object": "model", "owned_by": "mock"}], "has_more": false}).to_string()),
+            };
+            if write_response(&mut write, status, "application/json", &BTreeMap::new(), &body).await.is_err() {
+                return;
+            }
+            continue;
+        }
         let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
         let step = {
             let Ok(mut state) = state.lock() else { return };

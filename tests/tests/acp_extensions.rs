@@ -194,7 +194,7 @@ async fn commands_are_announced_and_run_without_the_model() {
     let session = agent.new_session(&sandbox.project_path()).await;
     let announced = agent.announced.clone().expect("commands announced after session/new");
     let names: Vec<&str> = announced["params"]["update"]["availableCommands"].as_array().unwrap().iter().map(|command| command["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["compact", "clear", "mode", "model", "mcp", "tasks", "budget", "undo", "checkpoints"]);
+    assert_eq!(names, ["compact", "clear", "mode", "model", "mcp", "tasks", "budget", "undo", "checkpoints", "config"]);
 
     agent.prompt(&session, "hello", |_| "reject_once").await;
     let (response, updates) = agent.prompt(&session, "/mode plan", |_| "reject_once").await;
@@ -215,6 +215,31 @@ async fn commands_are_announced_and_run_without_the_model() {
 
     let (_, updates) = agent.prompt(&session, "/clear", |_| "reject_once").await;
     assert!(message_text(&updates).contains("Started over"));
+}
+
+#[tokio::test]
+async fn config_saves_a_setting_and_applies_the_mode_now() {
+    let sandbox = Sandbox::new();
+    let mock = MockLlm::start(Scenario { responses: vec![Step::text("planned")] }).await.unwrap();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize().await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    let (_, updates) = agent.prompt(&session, "/config mode plan", |_| "reject_once").await;
+    assert!(message_text(&updates).contains("Saved mode = \"plan\""), "{}", message_text(&updates));
+    assert_eq!(updates_of(&updates, "current_mode_update").len(), 1, "this session switched too");
+    let file = sandbox.home.path().join(".config/larik/settings.json");
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(written["permissions"]["defaultMode"], "plan");
+    let (_, updates) = agent.prompt(&session, "/config tokenSaver perhaps", |_| "reject_once").await;
+    assert!(message_text(&updates).contains("Nothing was changed"), "{}", message_text(&updates));
+    let (_, updates) = agent.prompt(&session, "/config", |_| "reject_once").await;
+    let listing = message_text(&updates);
+    assert!(listing.lines().any(|line| line.starts_with("mode") && line.contains("\"plan\"")), "{listing}");
+    // A new session starts in the saved mode.
+    let second = agent.new_session(&sandbox.project_path()).await;
+    let (_, updates) = agent.prompt(&second, "/config mode", |_| "reject_once").await;
+    assert_eq!(message_text(&updates), "mode = \"plan\"");
+    assert!(mock.requests().is_empty(), "settings never reach the model");
 }
 
 #[tokio::test]

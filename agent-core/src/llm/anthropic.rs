@@ -8,7 +8,7 @@ use serde::ser::{SerializeMap, Serializer};
 use serde_json::{Value, json};
 
 use super::sse::{FrameParser, SseFrame, frame_json, post_streaming};
-use super::{EventStream, Message, ModelRequest, ThoughtLevel, ModelStop, Part, Provider, ProviderError, ResultPart, Role, StreamEvent, Usage, LazyClient};
+use super::{EventStream, Message, ModelRequest, ThoughtLevel, ModelStop, Part, Provider, ProviderError, ResultPart, Role, StreamEvent, Usage, LazyClient, Reached, reach_with};
 
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 const API_VERSION: &str = "2023-06-01";
@@ -202,6 +202,11 @@ impl Provider for AnthropicProvider {
             .header("x-api-key", &self.api_key)
             .header("anthropic-version", API_VERSION);
         post_streaming(http, &self.body(request), AnthropicParser::default()).await
+    }
+
+    async fn reach(&self) -> Result<Reached, ProviderError> {
+        let http = self.client.get()?.get(format!("{}/v1/models", self.base_url)).header("x-api-key", &self.api_key).header("anthropic-version", API_VERSION);
+        reach_with(http).await
     }
 }
 

@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::sse::{FrameParser, SseFrame, frame_json, post_streaming};
-use super::{EventStream, Message, ModelRequest, ThoughtLevel, ModelStop, Part, Provider, ProviderError, ResultPart, Role, StreamEvent, Usage, LazyClient};
+use super::{EventStream, Message, ModelRequest, ThoughtLevel, ModelStop, Part, Provider, ProviderError, ResultPart, Role, StreamEvent, Usage, LazyClient, Reached, reach_with};
 
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 
@@ -35,6 +35,14 @@ impl Provider for OpenAiProvider {
             http = http.bearer_auth(key);
         }
         post_streaming(http, &request_body(request), OpenAiParser::default()).await
+    }
+
+    async fn reach(&self) -> Result<Reached, ProviderError> {
+        let mut http = self.client.get()?.get(format!("{}/models", self.base_url));
+        if let Some(key) = &self.api_key {
+            http = http.bearer_auth(key);
+        }
+        reach_with(http).await
     }
 }
 

@@ -58,6 +58,11 @@ const BUILT_IN: &[BuiltIn] = &[
 ];
 
 impl ServerSpec {
+    /// The names of the servers Larik knows without settings, whether on PATH or not.
+    pub fn built_in_names() -> impl Iterator<Item = &'static str> {
+        BUILT_IN.iter().map(|(name, ..)| *name)
+    }
+
     /// The servers this session may use, given its environment (PATH) and settings.
     pub fn available(env: &HashMap<String, String>, settings: &LspSettings) -> Vec<ServerSpec> {
         if settings.enabled == Some(false) {

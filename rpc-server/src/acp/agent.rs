@@ -327,6 +327,10 @@ impl AcpAgent {
             commands::Command::Mcp(commands::McpAction::Usage(asked)) => {
                 notify(peer, session_id, say(format!("`/mcp {asked}`: use `/mcp`, `/mcp login <server>`, `/mcp reconnect <server>` or `/mcp approve`."))).await;
             }
+            commands::Command::Config(key, value) => {
+                let said = self.config_command(peer, session_id, key, value).await;
+                notify(peer, session_id, say(said)).await;
+            }
             commands::Command::Budget => notify(peer, session_id, say(entry.session.budget_report())).await,
             commands::Command::Checkpoints => notify(peer, session_id, say(entry.session.checkpoints_report())).await,
             commands::Command::Undo(id) => {
@@ -346,6 +350,52 @@ impl AcpAgent {
             }
         }
         Ok(Some(acp::StopReason::EndTurn))
+    }
+}
+
+impl AcpAgent {
+    /// `/config`: lists the user's settings, shows one, or saves one; a saved model or mode
+    /// applies to this session too, as the user who typed it expects.
+    async fn config_command(&self, peer: &Peer, session_id: &acp::SessionId, key: Option<String>, value: Option<String>) -> String {
+        use larik_core::user_settings;
+        let (key, value) = match (key, value) {
+            (None, _) => {
+                return match user_settings::all(&self.env) {
+                    Ok(keys) => format!("Your settings:\n```\n{}\n```\n`/config KEY VALUE` changes one.", crate::config_cli::listing(&keys)),
+                    Err(error) => error.to_string(),
+                };
+            }
+            (Some(key), None) => {
+                return match user_settings::get(&key, &self.env) {
+                    Ok(value) => format!("{key} = {}", value.unwrap_or_else(|| "(not set)".into())),
+                    Err(error) => error.to_string(),
+                };
+            }
+            (Some(key), Some(value)) => (key, value),
+        };
+        let stored = match user_settings::set(&key, &value, &self.env) {
+            Ok(stored) => stored,
+            Err(error) => return format!("Nothing was changed: {error}."),
+        };
+        let saved = format!("Saved {key} = {stored} in your settings; new sessions start with it.");
+        let now = match user_settings::key(&key).map(|known| known.name) {
+            Ok("mode") => match larik_core::Mode::from_setting(value.trim()) {
+                Some(mode) => self.set_mode(peer, session_id, mode.id()).await.map(|()| format!(" This session is in {} now.", mode.id())).unwrap_or_default(),
+                None => String::new(),
+            },
+            Ok("model") => {
+                let request = acp::SetSessionConfigOptionRequest::new(session_id.clone(), modes::MODEL_OPTION, acp::SessionConfigOptionValue::value_id(value.trim().to_owned()));
+                match self.set_config_option(peer, request).await {
+                    Ok(response) => {
+                        notify(peer, session_id, acp::SessionUpdate::ConfigOptionUpdate(acp::ConfigOptionUpdate::new(response.config_options))).await;
+                        format!(" This session uses {} now.", value.trim())
+                    }
+                    Err(error) => format!(" This session keeps its model: {}", error.message),
+                }
+            }
+            _ => String::new(),
+        };
+        saved + &now
     }
 }
 

@@ -5,7 +5,7 @@ use larik_core::Mode;
 use larik_protocol::acp;
 
 /// The built-in commands' names: a skill or command of the same name is not offered.
-const BUILT_IN: &[&str] = &["compact", "clear", "mode", "model", "mcp", "tasks", "budget", "undo", "checkpoints"];
+const BUILT_IN: &[&str] = &["compact", "clear", "mode", "model", "mcp", "tasks", "budget", "undo", "checkpoints", "config"];
 
 /// The commands every session offers, then its MCP servers' prompts, then its skills and
 /// custom commands.
@@ -27,6 +27,7 @@ pub fn available(mcp: &[larik_core::SlashCommand], skills: &[larik_core::SlashCo
         command("budget", "Show what the session has spent against its budget", None),
         command("undo", "Put the files back as they were before the last turn (or a checkpoint), what commands did included, and rewind the conversation", Some("[checkpoint id]")),
         command("checkpoints", "List the checkpoints /undo can go back to", None),
+        command("config", "Show your settings, or change one in ~/.config/larik/settings.json", Some("[key [value]]: model, mode, thoughtLevel, tokenSaver, sandbox.network")),
     ];
     commands.extend(mcp.iter().map(|prompt| command(&prompt.name, &prompt.description, prompt.hint.as_deref())));
     commands.extend(skills.iter().filter(|skill| !BUILT_IN.contains(&skill.name.as_str())).map(|skill| command(&skill.name, &skill.description, skill.hint.as_deref())));
@@ -48,6 +49,8 @@ pub enum Command {
     Mcp(McpAction),
     /// `/tasks`, or `/tasks stop <id>` with the id.
     Tasks(Option<String>),
+    /// `/config`, `/config <key>` or `/config <key> <value>`.
+    Config(Option<String>, Option<String>),
 }
 
 /// What `/mcp` was asked to do.
@@ -86,6 +89,10 @@ pub fn parse(text: &str) -> Option<Command> {
         "mode" => Some(Command::Mode(Mode::from_id(argument), argument.to_owned())),
         "model" => Some(Command::Model(argument.to_owned())),
         "mcp" => Some(Command::Mcp(mcp_action(argument))),
+        "config" => {
+            let (key, value) = argument.split_once(char::is_whitespace).map_or((argument, ""), |(key, value)| (key, value.trim()));
+            Some(Command::Config(Some(key.to_owned()).filter(|key| !key.is_empty()), Some(value.to_owned()).filter(|value| !value.is_empty())))
+        }
         "tasks" => Some(Command::Tasks(argument.strip_prefix("stop").map(|id| id.trim().to_owned()))),
         _ => None,
     }
@@ -109,6 +116,9 @@ mod tests {
         assert_eq!(parse("/mcp approve everything"), Some(Command::Mcp(McpAction::Approve)));
         assert_eq!(parse("/mcp login"), Some(Command::Mcp(McpAction::Usage("login".into()))));
         assert_eq!(parse("/tasks"), Some(Command::Tasks(None)));
+        assert_eq!(parse("/config"), Some(Command::Config(None, None)));
+        assert_eq!(parse("/config mode"), Some(Command::Config(Some("mode".into()), None)));
+        assert_eq!(parse("/config model  claude-opus-4-1 "), Some(Command::Config(Some("model".into()), Some("claude-opus-4-1".into()))));
         assert_eq!(parse("/tasks stop bg-2"), Some(Command::Tasks(Some("bg-2".into()))));
         assert_eq!(parse("  /mode plan "), Some(Command::Mode(Some(Mode::Plan), "plan".into())));
         assert_eq!(parse("/mode nonsense"), Some(Command::Mode(None, "nonsense".into())));
