@@ -10,6 +10,7 @@ cargo build --workspace --bins --locked
 # Every suite runs even when an earlier one fails, so one run shows every failure.
 status=0
 cargo test --workspace --locked || status=1
+bash tests/dist/run.sh || status=1
 (cd tests/acp-sdk && npm test) || status=1
 bash tests/mcp-conformance/run.sh || status=1
 bash editors/neovim/scripts/test.sh || status=1
