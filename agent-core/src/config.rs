@@ -306,9 +306,7 @@ pub fn load_settings(project: &Path, env: &HashMap<String, String>) -> Result<Se
     let mut settings = Settings::default();
     for path in files {
         let Ok(text) = std::fs::read_to_string(&path) else { continue };
-        let mut layer: Settings =
-            serde_json::from_str(&text).map_err(|error| ConfigError::Unreadable { path: path.clone(), message: error.to_string() })?;
-        layer.problems.extend(layer.unknown.keys().map(|key| format!("{}: `{key}` is not a Larik setting and is ignored", path.display())));
+        let mut layer = parse_layer(&path, &text)?;
         // Which programs run as language servers is the user's choice: a project's files
         // cannot name one (a cloned repository would run its own code).
         if path.starts_with(project) && layer.lsp.take().is_some() {
@@ -329,6 +327,13 @@ pub fn load_settings(project: &Path, env: &HashMap<String, String>) -> Result<Se
         settings = settings.merge(layer);
     }
     Ok(settings)
+}
+
+/// One settings file's text, its unknown keys noted as problems.
+pub(crate) fn parse_layer(path: &Path, text: &str) -> Result<Settings, ConfigError> {
+    let mut layer: Settings = serde_json::from_str(text).map_err(|error| ConfigError::Unreadable { path: path.to_path_buf(), message: error.to_string() })?;
+    layer.problems.extend(layer.unknown.keys().map(|key| format!("{}: `{key}` is not a Larik setting and is ignored", path.display())));
+    Ok(layer)
 }
 
 /// Every file that may hold permission rules, in order: user settings, the project's shared and

@@ -18,6 +18,8 @@ pub mod config;
 pub mod doctor;
 mod environment;
 pub mod event;
+#[doc(hidden)]
+pub mod fuzzing;
 mod hooks;
 mod http;
 mod llm;

@@ -243,6 +243,14 @@ fn is_safe(command: &str) -> bool {
     SAFE_EXACT.contains(&command) || SAFE_PREFIXES.iter().any(|safe| command == *safe || command.starts_with(&format!("{safe} ")))
 }
 
+/// Whether allow rules alone let this bash line run: every command it runs covered, nothing
+/// rules cannot vouch for. The same judgment [`Permissions::decide`] makes at its step 6.
+pub(crate) fn bash_line_allowed(allow: &[String], line: &str) -> bool {
+    let rules = RuleSet::from_lists(allow, &[], &[]);
+    let subjects = Subjects { paths: Vec::new(), command_line: Some(shell::parse(line)), raw_command: Some(line.trim().to_owned()), domain: None };
+    subjects.all_allowed("bash", &rules.allow)
+}
+
 /// The subjects a call offers to rules, computed once per decision.
 struct Subjects {
     paths: Vec<(PathBuf, PathBuf)>,

@@ -8,7 +8,7 @@
 //! and `@file`s of a command the user runs go through the same permission decision as the
 //! model's calls, taking only what it allows without asking (`expand.rs`).
 
-mod discovery;
+pub(crate) mod discovery;
 pub mod expand;
 mod index;
 pub mod tool;

@@ -114,7 +114,7 @@ pub fn builtin() -> Vec<Definition> {
 }
 
 /// Reads one definition file; `None` with a problem when it cannot be used.
-fn parse(path: &Path, text: &str) -> Result<Definition, String> {
+pub(crate) fn parse(path: &Path, text: &str) -> Result<Definition, String> {
     let fallback_name = path.file_stem().and_then(|stem| stem.to_str()).unwrap_or_default().to_owned();
     let (frontmatter, body) = split_frontmatter(text).ok_or("it has no YAML frontmatter between `---` lines")?;
     let front: Frontmatter = serde_saphyr::from_str(frontmatter).map_err(|error| format!("its frontmatter is not valid: {error}"))?;

@@ -89,7 +89,7 @@ impl Hooks {
     }
 
     /// Reads one settings file's `hooks` section.
-    fn read_settings(&mut self, path: &Path, scope: Scope, settings: &Value) -> Result<(), HookConfigError> {
+    pub(crate) fn read_settings(&mut self, path: &Path, scope: Scope, settings: &Value) -> Result<(), HookConfigError> {
         let invalid = |message: String| HookConfigError::Invalid { path: path.to_owned(), message };
         let Value::Object(settings) = settings else { return Err(invalid("the settings file is not a JSON object".into())) };
         let events = match settings.get("hooks") {

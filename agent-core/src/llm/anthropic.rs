@@ -220,7 +220,7 @@ struct PendingToolUse {
 }
 
 #[derive(Default)]
-struct AnthropicParser {
+pub(crate) struct AnthropicParser {
     tool_blocks: BTreeMap<u64, PendingToolUse>,
     usage: Usage,
     stop: Option<ModelStop>,

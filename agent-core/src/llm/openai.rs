@@ -194,7 +194,7 @@ struct PendingCall {
 }
 
 #[derive(Default)]
-struct OpenAiParser {
+pub(crate) struct OpenAiParser {
     calls: BTreeMap<u64, PendingCall>,
     usage: Usage,
     stop: Option<ModelStop>,

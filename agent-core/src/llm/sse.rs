@@ -233,7 +233,7 @@ where
     }
 }
 
-fn parse_body<S, B, E, P>(body: S, parser: P) -> EventStream
+pub(crate) fn parse_body<S, B, E, P>(body: S, parser: P) -> EventStream
 where
     S: futures::Stream<Item = Result<B, E>> + Send + Unpin + 'static,
     B: AsRef<[u8]>,

@@ -75,9 +75,31 @@ pub struct StoredSession {
     pub cwd: PathBuf,
     pub title: Option<String>,
     pub records: Vec<Record>,
+    /// Lines that did not parse (a torn end of a killed write, bytes that are not UTF-8),
+    /// left out while every intact line around them loads.
+    pub skipped_lines: usize,
 }
 
 impl StoredSession {
+    /// The records of a session file's bytes, line by line: each line stands on its own, so a
+    /// damaged one costs only itself.
+    pub fn from_bytes(id: &str, bytes: &[u8]) -> Self {
+        let mut session = StoredSession { id: id.to_owned(), ..StoredSession::default() };
+        for line in bytes.split(|byte| *byte == b'\n').filter(|line| !line.trim_ascii().is_empty()) {
+            let Ok(record) = serde_json::from_slice::<Record>(line) else {
+                session.skipped_lines += 1;
+                continue;
+            };
+            match &record {
+                Record::Meta { cwd, .. } => session.cwd = cwd.clone(),
+                Record::Title { title } => session.title = Some(title.clone()),
+                _ => {}
+            }
+            session.records.push(record);
+        }
+        session
+    }
+
     /// The conversation as the model will see it next.
     pub fn messages(&self) -> Vec<Message> {
         let mut messages = Vec::new();
@@ -158,16 +180,10 @@ impl SessionStore {
     }
 
     pub fn load(&self, id: &str) -> Result<StoredSession, StoreError> {
-        let text = std::fs::read_to_string(self.file(id)?).map_err(|_| StoreError::NotFound(id.to_owned()))?;
-        let mut session = StoredSession { id: id.to_owned(), ..StoredSession::default() };
-        // A line that does not parse (the torn end of a killed write) is skipped.
-        for record in text.lines().filter_map(|line| serde_json::from_str::<Record>(line).ok()) {
-            match &record {
-                Record::Meta { cwd, .. } => session.cwd = cwd.clone(),
-                Record::Title { title } => session.title = Some(title.clone()),
-                _ => {}
-            }
-            session.records.push(record);
+        let bytes = std::fs::read(self.file(id)?).map_err(|_| StoreError::NotFound(id.to_owned()))?;
+        let session = StoredSession::from_bytes(id, &bytes);
+        if session.skipped_lines > 0 {
+            tracing::warn!(session = id, skipped = session.skipped_lines, "lines of the session file that do not parse were left out");
         }
         Ok(session)
     }
@@ -251,12 +267,13 @@ fn summarize(path: &Path) -> Option<(PathBuf, Option<String>)> {
     let file = std::fs::File::open(path).ok()?;
     let mut cwd = None;
     let mut title = None;
-    for line in std::io::BufReader::new(file).lines().map_while(Result::ok) {
+    // Split on bytes: a line that is not UTF-8 is skipped like any other, not the end.
+    for line in std::io::BufReader::new(file).split(b'\n').map_while(Result::ok) {
         // Only meta and title records matter; message lines are skipped without parsing.
-        if !(line.starts_with("{\"type\":\"meta\"") || line.starts_with("{\"type\":\"title\"")) {
+        if !(line.starts_with(b"{\"type\":\"meta\"") || line.starts_with(b"{\"type\":\"title\"")) {
             continue;
         }
-        match serde_json::from_str::<Record>(&line).ok()? {
+        match serde_json::from_slice::<Record>(&line).ok()? {
             Record::Meta { cwd: dir, .. } => cwd = Some(dir),
             Record::Title { title: text } => {
                 title = Some(text);

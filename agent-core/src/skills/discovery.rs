@@ -127,7 +127,7 @@ fn command_files(dir: &Path, folders: &mut Vec<String>, files: &mut Vec<(String,
 }
 
 /// Reads one file. Frontmatter is optional for commands and required for skills.
-fn parse(name: String, kind: Kind, path: &Path, text: &str) -> Result<Skill, String> {
+pub(crate) fn parse(name: String, kind: Kind, path: &Path, text: &str) -> Result<Skill, String> {
     if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | ':' | '.')) {
         return Err(format!("`{name}` is not a usable name (letters, digits, `-`, `_`, `.`)"));
     }

@@ -1,0 +1,139 @@
+//! A second reading of a bash line, written apart from the splitter the permission rules use
+//! (`larik_core`'s tree-sitter one) and deliberately simple: quotes, escapes and comments are
+//! honoured, every control operator (`;`, `&`, `|`, newlines, parentheses) starts a new
+//! command, and the first word of each is the program it runs. Where it cannot tell (a here
+//! document, a wrapper or shell that runs another command, a `for` or `case` header) it stays
+//! silent rather than guess. It is the reference the fuzzer holds the splitter to: whatever it
+//! names as run, an allow rule for another program must not cover.
+
+/// Words that open or close a compound command, not programs.
+const KEYWORDS: &[&str] = &["if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}", "esac", "time"];
+/// Headers whose words are not commands.
+const HEADERS: &[&str] = &["for", "case", "select", "[[", "function"];
+/// Programs that run another command given as arguments: the splitter looks through them and
+/// this reading does not, so it judges nothing behind them.
+const RUNNERS: &[&str] = &["env", "timeout", "nohup", "nice", "command", "exec", "builtin", "bash", "sh", "zsh", "dash", "xargs", "find", "sudo", "stdbuf", "ionice", "setsid", "chrt", "taskset", "eval"];
+
+/// A program the line runs that is not `allowed`, if this reading finds one.
+pub fn command_other_than(line: &str, allowed: &str) -> Option<String> {
+    if line.contains("<<") {
+        return None;
+    }
+    for segment in segments(line)? {
+        let mut words = segment.iter().map(String::as_str).skip_while(|word| is_assignment(word) || KEYWORDS.contains(word));
+        let Some(program) = words.next() else { continue };
+        if HEADERS.contains(&program) || RUNNERS.contains(&program) {
+            continue;
+        }
+        if program != allowed {
+            return Some(segment.join(" "));
+        }
+    }
+    None
+}
+
+fn is_assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| !name.is_empty() && name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric()) && !name.starts_with(|c: char| c.is_ascii_digit()))
+}
+
+/// The line's commands as words, quotes removed; `None` when it holds a substitution, which
+/// runs commands this reading does not follow.
+fn segments(line: &str) -> Option<Vec<Vec<String>>> {
+    let mut segments = vec![Vec::new()];
+    let mut word: Option<String> = None;
+    let mut chars = line.chars().peekable();
+    let end_word = |word: &mut Option<String>, segments: &mut Vec<Vec<String>>| {
+        if let (Some(done), Some(segment)) = (word.take(), segments.last_mut()) {
+            segment.push(done);
+        }
+    };
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some('\n') | None => {}
+                Some(escaped) => word.get_or_insert_with(String::new).push(escaped),
+            },
+            '\'' => {
+                let text = word.get_or_insert_with(String::new);
+                for quoted in chars.by_ref() {
+                    if quoted == '\'' {
+                        break;
+                    }
+                    text.push(quoted);
+                }
+            }
+            '"' => {
+                let text = word.get_or_insert_with(String::new);
+                while let Some(quoted) = chars.next() {
+                    match quoted {
+                        '"' => break,
+                        '\\' => {
+                            if let Some(escaped) = chars.next() {
+                                text.push(escaped);
+                            }
+                        }
+                        '`' => return None,
+                        '$' if chars.peek() == Some(&'(') => return None,
+                        other => text.push(other),
+                    }
+                }
+            }
+            '`' => return None,
+            '$' if chars.peek() == Some(&'(') => return None,
+            '<' | '>' if chars.peek() == Some(&'(') => return None,
+            '#' if word.is_none() => {
+                for skipped in chars.by_ref() {
+                    if skipped == '\n' {
+                        break;
+                    }
+                }
+                end_word(&mut word, &mut segments);
+                segments.push(Vec::new());
+            }
+            ';' | '&' | '|' | '\n' | '(' | ')' => {
+                end_word(&mut word, &mut segments);
+                segments.push(Vec::new());
+            }
+            // A redirection: its target is a file, not a command; it ends the word before it.
+            '<' | '>' => {
+                let before = word.take();
+                if let Some(before) = before.filter(|before| !before.chars().all(|c| c.is_ascii_digit())) {
+                    segments.last_mut()?.push(before);
+                }
+                while chars.peek().is_some_and(|next| matches!(next, '<' | '>' | '&' | '|')) {
+                    chars.next();
+                }
+                while chars.peek().is_some_and(|next| *next == ' ' || *next == '\t') {
+                    chars.next();
+                }
+                // The target word, skipped.
+                while chars.peek().is_some_and(|next| !next.is_whitespace() && !matches!(next, ';' | '&' | '|' | '(' | ')')) {
+                    chars.next();
+                }
+            }
+            ' ' | '\t' | '\r' => end_word(&mut word, &mut segments),
+            other => word.get_or_insert_with(String::new).push(other),
+        }
+    }
+    end_word(&mut word, &mut segments);
+    Some(segments)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::command_other_than;
+
+    #[test]
+    fn it_names_what_runs_besides_ls() {
+        assert_eq!(command_other_than("ls -la", "ls"), None);
+        assert_eq!(command_other_than("ls && ls src | ls", "ls"), None);
+        assert_eq!(command_other_than("ls 'a;rm b' \"c|d\" e\\;f", "ls"), None);
+        assert_eq!(command_other_than("ls; rm -rf x", "ls").as_deref(), Some("rm -rf x"));
+        assert_eq!(command_other_than("ls\nrm x", "ls").as_deref(), Some("rm x"));
+        assert_eq!(command_other_than("X=1 ls || (cat y)", "ls").as_deref(), Some("cat y"));
+        assert_eq!(command_other_than("l\\s # ; rm x", "ls"), None);
+        assert_eq!(command_other_than("if ls; then touch x; fi", "ls").as_deref(), Some("then touch x"));
+        assert_eq!(command_other_than("ls 2>/dev/null>out", "ls"), None);
+        assert_eq!(command_other_than("ls $(rm x)", "ls"), None, "a substitution: not judged here");
+    }
+}
