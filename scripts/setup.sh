@@ -34,6 +34,12 @@ install_debian_packages clangd chromium
 echo "$(clangd --version | head -1)"
 echo "$(chromium --version 2>/dev/null | head -1)"
 
+# The fuzzer driver, built once into the cache (the fuzz targets themselves build on nightly).
+if [ ! -x "$HOME/.cache/larik/tools/bin/cargo-fuzz" ]; then
+  cargo install --quiet --locked cargo-fuzz@0.13.2 --root "$HOME/.cache/larik/tools"
+fi
+echo "$("$HOME/.cache/larik/tools/bin/cargo-fuzz" --version)"
+
 (cd tests/acp-sdk && npm ci --no-audit --no-fund --loglevel=error)
 # Real language servers (pyright, typescript-language-server) for the language-server tests.
 (cd tests/lsp-servers && npm ci --no-audit --no-fund --loglevel=error)

@@ -11,9 +11,13 @@ cargo build --workspace --bins --locked
 status=0
 cargo test --workspace --locked || status=1
 bash tests/dist/run.sh || status=1
+# Each fuzz target for 20 s on nightly; the long runs are in RELIABILITY.md.
+bash fuzz/run.sh || status=1
 (cd tests/acp-sdk && npm test) || status=1
 bash tests/mcp-conformance/run.sh || status=1
 bash editors/neovim/scripts/test.sh || status=1
 bash editors/vscode/scripts/test.sh || status=1
 bash editors/helix/scripts/test.sh || status=1
+# The ACP registry entry against the registry's schema (pytest from the Helix suite's venv).
+editors/helix/.cache/venv/bin/python -m pytest -q dist/acp-registry || status=1
 exit $status

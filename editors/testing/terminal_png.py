@@ -33,13 +33,14 @@ def _palette(index: int) -> tuple[int, int, int]:
 
 def cells(text: str) -> list[list[tuple]]:
     """Rows of (character, foreground, background, bold, reversed); a colour is None where the
-    terminal's default applies."""
+    terminal's default applies. The attributes carry over from one line to the next: tmux writes
+    a code only where they change, so a line may start with none."""
     rows = []
+    fg, bg, bold, reverse = None, None, False, False
     for line in text.splitlines():
-        fg, bg, bold, reverse = None, None, False, False
         row = []
         position = 0
-        for match in _SGR.finditer(line + "\x1b[m"):
+        for match in _SGR.finditer(line):
             row.extend((char, fg, bg, bold, reverse) for char in line[position:match.start()])
             position = match.end()
             params = [int(p) if p else 0 for p in re.split("[;:]", match.group(1))] or [0]
@@ -78,6 +79,7 @@ def cells(text: str) -> list[list[tuple]]:
                     else:
                         bg = colour
                 i += 1
+        row.extend((char, fg, bg, bold, reverse) for char in line[position:])
         rows.append(row)
     return rows
 
@@ -89,12 +91,18 @@ def save(screen: str, path: Path, columns: int, lines: int):
     width, height = round(regular.getlength("M")), SIZE + 4
     rows = cells(screen)[:lines]
     # Cells past the end of a line carry no colour: the terminal's default background is taken to
-    # be the editor's own, the explicit one most cells have, so the picture has no stripes.
+    # be the editor's own, so the picture has no stripes: the explicit one most rows start with
+    # (the text's or the gutter's; a popup or a long highlight does not start a row), else the
+    # one most cells have.
     counts: dict[tuple, int] = {}
     for row in rows:
-        for cell in row:
-            if cell[2] is not None:
-                counts[cell[2]] = counts.get(cell[2], 0) + 1
+        if row and row[0][2] is not None:
+            counts[row[0][2]] = counts.get(row[0][2], 0) + 1
+    if not counts:
+        for row in rows:
+            for cell in row:
+                if cell[2] is not None:
+                    counts[cell[2]] = counts.get(cell[2], 0) + 1
     background = max(counts, key=counts.get) if counts else DEFAULT_BG
     image = Image.new("RGB", (columns * width, lines * height), background)
     draw = ImageDraw.Draw(image)

@@ -1,6 +1,7 @@
 """Drives Helix for real: Helix 25.01 (unpacked by scripts/setup.sh) in a detached tmux session on
-a private socket, configured with this folder's `languages.toml` and `config.toml`, starting the
-real `larik lsp` as its language server, which talks to the mock model server. Keys go in with
+a private socket, configured with the `languages.toml` scripts/languages.py writes and this
+folder's `config.toml`, starting the real `larik lsp` as its language server, which talks to the
+mock model server. Keys go in with
 `tmux send-keys`; what the user would see comes back with `tmux capture-pane`. Each test gets its
 own project, home and config folders and a cleared environment.
 
@@ -10,6 +11,7 @@ with what it saw last. Every process started here is stopped by its own id.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -28,6 +30,7 @@ import terminal_png  # noqa: E402
 INTEGRATION_DIR = Path(__file__).resolve().parents[1]
 REPO_ROOT = INTEGRATION_DIR.parents[1]
 HX = INTEGRATION_DIR / ".cache" / "bin" / "hx"
+LANGUAGES_SCRIPT = INTEGRATION_DIR / "scripts" / "languages.py"
 WAIT = 30.0
 WIDTH, HEIGHT = 120, 32
 
@@ -52,6 +55,18 @@ def larik_has_lsp() -> bool:
     except (OSError, subprocess.TimeoutExpired):
         return False
     return re.search(r"^\s+lsp\s", help_text, re.MULTILINE) is not None
+
+
+def run_languages_script(*args: str, env: dict | None = None, check: bool = True) -> subprocess.CompletedProcess:
+    """scripts/languages.py reading this Helix."""
+    return subprocess.run([sys.executable, str(LANGUAGES_SCRIPT), "--hx", str(HX), *args], capture_output=True, text=True,
+                          timeout=120, check=check, env=env)
+
+
+@functools.cache
+def generated_languages() -> str:
+    """languages.toml as scripts/languages.py writes it from this Helix, as the README has users do."""
+    return run_languages_script().stdout
 
 
 def wait_for(condition, what: str, timeout: float = WAIT, interval: float = 0.05):
@@ -165,7 +180,7 @@ def user_texts(request: dict) -> str:
 
 class Helix:
     """Helix in a detached tmux session on its own socket, with Larik configured as a language server
-    exactly as editors/helix/languages.toml says (`command = "larik"`, found on PATH)."""
+    exactly as scripts/languages.py writes it (`command = "larik"`, found on PATH)."""
 
     def __init__(self, root: Path, mock: MockLlm | None = None, lint: bool = False):
         self.root = root
@@ -179,7 +194,7 @@ class Helix:
         self.project.mkdir(parents=True, exist_ok=True)
         config = self.home / ".config" / "helix"
         config.mkdir(parents=True, exist_ok=True)
-        languages = (INTEGRATION_DIR / "languages.toml").read_text()
+        languages = generated_languages()
         if lint:
             languages = _with_lint_server(languages)
         (config / "languages.toml").write_text(languages)
@@ -418,11 +433,11 @@ class Helix:
 
 
 def _with_lint_server(languages: str) -> str:
-    """The shipped languages.toml with tests/lint_server.py standing in for the user's own Python
+    """The generated languages.toml with tests/lint_server.py standing in for the user's own Python
     server, listed before larik as the README says."""
     python = '["ruff", "jedi", "pylsp", "larik"]'
     if python not in languages:
-        raise AssertionError(f"languages.toml no longer lists {python} for Python")
+        raise AssertionError(f"the generated languages.toml no longer lists {python} for Python")
     server = Path(__file__).with_name("lint_server.py")
     languages = languages.replace(python, '["ruff", "jedi", "pylsp", "lint", "larik"]')
     return languages + f'\n[language-server.lint]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(server))}]\n'

@@ -1,8 +1,8 @@
-"""Larik in a real Helix 25.01, configured with this folder's languages.toml, config.toml and runtime
-queries, driven with keys in tmux: asking about a selection; proposed edits applied and rejected
-hunk by hunk through code actions or all at once with the suggested keymaps, in the open file, in
-one that is not open, and as a new file; a permission prompt answered through the code-action
-fallback; cancelling a turn; quitting mid-turn; chat files."""
+"""Larik in a real Helix 25.01, configured with the languages.toml scripts/languages.py writes,
+config.toml and runtime queries, driven with keys in tmux: asking about a selection; proposed
+edits applied and rejected hunk by hunk through code actions or all at once with the suggested
+keymaps, in the open file, in one that is not open, and as a new file; a permission prompt
+answered through the code-action fallback; cancelling a turn; quitting mid-turn; chat files."""
 
 import json
 

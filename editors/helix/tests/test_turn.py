@@ -2,7 +2,9 @@
 two-hunk edit the user applies in Helix, then asks to run the tests outside the sandbox. The
 applied edit must be on disk before the tests run (Helix marks the buffer modified and cannot be
 told to save); the chat file tells the story in order, says when and where Larik waits, and keeps
-the user's own headings. The last screen is saved as the README's screenshot."""
+the user's own headings. Three screens are saved as the README's screenshots: the proposed edit's
+code actions in calc.py, the permission prompt in the chat with its choices, and the end of the
+turn (`scripts/screenshots.sh` runs this test for them)."""
 
 import json
 import os
@@ -19,7 +21,29 @@ from sample_project import CALC, FIXED, TESTS  # noqa: E402
 
 QUESTION = "# Question\n\nThe tests in test_calc.py fail. Please fix calc.py and run the tests.\n"
 COMMAND = "python3 -m unittest -v 2>&1 | tail -n 20"
-SCREENSHOT = INTEGRATION_DIR / "screenshots" / "turn.png"
+SCREENSHOTS = INTEGRATION_DIR / "screenshots"
+
+
+def save_screen(helix, name: str):
+    """Saves the terminal's screen as screenshots/<name>.png (unless LARIK_SCREENSHOTS=0)."""
+    if os.environ.get("LARIK_SCREENSHOTS", "1") != "1":
+        return
+    from terminal_png import save
+
+    path = SCREENSHOTS / f"{name}.png"
+    save(helix.tmux("capture-pane", "-e", "-p", "-t", "hx"), path, 120, 32)
+    assert path.stat().st_size < 200_000
+
+
+def save_screen_with_menu(helix, name: str, offered: str):
+    """Opens the code actions (space a), saves the screen once `offered` is among them, closes them."""
+    helix.code_action(offered, run=False)  # waits until the server offers it
+    helix.keys("Space")
+    helix.keys("a")
+    wait_for(lambda: any(item.startswith(offered) for item, _ in helix.menu()), f"{offered!r} in the menu", 10)
+    save_screen(helix, name)
+    helix.escape()
+    wait_for(lambda: not helix.menu(), "the code-action menu to close", 10)
 
 
 def turn_steps(calc: str) -> list[dict]:
@@ -63,6 +87,8 @@ def test_a_whole_turn_reads_clearly_and_tests_the_saved_file(start, tmp_path):
     helix.command("open calc.py")
     helix.wait_screen(lambda screen: " calc.py " in screen.splitlines()[-2], "calc.py to open")
     helix.type("%")
+    save_screen_with_menu(helix, "review", "Larik: apply edit (+1 -1) at line 5")
+    helix.type("%")
     offered = helix.code_action("Larik: apply edit (+1 -1) at line 5: + return total / len(values)")
     assert "Larik: apply edit (+1 -1) at line 12: + return hi" in offered, offered
     helix.type("%")
@@ -89,6 +115,7 @@ def test_a_whole_turn_reads_clearly_and_tests_the_saved_file(start, tmp_path):
     # The "always" choice names its rule, as the agent sent it, and where it is kept.
     assert re.search(r"Always allow `bash\(python3[^`]*\*\)` in\s+(↪ )?this project", screen), screen
     helix.code_action_absent("Larik: send")
+    save_screen_with_menu(helix, "permission", "Larik: Allow once")
     helix.code_action("Larik: Allow once")
 
     # The tests ran against the fixed file: the model and the chat both see them pass.
@@ -120,8 +147,4 @@ def test_a_whole_turn_reads_clearly_and_tests_the_saved_file(start, tmp_path):
     helix.command("open notes.larik.md")
     helix.type("gg")
     screen = helix.wait_text("# Larik")
-    if os.environ.get("LARIK_SCREENSHOTS", "1") == "1":
-        from terminal_png import save
-
-        save(helix.tmux("capture-pane", "-e", "-p", "-t", "hx"), SCREENSHOT, 120, 32)
-        assert SCREENSHOT.stat().st_size < 200_000
+    save_screen(helix, "turn")

@@ -43,6 +43,33 @@ local function notify(message, level)
   vim.notify("Larik: " .. message, level or vim.log.levels.INFO)
 end
 
+--- Where to look when the agent does not start: both run the agent's own checks (binary,
+--- model, provider, sandbox...), which say more than an exit code.
+M.start_hint = "Run :checkhealth larik (it runs `larik doctor`), or `larik doctor` in a terminal; :LarikLog has the agent's output."
+
+--- The last lines the agent wrote to stderr since it was last started: why it stopped, usually.
+local function last_stderr(count)
+  local lines = {}
+  for _, line in ipairs(log.lines()) do
+    if line:match("^%S+ · starting ") then
+      lines = {}
+    end
+    local text = line:match("^%S+ ! (.*)$")
+    if text then
+      lines[#lines + 1] = text
+    end
+  end
+  return vim.list_slice(lines, math.max(1, #lines - count + 1))
+end
+
+--- The agent could not start: says why and where to look, once.
+local function start_failed(message)
+  state.phase = "failed"
+  local stderr = last_stderr(3)
+  local said = #stderr > 0 and ("\n" .. table.concat(stderr, "\n")) or ""
+  notify(message .. said .. "\n" .. M.start_hint, vim.log.levels.ERROR)
+end
+
 --- Larik's extension capabilities as the agent advertised them.
 function M.larik_capabilities()
   local caps = state.agent and state.agent.agentCapabilities or {}
@@ -161,6 +188,7 @@ end
 
 local function on_exit(code, signal)
   local expected = state.stopping
+  local starting = state.phase == "starting"
   state.rpc, state.phase, state.stopping = nil, "stopped", false
   if state.prompt_id then
     state.prompt_id = nil
@@ -175,7 +203,9 @@ local function on_exit(code, signal)
     updates.show_subagent(M, child)
   end
   flush("the agent exited")
-  if not expected then
+  if starting and not expected then
+    start_failed(("the agent exited as it started (code %s, signal %s)"):format(code, signal))
+  elseif not expected then
     notify(("the agent exited (code %s, signal %s); see :LarikLog"):format(code, signal), vim.log.levels.WARN)
   end
   M.refresh()
@@ -184,8 +214,7 @@ end
 local function new_session()
   state.rpc:request("session/new", { cwd = cwd(), mcpServers = {} }, function(err, result)
     if err or type(result) ~= "table" or not result.sessionId then
-      state.phase = "failed"
-      notify("could not start a session: " .. (err and err.message or "no session id"), vim.log.levels.ERROR)
+      start_failed("could not start a session: " .. (err and err.message or "no session id"))
       flush(err and err.message or "no session")
       return
     end
@@ -239,13 +268,13 @@ function M.ensure(callback)
   end
   local cmd, err = binary.command()
   if not cmd then
-    state.phase = "failed"
-    notify(err, vim.log.levels.ERROR)
+    start_failed(err)
     flush(err)
     return
   end
   state.phase = "starting"
   M.refresh()
+  log.add("info", "starting " .. table.concat(cmd, " "))
   local connection, start_err = rpc.start({
     cmd = cmd,
     cwd = cwd(),
@@ -255,16 +284,18 @@ function M.ensure(callback)
     on_exit = on_exit,
   })
   if not connection then
-    state.phase = "failed"
-    notify("could not start " .. cmd[1] .. ": " .. tostring(start_err), vim.log.levels.ERROR)
+    start_failed("could not start " .. cmd[1] .. ": " .. tostring(start_err))
     flush(start_err)
     return
   end
   state.rpc = connection
   connection:request("initialize", initialize_params(), function(init_err, result)
     if init_err or type(result) ~= "table" then
-      state.phase = "failed"
-      notify("initialize failed: " .. (init_err and init_err.message or "no result"), vim.log.levels.ERROR)
+      if connection.closed then
+        -- The agent exited before it answered: on_exit says so, with what it printed.
+        return
+      end
+      start_failed("initialize failed: " .. (init_err and init_err.message or "no result"))
       flush("initialize failed")
       return
     end

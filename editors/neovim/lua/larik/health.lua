@@ -1,8 +1,15 @@
---- Owns :checkhealth larik: the Neovim version, the agent binary and its version, whether a
---- model is configured, and the state of the running agent.
+--- Owns :checkhealth larik: the Neovim version, the agent binary (where it was found, what
+--- `larik --version` says), the agent's own checks from `larik doctor --json` (model,
+--- provider, sandbox, language servers, MCP servers, Chromium, settings) shown as
+--- ok/warn/error, and the state of the running agent. A binary without `larik doctor` gets the
+--- checks the plugin can make itself instead (larik.doctor's probes, the model from the
+--- environment and settings files), and says so.
 local M = {}
 
 local health = vim.health
+local doctor = require("larik.doctor")
+
+local HINT_INSTALL = "Install it with `cargo install --locked --path rpc-server` in the Larik repository, or set `cmd` in setup(), or $LARIK_BIN"
 
 local function check_neovim()
   local version = vim.version()
@@ -14,12 +21,13 @@ local function check_neovim()
   end
 end
 
+--- The binary and its version; returns its path when it was found.
 local function check_binary()
   local binary = require("larik.binary")
   local path, source = binary.find()
   if not path then
-    health.error(source, { "Install it with `cargo install --path rpc-server`, or set `cmd` in setup(), or $LARIK_BIN" })
-    return
+    health.error(source, { HINT_INSTALL })
+    return nil
   end
   health.ok(("larik found: %s (%s)"):format(path, source))
   local ok, result = pcall(function()
@@ -30,6 +38,7 @@ local function check_binary()
   else
     health.warn("`larik --version` failed", { "Check that the binary runs: " .. path .. " --version" })
   end
+  return path
 end
 
 local function read_json(path)
@@ -79,6 +88,95 @@ local function check_model()
   end
 end
 
+local report_by_status = {
+  ok = function(text)
+    health.ok(text)
+  end,
+  warning = function(text, advice)
+    health.warn(text, advice)
+  end,
+  error = function(text, advice)
+    health.error(text, advice)
+  end,
+}
+
+--- One check of `larik doctor`: its title, then its detail (the detail's later lines, when it
+--- has several, become the advice under it).
+local function report_check(check)
+  local lines = vim.split(check.detail, "\n", { trimempty = true })
+  local text = check.title .. (lines[1] and ": " .. lines[1] or "")
+  local advice = #lines > 1 and vim.list_slice(lines, 2) or nil
+  report_by_status[check.status](text, advice)
+end
+
+local function check_language_servers()
+  local found, missing = {}, {}
+  for _, server in ipairs(doctor.probe_language_servers()) do
+    if server.path then
+      found[#found + 1] = server.name .. " (" .. server.path .. ")"
+    else
+      missing[#missing + 1] = table.concat(server.binaries, " or ")
+    end
+  end
+  if #found > 0 then
+    health.ok("language servers on PATH: " .. table.concat(found, ", "))
+  else
+    health.warn("no language server of the agent's on PATH", { "The agent starts " .. table.concat(missing, ", ") .. " when one is on PATH; Neovim's own servers also answer it (_larik/diagnostics)" })
+  end
+  if #found > 0 and #missing > 0 then
+    health.info("not on PATH: " .. table.concat(missing, ", "))
+  end
+end
+
+local function check_chromium()
+  local browser = doctor.probe_chromium()
+  if browser then
+    health.ok("Chromium for the browser tools: " .. browser)
+  else
+    health.warn("no Chromium on PATH (" .. table.concat(doctor.chromium, ", ") .. ")", { "The browser tools need one: install chromium, or name it in the settings as `browser.executable`" })
+  end
+end
+
+--- What the plugin can check without `larik doctor`.
+local function fallback_checks(path, cwd, env)
+  check_model()
+  local sandbox, sandbox_err = doctor.sandbox(path, cwd, env)
+  if sandbox then
+    health.info("sandbox: " .. sandbox)
+  else
+    health.info("`larik sandbox check` failed: " .. tostring(sandbox_err))
+  end
+  local mcp = doctor.text(path, { "mcp", "list" }, cwd, env)
+  if mcp and mcp ~= "" then
+    health.info("MCP servers (`larik mcp list`):\n" .. mcp)
+  end
+  check_language_servers()
+  check_chromium()
+end
+
+local function check_doctor(path)
+  local cwd = require("larik.client").cwd()
+  local env = require("larik.config").get().env
+  env = env and next(env) and env or nil
+  local report, why = doctor.run(path, cwd, env)
+  if report then
+    health.start("larik: larik doctor")
+    for _, check in ipairs(report.checks) do
+      report_check(check)
+    end
+    if #report.checks == 0 then
+      health.warn("`larik doctor` reported no checks")
+    end
+    return
+  end
+  health.start("larik: environment (the plugin's own checks)")
+  health.warn("`larik doctor` is unavailable (" .. why .. ")", {
+    "A larik that has `larik doctor --json` checks the model, the provider, the sandbox, language servers, MCP servers and Chromium itself",
+    "Update it: `cargo install --locked --path rpc-server` in the Larik repository",
+  })
+  fallback_checks(path, cwd, env)
+end
+
 local function check_agent()
   local client = require("larik.client")
   local state = client.state
@@ -100,8 +198,13 @@ function M.check()
   health.start("larik: Neovim")
   check_neovim()
   health.start("larik: agent")
-  check_binary()
-  check_model()
+  local path = check_binary()
+  if path then
+    check_doctor(path)
+  else
+    check_model()
+  end
+  health.start("larik: running agent")
   check_agent()
 end
 

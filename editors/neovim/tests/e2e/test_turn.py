@@ -2,7 +2,8 @@
 file, proposes a two-hunk edit reviewed in its own tab, then asks to run the tests outside the
 sandbox. Checks what the user sees: tab labels, the status first in the winbar, the prompt whole
 on screen with the command and the warning, one plan, a read as one line, the answer in place.
-The last screen is saved as the README's screenshot."""
+Three screens are saved as the README's screenshots: the review of the edit, the permission
+prompt, and the end of the turn (`scripts/screenshots.sh` runs this test for them)."""
 
 import os
 import sys
@@ -14,7 +15,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "testing"))
 from sample_project import CALC, FIXED, TESTS  # noqa: E402
 
 COMMAND = "python3 -m unittest -v 2>&1 | tail -n 20"
-SCREENSHOT = PLUGIN_DIR / "screenshots" / "turn.png"
+SCREENSHOTS = PLUGIN_DIR / "screenshots"
+
+
+def save_screen(editor, name: str):
+    """Saves the terminal's screen as screenshots/<name>.png (unless LARIK_SCREENSHOTS=0)."""
+    if os.environ.get("LARIK_SCREENSHOTS", "1") != "1":
+        return
+    from terminal_png import save
+
+    path = SCREENSHOTS / f"{name}.png"
+    save(editor.screen(styled=True), path, editor.WIDTH, editor.HEIGHT)
+    assert path.stat().st_size < 200_000
 
 
 def plan(*statuses):
@@ -58,6 +70,9 @@ def test_a_whole_turn_on_screen(start, tmp_path):
     screen = wait_for(lambda: "Larik review: calc.py" in editor.screen() and editor.screen(), "the review's tab label")
     tabline = screen.splitlines()[0]
     assert "Larik review: calc.py" in tabline and "//" not in tabline, tabline
+    # The two hunks under review, before any is decided.
+    wait_for(lambda: "return total / len(values)" in editor.screen() and "return hi" in editor.screen(), "both hunks on screen")
+    save_screen(editor, "review")
     editor.type("gA")  # accept every hunk
     wait_for(lambda: editor.lua("return require('larik.ui.review').current() == nil"), "the review to close")
 
@@ -80,6 +95,7 @@ def test_a_whole_turn_on_screen(start, tmp_path):
     winbar = next((line for line in screen.splitlines() if "Larik · " in line), None)
     assert winbar, screen
     assert winbar.split("Larik · ", 1)[1].startswith("● waiting for you"), winbar
+    save_screen(editor, "permission")
 
     editor.type("1")
     editor.wait_chat("Both tests pass now.")
@@ -106,11 +122,7 @@ def test_a_whole_turn_on_screen(start, tmp_path):
     assert "Both tests pass now." in screen, screen
     # The command shows once, as the first line of its output, with no fence around it.
     assert screen.count(COMMAND) == 1 and "```" not in screen, screen
-    if os.environ.get("LARIK_SCREENSHOTS", "1") == "1":
-        from terminal_png import save
-
-        save(editor.screen(styled=True), SCREENSHOT, editor.WIDTH, editor.HEIGHT)
-        assert SCREENSHOT.stat().st_size < 200_000
+    save_screen(editor, "turn")
 
     # <CR> on the read's line shows what the agent read; za hides it again.
     read_row = chat.splitlines().index("✓ Read calc.py (13 lines)") + 1

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Runs every fuzz target with libFuzzer (`cargo +nightly fuzz`), each for FUZZ_SECONDS (20 by
+# default, as CI does) or, with FUZZ_RUNS, for that many executions (the long runs). New inputs
+# go to a corpus under ~/.cache/larik (the committed seeds in fuzz/corpus are read, never
+# written); a crash is saved there too and fails the run. Prints executions and coverage per
+# target. Usage: bash fuzz/run.sh [target...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+export PATH="$HOME/.cache/larik/tools/bin:$PATH"
+cache="$HOME/.cache/larik"
+seconds="${FUZZ_SECONDS:-20}"
+runs="${FUZZ_RUNS:-}"
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(jsonrpc model_stream shell_rules session_file definitions)
+
+command -v cargo-fuzz > /dev/null || { echo "fuzz: cargo-fuzz is missing; scripts/setup.sh installs it" >&2; exit 1; }
+rustup run nightly rustc --version > /dev/null || { echo "fuzz: the nightly toolchain is missing (rustup toolchain list)" >&2; exit 1; }
+
+# No sanitizer: the code under test is safe Rust, and without one each target runs several
+# times faster; libFuzzer's coverage guidance is unchanged.
+build=(cargo +nightly fuzz build -s none --features libfuzzer --target-dir "$cache/target-fuzz")
+"${build[@]}"
+status=0
+for target in "${targets[@]}"; do
+  corpus="$cache/fuzz-corpus/$target"
+  artifacts="$cache/fuzz-artifacts/$target/"
+  mkdir -p "$corpus" "$artifacts"
+  limit=(-max_total_time="$seconds")
+  [ -n "$runs" ] && limit=(-runs="$runs")
+  log="$cache/fuzz-$target.log"
+  if cargo +nightly fuzz run -s none --features libfuzzer --target-dir "$cache/target-fuzz" "$target" "$corpus" "fuzz/corpus/$target" -- \
+      "${limit[@]}" -artifact_prefix="$artifacts" -max_len=4096 -timeout=10 -print_final_stats=1 > "$log" 2>&1; then
+    execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")"
+    speed="$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")"
+    cov="$(grep -o 'cov: [0-9]*' "$log" | tail -n1)"
+    echo "fuzz: $target: ok, $execs executions ($speed/s), $cov"
+  else
+    status=1
+    echo "fuzz: $target: FAILED; the input is in $artifacts; the log's end:" >&2
+    tail -n 30 "$log" >&2
+  fi
+done
+exit $status
