@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Builds, packages and tests the VS Code extension. Exits non-zero on any failure.
 #
-#   1. setup (idempotent, see setup.sh), type check, bundles, the .vsix (dist/larik.vsix);
+#   1. setup (idempotent, see setup.sh), type check, then the packages as a release makes them:
+#      dist/ and out/ removed, `vsce package` (its `vscode:prepublish` builds the bundles and the
+#      tests) gives dist/larik.vsix, and `npm run package:platform` a linux-x64 one carrying a
+#      stand-in binary as bin/larik (the unit tests check both packages' contents);
 #   2. unit tests: Node's test runner with a stub of the vscode module, including the client side
 #      against the real `larik acp` and the mock model;
 #   3. webview tests: the chat bundle in Debian's Chromium through playwright-core;
-#   4. end to end: the .vsix in code-server (a real VS Code workbench and extension host) driven
+#   4. end to end: dist/larik.vsix installed in code-server (a real VS Code workbench and extension host) driven
 #      by playwright-core against the real agent and the mock model.
 #
 # The agent's binaries must be built (cargo build): they are taken from LARIK_BIN and
@@ -30,8 +33,16 @@ phase() {
 
 if want e2e; then phase setup bash scripts/setup.sh; else phase setup bash scripts/setup.sh --no-code-server; fi
 phase typecheck npx tsc -p . --noEmit
-phase build node scripts/build.mjs --production
-phase package npx vsce package --no-dependencies --allow-missing-repository --out dist/larik.vsix
+clean_package() {
+  rm -rf dist out
+  npx vsce package --out dist/larik.vsix
+}
+phase package clean_package
+# The platform package's layout, with a stand-in for the agent (the real one is large to zip).
+stand_in=$(mktemp)
+trap 'rm -f "$stand_in"' EXIT
+printf '#!/bin/sh\necho "larik stand-in"\n' > "$stand_in"
+phase "platform package" node scripts/package-platform.mjs "$stand_in" linux-x64
 
 failed=()
 run_suite() {

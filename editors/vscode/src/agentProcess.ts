@@ -8,7 +8,8 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { Connection, type ConnectionOptions } from "./connection";
 
 export interface ServerSettings {
-  /** Path to the binary; empty means `larik` on PATH. */
+  /** `larik.server.path`: a path or a name on PATH; empty: the extension's own, else `larik` on
+   * PATH (src/binary.ts finds it). */
   path: string;
   args: string[];
   env: Record<string, string>;

@@ -3,7 +3,6 @@
 
 import * as vscode from "vscode";
 import type { ServerSettings } from "./agentProcess";
-import type { AutoApprovePolicy } from "./state/permissions";
 
 export type DiffStyle = "sideBySide" | "inline";
 
@@ -29,9 +28,10 @@ export class Config {
     return this.#section().get<boolean>("diff.openAutomatically", true);
   }
 
-  get autoApprove(): AutoApprovePolicy {
-    const value = this.#section().get<string>("autoApprove", "never");
-    return value === "edits" || value === "all" ? value : "never";
+  /** `larik.autoApprove` as the user left it, if they did: a setting no longer read (the agent's
+   * permission rules decide), only looked at to tell them so. */
+  get retiredAutoApprove(): unknown {
+    return this.#section().get<unknown>("autoApprove", undefined);
   }
 
   get editorContext(): boolean {

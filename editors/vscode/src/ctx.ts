@@ -7,6 +7,7 @@
 import * as os from "node:os";
 import * as vscode from "vscode";
 import { AgentProcess, API_KEY_VARIABLES, resolveServerCommand } from "./agentProcess";
+import { findBinary, missingBinaryMessage } from "./binary";
 import { Config } from "./config";
 import { EditorDiagnostics } from "./editor/diagnostics";
 import * as documents from "./editor/documents";
@@ -17,6 +18,8 @@ import { ChangeDiffs } from "./views/changeDiffs";
 import { CHAT_VIEW_ID, ChatViewProvider, type ChatActions } from "./views/chatView";
 import { DiffReview } from "./views/diffReview";
 import { PermissionNotice } from "./views/permissionNotice";
+import { noticeRetiredAutoApprove } from "./views/retiredSettings";
+import { StartFailure } from "./views/startFailure";
 import { TurnUndo } from "./views/undo";
 
 const SECRET_PREFIX = "larik.apiKey.";
@@ -34,6 +37,7 @@ export class Ctx implements vscode.Disposable, ChatActions {
   readonly review: DiffReview;
   readonly changes: ChangeDiffs;
   readonly undo: TurnUndo;
+  readonly startFailure: StartFailure;
   #agent: AgentProcess | undefined;
   #starting: Promise<void> | undefined;
   #disposables: vscode.Disposable[] = [];
@@ -67,12 +71,12 @@ export class Ctx implements vscode.Disposable, ChatActions {
       {
         cwd: this.cwd,
         clientVersion: version,
-        autoApprove: () => this.config.autoApprove,
         sendEditorContext: () => this.config.editorContext,
         log: (level, message) => this.log[level](message),
       },
     );
     this.statusBar = new StatusBar();
+    this.startFailure = new StartFailure(extension.extensionUri, this.log);
     this.review = new DiffReview(this.controller, this.config, this.log);
     this.changes = new ChangeDiffs();
     this.undo = new TurnUndo(this.controller, this.log);
@@ -107,6 +111,7 @@ export class Ctx implements vscode.Disposable, ChatActions {
 
   /** Starts the agent unless the workspace is untrusted. */
   async activate(): Promise<void> {
+    void noticeRetiredAutoApprove(this.config.retiredAutoApprove, this.extension.globalState).catch(this.#report("the settings notice"));
     if (!vscode.workspace.isTrusted) {
       this.controller.disable("Larik only runs in trusted workspaces. Trust this workspace to start it.");
       this.log.info("untrusted workspace: the agent is not started");
@@ -194,8 +199,19 @@ export class Ctx implements vscode.Disposable, ChatActions {
   async #startAgent(): Promise<void> {
     if (!vscode.workspace.isTrusted) return;
     if (this.#agent) await this.stopAgent();
-    const command = resolveServerCommand(this.config.server, await this.#storedKeys(), process.env, this.cwd);
-    this.log.info(`starting ${command.command} ${command.args.join(" ")} in ${command.cwd}`);
+    const settings = this.config.server;
+    const command = resolveServerCommand(settings, await this.#storedKeys(), process.env, this.cwd);
+    // Looked up on the PATH the agent gets (`larik.server.env` may set one).
+    const search = findBinary({ setting: settings.path, extensionPath: this.extension.extensionPath, env: command.env });
+    if (!search.found) {
+      const message = missingBinaryMessage(search);
+      this.log.error(`${message} Looked in: ${search.looked.join(", ")}`);
+      this.controller.disconnect(message);
+      void this.startFailure.missing(message);
+      return;
+    }
+    command.command = search.found.path;
+    this.log.info(`starting ${command.command} (${search.found.source}) ${command.args.join(" ")} in ${command.cwd}`);
     this.controller.starting();
     try {
       const tracer = this.#tracer();
@@ -214,6 +230,7 @@ export class Ctx implements vscode.Disposable, ChatActions {
       await this.controller.connect(agent.connection);
       const info = this.controller.initializeResponse?.agentInfo;
       this.log.info(`connected to ${info?.title ?? info?.name ?? "the agent"} ${info?.version ?? ""} (pid ${agent.pid})`);
+      this.startFailure.cleared();
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       this.log.error(`the agent could not start: ${message}`);
@@ -223,10 +240,8 @@ export class Ctx implements vscode.Disposable, ChatActions {
       this.#agent = undefined;
       void failed?.stop().catch(() => undefined);
       this.controller.disconnect(message);
-      void vscode.window.showErrorMessage(`Larik could not start: ${message}`, "Show Log", "Open Settings").then((choice) => {
-        if (choice === "Show Log") this.log.show();
-        if (choice === "Open Settings") void vscode.commands.executeCommand("workbench.action.openSettings", "larik.server");
-      });
+      // The binary is there but does not run or answer: its own checks can say why.
+      void this.startFailure.failed(message, command);
     }
   }
 

@@ -62,7 +62,7 @@ import {
 } from "./protocol/larik";
 import { subagentUpdateOf, type SubagentCapabilities } from "./protocol/subagents";
 import { placeLoaded, reconcile, turnOfCheckpoint, undoSummary, type EndedTurn } from "./state/checkpoints";
-import { autoApproveOption, PermissionQueue, type AutoApprovePolicy } from "./state/permissions";
+import { PermissionQueue } from "./state/permissions";
 import { Subagents } from "./state/subagents";
 import { configOptionOf, Transcript } from "./state/transcript";
 import type { AgentStatus, ContextChip } from "./webview/messages";
@@ -88,7 +88,6 @@ export interface EditorHost {
 export interface SessionOptions {
   cwd: string;
   clientVersion: string;
-  autoApprove: () => AutoApprovePolicy;
   sendEditorContext: () => boolean;
   log: (level: "info" | "warn" | "error", message: string) => void;
 }
@@ -286,11 +285,7 @@ export class SessionController {
     const update = { sessionUpdate: "tool_call_update", ...params.toolCall } as const;
     if (params.sessionId === this.sessionId) this.transcript.apply(update);
     else this.subagents.applyChild(params.sessionId, update);
-    const auto = autoApproveOption(this.#options.autoApprove(), params);
-    if (auto) {
-      this.#options.log("info", `auto-approved "${params.toolCall.title ?? params.toolCall.toolCallId}" with ${auto.optionId}`);
-      return { outcome: { outcome: "selected", optionId: auto.optionId } };
-    }
+    // Always the user's to answer: the agent asks only about what its own rules leave open.
     return this.permissions.enqueue(params, signal);
   }
 

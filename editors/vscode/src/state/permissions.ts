@@ -2,8 +2,10 @@
 //
 // Invariants:
 // - every request is answered exactly once: by the user (an option the agent offered, verbatim),
-//   by the auto-approve policy, or with `cancelled` when the turn is cancelled, the agent
-//   withdraws the request (`$/cancel_request`) or the connection closes;
+//   or with `cancelled` when the turn is cancelled, the agent withdraws the request
+//   (`$/cancel_request`) or the connection closes. Nothing here answers on the user's behalf:
+//   what runs without asking is the agent's to decide, by its own permission rules and mode, so
+//   that every decision is explained by them and no request reaches this queue that they allow;
 // - an answer names one of the request's own option ids; anything else is refused, so a stale
 //   button can never answer the next request;
 // - listeners hear about every change of the head of the queue or of its length.
@@ -28,21 +30,6 @@ export interface PermissionAnswer {
   feedback?: string;
   /** Indices of the hunks the user kept; only for allow options. */
   acceptedHunks?: number[];
-}
-
-export type AutoApprovePolicy = "never" | "edits" | "all";
-
-const EDIT_KINDS = new Set(["edit", "delete", "move"]);
-
-/** The option to choose without asking under `policy`, if any. */
-export function autoApproveOption(policy: AutoApprovePolicy, request: RequestPermissionRequest): PermissionOption | undefined {
-  if (policy === "never") return undefined;
-  const allowOnce = request.options.find((o) => o.kind === "allow_once");
-  if (!allowOnce) return undefined;
-  if (policy === "all") return allowOnce;
-  const kind = request.toolCall.kind ?? "other";
-  const hasDiff = (request.toolCall.content ?? []).some((c) => c.type === "diff");
-  return EDIT_KINDS.has(kind) || hasDiff ? allowOnce : undefined;
 }
 
 /** The first option of a kind, e.g. the one to use for "Accept" in the diff editor. */

@@ -37,8 +37,9 @@ before(async () => {
     prefix: "larik-vscode-e2e-undo-",
     files: { "a.txt": "one\n", "b.txt": "two\n", ".gitignore": "target/\n" },
     setup: gitCommitAll,
-    // The permission flow has its own tests: here every call is allowed once without asking.
-    settings: { "larik.autoApprove": "all" },
+    // The permission flow has its own tests: here the agent's own settings let every call run
+    // without asking.
+    agentSettings: { permissions: { defaultMode: "bypassPermissions" } },
     scenario: SCENARIO,
   });
 });

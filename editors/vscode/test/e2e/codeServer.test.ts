@@ -9,16 +9,19 @@
 //   4. a file with unsaved changes: the agent reads the unsaved text, the selection rides along,
 //      the accepted edit is written through the editor and can be undone;
 //   5. a command outside the sandbox: its prompt shows the command and the warning, allow once
-//      runs it, and the chat ends with the final answer in view (the README's screenshot);
+//      runs it, and the chat ends with the final answer in view;
 //   6. reloading the window stops the agent (deactivate) and starts a new one, which loads the
 //      first session from the history.
+// The README's pictures are taken on the way: review.png in turn 1 (a tool call, the edit under
+// review in the diff editor, its permission prompt), turn.png at the end of turn 5 (a whole turn
+// with its tool calls). `npm run screenshots` saves them into screenshots/.
 
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Page } from "playwright-core";
-import { EXTENSION_ROOT, stringsIn, waitFor, type MockModel, type Sandbox } from "../support/agent";
+import { stringsIn, waitFor, type MockModel, type Sandbox } from "../support/agent";
 import { labelFits } from "../support/browser";
 import { alive, sendPrompt, STEP_MS, Workbench } from "../support/workbench";
 
@@ -29,7 +32,8 @@ const C_PROPOSED = C_TEXT.replace("c2\n", "C2\n").replace("c9\n", "C9\n");
 const D_TEXT = "delta\necho\n";
 const E_COMMAND = "cat e.txt && echo checked-by-bash";
 const CLOSING = ["Checked.", ...Array.from({ length: 14 }, (_, i) => `- point ${i + 1} of the summary`), "", "That is the end of the turn."].join("\n");
-const SCREENSHOT = join(EXTENSION_ROOT, "screenshots", "turn.png");
+/** The README's pictures stay small: the whole of each in well under this many bytes. */
+const PICTURE_BYTES = 200_000;
 
 const SCENARIO = {
   responses: [
@@ -147,6 +151,10 @@ test("prompt, streamed text, diff review accepted: the file changes on disk", { 
     await diff.locator(".editor.modified .view-lines", { hasText: "TWO" }).waitFor();
     await diff.locator(".editor.original .view-lines", { hasText: "two" }).waitFor();
     await screenshot("e2e-diff-review");
+    // The picture: the read's card and the prompt in the chat, the proposal in the diff editor.
+    assert.ok(await chat.locator('[data-tool-call-id="toolu_1"]').isVisible(), "the read's card is not in view");
+    const picture = await rig.picture("review", { x: 0, y: 0, width: 1400, height: 900 });
+    assert.ok(statSync(picture).size < PICTURE_BYTES, `${picture} is ${statSync(picture).size} bytes`);
   });
   await step("accept from the title bar", async () => {
     await page.locator('.editor-actions .action-label[aria-label^="Accept Proposed Edit"]').click();
@@ -319,8 +327,8 @@ test("a command outside the sandbox: the prompt shows it whole with the warning;
     }
     const buttons = (await chat.locator("button:visible").allTextContents()).map((t) => t.trim());
     assert.ok(!buttons.some((b) => /^(History|New)$/.test(b)), `buttons in the chat: ${buttons.join(", ")}`);
-    mkdirSync(join(EXTENSION_ROOT, "screenshots"), { recursive: true });
-    await page.screenshot({ path: SCREENSHOT, clip: { x: 0, y: 0, width: 760, height: 900 } });
+    const picture = await rig.picture("turn", { x: 0, y: 0, width: 760, height: 900 });
+    assert.ok(statSync(picture).size < PICTURE_BYTES, `${picture} is ${statSync(picture).size} bytes`);
   });
   const requests = await model.requests();
   assert.ok([...stringsIn(requests.at(-1))].some((text) => text.includes("checked-by-bash")), "the model did not get the command's output");

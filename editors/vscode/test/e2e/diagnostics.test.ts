@@ -32,9 +32,9 @@ before(async () => {
   rig = await Workbench.start({
     prefix: "larik-vscode-e2e-diagnostics-",
     files: { "tsconfig.json": TSCONFIG, "src/a.ts": A_TS },
-    agentSettings: { lsp: { enabled: false } },
+    // The agent's own rules let the edit through: the user's settings, as a user would write them.
+    agentSettings: { lsp: { enabled: false }, permissions: { defaultMode: "acceptEdits" } },
     settings: {
-      "larik.autoApprove": "edits",
       "typescript.disableAutomaticTypeAcquisition": true,
       "typescript.check.npmIsInstalled": false,
     },

@@ -13,6 +13,9 @@ import { CodeServer } from "./codeServer";
 export const STEP_MS = 30_000;
 export const VSIX = process.env.LARIK_VSIX ?? join(EXTENSION_ROOT, "dist", "larik.vsix");
 export const RESULTS = join(EXTENSION_ROOT, "test-results");
+/** Where the README's pictures go: screenshots/ (committed) with LARIK_SCREENSHOTS=1, as
+ * `npm run screenshots` sets it; else test-results/, so that a test run leaves the tree clean. */
+export const PICTURES = process.env.LARIK_SCREENSHOTS === "1" ? join(EXTENSION_ROOT, "screenshots") : RESULTS;
 
 export function alive(pid: number): boolean {
   try {
@@ -122,6 +125,14 @@ export class Workbench {
   async screenshot(name: string): Promise<void> {
     mkdirSync(RESULTS, { recursive: true });
     await this.page.screenshot({ path: join(RESULTS, `${name}.png`) });
+  }
+
+  /** One of the README's pictures (see PICTURES), cut to `clip`; returns its path. */
+  async picture(name: string, clip: { x: number; y: number; width: number; height: number }): Promise<string> {
+    mkdirSync(PICTURES, { recursive: true });
+    const path = join(PICTURES, `${name}.png`);
+    await this.page.screenshot({ path, clip });
+    return path;
   }
 
   /** Context for a failed wait: the tail of the extension's log. */

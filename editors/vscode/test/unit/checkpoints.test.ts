@@ -205,7 +205,7 @@ test("the transcript: a turn's checkpoint, and an undo marking it and what follo
 function newController(): SessionController {
   return new SessionController(
     { readTextFile: async () => "", writeTextFile: async () => {}, editorContext: () => undefined },
-    { cwd: "/p", clientVersion: "0", autoApprove: () => "never", sendEditorContext: () => false, log: () => {} },
+    { cwd: "/p", clientVersion: "0", sendEditorContext: () => false, log: () => {} },
   );
 }
 

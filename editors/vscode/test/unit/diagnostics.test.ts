@@ -115,7 +115,7 @@ test("a cancelled request or a disposed editor ends the wait", async () => {
 function controllerWith(diagnostics?: (params: any) => Promise<any>) {
   return new SessionController(
     { readTextFile: async () => "", writeTextFile: async () => {}, editorContext: () => undefined, ...(diagnostics ? { diagnostics } : {}) },
-    { cwd: "/p", clientVersion: "0", autoApprove: () => "never", sendEditorContext: () => false, log: () => {} },
+    { cwd: "/p", clientVersion: "0", sendEditorContext: () => false, log: () => {} },
   );
 }
 

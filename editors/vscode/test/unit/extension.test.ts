@@ -2,7 +2,7 @@
 // it, no agent in an untrusted workspace, and the agent process is stopped on deactivate.
 
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import test from "node:test";
 import * as vscode from "vscode";
@@ -10,18 +10,26 @@ import { commandTable } from "../../src/commands";
 import type { Ctx } from "../../src/ctx";
 import { activate, deactivate } from "../../src/extension";
 import { CHAT_VIEW_ID } from "../../src/views/chatView";
+import { AUTO_APPROVE_NOTICE, AUTO_APPROVE_NOTICE_SHOWN } from "../../src/views/retiredSettings";
+import { HOW_TO_INSTALL, RUN_DOCTOR } from "../../src/views/startFailure";
 import { EXTENSION_ROOT, Sandbox, waitFor } from "../support/agent";
 
 const stub = (vscode as unknown as { __stub: any }).__stub;
 const manifest = JSON.parse(readFileSync(join(EXTENSION_ROOT, "package.json"), "utf8"));
 const FAKE_AGENT = join(EXTENSION_ROOT, "test", "fixtures", "fake-agent.cjs");
 
-function extensionContext(): vscode.ExtensionContext {
+function extensionContext(root = EXTENSION_ROOT, globalState = new Map<string, unknown>()): vscode.ExtensionContext {
   const secrets = new Map<string, string>();
   return {
     subscriptions: [],
-    extensionUri: vscode.Uri.file(EXTENSION_ROOT),
+    extensionUri: vscode.Uri.file(root),
+    extensionPath: root,
     extension: { packageJSON: manifest },
+    globalState: {
+      get: (k: string) => globalState.get(k),
+      update: async (k: string, v: unknown) => void globalState.set(k, v),
+      keys: () => [...globalState.keys()],
+    },
     secrets: {
       get: async (k: string) => secrets.get(k),
       store: async (k: string, v: string) => void secrets.set(k, v),
@@ -95,9 +103,11 @@ test("the manifest: menus and keybindings name contributed commands; the view is
   assert.equal(manifest.capabilities.untrustedWorkspaces.supported, "limited");
   for (const c of manifest.contributes.commands) assert.equal(c.category, "Larik", c.command);
   const props = manifest.contributes.configuration.properties;
-  for (const key of ["larik.server.path", "larik.server.args", "larik.server.env", "larik.diff.style", "larik.autoApprove", "larik.trace.protocol"]) {
+  for (const key of ["larik.server.path", "larik.server.args", "larik.server.env", "larik.diff.style", "larik.trace.protocol"]) {
     assert.ok(props[key], `setting ${key}`);
   }
+  // The agent's permission rules are the one policy: no setting of the editor's answers for the user.
+  assert.equal(props["larik.autoApprove"], undefined);
   for (const [name, version] of Object.entries(manifest.devDependencies as Record<string, string>)) {
     assert.match(version, /^\d+\.\d+\.\d+$/, `${name} is not pinned exactly`);
   }
@@ -142,9 +152,96 @@ async function activateWithoutBinary(t: Cleanup): Promise<{ ctx: Ctx; sandbox: S
   return { ctx, sandbox };
 }
 
-test("a binary that cannot start leaves the extension up, stopped, with an error shown", async (t) => {
-  await activateWithoutBinary(t);
-  await waitFor(() => stub.messages.find((m: any) => m.level === "error" && /could not start/.test(m.message)), "the error message");
+test("a setting naming no binary leaves the extension up, stopped, saying so with how to install", async (t) => {
+  const { sandbox } = await activateWithoutBinary(t);
+  const shown = await waitFor(() => stub.messages.find((m: any) => m.level === "error"), "the error message");
+  assert.equal(shown.message, `Larik cannot find its binary: the setting larik.server.path is "${join(sandbox.root, "no-such-larik")}", which does not exist.`);
+  assert.deepEqual(shown.items, [HOW_TO_INSTALL, "Open Settings"]);
+  assert.doesNotMatch(shown.message, /ENOENT/);
+});
+
+test("no binary anywhere: the error's How to Install opens the bundled README in the Markdown preview", async (t) => {
+  stub.reset();
+  const sandbox = new Sandbox();
+  t.after(() => sandbox.remove());
+  stub.folder = sandbox.project;
+  stub.settings["larik.server.env"] = { PATH: join(sandbox.root, "empty-bin") };
+  stub.answerMessage = (_message: string, items: string[]) => (items.includes(HOW_TO_INSTALL) ? HOW_TO_INSTALL : undefined);
+  const ctx = (await activate(extensionContext(sandbox.root))) as Ctx;
+  t.after(() => deactivate());
+  await waitFor(() => ctx.controller.transcript.session.status === "stopped", "the stopped status");
+  const shown = await waitFor(() => stub.messages.find((m: any) => m.level === "error"), "the error message");
+  assert.equal(shown.message, "Larik cannot find its binary: there is none in the extension (bin/larik) nor on PATH, and larik.server.path is not set.");
+  const preview = await waitFor(() => stub.executed.find((e: any) => e.id === "markdown.showPreview"), "the README preview");
+  assert.equal(preview.args[0].fsPath, join(sandbox.root, "README.md"));
+  // The first start is tried again a few times: the same failure is not stacked up.
+  await new Promise((resolve) => setTimeout(resolve, 1800));
+  assert.equal(stub.messages.filter((m: any) => m.level === "error").length, 1);
+});
+
+test("with no setting, the binary inside the extension (bin/larik) is the one run", async (t) => {
+  stub.reset();
+  const sandbox = new Sandbox();
+  t.after(() => sandbox.remove());
+  const pidFile = join(sandbox.root, "agent.pid");
+  const bin = join(sandbox.root, "ext", "bin");
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(join(bin, "larik"), `#!/bin/sh\nexec "${process.execPath}" "${FAKE_AGENT}" "${pidFile}"\n`);
+  chmodSync(join(bin, "larik"), 0o755);
+  stub.folder = sandbox.project;
+  stub.settings["larik.server.env"] = { PATH: "/usr/bin:/bin" };
+  const ctx = (await activate(extensionContext(join(sandbox.root, "ext")))) as Ctx;
+  t.after(() => deactivate());
+  await waitFor(() => ctx.controller.transcript.session.status === "idle", "the bundled agent to be ready");
+  assert.ok(existsSync(pidFile));
+  assert.ok(stub.logLines.some((l: any) => l.message.includes(`starting ${join(bin, "larik")} (bundled)`)));
+});
+
+test("a binary that is there but does not start: the error offers larik doctor, run in a terminal", async (t) => {
+  stub.reset();
+  const sandbox = new Sandbox();
+  t.after(() => sandbox.remove());
+  const broken = join(sandbox.root, "larik");
+  writeFileSync(broken, "#!/bin/sh\necho 'larik: cannot open the data directory' >&2\nexit 3\n");
+  chmodSync(broken, 0o755);
+  stub.folder = sandbox.project;
+  stub.settings["larik.server.path"] = broken;
+  stub.answerMessage = (_message: string, items: string[]) => (items.includes(RUN_DOCTOR) ? RUN_DOCTOR : undefined);
+  const ctx = (await activate(extensionContext())) as Ctx;
+  t.after(() => deactivate());
+  await waitFor(() => ctx.controller.transcript.session.status === "stopped", "the stopped status");
+  const shown = await waitFor(() => stub.messages.find((m: any) => m.level === "error"), "the error message");
+  assert.match(shown.message, /^Larik could not start: /);
+  assert.deepEqual(shown.items, [RUN_DOCTOR, "Show Log", "Open Settings"]);
+  const terminal = await waitFor(() => stub.terminals[0], "the doctor's terminal");
+  assert.equal(terminal.options.shellPath, broken);
+  assert.deepEqual(terminal.options.shellArgs, ["doctor"]);
+  assert.equal(terminal.options.cwd, sandbox.project);
+  assert.ok(terminal.shown);
+});
+
+test("a larik.autoApprove still set is told once that it is no longer read", async (t) => {
+  const state = new Map<string, unknown>();
+  for (const round of [1, 2]) {
+    stub.reset();
+    const sandbox = new Sandbox();
+    t.after(() => sandbox.remove());
+    useFakeAgent(sandbox);
+    stub.settings["larik.autoApprove"] = "edits";
+    const ctx = (await activate(extensionContext(EXTENSION_ROOT, state))) as Ctx;
+    await waitFor(() => ctx.controller.transcript.session.status === "idle", "the agent to be ready");
+    const notices = stub.messages.filter((m: any) => m.message === AUTO_APPROVE_NOTICE);
+    assert.equal(notices.length, round === 1 ? 1 : 0, `round ${round}`);
+    await deactivate();
+  }
+  assert.equal(state.get(AUTO_APPROVE_NOTICE_SHOWN), true);
+  assert.match(AUTO_APPROVE_NOTICE, /\.claude\/settings\.json/);
+  assert.match(AUTO_APPROVE_NOTICE, /~\/\.config\/larik\/settings\.json/);
+});
+
+test("without larik.autoApprove there is no notice", async (t) => {
+  await activateWithFakeAgent(t);
+  assert.ok(!stub.messages.some((m: any) => m.message === AUTO_APPROVE_NOTICE));
 });
 
 test("settings that arrive after a failed start start the agent, without asking", async (t) => {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import test from "node:test";
 import type { RequestPermissionRequest } from "../../src/protocol/acp";
 import type { SessionController } from "../../src/session";
-import { autoApproveOption, PermissionQueue } from "../../src/state/permissions";
+import { PermissionQueue } from "../../src/state/permissions";
 import { permissionsView } from "../../src/views/chatView";
 
 const OPTIONS = [
@@ -109,16 +109,4 @@ test("a subagent's request names the subagent that asks", () => {
   assert.equal(permissionsView(controller).current?.subagent, "explore: find alpha");
   queue.answer(queue.current!.key, { optionId: "allow_once" });
   assert.equal("subagent" in permissionsView(controller).current!, false);
-});
-
-test("auto-approve policy", () => {
-  const edit = request("e", { kind: "edit" });
-  const bash = request("b", { kind: "execute" });
-  const write = request("w", { kind: "other", content: [{ type: "diff", path: "/p/x", newText: "" }] });
-  assert.equal(autoApproveOption("never", edit), undefined);
-  assert.equal(autoApproveOption("edits", edit)?.optionId, "allow_once");
-  assert.equal(autoApproveOption("edits", write)?.optionId, "allow_once");
-  assert.equal(autoApproveOption("edits", bash), undefined);
-  assert.equal(autoApproveOption("all", bash)?.optionId, "allow_once");
-  assert.equal(autoApproveOption("all", { ...bash, options: [OPTIONS[2]!] }), undefined);
 });

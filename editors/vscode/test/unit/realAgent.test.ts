@@ -68,7 +68,6 @@ async function start(t: TestContext, responses: ScenarioStep[], files: Record<st
   const controller = new SessionController(host, {
     cwd: sandbox.project,
     clientVersion: "0.0.0-test",
-    autoApprove: () => "never",
     sendEditorContext: () => true,
     log: () => {},
   });

@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import test from "node:test";
 import type { ReadTextFileRequest, WriteTextFileRequest } from "../../src/protocol/acp";
 import { CLIENT_CAPABILITIES, SessionController, type EditorHost } from "../../src/session";
-import type { AutoApprovePolicy } from "../../src/state/permissions";
 import { waitFor } from "../support/agent";
 import { FakeAgent } from "../support/fakeAgent";
 
@@ -12,7 +11,7 @@ const OPTIONS = [
   { optionId: "reject_once", name: "Reject", kind: "reject_once" },
 ];
 
-function setup(options: { policy?: AutoApprovePolicy; editorContext?: boolean } = {}) {
+function setup(options: { editorContext?: boolean } = {}) {
   const reads: ReadTextFileRequest[] = [];
   const writes: WriteTextFileRequest[] = [];
   const host: EditorHost & { reads: ReadTextFileRequest[]; writes: WriteTextFileRequest[] } = {
@@ -31,7 +30,6 @@ function setup(options: { policy?: AutoApprovePolicy; editorContext?: boolean } 
   const controller = new SessionController(host, {
     cwd: "/p",
     clientVersion: "9.9.9",
-    autoApprove: () => options.policy ?? "never",
     sendEditorContext: () => options.editorContext ?? true,
     log: (_level, message) => logs.push(message),
   });
@@ -182,20 +180,25 @@ test("fs requests go to the editor host", async () => {
   fake.close();
 });
 
-test("auto-approve answers without queueing", async () => {
-  const { controller, fake, logs } = setup({ policy: "edits" });
+test("the client answers no permission request on its own: every one waits for the user", async () => {
+  // What runs without asking is the agent's rules' to decide; an edit it asks about is asked.
+  const { controller, fake } = setup();
   fake.standard();
   fake.agent.onRequest("session/prompt", async (params) => {
     const answer = await fake.agent.call<any>("session/request_permission", {
       sessionId: params.sessionId,
-      toolCall: { toolCallId: "t", title: "Edit a", kind: "edit" },
+      toolCall: { toolCallId: "t", title: "Edit a", kind: "edit", content: [{ type: "diff", path: "/p/a", oldText: "a\n", newText: "b\n" }] },
       options: OPTIONS,
     });
-    return { stopReason: answer.outcome.optionId === "allow_once" ? "end_turn" : "refusal" };
+    return { stopReason: answer.outcome.optionId === "reject_once" ? "end_turn" : "refusal" };
   });
   await controller.connect(fake.client);
-  assert.equal(await controller.prompt("go"), "end_turn");
-  assert.ok(logs.some((l) => l.includes("auto-approved")));
+  const turn = controller.prompt("go");
+  await waitFor(() => controller.permissions.current, "the request in the queue");
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(controller.permissions.size, 1, "the request was answered without the user");
+  assert.ok(controller.permissions.answer(controller.permissions.current!.key, { optionId: "reject_once" }));
+  assert.equal(await turn, "end_turn");
   fake.close();
 });
 

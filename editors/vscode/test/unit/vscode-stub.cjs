@@ -16,6 +16,7 @@ const stub = {
   codeLensProviders: [],
   statusBarItems: [],
   messages: [],
+  terminals: [],
   logLines: [],
   settings: {},
   trusted: true,
@@ -32,6 +33,7 @@ const stub = {
     this.codeLensProviders = [];
     this.statusBarItems = [];
     this.messages = [];
+    this.terminals = [];
     this.logLines = [];
     this.settings = {};
     this.trusted = true;
@@ -239,6 +241,11 @@ module.exports = {
     showWarningMessage: showMessage("warning"),
     showErrorMessage: showMessage("error"),
     showQuickPick: async () => undefined,
+    createTerminal(options) {
+      const terminal = { options, shown: false, show() { this.shown = true; }, dispose() {} };
+      stub.terminals.push(terminal);
+      return terminal;
+    },
     showInputBox: async () => undefined,
     showTextDocument: async (document) => ({ document, setDecorations() {} }),
     onDidChangeVisibleTextEditors: noEvent,

@@ -1,0 +1,66 @@
+// The packages as scripts/test.sh makes them, like a release: dist/larik.vsix from `vsce package`
+// after a clean build (its `vscode:prepublish`), and a platform package with bin/larik. Nothing
+// built is tracked by git.
+
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import test from "node:test";
+import { EXTENSION_ROOT } from "../support/agent";
+
+const manifest = JSON.parse(readFileSync(join(EXTENSION_ROOT, "package.json"), "utf8"));
+
+function run(command: string, args: string[]): string {
+  const result = spawnSync(command, args, { cwd: EXTENSION_ROOT, encoding: "utf8" });
+  if (result.status !== 0) throw new Error(`${command} ${args.join(" ")} failed: ${result.stderr}`);
+  return result.stdout;
+}
+
+function vsix(name: string, hint: string): string {
+  const file = join(EXTENSION_ROOT, "dist", name);
+  assert.ok(existsSync(file), `${file} is missing: run ${hint} (scripts/test.sh does)`);
+  return file;
+}
+
+test("vsce package builds first: vscode:prepublish is the production build", () => {
+  assert.equal(manifest.scripts["vscode:prepublish"], "node scripts/build.mjs --production");
+  assert.match(manifest.scripts.package, /^vsce package /);
+  // What the command line used to say, so that a bare `npx vsce package` packs the same.
+  assert.deepEqual(manifest.vsce, { dependencies: false, allowMissingRepository: true });
+});
+
+test("dist/larik.vsix holds the bundles, the manifest and the docs, nothing else", () => {
+  const file = vsix("larik.vsix", "npm run package");
+  const entries = run("unzip", ["-Z1", file]).trim().split("\n").sort();
+  assert.deepEqual(entries, [
+    "[Content_Types].xml",
+    "extension.vsixmanifest",
+    "extension/LICENSE.txt",
+    "extension/changelog.md",
+    "extension/dist/extension.js",
+    "extension/dist/webview.js",
+    "extension/media/chat.css",
+    "extension/media/larik.svg",
+    "extension/package.json",
+    "extension/readme.md",
+  ]);
+  // The production build, not a development one left in dist/: no source maps.
+  assert.doesNotMatch(run("unzip", ["-p", file, "extension/dist/extension.js"]), /sourceMappingURL/);
+  assert.doesNotMatch(run("unzip", ["-p", file, "extension.vsixmanifest"]), /TargetPlatform/);
+});
+
+test("the platform package carries the agent as bin/larik, executable, for its target", () => {
+  const file = vsix("larik-linux-x64.vsix", "npm run package:platform -- <path/to/larik> linux-x64");
+  const listing = run("zipinfo", [file]);
+  assert.match(listing, /^-rwxr-xr-x .* extension\/bin\/larik$/m);
+  assert.match(run("unzip", ["-p", file, "extension.vsixmanifest"]), /TargetPlatform="linux-x64"/);
+  assert.equal(existsSync(join(EXTENSION_ROOT, "bin")), false, "bin/ was left in the checkout");
+});
+
+test("nothing built is tracked: dist/, out/, bin/ and packages are ignored", () => {
+  const paths = ["dist/extension.js", "dist/larik.vsix", "out/test/unit/package.test.js", "bin/larik", "larik-0.1.0.vsix"];
+  const ignored = run("git", ["check-ignore", ...paths]).trim().split("\n");
+  assert.deepEqual(ignored, paths);
+  assert.equal(run("git", ["ls-files", "dist", "out", "bin", "*.vsix"]).trim(), "");
+});
