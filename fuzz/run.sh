@@ -18,9 +18,13 @@ command -v cargo-fuzz > /dev/null || { echo "fuzz: cargo-fuzz is missing; script
 rustup run nightly rustc --version > /dev/null || { echo "fuzz: the nightly toolchain is missing (rustup toolchain list)" >&2; exit 1; }
 
 # No sanitizer: the code under test is safe Rust, and without one each target runs several
-# times faster; libFuzzer's coverage guidance is unchanged.
-build=(cargo +nightly fuzz build -s none --features libfuzzer --target-dir "$cache/target-fuzz")
-"${build[@]}"
+# times faster; libFuzzer's coverage guidance is unchanged. The bounded runs build without
+# optimization (minutes less to build than the seconds they run cost); FUZZ_PROFILE=release for
+# the long runs.
+profile=(--dev)
+[ "${FUZZ_PROFILE:-dev}" = release ] && profile=(--release)
+fuzz=(-s none --features libfuzzer "${profile[@]}" --target-dir "$cache/target-fuzz")
+cargo +nightly fuzz build "${fuzz[@]}"
 status=0
 for target in "${targets[@]}"; do
   corpus="$cache/fuzz-corpus/$target"
@@ -29,7 +33,7 @@ for target in "${targets[@]}"; do
   limit=(-max_total_time="$seconds")
   [ -n "$runs" ] && limit=(-runs="$runs")
   log="$cache/fuzz-$target.log"
-  if cargo +nightly fuzz run -s none --features libfuzzer --target-dir "$cache/target-fuzz" "$target" "$corpus" "fuzz/corpus/$target" -- \
+  if cargo +nightly fuzz run "${fuzz[@]}" "$target" "$corpus" "fuzz/corpus/$target" -- \
       "${limit[@]}" -artifact_prefix="$artifacts" -max_len=4096 -timeout=10 -print_final_stats=1 > "$log" 2>&1; then
     execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")"
     speed="$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")"

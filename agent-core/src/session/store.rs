@@ -289,13 +289,16 @@ fn summarize(path: &Path) -> Option<(PathBuf, Option<String>)> {
 pub struct SessionLog {
     file: Mutex<std::fs::File>,
     path: std::path::PathBuf,
+    /// The first append that failed, until it is told to the user (once per session).
+    failure: Mutex<Option<String>>,
+    told: std::sync::atomic::AtomicBool,
 }
 
 impl SessionLog {
     fn open(path: &Path) -> std::io::Result<Self> {
         use std::os::unix::fs::OpenOptionsExt;
         let file = std::fs::OpenOptions::new().create(true).append(true).mode(0o600).open(path)?;
-        Ok(Self { file: Mutex::new(file), path: path.to_path_buf() })
+        Ok(Self { file: Mutex::new(file), path: path.to_path_buf(), failure: Mutex::new(None), told: std::sync::atomic::AtomicBool::new(false) })
     }
 
     /// The session file, as hooks are told it (`transcript_path`).
@@ -303,15 +306,35 @@ impl SessionLog {
         &self.path
     }
 
-    /// Appends one record as one line. Failures are logged, not fatal: the conversation goes on.
+    /// Appends one record as one line. A failure (a full disk) is not fatal: the conversation
+    /// goes on in memory, the part of the line written is cut off again so later records still
+    /// start on a line of their own, and the first failure waits to be told to the user.
     pub fn append(&self, record: &Record) {
         let Ok(mut line) = serde_json::to_string(record) else { return };
         line.push('\n');
-        if let Ok(mut file) = self.file.lock()
-            && let Err(error) = file.write_all(line.as_bytes())
-        {
-            tracing::warn!(%error, "could not append to the session file");
+        let Ok(mut file) = self.file.lock() else { return };
+        let before = file.metadata().map(|meta| meta.len()).ok();
+        if let Err(error) = file.write_all(line.as_bytes()) {
+            tracing::warn!(%error, path = %self.path.display(), "could not append to the session file");
+            if let Some(before) = before {
+                let _ = file.set_len(before);
+            }
+            if let Ok(mut failure) = self.failure.lock()
+                && failure.is_none()
+            {
+                *failure = Some(error.to_string());
+            }
         }
+    }
+
+    /// The first failed append, the first time it is asked for.
+    pub fn untold_failure(&self) -> Option<String> {
+        use std::sync::atomic::Ordering;
+        if self.told.load(Ordering::Relaxed) {
+            return None;
+        }
+        let failure = self.failure.lock().ok()?.clone()?;
+        (!self.told.swap(true, Ordering::Relaxed)).then(|| format!("The session could not be saved to {} ({failure}); it goes on in memory, and what is not saved will be missing if you load it later.", self.path.display()))
     }
 }
 

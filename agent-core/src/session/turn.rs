@@ -482,6 +482,9 @@ impl Turn<'_> {
     }
 
     pub(super) async fn emit(&self, event: AgentEvent) {
+        if let Some(problem) = self.env.log.as_ref().and_then(|log| log.untold_failure()) {
+            let _ = self.events.send(AgentEvent::Notice(problem)).await;
+        }
         // A front end that stopped listening loses nothing it could still show.
         let _ = self.events.send(event).await;
     }

@@ -94,7 +94,11 @@ impl AcpAgent {
         if let Some(store) = &self.store {
             match store.create(&id.0, &request.cwd) {
                 Ok(log) => config.log = Some(Arc::new(log)),
-                Err(error) => tracing::warn!(%error, "the session will not be saved"),
+                Err(error) => {
+                    tracing::warn!(%error, "the session will not be saved");
+                    let said = format!("This session cannot be saved ({error}); it goes on in memory.");
+                    config.notice = Some(config.notice.take().map_or(said.clone(), |earlier| format!("{earlier}\n{said}")));
+                }
             }
         }
         tracing::info!(session = %id.0, cwd = %request.cwd.display(), mcp_servers = request.mcp_servers.len(), "session created");
