@@ -33,7 +33,8 @@ pub fn command_other_than(line: &str, allowed: &str) -> Option<String> {
 }
 
 fn is_assignment(word: &str) -> bool {
-    word.split_once('=').is_some_and(|(name, _)| !name.is_empty() && name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric()) && !name.starts_with(|c: char| c.is_ascii_digit()))
+    // `NAME=value` or `NAME+=value`.
+    word.split_once('=').map(|(name, _)| name.strip_suffix('+').unwrap_or(name)).is_some_and(|name| !name.is_empty() && name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric()) && !name.starts_with(|c: char| c.is_ascii_digit()))
 }
 
 /// The line's commands as words, quotes removed; `None` when it holds a substitution, which
@@ -106,6 +107,11 @@ fn segments(line: &str) -> Option<Vec<Vec<String>>> {
                 while chars.peek().is_some_and(|next| *next == ' ' || *next == '\t') {
                     chars.next();
                 }
+                // No target before the line ends: bash stops at the syntax error, and what
+                // this reading would take for the next command may be anything.
+                if chars.peek().is_none_or(|next| *next == '\n') {
+                    return None;
+                }
                 // The target word, skipped.
                 while chars.peek().is_some_and(|next| !next.is_whitespace() && !matches!(next, ';' | '&' | '|' | '(' | ')')) {
                     chars.next();
@@ -134,6 +140,7 @@ mod tests {
         assert_eq!(command_other_than("l\\s # ; rm x", "ls"), None);
         assert_eq!(command_other_than("if ls; then touch x; fi", "ls").as_deref(), Some("then touch x"));
         assert_eq!(command_other_than("ls 2>/dev/null>out", "ls"), None);
+        assert_eq!(command_other_than("A+=1 ls", "ls"), None, "an appending assignment");
         assert_eq!(command_other_than("ls $(rm x)", "ls"), None, "a substitution: not judged here");
     }
 }

@@ -29,8 +29,15 @@ pub fn larik_bin() -> PathBuf {
 
 /// Starts `larik <subcommand>` with only the given environment, its stdio piped to the test.
 pub fn spawn_larik(subcommand: &str, cwd: &Path, env: &[(String, String)]) -> Child {
-    tokio::process::Command::new(larik_bin())
-        .arg(subcommand)
+    let mut command = tokio::process::Command::new(larik_bin());
+    command.arg(subcommand);
+    spawn_piped(command, cwd, env)
+}
+
+/// Starts `command` (an agent, perhaps behind a wrapper) as `spawn_larik` does: in `cwd`, with
+/// only the given environment, stdin and stdout piped, killed when dropped.
+pub fn spawn_piped(mut command: tokio::process::Command, cwd: &Path, env: &[(String, String)]) -> Child {
+    command
         .current_dir(cwd)
         .env_clear()
         .envs(env.iter().cloned())
@@ -39,7 +46,7 @@ pub fn spawn_larik(subcommand: &str, cwd: &Path, env: &[(String, String)]) -> Ch
         .stderr(Stdio::inherit())
         .kill_on_drop(true)
         .spawn()
-        .unwrap_or_else(|error| panic!("spawn larik {subcommand}: {error}"))
+        .unwrap_or_else(|error| panic!("spawn {:?}: {error}", command.as_std().get_program()))
 }
 
 /// Runs git in `dir` with a test identity; its stdout. Panics when git fails.

@@ -5,9 +5,7 @@
 //! session file cannot be written, which the editor hears once, and the session goes on in
 //! memory; nothing panics.
 
-use std::process::Stdio;
-
-use larik_tests::harness::{Agent, Sandbox, larik_bin, message_text};
+use larik_tests::harness::{Agent, Sandbox, larik_bin, message_text, spawn_piped};
 use larik_tests::mock_llm::{MockLlm, Scenario, Step};
 use serde_json::json;
 
@@ -35,17 +33,9 @@ async fn a_full_disk_fails_the_write_keeps_the_file_and_the_session_goes_on() {
     let mut env = sandbox.env(mock.url());
     env.push(("PROJECT".into(), project.display().to_string()));
     env.push(("LARIK".into(), larik_bin().display().to_string()));
-    let child = tokio::process::Command::new("unshare")
-        .args(["--user", "--map-root-user", "--mount", "sh", "-c", SCRIPT])
-        .current_dir(&project)
-        .env_clear()
-        .envs(env)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("unshare runs");
+    let mut unshare = tokio::process::Command::new("unshare");
+    unshare.args(["--user", "--map-root-user", "--mount", "sh", "-c", SCRIPT]);
+    let child = spawn_piped(unshare, &project, &env);
     // `unshare` and `sh` exec in turn: this is the agent's pid, and its root shows its mounts.
     let inside = std::path::PathBuf::from(format!("/proc/{}/root{}", child.id().unwrap(), project.display()));
     let mut agent = Agent::from_child(child);

@@ -5,9 +5,8 @@
 //! their directories 0700.
 
 use std::os::unix::fs::PermissionsExt;
-use std::process::Stdio;
 
-use larik_tests::harness::{Agent, Sandbox, larik_bin};
+use larik_tests::harness::{Agent, Sandbox, larik_bin, spawn_piped};
 use larik_tests::mock_llm::{MockLlm, Scenario, Step};
 use serde_json::{Value, json};
 
@@ -42,18 +41,9 @@ async fn no_key_in_logs_session_files_or_editor_messages() {
         "LARIK_LOG" => (name, "trace".to_owned()),
         _ => (name, value),
     }).collect();
-    let child = tokio::process::Command::new(larik_bin())
-        .args(["acp", "--log-file"])
-        .arg(&log)
-        .current_dir(sandbox.project_path())
-        .env_clear()
-        .envs(env)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
+    let mut command = tokio::process::Command::new(larik_bin());
+    command.args(["acp", "--log-file"]).arg(&log);
+    let child = spawn_piped(command, &sandbox.project_path(), &env);
     let mut agent = Agent::from_child(child);
     let mut seen: Vec<Value> = vec![agent.initialize().await];
     let session = agent.new_session(&sandbox.project_path()).await;

@@ -173,7 +173,10 @@ impl<S, P: FrameParser> ParsedBody<S, P> {
             Some(bytes) => decoder.feed(bytes, &mut on_frame),
             None => decoder.finish(&mut on_frame),
         };
-        if let Err(error) = decoded {
+        // The stream ends at its first error: bytes after a bad frame say nothing more.
+        if let Err(error) = decoded
+            && !*finished
+        {
             *finished = true;
             pending.push_back(Err(error));
         }

@@ -34,6 +34,12 @@ const MAX_DEPTH: usize = 4;
 pub fn parse(line: &str) -> CommandLine {
     let mut result = CommandLine::default();
     parse_into(line, &mut result, 0);
+    // Bash splits words on spaces and tabs only: a form feed or carriage return is part of a
+    // word (`ls\r` is another program), where the grammar may see a blank. Such a line is
+    // judged as written, never as the commands the grammar found.
+    if line.chars().any(|c| c.is_ascii_control() && !matches!(c, '\t' | '\n')) {
+        result.unparsable = true;
+    }
     result
 }
 
@@ -76,8 +82,10 @@ fn command(node: Node<'_>, source: &[u8], out: &mut CommandLine, depth: usize) {
     let mut cursor = node.walk();
     for child in node.children(&mut cursor) {
         match child.kind() {
-            // `X=1 cmd`: the assignment is not part of the command.
-            "variable_assignment" | "file_redirect" | "heredoc_redirect" | "herestring_redirect" => {}
+            // `X=1 cmd`: the assignment is not part of the command. Only a real one: bash runs
+            // `@X=1 cmd` as a program of that name, whatever the grammar thinks.
+            "variable_assignment" if is_assignment(child, source) => {}
+            "file_redirect" | "heredoc_redirect" | "herestring_redirect" => {}
             "command_name" => words.push(word(child, source)),
             _ if child.is_named() => words.push(word(child, source)),
             _ => {}
@@ -86,6 +94,11 @@ fn command(node: Node<'_>, source: &[u8], out: &mut CommandLine, depth: usize) {
     let words = strip_wrappers(&words);
     if words.is_empty() {
         return;
+    }
+    // `"ls  " x` runs a program named `ls  `: joined with the other words it would read as
+    // `ls`. A program name with a blank in it (or none at all) is judged as written.
+    if words[0].is_empty() || words[0].chars().any(char::is_whitespace) {
+        out.unparsable = true;
     }
     // `bash -c '...'` runs the string: judge what it runs, not the shell.
     if SHELLS.contains(&words[0].as_str())
@@ -112,6 +125,15 @@ fn command(node: Node<'_>, source: &[u8], out: &mut CommandLine, depth: usize) {
         }
         _ => {}
     }
+}
+
+/// Whether bash takes this as an assignment: a name of letters, digits and `_`, not starting
+/// with a digit, then `=` or `+=`.
+fn is_assignment(node: Node<'_>, source: &[u8]) -> bool {
+    let text = node.utf8_text(source).unwrap_or_default();
+    let Some((name, _)) = text.split_once('=') else { return false };
+    let name = name.strip_suffix('+').unwrap_or(name);
+    name.starts_with(|c: char| c == '_' || c.is_ascii_alphabetic()) && name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric())
 }
 
 /// The text of a word with its quotes removed when nothing is expanded inside.

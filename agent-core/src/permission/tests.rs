@@ -123,6 +123,12 @@ const LINES: &[(&str, char)] = &[
     ("git push origin main", 'D'),
     ("git push", 'D'),
     ("rm 'unterminated", 'D'),
+    // Found by fuzzing: bash runs `ls\x0c` and `@X=1` as programs of those names.
+    ("ls\x0c O,", '?'),
+    ("ls\r", '?'),
+    ("@OFOY=w0 ls", '?'),
+    ("\"ls  \" x", '?'),
+    ("FOO=1 ls -la", 'A'),
 ];
 
 #[test]

@@ -1,0 +1,77 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! A client that stops reading stdout for 30 s while the model streams fast: the agent's memory
+//! stays bounded (its queues are bounded, so the model's stream waits in the socket), and when
+//! the client reads again every piece of text arrives, in order, none dropped.
+
+use std::time::{Duration, Instant};
+
+use larik_tests::harness::{Sandbox, spawn_larik};
+use larik_tests::mock_llm::{MockLlm, Scenario, Step};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status.lines().find_map(|line| line.strip_prefix("VmRSS:")).and_then(|value| value.trim().trim_end_matches(" kB").trim().parse().ok()).unwrap_or(0)
+}
+
+#[tokio::test]
+#[ignore = "open: the agent's memory still grows by about 39 MiB for 8 MB streamed while the client does not read; run with --ignored"]
+async fn a_client_that_stops_reading_costs_bounded_memory_and_loses_nothing() {
+    // 8 MB of numbered text in 40-character deltas: about 200,000 events, several times the
+    // memory bound below once wrapped as JSON-RPC lines.
+    let text: String = (0..1_000_000).map(|number| format!("{number:07} ")).collect();
+    let mut step = Step::text(&text);
+    step.chunk_chars = Some(40);
+    let sandbox = Sandbox::new();
+    let mock = MockLlm::start(Scenario { responses: vec![step] }).await.unwrap();
+    let mut child = spawn_larik("acp", &sandbox.project_path(), &sandbox.env(mock.url()));
+    let pid = child.id().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::with_capacity(1 << 16, child.stdout.take().unwrap());
+    let mut line = String::new();
+    let mut send = async |message: Value| {
+        stdin.write_all(format!("{message}\n").as_bytes()).await.unwrap();
+        stdin.flush().await.unwrap();
+    };
+    send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}})).await;
+    send(json!({"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": sandbox.project_path(), "mcpServers": []}})).await;
+    let session = loop {
+        line.clear();
+        stdout.read_line(&mut line).await.unwrap();
+        let message: Value = serde_json::from_str(&line).unwrap();
+        if message["id"] == 2 {
+            break message["result"]["sessionId"].as_str().unwrap().to_owned();
+        }
+    };
+    let baseline = rss_kib(pid);
+    send(json!({"jsonrpc": "2.0", "id": 3, "method": "session/prompt", "params": {"sessionId": session, "prompt": [{"type": "text", "text": "go"}]}})).await;
+
+    // Not a byte read for 30 s; the agent's memory sampled meanwhile.
+    let mut peak = baseline;
+    let stopped = Instant::now();
+    while stopped.elapsed() < Duration::from_secs(30) {
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        peak = peak.max(rss_kib(pid));
+    }
+    assert!(peak < baseline + 16 * 1024, "memory grew by {} KiB while the client did not read (baseline {baseline} KiB)", peak - baseline);
+
+    // Reading again: everything, in order, then the answer.
+    let mut received = String::new();
+    loop {
+        line.clear();
+        assert!(stdout.read_line(&mut line).await.unwrap() > 0, "the agent ended early");
+        let message: Value = serde_json::from_str(&line).unwrap_or_else(|error| panic!("{error}: {line}"));
+        if message["id"] == 3 {
+            assert_eq!(message["result"]["stopReason"], "end_turn", "{message}");
+            break;
+        }
+        let update = &message["params"]["update"];
+        if update["sessionUpdate"] == "agent_message_chunk" {
+            received.push_str(update["content"]["text"].as_str().unwrap());
+        }
+    }
+    assert_eq!(received.len(), text.len(), "no text dropped or repeated");
+    assert!(received == text, "the text arrived in order");
+    eprintln!("agent RSS: {baseline} KiB before, {peak} KiB at most while the client did not read");
+}
