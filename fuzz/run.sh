@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# Runs every fuzz target with libFuzzer (`cargo +nightly fuzz`), each for FUZZ_SECONDS (20 by
-# default, as CI does) or, with FUZZ_RUNS, for that many executions (the long runs). New inputs
-# go to a corpus under ~/.cache/larik (the committed seeds in fuzz/corpus are read, never
-# written); a crash is saved there too and fails the run. Prints executions and coverage per
-# target. Usage: bash fuzz/run.sh [target...]
+# Runs every fuzz target with libFuzzer (`cargo +nightly fuzz`). By default, as CI does, each
+# target makes FUZZ_RUNS (5000) executions from the committed seeds with a fixed seed and a fresh
+# corpus: the same inputs every time, so a CI run fails only on a change, never on luck. The long
+# runs explore: FUZZ_SECONDS=N (or a larger FUZZ_RUNS) with FUZZ_EXPLORE=1, which keeps the
+# corpus under ~/.cache/larik and seeds at random. The committed seeds in fuzz/corpus are read,
+# never written; a crash is saved under ~/.cache/larik and fails the run. Prints executions and
+# coverage per target. Usage: bash fuzz/run.sh [target...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 export PATH="$HOME/.cache/larik/tools/bin:$PATH"
 cache="$HOME/.cache/larik"
-seconds="${FUZZ_SECONDS:-20}"
-runs="${FUZZ_RUNS:-}"
+seconds="${FUZZ_SECONDS:-}"
+runs="${FUZZ_RUNS:-5000}"
+explore="${FUZZ_EXPLORE:-}"
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(jsonrpc model_stream shell_rules session_file definitions)
 
@@ -27,11 +30,16 @@ fuzz=(-s none --features libfuzzer "${profile[@]}" --target-dir "$cache/target-f
 cargo +nightly fuzz build "${fuzz[@]}"
 status=0
 for target in "${targets[@]}"; do
-  corpus="$cache/fuzz-corpus/$target"
   artifacts="$cache/fuzz-artifacts/$target/"
+  if [ -n "$explore" ]; then
+    corpus="$cache/fuzz-corpus/$target"
+    limit=()
+  else
+    corpus="$(mktemp -d)"
+    limit=(-seed=1)
+  fi
   mkdir -p "$corpus" "$artifacts"
-  limit=(-max_total_time="$seconds")
-  [ -n "$runs" ] && limit=(-runs="$runs")
+  if [ -n "$seconds" ]; then limit+=(-max_total_time="$seconds"); else limit+=(-runs="$runs"); fi
   log="$cache/fuzz-$target.log"
   if cargo +nightly fuzz run "${fuzz[@]}" "$target" "$corpus" "fuzz/corpus/$target" -- \
       "${limit[@]}" -artifact_prefix="$artifacts" -max_len=4096 -timeout=10 -print_final_stats=1 > "$log" 2>&1; then
@@ -44,5 +52,6 @@ for target in "${targets[@]}"; do
     echo "fuzz: $target: FAILED; the input is in $artifacts; the log's end:" >&2
     tail -n 30 "$log" >&2
   fi
+  [ -n "$explore" ] || rm -rf "$corpus"
 done
 exit $status

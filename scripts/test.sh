@@ -11,7 +11,7 @@ cargo build --workspace --bins --locked
 status=0
 cargo test --workspace --locked || status=1
 bash tests/dist/run.sh || status=1
-# Each fuzz target for 20 s on nightly; the long runs are in RELIABILITY.md.
+# Each fuzz target for 5000 fixed-seed executions on nightly; the long runs are in RELIABILITY.md.
 bash fuzz/run.sh || status=1
 (cd tests/acp-sdk && npm test) || status=1
 bash tests/mcp-conformance/run.sh || status=1

@@ -69,6 +69,11 @@ fn walk(node: Node<'_>, source: &[u8], out: &mut CommandLine, depth: usize) {
         "command_substitution" | "process_substitution" => out.has_substitution = true,
         "file_redirect" if writes_to_file(node, source) => out.writes_file = true,
         "command" => command(node, source, out, depth),
+        // `{ls; }` is a program named `{ls` to bash, which opens a group only at a `{` that
+        // stands alone; the grammar opens one anyway.
+        "compound_statement" if source.get(node.start_byte()) == Some(&b'{') && !source.get(node.start_byte() + 1).is_some_and(|next| matches!(next, b' ' | b'\t' | b'\n')) => {
+            out.unparsable = true;
+        }
         _ => {}
     }
     let mut cursor = node.walk();

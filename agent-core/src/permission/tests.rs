@@ -128,6 +128,8 @@ const LINES: &[(&str, char)] = &[
     ("ls\r", '?'),
     ("@OFOY=w0 ls", '?'),
     ("\"ls  \" x", '?'),
+    ("(ls) &  {ls; }", '?'),
+    ("{ ls; }", 'A'),
     ("FOO=1 ls -la", 'A'),
 ];
 
