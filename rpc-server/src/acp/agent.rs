@@ -289,12 +289,8 @@ impl AcpAgent {
             }
             commands::Command::Mode(None, asked) => notify(peer, session_id, say(format!("`{asked}` is not a mode; use default, accept-edits, plan or yolo."))).await,
             commands::Command::Model(name) => {
-                let request = acp::SetSessionConfigOptionRequest::new(session_id.clone(), modes::MODEL_OPTION, acp::SessionConfigOptionValue::value_id(name.clone()));
-                let message = match self.set_config_option(peer, request).await {
-                    Ok(response) => {
-                        notify(peer, session_id, acp::SessionUpdate::ConfigOptionUpdate(acp::ConfigOptionUpdate::new(response.config_options))).await;
-                        format!("Model: {name}.")
-                    }
+                let message = match self.switch_model(peer, session_id, &name).await {
+                    Ok(()) => format!("Model: {name}."),
                     Err(error) => error.message,
                 };
                 notify(peer, session_id, say(message)).await;
@@ -383,19 +379,22 @@ impl AcpAgent {
                 Some(mode) => self.set_mode(peer, session_id, mode.id()).await.map(|()| format!(" This session is in {} now.", mode.id())).unwrap_or_default(),
                 None => String::new(),
             },
-            Ok("model") => {
-                let request = acp::SetSessionConfigOptionRequest::new(session_id.clone(), modes::MODEL_OPTION, acp::SessionConfigOptionValue::value_id(value.trim().to_owned()));
-                match self.set_config_option(peer, request).await {
-                    Ok(response) => {
-                        notify(peer, session_id, acp::SessionUpdate::ConfigOptionUpdate(acp::ConfigOptionUpdate::new(response.config_options))).await;
-                        format!(" This session uses {} now.", value.trim())
-                    }
-                    Err(error) => format!(" This session keeps its model: {}", error.message),
-                }
-            }
+            Ok("model") => match self.switch_model(peer, session_id, value.trim()).await {
+                Ok(()) => format!(" This session uses {} now.", value.trim()),
+                Err(error) => format!(" This session keeps its model: {}", error.message),
+            },
             _ => String::new(),
         };
         saved + &now
+    }
+
+    /// Switches the session's model as `session/set_config_option` would, and tells the
+    /// editor the options that follow (for `/model` and `/config model`).
+    async fn switch_model(&self, peer: &Peer, session_id: &acp::SessionId, name: &str) -> Result<(), RpcError> {
+        let request = acp::SetSessionConfigOptionRequest::new(session_id.clone(), modes::MODEL_OPTION, acp::SessionConfigOptionValue::value_id(name.to_owned()));
+        let response = self.set_config_option(peer, request).await?;
+        notify(peer, session_id, acp::SessionUpdate::ConfigOptionUpdate(acp::ConfigOptionUpdate::new(response.config_options))).await;
+        Ok(())
     }
 }
 
