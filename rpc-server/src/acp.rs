@@ -12,6 +12,7 @@ mod forward;
 mod from_proto;
 mod lifecycle;
 mod modes;
+mod output_queue;
 mod permission;
 mod terminals;
 mod to_proto;

@@ -12,6 +12,10 @@ use crate::event::AgentEvent;
 /// How often streamed text goes out at most. Below what anyone can see.
 const TEXT_FRAME: Duration = Duration::from_millis(4);
 
+/// Text held for one event at most: a model stream faster than the front end reads is merged
+/// into events of this size, so the queues behind, bounded in events, are bounded in bytes too.
+const MAX_HELD_BYTES: usize = 8 * 1024;
+
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum TextKind {
     Message,
@@ -44,7 +48,7 @@ impl PacedText {
         let other = if self.kind.is_some_and(|pending| pending != kind) { self.take() } else { None };
         self.kind = Some(kind);
         self.text.push_str(delta);
-        let due = self.last_sent.is_none_or(|sent| sent.elapsed() >= self.frame_length);
+        let due = self.text.len() >= MAX_HELD_BYTES || self.last_sent.is_none_or(|sent| sent.elapsed() >= self.frame_length);
         (other, if due { self.take() } else { None })
     }
 
@@ -97,6 +101,15 @@ mod tests {
         assert_eq!((text(other), text(now)), (Some("text bc".into()), None));
         assert_eq!(text(paced.take()), Some("thought t".into()));
         assert_eq!(text(paced.take()), None, "nothing waits");
+    }
+
+    #[tokio::test]
+    async fn text_within_a_frame_goes_once_it_fills_an_event() {
+        let mut paced = PacedText::with_frame(Duration::from_secs(600));
+        let _ = paced.push(TextKind::Message, "a");
+        let delta = "b".repeat(1000);
+        let held: Vec<usize> = (0..9).filter_map(|_| paced.push(TextKind::Message, &delta).1).map(|event| text(Some(event)).map_or(0, |text| text.len())).collect();
+        assert_eq!(held, ["text ".len() + 9000], "nine deltas of 1000 bytes fill an event of 8 KiB at the ninth");
     }
 
     #[tokio::test]

@@ -12,9 +12,11 @@ use std::sync::atomic::{AtomicI64, Ordering};
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
+
+use super::output_queue::{self, OutputReceiver, OutputSender};
 
 /// Lines longer than this are refused rather than buffered without bound.
 pub const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
@@ -82,7 +84,7 @@ pub struct Peer {
 }
 
 struct PeerState {
-    outgoing: mpsc::Sender<String>,
+    outgoing: OutputSender,
     pending: Mutex<HashMap<i64, oneshot::Sender<Result<Value, RpcError>>>>,
     next_id: AtomicI64,
     in_flight: Mutex<HashMap<String, CancellationToken>>,
@@ -91,7 +93,7 @@ struct PeerState {
 }
 
 impl Peer {
-    /// Sends a notification. Waits only while the writer's queue is full. The params are
+    /// Sends a notification. Waits only while the writer's queue is full (see `output_queue`). The params are
     /// serialized straight into the line, without an intermediate JSON tree.
     pub async fn notify(&self, method: &str, params: impl serde::Serialize) {
         #[derive(serde::Serialize)]
@@ -154,7 +156,7 @@ impl Peer {
 /// Serves the connection until the input ends. On end of input it cancels every running handler,
 /// waits for their tasks and flushes the output.
 pub async fn run(input: impl AsyncBufRead + Unpin, output: impl AsyncWrite + Unpin + Send + 'static, handler: Arc<impl Handler>) {
-    let (outgoing, queue) = mpsc::channel::<String>(1024);
+    let (outgoing, queue) = output_queue::bounded(output_queue::BUDGET);
     // Handlers may keep a `Peer` alive past the end (sessions hold one to reach the editor), so
     // the writer is told when everything has been answered rather than waiting for every sender.
     let answered = CancellationToken::new();
@@ -178,7 +180,8 @@ pub async fn run(input: impl AsyncBufRead + Unpin, output: impl AsyncWrite + Unp
     let _ = writer.await;
 }
 
-async fn write_lines(mut output: impl AsyncWrite + Unpin, mut queue: mpsc::Receiver<String>, answered: CancellationToken) {
+async fn write_lines(mut output: impl AsyncWrite + Unpin, mut queue: OutputReceiver, answered: CancellationToken) {
+    let mut shares = Vec::new();
     loop {
         let line = tokio::select! {
             biased;
@@ -186,17 +189,20 @@ async fn write_lines(mut output: impl AsyncWrite + Unpin, mut queue: mpsc::Recei
             () = answered.cancelled() => queue.try_recv().ok(),
         };
         let Some(line) = line else { return };
-        let mut batch = line;
-        batch.push('\n');
-        // Coalesce what is already queued into one write.
-        while let Ok(more) = queue.try_recv() {
-            batch.push_str(&more);
+        // Coalesce what is already queued into one write; each line keeps its room in the queue
+        // until the write is done.
+        let mut batch = String::new();
+        for line in std::iter::once(line).chain(std::iter::from_fn(|| queue.try_recv().ok())) {
+            let (text, share) = line.split();
+            batch.push_str(&text);
             batch.push('\n');
+            shares.push(share);
         }
         if output.write_all(batch.as_bytes()).await.is_err() || output.flush().await.is_err() {
             tracing::warn!("output stream closed");
             return;
         }
+        shares.clear();
     }
 }
 
