@@ -14,12 +14,14 @@ fn main() {
     let given = std::env::var("LARIK_COMMIT").ok().filter(|commit| !commit.is_empty());
     let commit = given.or_else(|| git(&["rev-parse", "--short=12", "HEAD"])).unwrap_or_else(|| "unknown".to_owned());
     println!("cargo:rustc-env=LARIK_COMMIT={commit}");
-    // Built again when HEAD moves: a checkout changes HEAD, a commit changes the branch's ref.
+    // Built again when HEAD moves: a checkout changes HEAD, a commit changes the branch's ref
+    // (a loose file, or a line of packed-refs). Only files that exist are named: cargo takes a
+    // missing one as changed, and would build the binary again on every build.
     if let Some(dir) = git(&["rev-parse", "--absolute-git-dir"]) {
-        println!("cargo:rerun-if-changed={dir}/HEAD");
-        println!("cargo:rerun-if-changed={dir}/packed-refs");
-        if let Some(reference) = git(&["symbolic-ref", "-q", "HEAD"]) {
-            println!("cargo:rerun-if-changed={dir}/{reference}");
+        let reference = git(&["symbolic-ref", "-q", "HEAD"]);
+        let watched = ["HEAD".to_owned(), "packed-refs".to_owned()].into_iter().chain(reference);
+        for path in watched.map(|name| format!("{dir}/{name}")).filter(|path| std::path::Path::new(path).exists()) {
+            println!("cargo:rerun-if-changed={path}");
         }
     }
 }

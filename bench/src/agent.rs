@@ -56,8 +56,8 @@ async fn stop(mut agent: Agent) {
 }
 
 /// The agent's sections, by name: `ready` (with idle), `turn`, `long`, `relay`, `request`, `mcp`,
-/// `lsp`, `browser`, `compaction`, `checkpoints`, `load`.
-pub const SECTIONS: &[&str] = &["ready", "turn", "long", "relay", "request", "mcp", "lsp", "browser", "compaction", "checkpoints", "load"];
+/// `lsp`, `browser`, `compaction`, `checkpoints`, `load`, `sessions`.
+pub const SECTIONS: &[&str] = &["ready", "turn", "long", "relay", "request", "mcp", "lsp", "browser", "compaction", "checkpoints", "load", "sessions"];
 
 pub async fn measure(section: &str, idle_seconds: u64) -> anyhow::Result<Vec<Row>> {
     match section {
@@ -72,6 +72,7 @@ pub async fn measure(section: &str, idle_seconds: u64) -> anyhow::Result<Vec<Row
         "compaction" => crate::long_sessions::compaction().await,
         "checkpoints" => crate::long_sessions::checkpoints().await,
         "load" => crate::load::fifty_sessions().await,
+        "sessions" => crate::stored_sessions::ten_thousand().await,
         other => anyhow::bail!("no agent section `{other}`"),
     }
 }

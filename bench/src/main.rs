@@ -9,6 +9,7 @@ mod load;
 mod long_sessions;
 mod peers;
 mod stats;
+mod stored_sessions;
 mod tools;
 
 use stats::Row;

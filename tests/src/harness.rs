@@ -101,6 +101,36 @@ impl Sandbox {
     }
 }
 
+impl Sandbox {
+    /// Where the agent keeps this home's session files.
+    pub fn sessions_dir(&self) -> PathBuf {
+        self.home.path().join(".local/share/larik/sessions")
+    }
+
+    /// Writes `count` stored sessions of this project, `sess_00000` on, as the agent writes them:
+    /// a meta record, a title, then `exchanges` prompts (`prompt N`, then `prompt N.1`...) each
+    /// with an answer.
+    pub fn store_sessions(&self, count: usize, exchanges: usize) {
+        let dir = self.sessions_dir();
+        std::fs::create_dir_all(&dir).expect("sessions dir");
+        let cwd = self.project_path();
+        for n in 0..count {
+            let mut lines = vec![
+                serde_json::json!({"type": "meta", "id": format!("sess_{n:05}"), "cwd": cwd, "created_at": 1_780_000_000 + n}),
+                serde_json::json!({"type": "title", "title": format!("Session number {n}")}),
+            ];
+            for exchange in 0..exchanges {
+                let prompt = if exchange == 0 { format!("prompt {n}") } else { format!("prompt {n}.{exchange}") };
+                lines.push(serde_json::json!({"type": "message", "message": {"role": "user", "content": [{"type": "text", "text": prompt}]}}));
+                let answer = format!("An answer of a few sentences to prompt {n}.{exchange}, as a model would give one, with a path such as src/lib.rs in it.");
+                lines.push(serde_json::json!({"type": "message", "message": {"role": "assistant", "content": [{"type": "text", "text": answer}]}}));
+            }
+            let text: String = lines.iter().map(|line| format!("{line}\n")).collect();
+            std::fs::write(dir.join(format!("sess_{n:05}.jsonl")), text).expect("session file");
+        }
+    }
+}
+
 impl Default for Sandbox {
     fn default() -> Self {
         Self::new()

@@ -204,18 +204,8 @@ async fn a_fork_has_the_history_so_far_and_a_future_of_its_own() {
 #[tokio::test]
 async fn ten_thousand_stored_sessions_list_and_load_and_a_damaged_one_is_skipped() {
     let sandbox = Sandbox::new();
-    let dir = sandbox.home.path().join(".local/share/larik/sessions");
-    std::fs::create_dir_all(&dir).unwrap();
-    let cwd = sandbox.project_path();
-    for n in 0..10_000 {
-        let lines = [
-            json!({"type": "meta", "id": format!("sess_{n:05}"), "cwd": cwd, "created_at": 1_780_000_000 + n}),
-            json!({"type": "title", "title": format!("Session number {n}")}),
-            json!({"type": "message", "message": {"role": "user", "content": [{"type": "text", "text": format!("prompt {n}")}]}}),
-        ];
-        let text: String = lines.iter().map(|line| format!("{line}\n")).collect();
-        std::fs::write(dir.join(format!("sess_{n:05}.jsonl")), text).unwrap();
-    }
+    sandbox.store_sessions(10_000, 1);
+    let (dir, cwd) = (sandbox.sessions_dir(), sandbox.project_path());
     // Damaged: not UTF-8 from the first byte, and a torn meta record.
     std::fs::write(dir.join("sess_damaged.jsonl"), [0xff, 0xfe, 0x00, 0x9c, b'\n']).unwrap();
     std::fs::write(dir.join("sess_torn.jsonl"), "{\"type\":\"meta\",\"id\":\"sess_torn\",\"cw").unwrap();

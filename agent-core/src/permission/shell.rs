@@ -58,10 +58,20 @@ fn parse_into(line: &str, out: &mut CommandLine, depth: usize) {
         return;
     };
     let root = tree.root_node();
-    if root.has_error() {
+    if root.has_error() || skips_escaped_blank(root, line.as_bytes()) {
         out.unparsable = true;
     }
     walk(root, line.as_bytes(), out, depth);
+}
+
+/// Whether the grammar passed over a `\` before a blank as if it were a blank: bash reads it
+/// as a blank inside a word, so `\ ls` runs a program named ` ls`, not `ls`. Inside a word
+/// (`my\ file`) or a string the grammar has it right.
+fn skips_escaped_blank(root: Node<'_>, source: &[u8]) -> bool {
+    source.windows(2).enumerate().filter(|(_, pair)| pair[0] == b'\\' && matches!(pair[1], b' ' | b'\t')).any(|(at, _)| {
+        let holder = root.descendant_for_byte_range(at, at + 2);
+        !holder.is_some_and(|node| matches!(node.kind(), "word" | "string" | "string_content" | "raw_string" | "ansi_c_string" | "heredoc_body" | "comment"))
+    })
 }
 
 fn walk(node: Node<'_>, source: &[u8], out: &mut CommandLine, depth: usize) {

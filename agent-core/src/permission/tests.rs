@@ -129,6 +129,10 @@ const LINES: &[(&str, char)] = &[
     ("@OFOY=w0 ls", '?'),
     ("\"ls  \" x", '?'),
     ("(ls) &  {ls; }", '?'),
+    ("\\  \\   ls  s   ", '?'),
+    ("\\ ls", '?'),
+    ("ls \\ -la", '?'),
+    ("ls my\\ file", 'A'),
     ("{ ls; }", 'A'),
     ("FOO=1 ls -la", 'A'),
 ];
@@ -332,3 +336,4 @@ fn modes_are_read_in_both_spellings() {
     assert_eq!(Mode::from_setting("dontAsk"), None);
     assert_eq!(Mode::from_setting("Yolo"), None);
 }
+
