@@ -9,7 +9,8 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::time::UNIX_EPOCH;
+use std::collections::{HashMap, HashSet};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
@@ -137,15 +138,27 @@ pub enum StoreError {
 #[derive(Debug, Clone)]
 pub struct SessionStore {
     dir: PathBuf,
+    /// What each file said for the list, with the size and time it had then: an editor pages
+    /// through thousands of sessions, and each page reads again only the files that changed.
+    summaries: std::sync::Arc<Mutex<HashMap<PathBuf, ListedFile>>>,
+}
+
+/// A session file as the list last read it.
+#[derive(Debug)]
+struct ListedFile {
+    len: u64,
+    modified: SystemTime,
+    /// The project directory and title; `None` for a file without a readable first record.
+    summary: Option<(PathBuf, Option<String>)>,
 }
 
 impl SessionStore {
     pub fn new(dir: PathBuf) -> Self {
-        Self { dir }
+        Self { dir, summaries: std::sync::Arc::default() }
     }
 
     /// `$XDG_DATA_HOME/larik/sessions`, or `~/.local/share/larik/sessions`.
-    pub fn from_env(env: &std::collections::HashMap<String, String>) -> Option<Self> {
+    pub fn from_env(env: &HashMap<String, String>) -> Option<Self> {
         Some(Self::new(crate::config::user_data_dir(env)?.join("sessions")))
     }
 
@@ -192,6 +205,8 @@ impl SessionStore {
     /// go back to), optionally only those of one directory, most recent first.
     pub fn list(&self, cwd: Option<&Path>) -> Vec<SessionSummary> {
         let Ok(entries) = std::fs::read_dir(&self.dir) else { return Vec::new() };
+        let Ok(mut listed) = self.summaries.lock() else { return Vec::new() };
+        let mut present = HashSet::new();
         let mut sessions: Vec<SessionSummary> = entries
             .filter_map(Result::ok)
             .filter_map(|entry| {
@@ -200,16 +215,25 @@ impl SessionStore {
                 if path.extension().is_none_or(|ext| ext != "jsonl") {
                     return None;
                 }
-                let updated_at = entry.metadata().ok()?.modified().ok()?.duration_since(UNIX_EPOCH).ok()?.as_secs();
-                let Some(summary) = summarize(&path) else {
-                    // One damaged file costs its own listing, never the others'.
-                    tracing::warn!(path = %path.display(), "a session file without a readable first record is left out of the list");
-                    return None;
-                };
-                Some(SessionSummary { id, cwd: summary.0, title: summary.1, updated_at })
+                let metadata = entry.metadata().ok()?;
+                let modified = metadata.modified().ok()?;
+                let updated_at = modified.duration_since(UNIX_EPOCH).ok()?.as_secs();
+                present.insert(path.clone());
+                let known = listed.get(&path).is_some_and(|file| file.len == metadata.len() && file.modified == modified);
+                if !known {
+                    let summary = summarize(&path);
+                    if summary.is_none() {
+                        // One damaged file costs its own listing, never the others'.
+                        tracing::warn!(path = %path.display(), "a session file without a readable first record is left out of the list");
+                    }
+                    listed.insert(path.clone(), ListedFile { len: metadata.len(), modified, summary });
+                }
+                let (cwd, title) = listed.get(&path)?.summary.clone()?;
+                Some(SessionSummary { id, cwd, title, updated_at })
             })
             .filter(|session| session.title.is_some() && cwd.is_none_or(|cwd| session.cwd == cwd))
             .collect();
+        listed.retain(|path, _| present.contains(path));
         sessions.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then_with(|| a.id.cmp(&b.id)));
         sessions
     }
@@ -353,6 +377,24 @@ pub fn title_from(prompt: &str) -> String {
 mod tests {
     use super::*;
     use crate::llm::Role;
+
+    #[test]
+    fn the_list_reads_again_what_changed_since_and_forgets_what_is_gone() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(dir.path().join("sessions"));
+        let untitled = store.create("sess_a", Path::new("/p")).unwrap();
+        store.create("sess_b", Path::new("/p")).unwrap().append(&Record::Title { title: "First".into() });
+        let ids = |store: &SessionStore| store.list(None).into_iter().map(|session| (session.id, session.title)).collect::<Vec<_>>();
+        assert_eq!(ids(&store), [("sess_b".to_owned(), Some("First".to_owned()))], "an untitled session is not listed");
+        // Titled after the first list: the file grew, so it is read again.
+        untitled.append(&Record::Title { title: "Later".into() });
+        let mut listed = ids(&store);
+        listed.sort();
+        assert_eq!(listed, [("sess_a".to_owned(), Some("Later".to_owned())), ("sess_b".to_owned(), Some("First".to_owned()))]);
+        store.delete("sess_b").unwrap();
+        assert_eq!(ids(&store), [("sess_a".to_owned(), Some("Later".to_owned()))]);
+        assert_eq!(store.summaries.lock().unwrap().len(), 1, "a deleted file leaves the remembered list");
+    }
 
     #[test]
     fn appends_loads_lists_and_survives_a_torn_line() {

@@ -275,6 +275,15 @@ async fn handle_line(line: &[u8], peer: &Peer, handler: &Arc<impl Handler>) {
         return;
     };
     let id = object.get("id").cloned();
+    // ACP's ids are strings, integers and null; a float or a number past i64 could not be
+    // echoed back as sent (serde_json reads it as a float), so it is refused, not mangled.
+    if let Some(id) = &id
+        && object.contains_key("method")
+        && !(id.is_null() || id.is_string() || id.is_i64())
+    {
+        peer.respond(Value::Null, Err(RpcError::new(RpcError::INVALID_REQUEST, format!("a request id must be a string, an integer or null, not {id}")))).await;
+        return;
+    }
     let params = object.get("params").cloned().unwrap_or(Value::Null);
     match (object.get("method").and_then(Value::as_str), id) {
         (Some(method), Some(id)) => spawn_request(peer, handler, id, method.to_owned(), params),
@@ -380,6 +389,16 @@ mod tests {
         client_read.read_to_string(&mut output).await.unwrap();
         serve.await.unwrap();
         output.lines().map(|line| serde_json::from_str(line).unwrap()).collect()
+    }
+
+    #[tokio::test]
+    async fn a_request_id_acp_does_not_allow_is_refused_not_echoed_changed() {
+        let input = "{\"jsonrpc\":\"2.0\",\"id\":155555555555555555555555,\"method\":\"echo\"}\n{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"echo\"}\n{\"jsonrpc\":\"2.0\",\"id\":true,\"method\":\"echo\"}\n{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"method\":\"echo\"}\n";
+        let lines = exchange(input).await;
+        let refused: Vec<&Value> = lines.iter().filter(|line| line["error"]["code"] == RpcError::INVALID_REQUEST).collect();
+        assert_eq!(refused.len(), 3, "{lines:?}");
+        assert!(refused.iter().all(|line| line["id"].is_null()), "{refused:?}");
+        assert!(lines.iter().any(|line| line["id"] == "s" && line.get("result").is_some()), "{lines:?}");
     }
 
     #[tokio::test]
