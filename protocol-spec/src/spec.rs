@@ -149,7 +149,7 @@ fn reference() -> String {
          Types link to `schema/acp-v1.json` (ACP's own types, from the official schema crate) or \
          `schema/larik-extensions.json`. Guides: `spec/turn-lifecycle.md`, `spec/permissions.md`, \
          `spec/sessions.md`, `spec/extensions.md`, `spec/versioning.md`.\n\n\
-         Errors on every request: -32700 unparsable line (`id: null`), -32600 not a request object or a batch, \
+         Errors on every request: -32700 unparsable line (`id: null`), -32600 not a request object, a batch, or an id that is not a string, an integer or null (`id: null`), \
          -32601 unknown method (unknown notifications are ignored), -32602 bad params (the message names the field), \
          -32603 internal error (a panicking handler included), -32800 cancelled.\n\n\
          | method | direction | params | result |\n|---|---|---|---|\n",

@@ -65,10 +65,15 @@ fn parse_into(line: &str, out: &mut CommandLine, depth: usize) {
 }
 
 /// Whether the grammar passed over a `\` before a blank as if it were a blank: bash reads it
-/// as a blank inside a word, so `\ ls` runs a program named ` ls`, not `ls`. Inside a word
-/// (`my\ file`) or a string the grammar has it right.
+/// as a blank inside a word, so `\ ls` runs a program named ` ls`, not `ls`; and a line
+/// continuation between two words' letters joins them (`ls\` newline `$-l` is one word). Inside
+/// a word (`my\ file`) or a string the grammar has it right, and a continuation after a blank
+/// (`ls \` newline `-la`) separates as the grammar thinks.
 fn skips_escaped_blank(root: Node<'_>, source: &[u8]) -> bool {
-    source.windows(2).enumerate().filter(|(_, pair)| pair[0] == b'\\' && matches!(pair[1], b' ' | b'\t')).any(|(at, _)| {
+    let blank = |byte: Option<&u8>| byte.is_none_or(|byte| matches!(byte, b' ' | b'\t' | b'\n'));
+    source.windows(2).enumerate().filter(|(at, pair)| {
+        pair[0] == b'\\' && (matches!(pair[1], b' ' | b'\t') || (pair[1] == b'\n' && !blank(at.checked_sub(1).and_then(|before| source.get(before))) && !blank(source.get(at + 2))))
+    }).any(|(at, _)| {
         let holder = root.descendant_for_byte_range(at, at + 2);
         !holder.is_some_and(|node| matches!(node.kind(), "word" | "string" | "string_content" | "raw_string" | "ansi_c_string" | "heredoc_body" | "comment"))
     })

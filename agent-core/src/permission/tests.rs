@@ -133,6 +133,8 @@ const LINES: &[(&str, char)] = &[
     ("\\ ls", '?'),
     ("ls \\ -la", '?'),
     ("ls my\\ file", 'A'),
+    ("ls\\\n$-l", '?'),
+    ("ls \\\n  -la", 'A'),
     ("{ ls; }", 'A'),
     ("FOO=1 ls -la", 'A'),
 ];
