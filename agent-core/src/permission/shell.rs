@@ -84,6 +84,9 @@ fn walk(node: Node<'_>, source: &[u8], out: &mut CommandLine, depth: usize) {
         "command_substitution" | "process_substitution" => out.has_substitution = true,
         "file_redirect" if writes_to_file(node, source) => out.writes_file = true,
         "command" => command(node, source, out, depth),
+        // An unquoted word ends at a blank to bash; one the grammar let run across a newline
+        // (`ls` newline `\$-l` read as `ls` and one argument) is not what bash runs.
+        "word" if has_unescaped_blank(node.utf8_text(source).unwrap_or_default()) => out.unparsable = true,
         // `{ls; }` is a program named `{ls` to bash, which opens a group only at a `{` that
         // stands alone; the grammar opens one anyway.
         "compound_statement" if source.get(node.start_byte()) == Some(&b'{') && !source.get(node.start_byte() + 1).is_some_and(|next| matches!(next, b' ' | b'\t' | b'\n')) => {
@@ -165,9 +168,43 @@ fn word(node: Node<'_>, source: &[u8]) -> String {
             text.trim_matches('"').to_owned()
         }
         "command_name" => node.named_child(0).map(|inner| word(inner, source)).unwrap_or_else(|| text.to_owned()),
-        "word" => text.replace('\\', ""),
+        "word" => unescape(text),
         _ => text.to_owned(),
     }
+}
+
+/// An unquoted word as bash reads it: `\x` is `x` (so `l\\s` is `l\s`, not `ls`), and a `\`
+/// before a newline joins the lines.
+fn unescape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('\n') => {}
+            Some(escaped) => out.push(escaped),
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
+/// Whether a blank in unquoted text stands without a `\\` before it.
+fn has_unescaped_blank(text: &str) -> bool {
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            ' ' | '\t' | '\n' => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Drops `env VAR=x`, `timeout 10`, `nohup`, `nice -n 5`, `time`, `command`, `exec` in front.

@@ -135,6 +135,8 @@ const LINES: &[(&str, char)] = &[
     ("ls my\\ file", 'A'),
     ("ls\\\n$-l", '?'),
     ("ls \\\n  -la", 'A'),
+    ("l\\\\s", '?'),
+    ("ls\n\\$-l", '?'),
     ("{ ls; }", 'A'),
     ("FOO=1 ls -la", 'A'),
 ];
