@@ -112,8 +112,9 @@ fn segments(line: &str) -> Option<Vec<Vec<String>>> {
                 if chars.peek().is_none_or(|next| *next == '\n') {
                     return None;
                 }
-                // The target word, skipped.
-                while chars.peek().is_some_and(|next| !next.is_whitespace() && !matches!(next, ';' | '&' | '|' | '(' | ')')) {
+                // The target word, skipped; another redirection ends it (`<?<` is `?`, then a
+                // `<` that needs a target of its own).
+                while chars.peek().is_some_and(|next| !next.is_whitespace() && !matches!(next, ';' | '&' | '|' | '(' | ')' | '<' | '>')) {
                     chars.next();
                 }
             }
@@ -141,6 +142,7 @@ mod tests {
         assert_eq!(command_other_than("if ls; then touch x; fi", "ls").as_deref(), Some("then touch x"));
         assert_eq!(command_other_than("ls 2>/dev/null>out", "ls"), None);
         assert_eq!(command_other_than("A+=1 ls", "ls"), None, "an appending assignment");
+        assert_eq!(command_other_than("ls <?<\nrm x", "ls"), None, "a redirection without a target: bash runs nothing");
         assert_eq!(command_other_than("ls $(rm x)", "ls"), None, "a substitution: not judged here");
     }
 }

@@ -6,10 +6,10 @@
 //! sent to the model), `rewind`, `compaction` (the summary the model continues from) and `tool`
 //! (how a finished tool call looked, for replaying it to an editor).
 
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
@@ -140,7 +140,7 @@ pub struct SessionStore {
     dir: PathBuf,
     /// What each file said for the list, with the size and time it had then: an editor pages
     /// through thousands of sessions, and each page reads again only the files that changed.
-    summaries: std::sync::Arc<Mutex<HashMap<PathBuf, ListedFile>>>,
+    summaries: Arc<Mutex<HashMap<PathBuf, ListedFile>>>,
 }
 
 /// A session file as the list last read it.
@@ -154,7 +154,7 @@ struct ListedFile {
 
 impl SessionStore {
     pub fn new(dir: PathBuf) -> Self {
-        Self { dir, summaries: std::sync::Arc::default() }
+        Self { dir, summaries: Arc::default() }
     }
 
     /// `$XDG_DATA_HOME/larik/sessions`, or `~/.local/share/larik/sessions`.

@@ -93,8 +93,8 @@ struct PeerState {
 }
 
 impl Peer {
-    /// Sends a notification. Waits only while the writer's queue is full (see `output_queue`). The params are
-    /// serialized straight into the line, without an intermediate JSON tree.
+    /// Sends a notification. Waits only while the writer's queue is full (see `output_queue`).
+    /// The params are serialized straight into the line, without an intermediate JSON tree.
     pub async fn notify(&self, method: &str, params: impl serde::Serialize) {
         #[derive(serde::Serialize)]
         struct Notification<'a, P> {
