@@ -88,10 +88,9 @@ fn walk(node: Node<'_>, source: &[u8], out: &mut CommandLine, depth: usize) {
         // (`ls` newline `\$-l` read as `ls` and one argument) is not what bash runs.
         "word" if has_unescaped_blank(node.utf8_text(source).unwrap_or_default()) => out.unparsable = true,
         // `{ls; }` is a program named `{ls` to bash, which opens a group only at a `{` that
-        // stands alone; the grammar opens one anyway.
-        "compound_statement" if source.get(node.start_byte()) == Some(&b'{') && !source.get(node.start_byte() + 1).is_some_and(|next| matches!(next, b' ' | b'\t' | b'\n')) => {
-            out.unparsable = true;
-        }
+        // stands alone, and `!"ls"` one named `!ls` (`!` negates only as a word of its own);
+        // the grammar opens a group or negates anyway.
+        "compound_statement" | "negated_command" if !stands_alone(node, source) => out.unparsable = true,
         _ => {}
     }
     let mut cursor = node.walk();
@@ -190,6 +189,11 @@ fn unescape(text: &str) -> String {
         }
     }
     out
+}
+
+/// Whether the node's opening character (`{`, `!`) is a word of its own, as bash needs it to be.
+fn stands_alone(node: Node<'_>, source: &[u8]) -> bool {
+    source.get(node.start_byte() + 1).is_none_or(|next| matches!(next, b' ' | b'\t' | b'\n'))
 }
 
 /// Whether a blank in unquoted text stands without a `\\` before it.
