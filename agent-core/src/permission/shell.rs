@@ -84,14 +84,17 @@ fn walk(node: Node<'_>, source: &[u8], out: &mut CommandLine, depth: usize) {
         "command_substitution" | "process_substitution" => out.has_substitution = true,
         "file_redirect" if writes_to_file(node, source) => out.writes_file = true,
         "command" => command(node, source, out, depth),
-        // An unquoted word ends at a blank to bash; one the grammar let run across a newline
-        // (`ls` newline `\$-l` read as `ls` and one argument) is not what bash runs.
-        "word" if has_unescaped_blank(node.utf8_text(source).unwrap_or_default()) => out.unparsable = true,
         // `{ls; }` is a program named `{ls` to bash, which opens a group only at a `{` that
         // stands alone, and `!"ls"` one named `!ls` (`!` negates only as a word of its own);
         // the grammar opens a group or negates anyway.
         "compound_statement" | "negated_command" if !stands_alone(node, source) => out.unparsable = true,
         _ => {}
+    }
+    // A word ends at an unquoted blank to bash; one the grammar let run across a newline (`ls`
+    // newline `\$-l` read as `ls` and one argument, `ls < $` newline `r` as a redirection from
+    // `$r`) is not what bash runs.
+    if matches!(node.kind(), "command" | "file_redirect") && spans_a_blank(node, source) {
+        out.unparsable = true;
     }
     let mut cursor = node.walk();
     for child in node.children(&mut cursor) {
@@ -196,16 +199,30 @@ fn stands_alone(node: Node<'_>, source: &[u8]) -> bool {
     source.get(node.start_byte() + 1).is_none_or(|next| matches!(next, b' ' | b'\t' | b'\n'))
 }
 
-/// Whether a blank in unquoted text stands without a `\\` before it.
-fn has_unescaped_blank(text: &str) -> bool {
+/// Whether one of the command's words (or a redirection's target) holds a blank bash would
+/// split at: one outside quotes and without a `\\` before it. Substitutions and here-documents
+/// hold whole scripts, blanks and all.
+fn spans_a_blank(node: Node<'_>, source: &[u8]) -> bool {
+    let mut cursor = node.walk();
+    let words: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+    words.into_iter().filter(|word| !matches!(word.kind(), "command_substitution" | "process_substitution" | "heredoc_redirect" | "herestring_redirect" | "file_redirect" | "file_descriptor")).any(|word| has_unquoted_blank(word.utf8_text(source).unwrap_or_default()))
+}
+
+/// Whether a blank in the text stands outside quotes and without a `\\` before it.
+fn has_unquoted_blank(text: &str) -> bool {
     let mut chars = text.chars();
+    let mut quote = None;
     while let Some(c) = chars.next() {
-        match c {
-            '\\' => {
+        match (quote, c) {
+            (Some('\''), '\'') | (Some('"'), '"') => quote = None,
+            (Some('\''), _) => {}
+            (_, '\\') => {
                 chars.next();
             }
-            ' ' | '\t' | '\n' => return true,
-            _ => {}
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, ' ' | '\t' | '\n') => return true,
+            (None, _) => {}
         }
     }
     false

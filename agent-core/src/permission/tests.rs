@@ -139,6 +139,9 @@ const LINES: &[(&str, char)] = &[
     ("ls\n\\$-l", '?'),
     ("!\"ls\" -l#qs", '?'),
     ("! ls", 'A'),
+    ("ls < $\nr", '?'),
+    ("ls < $\nrm x", '?'),
+    ("ls \"a b\" 'c d' e\\ f", 'A'),
     ("{ ls; }", 'A'),
     ("FOO=1 ls -la", 'A'),
 ];
