@@ -84,6 +84,9 @@ fn walk(node: Node<'_>, source: &[u8], out: &mut CommandLine, depth: usize) {
         "command_substitution" | "process_substitution" => out.has_substitution = true,
         "file_redirect" if writes_to_file(node, source) => out.writes_file = true,
         "command" => command(node, source, out, depth),
+        // `66E=` is no assignment to bash (the name starts with a digit) but a program, wherever
+        // the grammar put it, even as a statement of its own.
+        "variable_assignment" if !is_assignment(node, source) => out.unparsable = true,
         // `{ls; }` is a program named `{ls` to bash, which opens a group only at a `{` that
         // stands alone, and `!"ls"` one named `!ls` (`!` negates only as a word of its own);
         // the grammar opens a group or negates anyway.
