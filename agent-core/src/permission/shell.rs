@@ -207,8 +207,7 @@ fn stands_alone(node: Node<'_>, source: &[u8]) -> bool {
 /// hold whole scripts, blanks and all.
 fn spans_a_blank(node: Node<'_>, source: &[u8]) -> bool {
     let mut cursor = node.walk();
-    let words: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
-    words.into_iter().filter(|word| !matches!(word.kind(), "command_substitution" | "process_substitution" | "heredoc_redirect" | "herestring_redirect" | "file_redirect" | "file_descriptor")).any(|word| has_unquoted_blank(word.utf8_text(source).unwrap_or_default()))
+    node.named_children(&mut cursor).filter(|word| !matches!(word.kind(), "command_substitution" | "process_substitution" | "heredoc_redirect" | "herestring_redirect" | "file_redirect" | "file_descriptor")).any(|word| has_unquoted_blank(word.utf8_text(source).unwrap_or_default()))
 }
 
 /// Whether a blank in the text stands outside quotes and without a `\\` before it.
