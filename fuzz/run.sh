@@ -31,6 +31,10 @@ if [ "${FUZZ_PROFILE:-dev}" = release ]; then
   # a quarter of an hour to build, and buys the fuzzer little.
   export CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16
 fi
+# The checkout's path is written out of the build: every checkout then fuzzes the same binary,
+# and a fixed-seed run tries the same inputs wherever it runs (built from two paths, the same
+# commit was seen to find an input in one checkout and nothing in the other).
+export RUSTFLAGS="${RUSTFLAGS:-} --remap-path-prefix=$PWD=/larik"
 fuzz=(-s none --features libfuzzer "${profile[@]}" --target-dir "$cache/target-fuzz")
 cargo +nightly fuzz build "${fuzz[@]}"
 status=0

@@ -96,6 +96,37 @@ async fn reads_and_writes_go_through_the_editor_when_it_offers_them() {
 }
 
 #[tokio::test]
+async fn a_cancelled_turn_stops_waiting_for_a_write_the_editor_never_answers() {
+    let steps = vec![Step::tool("toolu_w", "write", json!({"path": "notes.txt", "content": "new\n"})), Step::text("never asked for")];
+    let (sandbox, mock, mut agent, session) = start(steps, json!({"fs": {"readTextFile": true, "writeTextFile": true}})).await;
+    let path = sandbox.project_path().join("notes.txt");
+    let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "go"}]})).await;
+    let mut write_id = None;
+    let mut started = None;
+    let cancelled_request = loop {
+        let message = agent.next().await;
+        match message["method"].as_str() {
+            Some("session/request_permission") => agent.reply(&message, json!({"outcome": {"outcome": "selected", "optionId": "allow_once"}})).await,
+            // The editor never answers (avante's unsaved buffer); the user gives up.
+            Some("fs/write_text_file") => {
+                write_id = Some(message["id"].clone());
+                agent.notify("session/cancel", json!({"sessionId": session})).await;
+            }
+            Some("$/cancel_request") => break message["params"]["requestId"].clone(),
+            Some("session/update") if message["params"]["update"]["sessionUpdate"] == "tool_call" => started = Some(message["params"]["update"].clone()),
+            _ if message["id"] == json!(id) && message.get("method").is_none() => panic!("the turn ended before the editor was told to stop: {message}"),
+            _ => {}
+        }
+    };
+    assert_eq!(started.expect("the call was shown")["status"], "pending", "a new call says it is pending");
+    assert_eq!(Some(cancelled_request), write_id, "the unanswered write is the request cancelled");
+    let (response, _) = agent.response(id).await;
+    assert_eq!(response["result"]["stopReason"], "cancelled", "{response}");
+    assert!(!path.exists(), "only the editor writes, and it never did");
+    assert_eq!(mock.requests().len(), 1, "a cancelled turn asks the model nothing more");
+}
+
+#[tokio::test]
 async fn editor_context_reaches_the_next_prompt_once() {
     let (sandbox, mock, mut agent, session) = start(vec![Step::text("one"), Step::text("two")], json!({})).await;
     let file = sandbox.project_path().join("app.rs");

@@ -14,6 +14,7 @@
 //! halts the turn once the batch is done.
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
@@ -65,6 +66,28 @@ struct PartialChange {
 }
 
 const CANCELLED: &str = "The user cancelled this tool call before it finished.";
+
+/// How long a cancelled call may take to end by itself (a command's process group is killed, an
+/// MCP server told) before the turn stops waiting for it.
+const CANCEL_GRACE: Duration = Duration::from_secs(2);
+
+/// Runs a call to its end, or until the turn is cancelled and the call has had its grace to end
+/// by itself: a cancelled turn never waits on a call that ignores cancellation (an editor that
+/// never answers a write, a tool stuck in I/O). Dropping the call drops what it waits on.
+async fn until_cancelled(run: impl Future<Output = ToolOutput>, cancel: &CancellationToken) -> ToolOutput {
+    tokio::pin!(run);
+    tokio::select! {
+        output = &mut run => return output,
+        () = cancel.cancelled() => {}
+    }
+    match tokio::time::timeout(CANCEL_GRACE, run).await {
+        Ok(output) => output,
+        Err(_) => {
+            tracing::warn!("a cancelled tool call did not end within its grace; the turn goes on without it");
+            ToolOutput::error(CANCELLED)
+        }
+    }
+}
 
 /// A shell command that runs to its end in this call (one started in the background is not
 /// followed): what it changes in the project is found by comparing snapshots around it.
@@ -327,10 +350,13 @@ impl Dispatch<'_> {
             Some(checkpoints) if is_command(call) => checkpoints.before_command().await,
             _ => None,
         };
-        let mut output = match &call.partial {
-            Some(partial) => self.apply_partial(partial).await,
-            None => tracing::Instrument::instrument(call.tool.run(call.input.clone(), &ctx), span).await,
+        let run = async {
+            match &call.partial {
+                Some(partial) => self.apply_partial(partial).await,
+                None => tracing::Instrument::instrument(call.tool.run(call.input.clone(), &ctx), span).await,
+            }
         };
+        let mut output = until_cancelled(run, self.cancel).await;
         if let (Some(checkpoints), Some(before)) = (&self.env.checkpoints, before) {
             let changes = checkpoints.changed_since(before).await;
             with_changes(&mut output, changes, self.env.workspace.root());

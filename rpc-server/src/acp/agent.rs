@@ -562,7 +562,19 @@ impl Handler for AcpAgent {
 
 pub(super) async fn notify(peer: &Peer, session_id: &acp::SessionId, update: acp::SessionUpdate) {
     let notification = acp::SessionNotification::new(session_id.clone(), update);
-    peer.notify("session/update", &notification).await;
+    match &notification.update {
+        // The schema leaves a pending call's status out, as its default. Clients that draw a
+        // call's approve and reject buttons only for a status they read (avante.nvim) need it
+        // written out.
+        acp::SessionUpdate::ToolCall(call) if call.status == acp::ToolCallStatus::Pending => match serde_json::to_value(&notification) {
+            Ok(mut value) => {
+                value["update"]["status"] = Value::from("pending");
+                peer.notify("session/update", value).await;
+            }
+            Err(error) => tracing::warn!(%error, "a tool call could not be serialized"),
+        },
+        _ => peer.notify("session/update", &notification).await,
+    }
 }
 
 fn turn_error(error: TurnError) -> RpcError {

@@ -108,18 +108,22 @@ impl Peer {
         }
     }
 
-    /// Sends a request and waits for its response.
+    /// Sends a request and waits for its response. Dropping the future before the answer came
+    /// (the turn that asked was cancelled) tells the peer with `$/cancel_request`.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, RpcError> {
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
         let (reply, response) = oneshot::channel();
         if let Ok(mut pending) = self.inner.pending.lock() {
             pending.insert(id, reply);
         }
+        let mut outstanding = Outstanding { peer: self.clone(), id, answered: false };
         self.send_line(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await;
-        tokio::select! {
+        let result = tokio::select! {
             response = response => response.unwrap_or_else(|_| Err(RpcError::new(RpcError::INTERNAL_ERROR, "connection closed"))),
             () = self.inner.shutdown.cancelled() => Err(RpcError::new(RpcError::INTERNAL_ERROR, "connection closed")),
-        }
+        };
+        outstanding.answered = true;
+        result
     }
 
     /// The token that fires when the connection ends.
@@ -150,6 +154,31 @@ impl Peer {
             Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error.to_json()}),
         };
         self.send_line(message).await;
+    }
+}
+
+/// A request sent to the peer and not yet answered. When its waiter goes away first, the entry
+/// is forgotten (a late answer is ignored) and the peer is told it may stop: the request is
+/// cancelled as ACP's `$/cancel_request` says.
+struct Outstanding {
+    peer: Peer,
+    id: i64,
+    answered: bool,
+}
+
+impl Drop for Outstanding {
+    fn drop(&mut self) {
+        if self.answered {
+            return;
+        }
+        if let Ok(mut pending) = self.peer.inner.pending.lock() {
+            pending.remove(&self.id);
+        }
+        if self.peer.inner.shutdown.is_cancelled() || tokio::runtime::Handle::try_current().is_err() {
+            return;
+        }
+        let (peer, id) = (self.peer.clone(), self.id);
+        self.peer.spawn(async move { peer.notify("$/cancel_request", json!({"requestId": id})).await });
     }
 }
 
