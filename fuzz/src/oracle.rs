@@ -112,11 +112,7 @@ fn segments(line: &str) -> Option<Vec<Vec<String>>> {
                 if chars.peek().is_none_or(|next| *next == '\n') {
                     return None;
                 }
-                // The target word, skipped; another redirection ends it (`<?<` is `?`, then a
-                // `<` that needs a target of its own).
-                while chars.peek().is_some_and(|next| !next.is_whitespace() && !matches!(next, ';' | '&' | '|' | '(' | ')' | '<' | '>')) {
-                    chars.next();
-                }
+                skip_target(&mut chars)?;
             }
             ' ' | '\t' | '\r' => end_word(&mut word, &mut segments),
             other => word.get_or_insert_with(String::new).push(other),
@@ -124,6 +120,47 @@ fn segments(line: &str) -> Option<Vec<Vec<String>>> {
     }
     end_word(&mut word, &mut segments);
     Some(segments)
+}
+
+/// Skips a redirection's target word, quotes and escapes included (`<a" b"` is one file); another
+/// redirection ends it (`<?<` is `?`, then a `<` that needs a target of its own). `None` when
+/// it holds a substitution.
+fn skip_target(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Option<()> {
+    while let Some(&next) = chars.peek() {
+        if next.is_whitespace() || matches!(next, ';' | '&' | '|' | '(' | ')' | '<' | '>') {
+            break;
+        }
+        chars.next();
+        match next {
+            '\\' => {
+                chars.next();
+            }
+            '\'' => {
+                for quoted in chars.by_ref() {
+                    if quoted == '\'' {
+                        break;
+                    }
+                }
+            }
+            '"' => {
+                while let Some(quoted) = chars.next() {
+                    match quoted {
+                        '"' => break,
+                        '\\' => {
+                            chars.next();
+                        }
+                        '`' => return None,
+                        '$' if chars.peek() == Some(&'(') => return None,
+                        _ => {}
+                    }
+                }
+            }
+            '`' => return None,
+            '$' if chars.peek() == Some(&'(') => return None,
+            _ => {}
+        }
+    }
+    Some(())
 }
 
 #[cfg(test)]
@@ -143,6 +180,8 @@ mod tests {
         assert_eq!(command_other_than("ls 2>/dev/null>out", "ls"), None);
         assert_eq!(command_other_than("A+=1 ls", "ls"), None, "an appending assignment");
         assert_eq!(command_other_than("ls <?<\nrm x", "ls"), None, "a redirection without a target: bash runs nothing");
+        assert_eq!(command_other_than("ls <ls\"ls( -\"= ", "ls"), None, "a quoted target is one file");
+        assert_eq!(command_other_than("ls <'a;b' ;rm x", "ls").as_deref(), Some("rm x"));
         assert_eq!(command_other_than("ls $(rm x)", "ls"), None, "a substitution: not judged here");
     }
 }

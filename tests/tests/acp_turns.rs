@@ -255,8 +255,10 @@ async fn cancel_while_a_permission_prompt_is_open() {
     };
     agent.notify("session/cancel", json!({"sessionId": session})).await;
     agent.reply(&permission, json!({"outcome": {"outcome": "cancelled"}})).await;
-    let (response, _) = agent.response(id).await;
+    let (response, seen) = agent.response(id).await;
     assert_eq!(response["result"]["stopReason"], "cancelled");
+    // The client settles an open prompt itself after session/cancel; it is not told again.
+    assert!(!seen.iter().any(|message| message["method"] == "$/cancel_request"), "{seen:?}");
 }
 
 #[tokio::test]

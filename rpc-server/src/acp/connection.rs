@@ -109,14 +109,18 @@ impl Peer {
     }
 
     /// Sends a request and waits for its response. Dropping the future before the answer came
-    /// (the turn that asked was cancelled) tells the peer with `$/cancel_request`.
+    /// (the turn that asked was cancelled) tells the peer with `$/cancel_request`, except for a
+    /// permission request, which session/cancel already settles.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, RpcError> {
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
         let (reply, response) = oneshot::channel();
         if let Ok(mut pending) = self.inner.pending.lock() {
             pending.insert(id, reply);
         }
-        let mut outstanding = Outstanding { peer: self.clone(), id, answered: false };
+        // After session/cancel, ACP has the client answer an open permission request itself;
+        // a $/cancel_request for it would only be noise (avante warns of each one).
+        let tell = method != "session/request_permission";
+        let mut outstanding = Outstanding { peer: self.clone(), id, tell, answered: false };
         self.send_line(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await;
         let result = tokio::select! {
             response = response => response.unwrap_or_else(|_| Err(RpcError::new(RpcError::INTERNAL_ERROR, "connection closed"))),
@@ -163,6 +167,8 @@ impl Peer {
 struct Outstanding {
     peer: Peer,
     id: i64,
+    /// Whether the peer hears of it.
+    tell: bool,
     answered: bool,
 }
 
@@ -174,7 +180,7 @@ impl Drop for Outstanding {
         if let Ok(mut pending) = self.peer.inner.pending.lock() {
             pending.remove(&self.id);
         }
-        if self.peer.inner.shutdown.is_cancelled() || tokio::runtime::Handle::try_current().is_err() {
+        if !self.tell || self.peer.inner.shutdown.is_cancelled() || tokio::runtime::Handle::try_current().is_err() {
             return;
         }
         let (peer, id) = (self.peer.clone(), self.id);
