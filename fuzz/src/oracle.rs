@@ -104,8 +104,19 @@ fn segments(line: &str) -> Option<Vec<Vec<String>>> {
                 while chars.peek().is_some_and(|next| matches!(next, '<' | '>' | '&' | '|')) {
                     chars.next();
                 }
-                while chars.peek().is_some_and(|next| *next == ' ' || *next == '\t') {
-                    chars.next();
+                // Blanks, and line continuations, which bash removes before it reads the target.
+                loop {
+                    let mut ahead = chars.clone();
+                    match (ahead.next(), ahead.next()) {
+                        (Some(' ' | '\t'), _) => {
+                            chars.next();
+                        }
+                        (Some('\\'), Some('\n')) => {
+                            chars.next();
+                            chars.next();
+                        }
+                        _ => break,
+                    }
                 }
                 // No target before the line ends: bash stops at the syntax error, and what
                 // this reading would take for the next command may be anything.
@@ -181,6 +192,7 @@ mod tests {
         assert_eq!(command_other_than("A+=1 ls", "ls"), None, "an appending assignment");
         assert_eq!(command_other_than("ls <?<\nrm x", "ls"), None, "a redirection without a target: bash runs nothing");
         assert_eq!(command_other_than("ls <ls\"ls( -\"= ", "ls"), None, "a quoted target is one file");
+        assert_eq!(command_other_than("ls <\\\n\nrm x", "ls"), None, "a continuation is no target: bash stops at the syntax error");
         assert_eq!(command_other_than("ls <'a;b' ;rm x", "ls").as_deref(), Some("rm x"));
         assert_eq!(command_other_than("ls $(rm x)", "ls"), None, "a substitution: not judged here");
     }
