@@ -103,6 +103,12 @@ fn walk(node: Node<'_>, source: &[u8], out: &mut CommandLine, depth: usize) {
     if matches!(node.kind(), "command" | "file_redirect") && spans_a_blank(node, source) {
         out.unparsable = true;
     }
+    // A redirection takes one word to bash. The grammar lets one after an expansion take more
+    // (`<$l rm x` read as a redirection from `$l rm x`): at the start of a command, bash runs
+    // the next word as the program.
+    if node.kind() == "file_redirect" && node.children_by_field_name("destination", &mut node.walk()).nth(1).is_some() {
+        out.unparsable = true;
+    }
     let mut cursor = node.walk();
     for child in node.children(&mut cursor) {
         walk(child, source, out, depth);
