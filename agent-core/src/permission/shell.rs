@@ -70,13 +70,15 @@ fn parse_into(line: &str, out: &mut CommandLine, depth: usize) {
 /// a word (`my\ file`) or a string the grammar has it right, and a continuation after a blank
 /// (`ls \` newline `-la`) separates as the grammar thinks. A continuation that opens a line is
 /// passed over too: the grammar joins the line to the one before (`ls`, newline, `\` newline
-/// `rm x` read as `ls rm x`), where bash ends the command at the newline.
+/// `rm x` read as `ls rm x`), where bash ends the command at the newline; so is one before a
+/// blank line (`ls \` newline newline `-l` read as `ls -l`, where bash runs `-l` alone).
 fn skips_escaped_blank(root: Node<'_>, source: &[u8]) -> bool {
     let blank = |byte: Option<&u8>| byte.is_none_or(|byte| matches!(byte, b' ' | b'\t' | b'\n'));
     let opens_a_line = |at: usize| source[..at].iter().rev().find(|byte| !matches!(byte, b' ' | b'\t')).is_none_or(|byte| *byte == b'\n');
+    let before_a_blank_line = |at: usize| source[at + 2..].iter().find(|byte| !matches!(byte, b' ' | b'\t')).is_none_or(|byte| *byte == b'\n');
     let joins_letters = |at: usize| !blank(at.checked_sub(1).and_then(|before| source.get(before))) && !blank(source.get(at + 2));
     source.windows(2).enumerate().filter(|(at, pair)| {
-        pair[0] == b'\\' && (matches!(pair[1], b' ' | b'\t') || (pair[1] == b'\n' && (joins_letters(*at) || opens_a_line(*at))))
+        pair[0] == b'\\' && (matches!(pair[1], b' ' | b'\t') || (pair[1] == b'\n' && (joins_letters(*at) || opens_a_line(*at) || before_a_blank_line(*at))))
     }).any(|(at, _)| {
         let holder = root.descendant_for_byte_range(at, at + 2);
         !holder.is_some_and(|node| matches!(node.kind(), "word" | "string" | "string_content" | "raw_string" | "ansi_c_string" | "heredoc_body" | "comment"))
