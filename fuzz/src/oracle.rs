@@ -81,6 +81,19 @@ fn segments(line: &str) -> Option<Vec<Vec<String>>> {
             }
             '`' => return None,
             '$' if chars.peek() == Some(&'(') => return None,
+            // An ANSI-C string: `\'` does not end it. Its escapes (`\x6c`) are not followed:
+            // with one, this reading stays silent.
+            '$' if chars.peek() == Some(&'\'') => {
+                chars.next();
+                let text = word.get_or_insert_with(String::new);
+                while let Some(quoted) = chars.next() {
+                    match quoted {
+                        '\'' => break,
+                        '\\' => return None,
+                        other => text.push(other),
+                    }
+                }
+            }
             '<' | '>' if chars.peek() == Some(&'(') => return None,
             '#' if word.is_none() => {
                 for skipped in chars.by_ref() {
@@ -168,6 +181,18 @@ fn skip_target(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Option<(
             }
             '`' => return None,
             '$' if chars.peek() == Some(&'(') => return None,
+            '$' if chars.peek() == Some(&'\'') => {
+                chars.next();
+                while let Some(quoted) = chars.next() {
+                    match quoted {
+                        '\'' => break,
+                        '\\' => {
+                            chars.next();
+                        }
+                        _ => {}
+                    }
+                }
+            }
             _ => {}
         }
     }
@@ -193,6 +218,9 @@ mod tests {
         assert_eq!(command_other_than("ls <?<\nrm x", "ls"), None, "a redirection without a target: bash runs nothing");
         assert_eq!(command_other_than("ls <ls\"ls( -\"= ", "ls"), None, "a quoted target is one file");
         assert_eq!(command_other_than("ls <\\\n\nrm x", "ls"), None, "a continuation is no target: bash stops at the syntax error");
+        assert_eq!(command_other_than("ls<ls$'\\'r;'", "ls"), None, "an ANSI-C string's \\' does not end it");
+        assert_eq!(command_other_than("$'rm' x", "ls").as_deref(), Some("rm x"));
+        assert_eq!(command_other_than("$'ls'; rm x", "ls").as_deref(), Some("rm x"));
         assert_eq!(command_other_than("ls <'a;b' ;rm x", "ls").as_deref(), Some("rm x"));
         assert_eq!(command_other_than("ls $(rm x)", "ls"), None, "a substitution: not judged here");
     }
