@@ -97,6 +97,9 @@ fn walk(node: Node<'_>, source: &[u8], out: &mut CommandLine, depth: usize) {
         // stands alone, and `!"ls"` one named `!ls` (`!` negates only as a word of its own);
         // the grammar opens a group or negates anyway.
         "compound_statement" | "negated_command" if !stands_alone(node, source) => out.unparsable = true,
+        // A descriptor is digits to bash (`-668>&6` is a word, the program, then `>&6`); the
+        // grammar takes other words for one.
+        "file_descriptor" if !node.utf8_text(source).is_ok_and(|text| !text.is_empty() && text.bytes().all(|byte| byte.is_ascii_digit())) => out.unparsable = true,
         _ => {}
     }
     // A word ends at an unquoted blank to bash; one the grammar let run across a newline (`ls`
@@ -282,6 +285,7 @@ fn writes_to_file(node: Node<'_>, source: &[u8]) -> bool {
     let destination = children.iter().rev().find(|child| child.is_named() && child.kind() != "file_descriptor");
     let Some(destination) = destination else { return false };
     let target = word(*destination, source);
-    let duplicates_descriptor = operator.ends_with('&') || operator == ">&" || destination.kind() == "number" || target == "-";
+    // `>6` and `> -` write files of those names; only `>&` duplicates (or closes) a descriptor.
+    let duplicates_descriptor = operator.ends_with('&') || operator == ">&";
     !(duplicates_descriptor && target.chars().all(|c| c.is_ascii_digit() || c == '-')) && target != "/dev/null"
 }
