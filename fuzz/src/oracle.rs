@@ -133,7 +133,8 @@ fn segments(line: &str) -> Option<Vec<Vec<String>>> {
                 }
                 // No target before the line ends: bash stops at the syntax error, and what
                 // this reading would take for the next command may be anything.
-                if chars.peek().is_none_or(|next| *next == '\n') {
+                // A `#` there opens a comment, so there is no target either.
+                if chars.peek().is_none_or(|next| matches!(next, '\n' | '#')) {
                     return None;
                 }
                 skip_target(&mut chars)?;
@@ -220,6 +221,7 @@ mod tests {
         assert_eq!(command_other_than("ls <\\\n\nrm x", "ls"), None, "a continuation is no target: bash stops at the syntax error");
         assert_eq!(command_other_than("ls<ls$'\\'r;'", "ls"), None, "an ANSI-C string's \\' does not end it");
         assert_eq!(command_other_than("$'rm' x", "ls").as_deref(), Some("rm x"));
+        assert_eq!(command_other_than("ls\nls<#\n\no", "ls"), None, "<# opens a comment: bash stops at the syntax error");
         assert_eq!(command_other_than("$'ls'; rm x", "ls").as_deref(), Some("rm x"));
         assert_eq!(command_other_than("ls <'a;b' ;rm x", "ls").as_deref(), Some("rm x"));
         assert_eq!(command_other_than("ls $(rm x)", "ls"), None, "a substitution: not judged here");
