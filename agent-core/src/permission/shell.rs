@@ -105,7 +105,7 @@ fn walk(node: Node<'_>, source: &[u8], out: &mut CommandLine, depth: usize) {
     // A word ends at an unquoted blank to bash; one the grammar let run across a newline (`ls`
     // newline `\$-l` read as `ls` and one argument, `ls < $` newline `r` as a redirection from
     // `$r`) is not what bash runs.
-    if matches!(node.kind(), "command" | "file_redirect") && spans_a_blank(node, source) {
+    if matches!(node.kind(), "command" | "file_redirect") && (spans_a_blank(node, source) || passes_over_text(node, source)) {
         out.unparsable = true;
     }
     // A redirection takes one word to bash. The grammar lets one after an expansion take more
@@ -226,6 +226,22 @@ fn spans_a_blank(node: Node<'_>, source: &[u8]) -> bool {
 }
 
 /// Whether a blank in the text stands outside quotes and without a `\\` before it.
+/// Whether the grammar left text between a node's children out of the tree: `A=1 - p= ls` has
+/// no `-` in it, so `ls` looks like the program where bash runs `-`. Blanks and line
+/// continuations are all that may stand between the parts of a command.
+fn passes_over_text(node: Node<'_>, source: &[u8]) -> bool {
+    let skipped = |from: usize, to: usize| source.get(from..to).is_some_and(|gap| gap.iter().any(|byte| !matches!(byte, b' ' | b'\t' | b'\n' | b'\r' | b'\\')));
+    let mut at = node.start_byte();
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        if skipped(at, child.start_byte()) {
+            return true;
+        }
+        at = child.end_byte();
+    }
+    skipped(at, node.end_byte())
+}
+
 fn has_unquoted_blank(text: &str) -> bool {
     let mut chars = text.chars();
     let mut quote = None;

@@ -153,6 +153,8 @@ const LINES: &[(&str, char)] = &[
     ("ls \\\n<ls \\\n< l<$s \\s \\\n< l<$l sr l$l< srl sr l$l< s\n<ls \\\n< l<$l rm l$l< srl sr l$l< sr-", '?'),
     ("ls\n<$l rm x", 'D'),
     (">>66&-668>&6  ls", '?'),
+    ("A=1 - p= ls", '?'),
+    ("Oppppp+=plp         <       pl{K   <   s+s - p= ls", '?'),
     ("ls 2>&1", 'A'),
     ("ls >&2", 'A'),
     ("ls 2>&-", 'A'),
