@@ -396,17 +396,24 @@ impl Bridge {
         tokio::spawn(async move {
             let (events, received) = mpsc::channel(256);
             let turn_cancel = bridge.cancel.child_token();
-            let turn = bridge.session.prompt(prompt, events, turn_cancel);
-            let show = bridge.show_turn(received, chat);
+            // The editor hears the turn is done only once it is: a chat file then offers its
+            // actions again at once.
+            let finished = CancellationToken::new();
+            let turn = async {
+                let outcome = bridge.session.prompt(prompt, events, turn_cancel).await;
+                bridge.turn_running.store(false, Ordering::Relaxed);
+                finished.cancel();
+                outcome
+            };
+            let show = bridge.show_turn(received, chat, &finished);
             let outcome = side_by_side(turn, show).await;
-            bridge.turn_running.store(false, Ordering::Relaxed);
             if let Err(error) = outcome {
                 bridge.client.show(MessageType::ERROR, format!("Larik: {error}"));
             }
         });
     }
 
-    async fn show_turn(&self, mut events: mpsc::Receiver<AgentEvent>, mut chat: Option<Story>) {
+    async fn show_turn(&self, mut events: mpsc::Receiver<AgentEvent>, mut chat: Option<Story>, finished: &CancellationToken) {
         let token = NumberOrString::String(format!("larik/{}", self.next_id.fetch_add(1, Ordering::Relaxed)));
         let progress = self.client.request::<WorkDoneProgressCreate>(WorkDoneProgressCreateParams { token: token.clone() }).await.is_ok();
         let send = |value: WorkDoneProgress| {
@@ -487,6 +494,7 @@ impl Bridge {
         } else if !answer.trim().is_empty() {
             self.client.show(MessageType::INFO, format!("Larik: {}", answer.trim()));
         }
+        finished.cancelled().await;
         send(WorkDoneProgress::End(WorkDoneProgressEnd { message: Some("done".into()) }));
     }
 
