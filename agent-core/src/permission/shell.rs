@@ -225,7 +225,6 @@ fn spans_a_blank(node: Node<'_>, source: &[u8]) -> bool {
     node.named_children(&mut cursor).filter(|word| !matches!(word.kind(), "command_substitution" | "process_substitution" | "heredoc_redirect" | "herestring_redirect" | "file_redirect" | "file_descriptor")).any(|word| has_unquoted_blank(word.utf8_text(source).unwrap_or_default()))
 }
 
-/// Whether a blank in the text stands outside quotes and without a `\\` before it.
 /// Whether the grammar left text between a node's children out of the tree: `A=1 - p= ls` has
 /// no `-` in it, so `ls` looks like the program where bash runs `-`. Blanks and line
 /// continuations are all that may stand between the parts of a command.
@@ -242,6 +241,7 @@ fn passes_over_text(node: Node<'_>, source: &[u8]) -> bool {
     skipped(at, node.end_byte())
 }
 
+/// Whether a blank in the text stands outside quotes and without a `\\` before it.
 fn has_unquoted_blank(text: &str) -> bool {
     let mut chars = text.chars();
     let mut quote = None;
