@@ -86,7 +86,7 @@ fn segments(line: &str) -> Option<Vec<Vec<String>>> {
             '$' if chars.peek() == Some(&'\'') => {
                 chars.next();
                 let text = word.get_or_insert_with(String::new);
-                while let Some(quoted) = chars.next() {
+                for quoted in chars.by_ref() {
                     match quoted {
                         '\'' => break,
                         '\\' => return None,
