@@ -54,31 +54,8 @@ fn segments(line: &str) -> Option<Vec<Vec<String>>> {
                 Some('\n') | None => {}
                 Some(escaped) => word.get_or_insert_with(String::new).push(escaped),
             },
-            '\'' => {
-                let text = word.get_or_insert_with(String::new);
-                for quoted in chars.by_ref() {
-                    if quoted == '\'' {
-                        break;
-                    }
-                    text.push(quoted);
-                }
-            }
-            '"' => {
-                let text = word.get_or_insert_with(String::new);
-                while let Some(quoted) = chars.next() {
-                    match quoted {
-                        '"' => break,
-                        '\\' => {
-                            if let Some(escaped) = chars.next() {
-                                text.push(escaped);
-                            }
-                        }
-                        '`' => return None,
-                        '$' if chars.peek() == Some(&'(') => return None,
-                        other => text.push(other),
-                    }
-                }
-            }
+            '\'' => single_quoted(&mut chars, word.get_or_insert_with(String::new)),
+            '"' => double_quoted(&mut chars, word.get_or_insert_with(String::new))?,
             '`' => return None,
             '$' if chars.peek() == Some(&'(') => return None,
             // An ANSI-C string: `\'` does not end it. Its escapes (`\x6c`) are not followed:
@@ -147,10 +124,41 @@ fn segments(line: &str) -> Option<Vec<Vec<String>>> {
     Some(segments)
 }
 
+type Chars<'a> = std::iter::Peekable<std::str::Chars<'a>>;
+
+/// Reads a single-quoted string's text, after its opening quote, into `text`.
+fn single_quoted(chars: &mut Chars<'_>, text: &mut String) {
+    for quoted in chars.by_ref() {
+        if quoted == '\'' {
+            break;
+        }
+        text.push(quoted);
+    }
+}
+
+/// Reads a double-quoted string's text, after its opening quote, into `text`; `None` when it
+/// holds a substitution.
+fn double_quoted(chars: &mut Chars<'_>, text: &mut String) -> Option<()> {
+    while let Some(quoted) = chars.next() {
+        match quoted {
+            '"' => break,
+            '\\' => {
+                if let Some(escaped) = chars.next() {
+                    text.push(escaped);
+                }
+            }
+            '`' => return None,
+            '$' if chars.peek() == Some(&'(') => return None,
+            other => text.push(other),
+        }
+    }
+    Some(())
+}
+
 /// Skips a redirection's target word, quotes and escapes included (`<a" b"` is one file); another
 /// redirection ends it (`<?<` is `?`, then a `<` that needs a target of its own). `None` when
 /// it holds a substitution.
-fn skip_target(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Option<()> {
+fn skip_target(chars: &mut Chars<'_>) -> Option<()> {
     while let Some(&next) = chars.peek() {
         if next.is_whitespace() || matches!(next, ';' | '&' | '|' | '(' | ')' | '<' | '>') {
             break;
@@ -160,26 +168,8 @@ fn skip_target(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Option<(
             '\\' => {
                 chars.next();
             }
-            '\'' => {
-                for quoted in chars.by_ref() {
-                    if quoted == '\'' {
-                        break;
-                    }
-                }
-            }
-            '"' => {
-                while let Some(quoted) = chars.next() {
-                    match quoted {
-                        '"' => break,
-                        '\\' => {
-                            chars.next();
-                        }
-                        '`' => return None,
-                        '$' if chars.peek() == Some(&'(') => return None,
-                        _ => {}
-                    }
-                }
-            }
+            '\'' => single_quoted(chars, &mut String::new()),
+            '"' => double_quoted(chars, &mut String::new())?,
             '`' => return None,
             '$' if chars.peek() == Some(&'(') => return None,
             '$' if chars.peek() == Some(&'\'') => {
