@@ -109,17 +109,24 @@ impl Peer {
     }
 
     /// Sends a request and waits for its response. Dropping the future before the answer came
-    /// (the turn that asked was cancelled) tells the peer with `$/cancel_request`, except for a
-    /// permission request, which session/cancel already settles.
+    /// (the turn that asked was cancelled) tells the peer with `$/cancel_request`.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, RpcError> {
+        self.send_request(method, params, true).await
+    }
+
+    /// A request that session/cancel already settles (ACP has the client answer an open
+    /// permission request itself): dropped unanswered, the peer is not told again, which would
+    /// only be noise (avante warns of each `$/cancel_request`).
+    pub async fn request_settled_by_cancel(&self, method: &str, params: Value) -> Result<Value, RpcError> {
+        self.send_request(method, params, false).await
+    }
+
+    async fn send_request(&self, method: &str, params: Value, tell: bool) -> Result<Value, RpcError> {
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
         let (reply, response) = oneshot::channel();
         if let Ok(mut pending) = self.inner.pending.lock() {
             pending.insert(id, reply);
         }
-        // After session/cancel, ACP has the client answer an open permission request itself;
-        // a $/cancel_request for it would only be noise (avante warns of each one).
-        let tell = method != "session/request_permission";
         let mut outstanding = Outstanding { peer: self.clone(), id, tell, answered: false };
         self.send_line(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await;
         let result = tokio::select! {

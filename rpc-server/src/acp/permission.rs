@@ -34,7 +34,7 @@ pub async fn ask(peer: &Peer, session_id: &acp::SessionId, request: PermissionRe
     let params = acp::RequestPermissionRequest::new(session_id.clone(), update, options);
     tracing::info!(tool = %tool_call.name, %reason, "asking permission");
     let answer = tokio::select! {
-        response = peer.request("session/request_permission", serde_json::to_value(params).unwrap_or_default()) => {
+        response = peer.request_settled_by_cancel("session/request_permission", serde_json::to_value(params).unwrap_or_default()) => {
             permission_answer(response.map_err(|error| error.message).and_then(|value| serde_json::from_value(value).map_err(|error| error.to_string())))
         }
         // The client must answer `cancelled` after session/cancel; the turn does not wait for it.
