@@ -73,11 +73,13 @@ test("TypeScript's own diagnostics: the edit's result names the error it brought
   assert.equal(readFileSync(join(rig.sandbox.project, "src", "a.ts"), "utf8"), A_TS.replace("double(21);\n", `double(21);\n${ADDED}`));
   const requests = await rig.model.requests();
   assert.equal(requests.length, 3);
+  const log = rig.extensionLog();
+  // The diagnostics asked and answered, with the times the log gives them: what a failure needs to explain itself.
+  const exchange = log.split("\n").filter((line) => /_larik\/diagnostics|"result":\{"diagnostics"/.test(line)).join("\n");
   const result = [...stringsIn(requests[2])].find((s) => s.includes("the editor reports"));
-  assert.ok(result?.includes("the editor reports new problems in this file after the change:\nERROR 6:14 Type 'string' is not assignable to type 'number'."), String(result));
+  assert.ok(result?.includes("the editor reports new problems in this file after the change:\nERROR 6:14 Type 'string' is not assignable to type 'number'."), `${result}\n--- diagnostics in the trace ---\n${exchange}`);
   assert.ok(!result!.includes("missingName"), `what the file had is not new: ${result}`);
   // The answer came from the editor, as TypeScript's extension reported it (its source is "ts").
-  const log = rig.extensionLog();
   assert.match(log, /← \{"jsonrpc":"2.0","id":\d+,"method":"_larik\/diagnostics","params":\{[^\n]*"path":"[^"]*\/src\/a\.ts"/, "the agent did not ask the editor");
   assert.match(
     log,
