@@ -177,7 +177,7 @@ mod tests {
         // The agent reads what was written.
         let settings = config::load_settings(home.path(), &env).unwrap();
         assert_eq!(settings.model.as_deref(), Some("claude-opus-4-1"));
-        assert_eq!(settings.sandbox.unwrap().network, true);
+        assert!(settings.sandbox.unwrap().network);
         let before = std::fs::read_to_string(&file).unwrap();
         assert!(matches!(set("mode", "turbo", &env), Err(ConfigEditError::BadValue { .. })));
         assert!(matches!(set("tokenSaver", "maybe", &env), Err(ConfigEditError::BadValue { .. })));

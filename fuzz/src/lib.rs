@@ -12,6 +12,9 @@
 //! - `session_file`: any bytes as a session file; an intact line after them still loads.
 //! - `definitions`: any text as a settings file and as an agent, skill or command file.
 
+// A failed property is a panic: that is how libFuzzer learns of it and keeps the input.
+#![allow(clippy::expect_used, reason = "a fuzz target reports what it found by panicking")]
+
 pub mod oracle;
 
 use std::sync::OnceLock;

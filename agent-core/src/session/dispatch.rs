@@ -256,12 +256,12 @@ impl Dispatch<'_> {
             PermissionDecision::Deny => HookVerdict::Deny { reason: permission.reason.unwrap_or_else(|| "no reason given".into()) },
         });
         let view = ToolCallView { input: input.clone(), ..view };
-        let authorized = |partial| Ok((Arc::clone(&tool), input.clone(), partial, context.clone()));
+        let authorized = |partial| -> Authorized { (Arc::clone(&tool), input.clone(), partial, context.clone()) };
         match self.env.permissions.decide(tool.as_ref(), &description, &self.env.workspace, verdict.as_ref()) {
-            Decision::Allow => authorized(None),
+            Decision::Allow => Ok(authorized(None)),
             Decision::Deny { reason } => Err(with_context(ToolOutput::error(format!("Permission denied: {reason}")), &context)),
             Decision::Ask { reason } => match self.ask(tool.as_ref(), &description, &view, &input, reason, &ctx).await {
-                Ok(partial) => authorized(partial),
+                Ok(partial) => Ok(authorized(partial)),
                 Err(output) => Err(with_context(output, &context)),
             },
         }
