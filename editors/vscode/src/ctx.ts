@@ -55,8 +55,10 @@ export class Ctx implements vscode.Disposable, ChatActions {
       // A save also fires a change (of the dirty state) with no content change: not a new text.
       onDidChangeText: (listener) =>
         vscode.Disposable.from(
-          vscode.workspace.onDidChangeTextDocument((event) => event.contentChanges.length > 0 && listener(event.document.uri)),
-          vscode.workspace.onDidOpenTextDocument((document) => listener(document.uri)),
+          vscode.workspace.onDidChangeTextDocument(
+            (event) => event.contentChanges.length > 0 && listener(event.document.uri, { language: event.document.languageId, opened: false }),
+          ),
+          vscode.workspace.onDidOpenTextDocument((document) => listener(document.uri, { language: document.languageId, opened: true })),
         ),
       open: (uri) => vscode.workspace.openTextDocument(uri as vscode.Uri),
     });

@@ -1,13 +1,13 @@
 // The editor's languages API as `src/editor/diagnostics.ts` sees it, driven by the test: it
 // stands in for the editor's language servers.
 
-import type { DiagnosticLike, EditorLanguages, UriLike } from "../../src/editor/diagnostics";
+import type { DiagnosticLike, EditorLanguages, TextChange, UriLike } from "../../src/editor/diagnostics";
 
 export class FakeLanguages implements EditorLanguages {
   diagnostics = new Map<string, DiagnosticLike[]>();
   opened: string[] = [];
   #onDiagnostics: Array<(uris: readonly UriLike[]) => void> = [];
-  #onText: Array<(uri: UriLike) => void> = [];
+  #onText: Array<(uri: UriLike, change: TextChange) => void> = [];
 
   uriOf(path: string): UriLike {
     return { toString: () => `file://${path}` };
@@ -19,7 +19,7 @@ export class FakeLanguages implements EditorLanguages {
     this.#onDiagnostics.push(listener);
     return { dispose: () => (this.#onDiagnostics = this.#onDiagnostics.filter((l) => l !== listener)) };
   }
-  onDidChangeText(listener: (uri: UriLike) => void) {
+  onDidChangeText(listener: (uri: UriLike, change: TextChange) => void) {
     this.#onText.push(listener);
     return { dispose: () => (this.#onText = this.#onText.filter((l) => l !== listener)) };
   }
@@ -32,8 +32,9 @@ export class FakeLanguages implements EditorLanguages {
     this.diagnostics.set(uri.toString(), list);
     for (const l of this.#onDiagnostics) l([uri]);
   }
-  edited(path: string): void {
-    for (const l of this.#onText) l(this.uriOf(path));
+  /** The text of `path` changed (`opened`: the document was opened), in `language`. */
+  edited(path: string, language = "python", opened = false): void {
+    for (const l of this.#onText) l(this.uriOf(path), { language, opened });
   }
 }
 

@@ -62,6 +62,60 @@ test("no report within the wait: what the editor shows now", async () => {
   editor.dispose();
 });
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** How long `editor` takes to answer on `path` when nothing reports, in ms. */
+async function quietAnswer(editor: EditorDiagnostics, path: string, waitMs: number): Promise<number> {
+  const started = performance.now();
+  await editor.answer(ask(path, waitMs));
+  return performance.now() - started;
+}
+
+test("a language whose servers reported quickly after recent changes is waited for a few times that, not the whole wait", async () => {
+  const fake = new FakeLanguages();
+  const editor = new EditorDiagnostics(fake);
+  // The edit that fixed app.ts: its server reported 20 ms after the change.
+  fake.edited("/p/app.ts", "typescript");
+  await sleep(20);
+  fake.report("/p/app.ts", []);
+  // The next edit leaves it clean, and the server says nothing, as TypeScript's does.
+  fake.edited("/p/app.ts", "typescript");
+  const quick = await quietAnswer(editor, "/p/app.ts", 5000);
+  assert.ok(quick >= 700 && quick < 2000, `waited ${quick} ms, not about 750`);
+  // Another file of the language is waited for as briefly; another language, the whole wait.
+  fake.report("/p/util.ts", [at(0, 0, "old")]);
+  fake.edited("/p/util.ts", "typescript");
+  assert.ok((await quietAnswer(editor, "/p/util.ts", 5000)) < 2000, "the language's time did not count for its other files");
+  fake.report("/p/app.py", [at(0, 0, "old")]);
+  fake.edited("/p/app.py", "python");
+  assert.ok((await quietAnswer(editor, "/p/app.py", 1200)) >= 1100, "python was waited for by typescript's time");
+  editor.dispose();
+});
+
+test("a language is waited for three times its slowest recent report; opens and later reports are not timed", async () => {
+  const fake = new FakeLanguages();
+  const editor = new EditorDiagnostics(fake);
+  // Opening loads the project: slow, and not a measure of an edit.
+  fake.edited("/p/app.ts", "typescript", true);
+  await sleep(400);
+  fake.report("/p/app.ts", [at(0, 0, "old")]);
+  fake.edited("/p/app.ts", "typescript");
+  assert.ok((await quietAnswer(editor, "/p/app.ts", 1500)) >= 1400, "an open was timed");
+  // Two edits reported on after 10 ms and 450 ms (a second report on the same text is not timed).
+  fake.edited("/p/app.ts", "typescript");
+  await sleep(10);
+  fake.report("/p/app.ts", []);
+  await sleep(600);
+  fake.report("/p/app.ts", []);
+  fake.edited("/p/app.ts", "typescript");
+  await sleep(450);
+  fake.report("/p/app.ts", []);
+  fake.edited("/p/app.ts", "typescript");
+  const waited = await quietAnswer(editor, "/p/app.ts", 5000);
+  assert.ok(waited >= 1300 && waited < 2400, `waited ${waited} ms, not about 3 × 450`);
+  editor.dispose();
+});
+
 test("a clean file that a server reported on is an empty list, not null", async () => {
   const fake = new FakeLanguages();
   const editor = new EditorDiagnostics(fake);
@@ -108,8 +162,19 @@ test("a cancelled request or a disposed editor ends the wait", async () => {
   const disposed = editor.answer(ask("/p/b.py", 60_000));
   cancel.abort();
   editor.dispose();
+  const started = performance.now();
   assert.deepEqual(await cancelled, { diagnostics: null });
   assert.deepEqual(await disposed, { diagnostics: null });
+  assert.ok(performance.now() - started < 1000, "the answers waited on");
+  // Cancelled once the wait began, too.
+  const later = new AbortController();
+  const second = new EditorDiagnostics(fake);
+  const waiting = second.answer(ask("/p/c.py", 60_000), later.signal);
+  await sleep(50);
+  later.abort();
+  assert.deepEqual(await waiting, { diagnostics: null });
+  assert.ok(performance.now() - started < 1000, "a cancel during the wait did not end it");
+  second.dispose();
 });
 
 function controllerWith(diagnostics?: (params: any) => Promise<any>) {
