@@ -1,11 +1,13 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 //! A client that stops reading stdout for 30 s while the model streams fast: the agent's memory
 //! stays bounded (its queues are bounded, so the model's stream waits in the socket), and when
-//! the client reads again every piece of text arrives, in order, none dropped.
+//! the client reads again every piece of text arrives, in order, none dropped. The same for
+//! `larik lsp`, whose turn sends a progress report for each of its events.
 
 use std::time::{Duration, Instant};
 
 use larik_tests::harness::{Sandbox, spawn_larik};
+use larik_tests::lsp_client::LspServer;
 use larik_tests::mock_llm::{MockLlm, Scenario, Step};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -77,4 +79,57 @@ async fn a_client_that_stops_reading_costs_bounded_memory_and_loses_nothing() {
     assert_eq!(received.len(), text.len(), "no text dropped or repeated");
     assert!(received == text, "the text arrived in order");
     eprintln!("agent anonymous memory: {baseline} KiB before, {peak} KiB at most while the client did not read");
+}
+
+#[tokio::test]
+async fn an_lsp_client_that_stops_reading_costs_bounded_memory_and_loses_nothing() {
+    // 4 MB of numbered text in 40-character deltas, 100,000 of them. While the editor lags, the
+    // agent merges text into events of up to 8 KiB, and each event is one `$/progress` report
+    // of the answer's last words: a few hundred small messages wait for stdout. What grows is
+    // the answer, read whole and kept to be shown at the end (measured: 17.7 MiB more for the
+    // 4 MB, which the agent holds in more than one place).
+    let text: String = (0..500_000).map(|number| format!("{number:07} ")).collect();
+    let mut step = Step::text(&text);
+    step.chunk_chars = Some(40);
+    let sandbox = Sandbox::new();
+    let mock = MockLlm::start(Scenario { responses: vec![step] }).await.unwrap();
+    let mut server = LspServer::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    server.initialize(&sandbox.project_path()).await;
+    let pid = server.child.id().unwrap();
+    let baseline = anonymous_kib(pid);
+    server.request("workspace/executeCommand", json!({"command": "larik.ask", "arguments": ["go"]})).await;
+    // The command's answer may come before or after the turn's progress is created.
+    let (create, _) = server.wait_for(|message| message["method"] == "window/workDoneProgress/create").await;
+    server.reply(&create, Value::Null).await;
+
+    // Not a message read for 10 s (the test's reader holds a few thousand, then the pipe fills).
+    let mut peak = baseline;
+    let stopped = Instant::now();
+    while stopped.elapsed() < Duration::from_secs(10) {
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        peak = peak.max(anonymous_kib(pid));
+    }
+    assert!(peak < baseline + 24 * 1024, "memory grew by {} KiB while the editor did not read (baseline {baseline} KiB)", peak - baseline);
+
+    // Reading again: the reports in order, then the whole answer.
+    let mut last_number = -1_i64;
+    let mut reports = 0;
+    let answer = loop {
+        let message = server.next().await;
+        if message["method"] == "window/showMessage" {
+            break message["params"]["message"].as_str().unwrap().to_owned();
+        }
+        if message["method"] == "$/progress" && message["params"]["value"]["kind"] == "report" {
+            let tail = message["params"]["value"]["message"].as_str().unwrap();
+            // The tail's last whole number: every number has seven digits, a cut one fewer.
+            if let Some(number) = tail.split_whitespace().rev().find(|word| word.len() == 7).and_then(|word| word.parse::<i64>().ok()) {
+                assert!(number >= last_number, "report {tail:?} came after one at {last_number}");
+                last_number = number;
+                reports += 1;
+            }
+        }
+    };
+    assert_eq!(answer, format!("Larik: {}", text.trim()), "the answer arrived whole");
+    assert_eq!(last_number, 499_999, "the last report is the text's end");
+    eprintln!("larik lsp anonymous memory: {baseline} KiB before, {peak} KiB at most while the editor did not read; {reports} reports");
 }
