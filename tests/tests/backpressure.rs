@@ -19,17 +19,34 @@ fn anonymous_kib(pid: u32) -> u64 {
     status.lines().find_map(|line| line.strip_prefix("RssAnon:")).and_then(|value| value.trim().trim_end_matches(" kB").trim().parse().ok()).unwrap_or(0)
 }
 
+/// `numbers` seven-digit numbers, each followed by a space, streamed by the mock model in
+/// 40-character deltas as fast as it can.
+async fn a_fast_stream(numbers: usize) -> (String, MockLlm) {
+    let text: String = (0..numbers).map(|number| format!("{number:07} ")).collect();
+    let mut step = Step::text(&text);
+    step.chunk_chars = Some(40);
+    (text, MockLlm::start(Scenario { responses: vec![step] }).await.unwrap())
+}
+
+/// The most anonymous memory `pid` holds, sampled for `seconds` while nothing is read from it.
+async fn peak_while_not_reading(pid: u32, baseline: u64, seconds: u64) -> u64 {
+    let mut peak = baseline;
+    let stopped = Instant::now();
+    while stopped.elapsed() < Duration::from_secs(seconds) {
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        peak = peak.max(anonymous_kib(pid));
+    }
+    peak
+}
+
 #[tokio::test]
 async fn a_client_that_stops_reading_costs_bounded_memory_and_loses_nothing() {
     // 8 MB of numbered text in 40-character deltas: about 200,000 events. Read whole while the
     // client does not read, it would cost 16 MiB at least (the message, and its JSON-RPC lines
     // queued). Read only while there is room in the queues (1 MiB of lines, 256 events of at
     // most 8 KiB), the rest waits in the model's socket and the agent stays under 12 MiB more.
-    let text: String = (0..1_000_000).map(|number| format!("{number:07} ")).collect();
-    let mut step = Step::text(&text);
-    step.chunk_chars = Some(40);
+    let (text, mock) = a_fast_stream(1_000_000).await;
     let sandbox = Sandbox::new();
-    let mock = MockLlm::start(Scenario { responses: vec![step] }).await.unwrap();
     let mut child = spawn_larik("acp", &sandbox.project_path(), &sandbox.env(mock.url()));
     let pid = child.id().unwrap();
     let mut stdin = child.stdin.take().unwrap();
@@ -53,12 +70,7 @@ async fn a_client_that_stops_reading_costs_bounded_memory_and_loses_nothing() {
     send(json!({"jsonrpc": "2.0", "id": 3, "method": "session/prompt", "params": {"sessionId": session, "prompt": [{"type": "text", "text": "go"}]}})).await;
 
     // Not a byte read for 30 s; the agent's memory sampled meanwhile.
-    let mut peak = baseline;
-    let stopped = Instant::now();
-    while stopped.elapsed() < Duration::from_secs(30) {
-        tokio::time::sleep(Duration::from_millis(250)).await;
-        peak = peak.max(anonymous_kib(pid));
-    }
+    let peak = peak_while_not_reading(pid, baseline, 30).await;
     assert!(peak < baseline + 12 * 1024, "memory grew by {} KiB while the client did not read (baseline {baseline} KiB)", peak - baseline);
 
     // Reading again: everything, in order, then the answer.
@@ -88,11 +100,8 @@ async fn an_lsp_client_that_stops_reading_costs_bounded_memory_and_loses_nothing
     // of the answer's last words: a few hundred small messages wait for stdout. What grows is
     // the answer, read whole and kept to be shown at the end (measured: 17.7 MiB more for the
     // 4 MB, which the agent holds in more than one place).
-    let text: String = (0..500_000).map(|number| format!("{number:07} ")).collect();
-    let mut step = Step::text(&text);
-    step.chunk_chars = Some(40);
+    let (text, mock) = a_fast_stream(500_000).await;
     let sandbox = Sandbox::new();
-    let mock = MockLlm::start(Scenario { responses: vec![step] }).await.unwrap();
     let mut server = LspServer::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
     server.initialize(&sandbox.project_path()).await;
     let pid = server.child.id().unwrap();
@@ -103,12 +112,7 @@ async fn an_lsp_client_that_stops_reading_costs_bounded_memory_and_loses_nothing
     server.reply(&create, Value::Null).await;
 
     // Not a message read for 10 s (the test's reader holds a few thousand, then the pipe fills).
-    let mut peak = baseline;
-    let stopped = Instant::now();
-    while stopped.elapsed() < Duration::from_secs(10) {
-        tokio::time::sleep(Duration::from_millis(250)).await;
-        peak = peak.max(anonymous_kib(pid));
-    }
+    let peak = peak_while_not_reading(pid, baseline, 10).await;
     assert!(peak < baseline + 24 * 1024, "memory grew by {} KiB while the editor did not read (baseline {baseline} KiB)", peak - baseline);
 
     // Reading again: the reports in order, then the whole answer.

@@ -43,7 +43,7 @@ async fn undo_restores_what_edits_and_commands_changed_and_keeps_a_hand_edit() {
     assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
 
     // The command's call shows which files it changed, with diffs for the text ones.
-    let finished = updates_of(&updates, "tool_call_update").into_iter().filter(|update| update["toolCallId"] == "toolu_b" && update["status"] == "completed").next_back().unwrap_or_else(|| panic!("{updates:?}")).clone();
+    let finished = updates_of(&updates, "tool_call_update").into_iter().rfind(|update| update["toolCallId"] == "toolu_b" && update["status"] == "completed").unwrap_or_else(|| panic!("{updates:?}")).clone();
     let content = finished["content"].as_array().unwrap();
     let summary = content.iter().find_map(|block| block["content"]["text"].as_str().filter(|text| text.starts_with("Files the command changed"))).unwrap_or_else(|| panic!("{content:?}"));
     for expected in ["changed ", "a.txt", "deleted ", "b.txt", "added ", "c.txt", "gen/d.rs"] {

@@ -21,7 +21,7 @@ fn files_below(dir: &std::path::Path) -> Vec<(std::path::PathBuf, u32)> {
             let mode = entry.metadata().unwrap().permissions().mode() & 0o777;
             // A checkpoint store is git's own layout (read-only objects), kept private by the
             // directory it sits in.
-            if entry.file_type().unwrap().is_dir() && !entry.path().extension().is_some_and(|ext| ext == "git") {
+            if entry.file_type().unwrap().is_dir() && entry.path().extension().is_none_or(|ext| ext != "git") {
                 pending.push(entry.path());
             }
             found.push((entry.path(), mode));
