@@ -4,10 +4,14 @@
 //! `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `OPENAI_API_KEY`, `OPENAI_BASE_URL`).
 //! The environment is passed in as a map so tests never mutate the process environment.
 
+mod project;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::llm::anthropic::{self, AnthropicProvider};
@@ -15,15 +19,34 @@ use crate::llm::openai::{self, OpenAiProvider};
 use crate::llm::{Provider, ProviderError, ThoughtLevel};
 use crate::permission::Mode;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub use project::{ProjectChoices, ProjectSandbox, ProjectSettings};
+
+/// The output tokens a response may use unless settings say otherwise.
+pub const DEFAULT_MAX_TOKENS: u32 = 16_384;
+/// The model requests a turn may make unless settings say otherwise.
+pub const DEFAULT_MAX_TURN_REQUESTS: u32 = 100;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ProviderKind {
     Anthropic,
     Openai,
 }
 
-/// The settings file, every field optional.
-#[derive(Debug, Clone, Default, Deserialize)]
+impl ProviderKind {
+    /// How settings and `LARIK_MODEL` name it.
+    pub fn id(self) -> &'static str {
+        match self {
+            ProviderKind::Anthropic => "anthropic",
+            ProviderKind::Openai => "openai",
+        }
+    }
+}
+
+/// The user's own settings file (`~/.config/larik/settings.json`), every field optional. A
+/// file inside the project is read as [`ProjectSettings`] instead, which holds only what a
+/// repository may decide.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Settings {
     pub provider: Option<ProviderKind>,
@@ -62,13 +85,19 @@ pub struct Settings {
     pub stream_idle_timeout_ms: Option<u64>,
     /// Read by [`crate::hooks::Hooks::load`]; named here so it is not reported as unknown.
     #[serde(rename = "hooks")]
+    #[schemars(rename = "hooks", with = "Option<std::collections::BTreeMap<String, serde_json::Value>>")]
     _hooks: Option<serde_json::Value>,
     /// Read by [`crate::mcp::config::load`]; named here so it is not reported as unknown.
     #[serde(rename = "mcpServers")]
+    #[schemars(rename = "mcpServers", with = "Option<std::collections::BTreeMap<String, serde_json::Value>>")]
     _mcp_servers: Option<serde_json::Value>,
     /// Keys no part of Larik reads, kept to be reported rather than silently dropped.
     #[serde(flatten)]
+    #[schemars(skip)]
     unknown: std::collections::BTreeMap<String, serde_json::Value>,
+    /// What the project's settings chose that applies only once the user approved the project.
+    #[serde(skip)]
+    pub project_choices: ProjectChoices,
     /// What the user should hear about these settings: unknown keys and values, settings capped
     /// for safety. Filled in while loading.
     #[serde(skip)]
@@ -76,7 +105,7 @@ pub struct Settings {
 }
 
 /// `browser` in the user's settings.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct BrowserSettings {
     /// The Chromium or Chrome to run; found on PATH otherwise.
@@ -88,7 +117,7 @@ pub struct BrowserSettings {
 }
 
 /// `permissions` in settings. Rules from every settings file apply together.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct PermissionSettings {
     pub allow: Vec<String>,
@@ -109,7 +138,7 @@ pub struct PermissionSettings {
 }
 
 /// `sandbox` in settings.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct SandboxSettings {
     /// On by default where the kernel supports it.
@@ -121,7 +150,7 @@ pub struct SandboxSettings {
 }
 
 /// `webSearch` in settings: which search service `web_search` uses.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct WebSearchSettings {
     /// `brave`, `tavily` or `searxng`.
@@ -188,6 +217,7 @@ impl Settings {
             _hooks: None,
             _mcp_servers: None,
             unknown: std::collections::BTreeMap::new(),
+            project_choices: self.project_choices,
             problems: [self.problems, over.problems].concat(),
         }
     }
@@ -209,15 +239,44 @@ fn merge_roles<T>(under: Option<std::collections::BTreeMap<String, T>>, over: Op
 pub struct SettingsSource {
     pub project: PathBuf,
     pub env: HashMap<String, String>,
+    /// Whether the user approved the project's settings, so its choices (model, roles) count.
+    /// Shared by every copy, so an approval reaches all that read the settings again.
+    project_approved: Arc<AtomicBool>,
 }
 
 impl SettingsSource {
-    /// The settings as the files say now; unreadable files count as no settings.
+    pub fn new(project: PathBuf, env: HashMap<String, String>) -> Self {
+        Self { project, env, project_approved: Arc::default() }
+    }
+
+    /// The settings as the files say now, the project's choices included once approved;
+    /// unreadable files count as no settings.
     pub fn load(&self) -> Settings {
-        load_settings(&self.project, &self.env).unwrap_or_else(|error| {
+        let settings = load_settings(&self.project, &self.env).unwrap_or_else(|error| {
             tracing::warn!(%error, "settings could not be read again");
             Settings::default()
-        })
+        });
+        if self.project_approved() { settings.with_project_choices() } else { settings }
+    }
+
+    /// The user approved the project's settings: its choices count from now on.
+    pub fn approve_project(&self) {
+        self.project_approved.store(true, Ordering::Relaxed);
+    }
+
+    pub fn project_approved(&self) -> bool {
+        self.project_approved.load(Ordering::Relaxed)
+    }
+
+    /// The model the project's approved settings choose, when they choose one (a model, a
+    /// provider or the models offered); its endpoint and key are still the user's.
+    pub fn approved_model(&self) -> Option<Result<ModelConfig, ConfigError>> {
+        let settings = load_settings(&self.project, &self.env).ok()?;
+        let choices = &settings.project_choices;
+        if choices.model.is_none() && choices.provider.is_none() && choices.models.is_none() {
+            return None;
+        }
+        Some(resolve_model(&settings.with_project_choices(), &self.env))
     }
 }
 
@@ -296,37 +355,40 @@ pub fn user_data_dir(env: &HashMap<String, String>) -> Option<PathBuf> {
 }
 
 /// Reads and merges every settings file that exists; a malformed one is an error, not ignored.
+/// The user's own file is read whole; the project's files only as far as a repository may
+/// decide ([`ProjectSettings`]), their choices kept apart until the user approves them.
 pub fn load_settings(project: &Path, env: &HashMap<String, String>) -> Result<Settings, ConfigError> {
-    let mut files = Vec::new();
-    if let Some(dir) = user_config_dir(env) {
-        files.push(dir.join("settings.json"));
-    }
-    files.push(project.join(".larik").join("settings.json"));
-    files.push(project.join(".larik").join("settings.local.json"));
     let mut settings = Settings::default();
-    for path in files {
-        let Ok(text) = std::fs::read_to_string(&path) else { continue };
-        let mut layer = parse_layer(&path, &text)?;
-        // Which programs run as language servers is the user's choice: a project's files
-        // cannot name one (a cloned repository would run its own code).
-        if path.starts_with(project) && layer.lsp.take().is_some() {
-            layer.problems.push(format!("{}: `lsp` is read from your own settings (~/.config/larik/settings.json) only; a project cannot choose which programs run", path.display()));
-        }
-        // Likewise the browser: its `executable` is a program to run.
-        if path.starts_with(project) && layer.browser.take().is_some() {
-            layer.problems.push(format!("{}: `browser` is read from your own settings (~/.config/larik/settings.json) only; a project cannot choose which programs run", path.display()));
-        }
-        // And the token saver: it changes what the model is shown of every command, and keeps
-        // copies of that output on the user's disk.
-        if path.starts_with(project) && layer.token_saver.take().is_some() {
-            layer.problems.push(format!("{}: `tokenSaver` is read from your own settings (~/.config/larik/settings.json) only", path.display()));
-        }
+    let user_file = user_config_dir(env).map(|dir| dir.join("settings.json"));
+    if let Some(path) = &user_file
+        && let Ok(text) = std::fs::read_to_string(path)
+    {
+        let layer = parse_layer(path, &text)?;
         if let Some(level) = layer.thought_level.as_deref().filter(|level| ThoughtLevel::from_id(level).is_none()) {
-            layer.problems.push(format!("{}: thoughtLevel `{level}` is not one of off, low, medium, high; it is ignored", path.display()));
+            settings.problems.push(format!("{}: thoughtLevel `{level}` is not one of off, low, medium, high; it is ignored", path.display()));
         }
         settings = settings.merge(layer);
     }
+    for path in project_settings_files(project) {
+        // A project that is the user's config directory's parent (the home directory) still
+        // reads the user's own file as the user's.
+        if user_file.as_deref() == Some(path.as_path()) {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        if path.parent().is_some_and(|dir| dir.ends_with(".claude")) {
+            project::report_claude_keys(&path, &text, &mut settings.problems);
+        } else {
+            project::apply(&mut settings, &path, &text)?;
+        }
+    }
     Ok(settings)
+}
+
+/// The settings files inside the project, in the order they apply: Larik's shared and local
+/// ones, then Claude Code's.
+fn project_settings_files(project: &Path) -> Vec<PathBuf> {
+    [".larik", ".claude"].iter().flat_map(|dir| ["settings.json", "settings.local.json"].map(|name| project.join(dir).join(name))).collect()
 }
 
 /// One settings file's text, its unknown keys noted as problems.
@@ -343,10 +405,7 @@ pub fn rule_files(project: &Path, env: &HashMap<String, String>) -> Vec<PathBuf>
     if let Some(dir) = user_config_dir(env) {
         files.push(dir.join("settings.json"));
     }
-    for dir in [".larik", ".claude"] {
-        files.push(project.join(dir).join("settings.json"));
-        files.push(project.join(dir).join("settings.local.json"));
-    }
+    files.extend(project_settings_files(project));
     if let Some(private) = private_rules_file(project, env) {
         files.push(private);
     }
@@ -385,17 +444,18 @@ pub fn load_permissions(project: &Path, env: &HashMap<String, String>) -> Result
     Ok(all)
 }
 
-/// The mode sessions start in, and what the user should hear about it. A repository must not
-/// switch its reader to yolo: a mode from a file inside the project is capped at accept-edits.
+/// The mode sessions start in, and what the user should hear about it. A repository may only
+/// narrow: a mode from a file inside the project counts when it is `default` or `plan`; one
+/// that lets calls run without asking (accept-edits, yolo) is reported and the default used.
 /// An unknown value is reported and the default mode used.
 pub fn initial_mode(permissions: &PermissionSettings, project: &Path) -> (Mode, Option<String>) {
     let Some(value) = permissions.default_mode.as_deref() else { return (Mode::Default, None) };
     let source = permissions.default_mode_source.as_deref().map(|path| path.display().to_string()).unwrap_or_else(|| "settings".into());
     match Mode::from_setting(value) {
         None => (Mode::Default, Some(format!("{source}: defaultMode `{value}` is not one of default, acceptEdits, plan, bypassPermissions (or accept-edits, yolo); starting in default"))),
-        Some(Mode::Yolo) if permissions.default_mode_source.as_deref().is_some_and(|path| path.starts_with(project)) => (
-            Mode::AcceptEdits,
-            Some(format!("{source}: defaultMode `{value}` comes from the project, which may not choose a mode wider than accept-edits; starting in accept-edits (set it in ~/.config/larik/settings.json to start in yolo)")),
+        Some(mode @ (Mode::Yolo | Mode::AcceptEdits)) if permissions.default_mode_source.as_deref().is_some_and(|path| path.starts_with(project)) => (
+            Mode::Default,
+            Some(format!("{source}: defaultMode `{value}` comes from the project, which may only choose default or plan; starting in default (set it in ~/.config/larik/settings.json to start in {})", mode.id())),
         ),
         Some(mode) => (mode, None),
     }
@@ -436,98 +496,11 @@ pub fn resolve_model(settings: &Settings, env: &HashMap<String, String>) -> Resu
         model,
         base_url: get(url_var).or_else(|| settings.base_url.clone()).unwrap_or_else(|| default_url.to_owned()),
         api_key: get(key_var),
-        max_tokens: settings.max_tokens.unwrap_or(16_384),
+        max_tokens: settings.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
         thought_level: settings.thought_level.as_deref().and_then(ThoughtLevel::from_id),
-        max_turn_requests: settings.max_turn_requests.unwrap_or(100),
+        max_turn_requests: settings.max_turn_requests.unwrap_or(DEFAULT_MAX_TURN_REQUESTS),
     })
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_project_cannot_start_its_reader_in_yolo() {
-        let home = tempfile::tempdir().unwrap();
-        let project = tempfile::tempdir().unwrap();
-        let env = env(&[("XDG_CONFIG_HOME", home.path().to_str().unwrap())]);
-        let write = |path: &Path, body: &str| {
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, body).unwrap();
-        };
-        write(&project.path().join(".claude/settings.json"), r#"{"permissions": {"defaultMode": "bypassPermissions"}}"#);
-        let (mode, notice) = initial_mode(&load_permissions(project.path(), &env).unwrap(), project.path());
-        assert_eq!(mode, Mode::AcceptEdits);
-        assert!(notice.unwrap().contains("accept-edits"));
-        write(&project.path().join(".claude/settings.json"), r#"{"permissions": {"defaultMode": "acceptEdits"}}"#);
-        assert_eq!(initial_mode(&load_permissions(project.path(), &env).unwrap(), project.path()), (Mode::AcceptEdits, None));
-        write(&project.path().join(".claude/settings.json"), r#"{"permissions": {"defaultMode": "plan"}}"#);
-        assert_eq!(initial_mode(&load_permissions(project.path(), &env).unwrap(), project.path()).0, Mode::Plan);
-        // The user's own settings may choose yolo.
-        std::fs::remove_file(project.path().join(".claude/settings.json")).unwrap();
-        write(&home.path().join("larik/settings.json"), r#"{"permissions": {"defaultMode": "bypassPermissions"}}"#);
-        assert_eq!(initial_mode(&load_permissions(project.path(), &env).unwrap(), project.path()), (Mode::Yolo, None));
-        write(&home.path().join("larik/settings.json"), r#"{"permissions": {"defaultMode": "Yolo!"}}"#);
-        let (mode, notice) = initial_mode(&load_permissions(project.path(), &env).unwrap(), project.path());
-        assert_eq!(mode, Mode::Default);
-        assert!(notice.unwrap().contains("`Yolo!` is not one of"));
-    }
-
-    #[test]
-    fn unknown_settings_and_values_are_reported() {
-        let home = tempfile::tempdir().unwrap();
-        let project = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(project.path().join(".larik")).unwrap();
-        std::fs::write(project.path().join(".larik/settings.json"), r#"{"thoughtLevel": "max", "modle": "x", "model": "y", "hooks": {}, "mcpServers": {"gh": {"type": "http", "url": "https://example.com/mcp"}}}"#).unwrap();
-        let settings = load_settings(project.path(), &env(&[("XDG_CONFIG_HOME", home.path().to_str().unwrap())])).unwrap();
-        assert_eq!(settings.model.as_deref(), Some("y"));
-        // Settings other parts read (hooks, MCP servers) are not unknown.
-        assert_eq!(settings.problems.len(), 2, "{:?}", settings.problems);
-        assert!(settings.problems.iter().any(|problem| problem.contains("`modle` is not a Larik setting")));
-        assert!(settings.problems.iter().any(|problem| problem.contains("thoughtLevel `max`")));
-    }
-
-    fn env(pairs: &[(&str, &str)]) -> HashMap<String, String> {
-        pairs.iter().map(|(key, value)| ((*key).to_owned(), (*value).to_owned())).collect()
-    }
-
-    #[test]
-    fn environment_picks_the_provider() {
-        let settings = Settings::default();
-        let anthropic = resolve_model(&settings, &env(&[("ANTHROPIC_API_KEY", "k")])).unwrap();
-        assert_eq!((anthropic.provider, anthropic.model.as_str()), (ProviderKind::Anthropic, "claude-sonnet-4-5"));
-        let ollama = resolve_model(&settings, &env(&[("OPENAI_BASE_URL", "http://127.0.0.1:11434/v1"), ("LARIK_MODEL", "qwen3")])).unwrap();
-        assert_eq!(ollama.provider, ProviderKind::Openai);
-        assert_eq!(ollama.base_url, "http://127.0.0.1:11434/v1");
-        assert_eq!(ollama.api_key, None);
-        let explicit = resolve_model(&settings, &env(&[("LARIK_MODEL", "openai:gpt-5"), ("ANTHROPIC_API_KEY", "k")])).unwrap();
-        assert_eq!((explicit.provider, explicit.model.as_str()), (ProviderKind::Openai, "gpt-5"));
-        assert!(matches!(resolve_model(&settings, &env(&[])), Err(ConfigError::NoModel)));
-    }
-
-    #[test]
-    fn search_backend_from_settings_or_environment() {
-        let none = Settings::default();
-        assert_eq!(resolve_search(&none, &env(&[])), None);
-        let tavily = resolve_search(&none, &env(&[("TAVILY_API_KEY", "t")])).unwrap();
-        assert!(matches!(tavily, SearchBackend::Tavily { .. }));
-        let settings: Settings = serde_json::from_str(r#"{"webSearch": {"provider": "searxng", "url": "http://127.0.0.1:8888"}}"#).unwrap();
-        assert_eq!(resolve_search(&settings, &env(&[("BRAVE_API_KEY", "b")])), Some(SearchBackend::Searxng { base_url: "http://127.0.0.1:8888".into() }));
-    }
-
-    #[test]
-    fn project_settings_override_user_settings() {
-        let home = tempfile::tempdir().unwrap();
-        let project = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(home.path().join("larik")).unwrap();
-        std::fs::write(home.path().join("larik/settings.json"), r#"{"provider":"openai","model":"a","maxTokens":10}"#).unwrap();
-        std::fs::create_dir_all(project.path().join(".larik")).unwrap();
-        std::fs::write(project.path().join(".larik/settings.json"), r#"{"model":"b"}"#).unwrap();
-        let env = env(&[("XDG_CONFIG_HOME", home.path().to_str().unwrap())]);
-        let settings = load_settings(project.path(), &env).unwrap();
-        assert_eq!(settings.model.as_deref(), Some("b"));
-        assert_eq!(settings.max_tokens, Some(10));
-        std::fs::write(project.path().join(".larik/settings.local.json"), "{oops").unwrap();
-        assert!(matches!(load_settings(project.path(), &env), Err(ConfigError::Unreadable { .. })));
-    }
-}
+mod tests;

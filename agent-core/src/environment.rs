@@ -91,6 +91,20 @@ impl SessionEnv {
         }
     }
 
+    /// The user approved the project's settings: its allow rules count, its MCP servers start,
+    /// and what it chose (model, provider, roles) applies from the next request on.
+    pub fn project_approved(&self) {
+        self.permissions.trust_project_rules();
+        self.mcp.start(true);
+        let Some(source) = &self.settings else { return };
+        source.approve_project();
+        match source.approved_model() {
+            Some(Ok(config)) => self.models.switch(&config),
+            Some(Err(error)) => self.notices.push_all(Some(format!("The project's model choice cannot be used: {error}"))),
+            None => {}
+        }
+    }
+
     /// A child's environment: its own working directory (and sandbox for it), the tools `keep`
     /// accepts, its own background shells under `cancel`; permissions, models, services and
     /// usage shared with the parent.

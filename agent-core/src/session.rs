@@ -137,6 +137,9 @@ pub struct SessionConfig {
     pub model_config: Option<ModelConfig>,
     /// Where the settings came from, for what reads them again later (subagents' roles).
     pub settings: Option<crate::config::SettingsSource>,
+    /// What the project's settings choose (model, provider, roles), for the user to approve with
+    /// the project's hooks and rules.
+    pub project_choices: crate::config::ProjectChoices,
     /// The language servers the session may start.
     pub language_servers: Vec<crate::lsp::ServerSpec>,
     /// The browser tools' settings; `None` offers no browser tools.
@@ -173,6 +176,7 @@ impl SessionConfig {
             agents: crate::agents::definitions::builtin(),
             model_config: None,
             settings: None,
+            project_choices: crate::config::ProjectChoices::default(),
             language_servers: Vec::new(),
             browser: None,
             limits: Limits::default(),
@@ -240,7 +244,8 @@ impl SessionConfig {
             data_dir: crate::config::user_data_dir(env),
             agents,
             model_config: resolved.clone(),
-            settings: Some(config::SettingsSource { project: cwd_for_settings, env: env.clone() }),
+            settings: Some(config::SettingsSource::new(cwd_for_settings, env.clone())),
+            project_choices: settings.project_choices.clone(),
             language_servers: crate::lsp::ServerSpec::available(env, &settings.lsp.clone().unwrap_or_default()),
             browser: Some(settings.browser.clone().unwrap_or_default()).filter(|browser| browser.enabled != Some(false)),
             limits: Limits {
@@ -330,17 +335,14 @@ impl Session {
         notices.push_all((!skill_problems.is_empty()).then(|| skill_problems.join("\n")));
         let support = crate::mcp::McpSupport { data_dir: config.data_dir.clone(), browser: config.services.browser.clone(), ask_user: config.services.ask_user.clone() };
         let mcp = Arc::new(crate::mcp::McpServers::new(config.mcp_servers, support, Arc::clone(&registry), Arc::clone(&notices), cancel.child_token()));
-        let hooks = HookPoints::new(config.hooks, project_allow, mcp.project_servers(), config.rules_file.clone());
+        let hooks = HookPoints::new(config.hooks, project_allow, mcp.project_servers(), config.project_choices.describe(), config.rules_file.clone());
         if let Some(sandbox) = &config.sandbox {
             sandbox.sweep_stand_ins();
         }
         let permissions = Permissions::new(config.rules, config.sandbox.is_some(), config.rules_file);
         permissions.set_mode(config.initial_mode);
         let project_approved = hooks.project_approved();
-        if project_approved {
-            permissions.trust_project_rules();
-        }
-        mcp.start(project_approved);
+        mcp.start(false);
         let models = Models::new(config.provider, config.model);
         if let Some(model_config) = &config.model_config {
             models.remember(model_config);
@@ -369,6 +371,10 @@ impl Session {
             notices,
             token_saver,
         };
+        // Approved in an earlier session, as the project's settings are now.
+        if project_approved {
+            env.project_approved();
+        }
         let session_start = if config.history.is_empty() { "startup" } else { "resume" };
         Self {
             session_start: Mutex::new(Some(session_start)),
@@ -527,6 +533,12 @@ impl Session {
         self.env.models.switch(config);
     }
 
+    /// Where the current model came from (provider, endpoint, key, the models offered), when
+    /// settings chose it.
+    pub fn model_config(&self) -> Option<ModelConfig> {
+        self.env.models.config()
+    }
+
     pub fn title(&self) -> Option<String> {
         self.title.lock().ok().and_then(|title| title.clone())
     }
@@ -673,6 +685,8 @@ impl Session {
         }
         let work = match work {
             Work::Prompt(mut prompt) => {
+                // Before the model is chosen: an approval of the project's settings may choose it.
+                self.env.hooks.settle(&hook_points::Point { env: &self.env, events: &events, cancel: &cancel }).await;
                 self.name_from_first_prompt(&prompt, &events).await;
                 if let Some(note) = self.mode_note() {
                     prompt.push(Part::Text { text: note });

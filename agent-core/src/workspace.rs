@@ -27,11 +27,6 @@ pub enum WorkspaceError {
     Io { path: PathBuf, message: String },
 }
 
-/// Names that are never written, wherever they appear under the root.
-const PROTECTED_DIRS: &[&str] = &[".git", ".larik", ".claude", ".vscode", ".idea", ".husky"];
-const PROTECTED_FILES: &[&str] =
-    &[".bashrc", ".bash_profile", ".zshrc", ".zprofile", ".profile", ".gitconfig", ".npmrc", ".mcp.json", ".gitmodules"];
-
 /// The editor's view of files: its open buffers, unsaved changes included.
 #[async_trait::async_trait]
 pub trait EditorFiles: Send + Sync {
@@ -116,19 +111,15 @@ impl Workspace {
         if !real.starts_with(&self.root) {
             return Err(outside());
         }
+        // The protected names are refused wherever they appear under the root: a nested project
+        // (a workspace member, a vendored repository) has its own.
         for component in relative.components() {
-            let name = component.as_os_str().to_string_lossy();
-            if PROTECTED_DIRS.iter().any(|dir| name.eq_ignore_ascii_case(dir)) {
-                return Err(WorkspaceError::Protected { path: absolute.clone(), why: "agent and tool configuration" });
+            if let Some(protected) = crate::protected_names::protected(&component.as_os_str().to_string_lossy()) {
+                return Err(WorkspaceError::Protected { path: absolute.clone(), why: protected.why });
             }
         }
         if self.protected.iter().any(|protected| relative.starts_with(protected)) {
             return Err(WorkspaceError::Protected { path: absolute.clone(), why: "listed in permissions.protectedPaths" });
-        }
-        if let Some(name) = absolute.file_name().map(|name| name.to_string_lossy().to_lowercase())
-            && PROTECTED_FILES.contains(&name.as_str())
-        {
-            return Err(WorkspaceError::Protected { path: absolute.clone(), why: "shell or tool configuration" });
         }
         Ok(absolute)
     }
@@ -246,7 +237,7 @@ fn real_path_of_nearest_existing(path: &Path) -> PathBuf {
     }
 }
 
-fn normalize(path: &Path) -> PathBuf {
+pub(crate) fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {

@@ -23,8 +23,9 @@ use crate::session::ModelSettings;
 const ALIASES: &[(&str, &str)] = &[("opus", "claude-opus-4-5"), ("sonnet", "claude-sonnet-4-5"), ("haiku", "claude-haiku-4-5")];
 
 /// One role in settings: a model name alone, or the whole object.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(from = "RoleEntry")]
+#[schemars(with = "RoleEntry")]
 pub struct RoleSettings {
     pub model: Option<String>,
     pub max_turns: Option<u32>,
@@ -33,7 +34,7 @@ pub struct RoleSettings {
 }
 
 /// How much shared context a role's children get besides their definition's prompt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ContextSize {
     /// The environment block, the user's instructions and the project's.
@@ -42,7 +43,7 @@ pub enum ContextSize {
     Minimal,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 enum RoleEntry {
     Model(String),

@@ -25,7 +25,7 @@ pub struct ServerSpec {
 }
 
 /// `lsp` in settings.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct LspSettings {
     /// `false` turns every server off.
@@ -34,7 +34,7 @@ pub struct LspSettings {
 }
 
 /// One server in settings: a new one, or changes to a built-in one of that name.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ServerSettings {
     pub command: Option<String>,

@@ -1,22 +1,15 @@
 //! Which paths inside a writable project root a sandboxed command must not change: the files
-//! that decide what code runs later outside the sandbox (git hooks and config, agent and editor
-//! settings, MCP server lists) and the user's `protectedPaths`. The write tools refuse the same
-//! names through the workspace; this list is what the sandbox enforces for shell commands.
+//! that decide what code runs later outside the sandbox (git hooks and config, the directory
+//! `core.hooksPath` names, the names of [`crate::protected_names`]) and the user's
+//! `protectedPaths`. The write tools refuse the same names through the workspace; this list is
+//! what the sandbox enforces for shell commands.
 //!
 //! The list is computed from the file system as it is when a command starts, because a git
 //! checkout may be a directory, a `gitdir:` pointer file or absent.
 
 use std::path::{Path, PathBuf};
 
-/// Names directly under a project root that choose code or permissions: Larik's and Claude
-/// Code's settings, editor tasks and launch configurations, git hook managers, MCP servers,
-/// submodules.
-const ROOT_DIRS: &[&str] = &[".larik", ".claude", ".vscode", ".idea", ".husky"];
-const ROOT_FILES: &[&str] = &[".mcp.json", ".gitmodules"];
-/// Protected when they exist, never stood in for: shell start-up files (a project that is a
-/// home directory) and `.npmrc`, which npm inside the sandbox reads and could not read as the
-/// directory that stands in for an absent file.
-const EXISTING_ONLY: &[&str] = &[".npmrc", ".bashrc", ".bash_profile", ".zshrc", ".zprofile", ".profile", ".gitconfig"];
+use crate::protected_names::{Absent, NAMES};
 /// Inside a git directory: what git reads to decide which programs it runs. `config` holds
 /// aliases, `core.hooksPath`, `core.fsmonitor`, filter and diff drivers; `modules/` holds the
 /// submodules' own git directories. Objects, refs, the index, HEAD and logs stay writable so
@@ -69,16 +62,15 @@ pub fn protected_paths(root: &Path, extra: &[PathBuf]) -> Vec<ProtectedPath> {
         // that run at the user's first commit.
         Err(_) => add(git, "a new repository's hooks would run at the user's next commit", WhenAbsent::StandIn),
     }
-    for name in ROOT_DIRS {
-        add(root.join(name), "agent, editor or git-hook configuration that runs code or grants permissions", WhenAbsent::StandIn);
+    if let Some(hooks) = hooks_path_inside(root) {
+        add(hooks, "git runs the hooks in the directory core.hooksPath names", WhenAbsent::StandIn);
     }
-    for name in ROOT_FILES {
-        add(root.join(name), "configuration that starts programs (MCP servers, submodules)", WhenAbsent::StandIn);
-    }
-    for name in EXISTING_ONLY {
-        let path = root.join(name);
-        if path.symlink_metadata().is_ok() {
-            add(path, "shell, git or npm configuration that runs programs", WhenAbsent::Nothing);
+    for protected in NAMES {
+        let path = root.join(protected.name);
+        match protected.when_absent {
+            Absent::KeptAbsent => add(path, protected.why, WhenAbsent::StandIn),
+            Absent::MayBeCreated if path.symlink_metadata().is_ok() => add(path, protected.why, WhenAbsent::Nothing),
+            Absent::MayBeCreated => {}
         }
     }
     for relative in extra {
@@ -87,6 +79,18 @@ pub fn protected_paths(root: &Path, extra: &[PathBuf]) -> Vec<ProtectedPath> {
     paths.sort_by_key(|protected| protected.path.components().count());
     paths.dedup_by(|later, earlier| later.path == earlier.path);
     paths
+}
+
+/// The directory git runs hooks from when `core.hooksPath` (in the repository's or the user's
+/// git configuration) points inside the project; `.git/hooks` is protected anyway.
+fn hooks_path_inside(root: &Path) -> Option<PathBuf> {
+    let repository = git2::Repository::open(root).ok()?;
+    let configured = repository.config().ok()?.get_path("core.hooksPath").ok()?;
+    // A relative hooksPath is taken from the top of the working tree, where hooks run.
+    let top = repository.workdir().unwrap_or(root);
+    let absolute = crate::workspace::normalize(&top.join(configured));
+    let inside = absolute.starts_with(root) && absolute != root;
+    inside.then_some(absolute)
 }
 
 /// What stays read-only in a repository's shared git directory when a worktree of it is

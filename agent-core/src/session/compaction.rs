@@ -20,7 +20,7 @@ use crate::llm::{Message, ModelRequest, Part, ResultPart, Role};
 use crate::tools::truncate::{floor_char_boundary, truncate_middle};
 
 /// `compaction` in settings.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct CompactionSettings {
     /// Compact on its own when the context nears the window (default on).

@@ -33,6 +33,8 @@ pub struct HookPoints {
     project_allow: Vec<String>,
     /// The project's own MCP servers: what each runs, and its definition.
     project_servers: Vec<(String, String)>,
+    /// What the project's settings choose that the user pays for (model, provider, roles).
+    project_choices: Vec<String>,
     /// The fingerprint of the project's hooks and allow rules, when it has any.
     fingerprint: Option<String>,
     /// Where the approval is kept (the project's private settings).
@@ -56,20 +58,20 @@ pub struct Point<'a> {
 }
 
 impl HookPoints {
-    pub fn new(hooks: Hooks, project_allow: Vec<String>, project_servers: Vec<(String, String)>, trust_file: Option<PathBuf>) -> Self {
-        let fingerprint = fingerprint(&hooks, &project_allow, &project_servers);
+    pub fn new(hooks: Hooks, project_allow: Vec<String>, project_servers: Vec<(String, String)>, project_choices: Vec<String>, trust_file: Option<PathBuf>) -> Self {
+        let fingerprint = fingerprint(&hooks, &project_allow, &project_servers, &project_choices);
         let approved = match (&fingerprint, &trust_file) {
             (None, _) => true,
             (Some(fingerprint), Some(file)) => crate::permission::approved_project(file).as_deref() == Some(fingerprint.as_str()),
             (Some(_), None) => false,
         };
         let trust = if approved { Trust::Approved } else { Trust::Unknown };
-        Self { hooks, project_allow, project_servers, fingerprint, trust_file, trust: tokio::sync::Mutex::new(trust) }
+        Self { hooks, project_allow, project_servers, project_choices, fingerprint, trust_file, trust: tokio::sync::Mutex::new(trust) }
     }
 
     /// No hooks at all.
     pub fn none() -> Self {
-        Self::new(Hooks::default(), Vec::new(), Vec::new(), None)
+        Self::new(Hooks::default(), Vec::new(), Vec::new(), Vec::new(), None)
     }
 
     /// Whether the project's settings were approved before (their fingerprint unchanged); a
@@ -139,8 +141,7 @@ impl HookPoints {
         if *trust == Trust::Unknown {
             *trust = self.ask_for_approval(point).await;
             if *trust == Trust::Approved {
-                point.env.permissions.trust_project_rules();
-                point.env.mcp.start(true);
+                point.env.project_approved();
             }
         }
         *trust == Trust::Approved
@@ -151,15 +152,17 @@ impl HookPoints {
         let mut listed: Vec<String> = handlers.iter().map(describe).collect();
         listed.extend(self.project_allow.iter().map(|rule| format!("allowed without asking: {rule}")));
         listed.extend(self.project_servers.iter().map(|(described, _)| described.clone()));
+        listed.extend(self.project_choices.iter().map(|choice| format!("chosen for you: {choice}")));
         let view = ToolCallView {
             id: format!("project-settings-{}", point.env.session_id),
             name: "project_settings".into(),
-            title: "Use the hooks, permission rules and MCP servers this project's settings define".into(),
+            title: "Use the hooks, permission rules, MCP servers and model choices this project's settings define".into(),
             kind: ToolKind::Execute,
             input: json!({
                 "hooks": handlers.iter().map(describe).collect::<Vec<_>>(),
                 "allow": self.project_allow,
                 "mcpServers": self.project_servers.iter().map(|(described, _)| described).collect::<Vec<_>>(),
+                "choices": self.project_choices,
             }),
             locations: Vec::new(),
             streams_output: false,
@@ -169,7 +172,7 @@ impl HookPoints {
         let (reply, answer) = oneshot::channel();
         let request = PermissionRequest {
             tool_call: view.clone(),
-            reason: "hooks and MCP servers run commands on your machine, outside the sandbox, and allow rules let calls run without asking".into(),
+            reason: "hooks and MCP servers run commands on your machine, outside the sandbox, allow rules let calls run without asking, and the project's model choices decide what you pay for".into(),
             preview: Some(Display::Command { command: listed.join("\n"), output: String::new(), exit_code: None, terminal: None, changes: Vec::new() }),
             suggested_rule: "these project settings".into(),
             reply,
@@ -200,11 +203,12 @@ impl HookPoints {
     }
 }
 
-/// The fingerprint of what a project's settings would make happen: its hooks, allow rules and
-/// MCP servers.
-fn fingerprint(hooks: &Hooks, project_allow: &[String], project_servers: &[(String, String)]) -> Option<String> {
+/// The fingerprint of what a project's settings would make happen: its hooks, allow rules, MCP
+/// servers and model choices. A project without choices keeps the fingerprint it had before
+/// choices were part of it, so earlier approvals stand.
+fn fingerprint(hooks: &Hooks, project_allow: &[String], project_servers: &[(String, String)], project_choices: &[String]) -> Option<String> {
     let hooks = hooks.project_fingerprint();
-    if hooks.is_none() && project_allow.is_empty() && project_servers.is_empty() {
+    if hooks.is_none() && project_allow.is_empty() && project_servers.is_empty() && project_choices.is_empty() {
         return None;
     }
     let mut rules = project_allow.to_vec();
@@ -212,7 +216,10 @@ fn fingerprint(hooks: &Hooks, project_allow: &[String], project_servers: &[(Stri
     rules.dedup();
     let mut servers: Vec<&str> = project_servers.iter().map(|(_, canonical)| canonical.as_str()).collect();
     servers.sort();
-    let text = format!("larik-project-settings-v1\nhooks {}\nallow {}\nmcp {}", hooks.unwrap_or_default(), rules.join("\n"), servers.join("\n"));
+    let mut text = format!("larik-project-settings-v1\nhooks {}\nallow {}\nmcp {}", hooks.unwrap_or_default(), rules.join("\n"), servers.join("\n"));
+    if !project_choices.is_empty() {
+        text.push_str(&format!("\nchoices {}", project_choices.join("\n")));
+    }
     let digest = ring::digest::digest(&ring::digest::SHA256, text.as_bytes());
     Some(digest.as_ref().iter().map(|byte| format!("{byte:02x}")).collect())
 }

@@ -9,7 +9,7 @@ use super::compaction::CompactionSettings;
 use crate::environment::Spent;
 
 /// `budget` in settings.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Budget {
     /// US dollars the session may spend (models without a known price cannot count towards it).

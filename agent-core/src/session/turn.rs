@@ -224,7 +224,6 @@ impl Turn<'_> {
     /// approval, servers still connecting, notices, SessionStart and UserPromptSubmit hooks and
     /// MCP resources it mentions. A subagent's prompt comes from its parent and skips all this.
     async fn prepare(&self, prompt: &mut Vec<Part>, session_start: Option<&str>, point: &Point<'_>) -> bool {
-        self.env.hooks.settle(point).await;
         // MCP servers still connecting get a bounded wait, so their tools are in this request.
         let late = self.env.mcp.settle(crate::mcp::McpServers::connect_timeout()).await;
         for notice in self.env.notices.take().into_iter().chain(late) {

@@ -207,14 +207,14 @@ fn only_the_users_own_settings_turn_it_on() {
     use crate::config::{SettingsSource, load_settings};
     let (home, project, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let env: std::collections::HashMap<String, String> = [("XDG_CONFIG_HOME".to_owned(), home.path().display().to_string())].into();
-    let source = SettingsSource { project: project.path().to_path_buf(), env: env.clone() };
+    let source = SettingsSource::new(project.path().to_path_buf(), env.clone());
     let on = || TokenSaver::for_session(Some(&source), Some(data.path()), "session-1").is_some();
     assert!(!on(), "off by default");
     std::fs::create_dir_all(project.path().join(".larik")).unwrap();
     std::fs::write(project.path().join(".larik/settings.json"), r#"{"tokenSaver": true}"#).unwrap();
     assert!(!on(), "a project cannot turn it on");
     let problems = load_settings(project.path(), &env).unwrap().problems;
-    assert!(problems.iter().any(|problem| problem.contains("`tokenSaver` is read from your own settings")), "{problems:?}");
+    assert!(problems.iter().any(|problem| problem.contains("`tokenSaver` is ignored")), "{problems:?}");
     std::fs::create_dir_all(home.path().join("larik")).unwrap();
     std::fs::write(home.path().join("larik/settings.json"), r#"{"tokenSaver": true}"#).unwrap();
     assert!(on(), "the user's settings turn it on");

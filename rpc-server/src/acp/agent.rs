@@ -6,7 +6,6 @@ use std::collections::HashMap;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
-use larik_core::config::ModelConfig;
 use larik_core::{Part, ProviderError, ThoughtLevel};
 use larik_core::Mode;
 use larik_core::session::store::SessionStore;
@@ -30,8 +29,6 @@ const SESSION_END_BUDGET: std::time::Duration = std::time::Duration::from_secs(5
 /// A session and what the connection keeps beside it.
 pub(super) struct SessionEntry {
     pub(super) session: Arc<Session>,
-    /// The model configuration, to rebuild the provider when the user switches model.
-    pub(super) model: Mutex<Option<ModelConfig>>,
     /// The latest editor context pushed by the client, consumed by the next prompt.
     pub(super) editor_context: Mutex<Option<EditorContext>>,
 }
@@ -143,8 +140,8 @@ impl AcpAgent {
             .agent_info(acp::Implementation::new("larik", env!("CARGO_PKG_VERSION")).title("Larik".to_owned()))
     }
 
-    pub(super) fn options(&self, session: &Session, model: Option<&ModelConfig>) -> Vec<acp::SessionConfigOption> {
-        let models = model.map(|model| model.models.clone()).unwrap_or_default();
+    pub(super) fn options(&self, session: &Session) -> Vec<acp::SessionConfigOption> {
+        let models = session.model_config().map(|model| model.models).unwrap_or_default();
         modes::config_options(session.permissions().mode(), &session.model(), &models, session.thought_level())
     }
 
@@ -155,8 +152,7 @@ impl AcpAgent {
         // Clients follow one of the two; keep both in sync.
         let update = acp::SessionUpdate::CurrentModeUpdate(acp::CurrentModeUpdate::new(mode.id()));
         notify(peer, session_id, update).await;
-        let model = entry.model.lock().ok().and_then(|model| model.clone());
-        let options = self.options(&entry.session, model.as_ref());
+        let options = self.options(&entry.session);
         notify(peer, session_id, acp::SessionUpdate::ConfigOptionUpdate(acp::ConfigOptionUpdate::new(options))).await;
         Ok(())
     }
@@ -173,16 +169,13 @@ impl AcpAgent {
                 notify(peer, &request.session_id, acp::SessionUpdate::CurrentModeUpdate(acp::CurrentModeUpdate::new(mode.id()))).await;
             }
             modes::MODEL_OPTION => {
-                let mut current = entry.model.lock().map_err(|_| RpcError::new(RpcError::INTERNAL_ERROR, "session state poisoned"))?;
-                let Some(model) = current.as_ref() else {
+                let Some(model) = entry.session.model_config() else {
                     return Err(RpcError::new(RpcError::AUTH_REQUIRED, "Authentication required: no model is configured"));
                 };
                 if !model.models.contains(&value) {
                     return Err(RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: `{value}` is not one of the configured models")));
                 }
-                let switched = model.with_model(&value, &self.env);
-                entry.session.switch_model(&switched);
-                *current = Some(switched);
+                entry.session.switch_model(&model.with_model(&value, &self.env));
             }
             modes::THOUGHT_OPTION => {
                 let level = ThoughtLevel::from_id(&value).ok_or_else(|| RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: unknown thought level `{value}`")))?;
@@ -190,8 +183,7 @@ impl AcpAgent {
             }
             other => return Err(RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: unknown config option `{other}`"))),
         }
-        let model = entry.model.lock().ok().and_then(|model| model.clone());
-        Ok(acp::SetSessionConfigOptionResponse::new(self.options(&entry.session, model.as_ref())))
+        Ok(acp::SetSessionConfigOptionResponse::new(self.options(&entry.session)))
     }
 
     /// The only method is an API key from the environment or settings: it succeeds when one is there.
@@ -206,7 +198,7 @@ impl AcpAgent {
         // Signed back in: every open session gets its model back.
         if self.signed_out.swap(false, std::sync::atomic::Ordering::Relaxed) {
             self.for_each_session(|entry| {
-                if let Some(model) = entry.model.lock().ok().and_then(|model| model.clone()) {
+                if let Some(model) = entry.session.model_config() {
                     entry.session.switch_model(&model);
                 }
             });
@@ -220,7 +212,7 @@ impl AcpAgent {
         self.signed_out.store(true, std::sync::atomic::Ordering::Relaxed);
         self.for_each_session(|entry| {
             let signed_out = Err(ProviderError::Auth { message: "signed out; authenticate to continue".into() });
-            let settings = entry.model.lock().ok().and_then(|model| model.as_ref().map(ModelSettings::from));
+            let settings = entry.session.model_config().as_ref().map(ModelSettings::from);
             if let Some(settings) = settings {
                 entry.session.set_model(signed_out, settings);
             }

@@ -5,7 +5,6 @@
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
-use larik_core::config::ModelConfig;
 use larik_core::{Part, Role};
 use larik_core::session::store::{Record, StoredSession, ToolRecord};
 use larik_core::session::{Session, SessionConfig};
@@ -30,11 +29,11 @@ const PAGE_SIZE: usize = 50;
 
 impl AcpAgent {
     /// Settings, model, editor file access and sandbox for a session in `cwd`.
-    fn session_config(&self, cwd: &std::path::Path, servers: &[acp::McpServer], peer: &Peer, id: &acp::SessionId) -> Result<(SessionConfig, Option<ModelConfig>), RpcError> {
+    fn session_config(&self, cwd: &std::path::Path, servers: &[acp::McpServer], peer: &Peer, id: &acp::SessionId) -> Result<SessionConfig, RpcError> {
         if !cwd.is_absolute() || !cwd.is_dir() {
             return Err(RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: cwd must be an absolute path to a directory, got {}", cwd.display())));
         }
-        let (mut config, model) = SessionConfig::from_settings(cwd.to_path_buf(), &self.env, std::env::current_exe().ok())
+        let (mut config, _) = SessionConfig::from_settings(cwd.to_path_buf(), &self.env, std::env::current_exe().ok())
             .map_err(|error| RpcError::new(RpcError::INVALID_PARAMS, error.to_string()))?;
         config.id = id.0.to_string();
         // The editor's servers join the settings' (a name given twice: the editor's wins).
@@ -61,13 +60,13 @@ impl AcpAgent {
         if client.fs.read_text_file || client.fs.write_text_file {
             config.editor = Some(Arc::new(ClientFiles { peer: peer.clone(), session_id: id.clone(), read: client.fs.read_text_file, write: client.fs.write_text_file }));
         }
-        Ok((config, model))
+        Ok(config)
     }
 
     /// Opens the session and keeps it; returns the mode, option and sandbox state to answer with.
-    fn open(&self, id: &acp::SessionId, config: SessionConfig, model: Option<ModelConfig>, peer: &Peer) -> Opened {
+    fn open(&self, id: &acp::SessionId, config: SessionConfig, peer: &Peer) -> Opened {
         let session = Arc::new(Session::new(config, &peer.shutdown_token()));
-        let state = Opened { modes: modes::mode_state(session.permissions().mode()), options: self.options(&session, model.as_ref()), meta: to_proto::session_meta(&session) };
+        let state = Opened { modes: modes::mode_state(session.permissions().mode()), options: self.options(&session), meta: to_proto::session_meta(&session) };
         let client = self.client_view(session.cwd());
         if client.subagents {
             // Background subagents are child sessions too, shown while they run, turn or not.
@@ -78,7 +77,7 @@ impl AcpAgent {
         if self.client_extensions().background_turns {
             tokio::spawn(super::agent::background_turns(Arc::clone(&session), peer.clone(), id.clone(), self.client_view(session.cwd())));
         }
-        let entry = SessionEntry { session, model: Mutex::new(model), editor_context: Mutex::new(None) };
+        let entry = SessionEntry { session, editor_context: Mutex::new(None) };
         if let Ok(mut sessions) = self.sessions.lock()
             && let Some(previous) = sessions.insert(id.0.to_string(), Arc::new(entry))
         {
@@ -90,7 +89,7 @@ impl AcpAgent {
     pub(super) fn new_session(&self, request: acp::NewSessionRequest, peer: &Peer) -> Result<acp::NewSessionResponse, RpcError> {
         let number = self.next_session.fetch_add(1, Ordering::Relaxed);
         let id = acp::SessionId::new(format!("sess_{}_{number}", unique_suffix()));
-        let (mut config, model) = self.session_config(&request.cwd, &request.mcp_servers, peer, &id)?;
+        let mut config = self.session_config(&request.cwd, &request.mcp_servers, peer, &id)?;
         if let Some(store) = &self.store {
             match store.create(&id.0, &request.cwd) {
                 Ok(log) => config.log = Some(Arc::new(log)),
@@ -102,7 +101,7 @@ impl AcpAgent {
             }
         }
         tracing::info!(session = %id.0, cwd = %request.cwd.display(), mcp_servers = request.mcp_servers.len(), "session created");
-        let opened = self.open(&id, config, model, peer);
+        let opened = self.open(&id, config, peer);
         Ok(acp::NewSessionResponse::new(id).modes(opened.modes).config_options(opened.options).meta(opened.meta))
     }
 
@@ -110,11 +109,11 @@ impl AcpAgent {
     fn reopen(&self, id: &acp::SessionId, cwd: &std::path::Path, servers: &[acp::McpServer], peer: &Peer) -> Result<(StoredSession, Opened), RpcError> {
         let store = self.store.as_ref().ok_or_else(|| RpcError::method_not_found("session/load"))?;
         let stored = store.load(&id.0).map_err(|_| not_found(id))?;
-        let (mut config, model) = self.session_config(cwd, servers, peer, id)?;
+        let mut config = self.session_config(cwd, servers, peer, id)?;
         config.history = stored.messages();
         config.title = stored.title.clone();
         config.log = store.reopen(&id.0).ok().map(Arc::new);
-        let opened = self.open(id, config, model, peer);
+        let opened = self.open(id, config, peer);
         Ok((stored, opened))
     }
 
