@@ -3,6 +3,7 @@
 //! One turn runs at a time per session; a second prompt waits for the first to finish.
 
 pub mod compaction;
+mod command_prompt;
 mod dispatch;
 pub(crate) mod hook_points;
 pub mod limits;
@@ -419,18 +420,16 @@ impl Session {
         self.env.skills.commands()
     }
 
-    /// The prompt a typed `/name args` stands for: an MCP server's prompt (`/mcp__server__name`),
-    /// or a skill or custom command the user may run, its body with the arguments, inline
-    /// commands and attached files (see `skills::expand`). `Ok(None)` when the text is no such
-    /// command; `Err` when an MCP prompt cannot be had.
-    pub async fn expand_command(&self, text: &str, cancel: &CancellationToken) -> Result<Option<String>, String> {
-        let Some(rest) = text.trim().strip_prefix('/') else { return Ok(None) };
-        let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+    /// The prompt a typed `/mcp__server__name args` stands for: the MCP server's prompt.
+    /// `Ok(None)` for other text: a skill or custom command typed as the prompt is expanded
+    /// inside its turn (see `session::command_prompt`), so its inline commands take the dispatch
+    /// pipeline. `Err` when an MCP prompt cannot be had.
+    pub async fn expand_command(&self, text: &str) -> Result<Option<String>, String> {
+        let Some((name, args)) = crate::skills::slash_command(text) else { return Ok(None) };
         if name.starts_with("mcp__") {
-            return self.env.mcp.expand(name, args.trim()).await.map(Some);
+            return self.env.mcp.expand(name, args).await.map(Some);
         }
-        let Some(skill) = self.env.skills.get(name).filter(|skill| skill.user_invocable) else { return Ok(None) };
-        Ok(Some(crate::skills::expand::expand(&skill, args.trim(), &self.env, cancel).await))
+        Ok(None)
     }
 
 

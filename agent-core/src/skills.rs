@@ -104,8 +104,23 @@ impl Skills {
         self.all().get(name).cloned()
     }
 
+    /// The skill or command the user may run that `typed` calls (`/name args`), with its
+    /// arguments.
+    pub fn typed(&self, typed: &str) -> Option<(Skill, String)> {
+        let (name, args) = slash_command(typed)?;
+        let skill = self.get(name).filter(|skill| skill.user_invocable)?;
+        Some((skill, args.to_owned()))
+    }
+
     /// The ones the user may run, as slash commands.
     pub fn commands(&self) -> Vec<SlashCommand> {
         self.all().values().filter(|skill| skill.user_invocable).map(|skill| SlashCommand { name: skill.name.clone(), description: skill.description.clone(), hint: skill.argument_hint.clone() }).collect()
     }
+}
+
+/// `/name args` split into the name and the arguments (trimmed); `None` for other text.
+pub fn slash_command(typed: &str) -> Option<(&str, &str)> {
+    let rest = typed.trim().strip_prefix('/')?;
+    let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+    Some((name, args.trim()))
 }

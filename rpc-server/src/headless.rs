@@ -33,7 +33,7 @@ pub async fn run(prompt: &str, format: OutputFormat, env: HashMap<String, String
     let session = Session::new(config, &cancel);
     let mut transcript = Transcript { format, answer: String::new(), tool_calls: Vec::new() };
     // `larik -p "/commit"` runs the command, as in the editor.
-    let mut text = match session.expand_command(prompt, &cancel).await {
+    let mut text = match session.expand_command(prompt).await {
         Ok(expanded) => expanded.unwrap_or_else(|| prompt.to_owned()),
         Err(error) => anyhow::bail!("{error}"),
     };

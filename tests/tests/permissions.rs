@@ -11,6 +11,13 @@ fn settings(sandbox: &Sandbox, body: Value) {
     std::fs::write(sandbox.project.path().join(".larik/settings.json"), body.to_string()).unwrap();
 }
 
+/// The user's own settings file, in the test's private home.
+fn user_settings(sandbox: &Sandbox, body: Value) {
+    let dir = sandbox.home.path().join(".config/larik");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("settings.json"), body.to_string()).unwrap();
+}
+
 async fn start_agent(sandbox: &Sandbox, mock: &MockLlm) -> (Agent, String) {
     let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
     agent.initialize().await;
@@ -86,7 +93,8 @@ async fn deny_rules_hold_in_yolo_mode_and_the_model_hears_why() {
 #[tokio::test]
 async fn without_the_sandbox_bash_asks_and_shows_the_command() {
     let sandbox = Sandbox::new();
-    settings(&sandbox, json!({"sandbox": {"enabled": false}}));
+    // Only the user may turn the sandbox off (or on).
+    user_settings(&sandbox, json!({"sandbox": {"enabled": false}}));
     let mock = MockLlm::start(Scenario { responses: vec![Step::tool("t1", "bash", json!({"command": "make --version"})), Step::text("ok")] }).await.unwrap();
     let (mut agent, session) = start_agent(&sandbox, &mock).await;
     let mut asked = Vec::new();
@@ -152,7 +160,7 @@ async fn read_deny_rules_withhold_mentioned_files() {
 }
 
 #[tokio::test]
-async fn a_cloned_repository_cannot_start_its_reader_in_yolo() {
+async fn a_cloned_repository_cannot_start_its_reader_in_yolo_or_accept_edits() {
     let sandbox = Sandbox::new();
     std::fs::create_dir_all(sandbox.project.path().join(".claude")).unwrap();
     std::fs::write(sandbox.project.path().join(".claude/settings.json"), r#"{"permissions": {"defaultMode": "bypassPermissions"}}"#).unwrap();
@@ -161,11 +169,11 @@ async fn a_cloned_repository_cannot_start_its_reader_in_yolo() {
     agent.initialize().await;
     let id = agent.request("session/new", json!({"cwd": sandbox.project_path(), "mcpServers": []})).await;
     let (response, _) = agent.response(id).await;
-    assert_eq!(response["result"]["modes"]["currentModeId"], "accept-edits", "{response}");
+    assert_eq!(response["result"]["modes"]["currentModeId"], "default", "{response}");
     let session = response["result"]["sessionId"].as_str().unwrap().to_owned();
     let (_, updates) = agent.prompt(&session, "hi", |_| "reject_once").await;
     let said = serde_json::to_string(&updates).unwrap();
-    assert!(said.contains("may not choose a mode wider than accept-edits"), "the user hears why: {said}");
+    assert!(said.contains("may only choose default or plan"), "the user hears why: {said}");
 }
 
 #[tokio::test]

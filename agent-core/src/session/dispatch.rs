@@ -36,6 +36,17 @@ pub(super) struct Dispatch<'a> {
     pub env: &'a Arc<SessionEnv>,
     pub events: &'a mpsc::Sender<AgentEvent>,
     pub cancel: &'a CancellationToken,
+    pub asking: Asking,
+}
+
+/// Whether a call the permission decision would ask about is asked, or left out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Asking {
+    /// The model's calls: the user is asked.
+    User,
+    /// Calls the user did not see before they were made (a skill's inline commands): left out,
+    /// with the reason as the result.
+    LeaveOut,
 }
 
 /// The results of one response's calls, and why the turn must stop, if a hook said so.
@@ -260,6 +271,7 @@ impl Dispatch<'_> {
         match self.env.permissions.decide(tool.as_ref(), &description, &self.env.workspace, verdict.as_ref()) {
             Decision::Allow => Ok(authorized(None)),
             Decision::Deny { reason } => Err(with_context(ToolOutput::error(format!("Permission denied: {reason}")), &context)),
+            Decision::Ask { reason } if self.asking == Asking::LeaveOut => Err(with_context(ToolOutput::error(format!("it would need your approval ({reason})")), &context)),
             Decision::Ask { reason } => match self.ask(tool.as_ref(), &description, &view, &input, reason, &ctx).await {
                 Ok(partial) => Ok(authorized(partial)),
                 Err(output) => Err(with_context(output, &context)),
@@ -644,7 +656,7 @@ mod tests {
         let cancel = CancellationToken::new();
         let (events, mut received) = mpsc::channel(256);
         tokio::spawn(async move { while received.recv().await.is_some() {} });
-        let dispatch = Dispatch { env: &env, events: &events, cancel: &cancel };
+        let dispatch = Dispatch { env: &env, events: &events, cancel: &cancel, asking: Asking::User };
         let calls = vec![
             call("1", "parallel", "a", Some("first")),
             call("2", "parallel", "b", Some("first")),

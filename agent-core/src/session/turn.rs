@@ -8,7 +8,7 @@ use serde_json::json;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::dispatch::Dispatch;
+use super::dispatch::{Asking, Dispatch};
 use super::paced_text::{PacedText, TextKind};
 use super::store::Record;
 use super::{ModelSettings, StopReason, TurnError};
@@ -103,6 +103,17 @@ impl Turn<'_> {
                 _ => None,
             });
             checkpoints.begin_turn(said.unwrap_or_default(), turn_start);
+        }
+        // A skill typed as the prompt runs its inline commands now, inside the turn, so the
+        // checkpoint covers what they change.
+        if self.child.is_none()
+            && let Some(reason) = self.expand_command(&mut prompt).await
+        {
+            self.emit(AgentEvent::Notice(format!("A hook stopped the turn: {reason}"))).await;
+            if let Some(checkpoints) = checkpoints {
+                checkpoints.end_turn().await;
+            }
+            return Ok(StopReason::EndTurn);
         }
         self.record(history, Message { role: Role::User, content: prompt });
         let outcome = self.requests(history, turn_start).await;
@@ -202,7 +213,7 @@ impl Turn<'_> {
                 }
                 _ => {}
             }
-            let dispatch = Dispatch { env: self.env, events: self.events, cancel: self.cancel };
+            let dispatch = Dispatch { env: self.env, events: self.events, cancel: self.cancel, asking: Asking::User };
             let dispatched = dispatch.run(&tool_uses).await;
             let looping = self.child.and_then(|guard| guard.lock().ok().map(|mut guard| guard.note(&tool_uses, &dispatched.results))).unwrap_or(false);
             self.record(history, dispatched.results);

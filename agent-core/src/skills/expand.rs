@@ -1,28 +1,116 @@
 //! A skill or command run as the prompt (`/name args`): its body with the arguments put in, each
-//! `` !`cmd` `` replaced by the command's output and each `@file` attached. The commands and
-//! files go through the session's permission decision like the model's own calls, and only what
-//! it allows without asking is taken; the rest is left out with a note. A file in a cloned
-//! repository must not be a way to run what would otherwise need the user's approval.
+//! `` !`cmd` `` replaced by the command's output and each `@file` attached. This module only
+//! reads the body: which commands and files it asks for, and the prompt once their results are
+//! in. Running them is the session's, through the one dispatch pipeline every call takes
+//! (PreToolUse hooks, the permission decision, the checkpoint, the record, the editor's events),
+//! where a call that would ask is left out with a note: a file in a cloned repository must not
+//! be a way to run what would otherwise need the user's approval.
 
 use std::path::Path;
-use std::sync::Arc;
-
-use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
 
 use super::{Kind, Skill};
 use crate::environment::SessionEnv;
-use crate::permission::Decision;
-use crate::tools::{ToolContext, ToolOutput};
 
 /// Inline commands and attached files a prompt takes, at most.
-const MAX_INLINE: usize = 20;
+pub const MAX_INLINE: usize = 20;
 
-/// The prompt `/name args` stands for.
-pub async fn expand(skill: &Skill, args: &str, env: &Arc<SessionEnv>, cancel: &CancellationToken) -> String {
-    let text = substitute(skill, args, env);
-    let text = inline_commands(&text, env, cancel).await;
-    let attached = attachments(&text, env, cancel).await;
+/// A skill's body with its arguments in, cut where its inline commands stand.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Expansion {
+    pieces: Vec<Piece>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Piece {
+    Text(String),
+    Command(String),
+}
+
+/// What running an inline command or reading an attached file gave: its output, or why it
+/// was left out.
+pub type Outcome = Result<String, String>;
+
+impl Expansion {
+    /// `skill` run with `args`: the arguments put in, the inline commands found.
+    pub fn new(skill: &Skill, args: &str, env: &SessionEnv) -> Self {
+        let text = substitute(skill, args, env);
+        let mut pieces = Vec::new();
+        let mut rest = text.as_str();
+        while let Some(at) = rest.find("!`") {
+            let Some(len) = rest[at + 2..].find('`') else { break };
+            let command = rest[at + 2..at + 2 + len].trim();
+            pieces.push(Piece::Text(rest[..at].to_owned()));
+            if !command.is_empty() {
+                pieces.push(Piece::Command(command.to_owned()));
+            }
+            rest = &rest[at + 2 + len + 1..];
+        }
+        pieces.push(Piece::Text(rest.to_owned()));
+        Self { pieces }
+    }
+
+    /// The inline commands, in order.
+    pub fn commands(&self) -> Vec<&str> {
+        self.pieces.iter().filter_map(|piece| match piece {
+            Piece::Command(command) => Some(command.as_str()),
+            Piece::Text(_) => None,
+        }).collect()
+    }
+
+    /// The body's own text, without its commands: where `@file`s are looked for (a command's
+    /// output or a note about it attaches nothing).
+    pub fn body(&self) -> String {
+        self.pieces.iter().filter_map(|piece| match piece {
+            Piece::Text(text) => Some(text.as_str()),
+            Piece::Command(_) => None,
+        }).collect::<Vec<_>>().join(" ")
+    }
+
+    /// The prompt with each command's outcome where it stood (one outcome per command, in
+    /// order; a command beyond [`MAX_INLINE`] or without an outcome is left out with a note).
+    pub fn with_outputs(self, outcomes: Vec<Outcome>) -> String {
+        let mut outcomes = outcomes.into_iter();
+        let mut out = String::new();
+        for piece in self.pieces {
+            match piece {
+                Piece::Text(text) => out.push_str(&text),
+                Piece::Command(command) => match outcomes.next().unwrap_or_else(|| Err(format!("a prompt runs at most {MAX_INLINE} commands"))) {
+                    Ok(output) => out.push_str(output.trim_end()),
+                    Err(why) => out.push_str(&format!("[`{command}` was left out: {why}. Run it yourself if it is needed.]")),
+                },
+            }
+        }
+        out
+    }
+}
+
+/// The files `@path` in `text` names that exist (as files) in the project, at most
+/// [`MAX_INLINE`]: `@user` in prose is no file.
+pub fn attachments(text: &str, env: &SessionEnv) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        let Some(path) = word.strip_prefix('@') else { continue };
+        let path = path.trim_end_matches(['.', ',', ';', ':', ')', '"', '\'', '`']);
+        if path.is_empty() || seen.iter().any(|known| known == path) || seen.len() >= MAX_INLINE {
+            continue;
+        }
+        if Path::new(&env.workspace.absolute(path)).is_file() {
+            seen.push(path.to_owned());
+        }
+    }
+    seen
+}
+
+/// The prompt `text` with the attached files' outcomes after it.
+pub fn with_attachments(text: String, files: &[String], outcomes: Vec<Outcome>) -> String {
+    let attached: Vec<String> = files
+        .iter()
+        .zip(outcomes)
+        .map(|(path, outcome)| match outcome {
+            Ok(content) => format!("<file path=\"{path}\">\n{}\n</file>", content.trim_end()),
+            Err(why) => format!("[@{path} was not attached: {}]", why.trim()),
+        })
+        .collect();
     if attached.is_empty() { text } else { format!("{text}\n\n{}", attached.join("\n\n")) }
 }
 
@@ -76,73 +164,10 @@ pub fn substitute(skill: &Skill, args: &str, env: &SessionEnv) -> String {
     out
 }
 
-/// Each `` !`cmd` `` replaced by what the bash tool prints for it, when the permission
-/// decision allows it without asking; otherwise by a note saying it was left out.
-async fn inline_commands(text: &str, env: &Arc<SessionEnv>, cancel: &CancellationToken) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    let mut ran = 0;
-    while let Some(at) = rest.find("!`") {
-        let Some(len) = rest[at + 2..].find('`') else { break };
-        let command = rest[at + 2..at + 2 + len].trim();
-        out.push_str(&rest[..at]);
-        rest = &rest[at + 2 + len + 1..];
-        if command.is_empty() {
-            continue;
-        }
-        ran += 1;
-        let input = json!({"command": command, "description": "a command in the prompt"});
-        let result = if ran > MAX_INLINE { Err(format!("a prompt runs at most {MAX_INLINE} commands")) } else { run_unasked(env, "bash", input, cancel).await };
-        match result {
-            Ok(output) => out.push_str(output.text_content().trim_end()),
-            Err(why) => out.push_str(&format!("[`{command}` was left out: {why}. Run it yourself if it is needed.]")),
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
-/// The files `@path` names, read with the read tool when the permission decision allows it
-/// without asking (deny rules apply; a file outside the project asks, so it is left out).
-async fn attachments(text: &str, env: &Arc<SessionEnv>, cancel: &CancellationToken) -> Vec<String> {
-    let mut seen: Vec<String> = Vec::new();
-    let mut attached = Vec::new();
-    for word in text.split_whitespace() {
-        let Some(path) = word.strip_prefix('@') else { continue };
-        let path = path.trim_end_matches(['.', ',', ';', ':', ')', '"', '\'', '`']);
-        if path.is_empty() || seen.iter().any(|known| known == path) || seen.len() >= MAX_INLINE {
-            continue;
-        }
-        let absolute = env.workspace.absolute(path);
-        // `@user` in prose is no file: only what exists (as a file) is attached.
-        if !Path::new(&absolute).is_file() {
-            continue;
-        }
-        seen.push(path.to_owned());
-        match run_unasked(env, "read", json!({"path": path}), cancel).await {
-            Ok(output) if !output.is_error => attached.push(format!("<file path=\"{path}\">\n{}\n</file>", output.text_content().trim_end())),
-            Ok(output) => attached.push(format!("[@{path} was not attached: {}]", output.text_content().trim())),
-            Err(why) => attached.push(format!("[@{path} was not attached: {why}]")),
-        }
-    }
-    attached
-}
-
-/// Runs the tool `name` with `input` if the session's permission decision allows it as it
-/// stands, without asking anyone; `Err` says why not.
-async fn run_unasked(env: &Arc<SessionEnv>, name: &str, input: Value, cancel: &CancellationToken) -> Result<ToolOutput, String> {
-    let tool = env.registry.get(name).ok_or_else(|| format!("there is no `{name}` tool here"))?;
-    let ctx = ToolContext { env: Arc::clone(env), cancel: cancel.clone(), progress: None, call_id: String::new() };
-    let call = tool.describe(&input, &ctx)?;
-    match env.permissions.decide(tool.as_ref(), &call, &env.workspace, None) {
-        Decision::Allow => Ok(tool.run(input, &ctx).await),
-        Decision::Ask { reason } => Err(format!("it would need your approval ({reason})")),
-        Decision::Deny { reason } => Err(format!("it is denied ({reason})")),
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
 
     fn command(body: &str) -> Skill {
@@ -171,5 +196,15 @@ mod tests {
         assert_eq!(said("costs $5.00 and $HOME", ""), "costs $5.00 and $HOME", "nothing to put in");
         assert_eq!(said("Fix the build.", "on linux"), "Fix the build.\n\nARGUMENTS: on linux", "unmentioned arguments are kept");
         assert_eq!(said("in ${CLAUDE_SKILL_DIR}", ""), "in /home/u/.claude/commands");
+    }
+
+    #[test]
+    fn inline_commands_are_found_and_their_outcomes_put_in_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let env = SessionEnv::standalone(Arc::new(crate::workspace::Workspace::new(dir.path())));
+        let expansion = Expansion::new(&command("Branch: !`git branch --show-current`, status !` `, log !`git log -1`; tail"), "", &env);
+        assert_eq!(expansion.commands(), ["git branch --show-current", "git log -1"]);
+        let text = expansion.with_outputs(vec![Ok("main\n".into()), Err("Blocked by a hook: no".into())]);
+        assert_eq!(text, "Branch: main, status , log [`git log -1` was left out: Blocked by a hook: no. Run it yourself if it is needed.]; tail");
     }
 }

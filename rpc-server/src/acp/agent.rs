@@ -237,7 +237,7 @@ impl AcpAgent {
         // becomes the prompt, and an MCP prompt that cannot be had ends the request before any
         // model call.
         if let [acp::ContentBlock::Text(text)] = prompt.as_slice()
-            && let Some(expanded) = entry.session.expand_command(&text.text, &cancel).await.map_err(|error| RpcError::new(RpcError::INVALID_PARAMS, error))?
+            && let Some(expanded) = entry.session.expand_command(&text.text).await.map_err(|error| RpcError::new(RpcError::INVALID_PARAMS, error))?
         {
             prompt = vec![acp::ContentBlock::Text(acp::TextContent::new(expanded))];
         }

@@ -384,7 +384,7 @@ impl Bridge {
     /// What the user typed, or the prompt it stands for when it is `/name args` (a skill, a
     /// custom command, an MCP prompt).
     async fn expanded(&self, typed: String) -> Result<String, ClientError> {
-        match self.session.expand_command(&typed, &self.cancel).await {
+        match self.session.expand_command(&typed).await {
             Ok(expanded) => Ok(expanded.unwrap_or(typed)),
             Err(error) => Err(ClientError::invalid(error)),
         }
