@@ -30,7 +30,7 @@ mod browser;
 mod mcp;
 mod permission;
 mod prompt;
-mod protected_names;
+pub mod protected_names;
 mod review;
 mod skills;
 pub mod sandbox;

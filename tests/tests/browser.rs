@@ -342,7 +342,7 @@ async fn a_browser_the_user_closed_starts_again_and_rules_and_plan_mode_hold() {
     let home = sandbox.home.path().to_path_buf();
 
     let (_, updates) = agent.prompt(&session, "one", |_| "allow_once").await;
-    assert!(updates.iter().any(|update| update.to_string().contains("`browser` is read from your own settings")), "the user is told: {updates:?}");
+    assert!(updates.iter().any(|update| update.to_string().contains("`browser` is ignored")), "the user is told: {updates:?}");
     assert!(result_of(mock.requests().last().unwrap(), "n1").0.contains("Page: Two ("), "Chromium, not the project's program");
     let first = main_browser(&home).expect("a browser");
     // The user closes the browser (its window gone, the process with it).

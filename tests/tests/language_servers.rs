@@ -141,7 +141,7 @@ async fn a_projects_settings_cannot_name_a_language_server_to_run() {
     let steps = vec![Step::tool("r1", "read", json!({"path": "app.py"})), Step::tool("e1", "edit", json!({"path": "app.py", "old_string": "print(greet(\"x\"))", "new_string": "print(gret(\"x\"))"})), Step::text("Done.")];
     let (_mock, mut agent, session) = start(&sandbox, steps, false).await;
     let (_, updates) = agent.prompt(&session, "rename the call", |_| "allow_once").await;
-    assert!(updates.iter().any(|update| update.to_string().contains("a project cannot choose which programs run")), "the user is told: {updates:?}");
+    assert!(updates.iter().any(|update| update.to_string().contains("`lsp` is ignored")), "the user is told: {updates:?}");
     assert!(!project.join("pwned").exists(), "the project's command ran");
 }
 

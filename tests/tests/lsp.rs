@@ -13,8 +13,9 @@ const SOURCE: &str = "def total(items):\n    return sum(items) + 1\n";
 async fn start(steps: Vec<Step>, settings: Option<Value>) -> (Sandbox, MockLlm, LspServer, String) {
     let sandbox = Sandbox::new();
     if let Some(settings) = settings {
-        std::fs::create_dir_all(sandbox.project.path().join(".larik")).unwrap();
-        std::fs::write(sandbox.project.path().join(".larik/settings.json"), settings.to_string()).unwrap();
+        // The user's own settings: only they may turn the sandbox off.
+        std::fs::create_dir_all(sandbox.home.path().join(".config/larik")).unwrap();
+        std::fs::write(sandbox.home.path().join(".config/larik/settings.json"), settings.to_string()).unwrap();
     }
     std::fs::write(sandbox.project.path().join("calc.py"), SOURCE).unwrap();
     let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();

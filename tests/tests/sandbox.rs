@@ -340,3 +340,49 @@ async fn other_tools_configuration_stays_unchanged_whatever_a_command_tries() {
     }
     assert!(!root.join("src/.helix").exists());
 }
+
+/// Every protected name, each way a command could reach it: absent (created as a file or a
+/// folder, from a subdirectory by a relative path, through a symlink made first), and existing
+/// (overwritten, appended to, removed, renamed away, replaced by a rename, written through a
+/// hard link or a symlink). The list is the agent's own, so a name added later is attacked too.
+#[tokio::test]
+async fn every_protected_name_holds_against_every_way_in() {
+    use larik_core::protected_names::{Absent, NAMES};
+    let absent = Sandbox::new();
+    let existing = Sandbox::new();
+    for sandbox in [&absent, &existing] {
+        std::fs::create_dir_all(sandbox.project_path().join("src/deep")).unwrap();
+    }
+    // What each holds before: a settings file must still parse for the session to open.
+    let original = |name: &str| if name.ends_with(".json") { "{}\n" } else { "orig\n" };
+    for protected in NAMES {
+        std::fs::write(existing.project_path().join(protected.name), original(protected.name)).unwrap();
+    }
+    let kept_absent: Vec<&str> = NAMES.iter().filter(|protected| protected.when_absent == Absent::KeptAbsent).map(|protected| protected.name).collect();
+    let create: Vec<String> = kept_absent
+        .iter()
+        .enumerate()
+        .map(|(index, name)| {
+            format!("echo x > {name}; mkdir -p {name}/sub && echo x > {name}/sub/f; (cd src/deep && echo x > ../../{name}); ln -s {name} link{index} && echo x > link{index}/f; echo x > link{index}; ls -d {name} 2>/dev/null; true")
+        })
+        .collect();
+    let (_, asked) = run_commands(&absent, &[], &create).await;
+    assert!(asked.is_empty(), "{asked:?}");
+    for name in &kept_absent {
+        assert!(!absent.project_path().join(name).exists(), "{name} was created");
+    }
+    let change: Vec<String> = NAMES
+        .iter()
+        .enumerate()
+        .map(|(index, protected)| {
+            let name = protected.name;
+            format!("echo evil > {name}; echo evil >> {name}; (cd src/deep && echo evil > ../../{name}); ln {name} hard{index} && echo evil >> hard{index}; ln -s {name} soft{index} && echo evil > soft{index}; rm -f {name}; mv {name} moved{index}; echo evil > new{index} && mv new{index} {name}; true")
+        })
+        .collect();
+    let (_, asked) = run_commands(&existing, &[], &change).await;
+    assert!(asked.is_empty(), "{asked:?}");
+    for protected in NAMES {
+        let content = std::fs::read_to_string(existing.project_path().join(protected.name)).unwrap_or_else(|error| panic!("{}: {error}", protected.name));
+        assert_eq!(content, original(protected.name), "{} kept its content", protected.name);
+    }
+}

@@ -3,6 +3,7 @@ configured as its language server. Everything started is stopped at the end, by 
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -39,18 +40,24 @@ def _skip_without_lsp(request, tools):
 
 @pytest.fixture
 def start(tmp_path):
-    """`start(steps, files={}, lint=False)` -> a Helix (not yet opened) on a project holding `files`,
+    """`start(steps, files={}, lint=False, user_settings=None)` -> a Helix (not yet opened) on a
+    project holding `files`, with `user_settings` (a dict) as the user's own Larik settings,
     its agent's model playing `steps` (None: no model server), with tests/lint_server.py beside
     Larik for Python if `lint`. Helix, its language server, tmux and the mock are
     stopped at the end, and the language server must have exited with Helix."""
     created = []
 
-    def _start(steps=None, files=None, lint=False):
+    def _start(steps=None, files=None, lint=False, user_settings=None):
         mock = MockLlm(tmp_path, steps) if steps is not None else None
         helix = Helix(tmp_path, mock, lint)
         created.append(helix)
         for name, text in (files or {}).items():
             helix.write_file(name, text)
+        if user_settings is not None:
+            # Only the user's own file may turn the sandbox off; a project's may not.
+            larik_config = helix.home / ".config" / "larik"
+            larik_config.mkdir(parents=True, exist_ok=True)
+            (larik_config / "settings.json").write_text(json.dumps(user_settings))
         return helix
 
     yield _start

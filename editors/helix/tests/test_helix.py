@@ -242,7 +242,8 @@ def test_permission_prompt_falls_back_to_code_actions(start, tmp_path):
             {"tool_calls": [{"id": "toolu_1", "name": "bash", "input": {"command": "touch ran.txt && echo ran-by-bash"}}]},
             {"text": "Ran it."},
         ],
-        files={"app.py": APP, ".larik/settings.json": json.dumps({"sandbox": {"enabled": False}})},
+        files={"app.py": APP},
+        user_settings={"sandbox": {"enabled": False}},
     )
     helix.open("app.py")
     helix.wait_server_ready()

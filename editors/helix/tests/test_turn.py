@@ -71,8 +71,8 @@ def test_a_whole_turn_reads_clearly_and_tests_the_saved_file(start, tmp_path):
             "calc.py": CALC,
             "test_calc.py": TESTS,
             "notes.larik.md": QUESTION,
-            ".larik/settings.json": json.dumps({"sandbox": {"enabled": False}}),
         },
+        user_settings={"sandbox": {"enabled": False}},
     )
     helix.open("notes.larik.md")
     helix.wait_server_ready()

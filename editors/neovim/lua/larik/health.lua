@@ -53,7 +53,8 @@ local function read_json(path)
 end
 
 --- Where the model comes from, as the agent resolves it: the plugin's env, the environment,
---- then the settings files (later wins).
+--- then the user's settings file (a project's model waits for the user's approval, so the
+--- fallback does not guess it).
 local function check_model()
   local env = require("larik.config").get().env or {}
   local function var(name)
@@ -62,8 +63,7 @@ local function check_model()
   end
   local model = var("LARIK_MODEL")
   local config_home = var("XDG_CONFIG_HOME") or ((var("HOME") or "~") .. "/.config")
-  local cwd = require("larik.client").cwd()
-  for _, file in ipairs({ config_home .. "/larik/settings.json", cwd .. "/.larik/settings.json", cwd .. "/.larik/settings.local.json" }) do
+  for _, file in ipairs({ config_home .. "/larik/settings.json" }) do
     local settings = read_json(file)
     if settings and settings.model and not var("LARIK_MODEL") then
       model = settings.model .. " (from " .. file .. ")"
