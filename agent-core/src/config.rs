@@ -360,6 +360,7 @@ pub fn user_data_dir(env: &HashMap<String, String>) -> Option<PathBuf> {
 pub fn load_settings(project: &Path, env: &HashMap<String, String>) -> Result<Settings, ConfigError> {
     let mut settings = Settings::default();
     let user_file = user_config_dir(env).map(|dir| dir.join("settings.json"));
+    let users_claude_dir = env.get("HOME").map(|home| Path::new(home).join(".claude"));
     if let Some(path) = &user_file
         && let Ok(text) = std::fs::read_to_string(path)
     {
@@ -377,7 +378,10 @@ pub fn load_settings(project: &Path, env: &HashMap<String, String>) -> Result<Se
         }
         let Ok(text) = std::fs::read_to_string(&path) else { continue };
         if path.parent().is_some_and(|dir| dir.ends_with(".claude")) {
-            project::report_claude_keys(&path, &text, &mut settings.problems);
+            // A project that is the home directory has the user's own Claude Code settings.
+            if path.parent() != users_claude_dir.as_deref() {
+                project::report_claude_keys(&path, &text, &mut settings.problems);
+            }
         } else {
             project::apply(&mut settings, &path, &text)?;
         }

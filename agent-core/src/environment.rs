@@ -99,6 +99,8 @@ impl SessionEnv {
         let Some(source) = &self.settings else { return };
         source.approve_project();
         match source.approved_model() {
+            // A signed-out session stays signed out; signing in brings the chosen model.
+            Some(Ok(config)) if self.models.provider().is_err() => self.models.remember(&config),
             Some(Ok(config)) => self.models.switch(&config),
             Some(Err(error)) => self.notices.push_all(Some(format!("The project's model choice cannot be used: {error}"))),
             None => {}
