@@ -14,7 +14,7 @@ pub mod task;
 pub mod task_control;
 mod worktree;
 
-pub use definitions::Definition;
 pub use background::BackgroundTasks;
+pub use definitions::Definition;
 pub use roles::RoleSettings;
 pub use task::TaskTool;

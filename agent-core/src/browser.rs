@@ -22,9 +22,9 @@ use chromiumoxide::Page;
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
+pub use self::chromium::find_executable as find_chromium;
 use self::chromium::{Chromium, LaunchOptions};
 pub use self::tab::Tab;
-pub use self::chromium::find_executable as find_chromium;
 use crate::config::BrowserSettings;
 
 /// What starting the browser needs, gathered when the session starts.
@@ -91,7 +91,8 @@ impl WebBrowser {
         if running.is_none() {
             *running = Some(Running::start(&self.setup).await?);
         }
-        let mut held = tokio::sync::MutexGuard::try_map(running, Option::as_mut).map_err(|_| "the browser did not start".to_owned())?;
+        let mut held = tokio::sync::MutexGuard::try_map(running, Option::as_mut)
+            .map_err(|_| "the browser did not start".to_owned())?;
         held.sync_tabs().await?;
         Ok(held)
     }
@@ -107,11 +108,21 @@ impl WebBrowser {
 impl Running {
     async fn start(setup: &BrowserSetup) -> Result<Self, String> {
         let executable = chromium::find_executable(setup.settings.executable.as_deref(), &setup.env)?;
-        let options = LaunchOptions { executable, profile: setup.profile.clone(), headless: setup.settings.headless != Some(false) };
+        let options = LaunchOptions {
+            executable,
+            profile: setup.profile.clone(),
+            headless: setup.settings.headless != Some(false),
+        };
         let chromium = Chromium::start(&options).await?;
         // Certificate errors are errors, as in any browser; the window's own size is the viewport.
-        let config = chromiumoxide::handler::HandlerConfig { ignore_https_errors: false, viewport: None, ..chromiumoxide::handler::HandlerConfig::default() };
-        let (browser, mut handler) = chromiumoxide::Browser::connect_with_config(chromium.websocket.clone(), config).await.map_err(|error| format!("could not reach the browser's DevTools: {error}"))?;
+        let config = chromiumoxide::handler::HandlerConfig {
+            ignore_https_errors: false,
+            viewport: None,
+            ..chromiumoxide::handler::HandlerConfig::default()
+        };
+        let (browser, mut handler) = chromiumoxide::Browser::connect_with_config(chromium.websocket.clone(), config)
+            .await
+            .map_err(|error| format!("could not reach the browser's DevTools: {error}"))?;
         // The handler must run as long as the browser does, and go on past events it cannot
         // parse: newer Chromium sends some this crate does not know.
         let handler = tokio::spawn(async move {
@@ -148,7 +159,9 @@ impl Running {
 
     /// The active tab.
     pub fn tab(&self) -> Result<&Tab, String> {
-        self.tabs.get(self.active).ok_or_else(|| "No tab is open; open one with browser_tabs {\"action\": \"new\"} or browser_navigate.".to_owned())
+        self.tabs.get(self.active).ok_or_else(|| {
+            "No tab is open; open one with browser_tabs {\"action\": \"new\"} or browser_navigate.".to_owned()
+        })
     }
 
     pub fn page(&self) -> Result<&Page, String> {
@@ -168,7 +181,9 @@ impl Running {
                 adopted = Some(self.tabs.len() - 1);
             }
         }
-        self.active = adopted.or_else(|| active.and_then(|id| self.tabs.iter().position(|tab| *tab.page.target_id() == id))).unwrap_or(0);
+        self.active = adopted
+            .or_else(|| active.and_then(|id| self.tabs.iter().position(|tab| *tab.page.target_id() == id)))
+            .unwrap_or(0);
         if adopted.is_some() {
             self.bring_forward().await;
         }
@@ -183,7 +198,8 @@ impl Running {
         use chromiumoxide::cdp::browser_protocol::target::EventTargetCreated;
         let page = self.page()?.clone();
         let mut loading = page.event_listener::<EventFrameStartedLoading>().await.map_err(|error| error.to_string())?;
-        let mut created = self.browser.event_listener::<EventTargetCreated>().await.map_err(|error| error.to_string())?;
+        let mut created =
+            self.browser.event_listener::<EventTargetCreated>().await.map_err(|error| error.to_string())?;
         let outcome = action.await?;
         let started = tokio::time::timeout(page::NAVIGATION_START, async {
             tokio::select! {

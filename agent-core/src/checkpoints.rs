@@ -99,12 +99,18 @@ impl Checkpoints {
     pub fn new(root: &Path, data_dir: &Path, session_id: &str) -> Self {
         let dir = data_dir.join("checkpoints");
         let list_file = dir.join(format!("{session_id}.json"));
-        let list = std::fs::read(&list_file).ok().and_then(|bytes| serde_json::from_slice(&bytes).ok()).unwrap_or_default();
+        let list =
+            std::fs::read(&list_file).ok().and_then(|bytes| serde_json::from_slice(&bytes).ok()).unwrap_or_default();
         Self {
             root: root.to_path_buf(),
             store_dir: dir.join(format!("{session_id}.git")),
             list_file,
-            state: Arc::new(Mutex::new(State { store: None, cache: StatCache::default(), list, turn: Turn::default() })),
+            state: Arc::new(Mutex::new(State {
+                store: None,
+                cache: StatCache::default(),
+                list,
+                turn: Turn::default(),
+            })),
         }
     }
 
@@ -132,7 +138,9 @@ impl Checkpoints {
             let mut state = state.lock().map_err(|_| "checkpoint state poisoned".to_owned())?;
             let snapshot = state.snapshot(&root, &store_dir)?;
             if state.turn.checkpoint.is_none() {
-                let number = state.list.last().and_then(|last| last.id.strip_prefix("cp-")?.parse::<u32>().ok()).unwrap_or(0) + 1;
+                let number =
+                    state.list.last().and_then(|last| last.id.strip_prefix("cp-")?.parse::<u32>().ok()).unwrap_or(0)
+                        + 1;
                 let checkpoint = Checkpoint {
                     id: format!("cp-{number}"),
                     created_at: crate::clock::now_secs(),
@@ -185,7 +193,12 @@ impl Checkpoints {
             let Ok(after) = state.snapshot(&root, &store_dir) else { return };
             let changed: Vec<PathBuf> = {
                 let Some(store) = state.store.as_ref() else { return };
-                let before = state.list[index].before.parse::<Oid>().ok().and_then(|tree| snapshot::files_of(store, tree).ok()).unwrap_or_default();
+                let before = state.list[index]
+                    .before
+                    .parse::<Oid>()
+                    .ok()
+                    .and_then(|tree| snapshot::files_of(store, tree).ok())
+                    .unwrap_or_default();
                 changed_paths(&before, &after.files)
             };
             if changed.is_empty() {
@@ -213,15 +226,32 @@ impl Checkpoints {
         tokio::task::spawn_blocking(move || {
             let mut state = state.lock().map_err(|_| "checkpoint state poisoned".to_owned())?;
             let index = match &id {
-                Some(id) => state.list.iter().position(|checkpoint| &checkpoint.id == id).ok_or_else(|| format!("there is no checkpoint `{id}`; /checkpoints lists them"))?,
-                None => state.list.len().checked_sub(1).ok_or("there is nothing to undo: no turn of this session changed a file")?,
+                Some(id) => state
+                    .list
+                    .iter()
+                    .position(|checkpoint| &checkpoint.id == id)
+                    .ok_or_else(|| format!("there is no checkpoint `{id}`; /checkpoints lists them"))?,
+                None => state
+                    .list
+                    .len()
+                    .checked_sub(1)
+                    .ok_or("there is nothing to undo: no turn of this session changed a file")?,
             };
             let now = state.snapshot(&root, &store_dir)?;
             let store = state.store.as_ref().ok_or("no store")?;
             let tree = |text: &Option<String>| text.as_deref().and_then(|text| text.parse::<Oid>().ok());
-            let target = snapshot::files_of(store, state.list[index].before.parse::<Oid>().map_err(|error| error.to_string())?).map_err(|error| error.to_string())?;
+            let target =
+                snapshot::files_of(store, state.list[index].before.parse::<Oid>().map_err(|error| error.to_string())?)
+                    .map_err(|error| error.to_string())?;
             // What the agent's last turn left; a path that differs from it was changed by hand.
-            let last = state.list.last().and_then(|last| tree(&last.after)).map(|after| snapshot::files_of(store, after)).transpose().map_err(|error| error.to_string())?.unwrap_or_else(|| now.files.clone());
+            let last = state
+                .list
+                .last()
+                .and_then(|last| tree(&last.after))
+                .map(|after| snapshot::files_of(store, after))
+                .transpose()
+                .map_err(|error| error.to_string())?
+                .unwrap_or_else(|| now.files.clone());
             let files = restore::restore(store, &root, &target, &now.files, &last)?;
             let checkpoint = state.list[index].clone();
             state.list.truncate(index);
@@ -240,9 +270,13 @@ impl State {
             // The project's files are private: only the user may enter the store's directory.
             if let Some(dir) = store_dir.parent() {
                 use std::os::unix::fs::PermissionsExt;
-                std::fs::create_dir_all(dir).and_then(|()| std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))).map_err(|error| error.to_string())?;
+                std::fs::create_dir_all(dir)
+                    .and_then(|()| std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)))
+                    .map_err(|error| error.to_string())?;
             }
-            let store = Repository::open_bare(store_dir).or_else(|_| Repository::init_bare(store_dir)).map_err(|error| error.to_string())?;
+            let store = Repository::open_bare(store_dir)
+                .or_else(|_| Repository::init_bare(store_dir))
+                .map_err(|error| error.to_string())?;
             self.store = Some(store);
         }
         let store = self.store.as_ref().ok_or("no store")?;
@@ -270,7 +304,9 @@ fn changed_paths(old: &Files, new: &Files) -> Vec<PathBuf> {
 fn changes(store: &Repository, root: &Path, old: &Files, new: &Files) -> Vec<FileChange> {
     let text = |entry: Option<&snapshot::Entry>| -> Option<String> {
         let blob = store.find_blob(entry?.oid).ok()?;
-        (blob.content().len() <= MAX_SHOWN_TEXT_BYTES && !blob.is_binary()).then(|| String::from_utf8(blob.content().to_vec()).ok()).flatten()
+        (blob.content().len() <= MAX_SHOWN_TEXT_BYTES && !blob.is_binary())
+            .then(|| String::from_utf8(blob.content().to_vec()).ok())
+            .flatten()
     };
     changed_paths(old, new)
         .into_iter()

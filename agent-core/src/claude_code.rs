@@ -40,7 +40,8 @@ const TOOL_NAMES: &[(&str, &str)] = &[
 ];
 
 const FILE_PATH: &[(&str, &str)] = &[("path", "file_path")];
-const GREP_FLAGS: &[(&str, &str)] = &[("case_insensitive", "-i"), ("context", "-C"), ("before_context", "-B"), ("after_context", "-A")];
+const GREP_FLAGS: &[(&str, &str)] =
+    &[("case_insensitive", "-i"), ("context", "-C"), ("before_context", "-B"), ("after_context", "-A")];
 
 /// Claude Code's name for a Larik tool; names without a counterpart unchanged.
 pub fn claude_tool_name(larik: &str) -> &str {
@@ -149,9 +150,17 @@ mod tests {
     #[test]
     fn file_tools_say_file_path() {
         let cases = [
-            ("read", json!({"path": "src/a.rs", "offset": 10, "limit": 5}), json!({"file_path": "src/a.rs", "offset": 10, "limit": 5})),
+            (
+                "read",
+                json!({"path": "src/a.rs", "offset": 10, "limit": 5}),
+                json!({"file_path": "src/a.rs", "offset": 10, "limit": 5}),
+            ),
             ("write", json!({"path": "a.txt", "content": "hi"}), json!({"file_path": "a.txt", "content": "hi"})),
-            ("edit", json!({"path": "a", "old_string": "x", "new_string": "y", "replace_all": true}), json!({"file_path": "a", "old_string": "x", "new_string": "y", "replace_all": true})),
+            (
+                "edit",
+                json!({"path": "a", "old_string": "x", "new_string": "y", "replace_all": true}),
+                json!({"file_path": "a", "old_string": "x", "new_string": "y", "replace_all": true}),
+            ),
             (
                 "multi_edit",
                 json!({"path": "a", "edits": [{"old_string": "x", "new_string": "y", "replace_all": false}]}),
@@ -172,9 +181,15 @@ mod tests {
             "output_mode": "content", "-C": 2, "-B": 1, "-A": 3, "head_limit": 20});
         assert_eq!(to_claude_input("grep", &larik), claude);
         assert_eq!(from_claude_input("grep", &claude), larik);
-        assert_eq!(to_claude_input("grep", &json!({"pattern": "x", "file_type": "py"})), json!({"pattern": "x", "type": "py"}));
+        assert_eq!(
+            to_claude_input("grep", &json!({"pattern": "x", "file_type": "py"})),
+            json!({"pattern": "x", "type": "py"})
+        );
         // Claude Code's `-n` has no counterpart and is kept; Larik ignores it.
-        assert_eq!(from_claude_input("grep", &json!({"pattern": "x", "-n": true})), json!({"pattern": "x", "-n": true}));
+        assert_eq!(
+            from_claude_input("grep", &json!({"pattern": "x", "-n": true})),
+            json!({"pattern": "x", "-n": true})
+        );
     }
 
     #[test]
@@ -184,7 +199,11 @@ mod tests {
         assert_eq!(from_claude_input("bash", &bash), bash);
         let todos = json!({"todos": [{"content": "write tests", "status": "in_progress", "priority": "high"}]});
         assert_eq!(to_claude_input("todo", &todos), todos);
-        for (tool, input) in [("web_search", json!({"query": "rust regex", "max_results": 5})), ("web_fetch", json!({"url": "https://a.b", "max_length": 100})), ("glob", json!({"pattern": "**/*.rs", "path": "src"}))] {
+        for (tool, input) in [
+            ("web_search", json!({"query": "rust regex", "max_results": 5})),
+            ("web_fetch", json!({"url": "https://a.b", "max_length": 100})),
+            ("glob", json!({"pattern": "**/*.rs", "path": "src"})),
+        ] {
             assert_eq!(to_claude_input(tool, &input), input, "{tool}");
         }
         assert_eq!(to_claude_input("mcp__x__y", &json!({"path": "a"})), json!({"path": "a"}));
@@ -193,29 +212,63 @@ mod tests {
 
     #[test]
     fn mapping_back_accepts_larik_spellings_and_prefers_claude_ones() {
-        assert_eq!(from_claude_input("edit", &json!({"path": "a", "old_string": "x", "new_string": "y"})), json!({"path": "a", "old_string": "x", "new_string": "y"}));
-        assert_eq!(from_claude_input("write", &json!({"path": "old", "file_path": "new", "content": ""})), json!({"path": "new", "content": ""}));
-        assert_eq!(from_claude_input("grep", &json!({"case_insensitive": false, "-i": true, "pattern": "p"})), json!({"case_insensitive": true, "pattern": "p"}));
+        assert_eq!(
+            from_claude_input("edit", &json!({"path": "a", "old_string": "x", "new_string": "y"})),
+            json!({"path": "a", "old_string": "x", "new_string": "y"})
+        );
+        assert_eq!(
+            from_claude_input("write", &json!({"path": "old", "file_path": "new", "content": ""})),
+            json!({"path": "new", "content": ""})
+        );
+        assert_eq!(
+            from_claude_input("grep", &json!({"case_insensitive": false, "-i": true, "pattern": "p"})),
+            json!({"case_insensitive": true, "pattern": "p"})
+        );
     }
 
     #[test]
     fn tool_responses_have_claude_codes_shape() {
-        assert_eq!(tool_response("bash", &json!({"command": "ls"}), "a\nb", false), json!({"stdout": "a\nb", "stderr": "", "interrupted": false}));
-        assert_eq!(tool_response("write", &json!({"path": "a.txt"}), "wrote", false), json!({"filePath": "a.txt", "success": true}));
-        assert_eq!(tool_response("edit", &json!({"file_path": "b.txt"}), "no match", true), json!({"filePath": "b.txt", "success": false}));
-        assert_eq!(tool_response("read", &json!({"path": "c.rs"}), "1\tfn main", false), json!({"file": {"filePath": "c.rs", "content": "1\tfn main"}}));
-        assert_eq!(tool_response("grep", &json!({}), "src/a.rs", false), json!({"output": "src/a.rs", "is_error": false}));
+        assert_eq!(
+            tool_response("bash", &json!({"command": "ls"}), "a\nb", false),
+            json!({"stdout": "a\nb", "stderr": "", "interrupted": false})
+        );
+        assert_eq!(
+            tool_response("write", &json!({"path": "a.txt"}), "wrote", false),
+            json!({"filePath": "a.txt", "success": true})
+        );
+        assert_eq!(
+            tool_response("edit", &json!({"file_path": "b.txt"}), "no match", true),
+            json!({"filePath": "b.txt", "success": false})
+        );
+        assert_eq!(
+            tool_response("read", &json!({"path": "c.rs"}), "1\tfn main", false),
+            json!({"file": {"filePath": "c.rs", "content": "1\tfn main"}})
+        );
+        assert_eq!(
+            tool_response("grep", &json!({}), "src/a.rs", false),
+            json!({"output": "src/a.rs", "is_error": false})
+        );
     }
 
     #[test]
     fn permission_modes_use_claude_codes_names() {
-        let cases = [("default", "default"), ("accept-edits", "acceptEdits"), ("plan", "plan"), ("yolo", "bypassPermissions"), ("other", "default")];
+        let cases = [
+            ("default", "default"),
+            ("accept-edits", "acceptEdits"),
+            ("plan", "plan"),
+            ("yolo", "bypassPermissions"),
+            ("other", "default"),
+        ];
         for (larik, claude) in cases {
             assert_eq!(claude_permission_mode(larik), claude);
         }
         // Every Larik mode has a name Claude Code reads back as the same mode.
         for mode in crate::permission::Mode::ALL {
-            assert_eq!(crate::permission::Mode::from_setting(claude_permission_mode(mode.id())), Some(mode), "{mode:?}");
+            assert_eq!(
+                crate::permission::Mode::from_setting(claude_permission_mode(mode.id())),
+                Some(mode),
+                "{mode:?}"
+            );
         }
     }
 }

@@ -175,11 +175,19 @@ pub fn resolve_search(settings: &Settings, env: &HashMap<String, String>) -> Opt
     let configured = settings.web_search.clone().unwrap_or_default();
     let key = |default: &str| get(configured.api_key_env.as_deref().unwrap_or(default));
     let brave = || {
-        let base_url = configured.url.clone().or_else(|| get("BRAVE_SEARCH_URL")).unwrap_or_else(|| "https://api.search.brave.com".into());
+        let base_url = configured
+            .url
+            .clone()
+            .or_else(|| get("BRAVE_SEARCH_URL"))
+            .unwrap_or_else(|| "https://api.search.brave.com".into());
         Some(SearchBackend::Brave { api_key: key("BRAVE_API_KEY")?, base_url })
     };
     let tavily = || {
-        let base_url = configured.url.clone().or_else(|| get("TAVILY_SEARCH_URL")).unwrap_or_else(|| "https://api.tavily.com".into());
+        let base_url = configured
+            .url
+            .clone()
+            .or_else(|| get("TAVILY_SEARCH_URL"))
+            .unwrap_or_else(|| "https://api.tavily.com".into());
         Some(SearchBackend::Tavily { api_key: key("TAVILY_API_KEY")?, base_url })
     };
     let searxng = || Some(SearchBackend::Searxng { base_url: configured.url.clone().or_else(|| get("SEARXNG_URL"))? });
@@ -224,7 +232,10 @@ impl Settings {
 }
 
 /// Roles from a later file replace an earlier file's role of the same name, one by one.
-fn merge_roles<T>(under: Option<std::collections::BTreeMap<String, T>>, over: Option<std::collections::BTreeMap<String, T>>) -> Option<std::collections::BTreeMap<String, T>> {
+fn merge_roles<T>(
+    under: Option<std::collections::BTreeMap<String, T>>,
+    over: Option<std::collections::BTreeMap<String, T>>,
+) -> Option<std::collections::BTreeMap<String, T>> {
     match (under, over) {
         (Some(mut under), Some(over)) => {
             under.extend(over);
@@ -284,7 +295,9 @@ impl SettingsSource {
 pub enum ConfigError {
     #[error("{path}: {message}")]
     Unreadable { path: PathBuf, message: String },
-    #[error("no model is configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY (or OPENAI_BASE_URL for a local server), or write \"provider\" and \"model\" in ~/.config/larik/settings.json")]
+    #[error(
+        "no model is configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY (or OPENAI_BASE_URL for a local server), or write \"provider\" and \"model\" in ~/.config/larik/settings.json"
+    )]
     NoModel,
 }
 
@@ -309,7 +322,8 @@ impl ModelConfig {
         let settings = Settings { provider: None, model: Some(name.to_owned()), ..Settings::default() };
         let mut env = env.clone();
         env.insert("LARIK_MODEL".into(), name.to_owned());
-        let switched = resolve_model(&settings, &env).ok().filter(|other| other.provider != self.provider || name.contains(':'));
+        let switched =
+            resolve_model(&settings, &env).ok().filter(|other| other.provider != self.provider || name.contains(':'));
         match switched {
             Some(other) => ModelConfig { models: self.models.clone(), ..other },
             None => ModelConfig { model: name.to_owned(), ..self.clone() },
@@ -366,7 +380,10 @@ pub fn load_settings(project: &Path, env: &HashMap<String, String>) -> Result<Se
     {
         let layer = parse_layer(path, &text)?;
         if let Some(level) = layer.thought_level.as_deref().filter(|level| ThoughtLevel::from_id(level).is_none()) {
-            settings.problems.push(format!("{}: thoughtLevel `{level}` is not one of off, low, medium, high; it is ignored", path.display()));
+            settings.problems.push(format!(
+                "{}: thoughtLevel `{level}` is not one of off, low, medium, high; it is ignored",
+                path.display()
+            ));
         }
         settings = settings.merge(layer);
     }
@@ -392,13 +409,19 @@ pub fn load_settings(project: &Path, env: &HashMap<String, String>) -> Result<Se
 /// The settings files inside the project, in the order they apply: Larik's shared and local
 /// ones, then Claude Code's.
 fn project_settings_files(project: &Path) -> Vec<PathBuf> {
-    [".larik", ".claude"].iter().flat_map(|dir| ["settings.json", "settings.local.json"].map(|name| project.join(dir).join(name))).collect()
+    [".larik", ".claude"]
+        .iter()
+        .flat_map(|dir| ["settings.json", "settings.local.json"].map(|name| project.join(dir).join(name)))
+        .collect()
 }
 
 /// One settings file's text, its unknown keys noted as problems.
 pub(crate) fn parse_layer(path: &Path, text: &str) -> Result<Settings, ConfigError> {
-    let mut layer: Settings = serde_json::from_str(text).map_err(|error| ConfigError::Unreadable { path: path.to_path_buf(), message: error.to_string() })?;
-    layer.problems.extend(layer.unknown.keys().map(|key| format!("{}: `{key}` is not a Larik setting and is ignored", path.display())));
+    let mut layer: Settings = serde_json::from_str(text)
+        .map_err(|error| ConfigError::Unreadable { path: path.to_path_buf(), message: error.to_string() })?;
+    layer.problems.extend(
+        layer.unknown.keys().map(|key| format!("{}: `{key}` is not a Larik setting and is ignored", path.display())),
+    );
     Ok(layer)
 }
 
@@ -427,11 +450,12 @@ pub fn load_permissions(project: &Path, env: &HashMap<String, String>) -> Result
     let mut all = PermissionSettings::default();
     for path in rule_files(project, env) {
         let Ok(text) = std::fs::read_to_string(&path) else { continue };
-        let value: serde_json::Value =
-            serde_json::from_str(&text).map_err(|error| ConfigError::Unreadable { path: path.clone(), message: error.to_string() })?;
+        let value: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|error| ConfigError::Unreadable { path: path.clone(), message: error.to_string() })?;
         let Some(permissions) = value.get("permissions") else { continue };
-        let layer: PermissionSettings = serde_json::from_value(permissions.clone())
-            .map_err(|error| ConfigError::Unreadable { path: path.clone(), message: format!("permissions: {error}") })?;
+        let layer: PermissionSettings = serde_json::from_value(permissions.clone()).map_err(|error| {
+            ConfigError::Unreadable { path: path.clone(), message: format!("permissions: {error}") }
+        })?;
         if path.starts_with(project) {
             all.project_allow.extend(layer.allow);
         } else {
@@ -454,13 +478,29 @@ pub fn load_permissions(project: &Path, env: &HashMap<String, String>) -> Result
 /// An unknown value is reported and the default mode used.
 pub fn initial_mode(permissions: &PermissionSettings, project: &Path) -> (Mode, Option<String>) {
     let Some(value) = permissions.default_mode.as_deref() else { return (Mode::Default, None) };
-    let source = permissions.default_mode_source.as_deref().map(|path| path.display().to_string()).unwrap_or_else(|| "settings".into());
+    let source = permissions
+        .default_mode_source
+        .as_deref()
+        .map(|path| path.display().to_string())
+        .unwrap_or_else(|| "settings".into());
     match Mode::from_setting(value) {
-        None => (Mode::Default, Some(format!("{source}: defaultMode `{value}` is not one of default, acceptEdits, plan, bypassPermissions (or accept-edits, yolo); starting in default"))),
-        Some(mode @ (Mode::Yolo | Mode::AcceptEdits)) if permissions.default_mode_source.as_deref().is_some_and(|path| path.starts_with(project)) => (
+        None => (
             Mode::Default,
-            Some(format!("{source}: defaultMode `{value}` comes from the project, which may only choose default or plan; starting in default (set it in ~/.config/larik/settings.json to start in {})", mode.id())),
+            Some(format!(
+                "{source}: defaultMode `{value}` is not one of default, acceptEdits, plan, bypassPermissions (or accept-edits, yolo); starting in default"
+            )),
         ),
+        Some(mode @ (Mode::Yolo | Mode::AcceptEdits))
+            if permissions.default_mode_source.as_deref().is_some_and(|path| path.starts_with(project)) =>
+        {
+            (
+                Mode::Default,
+                Some(format!(
+                    "{source}: defaultMode `{value}` comes from the project, which may only choose default or plan; starting in default (set it in ~/.config/larik/settings.json to start in {})",
+                    mode.id()
+                )),
+            )
+        }
         Some(mode) => (mode, None),
     }
 }
@@ -482,10 +522,14 @@ pub fn resolve_model(settings: &Settings, env: &HashMap<String, String>) -> Resu
         .or(settings.provider)
         .or_else(|| model.as_deref().filter(|name| name.starts_with("claude")).map(|_| ProviderKind::Anthropic))
         .or_else(|| get("ANTHROPIC_API_KEY").map(|_| ProviderKind::Anthropic))
-        .or_else(|| (get("OPENAI_API_KEY").is_some() || get("OPENAI_BASE_URL").is_some()).then_some(ProviderKind::Openai))
+        .or_else(|| {
+            (get("OPENAI_API_KEY").is_some() || get("OPENAI_BASE_URL").is_some()).then_some(ProviderKind::Openai)
+        })
         .ok_or(ConfigError::NoModel)?;
     let (default_model, default_url, key_var, url_var) = match provider {
-        ProviderKind::Anthropic => ("claude-sonnet-4-5", anthropic::DEFAULT_BASE_URL, "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
+        ProviderKind::Anthropic => {
+            ("claude-sonnet-4-5", anthropic::DEFAULT_BASE_URL, "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")
+        }
         ProviderKind::Openai => ("gpt-4.1", openai::DEFAULT_BASE_URL, "OPENAI_API_KEY", "OPENAI_BASE_URL"),
     };
     let key_var = settings.api_key_env.as_deref().unwrap_or(key_var);

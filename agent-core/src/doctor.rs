@@ -45,10 +45,16 @@ impl Check {
 /// (`larik` itself).
 pub async fn run(project: &Path, env: &HashMap<String, String>, helper: Option<PathBuf>, version: &str) -> Vec<Check> {
     let mut checks = vec![Check::new("version", "Larik", Status::Ok, version.to_owned())];
-    let settings = match config::load_settings(project, env).and_then(|settings| config::load_permissions(project, env).map(|_| settings)) {
+    let settings = match config::load_settings(project, env)
+        .and_then(|settings| config::load_permissions(project, env).map(|_| settings))
+    {
         Ok(settings) => {
             let status = if settings.problems.is_empty() { Status::Ok } else { Status::Warning };
-            let detail = if settings.problems.is_empty() { "read without problems".to_owned() } else { settings.problems.join("; ") };
+            let detail = if settings.problems.is_empty() {
+                "read without problems".to_owned()
+            } else {
+                settings.problems.join("; ")
+            };
             checks.push(Check::new("settings", "Settings", status, detail));
             settings
         }
@@ -82,7 +88,14 @@ fn model_check(model: &ModelConfig, settings: &config::Settings) -> Check {
     let key_var = settings.api_key_env.as_deref().unwrap_or(key_var);
     let key = match (&model.api_key, model.provider) {
         (Some(_), _) => format!("key from ${key_var}"),
-        (None, ProviderKind::Anthropic) => return Check::new("model", "Model", Status::Error, format!("{} ({provider}) needs a key: ${key_var} is not set", model.model)),
+        (None, ProviderKind::Anthropic) => {
+            return Check::new(
+                "model",
+                "Model",
+                Status::Error,
+                format!("{} ({provider}) needs a key: ${key_var} is not set", model.model),
+            );
+        }
         (None, ProviderKind::Openai) => format!("no key (${key_var} is not set; a local server needs none)"),
     };
     Check::new("model", "Model", Status::Ok, format!("{} ({provider}) at {}, {key}", model.model, model.base_url))
@@ -94,27 +107,61 @@ async fn reach_check(model: &ModelConfig) -> Check {
         Err(error) => return Check::new("provider", "Provider", Status::Error, error.to_string()),
     };
     match tokio::time::timeout(REACH_TIMEOUT, provider.reach()).await {
-        Ok(Ok(Reached::Listed)) => Check::new("provider", "Provider", Status::Ok, format!("{} answered and accepted the key", model.base_url)),
-        Ok(Ok(Reached::Answered(status))) => Check::new("provider", "Provider", Status::Ok, format!("{} answered (HTTP {status} to a model list)", model.base_url)),
+        Ok(Ok(Reached::Listed)) => {
+            Check::new("provider", "Provider", Status::Ok, format!("{} answered and accepted the key", model.base_url))
+        }
+        Ok(Ok(Reached::Answered(status))) => Check::new(
+            "provider",
+            "Provider",
+            Status::Ok,
+            format!("{} answered (HTTP {status} to a model list)", model.base_url),
+        ),
         Ok(Ok(Reached::NotAsked)) => Check::new("provider", "Provider", Status::Ok, "not behind an endpoint"),
         Ok(Err(error)) => Check::new("provider", "Provider", Status::Error, format!("{}: {error}", model.base_url)),
-        Err(_) => Check::new("provider", "Provider", Status::Error, format!("{} did not answer within {} s", model.base_url, REACH_TIMEOUT.as_secs())),
+        Err(_) => Check::new(
+            "provider",
+            "Provider",
+            Status::Error,
+            format!("{} did not answer within {} s", model.base_url, REACH_TIMEOUT.as_secs()),
+        ),
     }
 }
 
 fn sandbox_check(settings: &config::Settings, helper: Option<&Path>) -> Check {
     let sandbox = settings.sandbox.clone().unwrap_or_default();
     if sandbox.enabled == Some(false) {
-        return Check::new("sandbox", "Sandbox", Status::Warning, "off (sandbox.enabled is false in settings): every command asks first");
+        return Check::new(
+            "sandbox",
+            "Sandbox",
+            Status::Warning,
+            "off (sandbox.enabled is false in settings): every command asks first",
+        );
     }
-    let Some(helper) = helper else { return Check::new("sandbox", "Sandbox", Status::Warning, "the larik binary was not found to confine commands: every command asks first") };
+    let Some(helper) = helper else {
+        return Check::new(
+            "sandbox",
+            "Sandbox",
+            Status::Warning,
+            "the larik binary was not found to confine commands: every command asks first",
+        );
+    };
     let support = crate::sandbox::probe::support(helper);
     match support.problem {
-        Some(problem) => Check::new("sandbox", "Sandbox", Status::Warning, format!("off ({problem}): every command asks first; `larik sandbox check` says more")),
+        Some(problem) => Check::new(
+            "sandbox",
+            "Sandbox",
+            Status::Warning,
+            format!("off ({problem}): every command asks first; `larik sandbox check` says more"),
+        ),
         None => {
             let network = if sandbox.network { "network on" } else { "no network" };
             let landlock = support.landlock_abi.map(|abi| format!("Landlock ABI {abi}")).unwrap_or_default();
-            Check::new("sandbox", "Sandbox", Status::Ok, format!("commands run confined ({landlock}, namespaces, seccomp; {network})"))
+            Check::new(
+                "sandbox",
+                "Sandbox",
+                Status::Ok,
+                format!("commands run confined ({landlock}, namespaces, seccomp; {network})"),
+            )
         }
     }
 }
@@ -122,14 +169,25 @@ fn sandbox_check(settings: &config::Settings, helper: Option<&Path>) -> Check {
 fn language_servers_check(settings: &config::Settings, env: &HashMap<String, String>) -> Check {
     let lsp = settings.lsp.clone().unwrap_or_default();
     if lsp.enabled == Some(false) {
-        return Check::new("language_servers", "Language servers", Status::Ok, "off (lsp.enabled is false in settings)");
+        return Check::new(
+            "language_servers",
+            "Language servers",
+            Status::Ok,
+            "off (lsp.enabled is false in settings)",
+        );
     }
     let available = ServerSpec::available(env, &lsp);
     let found: Vec<String> = available.iter().map(|spec| format!("{} ({})", spec.name, spec.command)).collect();
-    let missing: Vec<&str> = ServerSpec::built_in_names().filter(|name| !available.iter().any(|spec| spec.name == *name)).collect();
+    let missing: Vec<&str> =
+        ServerSpec::built_in_names().filter(|name| !available.iter().any(|spec| spec.name == *name)).collect();
     let missing = if missing.is_empty() { String::new() } else { format!("; not on PATH: {}", missing.join(", ")) };
     if found.is_empty() {
-        Check::new("language_servers", "Language servers", Status::Warning, format!("none on PATH, so edits are not checked for new errors{missing}"))
+        Check::new(
+            "language_servers",
+            "Language servers",
+            Status::Warning,
+            format!("none on PATH, so edits are not checked for new errors{missing}"),
+        )
     } else {
         Check::new("language_servers", "Language servers", Status::Ok, format!("{}{missing}", found.join(", ")))
     }
@@ -155,8 +213,18 @@ fn chromium_check(settings: &config::Settings, env: &HashMap<String, String>) ->
         return Check::new("chromium", "Browser", Status::Ok, "off (browser.enabled is false in settings)");
     }
     match crate::browser::find_chromium(browser.executable.as_deref(), env) {
-        Ok(path) => Check::new("chromium", "Browser", Status::Ok, format!("{}, started on the first browser tool call", path.display())),
-        Err(message) => Check::new("chromium", "Browser", Status::Warning, format!("{message} The browser tools are off until then.")),
+        Ok(path) => Check::new(
+            "chromium",
+            "Browser",
+            Status::Ok,
+            format!("{}, started on the first browser tool call", path.display()),
+        ),
+        Err(message) => Check::new(
+            "chromium",
+            "Browser",
+            Status::Warning,
+            format!("{message} The browser tools are off until then."),
+        ),
     }
 }
 

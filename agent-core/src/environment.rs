@@ -72,7 +72,10 @@ impl SessionEnv {
             permissions: Arc::new(Permissions::default()),
             registry: Arc::new(Registry::builtin(None)),
             hooks: Arc::new(HookPoints::none()),
-            models: Arc::new(Models::new(Err(ProviderError::BadRequest { message: "no model in a standalone environment".into() }), ModelSettings::none())),
+            models: Arc::new(Models::new(
+                Err(ProviderError::BadRequest { message: "no model in a standalone environment".into() }),
+                ModelSettings::none(),
+            )),
             services: EditorServices::default(),
             sandbox: None,
             shells: Arc::new(BackgroundShells::new(CancellationToken::new())),
@@ -102,7 +105,9 @@ impl SessionEnv {
             // A signed-out session stays signed out; signing in brings the chosen model.
             Some(Ok(config)) if self.models.provider().is_err() => self.models.remember(&config),
             Some(Ok(config)) => self.models.switch(&config),
-            Some(Err(error)) => self.notices.push_all(Some(format!("The project's model choice cannot be used: {error}"))),
+            Some(Err(error)) => {
+                self.notices.push_all(Some(format!("The project's model choice cannot be used: {error}")))
+            }
             None => {}
         }
     }
@@ -110,7 +115,13 @@ impl SessionEnv {
     /// A child's environment: its own working directory (and sandbox for it), the tools `keep`
     /// accepts, its own background shells under `cancel`; permissions, models, services and
     /// usage shared with the parent.
-    pub fn child(&self, session_id: String, cwd: &Path, keep: impl Fn(&str) -> bool, cancel: CancellationToken) -> Self {
+    pub fn child(
+        &self,
+        session_id: String,
+        cwd: &Path,
+        keep: impl Fn(&str) -> bool,
+        cancel: CancellationToken,
+    ) -> Self {
         let workspace = Arc::new(Workspace::new(cwd).with_protected(&self.workspace.protected_paths()));
         let same_root = workspace.root() == self.workspace.root();
         Self {
@@ -179,7 +190,10 @@ impl Models {
     }
 
     pub fn provider(&self) -> Result<Arc<dyn Provider>, ProviderError> {
-        self.provider.lock().map(|provider| provider.clone()).unwrap_or_else(|_| Err(ProviderError::BadRequest { message: "session state poisoned".into() }))
+        self.provider
+            .lock()
+            .map(|provider| provider.clone())
+            .unwrap_or_else(|_| Err(ProviderError::BadRequest { message: "session state poisoned".into() }))
     }
 
     pub fn settings(&self) -> ModelSettings {

@@ -44,7 +44,13 @@ pub enum Display {
     Diff { path: PathBuf, old_text: Option<String>, new_text: String },
     /// A shell command and what it printed; `terminal` names the editor terminal it ran in;
     /// `changes` the project's files it created, changed or deleted.
-    Command { command: String, output: String, exit_code: Option<i32>, terminal: Option<String>, changes: Vec<crate::checkpoints::FileChange> },
+    Command {
+        command: String,
+        output: String,
+        exit_code: Option<i32>,
+        terminal: Option<String>,
+        changes: Vec<crate::checkpoints::FileChange>,
+    },
     /// Plain text, e.g. what a read returned.
     Text(String),
     /// Text and images a tool returned (an MCP server's screenshot): `(media type, base64)`.
@@ -99,7 +105,9 @@ pub enum PermissionAnswer {
     AllowAlways,
     /// Allow, but apply only these hunks (see [`crate::review`]) of the previewed change.
     AllowHunks(Vec<usize>),
-    Reject { feedback: Option<String> },
+    Reject {
+        feedback: Option<String>,
+    },
     /// The prompt was dismissed or the turn was cancelled.
     Cancelled,
 }
@@ -122,8 +130,12 @@ pub struct PermissionRequest {
 pub enum CompactionState {
     Started,
     /// The summary the conversation now continues from.
-    Completed { summary: String },
-    Failed { error: String },
+    Completed {
+        summary: String,
+    },
+    Failed {
+        error: String,
+    },
     Cancelled,
 }
 
@@ -142,28 +154,60 @@ pub enum AgentEvent {
         locations: Option<Vec<Location>>,
     },
     /// What a running call printed since the last piece, in order.
-    ToolOutput { id: String, text: String },
+    ToolOutput {
+        id: String,
+        text: String,
+    },
     /// How far a long call has come (an MCP server's progress), in words.
-    ToolProgressNote { id: String, text: String },
+    ToolProgressNote {
+        id: String,
+        text: String,
+    },
     /// A running call is shown in this editor terminal.
-    ToolTerminal { id: String, terminal_id: String },
+    ToolTerminal {
+        id: String,
+        terminal_id: String,
+    },
     /// Boxed: the largest event, and rare; every streamed delta would otherwise move its size.
     PermissionRequested(Box<PermissionRequest>),
     /// After each model response: its tokens, the context window, and when the model's price is
     /// known the response's cost and the session's total (subagents' spending included).
-    Usage { usage: Usage, context_window: u64, cost_usd: Option<f64>, session_cost_usd: Option<f64> },
+    Usage {
+        usage: Usage,
+        context_window: u64,
+        cost_usd: Option<f64>,
+        session_cost_usd: Option<f64>,
+    },
     /// A compaction of the conversation started or ended; `id` is unique in the session.
-    Compaction { id: String, trigger: crate::session::Trigger, state: CompactionState },
+    Compaction {
+        id: String,
+        trigger: crate::session::Trigger,
+        state: CompactionState,
+    },
     /// Something the user should know that is not part of the answer (a retry, a fallback).
     Notice(String),
     /// The session got its title (from its first prompt).
     TitleChanged(String),
     /// A subagent started (the `task` call `call`): its own session id, what it does, where it
     /// works, and its token, for a front end that lets the user stop it.
-    ChildStarted { session: String, call: String, label: String, cwd: std::path::PathBuf, cancel: tokio_util::sync::CancellationToken },
+    ChildStarted {
+        session: String,
+        call: String,
+        label: String,
+        cwd: std::path::PathBuf,
+        cancel: tokio_util::sync::CancellationToken,
+    },
     /// One of a subagent's own events (its calls, prompts, text), for the front end to show as
     /// the child's, or labelled under the parent's call.
-    Child { session: String, call: String, label: String, event: Box<AgentEvent> },
+    Child {
+        session: String,
+        call: String,
+        label: String,
+        event: Box<AgentEvent>,
+    },
     /// A subagent ended; `stop` is how (`end_turn`, `cancelled`, `max_turn_requests`, ...).
-    ChildEnded { session: String, stop: &'static str },
+    ChildEnded {
+        session: String,
+        stop: &'static str,
+    },
 }

@@ -19,7 +19,9 @@ pub enum WireFormat {
 /// The events a response body yields when it arrives in these pieces, adjacent text (and
 /// thinking) deltas joined, as each would print: whatever the split, the same list.
 pub fn stream_events(format: WireFormat, pieces: &[&[u8]]) -> Vec<String> {
-    let body = futures::stream::iter(pieces.iter().map(|piece| Ok::<Vec<u8>, std::convert::Infallible>(piece.to_vec())).collect::<Vec<_>>());
+    let body = futures::stream::iter(
+        pieces.iter().map(|piece| Ok::<Vec<u8>, std::convert::Infallible>(piece.to_vec())).collect::<Vec<_>>(),
+    );
     let stream: EventStream = match format {
         WireFormat::Anthropic => crate::llm::sse::parse_body(body, crate::llm::anthropic::AnthropicParser::default()),
         WireFormat::OpenAi => crate::llm::sse::parse_body(body, crate::llm::openai::OpenAiParser::default()),
@@ -64,7 +66,8 @@ pub fn settings_file(text: &str) -> bool {
         if let Some(permissions) = value.get("permissions").cloned()
             && let Ok(permissions) = serde_json::from_value::<crate::config::PermissionSettings>(permissions)
         {
-            let _ = crate::permission::rules::RuleSet::from_lists(&permissions.allow, &permissions.deny, &permissions.ask);
+            let _ =
+                crate::permission::rules::RuleSet::from_lists(&permissions.allow, &permissions.deny, &permissions.ask);
         }
         let mut hooks = crate::hooks::Hooks::default();
         let _ = hooks.read_settings(path, crate::hooks::Scope::Project, &value);
@@ -75,6 +78,16 @@ pub fn settings_file(text: &str) -> bool {
 /// Reads a Markdown definition as an agent, a skill and a command.
 pub fn markdown_definition(text: &str) {
     let _ = crate::agents::definitions::parse(Path::new("/project/.claude/agents/fuzz.md"), text);
-    let _ = crate::skills::discovery::parse("fuzz".into(), crate::skills::Kind::Skill { dir: "/project/.claude/skills/fuzz".into() }, Path::new("/project/.claude/skills/fuzz/SKILL.md"), text);
-    let _ = crate::skills::discovery::parse("fuzz".into(), crate::skills::Kind::Command, Path::new("/project/.claude/commands/fuzz.md"), text);
+    let _ = crate::skills::discovery::parse(
+        "fuzz".into(),
+        crate::skills::Kind::Skill { dir: "/project/.claude/skills/fuzz".into() },
+        Path::new("/project/.claude/skills/fuzz/SKILL.md"),
+        text,
+    );
+    let _ = crate::skills::discovery::parse(
+        "fuzz".into(),
+        crate::skills::Kind::Command,
+        Path::new("/project/.claude/commands/fuzz.md"),
+        text,
+    );
 }

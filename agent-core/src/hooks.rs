@@ -122,7 +122,10 @@ impl HookEvent {
     /// Whether a block's reason is also feedback for the model: the tool already ran, or the
     /// model is made to keep going, so the model needs to read why.
     pub(crate) fn block_is_feedback(self) -> bool {
-        matches!(self, HookEvent::PostToolUse | HookEvent::PostToolUseFailure | HookEvent::Stop | HookEvent::SubagentStop)
+        matches!(
+            self,
+            HookEvent::PostToolUse | HookEvent::PostToolUseFailure | HookEvent::Stop | HookEvent::SubagentStop
+        )
     }
 
     /// Whether plain (non-JSON) stdout of a successful hook is context for the model.
@@ -215,7 +218,9 @@ impl HookPermission {
         match self.decision {
             PermissionDecision::Allow => HookVerdict::Allow,
             PermissionDecision::Ask => HookVerdict::Ask,
-            PermissionDecision::Deny => HookVerdict::Deny { reason: self.reason.clone().unwrap_or_else(|| "a hook denied the call".into()) },
+            PermissionDecision::Deny => {
+                HookVerdict::Deny { reason: self.reason.clone().unwrap_or_else(|| "a hook denied the call".into()) }
+            }
         }
     }
 }
@@ -259,7 +264,8 @@ pub async fn run_hooks(handlers: &[HookHandler], payload: &serde_json::Value, en
     if handlers.is_empty() {
         return HookOutcome::default();
     }
-    let payload_event = payload.get("hook_event_name").and_then(serde_json::Value::as_str).and_then(HookEvent::from_name);
+    let payload_event =
+        payload.get("hook_event_name").and_then(serde_json::Value::as_str).and_then(HookEvent::from_name);
     let payload_text = payload.to_string();
     // Joined in this task rather than spawned: the handlers only wait on processes and the
     // model, and they end with this call, so none can outlive the turn.
@@ -268,8 +274,12 @@ pub async fn run_hooks(handlers: &[HookHandler], payload: &serde_json::Value, en
         let payload_text = payload_text.as_str();
         async move {
             let reply = match &handler.kind {
-                HandlerKind::Command { command } => command::run(command, handler.timeout, payload_text, env).await.reply(event, command),
-                HandlerKind::Prompt { prompt, model } => prompt::run(prompt, model.as_deref(), handler.timeout, payload_text, env).await.reply(event),
+                HandlerKind::Command { command } => {
+                    command::run(command, handler.timeout, payload_text, env).await.reply(event, command)
+                }
+                HandlerKind::Prompt { prompt, model } => {
+                    prompt::run(prompt, model.as_deref(), handler.timeout, payload_text, env).await.reply(event)
+                }
             };
             (event, reply)
         }

@@ -10,6 +10,9 @@
 //!
 //! The core never sees JSON-RPC, ACP or editors; `rpc-server` translates.
 
+mod agents;
+#[cfg(feature = "browser")]
+mod browser;
 pub mod checkpoints;
 mod child_process;
 mod claude_code;
@@ -24,38 +27,35 @@ mod hooks;
 mod http;
 mod llm;
 mod lsp;
-mod agents;
-#[cfg(feature = "browser")]
-mod browser;
 mod mcp;
 mod permission;
 mod prompt;
 pub mod protected_names;
 mod review;
-mod skills;
 pub mod sandbox;
 pub mod session;
+mod skills;
 mod token_saver;
 mod tools;
 pub mod user_settings;
 mod workspace;
 
 pub use llm::{Part, ProviderError, Role, ThoughtLevel};
+/// `file://` URIs for paths and back, as language servers and the Helix bridge speak them.
+pub use lsp::uri as file_uri;
 pub use mcp::{McpCommand, McpServerConfig, ServerScope as McpServerScope, Transport as McpTransport};
 pub use permission::Mode;
 pub use review::{Hunk, apply_accepted, hunks};
 pub use skills::SlashCommand;
-/// `file://` URIs for paths and back, as language servers and the Helix bridge speak them.
-pub use lsp::uri as file_uri;
 
 /// What a front end implements for the core: the editor's files, its terminals, questions to
 /// the user, opening an MCP server's login page. Each is optional; the core works without them.
 pub mod services {
+    pub use crate::lsp::EditorDiagnostics;
     pub use crate::mcp::Browser as LoginBrowser;
+    pub use crate::tools::EditorServices;
     pub use crate::tools::ask_user::{AskUser, FormAnswer};
     pub use crate::tools::terminal::{EditorTerminal, EditorTerminals, TerminalCommand, TerminalExit, TerminalOutput};
-    pub use crate::lsp::EditorDiagnostics;
-    pub use crate::tools::EditorServices;
     pub use crate::workspace::{EditorFiles, write_file_atomic};
 }
 

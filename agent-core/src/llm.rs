@@ -42,12 +42,28 @@ impl Message {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Part {
-    Text { text: String },
-    Image { media_type: String, data: String },
+    Text {
+        text: String,
+    },
+    Image {
+        media_type: String,
+        data: String,
+    },
     /// The model's reasoning. Anthropic requires the signature to be sent back unchanged.
-    Thinking { text: String, signature: Option<String> },
-    ToolUse { id: String, name: String, input: Value },
-    ToolResult { tool_use_id: String, content: Vec<ResultPart>, is_error: bool },
+    Thinking {
+        text: String,
+        signature: Option<String>,
+    },
+    ToolUse {
+        id: String,
+        name: String,
+        input: Value,
+    },
+    ToolResult {
+        tool_use_id: String,
+        content: Vec<ResultPart>,
+        is_error: bool,
+    },
 }
 
 /// What a tool result may carry back to the model.
@@ -152,7 +168,11 @@ pub enum StreamEvent {
     ThinkingDelta(String),
     ThinkingSignature(String),
     /// A complete tool call: providers assemble streamed JSON input before emitting it.
-    ToolUse { id: String, name: String, input: Value },
+    ToolUse {
+        id: String,
+        name: String,
+        input: Value,
+    },
     Usage(Usage),
     Stop(ModelStop),
 }
@@ -242,7 +262,8 @@ pub(crate) async fn reach_with(request: reqwest::RequestBuilder) -> Result<Reach
 pub(crate) fn classify_http_error(status: u16, retry_after: Option<Duration>, body: &str) -> ProviderError {
     let message = error_message_from_body(body).unwrap_or_else(|| format!("HTTP {status}"));
     let lowered = message.to_lowercase();
-    let overflow = lowered.contains("context") && (lowered.contains("length") || lowered.contains("window") || lowered.contains("too long"))
+    let overflow = lowered.contains("context")
+        && (lowered.contains("length") || lowered.contains("window") || lowered.contains("too long"))
         || lowered.contains("prompt is too long")
         || lowered.contains("maximum context");
     match status {

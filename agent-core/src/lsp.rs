@@ -70,7 +70,12 @@ pub struct LanguageServers {
 }
 
 impl LanguageServers {
-    pub fn new(project: &Path, specs: Vec<ServerSpec>, notices: Arc<crate::mcp::Notices>, editor: Option<Arc<dyn EditorDiagnostics>>) -> Self {
+    pub fn new(
+        project: &Path,
+        specs: Vec<ServerSpec>,
+        notices: Arc<crate::mcp::Notices>,
+        editor: Option<Arc<dyn EditorDiagnostics>>,
+    ) -> Self {
         Self {
             specs,
             project: project.to_path_buf(),
@@ -100,7 +105,12 @@ impl LanguageServers {
                 return Some(None);
             }
         };
-        let previous = self.editor_seen.lock().ok().and_then(|mut seen| seen.insert(path.to_path_buf(), fresh.clone())).unwrap_or_default();
+        let previous = self
+            .editor_seen
+            .lock()
+            .ok()
+            .and_then(|mut seen| seen.insert(path.to_path_buf(), fresh.clone()))
+            .unwrap_or_default();
         Some(report::new_problems(&previous, &fresh, "the editor"))
     }
 
@@ -133,7 +143,9 @@ impl LanguageServers {
         if self.editor_report(path).await.is_some() {
             return;
         }
-        if !self.specs.iter().any(|spec| spec.serves(path)) || tokio::fs::metadata(path).await.map_or(true, |meta| meta.len() > MAX_WARM_BYTES) {
+        if !self.specs.iter().any(|spec| spec.serves(path))
+            || tokio::fs::metadata(path).await.map_or(true, |meta| meta.len() > MAX_WARM_BYTES)
+        {
             return;
         }
         let Ok(text) = tokio::fs::read_to_string(path).await else { return };
@@ -149,15 +161,26 @@ impl LanguageServers {
 
     /// The code action titled `title` at 1-based `line` of `path`, asked for again on the file's
     /// current text and resolved: what applying it would change.
-    pub async fn plan_code_action(&self, path: &Path, line: u32, title: &str) -> Result<code_action::PlannedAction, String> {
+    pub async fn plan_code_action(
+        &self,
+        path: &Path,
+        line: u32,
+        title: &str,
+    ) -> Result<code_action::PlannedAction, String> {
         let _syncing = self.syncing.lock().await;
-        let (spec, server) = self.server_for(path).await.ok_or_else(|| format!("No language server is running for {}.", path.display()))?;
-        let text = tokio::fs::read_to_string(path).await.map_err(|error| format!("{} cannot be read: {error}", path.display()))?;
+        let (spec, server) = self
+            .server_for(path)
+            .await
+            .ok_or_else(|| format!("No language server is running for {}.", path.display()))?;
+        let text = tokio::fs::read_to_string(path)
+            .await
+            .map_err(|error| format!("{} cannot be read: {error}", path.display()))?;
         let seen = server.publishes(path);
         let (version, changed) = server.sync(path, spec.language_id(path), &text).await;
         let diagnostics = server.current_diagnostics(path, version, seen, changed, WAIT, WAIT_LOADING).await;
         let params = Operation::code_actions_request(path, line.saturating_sub(1), &diagnostics);
-        let answer = server.call("textDocument/codeAction", params, QUERY_TIMEOUT).await.map_err(|error| error.to_string())?;
+        let answer =
+            server.call("textDocument/codeAction", params, QUERY_TIMEOUT).await.map_err(|error| error.to_string())?;
         let offered = answer.as_array().cloned().unwrap_or_default();
         let action = code_action::pick(&offered, title)?.clone();
         let action_title = action["title"].as_str().unwrap_or(title).to_owned();
@@ -171,7 +194,11 @@ impl LanguageServers {
             action
         };
         let changes = if action["edit"].is_null() { Vec::new() } else { code_action::changes(&action["edit"]).await? };
-        Ok(code_action::PlannedAction { title: action_title, changes, command: action.get("command").filter(|command| command.is_object()).cloned() })
+        Ok(code_action::PlannedAction {
+            title: action_title,
+            changes,
+            command: action.get("command").filter(|command| command.is_object()).cloned(),
+        })
     }
 
     /// Runs a code action's command on the file's server. Edits the server sends back while it
@@ -179,28 +206,48 @@ impl LanguageServers {
     pub async fn run_command(&self, path: &Path, command: &Value) -> Result<(), String> {
         let (_, server) = self.server_for(path).await.ok_or("the language server is gone")?;
         let params = serde_json::json!({"command": command["command"], "arguments": command.get("arguments").cloned().unwrap_or(Value::Array(Vec::new()))});
-        server.call("workspace/executeCommand", params, QUERY_TIMEOUT).await.map(|_| ()).map_err(|error| error.to_string())
+        server
+            .call("workspace/executeCommand", params, QUERY_TIMEOUT)
+            .await
+            .map(|_| ())
+            .map_err(|error| error.to_string())
     }
 
     /// Asks the file's server `operation` at 1-based `line` and `character` (or for `query`);
     /// the answer as text, or why there is none.
-    pub async fn query(&self, operation: Operation, path: &Path, line: u32, character: u32, query: &str) -> Result<String, String> {
+    pub async fn query(
+        &self,
+        operation: Operation,
+        path: &Path,
+        line: u32,
+        character: u32,
+        query: &str,
+    ) -> Result<String, String> {
         let _syncing = self.syncing.lock().await;
         let Some((spec, server)) = self.server_for(path).await else {
             let extension = path.extension().and_then(|extension| extension.to_str()).unwrap_or_default();
-            return Err(format!("No language server is running for .{extension} files (none is configured or on PATH, or it failed to start)."));
+            return Err(format!(
+                "No language server is running for .{extension} files (none is configured or on PATH, or it failed to start)."
+            ));
         };
         // The server answers about the file as it is on disk now.
-        let text = tokio::fs::read_to_string(path).await.map_err(|error| format!("{} cannot be read: {error}", path.display()))?;
+        let text = tokio::fs::read_to_string(path)
+            .await
+            .map_err(|error| format!("{} cannot be read: {error}", path.display()))?;
         let seen = server.publishes(path);
         let (version, changed) = server.sync(path, spec.language_id(path), &text).await;
-        let Some((method, params)) = operation.request(path, line.saturating_sub(1), character.saturating_sub(1), query) else {
+        let Some((method, params)) =
+            operation.request(path, line.saturating_sub(1), character.saturating_sub(1), query)
+        else {
             let diagnostics = server.current_diagnostics(path, version, seen, changed, WAIT, WAIT_LOADING).await;
             if operation != Operation::CodeActions {
                 return Ok(report::listed(&diagnostics));
             }
             let params = Operation::code_actions_request(path, line.saturating_sub(1), &diagnostics);
-            let answer = server.call("textDocument/codeAction", params, QUERY_TIMEOUT).await.map_err(|error| error.to_string())?;
+            let answer = server
+                .call("textDocument/codeAction", params, QUERY_TIMEOUT)
+                .await
+                .map_err(|error| error.to_string())?;
             return Ok(operation.render(&answer, &self.project));
         };
         let answer = server.call(method, params, QUERY_TIMEOUT).await.map_err(|error| error.to_string())?;
@@ -237,7 +284,10 @@ impl LanguageServers {
             }
             Err(error) => {
                 tracing::warn!(server = %spec.name, %error, "the language server did not start");
-                self.notices.push(format!("The {} language server did not start ({error}): edits get no diagnostics from it in this session.", spec.name));
+                self.notices.push(format!(
+                    "The {} language server did not start ({error}): edits get no diagnostics from it in this session.",
+                    spec.name
+                ));
                 running.insert(key, Slot::Failed);
                 None
             }
@@ -246,10 +296,16 @@ impl LanguageServers {
 
     /// Stops every server.
     pub async fn shutdown(&self) {
-        let running: Vec<Arc<Server>> = self.running.lock().await.drain().filter_map(|(_, slot)| match slot {
-            Slot::Running(server) => Some(server),
-            Slot::Failed => None,
-        }).collect();
+        let running: Vec<Arc<Server>> = self
+            .running
+            .lock()
+            .await
+            .drain()
+            .filter_map(|(_, slot)| match slot {
+                Slot::Running(server) => Some(server),
+                Slot::Failed => None,
+            })
+            .collect();
         futures::future::join_all(running.iter().map(|server| server.shutdown())).await;
     }
 }

@@ -32,7 +32,9 @@ pub enum Status {
     /// Not started: a project server waiting for the user's approval.
     NotStarted,
     Connecting,
-    Connected { tools: usize },
+    Connected {
+        tools: usize,
+    },
     /// The server asks for a login (OAuth), which the user starts: `/mcp login <server>`.
     NeedsLogin,
     Failed(String),
@@ -87,28 +89,54 @@ pub struct McpServers {
 }
 
 impl McpServers {
-    pub fn new(configs: Vec<McpServerConfig>, support: McpSupport, registry: Arc<Registry>, notices: Arc<Notices>, cancel: CancellationToken) -> Self {
+    pub fn new(
+        configs: Vec<McpServerConfig>,
+        support: McpSupport,
+        registry: Arc<Registry>,
+        notices: Arc<Notices>,
+        cancel: CancellationToken,
+    ) -> Self {
         let started = Mutex::new(vec![false; configs.len()]);
-        let servers: Arc<[Arc<Server>]> = configs.into_iter().map(|config| Arc::new(Server::new(config, support.data_dir.as_deref(), support.browser.clone()))).collect();
+        let servers: Arc<[Arc<Server>]> = configs
+            .into_iter()
+            .map(|config| Arc::new(Server::new(config, support.data_dir.as_deref(), support.browser.clone())))
+            .collect();
         Self { servers, registry, notices, support, cancel, started, tasks: Mutex::new(Vec::new()) }
     }
 
     pub fn none() -> Self {
-        Self::new(Vec::new(), McpSupport::default(), Arc::new(Registry::default()), Arc::default(), CancellationToken::new())
+        Self::new(
+            Vec::new(),
+            McpSupport::default(),
+            Arc::new(Registry::default()),
+            Arc::default(),
+            CancellationToken::new(),
+        )
     }
 
     fn named(&self, name: &str) -> Result<&Arc<Server>, String> {
-        self.servers.iter().find(|server| server.config.name == name).ok_or_else(|| format!("No MCP server is named `{name}`."))
+        self.servers
+            .iter()
+            .find(|server| server.config.name == name)
+            .ok_or_else(|| format!("No MCP server is named `{name}`."))
     }
 
     /// `/mcp login <server>`: logs in to an HTTP or SSE server with the user there (the editor
     /// opens the authorization page), then connects it with the new login. Says what happened.
     pub async fn login(&self, name: &str, cancel: &CancellationToken) -> Result<String, String> {
         let server = self.named(name)?;
-        let login = server.login().ok_or_else(|| format!("The MCP server `{name}` runs as a local command; it has no login."))?;
-        let browser = self.support.browser.as_ref().ok_or("This editor cannot open a login page; run `larik mcp login` in a terminal.")?;
+        let login = server
+            .login()
+            .ok_or_else(|| format!("The MCP server `{name}` runs as a local command; it has no login."))?;
+        let browser = self
+            .support
+            .browser
+            .as_ref()
+            .ok_or("This editor cannot open a login page; run `larik mcp login` in a terminal.")?;
         let challenge = server.challenge.lock().ok().and_then(|challenge| challenge.clone());
-        auth::log_in(&login.target(name), challenge.as_deref(), browser.as_ref(), cancel).await.map_err(|error| format!("Logging in to the MCP server `{name}` failed: {error}"))?;
+        auth::log_in(&login.target(name), challenge.as_deref(), browser.as_ref(), cancel)
+            .await
+            .map_err(|error| format!("Logging in to the MCP server `{name}` failed: {error}"))?;
         self.reconnect(name)?;
         Ok(format!("Logged in to the MCP server `{name}`; it connects now."))
     }
@@ -140,7 +168,14 @@ impl McpServers {
             *started = true;
             // Connecting from now on, so a prompt right after this waits for it.
             server.set_status(Status::Connecting);
-            let task = connection::keep_connected(Arc::clone(server), Arc::clone(&self.servers), Arc::clone(&self.registry), Arc::clone(&self.notices), self.support.ask_user.clone(), self.cancel.child_token());
+            let task = connection::keep_connected(
+                Arc::clone(server),
+                Arc::clone(&self.servers),
+                Arc::clone(&self.registry),
+                Arc::clone(&self.notices),
+                self.support.ask_user.clone(),
+                self.cancel.child_token(),
+            );
             tasks.push(tokio::spawn(task));
         }
     }
@@ -148,7 +183,11 @@ impl McpServers {
     /// The project's own servers, for the user to approve: what each runs, and its definition as
     /// the approval's fingerprint sees it.
     pub fn project_servers(&self) -> Vec<(String, String)> {
-        self.servers.iter().filter(|server| server.config.scope == ServerScope::Project).map(|server| (server.config.describe(), server.config.canonical())).collect()
+        self.servers
+            .iter()
+            .filter(|server| server.config.scope == ServerScope::Project)
+            .map(|server| (server.config.describe(), server.config.canonical()))
+            .collect()
     }
 
     /// Waits until no started server is still connecting, for at most `limit`; says which are
@@ -166,7 +205,10 @@ impl McpServers {
         self.servers
             .iter()
             .filter_map(|server| match server.status() {
-                Status::Connecting => Some(format!("The MCP server `{}` is still connecting; its tools come when it is ready.", server.config.name)),
+                Status::Connecting => Some(format!(
+                    "The MCP server `{}` is still connecting; its tools come when it is ready.",
+                    server.config.name
+                )),
                 _ => None,
             })
             .collect()
@@ -182,13 +224,18 @@ impl McpServers {
     pub async fn mentioned_resources(&self, text: &str) -> Vec<String> {
         let mut attached = Vec::new();
         for word in text.split_whitespace() {
-            let Some((name, uri)) = word.strip_prefix('@').and_then(|mention| mention.split_once(':')) else { continue };
+            let Some((name, uri)) = word.strip_prefix('@').and_then(|mention| mention.split_once(':')) else {
+                continue;
+            };
             let uri = uri.trim_end_matches([',', '.', ')', ';']);
-            if uri.is_empty() || !self.servers.iter().any(|server| server.config.name == name && server.link.peer().is_some()) {
+            if uri.is_empty()
+                || !self.servers.iter().any(|server| server.config.name == name && server.link.peer().is_some())
+            {
                 continue;
             }
             match resources::read(&self.servers, name, uri).await {
-                Ok(contents) => attached.push(format!("<mcp-resource server=\"{name}\" uri=\"{uri}\">\n{contents}\n</mcp-resource>")),
+                Ok(contents) => attached
+                    .push(format!("<mcp-resource server=\"{name}\" uri=\"{uri}\">\n{contents}\n</mcp-resource>")),
                 Err(error) => self.notices.push(format!("@{name}:{uri} was not attached: {error}")),
             }
         }
@@ -202,10 +249,19 @@ impl McpServers {
             let prompts = server.prompts.lock().map(|prompts| prompts.clone()).unwrap_or_default();
             for prompt in prompts {
                 let name = prompt["name"].as_str().unwrap_or_default();
-                let arguments: Vec<String> = prompt["arguments"].as_array().map(Vec::as_slice).unwrap_or_default().iter().filter_map(|argument| argument["name"].as_str().map(str::to_owned)).collect();
+                let arguments: Vec<String> = prompt["arguments"]
+                    .as_array()
+                    .map(Vec::as_slice)
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(|argument| argument["name"].as_str().map(str::to_owned))
+                    .collect();
                 commands.push(McpCommand {
                     name: format!("mcp__{}__{}", names::sanitise(&server.config.name), names::sanitise(name)),
-                    description: prompt["description"].as_str().map(str::to_owned).unwrap_or_else(|| format!("The `{name}` prompt of the MCP server `{}`", server.config.name)),
+                    description: prompt["description"]
+                        .as_str()
+                        .map(str::to_owned)
+                        .unwrap_or_else(|| format!("The `{name}` prompt of the MCP server `{}`", server.config.name)),
                     hint: (!arguments.is_empty()).then(|| arguments.join(" ")),
                 });
             }
@@ -220,8 +276,18 @@ impl McpServers {
             let prefix = format!("mcp__{}__", names::sanitise(&server.config.name));
             let Some(wanted) = command.strip_prefix(&prefix) else { continue };
             let prompts = server.prompts.lock().map(|prompts| prompts.clone()).unwrap_or_default();
-            let Some(prompt) = prompts.iter().find(|prompt| names::sanitise(prompt["name"].as_str().unwrap_or_default()) == wanted) else { continue };
-            let names: Vec<&str> = prompt["arguments"].as_array().map(Vec::as_slice).unwrap_or_default().iter().filter_map(|argument| argument["name"].as_str()).collect();
+            let Some(prompt) =
+                prompts.iter().find(|prompt| names::sanitise(prompt["name"].as_str().unwrap_or_default()) == wanted)
+            else {
+                continue;
+            };
+            let names: Vec<&str> = prompt["arguments"]
+                .as_array()
+                .map(Vec::as_slice)
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|argument| argument["name"].as_str())
+                .collect();
             let mut arguments = serde_json::Map::new();
             let mut rest = args.trim();
             for (index, name) in names.iter().enumerate() {
@@ -237,10 +303,15 @@ impl McpServers {
                 };
                 arguments.insert((*name).to_owned(), serde_json::Value::String(value.to_owned()));
             }
-            let peer = server.link.peer().ok_or_else(|| format!("the MCP server `{}` is not connected right now", server.config.name))?;
+            let peer = server
+                .link
+                .peer()
+                .ok_or_else(|| format!("the MCP server `{}` is not connected right now", server.config.name))?;
             let mut request = rmcp::model::GetPromptRequestParams::new(prompt["name"].as_str().unwrap_or_default());
             request.arguments = Some(arguments);
-            let result = peer.get_prompt(request).await.map_err(|error| format!("the MCP server `{}` could not expand the prompt: {error}", server.config.name))?;
+            let result = peer.get_prompt(request).await.map_err(|error| {
+                format!("the MCP server `{}` could not expand the prompt: {error}", server.config.name)
+            })?;
             let result = serde_json::to_value(result).unwrap_or_default();
             let texts: Vec<String> = result["messages"]
                 .as_array()
@@ -251,7 +322,11 @@ impl McpServers {
                     let content = &message["content"];
                     match content["type"].as_str() {
                         Some("text") => content["text"].as_str().unwrap_or_default().to_owned(),
-                        Some("resource") => content["resource"]["text"].as_str().map(str::to_owned).unwrap_or_else(|| format!("[resource {}]", content["resource"]["uri"].as_str().unwrap_or_default())),
+                        Some("resource") => {
+                            content["resource"]["text"].as_str().map(str::to_owned).unwrap_or_else(|| {
+                                format!("[resource {}]", content["resource"]["uri"].as_str().unwrap_or_default())
+                            })
+                        }
                         other => format!("[{} content left out]", other.unwrap_or("unknown")),
                     }
                 })
@@ -286,7 +361,9 @@ impl McpServers {
     /// Whether every server is connected, or stopped or waiting for approval by choice: none
     /// failed, needs a login or is still connecting.
     pub fn all_well(&self) -> bool {
-        self.servers.iter().all(|server| matches!(server.status(), Status::Connected { .. } | Status::NotStarted | Status::Stopped))
+        self.servers
+            .iter()
+            .all(|server| matches!(server.status(), Status::Connected { .. } | Status::NotStarted | Status::Stopped))
     }
 
     /// How long the first prompt waits for servers still connecting.

@@ -95,10 +95,14 @@ pub enum HookVerdict {
 }
 
 /// Commands that run without asking when they are the whole line.
-const SAFE_PREFIXES: &[&str] = &["ls", "pwd", "whoami", "date", "echo", "cat", "head", "tail", "wc", "which", "file", "stat", "tree", "du", "df"];
+const SAFE_PREFIXES: &[&str] =
+    &["ls", "pwd", "whoami", "date", "echo", "cat", "head", "tail", "wc", "which", "file", "stat", "tree", "du", "df"];
 const SAFE_EXACT: &[&str] = &["git status", "git diff", "git log", "git branch", "git diff --staged", "git show"];
 /// Tools whose first argument is a subcommand worth keeping in an "always allow" rule.
-const SUBCOMMAND_TOOLS: &[&str] = &["git", "cargo", "npm", "pnpm", "yarn", "go", "docker", "kubectl", "pip", "uv", "poetry", "gh", "bun", "deno", "rustup"];
+const SUBCOMMAND_TOOLS: &[&str] = &[
+    "git", "cargo", "npm", "pnpm", "yarn", "go", "docker", "kubectl", "pip", "uv", "poetry", "gh", "bun", "deno",
+    "rustup",
+];
 
 /// The session's permission state: mode, rules, whether bash runs sandboxed, and where "always
 /// allow" rules are saved.
@@ -119,7 +123,13 @@ impl Default for Permissions {
 
 impl Permissions {
     pub fn new(rules: RuleSet, sandboxed_bash: bool, store: Option<PathBuf>) -> Self {
-        Self { mode: Mutex::new(Mode::Default), rules: Mutex::new(rules), project_trusted: std::sync::atomic::AtomicBool::new(false), sandboxed_bash, store }
+        Self {
+            mode: Mutex::new(Mode::Default),
+            rules: Mutex::new(rules),
+            project_trusted: std::sync::atomic::AtomicBool::new(false),
+            sandboxed_bash,
+            store,
+        }
     }
 
     pub fn mode(&self) -> Mode {
@@ -139,7 +149,10 @@ impl Permissions {
 
     /// The allow rules the project's settings bring, as written, for the user to approve.
     pub fn project_allow_rules(&self) -> Vec<String> {
-        self.rules.lock().map(|rules| rules.project_allow.iter().map(|rule| rule.text.clone()).collect()).unwrap_or_default()
+        self.rules
+            .lock()
+            .map(|rules| rules.project_allow.iter().map(|rule| rule.text.clone()).collect())
+            .unwrap_or_default()
     }
 
     /// Adds an allow rule for the rest of the session and saves it to the project's private
@@ -160,10 +173,20 @@ impl Permissions {
     /// Why a read of `path` is denied by a rule, if it is (for @-mentioned files too).
     pub fn read_denied(&self, path: &std::path::Path, root: &std::path::Path) -> Option<String> {
         let rules = self.rules.lock().ok()?;
-        rules.deny.iter().find(|rule| rule.matches("read", Subject::Path { path, root })).map(|rule| format!("denied by the rule `{}`", rule.text))
+        rules
+            .deny
+            .iter()
+            .find(|rule| rule.matches("read", Subject::Path { path, root }))
+            .map(|rule| format!("denied by the rule `{}`", rule.text))
     }
 
-    pub fn decide(&self, tool: &dyn DynTool, call: &CallDescription, workspace: &Workspace, hook: Option<&HookVerdict>) -> Decision {
+    pub fn decide(
+        &self,
+        tool: &dyn DynTool,
+        call: &CallDescription,
+        workspace: &Workspace,
+        hook: Option<&HookVerdict>,
+    ) -> Decision {
         let name = tool.name();
         // 1. Writes stay inside the project and off protected files, whatever the mode.
         if let CallSubject::Write(target) = &call.subject
@@ -174,7 +197,9 @@ impl Permissions {
         if let Some(HookVerdict::Deny { reason }) = hook {
             return Decision::Deny { reason: format!("blocked by a hook: {reason}") };
         }
-        let Ok(rules) = self.rules.lock() else { return Decision::Deny { reason: "permission state is unavailable".into() } };
+        let Ok(rules) = self.rules.lock() else {
+            return Decision::Deny { reason: "permission state is unavailable".into() };
+        };
         let subjects = Subjects::of(call, workspace);
         // 2. Deny rules, in every mode.
         if let Some(rule) = rules.deny.iter().find(|rule| subjects.any(|subject| rule.matches(name, subject))) {
@@ -195,7 +220,9 @@ impl Permissions {
             return if matches!(name, "web_fetch" | "web_search" | "browser_navigate") {
                 Decision::Ask { reason: format!("{name} needs your approval (plan mode)") }
             } else {
-                Decision::Deny { reason: format!("plan mode is on: {name} changes things, so it cannot run until plan mode ends") }
+                Decision::Deny {
+                    reason: format!("plan mode is on: {name} changes things, so it cannot run until plan mode ends"),
+                }
             };
         }
         // Ask rules force a prompt for every tool, read-only ones included, as in Claude Code.
@@ -208,8 +235,13 @@ impl Permissions {
         }
         // 6. Allow rules: for bash, every command of the line must be covered. The project's
         // own count only once the user approved its settings.
-        let trusted = self.project_trusted.load(std::sync::atomic::Ordering::Relaxed) && !rules.project_allow.is_empty();
-        let allowed = if trusted { subjects.all_allowed(name, &[rules.allow.as_slice(), rules.project_allow.as_slice()].concat()) } else { subjects.all_allowed(name, &rules.allow) };
+        let trusted =
+            self.project_trusted.load(std::sync::atomic::Ordering::Relaxed) && !rules.project_allow.is_empty();
+        let allowed = if trusted {
+            subjects.all_allowed(name, &[rules.allow.as_slice(), rules.project_allow.as_slice()].concat())
+        } else {
+            subjects.all_allowed(name, &rules.allow)
+        };
         if allowed {
             return Decision::Allow;
         }
@@ -231,7 +263,9 @@ impl Permissions {
             return Decision::Allow;
         }
         let reason = match &subjects.command_line {
-            Some(line) if line.has_substitution => "the command uses command substitution, which rules cannot vouch for".to_owned(),
+            Some(line) if line.has_substitution => {
+                "the command uses command substitution, which rules cannot vouch for".to_owned()
+            }
             Some(line) if line.writes_file => "the command redirects output into a file".to_owned(),
             _ => format!("{name} needs your approval"),
         };
@@ -240,14 +274,20 @@ impl Permissions {
 }
 
 fn is_safe(command: &str) -> bool {
-    SAFE_EXACT.contains(&command) || SAFE_PREFIXES.iter().any(|safe| command == *safe || command.starts_with(&format!("{safe} ")))
+    SAFE_EXACT.contains(&command)
+        || SAFE_PREFIXES.iter().any(|safe| command == *safe || command.starts_with(&format!("{safe} ")))
 }
 
 /// Whether allow rules alone let this bash line run: every command it runs covered, nothing
 /// rules cannot vouch for. The same judgment [`Permissions::decide`] makes at its step 6.
 pub(crate) fn bash_line_allowed(allow: &[String], line: &str) -> bool {
     let rules = RuleSet::from_lists(allow, &[], &[]);
-    let subjects = Subjects { paths: Vec::new(), command_line: Some(shell::parse(line)), raw_command: Some(line.trim().to_owned()), domain: None };
+    let subjects = Subjects {
+        paths: Vec::new(),
+        command_line: Some(shell::parse(line)),
+        raw_command: Some(line.trim().to_owned()),
+        domain: None,
+    };
     subjects.all_allowed("bash", &rules.allow)
 }
 
@@ -269,7 +309,9 @@ impl Subjects {
                 subjects.command_line = Some(shell::parse(line));
                 subjects.raw_command = Some(line.trim().to_owned());
             }
-            CallSubject::Url(url) => subjects.domain = reqwest::Url::parse(url).ok().and_then(|url| url.host_str().map(str::to_owned)),
+            CallSubject::Url(url) => {
+                subjects.domain = reqwest::Url::parse(url).ok().and_then(|url| url.host_str().map(str::to_owned))
+            }
             CallSubject::None => {}
         }
         subjects
@@ -324,17 +366,21 @@ pub fn suggested_rule(tool: &dyn DynTool, call: &CallDescription) -> String {
             let Some(first) = parsed.commands.first() else { return tool.name().to_owned() };
             let words: Vec<&str> = first.split_whitespace().collect();
             match words.as_slice() {
-                [program, sub, ..] if SUBCOMMAND_TOOLS.contains(program) && !sub.starts_with('-') => format!("bash({program} {sub}*)"),
+                [program, sub, ..] if SUBCOMMAND_TOOLS.contains(program) && !sub.starts_with('-') => {
+                    format!("bash({program} {sub}*)")
+                }
                 // `python3 -m unittest`, `python -m pytest`: the module is what is being allowed.
                 [program, "-m", module, ..] if program.starts_with("python") => format!("bash({program} -m {module}*)"),
                 [program, ..] => format!("bash({program}*)"),
                 [] => tool.name().to_owned(),
             }
         }
-        CallSubject::Url(url) => match reqwest::Url::parse(url).ok().and_then(|url| url.host_str().map(str::to_owned)) {
-            Some(host) => format!("{}(domain:{host})", tool.name()),
-            None => tool.name().to_owned(),
-        },
+        CallSubject::Url(url) => {
+            match reqwest::Url::parse(url).ok().and_then(|url| url.host_str().map(str::to_owned)) {
+                Some(host) => format!("{}(domain:{host})", tool.name()),
+                None => tool.name().to_owned(),
+            }
+        }
         _ => tool.name().to_owned(),
     }
 }

@@ -22,7 +22,11 @@ pub fn context(cwd: &Path, today: &str, user_files: &[std::path::PathBuf], skill
     for path in user_files {
         if let Ok(text) = std::fs::read_to_string(path) {
             let text = crate::tools::truncate::truncate_middle(&text, MAX_MEMORY_BYTES);
-            prompt.push_str(&format!("\n<user-instructions file=\"{}\">\n{}\n</user-instructions>\n", path.display(), text.trim()));
+            prompt.push_str(&format!(
+                "\n<user-instructions file=\"{}\">\n{}\n</user-instructions>\n",
+                path.display(),
+                text.trim()
+            ));
         }
     }
     push_project_files(&mut prompt, cwd);
@@ -62,7 +66,10 @@ fn push_project_files(prompt: &mut String, cwd: &Path) {
         let path = cwd.join(name);
         if let Ok(text) = std::fs::read_to_string(&path) {
             let text = crate::tools::truncate::truncate_middle(&text, MAX_MEMORY_BYTES);
-            prompt.push_str(&format!("\n<project-instructions file=\"{name}\">\n{}\n</project-instructions>\n", text.trim()));
+            prompt.push_str(&format!(
+                "\n<project-instructions file=\"{name}\">\n{}\n</project-instructions>\n",
+                text.trim()
+            ));
         }
     }
 }
@@ -99,7 +106,8 @@ mod tests {
         let user_file = home.path().join("CLAUDE.md");
         std::fs::write(&user_file, "Answer in French.\n").unwrap();
         let user_files = [user_file.clone(), home.path().join("missing/AGENTS.md")];
-        let prompt = system_prompt(dir.path(), "2026-11-30", &user_files, "<skills>\n- review: Review a change\n</skills>");
+        let prompt =
+            system_prompt(dir.path(), "2026-11-30", &user_files, "<skills>\n- review: Review a change\n</skills>");
         assert!(prompt.contains("<skills>\n- review: Review a change\n</skills>"));
         assert!(prompt.contains("Git repository: yes, branch feature/x"));
         assert!(prompt.contains("Date: 2026-11-30"));
@@ -108,7 +116,9 @@ mod tests {
         assert!(!prompt.contains("<project-instructions file=\"CLAUDE.md\">"), "the project has no CLAUDE.md");
         let minimal = minimal_context(dir.path(), "2026-11-30");
         assert!(minimal.contains("Use tabs.") && minimal.contains("Date: 2026-11-30"));
-        assert!(!minimal.contains("Answer in French.") && !minimal.contains("<skills>"), "the user's own files and the skills are left out");
+        assert!(
+            !minimal.contains("Answer in French.") && !minimal.contains("<skills>"),
+            "the user's own files and the skills are left out"
+        );
     }
-
 }

@@ -78,7 +78,6 @@ pub fn apply_accepted(old: &str, new: &str, accepted: &[usize]) -> String {
     out
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -57,7 +57,12 @@ pub struct PreparedCommand {
 impl PreparedCommand {
     /// `bash -c command` with no confinement (the call was approved as such).
     pub fn unconfined(command: &str) -> Self {
-        Self { program: PathBuf::from("bash"), args: vec!["-c".into(), command.into()], _stand_ins: StandIns::default(), remove_after: Vec::new() }
+        Self {
+            program: PathBuf::from("bash"),
+            args: vec!["-c".into(), command.into()],
+            _stand_ins: StandIns::default(),
+            remove_after: Vec::new(),
+        }
     }
 
     /// Call once the command has ended: removes the protected paths it created where no
@@ -74,7 +79,9 @@ impl PreparedCommand {
             let result = if meta.is_dir() { std::fs::remove_dir_all(&path) } else { std::fs::remove_file(&path) };
             match result {
                 Ok(()) => removed.push(format!("`{}`", path.display())),
-                Err(error) => tracing::warn!(path = %path.display(), %error, "could not remove a protected path a command created"),
+                Err(error) => {
+                    tracing::warn!(path = %path.display(), %error, "could not remove a protected path a command created")
+                }
             }
         }
         removed
@@ -157,12 +164,23 @@ impl Sandbox {
         let protected = self.protected();
         let mut leftovers: Vec<PathBuf> = protected
             .iter()
-            .flat_map(|protected| protected.path.ancestors().take_while(|path| path.starts_with(&self.root) && *path != self.root).map(Path::to_path_buf).collect::<Vec<_>>())
+            .flat_map(|protected| {
+                protected
+                    .path
+                    .ancestors()
+                    .take_while(|path| path.starts_with(&self.root) && *path != self.root)
+                    .map(Path::to_path_buf)
+                    .collect::<Vec<_>>()
+            })
             .filter(|path| stand_in::is_stand_in(path))
             .collect();
         leftovers.sort();
         leftovers.dedup();
-        let mut parents: Vec<&Path> = protected.iter().filter_map(|protected| protected.path.parent()).filter(|parent| parent.starts_with(&self.root)).collect();
+        let mut parents: Vec<&Path> = protected
+            .iter()
+            .filter_map(|protected| protected.path.parent())
+            .filter(|parent| parent.starts_with(&self.root))
+            .collect();
         parents.sort();
         parents.dedup();
         for parent in parents {
@@ -188,7 +206,9 @@ impl Sandbox {
                 read_only.push(protected.path);
             } else {
                 match protected.when_absent {
-                    WhenAbsent::StandIn => absent.extend(stand_in::first_missing(self.anchor(&protected.path), &protected.path)),
+                    WhenAbsent::StandIn => {
+                        absent.extend(stand_in::first_missing(self.anchor(&protected.path), &protected.path))
+                    }
                     WhenAbsent::RemovedAfter => remove_after.push(protected.path),
                     WhenAbsent::Nothing => {}
                 }
@@ -226,8 +246,15 @@ impl Sandbox {
     /// A note for the model when a sandboxed command seems to have hit the sandbox: which
     /// protected path it touched and why that is refused, or that the network is off.
     pub fn explain(&self, command: &str, output: &str) -> Option<String> {
-        const REFUSALS: &[&str] =
-            &["Read-only file system", "Device or resource busy", "Permission denied", "Operation not permitted", "Is a directory", "Network is unreachable", "resolve"];
+        const REFUSALS: &[&str] = &[
+            "Read-only file system",
+            "Device or resource busy",
+            "Permission denied",
+            "Operation not permitted",
+            "Is a directory",
+            "Network is unreachable",
+            "resolve",
+        ];
         if !REFUSALS.iter().any(|refusal| output.contains(refusal)) {
             return None;
         }
@@ -243,13 +270,32 @@ impl Sandbox {
             notes.push("The network is off for sandboxed commands (only Unix sockets work).".into());
         }
         (!notes.is_empty()).then(|| {
-            format!("[sandbox] {} A command that must do this has to run with \"sandbox\": false, which asks the user.", notes.join(" "))
+            format!(
+                "[sandbox] {} A command that must do this has to run with \"sandbox\": false, which asks the user.",
+                notes.join(" ")
+            )
         })
     }
 }
 
 fn mentions_network(command: &str, output: &str) -> bool {
-    const NETWORK: &[&str] = &["curl", "wget", "http", "socket", "connect", "/dev/tcp", "/dev/udp", "nc ", "ssh", "git push", "git fetch", "git clone", "pip install", "npm install", "cargo fetch"];
+    const NETWORK: &[&str] = &[
+        "curl",
+        "wget",
+        "http",
+        "socket",
+        "connect",
+        "/dev/tcp",
+        "/dev/udp",
+        "nc ",
+        "ssh",
+        "git push",
+        "git fetch",
+        "git clone",
+        "pip install",
+        "npm install",
+        "cargo fetch",
+    ];
     NETWORK.iter().any(|word| command.contains(word) || output.contains(word))
 }
 
@@ -258,12 +304,15 @@ pub fn kernel_support() -> Result<i32, String> {
     static SUPPORT: OnceLock<Result<i32, String>> = OnceLock::new();
     SUPPORT
         .get_or_init(|| {
-            if std::env::var(helper::SIMULATE_ENV).is_ok_and(|value| value.split(',').any(|step| step == "no-landlock")) {
+            if std::env::var(helper::SIMULATE_ENV).is_ok_and(|value| value.split(',').any(|step| step == "no-landlock"))
+            {
                 return Err("this kernel does not enforce Landlock (simulated)".into());
             }
             // SAFETY: with a null attribute pointer, size 0 and the VERSION flag the call only
             // reports the supported ABI version; it creates nothing and changes no state.
-            let version = unsafe { libc::syscall(libc::SYS_landlock_create_ruleset, std::ptr::null::<libc::c_void>(), 0usize, 1u32) };
+            let version = unsafe {
+                libc::syscall(libc::SYS_landlock_create_ruleset, std::ptr::null::<libc::c_void>(), 0usize, 1u32)
+            };
             if version >= 1 {
                 Ok(i32::try_from(version).unwrap_or(1))
             } else {

@@ -2,8 +2,8 @@
 //! [`AgentEvent`]s; it is cancelled through a tree of tokens (session -> turn -> tool call).
 //! One turn runs at a time per session; a second prompt waits for the first to finish.
 
-pub mod compaction;
 mod command_prompt;
+pub mod compaction;
 mod dispatch;
 pub(crate) mod hook_points;
 pub mod limits;
@@ -24,16 +24,16 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::{self, ConfigError, ModelConfig};
 use crate::environment::{Models, SessionEnv};
-use hook_points::HookPoints;
 use crate::event::AgentEvent;
 use crate::llm::{Message, Part, Provider, ProviderError};
-use store::SessionLog;
 use crate::permission::rules::RuleSet;
 use crate::permission::{Mode, Permissions};
 use crate::sandbox::Sandbox;
-use crate::tools::{EditorServices, Registry};
 use crate::tools::background::BackgroundShells;
+use crate::tools::{EditorServices, Registry};
 use crate::workspace::{EditorFiles, Workspace};
+use hook_points::HookPoints;
+use store::SessionLog;
 
 /// Why a turn ended normally. Cancellation is an outcome, not an error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -154,7 +154,11 @@ pub struct SessionConfig {
 
 impl SessionConfig {
     /// A session with this model and no rules, sandbox or editor: for replays and tests.
-    pub fn plain(cwd: std::path::PathBuf, provider: Result<Arc<dyn Provider>, ProviderError>, model: ModelSettings) -> Self {
+    pub fn plain(
+        cwd: std::path::PathBuf,
+        provider: Result<Arc<dyn Provider>, ProviderError>,
+        model: ModelSettings,
+    ) -> Self {
         Self {
             id: fresh_id(),
             cwd,
@@ -197,8 +201,10 @@ impl SessionConfig {
     ) -> Result<(Self, Option<ModelConfig>), ConfigError> {
         let settings = config::load_settings(&cwd, env)?;
         let permissions = config::load_permissions(&cwd, env)?;
-        let hooks = crate::hooks::Hooks::load(&cwd, env).map_err(|error| ConfigError::Unreadable { path: cwd.clone(), message: error.to_string() })?;
-        let (mcp_servers, mcp_problems) = crate::mcp::config::load(&cwd, env).map_err(|error| ConfigError::Unreadable { path: error.path.clone(), message: error.message.clone() })?;
+        let hooks = crate::hooks::Hooks::load(&cwd, env)
+            .map_err(|error| ConfigError::Unreadable { path: cwd.clone(), message: error.to_string() })?;
+        let (mcp_servers, mcp_problems) = crate::mcp::config::load(&cwd, env)
+            .map_err(|error| ConfigError::Unreadable { path: error.path.clone(), message: error.message.clone() })?;
         let (agents, agent_problems) = crate::agents::definitions::load(&cwd, env);
         let search = config::resolve_search(&settings, env);
         let (provider, model, resolved) = match config::resolve_model(&settings, env) {
@@ -212,7 +218,17 @@ impl SessionConfig {
             (_, Some(helper)) => match crate::sandbox::probe::support(&helper).problem {
                 None => {
                     let writable = sandbox_settings.writable_paths.iter().map(std::path::PathBuf::from).collect();
-                    (Some(Arc::new(Sandbox::new(helper, cwd.clone(), writable, &permissions.protected_paths, sandbox_settings.network))), None, None)
+                    (
+                        Some(Arc::new(Sandbox::new(
+                            helper,
+                            cwd.clone(),
+                            writable,
+                            &permissions.protected_paths,
+                            sandbox_settings.network,
+                        ))),
+                        None,
+                        None,
+                    )
                 }
                 Some(reason) => {
                     let notice = format!("The shell sandbox is off: {reason}. Commands will ask for approval instead.");
@@ -221,12 +237,20 @@ impl SessionConfig {
             },
         };
         let (initial_mode, mode_notice) = config::initial_mode(&permissions, &cwd);
-        let notices: Vec<String> = notice.into_iter().chain(mode_notice).chain(settings.problems.iter().cloned()).chain(hooks.problems().iter().cloned()).chain(mcp_problems).chain(agent_problems).collect();
+        let notices: Vec<String> = notice
+            .into_iter()
+            .chain(mode_notice)
+            .chain(settings.problems.iter().cloned())
+            .chain(hooks.problems().iter().cloned())
+            .chain(mcp_problems)
+            .chain(agent_problems)
+            .collect();
         let notice = (!notices.is_empty()).then(|| notices.join("\n"));
         let cwd_for_settings = cwd.clone();
         let config = Self {
             id: fresh_id(),
-            rules: RuleSet::from_lists(&permissions.allow, &permissions.deny, &permissions.ask).with_project_allow(&permissions.project_allow),
+            rules: RuleSet::from_lists(&permissions.allow, &permissions.deny, &permissions.ask)
+                .with_project_allow(&permissions.project_allow),
             protected_paths: permissions.protected_paths,
             initial_mode,
             rules_file: config::private_rules_file(&cwd, env),
@@ -248,12 +272,15 @@ impl SessionConfig {
             settings: Some(config::SettingsSource::new(cwd_for_settings, env.clone())),
             project_choices: settings.project_choices.clone(),
             language_servers: crate::lsp::ServerSpec::available(env, &settings.lsp.clone().unwrap_or_default()),
-            browser: Some(settings.browser.clone().unwrap_or_default()).filter(|browser| browser.enabled != Some(false)),
+            browser: Some(settings.browser.clone().unwrap_or_default())
+                .filter(|browser| browser.enabled != Some(false)),
             limits: Limits {
                 budget: settings.budget.unwrap_or_default(),
                 context_window: settings.context_window,
                 compaction: settings.compaction.unwrap_or_default(),
-                stream_idle_timeout: settings.stream_idle_timeout_ms.map_or(limits::DEFAULT_STREAM_IDLE_TIMEOUT, |ms| std::time::Duration::from_millis(ms.max(1_000))),
+                stream_idle_timeout: settings
+                    .stream_idle_timeout_ms
+                    .map_or(limits::DEFAULT_STREAM_IDLE_TIMEOUT, |ms| std::time::Duration::from_millis(ms.max(1_000))),
             },
             history: Vec::new(),
             title: None,
@@ -269,7 +296,12 @@ fn fresh_id() -> String {
 
 impl From<&ModelConfig> for ModelSettings {
     fn from(model: &ModelConfig) -> Self {
-        Self { model: model.model.clone(), max_tokens: model.max_tokens, max_turn_requests: model.max_turn_requests, thought_level: model.thought_level }
+        Self {
+            model: model.model.clone(),
+            max_tokens: model.max_tokens,
+            max_turn_requests: model.max_turn_requests,
+            thought_level: model.thought_level,
+        }
     }
 }
 
@@ -300,10 +332,16 @@ impl Session {
         }
         let workspace = Arc::new(workspace);
         let workspace_root = workspace.root().to_path_buf();
-        let user_files = config.settings.as_ref().map(|settings| config::user_instruction_files(&settings.env)).unwrap_or_default();
+        let user_files =
+            config.settings.as_ref().map(|settings| config::user_instruction_files(&settings.env)).unwrap_or_default();
         let (skills, skill_problems) = crate::skills::Skills::load(config.settings.clone());
         let skills = Arc::new(skills);
-        let system = crate::prompt::system_prompt(workspace.root(), &crate::clock::today_utc(), &user_files, &crate::skills::index(&skills.all()));
+        let system = crate::prompt::system_prompt(
+            workspace.root(),
+            &crate::clock::today_utc(),
+            &user_files,
+            &crate::skills::index(&skills.all()),
+        );
         let cancel = parent_cancel.child_token();
         let project_allow: Vec<String> = config.rules.project_allow.iter().map(|rule| rule.text.clone()).collect();
         let registry = Arc::new(Registry::builtin(config.search));
@@ -316,17 +354,24 @@ impl Session {
         crate::skills::tool::offer_if_any(&registry, &skills);
         // The exact output of bash calls and the tool that reads it, when the user turned the
         // token saver on.
-        let token_saver = crate::token_saver::TokenSaver::for_session(settings.as_deref(), config.data_dir.as_deref(), &config.id);
+        let token_saver =
+            crate::token_saver::TokenSaver::for_session(settings.as_deref(), config.data_dir.as_deref(), &config.id);
         crate::tools::raw_output::offer_if_on(&registry, token_saver.as_ref());
         // Questions to language servers, when the session has some it may start.
         if !config.language_servers.is_empty() {
-            registry.add_all([Arc::new(crate::tools::lsp_query::Lsp) as Arc<dyn crate::tools::DynTool>, Arc::new(crate::tools::apply_code_action::ApplyCodeAction)]);
+            registry.add_all([
+                Arc::new(crate::tools::lsp_query::Lsp) as Arc<dyn crate::tools::DynTool>,
+                Arc::new(crate::tools::apply_code_action::ApplyCodeAction),
+            ]);
         }
         #[cfg(feature = "browser")]
         if let Some(browser_settings) = config.browser {
             let env = settings.as_ref().map(|source| source.env.clone()).unwrap_or_default();
             let profile = config.data_dir.clone().unwrap_or_else(std::env::temp_dir).join("browser-profile");
-            let browser = crate::browser::WebBrowser::new(crate::browser::BrowserSetup { settings: browser_settings, env, profile }, &cancel);
+            let browser = crate::browser::WebBrowser::new(
+                crate::browser::BrowserSetup { settings: browser_settings, env, profile },
+                &cancel,
+            );
             registry.add_all(crate::tools::browser::all(&browser));
         }
         // Said with the next turn: what the settings made of this session, then whatever the
@@ -334,9 +379,25 @@ impl Session {
         let notices: Arc<crate::mcp::Notices> = Arc::default();
         notices.push_all(config.notice);
         notices.push_all((!skill_problems.is_empty()).then(|| skill_problems.join("\n")));
-        let support = crate::mcp::McpSupport { data_dir: config.data_dir.clone(), browser: config.services.browser.clone(), ask_user: config.services.ask_user.clone() };
-        let mcp = Arc::new(crate::mcp::McpServers::new(config.mcp_servers, support, Arc::clone(&registry), Arc::clone(&notices), cancel.child_token()));
-        let hooks = HookPoints::new(config.hooks, project_allow, mcp.project_servers(), config.project_choices.describe(), config.rules_file.clone());
+        let support = crate::mcp::McpSupport {
+            data_dir: config.data_dir.clone(),
+            browser: config.services.browser.clone(),
+            ask_user: config.services.ask_user.clone(),
+        };
+        let mcp = Arc::new(crate::mcp::McpServers::new(
+            config.mcp_servers,
+            support,
+            Arc::clone(&registry),
+            Arc::clone(&notices),
+            cancel.child_token(),
+        ));
+        let hooks = HookPoints::new(
+            config.hooks,
+            project_allow,
+            mcp.project_servers(),
+            config.project_choices.describe(),
+            config.rules_file.clone(),
+        );
         if let Some(sandbox) = &config.sandbox {
             sandbox.sweep_stand_ins();
         }
@@ -348,7 +409,10 @@ impl Session {
         if let Some(model_config) = &config.model_config {
             models.remember(model_config);
         }
-        let checkpoints = config.data_dir.as_deref().map(|dir| Arc::new(crate::checkpoints::Checkpoints::new(&workspace_root, dir, &config.id)));
+        let checkpoints = config
+            .data_dir
+            .as_deref()
+            .map(|dir| Arc::new(crate::checkpoints::Checkpoints::new(&workspace_root, dir, &config.id)));
         let env = SessionEnv {
             checkpoints,
             session_id: config.id,
@@ -359,7 +423,12 @@ impl Session {
             models: Arc::new(models),
             settings,
             skills,
-            lsp: Arc::new(crate::lsp::LanguageServers::new(&workspace_root, config.language_servers, Arc::clone(&notices), config.services.diagnostics.clone())),
+            lsp: Arc::new(crate::lsp::LanguageServers::new(
+                &workspace_root,
+                config.language_servers,
+                Arc::clone(&notices),
+                config.services.diagnostics.clone(),
+            )),
             services: config.services,
             sandbox: config.sandbox,
             shells: Arc::new(BackgroundShells::new(cancel.clone())),
@@ -432,7 +501,6 @@ impl Session {
         Ok(None)
     }
 
-
     /// The MCP servers and where each is, one line each; waits first (at most the connect
     /// timeout) for servers still connecting.
     /// `/mcp login <server>`: logs in through the editor, then reconnects the server.
@@ -464,7 +532,11 @@ impl Session {
     /// A turn the agent starts itself to hand the model background tasks' results that arrived
     /// while the session was idle; `None` when there are none (a turn that ran meanwhile took
     /// them). It waits for a running turn to end first.
-    pub async fn deliver_background(&self, events: mpsc::Sender<AgentEvent>, cancel: CancellationToken) -> Option<Result<StopReason, TurnError>> {
+    pub async fn deliver_background(
+        &self,
+        events: mpsc::Sender<AgentEvent>,
+        cancel: CancellationToken,
+    ) -> Option<Result<StopReason, TurnError>> {
         let ready = {
             let _idle = self.history.lock().await;
             self.env.tasks.undelivered()
@@ -544,10 +616,14 @@ impl Session {
 
     /// Gives an untitled session a title from its first prompt, saves it and says so.
     async fn name_from_first_prompt(&self, prompt: &[Part], events: &mpsc::Sender<AgentEvent>) {
-        let text: String = prompt.iter().filter_map(|part| match part {
-            Part::Text { text } if !text.starts_with("<editor-context>") => Some(text.as_str()),
-            _ => None,
-        }).collect::<Vec<_>>().join("\n");
+        let text: String = prompt
+            .iter()
+            .filter_map(|part| match part {
+                Part::Text { text } if !text.starts_with("<editor-context>") => Some(text.as_str()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
         let title = {
             let Ok(mut current) = self.title.lock() else { return };
             if current.is_some() || text.trim().is_empty() {
@@ -589,7 +665,12 @@ impl Session {
 
     /// `/compact [instructions]`: replaces the conversation with the model's summary of it, to
     /// free context; the summary comes as an [`AgentEvent::Compaction`].
-    pub async fn compact(&self, instructions: String, events: mpsc::Sender<AgentEvent>, cancel: CancellationToken) -> Result<StopReason, TurnError> {
+    pub async fn compact(
+        &self,
+        instructions: String,
+        events: mpsc::Sender<AgentEvent>,
+        cancel: CancellationToken,
+    ) -> Result<StopReason, TurnError> {
         self.run_turn(Work::Compact(instructions), events, cancel).await
     }
 
@@ -609,7 +690,13 @@ impl Session {
             let files: Vec<String> = checkpoint.files.iter().take(8).map(|path| path.display().to_string()).collect();
             let more = checkpoint.files.len().saturating_sub(files.len());
             let more = if more > 0 { format!(" and {more} more") } else { String::new() };
-            lines.push(format!("- {} {} \"{}\": {}{more}", checkpoint.id, crate::clock::iso8601(checkpoint.created_at), checkpoint.prompt, files.join(", ")));
+            lines.push(format!(
+                "- {} {} \"{}\": {}{more}",
+                checkpoint.id,
+                crate::clock::iso8601(checkpoint.created_at),
+                checkpoint.prompt,
+                files.join(", ")
+            ));
         }
         if let Some(skipped) = list.last().map(|last| &last.skipped).filter(|skipped| !skipped.is_empty()) {
             lines.push(format!("Not covered (large ignored trees and files): {}", skipped.join(", ")));
@@ -621,7 +708,9 @@ impl Session {
     /// changed them (or before checkpoint `id`), what commands did included, files changed by
     /// hand since kept; the conversation goes back to the same point. Waits for a running turn.
     pub async fn undo(&self, id: Option<String>) -> Result<crate::checkpoints::Undone, String> {
-        let Some(checkpoints) = &self.env.checkpoints else { return Err("this session keeps no checkpoints (it has no data directory)".into()) };
+        let Some(checkpoints) = &self.env.checkpoints else {
+            return Err("this session keeps no checkpoints (it has no data directory)".into());
+        };
         let mut history = self.history.lock().await;
         let undone = checkpoints.undo(id).await?;
         let to = undone.checkpoint.history_len;
@@ -656,7 +745,12 @@ impl Session {
         let problems = self.env.skills.reload();
         crate::skills::tool::offer_if_any(&self.env.registry, &self.env.skills);
         self.env.notices.push_all((!problems.is_empty()).then(|| problems.join("\n")));
-        let system = crate::prompt::system_prompt(self.env.workspace.root(), &crate::clock::today_utc(), &self.user_files, &crate::skills::index(&self.env.skills.all()));
+        let system = crate::prompt::system_prompt(
+            self.env.workspace.root(),
+            &crate::clock::today_utc(),
+            &self.user_files,
+            &crate::skills::index(&self.env.skills.all()),
+        );
         if let Ok(mut current) = self.system.lock() {
             *current = system.into();
         }
@@ -665,7 +759,12 @@ impl Session {
         }
     }
 
-    async fn run_turn(&self, work: Work, events: mpsc::Sender<AgentEvent>, cancel: CancellationToken) -> Result<StopReason, TurnError> {
+    async fn run_turn(
+        &self,
+        work: Work,
+        events: mpsc::Sender<AgentEvent>,
+        cancel: CancellationToken,
+    ) -> Result<StopReason, TurnError> {
         let mut history = self.history.lock().await;
         if let Ok(mut current) = self.current_turn.lock() {
             *current = Some(cancel.clone());
@@ -698,21 +797,33 @@ impl Session {
         let system = self.system.lock().map(|system| Arc::clone(&system)).unwrap_or_else(|_| Arc::from(""));
         let outcome = match self.env.models.provider() {
             Ok(provider) => {
-                let turn = turn::Turn { env: &self.env, provider: provider.as_ref(), model: &model, system: &system, events: &events, cancel: &cancel, steering: &self.steering, child: None };
+                let turn = turn::Turn {
+                    env: &self.env,
+                    provider: provider.as_ref(),
+                    model: &model,
+                    system: &system,
+                    events: &events,
+                    cancel: &cancel,
+                    steering: &self.steering,
+                    child: None,
+                };
                 match work {
                     Work::Prompt(prompt) => {
                         let started = self.session_start.lock().ok().and_then(|mut start| start.take());
                         turn.run(&mut history, prompt, started).await
                     }
-                    Work::Compact(instructions) => match turn.compact(&mut history, Trigger::Manual, &instructions).await {
-                        Ok(Compacted::Done { .. }) => Ok(StopReason::EndTurn),
-                        Ok(Compacted::Skipped(reason)) => {
-                            let _ = events.send(AgentEvent::Notice(format!("Nothing was compacted: {reason}"))).await;
-                            Ok(StopReason::EndTurn)
+                    Work::Compact(instructions) => {
+                        match turn.compact(&mut history, Trigger::Manual, &instructions).await {
+                            Ok(Compacted::Done { .. }) => Ok(StopReason::EndTurn),
+                            Ok(Compacted::Skipped(reason)) => {
+                                let _ =
+                                    events.send(AgentEvent::Notice(format!("Nothing was compacted: {reason}"))).await;
+                                Ok(StopReason::EndTurn)
+                            }
+                            Ok(Compacted::Cancelled) => Ok(StopReason::Cancelled),
+                            Err(error) => Err(error),
                         }
-                        Ok(Compacted::Cancelled) => Ok(StopReason::Cancelled),
-                        Err(error) => Err(error),
-                    },
+                    }
                 }
             }
             Err(error) => Err(error.into()),

@@ -65,7 +65,9 @@ pub struct Skill {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Kind {
     /// A skill, with its directory of bundled files.
-    Skill { dir: PathBuf },
+    Skill {
+        dir: PathBuf,
+    },
     Command,
 }
 
@@ -114,7 +116,15 @@ impl Skills {
 
     /// The ones the user may run, as slash commands.
     pub fn commands(&self) -> Vec<SlashCommand> {
-        self.all().values().filter(|skill| skill.user_invocable).map(|skill| SlashCommand { name: skill.name.clone(), description: skill.description.clone(), hint: skill.argument_hint.clone() }).collect()
+        self.all()
+            .values()
+            .filter(|skill| skill.user_invocable)
+            .map(|skill| SlashCommand {
+                name: skill.name.clone(),
+                description: skill.description.clone(),
+                hint: skill.argument_hint.clone(),
+            })
+            .collect()
     }
 }
 

@@ -34,7 +34,11 @@ impl TokenSaver {
 
     /// The session's token saver when its settings turn it on; `None` when they do not, or
     /// when there is nowhere private to keep the exact output (then nothing is filtered).
-    pub fn for_session(settings: Option<&crate::config::SettingsSource>, data_dir: Option<&Path>, session_id: &str) -> Option<Arc<Self>> {
+    pub fn for_session(
+        settings: Option<&crate::config::SettingsSource>,
+        data_dir: Option<&Path>,
+        session_id: &str,
+    ) -> Option<Arc<Self>> {
         let enabled = settings.is_some_and(|source| source.load().token_saver == Some(true));
         if !enabled {
             return None;
@@ -93,7 +97,12 @@ pub fn pointer(call_id: &str) -> String {
 
 fn note(before: usize, filtered: &str, call_id: &str) -> String {
     let newline = if filtered.is_empty() || filtered.ends_with('\n') { "" } else { "\n" };
-    format!("{newline}[token saver: {} → {} bytes (estimate); the exact output: {}]", thousands(before), thousands(filtered.len()), pointer(call_id))
+    format!(
+        "{newline}[token saver: {} → {} bytes (estimate); the exact output: {}]",
+        thousands(before),
+        thousands(filtered.len()),
+        pointer(call_id)
+    )
 }
 
 /// `12345` as `12,345`.

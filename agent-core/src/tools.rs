@@ -66,7 +66,9 @@ impl ToolCall {
             .content
             .iter()
             .filter_map(|part| match part {
-                crate::llm::Part::ToolUse { id, name, input } => Some(ToolCall { id: ToolCallId(id.clone()), name: name.clone(), input: input.clone() }),
+                crate::llm::Part::ToolUse { id, name, input } => {
+                    Some(ToolCall { id: ToolCallId(id.clone()), name: name.clone(), input: input.clone() })
+                }
                 _ => None,
             })
             .collect()
@@ -119,7 +121,10 @@ impl ToolProgress {
 
     /// The call now runs in this editor terminal.
     pub async fn terminal(&self, terminal_id: &str) {
-        let _ = self.events.send(AgentEvent::ToolTerminal { id: self.call_id.clone(), terminal_id: terminal_id.to_owned() }).await;
+        let _ = self
+            .events
+            .send(AgentEvent::ToolTerminal { id: self.call_id.clone(), terminal_id: terminal_id.to_owned() })
+            .await;
     }
 }
 
@@ -127,7 +132,12 @@ impl ToolContext {
     /// A context of its own, outside any session: a standalone environment around `workspace`.
     /// For running a tool directly (tests, benchmarks).
     pub fn standalone(workspace: Arc<Workspace>) -> Self {
-        Self { env: Arc::new(crate::environment::SessionEnv::standalone(workspace)), cancel: CancellationToken::new(), progress: None, call_id: String::new() }
+        Self {
+            env: Arc::new(crate::environment::SessionEnv::standalone(workspace)),
+            cancel: CancellationToken::new(),
+            progress: None,
+            call_id: String::new(),
+        }
     }
 
     #[cfg(test)]
@@ -188,7 +198,10 @@ pub enum CallSubject {
     /// A file the call reads.
     Read(String),
     /// A bash command line; `sandboxed` is false when the call opted out of the sandbox.
-    Command { line: String, sandboxed: bool },
+    Command {
+        line: String,
+        sandboxed: bool,
+    },
     /// A URL the call fetches.
     Url(String),
 }
@@ -270,7 +283,11 @@ pub(crate) fn parse_input<T: DeserializeOwned>(name: &str, input: &Value) -> Res
 #[async_trait::async_trait]
 impl<T: Tool> DynTool for T {
     fn spec(&self) -> ToolSpec {
-        ToolSpec { name: T::NAME.to_owned(), description: T::DESCRIPTION.trim().to_owned(), input_schema: input_schema::<T::Input>() }
+        ToolSpec {
+            name: T::NAME.to_owned(),
+            description: T::DESCRIPTION.trim().to_owned(),
+            input_schema: input_schema::<T::Input>(),
+        }
     }
 
     fn name(&self) -> &str {

@@ -31,12 +31,42 @@ enum Kind {
 
 /// Every key, in the order `larik config get` lists them.
 pub const KEYS: &[Key] = &[
-    Key { name: "model", path: &["model"], kind: Kind::Text, about: "the model new sessions use (`claude-sonnet-4-5`, `openai:gpt-4.1`)" },
-    Key { name: "provider", path: &["provider"], kind: Kind::OneOf(&["anthropic", "openai"]), about: "anthropic or openai (an OpenAI-compatible server)" },
-    Key { name: "mode", path: &["permissions", "defaultMode"], kind: Kind::Mode, about: "the mode sessions start in: default, accept-edits, plan or yolo" },
-    Key { name: "thoughtLevel", path: &["thoughtLevel"], kind: Kind::OneOf(&["off", "low", "medium", "high"]), about: "how hard the model thinks: off, low, medium or high" },
-    Key { name: "tokenSaver", path: &["tokenSaver"], kind: Kind::Bool, about: "true filters known successful commands' output before the model sees it" },
-    Key { name: "sandbox.network", path: &["sandbox", "network"], kind: Kind::Bool, about: "true lets sandboxed commands use the network" },
+    Key {
+        name: "model",
+        path: &["model"],
+        kind: Kind::Text,
+        about: "the model new sessions use (`claude-sonnet-4-5`, `openai:gpt-4.1`)",
+    },
+    Key {
+        name: "provider",
+        path: &["provider"],
+        kind: Kind::OneOf(&["anthropic", "openai"]),
+        about: "anthropic or openai (an OpenAI-compatible server)",
+    },
+    Key {
+        name: "mode",
+        path: &["permissions", "defaultMode"],
+        kind: Kind::Mode,
+        about: "the mode sessions start in: default, accept-edits, plan or yolo",
+    },
+    Key {
+        name: "thoughtLevel",
+        path: &["thoughtLevel"],
+        kind: Kind::OneOf(&["off", "low", "medium", "high"]),
+        about: "how hard the model thinks: off, low, medium or high",
+    },
+    Key {
+        name: "tokenSaver",
+        path: &["tokenSaver"],
+        kind: Kind::Bool,
+        about: "true filters known successful commands' output before the model sees it",
+    },
+    Key {
+        name: "sandbox.network",
+        path: &["sandbox", "network"],
+        kind: Kind::Bool,
+        about: "true lets sandboxed commands use the network",
+    },
 ];
 
 /// Why a setting was not read or written, in words for the user.
@@ -57,7 +87,9 @@ fn known_names() -> String {
 }
 
 pub fn key(name: &str) -> Result<&'static Key, ConfigEditError> {
-    KEYS.iter().find(|key| key.name.eq_ignore_ascii_case(name)).ok_or_else(|| ConfigEditError::UnknownKey(name.to_owned()))
+    KEYS.iter()
+        .find(|key| key.name.eq_ignore_ascii_case(name))
+        .ok_or_else(|| ConfigEditError::UnknownKey(name.to_owned()))
 }
 
 impl Key {
@@ -73,9 +105,15 @@ impl Key {
                 "false" | "off" | "no" => Ok(Value::Bool(false)),
                 _ => Err(bad("true or false".into())),
             },
-            Kind::OneOf(words) => words.iter().find(|word| word.eq_ignore_ascii_case(typed)).map(|word| Value::String((*word).to_owned())).ok_or_else(|| bad(format!("one of {}", words.join(", ")))),
+            Kind::OneOf(words) => words
+                .iter()
+                .find(|word| word.eq_ignore_ascii_case(typed))
+                .map(|word| Value::String((*word).to_owned()))
+                .ok_or_else(|| bad(format!("one of {}", words.join(", ")))),
             // Stored in Claude Code's spelling, which both read.
-            Kind::Mode => Mode::from_setting(typed).map(|mode| Value::String(mode.setting_name().to_owned())).ok_or_else(|| bad("one of default, accept-edits, plan, yolo".into())),
+            Kind::Mode => Mode::from_setting(typed)
+                .map(|mode| Value::String(mode.setting_name().to_owned()))
+                .ok_or_else(|| bad("one of default, accept-edits, plan, yolo".into())),
         }
     }
 
@@ -98,8 +136,18 @@ fn read_file(path: &Path) -> Result<Value, ConfigEditError> {
         Err(error) => return Err(ConfigEditError::File { path: path.to_path_buf(), message: error.to_string() }),
     };
     // A malformed file is never overwritten: what the user wrote there would be lost.
-    let value: Value = serde_json::from_str(&text).map_err(|error| ConfigEditError::File { path: path.to_path_buf(), message: format!("{error}; fix it by hand, nothing was changed") })?;
-    if value.is_object() { Ok(value) } else { Err(ConfigEditError::File { path: path.to_path_buf(), message: "is not a JSON object; nothing was changed".into() }) }
+    let value: Value = serde_json::from_str(&text).map_err(|error| ConfigEditError::File {
+        path: path.to_path_buf(),
+        message: format!("{error}; fix it by hand, nothing was changed"),
+    })?;
+    if value.is_object() {
+        Ok(value)
+    } else {
+        Err(ConfigEditError::File {
+            path: path.to_path_buf(),
+            message: "is not a JSON object; nothing was changed".into(),
+        })
+    }
 }
 
 /// The value of `name` in the user's file (`None` when unset), as JSON text.
@@ -134,22 +182,36 @@ pub fn unset(name: &str, env: &HashMap<String, String>) -> Result<(), ConfigEdit
     })
 }
 
-fn edit(key: &Key, env: &HashMap<String, String>, change: impl FnOnce(&mut Map<String, Value>, &str)) -> Result<(), ConfigEditError> {
+fn edit(
+    key: &Key,
+    env: &HashMap<String, String>,
+    change: impl FnOnce(&mut Map<String, Value>, &str),
+) -> Result<(), ConfigEditError> {
     let path = settings_path(env)?;
     let mut settings = read_file(&path)?;
     let (leaf, parents) = key.path.split_last().ok_or_else(|| ConfigEditError::UnknownKey(key.name.to_owned()))?;
-    let mut object = settings.as_object_mut().ok_or_else(|| ConfigEditError::File { path: path.clone(), message: "is not a JSON object".into() })?;
+    let mut object = settings
+        .as_object_mut()
+        .ok_or_else(|| ConfigEditError::File { path: path.clone(), message: "is not a JSON object".into() })?;
     for part in parents {
         let entry = object.entry((*part).to_owned()).or_insert_with(|| Value::Object(Map::new()));
         if !entry.is_object() {
-            return Err(ConfigEditError::File { path: path.clone(), message: format!("`{part}` is not an object; nothing was changed") });
+            return Err(ConfigEditError::File {
+                path: path.clone(),
+                message: format!("`{part}` is not an object; nothing was changed"),
+            });
         }
-        object = entry.as_object_mut().ok_or_else(|| ConfigEditError::File { path: path.clone(), message: format!("`{part}` is not an object") })?;
+        object = entry.as_object_mut().ok_or_else(|| ConfigEditError::File {
+            path: path.clone(),
+            message: format!("`{part}` is not an object"),
+        })?;
     }
     change(object, leaf);
-    let mut text = serde_json::to_string_pretty(&settings).map_err(|error| ConfigEditError::File { path: path.clone(), message: error.to_string() })?;
+    let mut text = serde_json::to_string_pretty(&settings)
+        .map_err(|error| ConfigEditError::File { path: path.clone(), message: error.to_string() })?;
     text.push('\n');
-    crate::workspace::write_file_atomic(&path, text.as_bytes()).map_err(|error| ConfigEditError::File { path: path.clone(), message: error.to_string() })
+    crate::workspace::write_file_atomic(&path, text.as_bytes())
+        .map_err(|error| ConfigEditError::File { path: path.clone(), message: error.to_string() })
 }
 
 #[cfg(test)]

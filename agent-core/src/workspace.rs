@@ -80,7 +80,10 @@ impl Workspace {
     pub async fn write_text(&self, path: &Path, content: &str) -> Result<(), WorkspaceError> {
         match &self.editor {
             Some(editor) => {
-                editor.write_text(path, content).await.map_err(|message| WorkspaceError::Io { path: path.to_path_buf(), message })?;
+                editor
+                    .write_text(path, content)
+                    .await
+                    .map_err(|message| WorkspaceError::Io { path: path.to_path_buf(), message })?;
                 self.record_read(path);
                 Ok(())
             }
@@ -119,7 +122,10 @@ impl Workspace {
             }
         }
         if self.protected.iter().any(|protected| relative.starts_with(protected)) {
-            return Err(WorkspaceError::Protected { path: absolute.clone(), why: "listed in permissions.protectedPaths" });
+            return Err(WorkspaceError::Protected {
+                path: absolute.clone(),
+                why: "listed in permissions.protectedPaths",
+            });
         }
         Ok(absolute)
     }
@@ -148,7 +154,8 @@ impl Workspace {
     /// Replaces the file atomically and records the new content as read (the session has seen
     /// what it wrote).
     pub fn write_atomic(&self, path: &Path, content: &[u8]) -> Result<(), WorkspaceError> {
-        write_file_atomic(path, content).map_err(|error| WorkspaceError::Io { path: path.to_path_buf(), message: error.to_string() })?;
+        write_file_atomic(path, content)
+            .map_err(|error| WorkspaceError::Io { path: path.to_path_buf(), message: error.to_string() })?;
         self.record_read(path);
         Ok(())
     }
@@ -168,7 +175,11 @@ pub fn write_file_atomic(path: &Path, content: &[u8]) -> std::io::Result<()> {
             unnamed.set_permissions(permissions.clone())?;
         }
         unnamed.sync_all()?;
-        let named = parent.join(format!(".larik-write-{}-{}", std::process::id(), WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed)));
+        let named = parent.join(format!(
+            ".larik-write-{}-{}",
+            std::process::id(),
+            WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        ));
         // Where the directory cannot hold a file without a name, the named temp file below.
         if link_unnamed(&unnamed, &named).is_ok() {
             return std::fs::rename(&named, path).inspect_err(|_| {
@@ -195,7 +206,8 @@ fn link_unnamed(file: &std::fs::File, to: &Path) -> std::io::Result<()> {
     let from = std::ffi::CString::new(format!("/proc/self/fd/{}", file.as_raw_fd()))?;
     let to = std::ffi::CString::new(to.as_os_str().as_bytes())?;
     // SAFETY: two NUL-terminated paths that live across the call.
-    if unsafe { libc::linkat(libc::AT_FDCWD, from.as_ptr(), libc::AT_FDCWD, to.as_ptr(), libc::AT_SYMLINK_FOLLOW) } == 0 {
+    if unsafe { libc::linkat(libc::AT_FDCWD, from.as_ptr(), libc::AT_FDCWD, to.as_ptr(), libc::AT_SYMLINK_FOLLOW) } == 0
+    {
         Ok(())
     } else {
         Err(std::io::Error::last_os_error())

@@ -13,7 +13,14 @@ use crate::stats::{Row, duration_row, median_of};
 /// Resident and peak memory of a process, in KiB, from /proc.
 pub(crate) fn memory_kib(pid: u32) -> (u64, u64) {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    let field = |name: &str| status.lines().find(|line| line.starts_with(name)).and_then(|line| line.split_whitespace().nth(1)).and_then(|kib| kib.parse().ok()).unwrap_or(0);
+    let field = |name: &str| {
+        status
+            .lines()
+            .find(|line| line.starts_with(name))
+            .and_then(|line| line.split_whitespace().nth(1))
+            .and_then(|kib| kib.parse().ok())
+            .unwrap_or(0)
+    };
     (field("VmRSS:"), field("VmHWM:"))
 }
 
@@ -21,8 +28,10 @@ pub(crate) fn memory_kib(pid: u32) -> (u64, u64) {
 pub(crate) fn cpu_time(pid: u32) -> Duration {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
     // Fields after the command name, which is in parentheses and may contain spaces.
-    let fields: Vec<&str> = stat.rsplit_once(')').map(|(_, rest)| rest.split_whitespace().collect()).unwrap_or_default();
-    let ticks: u64 = fields.get(11).and_then(|utime| utime.parse::<u64>().ok()).unwrap_or(0) + fields.get(12).and_then(|stime| stime.parse::<u64>().ok()).unwrap_or(0);
+    let fields: Vec<&str> =
+        stat.rsplit_once(')').map(|(_, rest)| rest.split_whitespace().collect()).unwrap_or_default();
+    let ticks: u64 = fields.get(11).and_then(|utime| utime.parse::<u64>().ok()).unwrap_or(0)
+        + fields.get(12).and_then(|stime| stime.parse::<u64>().ok()).unwrap_or(0);
     // SAFETY: sysconf only reads a system constant.
     let per_second = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).unwrap_or(100).max(1);
     Duration::from_millis(ticks * 1000 / per_second)
@@ -57,7 +66,20 @@ async fn stop(mut agent: Agent) {
 
 /// The agent's sections, by name: `ready` (with idle), `turn`, `long`, `relay`, `request`, `mcp`,
 /// `lsp`, `browser`, `compaction`, `checkpoints`, `load`, `sessions`.
-pub const SECTIONS: &[&str] = &["ready", "turn", "long", "relay", "request", "mcp", "lsp", "browser", "compaction", "checkpoints", "load", "sessions"];
+pub const SECTIONS: &[&str] = &[
+    "ready",
+    "turn",
+    "long",
+    "relay",
+    "request",
+    "mcp",
+    "lsp",
+    "browser",
+    "compaction",
+    "checkpoints",
+    "load",
+    "sessions",
+];
 
 pub async fn measure(section: &str, idle_seconds: u64) -> anyhow::Result<Vec<Row>> {
     match section {
@@ -206,7 +228,8 @@ impl Format {
 async fn relay_in(format: Format) -> anyhow::Result<Vec<Row>> {
     let mut rows = Vec::new();
     let label = format.label();
-    let (mut overheads, mut sent_times, mut relayed_times, mut messages, mut agent_cpu) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut overheads, mut sent_times, mut relayed_times, mut messages, mut agent_cpu) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for _ in 0..5 {
         let sandbox = Sandbox::new();
         let mut step = Step::text("ab");
@@ -216,7 +239,9 @@ async fn relay_in(format: Format) -> anyhow::Result<Vec<Row>> {
         let (mut agent, session) = ready_agent_in(&sandbox, &format.env(&sandbox, &mock)).await;
         let pid = agent.child.id().unwrap_or(0);
         let cpu_before = cpu_time(pid);
-        let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "stream"}]})).await;
+        let id = agent
+            .request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "stream"}]}))
+            .await;
         let (mut first, mut last, mut received, mut chunks) = (None, Instant::now(), 0usize, 0usize);
         loop {
             let message = agent.next().await;
@@ -231,7 +256,8 @@ async fn relay_in(format: Format) -> anyhow::Result<Vec<Row>> {
             }
         }
         anyhow::ensure!(received == 40_000, "text was lost: {received} of 40000 bytes");
-        let (sent_first, sent_last) = mock.first_stream_timing().await.ok_or_else(|| anyhow::anyhow!("no stream timing"))?;
+        let (sent_first, sent_last) =
+            mock.first_stream_timing().await.ok_or_else(|| anyhow::anyhow!("no stream timing"))?;
         let sent = sent_last.duration_since(sent_first).as_secs_f64();
         let relayed = last.duration_since(first.unwrap_or(last)).as_secs_f64();
         overheads.push((relayed - sent).max(0.0) / sent.max(f64::EPSILON) * 100.0);
@@ -258,7 +284,11 @@ async fn first_request() -> anyhow::Result<Vec<Row>> {
     agent.prompt(&session, "hi", |_| "reject_once").await;
     let first_request = mock.requests().first().map(|request| request.to_string().len()).unwrap_or(0);
     stop(agent).await;
-    rows.push(Row::single("first model request (system prompt + tool schemas)", format!("{:.1} KB", first_request as f64 / 1024.0), "lean (peers: 31–96 KB)"));
+    rows.push(Row::single(
+        "first model request (system prompt + tool schemas)",
+        format!("{:.1} KB", first_request as f64 / 1024.0),
+        "lean (peers: 31–96 KB)",
+    ));
     Ok(rows)
 }
 
@@ -266,17 +296,21 @@ async fn first_request() -> anyhow::Result<Vec<Row>> {
 /// as they connect in the background; and the time from session/new to the first model request
 /// that carries server-everything's tools.
 async fn mcp_servers() -> anyhow::Result<Vec<Row>> {
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
     if !script.exists() {
         return Ok(vec![Row::single("mcp: server-everything not installed (scripts/setup.sh)", "-", "")]);
     }
-    let node = String::from_utf8(std::process::Command::new("bash").args(["-c", "command -v node"]).output()?.stdout)?.trim().to_owned();
+    let node = String::from_utf8(std::process::Command::new("bash").args(["-c", "command -v node"]).output()?.stdout)?
+        .trim()
+        .to_owned();
     let mock = MockLlm::start(Scenario::default()).await?;
     let mut ready_by_servers = Vec::new();
     for servers in [0, 3] {
         let sandbox = Sandbox::new();
-        let entries: serde_json::Map<String, serde_json::Value> =
-            (0..servers).map(|index| (format!("everything{index}"), json!({"command": node, "args": [script, "stdio"]}))).collect();
+        let entries: serde_json::Map<String, serde_json::Value> = (0..servers)
+            .map(|index| (format!("everything{index}"), json!({"command": node, "args": [script, "stdio"]})))
+            .collect();
         let settings = sandbox.home.path().join(".config/larik/settings.json");
         std::fs::create_dir_all(settings.parent().ok_or_else(|| anyhow::anyhow!("no parent"))?)?;
         std::fs::write(&settings, json!({"mcpServers": entries}).to_string())?;
@@ -298,7 +332,10 @@ async fn mcp_servers() -> anyhow::Result<Vec<Row>> {
         let sandbox = Sandbox::new();
         let settings = sandbox.home.path().join(".config/larik/settings.json");
         std::fs::create_dir_all(settings.parent().ok_or_else(|| anyhow::anyhow!("no parent"))?)?;
-        std::fs::write(&settings, json!({"mcpServers": {"everything": {"command": node, "args": [script, "stdio"]}}}).to_string())?;
+        std::fs::write(
+            &settings,
+            json!({"mcpServers": {"everything": {"command": node, "args": [script, "stdio"]}}}).to_string(),
+        )?;
         let mock = MockLlm::start(Scenario { responses: vec![Step::text("hi")] }).await?;
         let (mut agent, session) = ready_agent(&sandbox, &mock).await;
         let started = Instant::now();
@@ -308,7 +345,11 @@ async fn mcp_servers() -> anyhow::Result<Vec<Row>> {
         anyhow::ensure!(tools.contains("mcp__everything__echo"), "the first request lacked the server's tools");
         stop(agent).await;
     }
-    rows.push(duration_row("mcp: session/new → first request with server-everything's tools", &listed, "(Node starting the server)"));
+    rows.push(duration_row(
+        "mcp: session/new → first request with server-everything's tools",
+        &listed,
+        "(Node starting the server)",
+    ));
     Ok(rows)
 }
 
@@ -329,14 +370,26 @@ async fn language_server() -> anyhow::Result<Vec<Row>> {
         let settings = sandbox.home.path().join(".config/larik/settings.json");
         std::fs::create_dir_all(settings.parent().ok_or_else(|| anyhow::anyhow!("no parent"))?)?;
         // Only pyright: a machine's other servers stay out of the figure.
-        let servers = if with_server { json!({"servers": {"typescript": {"enabled": false}, "gopls": {"enabled": false}, "clangd": {"enabled": false}, "rust-analyzer": {"enabled": false}}}) } else { json!({"enabled": false}) };
+        let servers = if with_server {
+            json!({"servers": {"typescript": {"enabled": false}, "gopls": {"enabled": false}, "clangd": {"enabled": false}, "rust-analyzer": {"enabled": false}}})
+        } else {
+            json!({"enabled": false})
+        };
         std::fs::write(&settings, json!({"lsp": servers}).to_string())?;
-        std::fs::write(sandbox.project_path().join("app.py"), "def greet(name: str) -> str:\n    return \"hi \" + name\n\n\nprint(greet(\"x\"))\n")?;
+        std::fs::write(
+            sandbox.project_path().join("app.py"),
+            "def greet(name: str) -> str:\n    return \"hi \" + name\n\n\nprint(greet(\"x\"))\n",
+        )?;
         // Each edit swaps the call's name, making or fixing an error.
         let mut steps = vec![Step::tool("r", "read", json!({"path": "app.py"}))];
         for index in 0..=EDITS {
-            let (from, to) = if index % 2 == 0 { ("greet(\"x\")", "gret(\"x\")") } else { ("gret(\"x\")", "greet(\"x\")") };
-            steps.push(Step::tool(&format!("e{index}"), "edit", json!({"path": "app.py", "old_string": from, "new_string": to})));
+            let (from, to) =
+                if index % 2 == 0 { ("greet(\"x\")", "gret(\"x\")") } else { ("gret(\"x\")", "greet(\"x\")") };
+            steps.push(Step::tool(
+                &format!("e{index}"),
+                "edit",
+                json!({"path": "app.py", "old_string": from, "new_string": to}),
+            ));
         }
         steps.push(Step::text("done"));
         let mock = MockLlm::start(Scenario { responses: steps }).await?;
@@ -349,27 +402,45 @@ async fn language_server() -> anyhow::Result<Vec<Row>> {
         let (mut agent, session) = ready_agent_in(&sandbox, &env).await;
         let times = timed_calls(&mut agent, &session, "edit").await;
         // The first edit starts the server: it is not a warm edit.
-        let edits: Vec<Duration> = times.iter().filter(|(id, _)| id.starts_with('e') && id.as_str() != "e0").map(|(_, time)| *time).collect();
+        let edits: Vec<Duration> =
+            times.iter().filter(|(id, _)| id.starts_with('e') && id.as_str() != "e0").map(|(_, time)| *time).collect();
         let text = mock.requests().last().map(|request| request.to_string()).unwrap_or_default();
-        anyhow::ensure!(!with_server || text.contains("is not defined"), "pyright's diagnostics did not reach the model");
+        anyhow::ensure!(
+            !with_server || text.contains("is not defined"),
+            "pyright's diagnostics did not reach the model"
+        );
         let pid = agent.child.id().unwrap_or(0);
         if with_server {
             agent_rss = memory_kib(pid).0;
             server_rss = children_of(pid).iter().map(|child| memory_kib(*child).0).sum();
         }
         stop(agent).await;
-        let name = if with_server { "lsp: an edit with pyright's diagnostics (warm): tool call time" } else { "lsp: the same edit with no server: tool call time" };
+        let name = if with_server {
+            "lsp: an edit with pyright's diagnostics (warm): tool call time"
+        } else {
+            "lsp: the same edit with no server: tool call time"
+        };
         rows.push(duration_row(name, &edits, if with_server { "(the wait is the server's)" } else { "(reference)" }));
     }
-    rows.push(Row::single("lsp: agent RSS with pyright running", format!("{:.1} MiB", agent_rss as f64 / 1024.0), "(the agent alone)"));
-    rows.push(Row::single("lsp: pyright's own RSS", format!("{:.1} MiB", server_rss as f64 / 1024.0), "(Node; apart from the agent)"));
+    rows.push(Row::single(
+        "lsp: agent RSS with pyright running",
+        format!("{:.1} MiB", agent_rss as f64 / 1024.0),
+        "(the agent alone)",
+    ));
+    rows.push(Row::single(
+        "lsp: pyright's own RSS",
+        format!("{:.1} MiB", server_rss as f64 / 1024.0),
+        "(Node; apart from the agent)",
+    ));
     Ok(rows)
 }
 
 /// Runs a prompt, allowing every question, and returns each tool call's time from running to
 /// completed, by call id, in the order they completed.
 async fn timed_calls(agent: &mut Agent, session: &str, text: &str) -> Vec<(String, Duration)> {
-    let prompt = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]})).await;
+    let prompt = agent
+        .request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]}))
+        .await;
     let mut started: std::collections::HashMap<String, Instant> = std::collections::HashMap::new();
     let mut times = Vec::new();
     loop {
@@ -402,7 +473,9 @@ async fn timed_calls(agent: &mut Agent, session: &str, text: &str) -> Vec<(Strin
 /// from Chromium's (every process of its group).
 async fn browser() -> anyhow::Result<Vec<Row>> {
     const SNAPSHOTS: usize = 10;
-    let base = larik_tests::pages::serve(std::collections::HashMap::from([("/many", larik_tests::pages::many_buttons(2000))])).await;
+    let base =
+        larik_tests::pages::serve(std::collections::HashMap::from([("/many", larik_tests::pages::many_buttons(2000))]))
+            .await;
     let sandbox = Sandbox::new();
     let mut steps = vec![Step::tool("n", "browser_navigate", json!({"url": format!("{base}/many")}))];
     steps.extend((0..SNAPSHOTS).map(|index| Step::tool(&format!("s{index}"), "browser_snapshot", json!({}))));
@@ -411,18 +484,30 @@ async fn browser() -> anyhow::Result<Vec<Row>> {
     let (mut agent, session) = ready_agent(&sandbox, &mock).await;
     let times = timed_calls(&mut agent, &session, "look").await;
     let text = mock.requests().last().map(|request| request.to_string()).unwrap_or_default();
-    anyhow::ensure!(text.contains("Item number 1999") || text.contains("snapshot cut at"), "the snapshot did not reach the model");
+    anyhow::ensure!(
+        text.contains("Item number 1999") || text.contains("snapshot cut at"),
+        "the snapshot did not reach the model"
+    );
     let navigate: Vec<Duration> = times.iter().filter(|(id, _)| id == "n").map(|(_, time)| *time).collect();
     let snapshots: Vec<Duration> = times.iter().filter(|(id, _)| id.starts_with('s')).map(|(_, time)| *time).collect();
     let pid = agent.child.id().unwrap_or(0);
     let agent_rss = memory_kib(pid).0;
-    let browser_rss: u64 = children_of(pid).iter().flat_map(|child| group_of(*child)).map(|member| memory_kib(member).0).sum();
+    let browser_rss: u64 =
+        children_of(pid).iter().flat_map(|child| group_of(*child)).map(|member| memory_kib(member).0).sum();
     stop(agent).await;
     Ok(vec![
         duration_row("browser: first browser_navigate (Chromium launched cold)", &navigate, "(Chromium's start)"),
         duration_row("browser: browser_snapshot of 2,000 elements (warm)", &snapshots, "(capped at 20k characters)"),
-        Row::single("browser: agent RSS with the browser open", format!("{:.1} MiB", agent_rss as f64 / 1024.0), "(the agent alone)"),
-        Row::single("browser: Chromium's own RSS (all its processes)", format!("{:.1} MiB", browser_rss as f64 / 1024.0), "(apart from the agent)"),
+        Row::single(
+            "browser: agent RSS with the browser open",
+            format!("{:.1} MiB", agent_rss as f64 / 1024.0),
+            "(the agent alone)",
+        ),
+        Row::single(
+            "browser: Chromium's own RSS (all its processes)",
+            format!("{:.1} MiB", browser_rss as f64 / 1024.0),
+            "(apart from the agent)",
+        ),
     ])
 }
 
@@ -444,8 +529,8 @@ fn processes_whose_stat_field(field: usize, value: u32) -> Vec<u32> {
         .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
         .filter(|pid| {
             let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(field)?.parse::<u32>().ok()) == Some(value)
+            stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(field)?.parse::<u32>().ok())
+                == Some(value)
         })
         .collect()
 }
-

@@ -18,7 +18,10 @@ pub async fn fifty_sessions() -> anyhow::Result<Vec<Row>> {
     std::fs::write(sandbox.project.path().join("notes.txt"), "shared notes\n")?;
     // An answer is taken only once its call's result is in the request; a call by its prompt.
     let answers = (0..SESSIONS).map(|n| Step { when: Some(format!("toolu_{n:02}\"")), ..Step::text("Done.") });
-    let calls = (0..SESSIONS).map(|n| Step { when: Some(format!("<task-{n:02}>")), ..Step::tool(&format!("toolu_{n:02}"), "read", json!({"path": "notes.txt"})) });
+    let calls = (0..SESSIONS).map(|n| Step {
+        when: Some(format!("<task-{n:02}>")),
+        ..Step::tool(&format!("toolu_{n:02}"), "read", json!({"path": "notes.txt"}))
+    });
     let mock = MockLlm::start(Scenario { responses: answers.chain(calls).collect() }).await?;
     let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
     agent.initialize().await;
@@ -29,7 +32,12 @@ pub async fn fifty_sessions() -> anyhow::Result<Vec<Row>> {
     let pid = agent.child.id().unwrap_or(0);
     let mut sent: HashMap<i64, Instant> = HashMap::new();
     for (n, session) in sessions.iter().enumerate() {
-        let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": format!("Do <task-{n:02}> now")}]})).await;
+        let id = agent
+            .request(
+                "session/prompt",
+                json!({"sessionId": session, "prompt": [{"type": "text", "text": format!("Do <task-{n:02}> now")}]}),
+            )
+            .await;
         sent.insert(id, Instant::now());
     }
     let mut latencies: Vec<Duration> = Vec::new();
@@ -47,7 +55,11 @@ pub async fn fifty_sessions() -> anyhow::Result<Vec<Row>> {
     latencies.sort();
     let at = |share: f64| latencies[((latencies.len() as f64 * share).ceil() as usize).clamp(1, latencies.len()) - 1];
     Ok(vec![
-        Row::single("load: 50 sessions at once, turn latency p50 / p99", format!("{} / {}", millis(at(0.5)), millis(at(0.99))), "(each a tool call and an answer)"),
+        Row::single(
+            "load: 50 sessions at once, turn latency p50 / p99",
+            format!("{} / {}", millis(at(0.5)), millis(at(0.99))),
+            "(each a tool call and an answer)",
+        ),
         Row::single("load: 50 sessions at once, agent peak RSS", format!("{peak:.1} MiB"), ""),
     ])
 }

@@ -24,7 +24,12 @@ pub async fn compaction() -> anyhow::Result<Vec<Row>> {
     // Summaries first: a step with `when` is only taken by a summarizer's request, and the
     // answers after them are taken in order by the others.
     let answer = "A paragraph of an answer that takes some room in the conversation. ".repeat(20);
-    let mut steps: Vec<Step> = (0..turns / 4).map(|_| Step { when: Some("<transcript".into()), ..Step::text("NOTES: the user asks, the agent answers at length; nothing is pending.") }).collect();
+    let mut steps: Vec<Step> = (0..turns / 4)
+        .map(|_| Step {
+            when: Some("<transcript".into()),
+            ..Step::text("NOTES: the user asks, the agent answers at length; nothing is pending.")
+        })
+        .collect();
     steps.extend((0..turns).map(|_| Step::text(&answer)));
     let mock = MockLlm::start(Scenario { responses: steps }).await?;
     let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
@@ -47,9 +52,17 @@ pub async fn compaction() -> anyhow::Result<Vec<Row>> {
     let summaries = requests.iter().filter(|request| request.to_string().contains("<transcript")).count();
     let largest = requests.iter().map(|request| request.to_string().len() as u64 / 4).max().unwrap_or(0);
     Ok(vec![
-        Row::single("compaction: RSS at turn 10 → 2,000 (20k-token window)", format!("{at_10:.1} → {at_end:.1} MiB ({:.2}×)", at_end / at_10.max(0.1)), "≤ 1.5×"),
+        Row::single(
+            "compaction: RSS at turn 10 → 2,000 (20k-token window)",
+            format!("{at_10:.1} → {at_end:.1} MiB ({:.2}×)", at_end / at_10.max(0.1)),
+            "≤ 1.5×",
+        ),
         Row::single("compaction: compactions in 2,000 turns", summaries.to_string(), ""),
-        Row::single("compaction: largest request (bytes / 4)", format!("{largest} tokens of {WINDOW_TOKENS}"), "< window"),
+        Row::single(
+            "compaction: largest request (bytes / 4)",
+            format!("{largest} tokens of {WINDOW_TOKENS}"),
+            "< window",
+        ),
     ])
 }
 
@@ -69,7 +82,10 @@ fn project(root: &std::path::Path) -> anyhow::Result<()> {
 
 fn touch_some(root: &std::path::Path, round: usize) -> anyhow::Result<()> {
     for file in 0..10 {
-        std::fs::write(root.join(format!("src/module_{file:03}/file_{round:03}.rs")), format!("// changed in round {round}\n"))?;
+        std::fs::write(
+            root.join(format!("src/module_{file:03}/file_{round:03}.rs")),
+            format!("// changed in round {round}\n"),
+        )?;
     }
     Ok(())
 }
@@ -119,7 +135,20 @@ pub async fn checkpoints() -> anyhow::Result<Vec<Row>> {
     Ok(vec![
         duration_row("checkpoint of 10,000 files: the first", &[first], "(every file read once)"),
         duration_row("checkpoint of 10,000 files: incremental (10 changed)", &incremental, "< 100 ms"),
-        Row::single("checkpoints: storage, first → after 6", format!("{:.1} → {:.1} MiB (project {:.1} MiB)", after_first as f64 / 1_048_576.0, total as f64 / 1_048_576.0, project_bytes as f64 / 1_048_576.0), "(loose zlib objects)"),
-        duration_row(&format!("undo of the last turn ({} files)", undone.files.restored.len() + undone.files.removed.len()), &[undo], "< 200 ms"),
+        Row::single(
+            "checkpoints: storage, first → after 6",
+            format!(
+                "{:.1} → {:.1} MiB (project {:.1} MiB)",
+                after_first as f64 / 1_048_576.0,
+                total as f64 / 1_048_576.0,
+                project_bytes as f64 / 1_048_576.0
+            ),
+            "(loose zlib objects)",
+        ),
+        duration_row(
+            &format!("undo of the last turn ({} files)", undone.files.restored.len() + undone.files.removed.len()),
+            &[undo],
+            "< 200 ms",
+        ),
     ])
 }

@@ -36,7 +36,10 @@ fn process_tree(root: u32) -> Vec<u32> {
     for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
         let Some(pid) = entry.file_name().to_str().and_then(|name| name.parse::<u32>().ok()) else { continue };
         let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
-        let parent = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)).and_then(|ppid| ppid.parse().ok());
+        let parent = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|ppid| ppid.parse().ok());
         if let Some(parent) = parent {
             parents.push((pid, parent));
         }
@@ -106,9 +109,15 @@ async fn start(contender: &Contender, sandbox: &Sandbox, idle: Duration) -> anyh
 
 pub async fn measure(idle_seconds: u64) -> anyhow::Result<Vec<Row>> {
     let larik = std::env::var("LARIK_BIN").unwrap_or_else(|_| larik_tests::harness::larik_bin().display().to_string());
-    let mut contenders = vec![Contender { name: "larik", program: larik, args: vec!["acp".into()], authenticate: None }];
+    let mut contenders =
+        vec![Contender { name: "larik", program: larik, args: vec!["acp".into()], authenticate: None }];
     if let Ok(program) = std::env::var("LARIK_PEER_CODEX") {
-        contenders.push(Contender { name: "codex-acp", program, args: Vec::new(), authenticate: Some("openai-api-key") });
+        contenders.push(Contender {
+            name: "codex-acp",
+            program,
+            args: Vec::new(),
+            authenticate: Some("openai-api-key"),
+        });
     }
     if let Ok(program) = std::env::var("LARIK_PEER_CLAUDE") {
         contenders.push(Contender { name: "claude-agent-acp", program, args: Vec::new(), authenticate: None });
@@ -118,7 +127,8 @@ pub async fn measure(idle_seconds: u64) -> anyhow::Result<Vec<Row>> {
     let mut rows = Vec::new();
     let mut ours: Option<(f64, f64)> = None;
     for contender in &contenders {
-        let (mut init, mut ready, mut rss, mut cpu, mut failure) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), None);
+        let (mut init, mut ready, mut rss, mut cpu, mut failure) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), None);
         for _ in 0..5 {
             let sandbox = Sandbox::new();
             let start = start(contender, &sandbox, idle).await?;
@@ -136,10 +146,14 @@ pub async fn measure(idle_seconds: u64) -> anyhow::Result<Vec<Row>> {
             _ => format!("{:.1} ms", median_of(&ready)),
         };
         let ready = (!ready.is_empty()).then(|| median_of(&ready));
-        let ratio = |ours: f64, theirs: f64| if ours > 0.0 { format!(" ({:.0}× Larik)", theirs / ours) } else { String::new() };
+        let ratio = |ours: f64, theirs: f64| {
+            if ours > 0.0 { format!(" ({:.0}× Larik)", theirs / ours) } else { String::new() }
+        };
         // The first contender is Larik: the others are compared with it.
         let (ready_ratio, rss_ratio) = match ours {
-            Some((our_ready, our_rss)) => (ready.map(|ready| ratio(our_ready, ready)).unwrap_or_default(), ratio(our_rss, rss)),
+            Some((our_ready, our_rss)) => {
+                (ready.map(|ready| ratio(our_ready, ready)).unwrap_or_default(), ratio(our_rss, rss))
+            }
             None => {
                 ours = Some((ready.unwrap_or_default(), rss));
                 (String::new(), String::new())

@@ -38,7 +38,11 @@ pub fn time_command(runs: usize, program: &str, args: &[&str], cwd: &std::path::
     let mut times = Vec::with_capacity(runs);
     for index in 0..=runs {
         let started = Instant::now();
-        let status = std::process::Command::new(program).args(args).current_dir(cwd).stdout(std::process::Stdio::null()).status()?;
+        let status = std::process::Command::new(program)
+            .args(args)
+            .current_dir(cwd)
+            .stdout(std::process::Stdio::null())
+            .status()?;
         anyhow::ensure!(status.success() || status.code() == Some(1), "{program} failed: {status}");
         if index > 0 {
             times.push(started.elapsed());

@@ -31,13 +31,19 @@ pub async fn ten_thousand() -> anyhow::Result<Vec<Row>> {
         lists.push(timed(&mut agent, "session/list", json!({"cwd": cwd})).await?.0);
         let last_cursor = (STORED - 50).to_string();
         let (took, page) = timed(&mut agent, "session/list", json!({"cwd": cwd, "cursor": last_cursor})).await?;
-        anyhow::ensure!(page["sessions"].as_array().map(Vec::len) == Some(50), "the last page holds 50 sessions: {page}");
+        anyhow::ensure!(
+            page["sessions"].as_array().map(Vec::len) == Some(50),
+            "the last page holds 50 sessions: {page}"
+        );
         last_pages.push(took);
         // A different session each time: nothing of it is in memory yet.
         let load = format!("sess_{:05}", 1000 + run);
-        loads.push(timed(&mut agent, "session/load", json!({"sessionId": load, "cwd": cwd, "mcpServers": []})).await?.0);
+        loads
+            .push(timed(&mut agent, "session/load", json!({"sessionId": load, "cwd": cwd, "mcpServers": []})).await?.0);
         let resume = format!("sess_{:05}", 2000 + run);
-        resumes.push(timed(&mut agent, "session/resume", json!({"sessionId": resume, "cwd": cwd, "mcpServers": []})).await?.0);
+        resumes.push(
+            timed(&mut agent, "session/resume", json!({"sessionId": resume, "cwd": cwd, "mcpServers": []})).await?.0,
+        );
     }
     agent.close_stdin();
     agent.wait_exit().await;

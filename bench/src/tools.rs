@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use larik_core::bench::{Registry, ToolContext};
 use larik_core::bench::Workspace;
+use larik_core::bench::{Registry, ToolContext};
 use serde_json::json;
 
 use crate::stats::{Row, duration_row, median, time_async, time_command};
@@ -28,14 +28,16 @@ fn sandboxed_command_start() -> anyhow::Result<Vec<Row>> {
     let project = tempfile::tempdir()?;
     std::process::Command::new("git").args(["init", "-q"]).current_dir(project.path()).status()?;
     let helper = larik_tests::harness::larik_bin();
-    let sandbox = larik_core::sandbox::Sandbox::new(helper.clone(), project.path().to_path_buf(), Vec::new(), &[], false);
+    let sandbox =
+        larik_core::sandbox::Sandbox::new(helper.clone(), project.path().to_path_buf(), Vec::new(), &[], false);
     let plain = time_command(30, "bash", &["-c", "true"], project.path())?;
     let mut confined = Vec::with_capacity(30);
     for index in 0..=30 {
         let started = std::time::Instant::now();
         // Preparing (stand-ins made and locked) is part of what each command costs.
         let prepared = sandbox.confine("true")?;
-        let status = std::process::Command::new(&prepared.program).args(&prepared.args).current_dir(project.path()).status()?;
+        let status =
+            std::process::Command::new(&prepared.program).args(&prepared.args).current_dir(project.path()).status()?;
         drop(prepared);
         anyhow::ensure!(status.success(), "the sandboxed command failed: {status}");
         if index > 0 {
@@ -52,8 +54,11 @@ fn sandboxed_command_start() -> anyhow::Result<Vec<Row>> {
 
 /// The largest real source tree on the machine: the cargo registry's sources, or a generated one.
 fn search_tree() -> anyhow::Result<(PathBuf, Option<tempfile::TempDir>)> {
-    let home = std::env::var("CARGO_HOME").map(PathBuf::from).or_else(|_| std::env::var("HOME").map(|home| Path::new(&home).join(".cargo")))?;
-    if let Some(src) = std::fs::read_dir(home.join("registry/src")).ok().and_then(|mut dirs| dirs.find_map(Result::ok)) {
+    let home = std::env::var("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|_| std::env::var("HOME").map(|home| Path::new(&home).join(".cargo")))?;
+    if let Some(src) = std::fs::read_dir(home.join("registry/src")).ok().and_then(|mut dirs| dirs.find_map(Result::ok))
+    {
         return Ok((src.path(), None));
     }
     let generated = generated_tree(100_000)?;
@@ -66,7 +71,10 @@ fn generated_tree(files: usize) -> anyhow::Result<tempfile::TempDir> {
     for index in 0..files {
         let dir = generated.path().join(format!("d{}", index / 1000));
         std::fs::create_dir_all(&dir)?;
-        std::fs::write(dir.join(format!("f{index}.rs")), format!("// file {index}\nfn helper_{index}() -> u32 {{ {index} }}\n"))?;
+        std::fs::write(
+            dir.join(format!("f{index}.rs")),
+            format!("// file {index}\nfn helper_{index}() -> u32 {{ {index} }}\n"),
+        )?;
     }
     Ok(generated)
 }
@@ -136,7 +144,10 @@ async fn edit_and_read() -> anyhow::Result<Vec<Row>> {
     let workspace = Arc::new(Workspace::new(dir.path()));
     let ctx = ToolContext::standalone(Arc::clone(&workspace));
     let registry = Registry::builtin(None);
-    let (edit, read) = (registry.get("edit").ok_or_else(|| anyhow::anyhow!("no edit"))?, registry.get("read").ok_or_else(|| anyhow::anyhow!("no read"))?);
+    let (edit, read) = (
+        registry.get("edit").ok_or_else(|| anyhow::anyhow!("no edit"))?,
+        registry.get("read").ok_or_else(|| anyhow::anyhow!("no read"))?,
+    );
 
     // 20 MB of source-like lines, one unique line in the middle to edit back and forth.
     let lines = 20 * 1024 * 1024 / 40;
@@ -188,4 +199,3 @@ async fn edit_and_read() -> anyhow::Result<Vec<Row>> {
         duration_row("read of the last 100 lines of a 1 GB file", &reads, "< 50 ms"),
     ])
 }
-

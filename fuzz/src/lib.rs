@@ -39,18 +39,28 @@ fn home() -> &'static std::path::Path {
 struct Written(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
 
 impl tokio::io::AsyncWrite for Written {
-    fn poll_write(self: std::pin::Pin<&mut Self>, _: &mut std::task::Context<'_>, bytes: &[u8]) -> std::task::Poll<std::io::Result<usize>> {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+        bytes: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
         if let Ok(mut written) = self.0.lock() {
             written.extend_from_slice(bytes);
         }
         std::task::Poll::Ready(Ok(bytes.len()))
     }
 
-    fn poll_flush(self: std::pin::Pin<&mut Self>, _: &mut std::task::Context<'_>) -> std::task::Poll<std::io::Result<()>> {
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
         std::task::Poll::Ready(Ok(()))
     }
 
-    fn poll_shutdown(self: std::pin::Pin<&mut Self>, _: &mut std::task::Context<'_>) -> std::task::Poll<std::io::Result<()>> {
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
         std::task::Poll::Ready(Ok(()))
     }
 }
@@ -62,7 +72,10 @@ pub fn jsonrpc(data: &[u8]) {
         return;
     }
     let written = Written::default();
-    let env = std::collections::HashMap::from([("HOME".to_owned(), home().display().to_string()), ("PATH".to_owned(), String::new())]);
+    let env = std::collections::HashMap::from([
+        ("HOME".to_owned(), home().display().to_string()),
+        ("PATH".to_owned(), String::new()),
+    ]);
     let agent = std::sync::Arc::new(larik::acp::AcpAgent::new(env));
     let output = written.clone();
     runtime().block_on(async {
@@ -74,7 +87,8 @@ pub fn jsonrpc(data: &[u8]) {
     let answered: Vec<Value> = text
         .lines()
         .map(|line| {
-            let message: Value = serde_json::from_str(line).unwrap_or_else(|error| panic!("the agent wrote a line that is not JSON ({error}): {line}"));
+            let message: Value = serde_json::from_str(line)
+                .unwrap_or_else(|error| panic!("the agent wrote a line that is not JSON ({error}): {line}"));
             assert_eq!(message["jsonrpc"], "2.0", "not a JSON-RPC message: {line}");
             message
         })

@@ -7,12 +7,16 @@
 //! names as run, an allow rule for another program must not cover.
 
 /// Words that open or close a compound command, not programs.
-const KEYWORDS: &[&str] = &["if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}", "esac", "time"];
+const KEYWORDS: &[&str] =
+    &["if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}", "esac", "time"];
 /// Headers whose words are not commands.
 const HEADERS: &[&str] = &["for", "case", "select", "[[", "function"];
 /// Programs that run another command given as arguments: the splitter looks through them and
 /// this reading does not, so it judges nothing behind them.
-const RUNNERS: &[&str] = &["env", "timeout", "nohup", "nice", "command", "exec", "builtin", "bash", "sh", "zsh", "dash", "xargs", "find", "sudo", "stdbuf", "ionice", "setsid", "chrt", "taskset", "eval"];
+const RUNNERS: &[&str] = &[
+    "env", "timeout", "nohup", "nice", "command", "exec", "builtin", "bash", "sh", "zsh", "dash", "xargs", "find",
+    "sudo", "stdbuf", "ionice", "setsid", "chrt", "taskset", "eval",
+];
 
 /// A program the line runs that is not `allowed`, if this reading finds one.
 pub fn command_other_than(line: &str, allowed: &str) -> Option<String> {
@@ -20,7 +24,8 @@ pub fn command_other_than(line: &str, allowed: &str) -> Option<String> {
         return None;
     }
     for segment in segments(line)? {
-        let mut words = segment.iter().map(String::as_str).skip_while(|word| is_assignment(word) || KEYWORDS.contains(word));
+        let mut words =
+            segment.iter().map(String::as_str).skip_while(|word| is_assignment(word) || KEYWORDS.contains(word));
         let Some(program) = words.next() else { continue };
         if HEADERS.contains(&program) || RUNNERS.contains(&program) {
             continue;
@@ -34,7 +39,11 @@ pub fn command_other_than(line: &str, allowed: &str) -> Option<String> {
 
 fn is_assignment(word: &str) -> bool {
     // `NAME=value` or `NAME+=value`.
-    word.split_once('=').map(|(name, _)| name.strip_suffix('+').unwrap_or(name)).is_some_and(|name| !name.is_empty() && name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric()) && !name.starts_with(|c: char| c.is_ascii_digit()))
+    word.split_once('=').map(|(name, _)| name.strip_suffix('+').unwrap_or(name)).is_some_and(|name| {
+        !name.is_empty()
+            && name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric())
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+    })
 }
 
 /// The line's commands as words, quotes removed; `None` when it holds a substitution, which
@@ -208,10 +217,18 @@ mod tests {
         assert_eq!(command_other_than("A+=1 ls", "ls"), None, "an appending assignment");
         assert_eq!(command_other_than("ls <?<\nrm x", "ls"), None, "a redirection without a target: bash runs nothing");
         assert_eq!(command_other_than("ls <ls\"ls( -\"= ", "ls"), None, "a quoted target is one file");
-        assert_eq!(command_other_than("ls <\\\n\nrm x", "ls"), None, "a continuation is no target: bash stops at the syntax error");
+        assert_eq!(
+            command_other_than("ls <\\\n\nrm x", "ls"),
+            None,
+            "a continuation is no target: bash stops at the syntax error"
+        );
         assert_eq!(command_other_than("ls<ls$'\\'r;'", "ls"), None, "an ANSI-C string's \\' does not end it");
         assert_eq!(command_other_than("$'rm' x", "ls").as_deref(), Some("rm x"));
-        assert_eq!(command_other_than("ls\nls<#\n\no", "ls"), None, "<# opens a comment: bash stops at the syntax error");
+        assert_eq!(
+            command_other_than("ls\nls<#\n\no", "ls"),
+            None,
+            "<# opens a comment: bash stops at the syntax error"
+        );
         assert_eq!(command_other_than("$'ls'; rm x", "ls").as_deref(), Some("rm x"));
         assert_eq!(command_other_than("ls <'a;b' ;rm x", "ls").as_deref(), Some("rm x"));
         assert_eq!(command_other_than("ls $(rm x)", "ls"), None, "a substitution: not judged here");

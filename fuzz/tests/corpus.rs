@@ -6,7 +6,11 @@ use std::path::Path;
 
 fn replay(target: &str, run: fn(&[u8])) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus").join(target);
-    let mut inputs: Vec<_> = std::fs::read_dir(&dir).unwrap_or_else(|error| panic!("{}: {error}", dir.display())).flatten().map(|entry| entry.path()).collect();
+    let mut inputs: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|error| panic!("{}: {error}", dir.display()))
+        .flatten()
+        .map(|entry| entry.path())
+        .collect();
     inputs.sort();
     assert!(!inputs.is_empty(), "{target} has no seed inputs");
     for input in inputs {

@@ -183,7 +183,14 @@ pub struct AgentExtensions {
 
 impl Default for AgentExtensions {
     fn default() -> Self {
-        Self { version: 1, permission_feedback: true, hunk_review: true, editor_context: true, background_turns: true, checkpoints: true }
+        Self {
+            version: 1,
+            permission_feedback: true,
+            hunk_review: true,
+            editor_context: true,
+            background_turns: true,
+            checkpoints: true,
+        }
     }
 }
 
@@ -221,7 +228,13 @@ impl SteeringRequest {
     pub fn text(&self) -> String {
         match &self.prompt {
             serde_json::Value::String(text) => text.clone(),
-            blocks => blocks.as_array().into_iter().flatten().filter_map(|block| block["text"].as_str()).collect::<Vec<_>>().join("\n"),
+            blocks => blocks
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|block| block["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n"),
         }
     }
 }

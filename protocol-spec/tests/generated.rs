@@ -11,7 +11,10 @@ fn committed_documents_match_the_types() {
         .filter(|(path, contents)| std::fs::read_to_string(root.join(path)).ok().as_deref() != Some(contents.as_str()))
         .map(|(path, _)| path)
         .collect();
-    assert!(stale.is_empty(), "stale: {stale:?}; run `cargo run -p larik-protocol --bin larik-protocol-gen` and commit the result");
+    assert!(
+        stale.is_empty(),
+        "stale: {stale:?}; run `cargo run -p larik-protocol --bin larik-protocol-gen` and commit the result"
+    );
 }
 
 #[test]

@@ -1,8 +1,8 @@
 //! `larik acp`: the Agent Client Protocol v1 over stdio.
 
 mod agent;
-mod commands;
 mod checkpoints;
+mod commands;
 pub mod connection;
 mod editor_context;
 mod editor_diagnostics;

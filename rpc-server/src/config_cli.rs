@@ -16,9 +16,13 @@ pub enum Action {
 pub fn run(action: Action, env: &HashMap<String, String>) -> anyhow::Result<i32> {
     let said = match action {
         Action::Get(None) => user_settings::all(env).map(|keys| listing(&keys)),
-        Action::Get(Some(key)) => user_settings::get(&key, env).map(|value| value.unwrap_or_else(|| "(not set)".into())),
-        Action::Set(key, value) => user_settings::set(&key, &value, env).and_then(|stored| Ok(format!("{key} = {stored} in {}", user_settings::settings_path(env)?.display()))),
-        Action::Unset(key) => user_settings::unset(&key, env).and_then(|()| Ok(format!("{key} removed from {}", user_settings::settings_path(env)?.display()))),
+        Action::Get(Some(key)) => {
+            user_settings::get(&key, env).map(|value| value.unwrap_or_else(|| "(not set)".into()))
+        }
+        Action::Set(key, value) => user_settings::set(&key, &value, env)
+            .and_then(|stored| Ok(format!("{key} = {stored} in {}", user_settings::settings_path(env)?.display()))),
+        Action::Unset(key) => user_settings::unset(&key, env)
+            .and_then(|()| Ok(format!("{key} removed from {}", user_settings::settings_path(env)?.display()))),
     };
     let mut stdout = std::io::stdout().lock();
     let code = match said {
@@ -39,7 +43,9 @@ pub fn run(action: Action, env: &HashMap<String, String>) -> anyhow::Result<i32>
 pub fn listing(keys: &[(&'static user_settings::Key, Option<String>)]) -> String {
     let width = keys.iter().map(|(key, _)| key.name.len()).max().unwrap_or(0);
     keys.iter()
-        .map(|(key, value)| format!("{:width$}  {:14}  {}", key.name, value.as_deref().unwrap_or("(not set)"), key.about))
+        .map(|(key, value)| {
+            format!("{:width$}  {:14}  {}", key.name, value.as_deref().unwrap_or("(not set)"), key.about)
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }

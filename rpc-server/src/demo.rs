@@ -7,13 +7,13 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use larik_core::event::{AgentEvent, Display, PermissionAnswer, ToolStatus};
+use crate::side_by_side::side_by_side;
 use larik_core::Part;
+use larik_core::event::{AgentEvent, Display, PermissionAnswer, ToolStatus};
 use larik_core::replay::{Recording, ReplayProvider};
 use larik_core::session::{ModelSettings, Session, SessionConfig};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
-use crate::side_by_side::side_by_side;
 
 const RECORDING: &str = include_str!("../demo/recording.json");
 const PROJECT: &[(&str, &str)] = &[
@@ -36,7 +36,11 @@ pub async fn run(fast: bool) -> anyhow::Result<()> {
     let config = SessionConfig::plain(project.path().to_path_buf(), Ok(provider), model);
     let session = Session::new(config, &cancel);
     let mut out = std::io::stdout().lock();
-    writeln!(out, "larik demo: a recorded session replayed against a scratch project in {}\n", project.path().display())?;
+    writeln!(
+        out,
+        "larik demo: a recorded session replayed against a scratch project in {}\n",
+        project.path().display()
+    )?;
     writeln!(out, "> {PROMPT}\n")?;
     drop(out);
     let (events_tx, mut events_rx) = mpsc::channel(64);
@@ -64,17 +68,31 @@ fn show_event(event: AgentEvent, root: &Path) {
             let _ = request.reply.send(PermissionAnswer::AllowOnce);
             write!(out, "\n  [permission asked for {}: allowed by the demo]", request.tool_call.name)
         }
-        AgentEvent::ToolCallUpdated { status: status @ (ToolStatus::Completed | ToolStatus::Failed), output, display, .. } => {
+        AgentEvent::ToolCallUpdated {
+            status: status @ (ToolStatus::Completed | ToolStatus::Failed),
+            output,
+            display,
+            ..
+        } => {
             let mark = if status == ToolStatus::Completed { "done" } else { "failed" };
             let body = match display {
-                Some(Display::Diff { path, old_text, new_text }) => unified_diff(root, &path, old_text.as_deref().unwrap_or(""), &new_text),
+                Some(Display::Diff { path, old_text, new_text }) => {
+                    unified_diff(root, &path, old_text.as_deref().unwrap_or(""), &new_text)
+                }
                 Some(Display::Command { output, .. }) => output,
                 _ => output.unwrap_or_default(),
             };
             let indented: String = body.lines().take(40).map(|line| format!("\n  │ {line}")).collect();
             write!(out, "  ({mark}){indented}\n\n")
         }
-        AgentEvent::ToolCallUpdated { .. } | AgentEvent::ToolOutput { .. } | AgentEvent::ToolTerminal { .. } | AgentEvent::ToolProgressNote { .. } | AgentEvent::Usage { .. } | AgentEvent::Notice(_) | AgentEvent::TitleChanged(_) | AgentEvent::Compaction { .. } => Ok(()),
+        AgentEvent::ToolCallUpdated { .. }
+        | AgentEvent::ToolOutput { .. }
+        | AgentEvent::ToolTerminal { .. }
+        | AgentEvent::ToolProgressNote { .. }
+        | AgentEvent::Usage { .. }
+        | AgentEvent::Notice(_)
+        | AgentEvent::TitleChanged(_)
+        | AgentEvent::Compaction { .. } => Ok(()),
         AgentEvent::ChildStarted { .. } | AgentEvent::Child { .. } | AgentEvent::ChildEnded { .. } => Ok(()),
     };
     let _ = out.flush();
@@ -82,5 +100,9 @@ fn show_event(event: AgentEvent, root: &Path) {
 
 fn unified_diff(root: &Path, path: &Path, old: &str, new: &str) -> String {
     let name = path.strip_prefix(root).unwrap_or(path).display().to_string();
-    similar::TextDiff::from_lines(old, new).unified_diff().context_radius(2).header(&format!("a/{name}"), &format!("b/{name}")).to_string()
+    similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(2)
+        .header(&format!("a/{name}"), &format!("b/{name}"))
+        .to_string()
 }

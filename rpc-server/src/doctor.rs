@@ -9,7 +9,12 @@ use larik_core::doctor::{self, Status};
 
 pub async fn run(json: bool, env: &HashMap<String, String>) -> anyhow::Result<i32> {
     let project = std::env::current_dir()?;
-    let version = format!("larik {} ({}) at {}", env!("CARGO_PKG_VERSION"), env!("LARIK_COMMIT"), std::env::current_exe().map(|path| path.display().to_string()).unwrap_or_default());
+    let version = format!(
+        "larik {} ({}) at {}",
+        env!("CARGO_PKG_VERSION"),
+        env!("LARIK_COMMIT"),
+        std::env::current_exe().map(|path| path.display().to_string()).unwrap_or_default()
+    );
     let checks = doctor::run(&project, env, std::env::current_exe().ok(), &version).await;
     let ok = checks.iter().all(|check| check.status != Status::Error);
     let mut out = String::new();
@@ -26,7 +31,11 @@ pub async fn run(json: bool, env: &HashMap<String, String>) -> anyhow::Result<i3
             };
             out.push_str(&format!("{mark}  {:width$}  {}\n", check.title, check.detail));
         }
-        out.push_str(if ok { "\nLarik can work here.\n" } else { "\nLarik cannot work here until each ERROR above is fixed.\n" });
+        out.push_str(if ok {
+            "\nLarik can work here.\n"
+        } else {
+            "\nLarik cannot work here until each ERROR above is fixed.\n"
+        });
     }
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(out.as_bytes())?;

@@ -5,13 +5,13 @@
 use std::collections::HashMap;
 use std::io::Write;
 
-use larik_core::event::{AgentEvent, CompactionState, PermissionAnswer, ToolStatus};
+use crate::side_by_side::side_by_side;
 use larik_core::Part;
+use larik_core::event::{AgentEvent, CompactionState, PermissionAnswer, ToolStatus};
 use larik_core::session::{Session, SessionConfig, StopReason};
 use serde_json::json;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
-use crate::side_by_side::side_by_side;
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 pub enum OutputFormat {
@@ -124,20 +124,32 @@ impl Transcript {
                 }
             }
             AgentEvent::PermissionRequested(request) => {
-                let _ = writeln!(std::io::stderr(), "larik: denied {} ({}): headless mode cannot ask for approval", request.tool_call.title, request.reason);
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "larik: denied {} ({}): headless mode cannot ask for approval",
+                    request.tool_call.title,
+                    request.reason
+                );
                 if let OutputFormat::StreamJson = self.format {
-                    emit_line(&json!({"type": "permission_denied", "id": request.tool_call.id, "title": request.tool_call.title}));
+                    emit_line(
+                        &json!({"type": "permission_denied", "id": request.tool_call.id, "title": request.tool_call.title}),
+                    );
                 }
                 let _ = request.reply.send(PermissionAnswer::Reject { feedback: Some(HEADLESS_DENIAL.into()) });
             }
             // Subagents' events came flattened (see `run`).
-            AgentEvent::Usage { .. } | AgentEvent::TitleChanged(_) | AgentEvent::ChildStarted { .. } | AgentEvent::Child { .. } | AgentEvent::ChildEnded { .. } => {}
+            AgentEvent::Usage { .. }
+            | AgentEvent::TitleChanged(_)
+            | AgentEvent::ChildStarted { .. }
+            | AgentEvent::Child { .. }
+            | AgentEvent::ChildEnded { .. } => {}
             AgentEvent::Notice(message) => {
                 let _ = writeln!(std::io::stderr(), "larik: {message}");
             }
             AgentEvent::Compaction { state, .. } => match state {
                 CompactionState::Completed { .. } => {
-                    let _ = writeln!(std::io::stderr(), "larik: the conversation was compacted; it goes on from a summary");
+                    let _ =
+                        writeln!(std::io::stderr(), "larik: the conversation was compacted; it goes on from a summary");
                 }
                 CompactionState::Failed { error } => {
                     let _ = writeln!(std::io::stderr(), "larik: the conversation could not be compacted: {error}");
@@ -162,8 +174,12 @@ impl Transcript {
                     let _ = std::io::stdout().write_all(b"\n");
                 }
             }
-            OutputFormat::Json => emit_line(&json!({"result": self.answer, "stop_reason": stop_reason, "tool_calls": self.tool_calls})),
-            OutputFormat::StreamJson => emit_line(&json!({"type": "result", "result": self.answer, "stop_reason": stop_reason})),
+            OutputFormat::Json => {
+                emit_line(&json!({"result": self.answer, "stop_reason": stop_reason, "tool_calls": self.tool_calls}))
+            }
+            OutputFormat::StreamJson => {
+                emit_line(&json!({"type": "result", "result": self.answer, "stop_reason": stop_reason}))
+            }
         }
     }
 }

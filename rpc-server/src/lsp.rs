@@ -20,7 +20,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use lsp_server::{Connection, Message};
-use lsp_types::{CodeActionKind, CodeActionOptions, CodeActionProviderCapability, ExecuteCommandOptions, InitializeParams, InitializeResult, SaveOptions, ServerCapabilities, ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions};
+use lsp_types::{
+    CodeActionKind, CodeActionOptions, CodeActionProviderCapability, ExecuteCommandOptions, InitializeParams,
+    InitializeResult, SaveOptions, ServerCapabilities, ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind,
+    TextDocumentSyncOptions, TextDocumentSyncSaveOptions,
+};
 use serde_json::Value;
 
 pub use command::NAMES as COMMANDS;
@@ -36,14 +40,23 @@ pub async fn serve_stdio(env: HashMap<String, String>) -> anyhow::Result<()> {
         save: Some(TextDocumentSyncSaveOptions::SaveOptions(SaveOptions { include_text: Some(false) })),
         ..TextDocumentSyncOptions::default()
     };
-    let code_actions = CodeActionOptions { code_action_kinds: Some(vec![CodeActionKind::QUICKFIX, CodeActionKind::REFACTOR, CodeActionKind::SOURCE]), ..CodeActionOptions::default() };
+    let code_actions = CodeActionOptions {
+        code_action_kinds: Some(vec![CodeActionKind::QUICKFIX, CodeActionKind::REFACTOR, CodeActionKind::SOURCE]),
+        ..CodeActionOptions::default()
+    };
     let capabilities = ServerCapabilities {
         text_document_sync: Some(TextDocumentSyncCapability::Options(sync)),
         code_action_provider: Some(CodeActionProviderCapability::Options(code_actions)),
-        execute_command_provider: Some(ExecuteCommandOptions { commands: COMMANDS.map(str::to_owned).to_vec(), ..ExecuteCommandOptions::default() }),
+        execute_command_provider: Some(ExecuteCommandOptions {
+            commands: COMMANDS.map(str::to_owned).to_vec(),
+            ..ExecuteCommandOptions::default()
+        }),
         ..ServerCapabilities::default()
     };
-    let result = InitializeResult { capabilities, server_info: Some(ServerInfo { name: "larik".into(), version: Some(env!("CARGO_PKG_VERSION").into()) }) };
+    let result = InitializeResult {
+        capabilities,
+        server_info: Some(ServerInfo { name: "larik".into(), version: Some(env!("CARGO_PKG_VERSION").into()) }),
+    };
     let result = serde_json::to_value(result)?;
     tokio::task::block_in_place(|| connection.initialize_finish(init_id, result))?;
     // An editor whose `initialize` strays from the protocol still gets a session, with defaults.
@@ -98,7 +111,8 @@ pub async fn serve_stdio(env: HashMap<String, String>) -> anyhow::Result<()> {
     drop(client);
     drop(bridge);
     // Turns still winding down may hold a sender; wait briefly for the queue to drain, no longer.
-    let _ = tokio::time::timeout(std::time::Duration::from_secs(2), tokio::task::spawn_blocking(move || writer.join())).await;
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(2), tokio::task::spawn_blocking(move || writer.join()))
+        .await;
     drop(connection);
     // The reader thread ends with stdin; joining it would wait for the client to close it.
     drop(io_threads);

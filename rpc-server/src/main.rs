@@ -117,7 +117,9 @@ fn main() -> anyhow::Result<()> {
             (Some(Command::Mcp { action: McpAction::Get { name } }), _) => larik::mcp_cli::run(Some(&name), &env).await,
             (Some(Command::Mcp { action: McpAction::Login { name } }), _) => larik::mcp_cli::login(&name, &env).await,
             (None, Some(prompt)) => larik::headless::run(&prompt, cli.output_format, env).await,
-            (None, None) => Err(anyhow::anyhow!("nothing to do: run `larik acp` from an editor, `larik -p \"prompt\"`, or `larik demo`")),
+            (None, None) => Err(anyhow::anyhow!(
+                "nothing to do: run `larik acp` from an editor, `larik -p \"prompt\"`, or `larik demo`"
+            )),
         }
     })?;
     // Tasks still blocked on stdin would keep the runtime alive; nothing of ours is left running.
@@ -138,7 +140,8 @@ impl From<ConfigAction> for larik::config_cli::Action {
 fn init_logging(log_file: Option<&std::path::Path>) -> anyhow::Result<()> {
     // The DevTools crate warns of every event of a newer Chromium it cannot parse; those are
     // expected and handled, so only its errors are logged by default.
-    let filter = tracing_subscriber::EnvFilter::try_from_env("LARIK_LOG").unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,chromiumoxide=error"));
+    let filter = tracing_subscriber::EnvFilter::try_from_env("LARIK_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,chromiumoxide=error"));
     let builder = tracing_subscriber::fmt().with_env_filter(filter).with_ansi(false);
     match log_file {
         Some(path) => {

@@ -20,11 +20,19 @@ struct TerminalBrowser {
 impl larik_core::services::LoginBrowser for TerminalBrowser {
     async fn open(&self, server: &str, url: &str) -> Result<(), String> {
         let mut stdout = std::io::stdout().lock();
-        let _ = writeln!(stdout, "To log in to the MCP server `{server}`, open:\n\n  {url}\n\nWaiting for the login to finish (5 minutes at most)...");
+        let _ = writeln!(
+            stdout,
+            "To log in to the MCP server `{server}`, open:\n\n  {url}\n\nWaiting for the login to finish (5 minutes at most)..."
+        );
         let _ = stdout.flush();
         if let Some(opener) = &self.opener {
             // Its output is not ours: a browser's chatter stays out of the terminal.
-            let started = tokio::process::Command::new(opener).arg(url).stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn();
+            let started = tokio::process::Command::new(opener)
+                .arg(url)
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn();
             if let Err(error) = started {
                 tracing::info!(%error, opener, "could not start the browser");
             }

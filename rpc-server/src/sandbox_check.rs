@@ -24,9 +24,13 @@ pub fn run(env: &HashMap<String, String>) -> anyhow::Result<i32> {
     out.push_str(&format!("Project:     {}\nLandlock:    {landlock}\n", cwd.display()));
     let enforced = sandbox_settings.enabled != Some(false) && support.enforced();
     match (&support.problem, sandbox_settings.enabled) {
-        (_, Some(false)) => out.push_str("Sandbox:     off (sandbox.enabled is false in settings); every command asks first\n"),
+        (_, Some(false)) => {
+            out.push_str("Sandbox:     off (sandbox.enabled is false in settings); every command asks first\n")
+        }
         (Some(problem), _) => out.push_str(&format!("Sandbox:     off ({problem}); every command asks first\n")),
-        (None, _) => out.push_str("Sandbox:     on: user, mount, PID and network namespaces, Landlock, seccomp socket filter\n"),
+        (None, _) => {
+            out.push_str("Sandbox:     on: user, mount, PID and network namespaces, Landlock, seccomp socket filter\n")
+        }
     }
     let writable = sandbox_settings.writable_paths.iter().map(std::path::PathBuf::from).collect();
     let policy = Sandbox::new(helper, cwd, writable, &permissions.protected_paths, sandbox_settings.network);
@@ -39,7 +43,11 @@ pub fn run(env: &HashMap<String, String>) -> anyhow::Result<i32> {
         let state = if protected.path.symlink_metadata().is_ok() { "exists" } else { "absent, kept absent" };
         out.push_str(&format!("  {} ({state}): {}\n", protected.path.display(), protected.why));
     }
-    let network = if policy.network() { "on (sandbox.network is true)" } else { "off: no socket but a Unix one; service sockets (session bus, docker) hidden" };
+    let network = if policy.network() {
+        "on (sandbox.network is true)"
+    } else {
+        "off: no socket but a Unix one; service sockets (session bus, docker) hidden"
+    };
     out.push_str(&format!("Network:     {network}\n"));
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(out.as_bytes())?;

@@ -5,9 +5,9 @@
 
 use std::future::Future;
 
+use futures::FutureExt;
 use futures::future::Either;
 use futures::stream::{FuturesUnordered, StreamExt};
-use futures::FutureExt;
 
 /// Runs `turn` and `show` to completion side by side; returns what the turn returned.
 pub async fn side_by_side<T>(turn: impl Future<Output = T>, show: impl Future<Output = ()>) -> T {

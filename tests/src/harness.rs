@@ -51,7 +51,12 @@ pub fn spawn_piped(mut command: tokio::process::Command, cwd: &Path, env: &[(Str
 
 /// Runs git in `dir` with a test identity; its stdout. Panics when git fails.
 pub fn git(dir: &Path, args: &[&str]) -> String {
-    let output = std::process::Command::new("git").args(["-c", "user.name=Test", "-c", "user.email=test@example.com"]).args(args).current_dir(dir).output().expect("git runs");
+    let output = std::process::Command::new("git")
+        .args(["-c", "user.name=Test", "-c", "user.email=test@example.com"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git runs");
     assert!(output.status.success(), "git {args:?} failed: {}", String::from_utf8_lossy(&output.stderr));
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
@@ -122,7 +127,9 @@ impl Sandbox {
             for exchange in 0..exchanges {
                 let prompt = if exchange == 0 { format!("prompt {n}") } else { format!("prompt {n}.{exchange}") };
                 lines.push(serde_json::json!({"type": "message", "message": {"role": "user", "content": [{"type": "text", "text": prompt}]}}));
-                let answer = format!("An answer of a few sentences to prompt {n}.{exchange}, as a model would give one, with a path such as src/lib.rs in it.");
+                let answer = format!(
+                    "An answer of a few sentences to prompt {n}.{exchange}, as a model would give one, with a path such as src/lib.rs in it."
+                );
                 lines.push(serde_json::json!({"type": "message", "message": {"role": "assistant", "content": [{"type": "text", "text": answer}]}}));
             }
             let text: String = lines.iter().map(|line| format!("{line}\n")).collect();
@@ -167,7 +174,8 @@ impl Agent {
                 }
                 let line = String::from_utf8_lossy(&bytes).trim_end().to_owned();
                 bytes.clear();
-                let message: Value = serde_json::from_str(&line).unwrap_or_else(|error| panic!("stdout carried a non-JSON line ({error}): {line}"));
+                let message: Value = serde_json::from_str(&line)
+                    .unwrap_or_else(|error| panic!("stdout carried a non-JSON line ({error}): {line}"));
                 if sender.send(message).await.is_err() {
                     return;
                 }
@@ -210,7 +218,10 @@ impl Agent {
 
     /// The next message from the agent; fails the test after [`WAIT`].
     pub async fn next(&mut self) -> Value {
-        tokio::time::timeout(WAIT, self.incoming.recv()).await.expect("timed out waiting for the agent").expect("agent closed stdout")
+        tokio::time::timeout(WAIT, self.incoming.recv())
+            .await
+            .expect("timed out waiting for the agent")
+            .expect("agent closed stdout")
     }
 
     /// Waits for the response to `id`, returning it and every other message seen before it.
@@ -268,7 +279,10 @@ impl Agent {
     pub async fn new_session(&mut self, cwd: &Path) -> String {
         let id = self.request("session/new", json!({"cwd": cwd, "mcpServers": []})).await;
         let (response, _) = self.response(id).await;
-        let session = response["result"]["sessionId"].as_str().unwrap_or_else(|| panic!("no session id in {response}")).to_owned();
+        let session = response["result"]["sessionId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no session id in {response}"))
+            .to_owned();
         // The session's commands are announced right after; take them out of the way.
         let announced = self.next().await;
         assert_eq!(announced["params"]["update"]["sessionUpdate"], "available_commands_update", "{announced}");
@@ -278,8 +292,15 @@ impl Agent {
 
     /// Runs a prompt to its end, answering permission requests with `answer` (an option id).
     /// Returns the prompt's response and the `session/update` params seen, in order.
-    pub async fn prompt(&mut self, session: &str, text: &str, mut answer: impl FnMut(&Value) -> &'static str) -> (Value, Vec<Value>) {
-        let id = self.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]})).await;
+    pub async fn prompt(
+        &mut self,
+        session: &str,
+        text: &str,
+        mut answer: impl FnMut(&Value) -> &'static str,
+    ) -> (Value, Vec<Value>) {
+        let id = self
+            .request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]}))
+            .await;
         let mut updates = Vec::new();
         loop {
             let message = self.next().await;
@@ -306,7 +327,11 @@ impl Agent {
 
 /// The text of every `agent_message_chunk`, joined.
 pub fn message_text(updates: &[Value]) -> String {
-    updates.iter().filter(|update| update["sessionUpdate"] == "agent_message_chunk").filter_map(|update| update["content"]["text"].as_str()).collect()
+    updates
+        .iter()
+        .filter(|update| update["sessionUpdate"] == "agent_message_chunk")
+        .filter_map(|update| update["content"]["text"].as_str())
+        .collect()
 }
 
 /// Updates of one kind.

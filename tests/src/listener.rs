@@ -38,7 +38,10 @@ impl Recorder {
                         }
                     }
                     record.lock().unwrap()[index] = String::from_utf8_lossy(&request).into_owned();
-                    let response = format!("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len());
+                    let response = format!(
+                        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                        body.len()
+                    );
                     let _ = socket.write_all(response.as_bytes()).await;
                 });
             }

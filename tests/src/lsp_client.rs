@@ -79,7 +79,10 @@ impl LspServer {
     }
 
     pub async fn next(&mut self) -> Value {
-        tokio::time::timeout(WAIT, self.incoming.recv()).await.expect("timed out waiting for the server").expect("server closed stdout")
+        tokio::time::timeout(WAIT, self.incoming.recv())
+            .await
+            .expect("timed out waiting for the server")
+            .expect("server closed stdout")
     }
 
     /// The response to request `id`, answering `workDoneProgress/create` on the way and keeping
@@ -118,7 +121,9 @@ impl LspServer {
     pub async fn initialize(&mut self, root: &Path) -> Value {
         let root_uri = format!("file://{}", root.display());
         let capabilities = json!({"window": {"workDoneProgress": true, "showDocument": {"support": false}}, "workspace": {"applyEdit": true}});
-        let id = self.request("initialize", json!({"processId": null, "rootUri": root_uri, "capabilities": capabilities})).await;
+        let id = self
+            .request("initialize", json!({"processId": null, "rootUri": root_uri, "capabilities": capabilities}))
+            .await;
         let (response, _) = self.response(id).await;
         self.notify("initialized", json!({})).await;
         response["result"].clone()
@@ -126,21 +131,37 @@ impl LspServer {
 
     pub async fn open(&mut self, path: &Path, text: &str) -> String {
         let uri = format!("file://{}", path.display());
-        self.notify("textDocument/didOpen", json!({"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}})).await;
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}}),
+        )
+        .await;
         uri
     }
 
     pub async fn code_actions(&mut self, uri: &str, range: Value, diagnostics: Value) -> Vec<Value> {
-        let id = self.request("textDocument/codeAction", json!({"textDocument": {"uri": uri}, "range": range, "context": {"diagnostics": diagnostics}})).await;
+        let id = self
+            .request(
+                "textDocument/codeAction",
+                json!({"textDocument": {"uri": uri}, "range": range, "context": {"diagnostics": diagnostics}}),
+            )
+            .await;
         let (response, _) = self.response(id).await;
         response["result"].as_array().cloned().unwrap_or_default()
     }
 
     /// Runs the command of the code action titled `title`.
     pub async fn run_action(&mut self, actions: &[Value], title: &str) -> i64 {
-        let action = actions.iter().find(|action| action["title"] == title).unwrap_or_else(|| panic!("no action `{title}` in {actions:?}"));
+        let action = actions
+            .iter()
+            .find(|action| action["title"] == title)
+            .unwrap_or_else(|| panic!("no action `{title}` in {actions:?}"));
         let command = action["command"].clone();
-        self.request("workspace/executeCommand", json!({"command": command["command"], "arguments": command["arguments"]})).await
+        self.request(
+            "workspace/executeCommand",
+            json!({"command": command["command"], "arguments": command["arguments"]}),
+        )
+        .await
     }
 }
 

@@ -55,7 +55,10 @@ pub struct Step {
 
 impl Step {
     pub fn text(text: &str) -> Self {
-        Self { response: RecordedResponse { text: Some(text.into()), ..RecordedResponse::default() }, ..Self::default() }
+        Self {
+            response: RecordedResponse { text: Some(text.into()), ..RecordedResponse::default() },
+            ..Self::default()
+        }
     }
 
     /// An HTTP error answer with the default error body.
@@ -150,7 +153,10 @@ async fn serve_connection(stream: TcpStream, scenario: Arc<Scenario>, state: Arc
         let Some((method, path, body, key)) = read_request(&mut reader).await else { return };
         if method == "GET" && path == "/requests" {
             let requests = state.lock().map(|state| Value::Array(state.requests.clone())).unwrap_or_default();
-            if write_response(&mut write, 200, "application/json", &BTreeMap::new(), &requests.to_string()).await.is_err() {
+            if write_response(&mut write, 200, "application/json", &BTreeMap::new(), &requests.to_string())
+                .await
+                .is_err()
+            {
                 return;
             }
             continue;
@@ -182,7 +188,9 @@ async fn serve_connection(stream: TcpStream, scenario: Arc<Scenario>, state: Arc
             state.keys.push(key);
             let text = request.to_string();
             state.used.resize(scenario.responses.len(), false);
-            let chosen = scenario.responses.iter().enumerate().position(|(index, step)| !state.used[index] && step.when.as_ref().is_none_or(|needle| text.contains(needle.as_str())));
+            let chosen = scenario.responses.iter().enumerate().position(|(index, step)| {
+                !state.used[index] && step.when.as_ref().is_none_or(|needle| text.contains(needle.as_str()))
+            });
             chosen.map(|index| {
                 state.used[index] = true;
                 scenario.responses[index].clone()
@@ -205,13 +213,19 @@ async fn serve_connection(stream: TcpStream, scenario: Arc<Scenario>, state: Arc
             return;
         };
         if let Some(status) = step.status {
-            let body = step.body.clone().unwrap_or_else(|| json!({"error": {"type": "error", "message": format!("mock status {status}")}}).to_string());
+            let body = step.body.clone().unwrap_or_else(|| {
+                json!({"error": {"type": "error", "message": format!("mock status {status}")}}).to_string()
+            });
             if write_response(&mut write, status, "application/json", &step.headers, &body).await.is_err() {
                 return;
             }
             continue;
         }
-        let events = if path.ends_with("/chat/completions") { openai_events(&step, &request) } else { anthropic_events(&step, &request) };
+        let events = if path.ends_with("/chat/completions") {
+            openai_events(&step, &request)
+        } else {
+            anthropic_events(&step, &request)
+        };
         let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\ntransfer-encoding: chunked\r\n\r\n";
         if write.write_all(head.as_bytes()).await.is_err() {
             return;
@@ -231,7 +245,12 @@ async fn serve_connection(stream: TcpStream, scenario: Arc<Scenario>, state: Arc
 }
 
 /// Writes the events as chunks; returns false when the client went away first.
-async fn stream_events(write: &mut tokio::net::tcp::OwnedWriteHalf, reader: &mut BufReader<tokio::net::tcp::OwnedReadHalf>, step: &Step, events: Vec<SseEvent>) -> bool {
+async fn stream_events(
+    write: &mut tokio::net::tcp::OwnedWriteHalf,
+    reader: &mut BufReader<tokio::net::tcp::OwnedReadHalf>,
+    step: &Step,
+    events: Vec<SseEvent>,
+) -> bool {
     for event in events {
         if step.chunk_delay_ms > 0 {
             tokio::time::sleep(Duration::from_millis(step.chunk_delay_ms)).await;
@@ -311,10 +330,16 @@ fn anthropic_events(step: &Step, request: &Value) -> Vec<SseEvent> {
         index += 1;
     }
     if let Some(text) = &response.text {
-        events.push(SseEvent::named("content_block_start", json!({"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}})));
+        events.push(SseEvent::named(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}),
+        ));
         let text = text.repeat(step.repeat.unwrap_or(1));
         for piece in chunks(&text, size) {
-            events.push(SseEvent::named("content_block_delta", json!({"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": piece}})));
+            events.push(SseEvent::named(
+                "content_block_delta",
+                json!({"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": piece}}),
+            ));
         }
         if step.hang {
             events.push(SseEvent::hang());
@@ -375,19 +400,26 @@ fn openai_events(step: &Step, request: &Value) -> Vec<SseEvent> {
         let id = call.id.clone().unwrap_or_else(|| format!("call_mock_{call_index}"));
         events.push(chunk(json!({"tool_calls": [{"index": call_index, "id": id, "type": "function", "function": {"name": call.name, "arguments": ""}}]}), Value::Null));
         for piece in chunks(&call.input.to_string(), 16) {
-            events.push(chunk(json!({"tool_calls": [{"index": call_index, "function": {"arguments": piece}}]}), Value::Null));
+            events.push(chunk(
+                json!({"tool_calls": [{"index": call_index, "function": {"arguments": piece}}]}),
+                Value::Null,
+            ));
         }
     }
     events.push(chunk(json!({}), json!(stop_name(response.effective_stop(), false))));
     let usage = step.usage.clone().unwrap_or_else(|| json!({"prompt_tokens": 100, "completion_tokens": 42}));
-    events.push(SseEvent::data(json!({"id": "chatcmpl-mock", "object": "chat.completion.chunk", "choices": [], "usage": usage}).to_string()));
+    events.push(SseEvent::data(
+        json!({"id": "chatcmpl-mock", "object": "chat.completion.chunk", "choices": [], "usage": usage}).to_string(),
+    ));
     events.push(SseEvent::data("[DONE]"));
     events
 }
 
 /// Reads one HTTP/1.1 request: method, path, body (Content-Length framing) and the credential
 /// it carried.
-async fn read_request(reader: &mut BufReader<tokio::net::tcp::OwnedReadHalf>) -> Option<(String, String, Vec<u8>, String)> {
+async fn read_request(
+    reader: &mut BufReader<tokio::net::tcp::OwnedReadHalf>,
+) -> Option<(String, String, Vec<u8>, String)> {
     let mut request_line = String::new();
     if reader.read_line(&mut request_line).await.ok()? == 0 {
         return None;
@@ -422,8 +454,15 @@ async fn read_request(reader: &mut BufReader<tokio::net::tcp::OwnedReadHalf>) ->
     Some((method, path, body, key))
 }
 
-async fn write_response(write: &mut tokio::net::tcp::OwnedWriteHalf, status: u16, content_type: &str, headers: &BTreeMap<String, String>, body: &str) -> std::io::Result<()> {
-    let mut head = format!("HTTP/1.1 {status} Mock\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\n", body.len());
+async fn write_response(
+    write: &mut tokio::net::tcp::OwnedWriteHalf,
+    status: u16,
+    content_type: &str,
+    headers: &BTreeMap<String, String>,
+    body: &str,
+) -> std::io::Result<()> {
+    let mut head =
+        format!("HTTP/1.1 {status} Mock\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\n", body.len());
     for (name, value) in headers {
         head.push_str(&format!("{name}: {value}\r\n"));
     }

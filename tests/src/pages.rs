@@ -28,7 +28,10 @@ pub async fn serve(pages: HashMap<&'static str, String>) -> String {
                     Some(page) => ("200 OK", page.clone()),
                     None => ("404 Not Found", "<title>Not found</title>".to_owned()),
                 };
-                let response = format!("HTTP/1.1 {status}\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len());
+                let response = format!(
+                    "HTTP/1.1 {status}\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
                 let _ = socket.write_all(response.as_bytes()).await;
             });
         }

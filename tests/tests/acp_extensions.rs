@@ -27,12 +27,18 @@ async fn accepting_one_hunk_of_two_applies_only_that_hunk() {
     let original = "alpha\nbeta\ngamma\ndelta\nepsilon\nzeta\n";
     let steps = vec![
         Step::tool("toolu_r", "read", json!({"path": "list.txt"})),
-        Step::tool("toolu_w", "write", json!({"path": "list.txt", "content": "alpha\nBETA\ngamma\ndelta\nepsilon\nzeta\nomega\n"})),
+        Step::tool(
+            "toolu_w",
+            "write",
+            json!({"path": "list.txt", "content": "alpha\nBETA\ngamma\ndelta\nepsilon\nzeta\nomega\n"}),
+        ),
         Step::text("Applied what you accepted."),
     ];
     let (sandbox, mock, mut agent, session) = start(steps, json!({"_meta": {"larik": {"hunkReview": true}}})).await;
     std::fs::write(sandbox.project.path().join("list.txt"), original).unwrap();
-    let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "edit"}]})).await;
+    let id = agent
+        .request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "edit"}]}))
+        .await;
     let mut hunks = Value::Null;
     let (response, _) = loop {
         let message = agent.next().await;
@@ -60,14 +66,21 @@ async fn accepting_one_hunk_of_two_applies_only_that_hunk() {
 async fn reads_and_writes_go_through_the_editor_when_it_offers_them() {
     let steps = vec![
         Step::tool("toolu_r", "read", json!({"path": "main.py"})),
-        Step::tool("toolu_e", "edit", json!({"path": "main.py", "old_string": "unsaved = 1", "new_string": "unsaved = 2"})),
+        Step::tool(
+            "toolu_e",
+            "edit",
+            json!({"path": "main.py", "old_string": "unsaved = 1", "new_string": "unsaved = 2"}),
+        ),
         Step::text("ok"),
     ];
-    let (sandbox, mock, mut agent, session) = start(steps, json!({"fs": {"readTextFile": true, "writeTextFile": true}})).await;
+    let (sandbox, mock, mut agent, session) =
+        start(steps, json!({"fs": {"readTextFile": true, "writeTextFile": true}})).await;
     let path = sandbox.project_path().join("main.py");
     std::fs::write(&path, "on_disk = 1\n").unwrap();
     let buffer = "unsaved = 1\n";
-    let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "go"}]})).await;
+    let id = agent
+        .request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "go"}]}))
+        .await;
     let mut written = Vec::new();
     loop {
         let message = agent.next().await;
@@ -80,7 +93,9 @@ async fn reads_and_writes_go_through_the_editor_when_it_offers_them() {
                 written.push(message["params"].clone());
                 agent.reply(&message, json!({})).await;
             }
-            Some("session/request_permission") => agent.reply(&message, json!({"outcome": {"outcome": "selected", "optionId": "allow_once"}})).await,
+            Some("session/request_permission") => {
+                agent.reply(&message, json!({"outcome": {"outcome": "selected", "optionId": "allow_once"}})).await
+            }
             _ if message["id"] == json!(id) => {
                 assert_eq!(message["result"]["stopReason"], "end_turn");
                 break;
@@ -97,24 +112,36 @@ async fn reads_and_writes_go_through_the_editor_when_it_offers_them() {
 
 #[tokio::test]
 async fn a_cancelled_turn_stops_waiting_for_a_write_the_editor_never_answers() {
-    let steps = vec![Step::tool("toolu_w", "write", json!({"path": "notes.txt", "content": "new\n"})), Step::text("never asked for")];
-    let (sandbox, mock, mut agent, session) = start(steps, json!({"fs": {"readTextFile": true, "writeTextFile": true}})).await;
+    let steps = vec![
+        Step::tool("toolu_w", "write", json!({"path": "notes.txt", "content": "new\n"})),
+        Step::text("never asked for"),
+    ];
+    let (sandbox, mock, mut agent, session) =
+        start(steps, json!({"fs": {"readTextFile": true, "writeTextFile": true}})).await;
     let path = sandbox.project_path().join("notes.txt");
-    let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "go"}]})).await;
+    let id = agent
+        .request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "go"}]}))
+        .await;
     let mut write_id = None;
     let mut started = None;
     let cancelled_request = loop {
         let message = agent.next().await;
         match message["method"].as_str() {
-            Some("session/request_permission") => agent.reply(&message, json!({"outcome": {"outcome": "selected", "optionId": "allow_once"}})).await,
+            Some("session/request_permission") => {
+                agent.reply(&message, json!({"outcome": {"outcome": "selected", "optionId": "allow_once"}})).await
+            }
             // The editor never answers (avante's unsaved buffer); the user gives up.
             Some("fs/write_text_file") => {
                 write_id = Some(message["id"].clone());
                 agent.notify("session/cancel", json!({"sessionId": session})).await;
             }
             Some("$/cancel_request") => break message["params"]["requestId"].clone(),
-            Some("session/update") if message["params"]["update"]["sessionUpdate"] == "tool_call" => started = Some(message["params"]["update"].clone()),
-            _ if message["id"] == json!(id) && message.get("method").is_none() => panic!("the turn ended before the editor was told to stop: {message}"),
+            Some("session/update") if message["params"]["update"]["sessionUpdate"] == "tool_call" => {
+                started = Some(message["params"]["update"].clone())
+            }
+            _ if message["id"] == json!(id) && message.get("method").is_none() => {
+                panic!("the turn ended before the editor was told to stop: {message}")
+            }
             _ => {}
         }
     };
@@ -141,14 +168,21 @@ async fn editor_context_reaches_the_next_prompt_once() {
     agent.prompt(&session, "and now?", |_| "reject_once").await;
     let requests = mock.requests();
     let first = requests[0]["messages"][0]["content"][0]["text"].as_str().unwrap();
-    assert!(first.contains("<editor-context>") && first.contains("let answer = 42;") && first.contains("unused variable"), "{first}");
+    assert!(
+        first.contains("<editor-context>") && first.contains("let answer = 42;") && first.contains("unused variable"),
+        "{first}"
+    );
     let second = &requests[1]["messages"].as_array().unwrap().last().unwrap()["content"][0]["text"];
     assert_eq!(second, "and now?", "the context is used once");
 }
 
 #[tokio::test]
 async fn modes_and_config_options_stay_in_sync_and_plan_mode_refuses_edits() {
-    let steps = vec![Step::tool("toolu_w", "write", json!({"path": "plan.txt", "content": "x"})), Step::text("I will only plan."), Step::text("Now doing it.")];
+    let steps = vec![
+        Step::tool("toolu_w", "write", json!({"path": "plan.txt", "content": "x"})),
+        Step::text("I will only plan."),
+        Step::text("Now doing it."),
+    ];
     let sandbox = Sandbox::new();
     let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
     let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
@@ -158,7 +192,8 @@ async fn modes_and_config_options_stay_in_sync_and_plan_mode_refuses_edits() {
     let result = &created["result"];
     let session = result["sessionId"].as_str().unwrap().to_owned();
     assert_eq!(result["modes"]["currentModeId"], "default");
-    let mode_ids: Vec<&str> = result["modes"]["availableModes"].as_array().unwrap().iter().map(|mode| mode["id"].as_str().unwrap()).collect();
+    let mode_ids: Vec<&str> =
+        result["modes"]["availableModes"].as_array().unwrap().iter().map(|mode| mode["id"].as_str().unwrap()).collect();
     assert_eq!(mode_ids, ["default", "accept-edits", "plan", "yolo"]);
     assert_eq!(result["configOptions"][0]["id"], "mode");
     assert_eq!(result["configOptions"][1]["category"], "model");
@@ -167,9 +202,14 @@ async fn modes_and_config_options_stay_in_sync_and_plan_mode_refuses_edits() {
     let id = agent.request("session/set_mode", json!({"sessionId": session, "modeId": "plan"})).await;
     let (reply, seen) = agent.response(id).await;
     assert!(reply.get("error").is_none(), "{reply}");
-    let kinds: Vec<&str> = seen.iter().filter_map(|message| message["params"]["update"]["sessionUpdate"].as_str()).filter(|kind| *kind != "available_commands_update").collect();
+    let kinds: Vec<&str> = seen
+        .iter()
+        .filter_map(|message| message["params"]["update"]["sessionUpdate"].as_str())
+        .filter(|kind| *kind != "available_commands_update")
+        .collect();
     assert_eq!(kinds, ["current_mode_update", "config_option_update"]);
-    let options = seen.iter().find(|message| message["params"]["update"]["sessionUpdate"] == "config_option_update").unwrap();
+    let options =
+        seen.iter().find(|message| message["params"]["update"]["sessionUpdate"] == "config_option_update").unwrap();
     assert_eq!(options["params"]["update"]["configOptions"][0]["currentValue"], "plan");
 
     let (response, updates) = agent.prompt(&session, "change things", |_| panic!("plan mode never asks")).await;
@@ -181,7 +221,9 @@ async fn modes_and_config_options_stay_in_sync_and_plan_mode_refuses_edits() {
     assert!(user.contains("Plan mode is on"), "{user}");
     assert!(last_tool_result_text(&requests[1]).contains("plan mode"));
 
-    let id = agent.request("session/set_config_option", json!({"sessionId": session, "configId": "mode", "value": "default"})).await;
+    let id = agent
+        .request("session/set_config_option", json!({"sessionId": session, "configId": "mode", "value": "default"}))
+        .await;
     let (reply, _) = agent.response(id).await;
     assert_eq!(reply["result"]["configOptions"][0]["currentValue"], "default");
     let (_, updates) = agent.prompt(&session, "go ahead", |_| "reject_once").await;
@@ -199,19 +241,30 @@ async fn switching_model_changes_the_next_request() {
     let sandbox = Sandbox::new();
     // The user's own list (a project's waits for the user's approval: tests/tests/trust.rs).
     std::fs::create_dir_all(sandbox.home.path().join(".config/larik")).unwrap();
-    std::fs::write(sandbox.home.path().join(".config/larik/settings.json"), r#"{"models": ["claude-mock", "claude-other"]}"#).unwrap();
+    std::fs::write(
+        sandbox.home.path().join(".config/larik/settings.json"),
+        r#"{"models": ["claude-mock", "claude-other"]}"#,
+    )
+    .unwrap();
     let mock = MockLlm::start(Scenario { responses: vec![Step::text("a"), Step::text("b")] }).await.unwrap();
     let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
     agent.initialize().await;
     let session = agent.new_session(&sandbox.project_path()).await;
     agent.prompt(&session, "one", |_| "reject_once").await;
-    let id = agent.request("session/set_config_option", json!({"sessionId": session, "configId": "model", "value": "claude-other"})).await;
+    let id = agent
+        .request(
+            "session/set_config_option",
+            json!({"sessionId": session, "configId": "model", "value": "claude-other"}),
+        )
+        .await;
     let (reply, _) = agent.response(id).await;
     assert_eq!(reply["result"]["configOptions"][1]["currentValue"], "claude-other", "{reply}");
     agent.prompt(&session, "two", |_| "reject_once").await;
     let models: Vec<Value> = mock.requests().iter().map(|request| request["model"].clone()).collect();
     assert_eq!(models, [json!("claude-mock"), json!("claude-other")]);
-    let unknown = agent.request("session/set_config_option", json!({"sessionId": session, "configId": "model", "value": "gpt-9"})).await;
+    let unknown = agent
+        .request("session/set_config_option", json!({"sessionId": session, "configId": "model", "value": "gpt-9"}))
+        .await;
     let (reply, _) = agent.response(unknown).await;
     assert_eq!(reply["error"]["code"], -32602);
 }
@@ -225,7 +278,12 @@ async fn commands_are_announced_and_run_without_the_model() {
     agent.initialize().await;
     let session = agent.new_session(&sandbox.project_path()).await;
     let announced = agent.announced.clone().expect("commands announced after session/new");
-    let names: Vec<&str> = announced["params"]["update"]["availableCommands"].as_array().unwrap().iter().map(|command| command["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = announced["params"]["update"]["availableCommands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|command| command["name"].as_str().unwrap())
+        .collect();
     assert_eq!(names, ["compact", "clear", "mode", "model", "mcp", "tasks", "budget", "undo", "checkpoints", "config"]);
 
     agent.prompt(&session, "hello", |_| "reject_once").await;
@@ -278,7 +336,12 @@ async fn config_saves_a_setting_and_applies_the_mode_now() {
 async fn the_thought_level_option_asks_for_thinking() {
     let (_sandbox, mock, mut agent, session) = start(vec![Step::text("a"), Step::text("b")], json!({})).await;
     agent.prompt(&session, "one", |_| "reject_once").await;
-    let id = agent.request("session/set_config_option", json!({"sessionId": session, "configId": "thought_level", "value": "high"})).await;
+    let id = agent
+        .request(
+            "session/set_config_option",
+            json!({"sessionId": session, "configId": "thought_level", "value": "high"}),
+        )
+        .await;
     let (reply, _) = agent.response(id).await;
     let options = reply["result"]["configOptions"].as_array().unwrap();
     let thought = options.iter().find(|option| option["id"] == "thought_level").unwrap();
@@ -321,10 +384,17 @@ async fn steering_reaches_the_running_turn() {
     assert_eq!(init_meta["steering"]["supported"], true);
     let idle = agent.request("_session/steering", json!({"sessionId": session, "prompt": "hello"})).await;
     assert_eq!(agent.response(idle).await.0["result"]["outcome"], "promptRequired");
-    let prompt = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "read a"}]})).await;
+    let prompt = agent
+        .request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "read a"}]}))
+        .await;
     // The turn has started once the session is named.
     while agent.next().await["params"]["update"]["sessionUpdate"] != "session_info_update" {}
-    let steer = agent.request("_session/steering", json!({"sessionId": session, "prompt": [{"type": "text", "text": "also check b.txt"}]})).await;
+    let steer = agent
+        .request(
+            "_session/steering",
+            json!({"sessionId": session, "prompt": [{"type": "text", "text": "also check b.txt"}]}),
+        )
+        .await;
     let (reply, _) = agent.response(steer).await;
     assert_eq!(reply["result"]["outcome"], "injected");
     let (done, _) = agent.response(prompt).await;
@@ -336,8 +406,11 @@ async fn steering_reaches_the_running_turn() {
 #[tokio::test]
 async fn questions_use_a_form_where_the_client_has_one_and_the_reply_otherwise() {
     let ask = || Step::tool("t1", "ask_user", json!({"question": "Tabs or spaces?", "choices": ["tabs", "spaces"]}));
-    let (_sandbox, mock, mut agent, session) = start(vec![ask(), Step::text("Tabs it is.")], json!({"elicitation": {"form": {}}})).await;
-    let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "format it"}]})).await;
+    let (_sandbox, mock, mut agent, session) =
+        start(vec![ask(), Step::text("Tabs it is.")], json!({"elicitation": {"form": {}}})).await;
+    let id = agent
+        .request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "format it"}]}))
+        .await;
     let form = loop {
         let message = agent.next().await;
         if message["method"] == "elicitation/create" {
@@ -360,7 +433,9 @@ async fn logout_stops_using_the_key_until_authenticate() {
     let (_sandbox, mock, mut agent, session) = start(vec![Step::text("signed in")], json!({})).await;
     let id = agent.request("logout", json!({})).await;
     assert!(agent.response(id).await.0["result"].is_object());
-    let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "hi"}]})).await;
+    let id = agent
+        .request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "hi"}]}))
+        .await;
     assert_eq!(agent.response(id).await.0["error"]["code"], -32000);
     assert!(mock.requests().is_empty(), "no model call while signed out");
     let id = agent.request("authenticate", json!({"methodId": "api-key"})).await;
@@ -374,7 +449,9 @@ async fn logout_stops_using_the_key_until_authenticate() {
 async fn a_client_terminal_that_cannot_be_created_leaves_the_command_to_the_agent() {
     let steps = vec![Step::tool("toolu_1", "bash", json!({"command": "echo ran by the agent"})), Step::text("done")];
     let (_sandbox, mock, mut agent, session) = start(steps, json!({"terminal": true})).await;
-    let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "run it"}]})).await;
+    let id = agent
+        .request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "run it"}]}))
+        .await;
     let mut asked = Vec::new();
     loop {
         let message = agent.next().await;
@@ -392,7 +469,10 @@ async fn a_client_terminal_that_cannot_be_created_leaves_the_command_to_the_agen
 
 #[tokio::test]
 async fn terminal_output_delta_clients_get_the_output_appended_piece_by_piece() {
-    let steps = vec![Step::tool("toolu_1", "bash", json!({"command": "echo first; sleep 0.3; echo second"})), Step::text("done")];
+    let steps = vec![
+        Step::tool("toolu_1", "bash", json!({"command": "echo first; sleep 0.3; echo second"})),
+        Step::text("done"),
+    ];
     let (_sandbox, _mock, mut agent, session) = start(steps, json!({"_meta": {"terminal_output_delta": true}})).await;
     let (response, updates) = agent.prompt(&session, "run it", |_| "allow_once").await;
     assert_eq!(response["result"]["stopReason"], "end_turn");
@@ -403,5 +483,8 @@ async fn terminal_output_delta_clients_get_the_output_appended_piece_by_piece() 
     assert_eq!(pieces, ["first\n", "second\n"], "two pieces, as printed");
     let exit = updates.iter().find_map(|update| update["_meta"].get("terminal_exit")).expect("terminal_exit");
     assert_eq!(exit["exit_code"], 0);
-    assert!(updates.iter().all(|update| update["_meta"].get("terminal_output").is_none()), "only the key the client asked for");
+    assert!(
+        updates.iter().all(|update| update["_meta"].get("terminal_output").is_none()),
+        "only the key the client asked for"
+    );
 }

@@ -46,10 +46,43 @@ async fn a_text_turn_streams_and_ends() {
     let system = request["system"][0]["text"].as_str().unwrap();
     assert!(system.contains(&format!("Working directory: {}", sandbox.project_path().display())), "{system}");
     assert!(system.contains("Git repository: no"));
-    let tools: Vec<&str> = request["tools"].as_array().unwrap().iter().map(|tool| tool["name"].as_str().unwrap()).collect();
-    let mut expected = vec!["ask_user", "bash", "bash_output", "edit", "glob", "grep", "kill_shell", "multi_edit", "read", "task", "task_stop", "task_wait", "todo", "web_fetch", "web_search", "write"];
+    let tools: Vec<&str> =
+        request["tools"].as_array().unwrap().iter().map(|tool| tool["name"].as_str().unwrap()).collect();
+    let mut expected = vec![
+        "ask_user",
+        "bash",
+        "bash_output",
+        "edit",
+        "glob",
+        "grep",
+        "kill_shell",
+        "multi_edit",
+        "read",
+        "task",
+        "task_stop",
+        "task_wait",
+        "todo",
+        "web_fetch",
+        "web_search",
+        "write",
+    ];
     if cfg!(feature = "browser") {
-        let browser = ["back", "click", "close", "console", "evaluate", "forward", "navigate", "press", "screenshot", "scroll", "select", "snapshot", "tabs", "type"];
+        let browser = [
+            "back",
+            "click",
+            "close",
+            "console",
+            "evaluate",
+            "forward",
+            "navigate",
+            "press",
+            "screenshot",
+            "scroll",
+            "select",
+            "snapshot",
+            "tabs",
+            "type",
+        ];
         expected.extend(browser.map(|name| &*format!("browser_{name}").leak()));
         expected.sort_unstable();
     }
@@ -88,7 +121,10 @@ async fn project_memory_reaches_the_system_prompt() {
 
 #[tokio::test]
 async fn a_write_asks_and_runs_when_allowed() {
-    let steps = vec![Step::tool("toolu_w", "write", json!({"path": "notes/hello.txt", "content": "hi\n"})), Step::text("Written.")];
+    let steps = vec![
+        Step::tool("toolu_w", "write", json!({"path": "notes/hello.txt", "content": "hi\n"})),
+        Step::text("Written."),
+    ];
     let (sandbox, mock, mut agent, session) = start(steps).await;
     let mut asked = Vec::new();
     let (response, updates) = agent
@@ -100,14 +136,18 @@ async fn a_write_asks_and_runs_when_allowed() {
     assert_eq!(response["result"]["stopReason"], "end_turn");
     assert_eq!(std::fs::read_to_string(sandbox.project.path().join("notes/hello.txt")).unwrap(), "hi\n");
     assert_eq!(asked.len(), 1);
-    let kinds: Vec<&str> = asked[0]["options"].as_array().unwrap().iter().map(|option| option["kind"].as_str().unwrap()).collect();
+    let kinds: Vec<&str> =
+        asked[0]["options"].as_array().unwrap().iter().map(|option| option["kind"].as_str().unwrap()).collect();
     assert_eq!(kinds, ["allow_once", "allow_always", "reject_once"]);
     assert_eq!(asked[0]["toolCall"]["toolCallId"], "toolu_w");
     assert_eq!(asked[0]["toolCall"]["content"][0]["type"], "diff", "the prompt shows the change");
     let call = updates_of(&updates, "tool_call")[0];
     assert_eq!((call["toolCallId"].as_str(), call["kind"].as_str()), (Some("toolu_w"), Some("edit")));
     assert!(call.get("status").is_none_or(|status| status == "pending"), "a new call is pending (the default): {call}");
-    let done = updates_of(&updates, "tool_call_update").into_iter().find(|update| update["status"] == "completed").expect("completed update");
+    let done = updates_of(&updates, "tool_call_update")
+        .into_iter()
+        .find(|update| update["status"] == "completed")
+        .expect("completed update");
     let diff = &done["content"][0];
     assert_eq!(diff["type"], "diff");
     assert_eq!(diff["path"], sandbox.project_path().join("notes/hello.txt").display().to_string());
@@ -124,9 +164,12 @@ async fn a_write_asks_and_runs_when_allowed() {
 
 #[tokio::test]
 async fn a_rejection_with_feedback_reaches_the_model_and_changes_nothing() {
-    let steps = vec![Step::tool("toolu_w", "write", json!({"path": "x.txt", "content": "no\n"})), Step::text("Understood.")];
+    let steps =
+        vec![Step::tool("toolu_w", "write", json!({"path": "x.txt", "content": "no\n"})), Step::text("Understood.")];
     let (sandbox, mock, mut agent, session) = start(steps).await;
-    let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "write"}]})).await;
+    let id = agent
+        .request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "write"}]}))
+        .await;
     let mut updates = Vec::new();
     let response = loop {
         let message = agent.next().await;
@@ -179,7 +222,8 @@ async fn an_edit_after_a_read_reports_its_diff() {
         .expect("edit completed");
     assert_eq!(diff["oldText"], original);
     assert_eq!(diff["newText"], edited);
-    let edit_call = updates_of(&updates, "tool_call").into_iter().find(|call| call["toolCallId"] == "toolu_e2").unwrap();
+    let edit_call =
+        updates_of(&updates, "tool_call").into_iter().find(|call| call["toolCallId"] == "toolu_e2").unwrap();
     assert_eq!(edit_call["locations"][0]["line"], 2, "the location points at the edited line");
 }
 
@@ -187,7 +231,11 @@ async fn an_edit_after_a_read_reports_its_diff() {
 async fn parallel_safe_calls_return_in_their_original_order() {
     let mut step = Step::default();
     for (index, name) in ["one.txt", "two.txt", "three.txt"].iter().enumerate() {
-        step.response.tool_calls.push(larik_core::replay::RecordedToolCall { id: Some(format!("toolu_{index}")), name: "read".into(), input: json!({"path": name}) });
+        step.response.tool_calls.push(larik_core::replay::RecordedToolCall {
+            id: Some(format!("toolu_{index}")),
+            name: "read".into(),
+            input: json!({"path": name}),
+        });
     }
     let (sandbox, mock, mut agent, session) = start(vec![step, Step::text("Read them.")]).await;
     for name in ["one", "two", "three"] {
@@ -208,7 +256,9 @@ async fn cancel_mid_stream_answers_cancelled() {
     step.chunk_delay_ms = 20;
     step.hang = true;
     let (_sandbox, mock, mut agent, session) = start(vec![step, Step::text("Fresh answer.")]).await;
-    let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "talk"}]})).await;
+    let id = agent
+        .request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "talk"}]}))
+        .await;
     agent.first_text().await;
     agent.notify("session/cancel", json!({"sessionId": session})).await;
     let (response, _) = agent.response(id).await;
@@ -228,16 +278,23 @@ async fn cancel_mid_bash_kills_the_command() {
     let sandbox = Sandbox::new();
     let marker = sandbox.project_path().join("finished");
     let command = format!("echo started; sleep 5; touch {}", marker.display());
-    let mock = MockLlm::start(Scenario { responses: vec![Step::tool("toolu_b", "bash", json!({"command": command}))] }).await.unwrap();
+    let mock = MockLlm::start(Scenario { responses: vec![Step::tool("toolu_b", "bash", json!({"command": command}))] })
+        .await
+        .unwrap();
     let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
     agent.initialize().await;
     let session = agent.new_session(&sandbox.project_path()).await;
-    let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "run"}]})).await;
+    let id = agent
+        .request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "run"}]}))
+        .await;
     agent.until_tool_runs().await;
     agent.notify("session/cancel", json!({"sessionId": session})).await;
     let (response, seen) = agent.response(id).await;
     assert_eq!(response["result"]["stopReason"], "cancelled");
-    let failed = seen.iter().find(|message| message["params"]["update"]["status"] == "failed").expect("the bash call ends failed");
+    let failed = seen
+        .iter()
+        .find(|message| message["params"]["update"]["status"] == "failed")
+        .expect("the bash call ends failed");
     assert!(failed.to_string().contains("cancelled by the user"), "{failed}");
     tokio::time::sleep(std::time::Duration::from_secs(6)).await;
     assert!(!marker.exists(), "the command was killed, not left running");
@@ -245,8 +302,11 @@ async fn cancel_mid_bash_kills_the_command() {
 
 #[tokio::test]
 async fn cancel_while_a_permission_prompt_is_open() {
-    let (_sandbox, _mock, mut agent, session) = start(vec![Step::tool("toolu_w", "write", json!({"path": "a.txt", "content": "a"}))]).await;
-    let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "run"}]})).await;
+    let (_sandbox, _mock, mut agent, session) =
+        start(vec![Step::tool("toolu_w", "write", json!({"path": "a.txt", "content": "a"}))]).await;
+    let id = agent
+        .request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "run"}]}))
+        .await;
     let permission = loop {
         let message = agent.next().await;
         if message["method"] == "session/request_permission" {
@@ -274,7 +334,12 @@ async fn stop_reasons_are_reported_as_they_happen() {
     assert_eq!(second["result"]["stopReason"], "refusal");
     agent.prompt(&session, "three", |_| "reject_once").await;
     let third = &mock.requests()[2];
-    let texts: Vec<String> = third["messages"].as_array().unwrap().iter().map(|message| message["content"][0]["text"].as_str().unwrap_or_default().to_owned()).collect();
+    let texts: Vec<String> = third["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|message| message["content"][0]["text"].as_str().unwrap_or_default().to_owned())
+        .collect();
     assert!(!texts.contains(&"two".to_owned()), "a refused prompt is left out of later requests: {texts:?}");
     assert!(texts.contains(&"one".to_owned()));
 }
@@ -285,7 +350,11 @@ async fn max_turn_requests_stops_a_looping_model() {
     std::fs::create_dir_all(sandbox.project.path().join(".larik")).unwrap();
     std::fs::write(sandbox.project.path().join(".larik/settings.json"), r#"{"maxTurnRequests": 2}"#).unwrap();
     std::fs::write(sandbox.project.path().join("a.txt"), "a\n").unwrap();
-    let steps = vec![Step::tool("t1", "read", json!({"path": "a.txt"})), Step::tool("t2", "read", json!({"path": "a.txt"})), Step::text("never")];
+    let steps = vec![
+        Step::tool("t1", "read", json!({"path": "a.txt"})),
+        Step::tool("t2", "read", json!({"path": "a.txt"})),
+        Step::text("never"),
+    ];
     let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
     let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
     agent.initialize().await;
@@ -302,7 +371,9 @@ async fn cancel_request_on_a_prompt_ends_the_turn() {
     step.chunk_delay_ms = 20;
     step.hang = true;
     let (_sandbox, mock, mut agent, session) = start(vec![step]).await;
-    let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "talk"}]})).await;
+    let id = agent
+        .request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "talk"}]}))
+        .await;
     agent.first_text().await;
     agent.notify("$/cancel_request", json!({"requestId": id})).await;
     let (response, _) = agent.response(id).await;
@@ -332,15 +403,26 @@ async fn the_todo_list_becomes_the_plan_and_commands_show_their_output() {
     assert_eq!(response["result"]["stopReason"], "end_turn");
     let plan = updates_of(&updates, "plan");
     assert_eq!(plan.len(), 1);
-    assert_eq!(plan[0]["entries"][0], json!({"content": "Reproduce the bug", "priority": "medium", "status": "completed"}));
+    assert_eq!(
+        plan[0]["entries"][0],
+        json!({"content": "Reproduce the bug", "priority": "medium", "status": "completed"})
+    );
     assert_eq!(plan[0]["entries"][1]["status"], "in_progress");
     assert!(
         updates.iter().all(|update| update["toolCallId"] != "toolu_t"),
         "the plan is shown once, as the plan, not also as a tool call"
     );
-    let bash_call = updates_of(&updates, "tool_call").into_iter().find(|call| call["toolCallId"] == "toolu_b").unwrap().clone();
-    assert_eq!((bash_call["kind"].as_str(), bash_call["title"].as_str()), (Some("execute"), Some("Try it (`echo out; echo err >&2; exit 3`)")));
-    let finished = updates_of(&updates, "tool_call_update").into_iter().find(|update| update["toolCallId"] == "toolu_b" && update["status"] == "failed").unwrap().clone();
+    let bash_call =
+        updates_of(&updates, "tool_call").into_iter().find(|call| call["toolCallId"] == "toolu_b").unwrap().clone();
+    assert_eq!(
+        (bash_call["kind"].as_str(), bash_call["title"].as_str()),
+        (Some("execute"), Some("Try it (`echo out; echo err >&2; exit 3`)"))
+    );
+    let finished = updates_of(&updates, "tool_call_update")
+        .into_iter()
+        .find(|update| update["toolCallId"] == "toolu_b" && update["status"] == "failed")
+        .unwrap()
+        .clone();
     let shown = finished["content"][0]["content"]["text"].as_str().unwrap();
     assert_eq!(shown, "```sh\n$ echo out; echo err >&2; exit 3\nout\nerr\n\n[exit code 3]\n```");
 }
@@ -349,10 +431,19 @@ async fn the_todo_list_becomes_the_plan_and_commands_show_their_output() {
 async fn the_plan_does_not_wait_behind_a_permission_prompt() {
     let todos = json!({"todos": [{"content": "Write the file", "status": "in_progress"}]});
     let mut both = Step::tool("toolu_t", "todo", todos);
-    both.response.tool_calls.push(larik_core::replay::RecordedToolCall { id: Some("toolu_w".into()), name: "write".into(), input: json!({"path": "a.txt", "content": "a"}) });
+    both.response.tool_calls.push(larik_core::replay::RecordedToolCall {
+        id: Some("toolu_w".into()),
+        name: "write".into(),
+        input: json!({"path": "a.txt", "content": "a"}),
+    });
     let (_sandbox, _mock, mut agent, session) = start(vec![both, Step::text("Done.")]).await;
     let (_, updates) = agent.prompt(&session, "plan and write", |_| "allow_once").await;
-    let position = |kind: &str| updates.iter().position(|update| update["sessionUpdate"] == kind).unwrap_or_else(|| panic!("no {kind}: {updates:?}"));
+    let position = |kind: &str| {
+        updates
+            .iter()
+            .position(|update| update["sessionUpdate"] == kind)
+            .unwrap_or_else(|| panic!("no {kind}: {updates:?}"))
+    };
     assert!(position("plan") < position("_permission_asked"), "the plan came before the write's prompt: {updates:?}");
 }
 

@@ -58,7 +58,9 @@ async fn agent_running_a_command() -> (Sandbox, MockLlm, Agent, std::path::PathB
     let sandbox = Sandbox::new();
     let marker = sandbox.project_path().join("survived");
     let command = format!("sleep 3; touch {}", marker.display());
-    let mock = MockLlm::start(Scenario { responses: vec![Step::tool("toolu_b", "bash", json!({"command": command}))] }).await.unwrap();
+    let mock = MockLlm::start(Scenario { responses: vec![Step::tool("toolu_b", "bash", json!({"command": command}))] })
+        .await
+        .unwrap();
     let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
     agent.initialize().await;
     let session = agent.new_session(&sandbox.project_path()).await;
@@ -81,7 +83,9 @@ async fn closing_stdin_cancels_running_work_and_exits_zero() {
 async fn initialize_negotiates_version_one() {
     let sandbox = Sandbox::new();
     let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.base_env());
-    let id = agent.request("initialize", json!({"protocolVersion": 7, "clientCapabilities": {"fs": {"readTextFile": true}}})).await;
+    let id = agent
+        .request("initialize", json!({"protocolVersion": 7, "clientCapabilities": {"fs": {"readTextFile": true}}}))
+        .await;
     let (reply, _) = agent.response(id).await;
     assert_eq!(reply["result"]["protocolVersion"], 1);
     let capabilities = &reply["result"]["agentCapabilities"];
@@ -99,7 +103,9 @@ async fn missing_credentials_answer_auth_required() {
     let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.base_env());
     agent.initialize().await;
     let session = agent.new_session(&sandbox.project_path()).await;
-    let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "hi"}]})).await;
+    let id = agent
+        .request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "hi"}]}))
+        .await;
     let (reply, _) = agent.response(id).await;
     assert_eq!(reply["error"]["code"], -32000);
     assert!(reply["error"]["message"].as_str().unwrap().contains("ANTHROPIC_API_KEY"), "{reply}");
@@ -126,13 +132,18 @@ async fn rate_limits_are_retried_after_the_requested_delay() {
 #[tokio::test]
 async fn a_bad_request_is_an_error_not_an_empty_turn() {
     let mut bad = Step::http_error(400);
-    bad.body = Some(json!({"type": "error", "error": {"type": "invalid_request_error", "message": "messages: field required"}}).to_string());
+    bad.body = Some(
+        json!({"type": "error", "error": {"type": "invalid_request_error", "message": "messages: field required"}})
+            .to_string(),
+    );
     let sandbox = Sandbox::new();
     let mock = MockLlm::start(Scenario { responses: vec![bad] }).await.unwrap();
     let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
     agent.initialize().await;
     let session = agent.new_session(&sandbox.project_path()).await;
-    let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "hi"}]})).await;
+    let id = agent
+        .request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "hi"}]}))
+        .await;
     let (reply, _) = agent.response(id).await;
     assert_eq!(reply["error"]["code"], -32603);
     assert_eq!(reply["error"]["data"]["kind"], "bad_request");
@@ -156,7 +167,13 @@ async fn the_openai_wire_format_runs_a_tool_turn() {
     assert_eq!(requests[0]["model"], "gpt-mock");
     assert_eq!(requests[0]["messages"][0]["role"], "system");
     assert_eq!(requests[0]["tools"][0]["type"], "function");
-    let tool_message = requests[1]["messages"].as_array().unwrap().iter().find(|message| message["role"] == "tool").expect("tool message").clone();
+    let tool_message = requests[1]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|message| message["role"] == "tool")
+        .expect("tool message")
+        .clone();
     assert_eq!(tool_message["tool_call_id"], "call_1");
     assert!(tool_message["content"].as_str().unwrap().contains("forty-two"));
 }
@@ -170,7 +187,9 @@ async fn a_stream_cut_mid_answer_is_reported_not_truncated() {
     let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
     agent.initialize().await;
     let session = agent.new_session(&sandbox.project_path()).await;
-    let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "hi"}]})).await;
+    let id = agent
+        .request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "hi"}]}))
+        .await;
     let (reply, seen) = agent.response(id).await;
     assert!(!seen.is_empty(), "the partial text was streamed");
     assert_eq!(reply["error"]["code"], -32603, "{reply}");

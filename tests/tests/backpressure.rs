@@ -16,7 +16,11 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 /// (which grow as code runs for the first time, the debug build's especially).
 fn anonymous_kib(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status.lines().find_map(|line| line.strip_prefix("RssAnon:")).and_then(|value| value.trim().trim_end_matches(" kB").trim().parse().ok()).unwrap_or(0)
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("RssAnon:"))
+        .and_then(|value| value.trim().trim_end_matches(" kB").trim().parse().ok())
+        .unwrap_or(0)
 }
 
 /// `numbers` seven-digit numbers, each followed by a space, streamed by the mock model in
@@ -71,7 +75,11 @@ async fn a_client_that_stops_reading_costs_bounded_memory_and_loses_nothing() {
 
     // Not a byte read for 30 s; the agent's memory sampled meanwhile.
     let peak = peak_while_not_reading(pid, baseline, 30).await;
-    assert!(peak < baseline + 12 * 1024, "memory grew by {} KiB while the client did not read (baseline {baseline} KiB)", peak - baseline);
+    assert!(
+        peak < baseline + 12 * 1024,
+        "memory grew by {} KiB while the client did not read (baseline {baseline} KiB)",
+        peak - baseline
+    );
 
     // Reading again: everything, in order, then the answer.
     let mut received = String::new();
@@ -113,7 +121,11 @@ async fn an_lsp_client_that_stops_reading_costs_bounded_memory_and_loses_nothing
 
     // Not a message read for 10 s (the test's reader holds a few thousand, then the pipe fills).
     let peak = peak_while_not_reading(pid, baseline, 10).await;
-    assert!(peak < baseline + 24 * 1024, "memory grew by {} KiB while the editor did not read (baseline {baseline} KiB)", peak - baseline);
+    assert!(
+        peak < baseline + 24 * 1024,
+        "memory grew by {} KiB while the editor did not read (baseline {baseline} KiB)",
+        peak - baseline
+    );
 
     // Reading again: the reports in order, then the whole answer.
     let mut last_number = -1_i64;
@@ -126,7 +138,9 @@ async fn an_lsp_client_that_stops_reading_costs_bounded_memory_and_loses_nothing
         if message["method"] == "$/progress" && message["params"]["value"]["kind"] == "report" {
             let tail = message["params"]["value"]["message"].as_str().unwrap();
             // The tail's last whole number: every number has seven digits, a cut one fewer.
-            if let Some(number) = tail.split_whitespace().rev().find(|word| word.len() == 7).and_then(|word| word.parse::<i64>().ok()) {
+            if let Some(number) =
+                tail.split_whitespace().rev().find(|word| word.len() == 7).and_then(|word| word.parse::<i64>().ok())
+            {
                 assert!(number >= last_number, "report {tail:?} came after one at {last_number}");
                 last_number = number;
                 reports += 1;
@@ -135,5 +149,7 @@ async fn an_lsp_client_that_stops_reading_costs_bounded_memory_and_loses_nothing
     };
     assert_eq!(answer, format!("Larik: {}", text.trim()), "the answer arrived whole");
     assert_eq!(last_number, 499_999, "the last report is the text's end");
-    eprintln!("larik lsp anonymous memory: {baseline} KiB before, {peak} KiB at most while the editor did not read; {reports} reports");
+    eprintln!(
+        "larik lsp anonymous memory: {baseline} KiB before, {peak} KiB at most while the editor did not read; {reports} reports"
+    );
 }

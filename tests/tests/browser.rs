@@ -50,23 +50,40 @@ const DIALOGS: &str = r#"<!doctype html><title>Dialogs</title>
 
 /// A page of `height` CSS pixels.
 fn long(height: u32) -> String {
-    format!(r#"<!doctype html><title>Long</title><style>body {{ margin: 0 }}</style><div style="height: {height}px; background: linear-gradient(#fff, #36c)">top</div>"#)
+    format!(
+        r#"<!doctype html><title>Long</title><style>body {{ margin: 0 }}</style><div style="height: {height}px; background: linear-gradient(#fff, #36c)">top</div>"#
+    )
 }
 
 fn pages() -> HashMap<&'static str, String> {
-    HashMap::from([("/form", FORM.to_owned()), ("/two", TWO.to_owned()), ("/dialogs", DIALOGS.to_owned()), ("/long", long(3000)), ("/very-long", long(9000)), ("/many", many_buttons(2000))])
+    HashMap::from([
+        ("/form", FORM.to_owned()),
+        ("/two", TWO.to_owned()),
+        ("/dialogs", DIALOGS.to_owned()),
+        ("/long", long(3000)),
+        ("/very-long", long(9000)),
+        ("/many", many_buttons(2000)),
+    ])
 }
 
 /// The text of the result for call `id` in a request to the model, and its images (base64).
 fn result_of(request: &Value, id: &str) -> (String, Vec<String>) {
     let messages = request["messages"].as_array().unwrap();
-    let result = messages.iter().flat_map(|message| message["content"].as_array().cloned().unwrap_or_default()).find(|part| part["type"] == "tool_result" && part["tool_use_id"] == id).unwrap_or_else(|| panic!("no result for {id}"));
+    let result = messages
+        .iter()
+        .flat_map(|message| message["content"].as_array().cloned().unwrap_or_default())
+        .find(|part| part["type"] == "tool_result" && part["tool_use_id"] == id)
+        .unwrap_or_else(|| panic!("no result for {id}"));
     match &result["content"] {
         Value::String(text) => (text.clone(), Vec::new()),
         content => {
             let parts = content.as_array().unwrap();
             let text = parts.iter().filter_map(|part| part["text"].as_str()).collect::<Vec<_>>().join("\n");
-            let images = parts.iter().filter(|part| part["type"] == "image").map(|part| part["source"]["data"].as_str().unwrap().to_owned()).collect();
+            let images = parts
+                .iter()
+                .filter(|part| part["type"] == "image")
+                .map(|part| part["source"]["data"].as_str().unwrap().to_owned())
+                .collect();
             (text, images)
         }
     }
@@ -102,7 +119,8 @@ fn decode_base64(text: &str) -> Vec<u8> {
     let clean: Vec<u8> = text.bytes().filter(|c| *c != b'=' && !c.is_ascii_whitespace()).collect();
     let mut out = Vec::with_capacity(clean.len() * 3 / 4);
     for chunk in clean.chunks(4) {
-        let bits = chunk.iter().enumerate().fold(0u32, |bits, (index, c)| bits | u32::from(value(*c)) << (18 - 6 * index));
+        let bits =
+            chunk.iter().enumerate().fold(0u32, |bits, (index, c)| bits | u32::from(value(*c)) << (18 - 6 * index));
         out.extend_from_slice(&bits.to_be_bytes()[1..chunk.len()]);
     }
     out
@@ -115,9 +133,11 @@ fn browsers_of(home: &Path) -> Vec<(u32, String)> {
         .unwrap()
         .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
         .filter_map(|pid| {
-            let cmdline = String::from_utf8_lossy(&std::fs::read(format!("/proc/{pid}/cmdline")).ok()?).replace('\0', " ");
+            let cmdline =
+                String::from_utf8_lossy(&std::fs::read(format!("/proc/{pid}/cmdline")).ok()?).replace('\0', " ");
             let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            (cmdline.contains(&needle) && cmdline.contains("--user-data-dir") && !stat.contains(") Z ")).then_some((pid, cmdline))
+            (cmdline.contains(&needle) && cmdline.contains("--user-data-dir") && !stat.contains(") Z "))
+                .then_some((pid, cmdline))
         })
         .collect()
 }
@@ -200,7 +220,14 @@ async fn the_browser_tools_drive_real_pages_through_the_pipeline() {
     let (response, updates) = agent
         .prompt(&session, "try the form", |params| {
             asked.push(params["toolCall"]["title"].as_str().unwrap_or_default().to_owned());
-            always.extend(params["options"].as_array().into_iter().flatten().filter(|option| option["kind"] == "allow_always").filter_map(|option| option["name"].as_str().map(str::to_owned)));
+            always.extend(
+                params["options"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter(|option| option["kind"] == "allow_always")
+                    .filter_map(|option| option["name"].as_str().map(str::to_owned)),
+            );
             "allow_once"
         })
         .await;
@@ -210,14 +237,32 @@ async fn the_browser_tools_drive_real_pages_through_the_pipeline() {
 
     // Navigation asks like web_fetch; acting on the page asks; looking does not.
     assert!(asked.iter().any(|title| title.starts_with("Open http://127.0.0.1")), "{asked:?}");
-    assert!(asked.iter().any(|title| title == "Type into e1 in the browser") && asked.iter().any(|title| title == "Click e2 in the browser"), "{asked:?}");
-    assert!(always.contains(&"Always allow `browser_navigate(domain:127.0.0.1)` in this project".to_owned()), "always allow proposes the domain: {always:?}");
+    assert!(
+        asked.iter().any(|title| title == "Type into e1 in the browser")
+            && asked.iter().any(|title| title == "Click e2 in the browser"),
+        "{asked:?}"
+    );
+    assert!(
+        always.contains(&"Always allow `browser_navigate(domain:127.0.0.1)` in this project".to_owned()),
+        "always allow proposes the domain: {always:?}"
+    );
     assert!(always.contains(&"Always allow `browser_click` in this project".to_owned()), "{always:?}");
-    assert!(!asked.iter().any(|title| title.contains("Look at") || title.contains("console") || title.contains("Go back")), "{asked:?}");
+    assert!(
+        !asked.iter().any(|title| title.contains("Look at") || title.contains("console") || title.contains("Go back")),
+        "{asked:?}"
+    );
 
     assert!(text("n1").contains("Page: Form ("), "{}", text("n1"));
     let first = text("s1");
-    for expected in ["heading \"Sign up\" [level=1]", "text \"Tell us who you are.\"", "textbox \"Name\" [ref=e1] value=\"prefilled\"", "button \"Submit\" [ref=e2]", "button \"Shadow action\" [ref=e3]", "link \"Open two\" [ref=e4] -> /two", "combobox \"Size\" [ref=e5] selected=\"Small\""] {
+    for expected in [
+        "heading \"Sign up\" [level=1]",
+        "text \"Tell us who you are.\"",
+        "textbox \"Name\" [ref=e1] value=\"prefilled\"",
+        "button \"Submit\" [ref=e2]",
+        "button \"Shadow action\" [ref=e3]",
+        "link \"Open two\" [ref=e4] -> /two",
+        "combobox \"Size\" [ref=e5] selected=\"Small\"",
+    ] {
         assert!(first.contains(expected), "{expected} in:\n{first}");
     }
     // The framework saw the typing (the field was cleared through the native setter), the
@@ -225,9 +270,17 @@ async fn the_browser_tools_drive_real_pages_through_the_pipeline() {
     let second = text("s2");
     assert!(second.contains("text \"Hello, Ada\""), "{second}");
     assert!(second.contains("text \"shadow clicked\""), "{second}");
-    assert!(second.contains("textbox \"Name\" [ref=e1] value=\"Ada\"") && second.contains("combobox \"Size\" [ref=e5] selected=\"Large\""), "{second}\n{}", text("l1"));
+    assert!(
+        second.contains("textbox \"Name\" [ref=e1] value=\"Ada\"")
+            && second.contains("combobox \"Size\" [ref=e5] selected=\"Large\""),
+        "{second}\n{}",
+        text("l1")
+    );
     let console = text("k1");
-    assert!(console.contains("[error] broken thing on the form") && console.contains("[exception] Error: late failure"), "{console}");
+    assert!(
+        console.contains("[error] broken thing on the form") && console.contains("[exception] Error: late failure"),
+        "{console}"
+    );
 
     // The link's new tab was adopted and made active.
     assert!(text("c3").contains("Page: Two ("), "{}", text("c3"));
@@ -239,20 +292,31 @@ async fn the_browser_tools_drive_real_pages_through_the_pipeline() {
     assert!(text("d1").contains("button \"Ask\" [ref=e1]"), "{}", text("d1"));
     assert!(text("d3").contains("text \"confirm said false\""), "{}", text("d3"));
     let dialogs = text("d4");
-    assert!(dialogs.contains("[dialog] alert \"hello\": accepted") && dialogs.contains("[dialog] confirm \"sure?\": dismissed"), "{dialogs}");
+    assert!(
+        dialogs.contains("[dialog] alert \"hello\": accepted")
+            && dialogs.contains("[dialog] confirm \"sure?\": dismissed"),
+        "{dialogs}"
+    );
 
     // History by entry, never waiting on a cached page's load event.
     assert!(text("b1").contains("Page: Two ("), "{}", text("b1"));
     assert!(text("f1").contains("Page: Dialogs ("), "{}", text("f1"));
     assert!(text("b2").contains("Page: Two ("), "{}", text("b2"));
     assert!(text("x1").contains("No element has the ref e99"), "{}", text("x1"));
-    assert!(text("t2").starts_with("0 (active) Form (") && !text("t2").contains("Two"), "the closed tab is gone: {}", text("t2"));
+    assert!(
+        text("t2").starts_with("0 (active) Form (") && !text("t2").contains("Two"),
+        "the closed tab is gone: {}",
+        text("t2")
+    );
     assert!(text("t3").contains("1 (active)  (about:blank)"), "{}", text("t3"));
     assert!(text("t4").starts_with("0 (active) Form ("), "{}", text("t4"));
     assert_eq!(text("t5").lines().count(), 1, "{}", text("t5"));
 
     // The editor saw the calls as they ran.
-    assert!(updates.iter().any(|update| update.to_string().contains("Click e4 in the browser")), "the editor heard of the calls");
+    assert!(
+        updates.iter().any(|update| update.to_string().contains("Click e4 in the browser")),
+        "the editor heard of the calls"
+    );
 
     // The browser lives with the session, not with a call; it ends with the session.
     let home = sandbox.home.path().to_path_buf();
@@ -279,7 +343,11 @@ async fn screenshots_are_images_at_css_pixel_size_and_labels_leave_nothing_behin
         call("s1", "browser_snapshot", json!({})),
         call("e1", "browser_screenshot", json!({"ref": "e2"})),
         call("a1", "browser_screenshot", json!({"labels": true})),
-        call("g1", "browser_evaluate", json!({"script": "[document.getElementById('__larik_labels') === null, document.querySelectorAll('[data-larik-ref]').length]"})),
+        call(
+            "g1",
+            "browser_evaluate",
+            json!({"script": "[document.getElementById('__larik_labels') === null, document.querySelectorAll('[data-larik-ref]').length]"}),
+        ),
         call("s2", "browser_snapshot", json!({})),
         call("n4", "browser_navigate", json!({"url": format!("{base}/many")})),
         call("m1", "browser_snapshot", json!({})),
@@ -302,12 +370,23 @@ async fn screenshots_are_images_at_css_pixel_size_and_labels_leave_nothing_behin
     let (width, height) = image("e1");
     assert!((40..300).contains(&width) && (20..80).contains(&height), "one button, padded: {width}x{height}");
     assert_eq!(image("a1"), (viewport[0], viewport[1]));
-    assert_eq!(result_of(&last, "g1").0.split_whitespace().collect::<String>(), "[true,4]", "the overlay is gone, the refs stay (the shadow root holds the fifth)");
+    assert_eq!(
+        result_of(&last, "g1").0.split_whitespace().collect::<String>(),
+        "[true,4]",
+        "the overlay is gone, the refs stay (the shadow root holds the fifth)"
+    );
     assert_eq!(result_of(&last, "s2").0, result_of(&last, "s1").0, "the page is as it was");
     // The editor gets the images too.
-    assert!(updates.iter().any(|update| update.to_string().contains("\"mimeType\":\"image/jpeg\"")), "the editor shows the screenshot");
+    assert!(
+        updates.iter().any(|update| update.to_string().contains("\"mimeType\":\"image/jpeg\"")),
+        "the editor shows the screenshot"
+    );
     let many = result_of(&last, "m1").0;
-    assert!(many.len() <= 20_000 && many.contains("[snapshot cut at 20000 characters: "), "capped with a note: {} characters", many.len());
+    assert!(
+        many.len() <= 20_000 && many.contains("[snapshot cut at 20000 characters: "),
+        "capped with a note: {} characters",
+        many.len()
+    );
 
     // An agent killed outright takes its browser with it.
     let home = sandbox.home.path().to_path_buf();
@@ -337,22 +416,38 @@ async fn a_browser_the_user_closed_starts_again_and_rules_and_plan_mode_hold() {
     let project = sandbox.project_path();
     // A cloned project cannot choose the program the browser tools start.
     std::fs::create_dir_all(project.join(".larik")).unwrap();
-    std::fs::write(project.join(".larik/settings.json"), json!({"browser": {"executable": "/bin/sh"}}).to_string()).unwrap();
-    let (mock, mut agent, session) = start(&sandbox, steps, json!({"deny": ["browser_navigate(domain:denied.example)"]})).await;
+    std::fs::write(project.join(".larik/settings.json"), json!({"browser": {"executable": "/bin/sh"}}).to_string())
+        .unwrap();
+    let (mock, mut agent, session) =
+        start(&sandbox, steps, json!({"deny": ["browser_navigate(domain:denied.example)"]})).await;
     let home = sandbox.home.path().to_path_buf();
 
     let (_, updates) = agent.prompt(&session, "one", |_| "allow_once").await;
-    assert!(updates.iter().any(|update| update.to_string().contains("`browser` is ignored")), "the user is told: {updates:?}");
-    assert!(result_of(mock.requests().last().unwrap(), "n1").0.contains("Page: Two ("), "Chromium, not the project's program");
+    assert!(
+        updates.iter().any(|update| update.to_string().contains("`browser` is ignored")),
+        "the user is told: {updates:?}"
+    );
+    assert!(
+        result_of(mock.requests().last().unwrap(), "n1").0.contains("Page: Two ("),
+        "Chromium, not the project's program"
+    );
     let first = main_browser(&home).expect("a browser");
     // The user closes the browser (its window gone, the process with it).
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(i32::try_from(first).unwrap()), nix::sys::signal::Signal::SIGTERM).unwrap();
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(i32::try_from(first).unwrap()),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     while main_browser(&home) == Some(first) && std::time::Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     agent.prompt(&session, "two", |_| "allow_once").await;
-    assert!(result_of(mock.requests().last().unwrap(), "n2").0.contains("Page: Form ("), "started again: {}", result_of(mock.requests().last().unwrap(), "n2").0);
+    assert!(
+        result_of(mock.requests().last().unwrap(), "n2").0.contains("Page: Form ("),
+        "started again: {}",
+        result_of(mock.requests().last().unwrap(), "n2").0
+    );
     let second = main_browser(&home).expect("a browser again");
     assert_ne!(first, second);
 
@@ -365,7 +460,11 @@ async fn a_browser_the_user_closed_starts_again_and_rules_and_plan_mode_hold() {
         })
         .await;
     let last = mock.requests().last().unwrap().clone();
-    assert!(result_of(&last, "n3").0.contains("denied by the rule `browser_navigate(domain:denied.example)`"), "{}", result_of(&last, "n3").0);
+    assert!(
+        result_of(&last, "n3").0.contains("denied by the rule `browser_navigate(domain:denied.example)`"),
+        "{}",
+        result_of(&last, "n3").0
+    );
     assert!(result_of(&last, "n4").0.contains("http and https URLs only"), "{}", result_of(&last, "n4").0);
     assert_eq!(asked, 1, "only the file:// call asked (and was refused after)");
 

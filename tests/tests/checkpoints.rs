@@ -24,7 +24,8 @@ async fn undo_restores_what_edits_and_commands_changed_and_keeps_a_hand_edit() {
     git(&root, &["add", "."]);
     git(&root, &["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "start"]);
     let head = git(&root, &["rev-parse", "HEAD"]);
-    let command = "sed -i 's/one/uno/' a.txt && rm b.txt && touch c.txt && mkdir gen && echo 'pub fn d() {}' > gen/d.rs";
+    let command =
+        "sed -i 's/one/uno/' a.txt && rm b.txt && touch c.txt && mkdir gen && echo 'pub fn d() {}' > gen/d.rs";
     let mock = MockLlm::start(Scenario {
         responses: vec![
             Step::tool("toolu_w", "write", json!({"path": "notes.md", "content": "# Notes\n"})),
@@ -43,15 +44,29 @@ async fn undo_restores_what_edits_and_commands_changed_and_keeps_a_hand_edit() {
     assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
 
     // The command's call shows which files it changed, with diffs for the text ones.
-    let finished = updates_of(&updates, "tool_call_update").into_iter().rfind(|update| update["toolCallId"] == "toolu_b" && update["status"] == "completed").unwrap_or_else(|| panic!("{updates:?}")).clone();
+    let finished = updates_of(&updates, "tool_call_update")
+        .into_iter()
+        .rfind(|update| update["toolCallId"] == "toolu_b" && update["status"] == "completed")
+        .unwrap_or_else(|| panic!("{updates:?}"))
+        .clone();
     let content = finished["content"].as_array().unwrap();
-    let summary = content.iter().find_map(|block| block["content"]["text"].as_str().filter(|text| text.starts_with("Files the command changed"))).unwrap_or_else(|| panic!("{content:?}"));
+    let summary = content
+        .iter()
+        .find_map(|block| {
+            block["content"]["text"].as_str().filter(|text| text.starts_with("Files the command changed"))
+        })
+        .unwrap_or_else(|| panic!("{content:?}"));
     for expected in ["changed ", "a.txt", "deleted ", "b.txt", "added ", "c.txt", "gen/d.rs"] {
         assert!(summary.contains(expected), "{summary}");
     }
-    let diff = content.iter().find(|block| block["type"] == "diff" && block["path"].as_str().unwrap().ends_with("a.txt")).unwrap_or_else(|| panic!("{content:?}"));
+    let diff = content
+        .iter()
+        .find(|block| block["type"] == "diff" && block["path"].as_str().unwrap().ends_with("a.txt"))
+        .unwrap_or_else(|| panic!("{content:?}"));
     assert_eq!((diff["oldText"].as_str(), diff["newText"].as_str()), (Some("one\n"), Some("uno\n")));
-    assert!(content.iter().any(|block| block["type"] == "diff" && block["path"].as_str().unwrap().ends_with("b.txt") && block["oldText"] == "two\n"));
+    assert!(content.iter().any(|block| block["type"] == "diff"
+        && block["path"].as_str().unwrap().ends_with("b.txt")
+        && block["oldText"] == "two\n"));
     // And the model is told.
     let result = mock.requests()[2].to_string();
     assert!(result.contains("[files changed: ~a.txt -b.txt +c.txt +gen/d.rs]"), "{result}");
@@ -66,7 +81,12 @@ async fn undo_restores_what_edits_and_commands_changed_and_keeps_a_hand_edit() {
     std::fs::write(root.join("c.txt"), "mine\n").unwrap();
     let (_, updates) = agent.prompt(&session, "/undo", |_| "allow_once").await;
     let said = message_text(&updates);
-    assert!(said.contains("Undid the turn \"Tidy the project\"") && said.contains("Kept as they are") && said.contains("c.txt"), "{said}");
+    assert!(
+        said.contains("Undid the turn \"Tidy the project\"")
+            && said.contains("Kept as they are")
+            && said.contains("c.txt"),
+        "{said}"
+    );
     assert_eq!(std::fs::read_to_string(root.join("a.txt")).unwrap(), "one\n");
     assert_eq!(std::fs::read_to_string(root.join("b.txt")).unwrap(), "two\n", "the file rm deleted is back");
     assert!(!root.join("gen").exists() && !root.join("notes.md").exists(), "what the turn created is gone");

@@ -6,11 +6,19 @@ use larik_tests::mock_llm::{MockLlm, Scenario, Step};
 use serde_json::Value;
 
 async fn larik(sandbox: &Sandbox, env: Vec<(String, String)>, args: &[&str]) -> std::process::Output {
-    tokio::process::Command::new(larik_bin()).args(args).current_dir(sandbox.project_path()).env_clear().envs(env).output().await.expect("run larik")
+    tokio::process::Command::new(larik_bin())
+        .args(args)
+        .current_dir(sandbox.project_path())
+        .env_clear()
+        .envs(env)
+        .output()
+        .await
+        .expect("run larik")
 }
 
 fn checks(output: &std::process::Output) -> (bool, Vec<Value>) {
-    let report: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|error| panic!("{error}: {}", String::from_utf8_lossy(&output.stdout)));
+    let report: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|error| panic!("{error}: {}", String::from_utf8_lossy(&output.stdout)));
     (report["ok"].as_bool().unwrap(), report["checks"].as_array().unwrap().clone())
 }
 
@@ -23,7 +31,11 @@ async fn version_names_the_commit() {
     let sandbox = Sandbox::new();
     let output = larik(&sandbox, sandbox.env("http://127.0.0.1:9"), &["--version"]).await;
     let printed = String::from_utf8(output.stdout).unwrap();
-    let commit = std::process::Command::new("git").args(["rev-parse", "--short=12", "HEAD"]).current_dir(env!("CARGO_MANIFEST_DIR")).output().unwrap();
+    let commit = std::process::Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
     let commit = String::from_utf8(commit.stdout).unwrap();
     assert_eq!(printed.trim(), format!("larik {} ({})", env!("CARGO_PKG_VERSION"), commit.trim()));
 }
@@ -49,12 +61,16 @@ async fn doctor_says_what_works_and_fails_on_what_blocks() {
     assert_eq!(accepted.status.code(), Some(0));
     let ids: Vec<&str> = found.iter().map(|check| check["id"].as_str().unwrap()).collect();
     assert_eq!(ids, ["version", "settings", "model", "provider", "sandbox", "language_servers", "mcp", "chromium"]);
-    assert_eq!(check(&found, "model")["detail"], format!("claude-mock (Anthropic) at {}, key from $ANTHROPIC_API_KEY", mock.url()));
+    assert_eq!(
+        check(&found, "model")["detail"],
+        format!("claude-mock (Anthropic) at {}, key from $ANTHROPIC_API_KEY", mock.url())
+    );
     assert_eq!(check(&found, "provider")["status"], "ok");
     assert!(!String::from_utf8_lossy(&accepted.stdout).contains("test-key"));
 
     // No model at all: the error says how to configure one; the text form says so in words.
-    let mut bare: Vec<(String, String)> = env.into_iter().filter(|(name, _)| !name.starts_with("ANTHROPIC") && name != "LARIK_MODEL").collect();
+    let mut bare: Vec<(String, String)> =
+        env.into_iter().filter(|(name, _)| !name.starts_with("ANTHROPIC") && name != "LARIK_MODEL").collect();
     bare.push(("LARIK_LOG".into(), "off".into()));
     let output = larik(&sandbox, bare, &["doctor"]).await;
     assert_eq!(output.status.code(), Some(1));
@@ -69,13 +85,17 @@ async fn doctor_reports_a_broken_settings_file_and_a_failed_mcp_server() {
     let mock = MockLlm::start(Scenario::default()).await.unwrap();
     let config = sandbox.home.path().join(".config/larik");
     std::fs::create_dir_all(&config).unwrap();
-    std::fs::write(config.join("settings.json"), r#"{"mcpServers": {"gone": {"command": "/nonexistent/mcp-server"}}}"#).unwrap();
+    std::fs::write(config.join("settings.json"), r#"{"mcpServers": {"gone": {"command": "/nonexistent/mcp-server"}}}"#)
+        .unwrap();
     let output = larik(&sandbox, sandbox.env(mock.url()), &["doctor", "--json"]).await;
     let (ok, found) = checks(&output);
     assert!(ok, "a failed MCP server is a warning: the agent works without it");
     let mcp = check(&found, "mcp");
     assert_eq!(mcp["status"], "warning", "{mcp}");
-    assert!(mcp["detail"].as_str().unwrap().contains("gone") && mcp["detail"].as_str().unwrap().contains("failed"), "{mcp}");
+    assert!(
+        mcp["detail"].as_str().unwrap().contains("gone") && mcp["detail"].as_str().unwrap().contains("failed"),
+        "{mcp}"
+    );
     std::fs::write(config.join("settings.json"), r#"{"model": "x",,}"#).unwrap();
     let output = larik(&sandbox, sandbox.env(mock.url()), &["doctor", "--json"]).await;
     let (ok, found) = checks(&output);

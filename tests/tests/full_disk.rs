@@ -44,14 +44,20 @@ async fn a_full_disk_fails_the_write_keeps_the_file_and_the_session_goes_on() {
     let (response, updates) = agent.prompt(&session, "rewrite a.txt", |_| "allow_once").await;
     assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
 
-    let failed: Vec<_> = updates.iter().filter(|update| update["toolCallId"] == "toolu_w" && update["status"] == "failed").collect();
+    let failed: Vec<_> =
+        updates.iter().filter(|update| update["toolCallId"] == "toolu_w" && update["status"] == "failed").collect();
     assert_eq!(failed.len(), 1, "{updates:?}");
     assert!(failed[0].to_string().contains("No space left on device"), "a clear error: {}", failed[0]);
     assert_eq!(std::fs::read_to_string(inside.join("a.txt")).unwrap(), "old content\n", "the old file is whole");
-    let left: Vec<String> = std::fs::read_dir(&inside).unwrap().flatten().map(|entry| entry.file_name().to_string_lossy().into_owned()).collect();
+    let left: Vec<String> = std::fs::read_dir(&inside)
+        .unwrap()
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
     assert_eq!(left, ["a.txt"], "no temp file of the failed write");
 
-    let notices: Vec<String> = updates.iter().filter(|update| update["sessionUpdate"] == "notice").map(|update| update.to_string()).collect();
+    let notices: Vec<String> =
+        updates.iter().filter(|update| update["sessionUpdate"] == "notice").map(|update| update.to_string()).collect();
     let unsaved = notices.iter().filter(|notice| notice.contains("could not be saved")).count();
     assert_eq!(unsaved, 1, "told once: {notices:?}");
     assert!(message_text(&updates).contains("The disk is full."));
@@ -60,7 +66,11 @@ async fn a_full_disk_fails_the_write_keeps_the_file_and_the_session_goes_on() {
     assert!(last.contains("No space left on device"), "{last}");
     // And the next prompt works.
     let (response, _) = agent.prompt(&session, "and now?", |_| "allow_once").await;
-    assert!(response.get("result").is_some() || response["error"]["message"].as_str().unwrap().contains("mock scenario exhausted"), "{response}");
+    assert!(
+        response.get("result").is_some()
+            || response["error"]["message"].as_str().unwrap().contains("mock scenario exhausted"),
+        "{response}"
+    );
     agent.close_stdin();
     assert!(agent.wait_exit().await.success(), "the agent ends cleanly");
 }

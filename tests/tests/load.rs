@@ -24,7 +24,10 @@ async fn fifty_sessions_prompting_at_once_all_finish_without_cross_talk() {
     // tool result, which names the call.
     let mut calls = Vec::new();
     for n in 0..SESSIONS {
-        calls.push(Step { when: Some(format!("<task-{n:02}>")), ..Step::tool(&format!("toolu_{n:02}"), "read", json!({"path": "notes.txt"})) });
+        calls.push(Step {
+            when: Some(format!("<task-{n:02}>")),
+            ..Step::tool(&format!("toolu_{n:02}"), "read", json!({"path": "notes.txt"}))
+        });
     }
     // Answers are only taken once their call's result is in the request ("toolu_NN" marks it).
     let steps: Vec<Step> = steps
@@ -42,7 +45,12 @@ async fn fifty_sessions_prompting_at_once_all_finish_without_cross_talk() {
     }
     let mut prompts: HashMap<i64, usize> = HashMap::new();
     for (n, session) in sessions.iter().enumerate() {
-        let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": format!("Do <task-{n:02}> now")}]})).await;
+        let id = agent
+            .request(
+                "session/prompt",
+                json!({"sessionId": session, "prompt": [{"type": "text", "text": format!("Do <task-{n:02}> now")}]}),
+            )
+            .await;
         prompts.insert(id, n);
     }
     let index: HashMap<&str, usize> = sessions.iter().enumerate().map(|(n, session)| (session.as_str(), n)).collect();
@@ -50,7 +58,9 @@ async fn fifty_sessions_prompting_at_once_all_finish_without_cross_talk() {
     let mut finished = 0;
     while finished < SESSIONS {
         let message: Value = agent.next().await;
-        if let Some(n) = message["id"].as_i64().and_then(|id| prompts.get(&id)).filter(|_| message.get("method").is_none()) {
+        if let Some(n) =
+            message["id"].as_i64().and_then(|id| prompts.get(&id)).filter(|_| message.get("method").is_none())
+        {
             assert_eq!(message["result"]["stopReason"], "end_turn", "session {n}: {message}");
             finished += 1;
             continue;

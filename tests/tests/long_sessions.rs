@@ -18,7 +18,9 @@ fn user_settings(sandbox: &Sandbox, settings: Value) {
 /// The environment with another model named (the mock answers for any).
 fn env_with_model(sandbox: &Sandbox, env: Vec<(String, String)>, model: &str) -> Vec<(String, String)> {
     let _ = sandbox;
-    env.into_iter().map(|(key, value)| if key == "LARIK_MODEL" { (key, model.to_owned()) } else { (key, value) }).collect()
+    env.into_iter()
+        .map(|(key, value)| if key == "LARIK_MODEL" { (key, model.to_owned()) } else { (key, value) })
+        .collect()
 }
 
 /// A step answered only by a summarizer's request.
@@ -80,9 +82,18 @@ async fn a_turn_nearing_the_window_is_compacted_and_goes_on_and_a_load_continues
     // The summary was asked for over a bounded transcript, not the conversation resent whole.
     let asked = &requests[3];
     assert!(asked["system"].to_string().contains("working notes"), "{}", asked["system"]);
-    assert!(asked.get("tools").is_none_or(|tools| tools.as_array().is_none_or(Vec::is_empty)), "no tools with a summary request");
+    assert!(
+        asked.get("tools").is_none_or(|tools| tools.as_array().is_none_or(Vec::is_empty)),
+        "no tools with a summary request"
+    );
     let transcript = text_of(&asked["messages"][0]);
-    assert!(transcript.contains("USER: Count the lines of a.log") && transcript.contains("TOOL CALL read") && transcript.contains("bytes cut") && transcript.contains("USER: Now b.log"), "{transcript}");
+    assert!(
+        transcript.contains("USER: Count the lines of a.log")
+            && transcript.contains("TOOL CALL read")
+            && transcript.contains("bytes cut")
+            && transcript.contains("USER: Now b.log"),
+        "{transcript}"
+    );
     assert!(asked.to_string().len() < 12_000, "the summarizer's request is bounded: {} bytes", asked.to_string().len());
     // The turn went on from the summary with the latest calls and their (cut) results.
     let messages = requests[4]["messages"].as_array().unwrap();
@@ -92,8 +103,15 @@ async fn a_turn_nearing_the_window_is_compacted_and_goes_on_and_a_load_continues
     assert_eq!(messages[2]["content"][0]["type"], "tool_result");
     assert!(messages[2].to_string().contains("line 00000") && messages[2].to_string().contains("bytes cut"));
     let before = requests[2].to_string().len() + lines.len();
-    assert!(requests[4].to_string().len() * 4 / 3 < before, "the request after compaction is smaller than the one it replaced");
-    assert!(requests[4].to_string().len() / 4 < 15_000, "and under the threshold: {} bytes", requests[4].to_string().len());
+    assert!(
+        requests[4].to_string().len() * 4 / 3 < before,
+        "the request after compaction is smaller than the one it replaced"
+    );
+    assert!(
+        requests[4].to_string().len() / 4 < 15_000,
+        "and under the threshold: {} bytes",
+        requests[4].to_string().len()
+    );
     agent.close_stdin();
     assert!(agent.wait_exit().await.success());
 
@@ -102,16 +120,38 @@ async fn a_turn_nearing_the_window_is_compacted_and_goes_on_and_a_load_continues
     let next = MockLlm::start(Scenario { responses: vec![Step::text("Still here.")] }).await.unwrap();
     let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(next.url()));
     agent.initialize_with(json!({"session": {"compaction": {}}})).await;
-    let (loaded, replayed) = call(&mut agent, "session/load", json!({"sessionId": session, "cwd": sandbox.project_path(), "mcpServers": []})).await;
+    let (loaded, replayed) = call(
+        &mut agent,
+        "session/load",
+        json!({"sessionId": session, "cwd": sandbox.project_path(), "mcpServers": []}),
+    )
+    .await;
     assert!(loaded["result"].is_object(), "{loaded}");
-    let kinds: Vec<&str> = replayed.iter().map(|message| message["params"]["update"]["sessionUpdate"].as_str().unwrap()).collect();
-    assert_eq!(kinds, ["session_info_update", "user_message_chunk", "tool_call", "agent_message_chunk", "user_message_chunk", "tool_call", "compaction_update", "agent_message_chunk"], "{replayed:?}");
+    let kinds: Vec<&str> =
+        replayed.iter().map(|message| message["params"]["update"]["sessionUpdate"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "session_info_update",
+            "user_message_chunk",
+            "tool_call",
+            "agent_message_chunk",
+            "user_message_chunk",
+            "tool_call",
+            "compaction_update",
+            "agent_message_chunk"
+        ],
+        "{replayed:?}"
+    );
     assert_eq!(replayed[1]["params"]["update"]["content"]["text"], "Count the lines of a.log");
     let (_, updates) = agent.prompt(&session, "Which was longer?", |_| "allow_once").await;
     assert_eq!(message_text(&updates), "Still here.");
     let messages = next.requests()[0]["messages"].as_array().unwrap().clone();
     assert!(text_of(&messages[0]).contains("<conversation-summary>"), "{messages:?}");
-    assert!(!messages.iter().any(|message| text_of(message) == "Count the lines of a.log"), "the summarized prompt is not sent again");
+    assert!(
+        !messages.iter().any(|message| text_of(message) == "Count the lines of a.log"),
+        "the summarized prompt is not sent again"
+    );
     assert_eq!(text_of(messages.last().unwrap()), "Which was longer?");
 }
 
@@ -123,7 +163,16 @@ async fn a_context_overflow_compacts_and_retries_once() {
         body: Some(json!({"type": "error", "error": {"type": "invalid_request_error", "message": "prompt is too long: 250123 tokens > 200000 maximum"}}).to_string()),
         ..Step::default()
     };
-    let mock = MockLlm::start(Scenario { responses: vec![Step::text("The parser is in src/parse.rs."), overflow, summary("NOTES: the parser lives in src/parse.rs."), Step::text("It has three functions.")] }).await.unwrap();
+    let mock = MockLlm::start(Scenario {
+        responses: vec![
+            Step::text("The parser is in src/parse.rs."),
+            overflow,
+            summary("NOTES: the parser lives in src/parse.rs."),
+            Step::text("It has three functions."),
+        ],
+    })
+    .await
+    .unwrap();
     let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
     agent.initialize().await;
     let session = agent.new_session(&sandbox.project_path()).await;
@@ -137,7 +186,11 @@ async fn a_context_overflow_compacts_and_retries_once() {
     assert_eq!(requests.len(), 4);
     let retried = requests[3]["messages"].as_array().unwrap();
     assert!(text_of(&retried[0]).contains("NOTES: the parser lives"), "{retried:?}");
-    assert_eq!(text_of(retried.last().unwrap()), "How many functions does it have?", "the prompt itself is kept and retried");
+    assert_eq!(
+        text_of(retried.last().unwrap()),
+        "How many functions does it have?",
+        "the prompt itself is kept and retried"
+    );
 }
 
 #[tokio::test]
@@ -151,25 +204,44 @@ async fn compact_by_hand_takes_instructions_and_runs_claude_codes_hooks() {
         "SessionStart": [{"matcher": "compact", "hooks": [{"type": "command", "command": "echo 'Remember: the build needs --features browser'"}]}],
     }});
     std::fs::write(&settings, hooks.to_string()).unwrap();
-    let mock = MockLlm::start(Scenario { responses: vec![Step::text("Plan: a lexer, then a parser."), summary("NOTES: plan is lexer then parser."), Step::text("Starting with the lexer.")] }).await.unwrap();
+    let mock = MockLlm::start(Scenario {
+        responses: vec![
+            Step::text("Plan: a lexer, then a parser."),
+            summary("NOTES: plan is lexer then parser."),
+            Step::text("Starting with the lexer."),
+        ],
+    })
+    .await
+    .unwrap();
     let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
     agent.initialize().await;
     let session = agent.new_session(&sandbox.project_path()).await;
     agent.prompt(&session, "Plan the parser", |_| "allow_once").await;
     let (response, updates) = agent.prompt(&session, "/compact keep the API names", |_| "allow_once").await;
     assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
-    assert!(message_text(&updates).contains("NOTES: plan is lexer then parser."), "the summary is shown: {}", message_text(&updates));
+    assert!(
+        message_text(&updates).contains("NOTES: plan is lexer then parser."),
+        "the summary is shown: {}",
+        message_text(&updates)
+    );
     let payload: Value = serde_json::from_str(&std::fs::read_to_string(&seen).unwrap()).unwrap();
     assert_eq!(payload["hook_event_name"], "PreCompact");
     assert_eq!(payload["trigger"], "manual");
     assert_eq!(payload["custom_instructions"], "keep the API names");
-    assert!(text_of(&mock.requests()[1]["messages"][0]).contains("keep the API names"), "the instructions reach the summarizer");
+    assert!(
+        text_of(&mock.requests()[1]["messages"][0]).contains("keep the API names"),
+        "the instructions reach the summarizer"
+    );
 
     agent.prompt(&session, "go on", |_| "allow_once").await;
     let messages = mock.requests()[2]["messages"].as_array().unwrap().clone();
     assert_eq!(messages.len(), 3, "summary, acknowledgement, prompt: {messages:?}");
     let opening = text_of(&messages[0]);
-    assert!(opening.contains("NOTES: plan is lexer then parser.") && opening.contains("Remember: the build needs --features browser"), "{opening}");
+    assert!(
+        opening.contains("NOTES: plan is lexer then parser.")
+            && opening.contains("Remember: the build needs --features browser"),
+        "{opening}"
+    );
     assert_eq!(messages[1]["role"], "assistant");
     assert_eq!(text_of(&messages[2]), "go on");
 }
@@ -180,11 +252,16 @@ async fn usage_updates_carry_the_sessions_total_cost_in_both_formats() {
     std::fs::write(sandbox.project.path().join("a.txt"), "one\n").unwrap();
     // Anthropic: claude-sonnet-4-5 at $3 in, $15 out, $0.30 cache hits, $3.75 cache writes.
     let mut first = Step::tool("toolu_r", "read", json!({"path": "a.txt"}));
-    first.usage = Some(json!({"input_tokens": 1000, "cache_read_input_tokens": 2000, "cache_creation_input_tokens": 500, "output_tokens": 100}));
+    first.usage = Some(
+        json!({"input_tokens": 1000, "cache_read_input_tokens": 2000, "cache_creation_input_tokens": 500, "output_tokens": 100}),
+    );
     let mut second = Step::text("It says one.");
-    second.usage = Some(json!({"input_tokens": 200, "cache_read_input_tokens": 3500, "cache_creation_input_tokens": 0, "output_tokens": 50}));
+    second.usage = Some(
+        json!({"input_tokens": 200, "cache_read_input_tokens": 3500, "cache_creation_input_tokens": 0, "output_tokens": 50}),
+    );
     let mock = MockLlm::start(Scenario { responses: vec![first, second] }).await.unwrap();
-    let mut agent = Agent::spawn(&sandbox.project_path(), &env_with_model(&sandbox, sandbox.env(mock.url()), "claude-sonnet-4-5"));
+    let mut agent =
+        Agent::spawn(&sandbox.project_path(), &env_with_model(&sandbox, sandbox.env(mock.url()), "claude-sonnet-4-5"));
     agent.initialize().await;
     let session = agent.new_session(&sandbox.project_path()).await;
     let (_, updates) = agent.prompt(&session, "What does a.txt say?", |_| "allow_once").await;
@@ -194,18 +271,28 @@ async fn usage_updates_carry_the_sessions_total_cost_in_both_formats() {
     assert!((usage[0]["cost"]["amount"].as_f64().unwrap() - 0.006975).abs() < 1e-9, "{}", usage[0]);
     assert_eq!(usage[0]["cost"]["currency"], "USD");
     assert_eq!(usage[1]["used"].as_u64(), Some(3750));
-    assert!((usage[1]["cost"]["amount"].as_f64().unwrap() - 0.009375).abs() < 1e-9, "the session's total, not the response's: {}", usage[1]);
+    assert!(
+        (usage[1]["cost"]["amount"].as_f64().unwrap() - 0.009375).abs() < 1e-9,
+        "the session's total, not the response's: {}",
+        usage[1]
+    );
     let (_, updates) = agent.prompt(&session, "/budget", |_| "allow_once").await;
     assert!(message_text(&updates).starts_with("Spent $0.0094 (no cost limit"), "{}", message_text(&updates));
 
     // OpenAI: gpt-4o at $2.50 in, $10 out, $1.25 cached; `prompt_tokens` includes the cached ones.
     let sandbox = Sandbox::new();
     let mut first = Step::text("One.");
-    first.usage = Some(json!({"prompt_tokens": 1000, "completion_tokens": 100, "prompt_tokens_details": {"cached_tokens": 800}}));
+    first.usage =
+        Some(json!({"prompt_tokens": 1000, "completion_tokens": 100, "prompt_tokens_details": {"cached_tokens": 800}}));
     let mut second = Step::text("Two.");
-    second.usage = Some(json!({"prompt_tokens": 1200, "completion_tokens": 100, "prompt_tokens_details": {"cached_tokens": 1000}}));
+    second.usage = Some(
+        json!({"prompt_tokens": 1200, "completion_tokens": 100, "prompt_tokens_details": {"cached_tokens": 1000}}),
+    );
     let mock = MockLlm::start(Scenario { responses: vec![first, second] }).await.unwrap();
-    let mut agent = Agent::spawn(&sandbox.project_path(), &env_with_model(&sandbox, sandbox.openai_env(mock.url()), "openai:gpt-4o"));
+    let mut agent = Agent::spawn(
+        &sandbox.project_path(),
+        &env_with_model(&sandbox, sandbox.openai_env(mock.url()), "openai:gpt-4o"),
+    );
     agent.initialize().await;
     let session = agent.new_session(&sandbox.project_path()).await;
     let (_, one) = agent.prompt(&session, "first", |_| "allow_once").await;
@@ -233,15 +320,21 @@ async fn a_spent_budget_stops_the_turn_before_the_next_request() {
     user_settings(&sandbox, json!({"budget": {"maxCostUsd": 0.005}}));
     std::fs::write(sandbox.project.path().join("a.txt"), "one\n").unwrap();
     let mut first = Step::tool("toolu_r", "read", json!({"path": "a.txt"}));
-    first.usage = Some(json!({"input_tokens": 1000, "cache_read_input_tokens": 2000, "cache_creation_input_tokens": 500, "output_tokens": 100}));
+    first.usage = Some(
+        json!({"input_tokens": 1000, "cache_read_input_tokens": 2000, "cache_creation_input_tokens": 500, "output_tokens": 100}),
+    );
     let mock = MockLlm::start(Scenario { responses: vec![first, Step::text("never asked")] }).await.unwrap();
-    let mut agent = Agent::spawn(&sandbox.project_path(), &env_with_model(&sandbox, sandbox.env(mock.url()), "claude-sonnet-4-5"));
+    let mut agent =
+        Agent::spawn(&sandbox.project_path(), &env_with_model(&sandbox, sandbox.env(mock.url()), "claude-sonnet-4-5"));
     agent.initialize_with(json!({"session": {"notices": {}}})).await;
     let session = agent.new_session(&sandbox.project_path()).await;
     let (response, updates) = agent.prompt(&session, "What does a.txt say?", |_| "allow_once").await;
     assert_eq!(response["result"]["stopReason"], "max_tokens", "{response}");
     let notices = updates_of(&updates, "notice");
-    assert!(notices.iter().any(|notice| notice.to_string().contains("budget is spent: $0.0070 of $0.005")), "{notices:?}");
+    assert!(
+        notices.iter().any(|notice| notice.to_string().contains("budget is spent: $0.0070 of $0.005")),
+        "{notices:?}"
+    );
     assert_eq!(mock.requests().len(), 1, "no request beyond the budget");
     let (response, _) = agent.prompt(&session, "and now?", |_| "allow_once").await;
     assert_eq!(response["result"]["stopReason"], "max_tokens");

@@ -39,7 +39,10 @@ fn last_tool_result(request: &Value) -> String {
 async fn code_actions_offer_what_fits_the_selection() {
     let (_sandbox, _mock, mut server, uri) = start(vec![], None).await;
     let plain = titles(&server.code_actions(&uri, range(1, 1), json!([])).await);
-    assert!(plain.contains(&"Larik: explain".to_owned()) && !plain.contains(&"Larik: ask about selection".to_owned()), "{plain:?}");
+    assert!(
+        plain.contains(&"Larik: explain".to_owned()) && !plain.contains(&"Larik: ask about selection".to_owned()),
+        "{plain:?}"
+    );
     let selected = titles(&server.code_actions(&uri, range(0, 2), json!([])).await);
     assert!(selected.contains(&"Larik: ask about selection".to_owned()), "{selected:?}");
     let diagnostic = json!([{"range": range(1, 1), "message": "off by one", "source": "pyright"}]);
@@ -56,7 +59,11 @@ async fn code_actions_offer_what_fits_the_selection() {
 async fn an_edit_is_offered_hunk_by_hunk_and_applied_with_apply_edit() {
     let steps = vec![
         Step::tool("t1", "read", json!({"path": "calc.py"})),
-        Step::tool("t2", "edit", json!({"path": "calc.py", "old_string": "sum(items) + 1", "new_string": "sum(items)"})),
+        Step::tool(
+            "t2",
+            "edit",
+            json!({"path": "calc.py", "old_string": "sum(items) + 1", "new_string": "sum(items)"}),
+        ),
         Step::text("done"),
     ];
     let (sandbox, mock, mut server, uri) = start(steps, None).await;
@@ -65,10 +72,14 @@ async fn an_edit_is_offered_hunk_by_hunk_and_applied_with_apply_edit() {
     let (response, _) = server.response(id).await;
     assert!(response.get("error").is_none(), "{response}");
     let (diagnostics, seen) = server
-        .wait_for(|message| message["method"] == "textDocument/publishDiagnostics" && message.to_string().contains("proposes an edit"))
+        .wait_for(|message| {
+            message["method"] == "textDocument/publishDiagnostics" && message.to_string().contains("proposes an edit")
+        })
         .await;
     assert_eq!(diagnostics["params"]["diagnostics"][0]["range"]["start"]["line"], 1);
-    assert!(seen.iter().any(|message| message["method"] == "$/progress" && message["params"]["value"]["kind"] == "begin"));
+    assert!(
+        seen.iter().any(|message| message["method"] == "$/progress" && message["params"]["value"]["kind"] == "begin")
+    );
     let offered = server.code_actions(&uri, range(1, 1), json!([])).await;
     assert!(titles(&offered).contains(&"Larik: reject".to_owned()));
     // The action says what it changes, not only how many lines.
@@ -103,9 +114,17 @@ async fn permission_questions_use_show_message_request() {
     let actions = server.code_actions(&uri, range(0, 0), json!([])).await;
     server.run_action(&actions, "Larik: explain").await;
     let (question, _) = server.wait_for(|message| message["method"] == "window/showMessageRequest").await;
-    let choices: Vec<&str> = question["params"]["actions"].as_array().unwrap().iter().map(|action| action["title"].as_str().unwrap()).collect();
+    let choices: Vec<&str> = question["params"]["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|action| action["title"].as_str().unwrap())
+        .collect();
     assert_eq!(choices[0], "Allow once");
-    assert!(choices[1].starts_with("Always allow `bash(printf") && choices[1].ends_with("in this project"), "{choices:?}");
+    assert!(
+        choices[1].starts_with("Always allow `bash(printf") && choices[1].ends_with("in this project"),
+        "{choices:?}"
+    );
     server.reply(&question, json!({"title": "Allow once"})).await;
     server.wait_for(|message| message["method"] == "window/showMessage").await;
     assert!(last_tool_result(&mock.requests()[1]).contains("from-bash"));
@@ -119,7 +138,11 @@ async fn without_show_message_request_the_question_becomes_code_actions() {
     server.run_action(&actions, "Larik: explain").await;
     let (question, _) = server.wait_for(|message| message["method"] == "window/showMessageRequest").await;
     server.reply_error(&question, -32601, "Method not found").await;
-    let (hint, _) = server.wait_for(|message| message["method"] == "textDocument/publishDiagnostics" && message.to_string().contains("Larik asks")).await;
+    let (hint, _) = server
+        .wait_for(|message| {
+            message["method"] == "textDocument/publishDiagnostics" && message.to_string().contains("Larik asks")
+        })
+        .await;
     assert_eq!(hint["params"]["uri"], uri);
     let offered = server.code_actions(&uri, range(0, 0), json!([])).await;
     server.run_action(&offered, "Larik: Allow once").await;
@@ -158,21 +181,33 @@ async fn cancel_ends_a_running_turn() {
     let (_sandbox, _mock, mut server, uri) = start(vec![hanging], None).await;
     let actions = server.code_actions(&uri, range(0, 0), json!([])).await;
     server.run_action(&actions, "Larik: explain").await;
-    server.wait_for(|message| message["method"] == "$/progress" && message["params"]["value"]["kind"] == "report").await;
+    server
+        .wait_for(|message| message["method"] == "$/progress" && message["params"]["value"]["kind"] == "report")
+        .await;
     let id = server.request("workspace/executeCommand", json!({"command": "larik.cancel", "arguments": []})).await;
     server.response(id).await;
-    let (end, _) = server.wait_for(|message| message["method"] == "$/progress" && message["params"]["value"]["kind"] == "end").await;
+    let (end, _) = server
+        .wait_for(|message| message["method"] == "$/progress" && message["params"]["value"]["kind"] == "end")
+        .await;
     assert_eq!(end["params"]["value"]["message"], "done");
 }
 
 #[tokio::test]
 async fn commands_without_arguments_still_do_something_useful() {
     let (_sandbox, _mock, mut server, _) = start(vec![], None).await;
-    let shown = |seen: &[Value]| seen.iter().find(|message| message["method"] == "window/showMessage").map(|message| message["params"]["message"].as_str().unwrap_or_default().to_owned());
+    let shown = |seen: &[Value]| {
+        seen.iter()
+            .find(|message| message["method"] == "window/showMessage")
+            .map(|message| message["params"]["message"].as_str().unwrap_or_default().to_owned())
+    };
     let id = server.request("workspace/executeCommand", json!({"command": "larik.mode"})).await;
     let (reply, seen) = server.response(id).await;
     assert!(reply.get("error").is_none(), "{reply}");
-    assert_eq!(shown(&seen).as_deref(), Some("Larik: mode is now accept-edits"), "without an argument the mode moves on");
+    assert_eq!(
+        shown(&seen).as_deref(),
+        Some("Larik: mode is now accept-edits"),
+        "without an argument the mode moves on"
+    );
     let id = server.request("workspace/executeCommand", json!({"command": "larik.ask"})).await;
     let (_, seen) = server.response(id).await;
     assert!(shown(&seen).unwrap_or_default().contains("chat file"));
@@ -184,7 +219,9 @@ async fn a_chat_file_offers_the_skills_and_runs_one_typed_as_the_message() {
     let skill = sandbox.home.path().join(".claude/skills/code-review");
     std::fs::create_dir_all(&skill).unwrap();
     std::fs::write(skill.join("SKILL.md"), "---\ndescription: Review a change for correctness, tests and style before it is merged\nargument-hint: [path]\n---\nReview $ARGUMENTS against the checklist.\n").unwrap();
-    let mock = MockLlm::start(Scenario { responses: vec![Step::text("No findings."), Step::text("Still none.")] }).await.unwrap();
+    let mock = MockLlm::start(Scenario { responses: vec![Step::text("No findings."), Step::text("Still none.")] })
+        .await
+        .unwrap();
     let mut server = LspServer::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
     server.initialize(&sandbox.project_path()).await;
     let chat_path = sandbox.project_path().join("review.larik.md");
@@ -193,12 +230,22 @@ async fn a_chat_file_offers_the_skills_and_runs_one_typed_as_the_message() {
     let chat = server.open(&chat_path, text).await;
     let actions = server.code_actions(&chat, range(0, 0), json!([])).await;
     let offered = titles(&actions);
-    assert!(offered.contains(&"Larik: /code-review — Review a change for correctness, tests and style before it i…".to_owned()), "{offered:?}");
+    assert!(
+        offered.contains(
+            &"Larik: /code-review — Review a change for correctness, tests and style before it i…".to_owned()
+        ),
+        "{offered:?}"
+    );
     let send = server.run_action(&actions, "Larik: send").await;
     server.response(send).await;
     // The reply is written into the chat file, edit by edit, until the turn ends.
     loop {
-        let (message, _) = server.wait_for(|message| message["method"] == "workspace/applyEdit" || (message["method"] == "$/progress" && message["params"]["value"]["kind"] == "end")).await;
+        let (message, _) = server
+            .wait_for(|message| {
+                message["method"] == "workspace/applyEdit"
+                    || (message["method"] == "$/progress" && message["params"]["value"]["kind"] == "end")
+            })
+            .await;
         if message["method"] != "workspace/applyEdit" {
             break;
         }
@@ -207,7 +254,9 @@ async fn a_chat_file_offers_the_skills_and_runs_one_typed_as_the_message() {
     assert_eq!(mock.requests()[0]["messages"][0]["content"][0]["text"], "Review calc.py against the checklist.");
     // The code action runs it with no arguments.
     let actions = server.code_actions(&chat, range(0, 0), json!([])).await;
-    let run = server.run_action(&actions, "Larik: /code-review — Review a change for correctness, tests and style before it i…").await;
+    let run = server
+        .run_action(&actions, "Larik: /code-review — Review a change for correctness, tests and style before it i…")
+        .await;
     server.response(run).await;
     server.wait_for(|message| message["method"] == "$/progress" && message["params"]["value"]["kind"] == "end").await;
     assert!(mock.requests()[1].to_string().contains("Review  against the checklist."), "{}", mock.requests()[1]);

@@ -28,7 +28,10 @@ fn node() -> String {
 }
 
 fn tool_names(request: &Value) -> Vec<String> {
-    request["tools"].as_array().map(|tools| tools.iter().map(|tool| tool["name"].as_str().unwrap_or_default().to_owned()).collect()).unwrap_or_default()
+    request["tools"]
+        .as_array()
+        .map(|tools| tools.iter().map(|tool| tool["name"].as_str().unwrap_or_default().to_owned()).collect())
+        .unwrap_or_default()
 }
 
 fn last_result(request: &Value) -> Value {
@@ -53,7 +56,11 @@ async fn the_editors_stdio_server_offers_tools_that_run_through_the_pipeline() {
     let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
     let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
     let initialized = agent.initialize().await;
-    assert_eq!(initialized["agentCapabilities"]["mcpCapabilities"], json!({"http": true, "sse": true}), "{initialized}");
+    assert_eq!(
+        initialized["agentCapabilities"]["mcpCapabilities"],
+        json!({"http": true, "sse": true}),
+        "{initialized}"
+    );
     let servers = json!([{"name": "everything", "command": node(), "args": [everything(), "stdio"], "env": []}]);
     let session = session_with(&mut agent, &sandbox, servers).await;
     let mut asked = Vec::new();
@@ -78,10 +85,24 @@ async fn the_editors_stdio_server_offers_tools_that_run_through_the_pipeline() {
     assert!(echoed["content"].to_string().contains("Echo: hello over MCP"), "{echoed}");
     let image = last_result(&requests[2]);
     let parts = image["content"].as_array().unwrap();
-    assert!(parts.iter().any(|part| part["type"] == "image" && part["source"]["media_type"] == "image/png"), "the image reaches the model: {image}");
-    assert!(last_result(&requests[3])["content"].to_string().to_lowercase().contains("logging"), "{}", last_result(&requests[3]));
+    assert!(
+        parts.iter().any(|part| part["type"] == "image" && part["source"]["media_type"] == "image/png"),
+        "the image reaches the model: {image}"
+    );
+    assert!(
+        last_result(&requests[3])["content"].to_string().to_lowercase().contains("logging"),
+        "{}",
+        last_result(&requests[3])
+    );
     let shown = updates.iter().find(|update| update["toolCallId"] == "t2" && update["status"] == "completed").unwrap();
-    assert!(shown["content"].as_array().unwrap().iter().any(|block| block["content"]["type"] == "image" && block["content"]["mimeType"] == "image/png"), "the editor shows the image: {shown}");
+    assert!(
+        shown["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|block| block["content"]["type"] == "image" && block["content"]["mimeType"] == "image/png"),
+        "the editor shows the image: {shown}"
+    );
 }
 
 #[tokio::test]
@@ -89,7 +110,8 @@ async fn a_projects_mcp_json_connects_only_once_approved_and_asks_again_when_cha
     let sandbox = Sandbox::new();
     let write_config = |args: Value| {
         let config = json!({"mcpServers": {"everything": {"command": node(), "args": args}}});
-        std::fs::write(sandbox.project.path().join(".mcp.json"), serde_json::to_string_pretty(&config).unwrap()).unwrap();
+        std::fs::write(sandbox.project.path().join(".mcp.json"), serde_json::to_string_pretty(&config).unwrap())
+            .unwrap();
     };
     write_config(json!([everything(), "stdio"]));
     let run = |answer: &'static str| {
@@ -155,7 +177,11 @@ async fn remote_server_answers(kind: &str, url: String) {
     let sandbox = Sandbox::new();
     let settings = sandbox.home.path().join(".config/larik/settings.json");
     std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
-    std::fs::write(&settings, json!({"mcpServers": {"remote": {"type": kind, "url": "${EVERYTHING_URL}"}}}).to_string()).unwrap();
+    std::fs::write(
+        &settings,
+        json!({"mcpServers": {"remote": {"type": kind, "url": "${EVERYTHING_URL}"}}}).to_string(),
+    )
+    .unwrap();
     let steps = vec![Step::tool("t1", "mcp__remote__get-sum", json!({"a": 2, "b": 3})), Step::text("five")];
     let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
     let mut env = sandbox.env(mock.url());
@@ -165,8 +191,16 @@ async fn remote_server_answers(kind: &str, url: String) {
     let session = agent.new_session(&sandbox.project_path()).await;
     agent.prompt(&session, "add", |_| "allow_once").await;
     let requests = mock.requests();
-    assert!(tool_names(&requests[0]).contains(&"mcp__remote__get-sum".to_owned()), "{kind}: {:?}", tool_names(&requests[0]));
-    assert!(last_result(&requests[1])["content"].to_string().contains("The sum of 2 and 3 is 5"), "{kind}: {}", last_result(&requests[1]));
+    assert!(
+        tool_names(&requests[0]).contains(&"mcp__remote__get-sum".to_owned()),
+        "{kind}: {:?}",
+        tool_names(&requests[0])
+    );
+    assert!(
+        last_result(&requests[1])["content"].to_string().contains("The sum of 2 and 3 is 5"),
+        "{kind}: {}",
+        last_result(&requests[1])
+    );
 }
 
 #[tokio::test]
@@ -197,11 +231,16 @@ async fn a_server_that_dies_is_reported_and_reconnected() {
     let sandbox = Sandbox::new();
     // A marker in the arguments finds this test's server among others.
     let marker = format!("--larik-test-{}", std::process::id());
-    let steps = vec![Step::text("first"), Step::tool("t1", "mcp__everything__echo", json!({"message": "back"})), Step::text("second")];
+    let steps = vec![
+        Step::text("first"),
+        Step::tool("t1", "mcp__everything__echo", json!({"message": "back"})),
+        Step::text("second"),
+    ];
     let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
     let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
     agent.initialize().await;
-    let servers = json!([{"name": "everything", "command": node(), "args": [everything(), "stdio", marker], "env": []}]);
+    let servers =
+        json!([{"name": "everything", "command": node(), "args": [everything(), "stdio", marker], "env": []}]);
     let session = session_with(&mut agent, &sandbox, servers).await;
     agent.prompt(&session, "hi", |_| "allow_once").await;
     let pid = pid_with(&marker).expect("the server runs");
@@ -216,7 +255,11 @@ async fn a_server_that_dies_is_reported_and_reconnected() {
     let said = serde_json::to_string(&updates).unwrap();
     assert!(said.contains("The MCP server `everything` stopped; reconnecting"), "the user heard once: {said}");
     let requests = mock.requests();
-    assert!(last_result(&requests[2])["content"].to_string().contains("Echo: back"), "the tool works again: {}", last_result(&requests[2]));
+    assert!(
+        last_result(&requests[2])["content"].to_string().contains("Echo: back"),
+        "the tool works again: {}",
+        last_result(&requests[2])
+    );
 }
 
 #[tokio::test]
@@ -233,8 +276,14 @@ async fn slash_mcp_lists_the_servers_and_their_state() {
     let (response, updates) = agent.prompt(&session, "/mcp", |_| "reject_once").await;
     assert_eq!(response["result"]["stopReason"], "end_turn");
     let said = larik_tests::harness::message_text(&updates);
-    assert!(said.contains("MCP server `everything`") && said.contains("connected, ") && said.contains("tools"), "{said}");
-    assert!(said.contains("MCP server `missing`") && said.contains("failed: could not start `/nonexistent/mcp-server`"), "{said}");
+    assert!(
+        said.contains("MCP server `everything`") && said.contains("connected, ") && said.contains("tools"),
+        "{said}"
+    );
+    assert!(
+        said.contains("MCP server `missing`") && said.contains("failed: could not start `/nonexistent/mcp-server`"),
+        "{said}"
+    );
     assert!(mock.requests().is_empty(), "a slash command does not go to the model");
 }
 
@@ -243,7 +292,11 @@ async fn resources_are_listed_read_and_attached_when_mentioned() {
     let sandbox = Sandbox::new();
     let steps = vec![
         Step::tool("t1", "list_mcp_resources", json!({})),
-        Step::tool("t2", "read_mcp_resource", json!({"server": "everything", "uri": "demo://resource/static/document/architecture.md"})),
+        Step::tool(
+            "t2",
+            "read_mcp_resource",
+            json!({"server": "everything", "uri": "demo://resource/static/document/architecture.md"}),
+        ),
         Step::text("read"),
         Step::text("seen"),
     ];
@@ -259,9 +312,20 @@ async fn resources_are_listed_read_and_attached_when_mentioned() {
     assert!(listed.contains("everything: demo://resource/static/document/architecture.md"), "{listed}");
     let read = last_result(&requests[2])["content"].to_string();
     assert!(read.len() > 200 && !read.contains("could not read"), "{read}");
-    agent.prompt(&session, "compare with @everything:demo://resource/static/document/architecture.md please", |_| "reject_once").await;
+    agent
+        .prompt(
+            &session,
+            "compare with @everything:demo://resource/static/document/architecture.md please",
+            |_| "reject_once",
+        )
+        .await;
     let mentioned = serde_json::to_string(&mock.requests()[3]["messages"]).unwrap();
-    assert!(mentioned.contains("<mcp-resource server=\\\"everything\\\" uri=\\\"demo://resource/static/document/architecture.md\\\">"), "the mention came with the resource: {mentioned}");
+    assert!(
+        mentioned.contains(
+            "<mcp-resource server=\\\"everything\\\" uri=\\\"demo://resource/static/document/architecture.md\\\">"
+        ),
+        "the mention came with the resource: {mentioned}"
+    );
 }
 
 #[tokio::test]
@@ -277,15 +341,32 @@ async fn a_servers_prompts_are_slash_commands_expanded_with_their_arguments() {
     while !announced.iter().any(|name: &String| name == "mcp__everything__args-prompt") {
         let message = agent.next().await;
         if message["params"]["update"]["sessionUpdate"] == "available_commands_update" {
-            announced = message["params"]["update"]["availableCommands"].as_array().unwrap().iter().map(|command| command["name"].as_str().unwrap().to_owned()).collect();
+            announced = message["params"]["update"]["availableCommands"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|command| command["name"].as_str().unwrap().to_owned())
+                .collect();
         }
     }
-    assert!(announced.contains(&"compact".to_owned()) && announced.contains(&"mcp__everything__simple-prompt".to_owned()), "{announced:?}");
-    let (response, _) = agent.prompt(&session, "/mcp__everything__args-prompt Lisbon Lisboa District", |_| "reject_once").await;
+    assert!(
+        announced.contains(&"compact".to_owned()) && announced.contains(&"mcp__everything__simple-prompt".to_owned()),
+        "{announced:?}"
+    );
+    let (response, _) =
+        agent.prompt(&session, "/mcp__everything__args-prompt Lisbon Lisboa District", |_| "reject_once").await;
     assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
     let sent = serde_json::to_string(&mock.requests()[0]["messages"]).unwrap();
-    assert!(sent.contains("Lisbon") && sent.contains("Lisboa District"), "the prompt's text with both arguments: {sent}");
-    let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "/mcp__everything__no-such-prompt"}]})).await;
+    assert!(
+        sent.contains("Lisbon") && sent.contains("Lisboa District"),
+        "the prompt's text with both arguments: {sent}"
+    );
+    let id = agent
+        .request(
+            "session/prompt",
+            json!({"sessionId": session, "prompt": [{"type": "text", "text": "/mcp__everything__no-such-prompt"}]}),
+        )
+        .await;
     let (failed, _) = agent.response(id).await;
     assert_eq!(failed["error"]["code"], -32602, "{failed}");
     assert_eq!(mock.requests().len(), 1, "a prompt that cannot be had never reaches the model");
@@ -296,8 +377,16 @@ fn larik_mcp_list_and_get_report_the_servers() {
     let sandbox = Sandbox::new();
     let settings = sandbox.home.path().join(".config/larik/settings.json");
     std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
-    std::fs::write(&settings, json!({"mcpServers": {"everything": {"command": node(), "args": [everything(), "stdio"]}}}).to_string()).unwrap();
-    std::fs::write(sandbox.project.path().join(".mcp.json"), json!({"mcpServers": {"theirs": {"command": "evil"}}}).to_string()).unwrap();
+    std::fs::write(
+        &settings,
+        json!({"mcpServers": {"everything": {"command": node(), "args": [everything(), "stdio"]}}}).to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        sandbox.project.path().join(".mcp.json"),
+        json!({"mcpServers": {"theirs": {"command": "evil"}}}).to_string(),
+    )
+    .unwrap();
     let run = |args: &[&str]| {
         let output = std::process::Command::new(larik_tests::harness::larik_bin())
             .args(args)
@@ -311,7 +400,10 @@ fn larik_mcp_list_and_get_report_the_servers() {
     let (code, listed) = run(&["mcp", "list"]);
     assert_eq!(code, Some(0), "{listed}");
     assert!(listed.contains("MCP server `everything`") && listed.contains("(your settings): connected, "), "{listed}");
-    assert!(listed.contains("MCP server `theirs`: evil (the project): waiting for your approval"), "a project server never starts unapproved: {listed}");
+    assert!(
+        listed.contains("MCP server `theirs`: evil (the project): waiting for your approval"),
+        "a project server never starts unapproved: {listed}"
+    );
     let (code, one) = run(&["mcp", "get", "everything"]);
     assert_eq!((code, one.lines().count()), (Some(0), 1), "{one}");
     assert_eq!(run(&["mcp", "get", "nothing"]).0, Some(1));
@@ -341,7 +433,11 @@ async fn server_filesystem_reads_freely_and_asks_before_it_writes() {
         })
         .await;
     let requests = mock.requests();
-    assert!(last_result(&requests[1])["content"].to_string().contains("from the project"), "{}", last_result(&requests[1]));
+    assert!(
+        last_result(&requests[1])["content"].to_string().contains("from the project"),
+        "{}",
+        last_result(&requests[1])
+    );
     assert_eq!(asked, ["t2"], "the read-only read ran, the write asked");
     assert!(!root.join("new.txt").exists(), "the rejected write did not happen");
 }
@@ -349,25 +445,46 @@ async fn server_filesystem_reads_freely_and_asks_before_it_writes() {
 #[tokio::test]
 async fn progress_of_a_long_call_reaches_the_editor_while_it_runs() {
     let sandbox = Sandbox::new();
-    let steps = vec![Step::tool("t1", "mcp__everything__trigger-long-running-operation", json!({"duration": 1, "steps": 3})), Step::text("done")];
+    let steps = vec![
+        Step::tool("t1", "mcp__everything__trigger-long-running-operation", json!({"duration": 1, "steps": 3})),
+        Step::text("done"),
+    ];
     let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
     let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
     agent.initialize().await;
     let servers = json!([{"name": "everything", "command": node(), "args": [everything(), "stdio"], "env": []}]);
     let session = session_with(&mut agent, &sandbox, servers).await;
     let (_, updates) = agent.prompt(&session, "wait", |_| "allow_once").await;
-    let notes: Vec<&Value> = updates.iter().filter(|update| update["sessionUpdate"] == "tool_call_update" && update["toolCallId"] == "t1" && update.get("status").is_none()).collect();
+    let notes: Vec<&Value> = updates
+        .iter()
+        .filter(|update| {
+            update["sessionUpdate"] == "tool_call_update"
+                && update["toolCallId"] == "t1"
+                && update.get("status").is_none()
+        })
+        .collect();
     assert!(notes.len() >= 2, "progress came as updates of the call: {updates:?}");
     let first = notes[0]["content"][0]["content"]["text"].as_str().unwrap_or_default();
     assert!(first.contains("of 3"), "{first}");
-    let done = updates.iter().position(|update| update["toolCallId"] == "t1" && update["status"] == "completed").unwrap();
-    assert!(updates.iter().position(|update| std::ptr::eq(update, notes[0])).unwrap() < done, "progress came before the result");
+    let done =
+        updates.iter().position(|update| update["toolCallId"] == "t1" && update["status"] == "completed").unwrap();
+    assert!(
+        updates.iter().position(|update| std::ptr::eq(update, notes[0])).unwrap() < done,
+        "progress came before the result"
+    );
 }
 
 /// Runs a prompt, answering permission prompts with "allow once" and each `elicitation/create`
 /// with `answer`; returns the forms asked, in order.
-async fn prompt_answering_forms(agent: &mut Agent, session: &str, text: &str, answer: impl Fn(&Value) -> Value) -> Vec<Value> {
-    let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]})).await;
+async fn prompt_answering_forms(
+    agent: &mut Agent,
+    session: &str,
+    text: &str,
+    answer: impl Fn(&Value) -> Value,
+) -> Vec<Value> {
+    let id = agent
+        .request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]}))
+        .await;
     let mut forms = Vec::new();
     loop {
         let message = agent.next().await;
@@ -376,7 +493,9 @@ async fn prompt_answering_forms(agent: &mut Agent, session: &str, text: &str, an
             return forms;
         }
         match message["method"].as_str() {
-            Some("session/request_permission") => agent.reply(&message, json!({"outcome": {"outcome": "selected", "optionId": "allow_once"}})).await,
+            Some("session/request_permission") => {
+                agent.reply(&message, json!({"outcome": {"outcome": "selected", "optionId": "allow_once"}})).await
+            }
             Some("elicitation/create") => {
                 let reply = answer(&message["params"]);
                 agent.reply(&message, reply).await;
@@ -398,7 +517,12 @@ async fn a_servers_question_is_a_form_in_the_editor_with_its_defaults() {
     let session = session_with(&mut agent, &sandbox, servers).await;
     let forms = prompt_answering_forms(&mut agent, &session, "ask me", |params| {
         // The user keeps every default the form shows and types a name.
-        let mut content: serde_json::Map<String, Value> = params["requestedSchema"]["properties"].as_object().unwrap().iter().filter_map(|(name, property)| property.get("default").map(|value| (name.clone(), value.clone()))).collect();
+        let mut content: serde_json::Map<String, Value> = params["requestedSchema"]["properties"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter_map(|(name, property)| property.get("default").map(|value| (name.clone(), value.clone())))
+            .collect();
         content.insert("name".into(), json!("Ada Lovelace"));
         json!({"action": "accept", "content": content})
     })
@@ -409,7 +533,10 @@ async fn a_servers_question_is_a_form_in_the_editor_with_its_defaults() {
     assert!(form["message"].as_str().unwrap().starts_with("The MCP server `everything` asks: "), "{form}");
     let properties = form["requestedSchema"]["properties"].as_object().unwrap();
     assert!(properties.len() > 3, "the server's whole form: {form}");
-    assert!(properties.values().any(|property| property.get("default").is_some()), "its defaults, for the editor to fill in: {form}");
+    assert!(
+        properties.values().any(|property| property.get("default").is_some()),
+        "its defaults, for the editor to fill in: {form}"
+    );
     let result = last_result(&mock.requests()[1]).to_string();
     assert!(result.contains("Ada Lovelace"), "the server got the user's answer: {result}");
 }
@@ -417,7 +544,11 @@ async fn a_servers_question_is_a_form_in_the_editor_with_its_defaults() {
 #[tokio::test]
 async fn a_servers_question_without_forms_is_declined_and_the_user_told() {
     let sandbox = Sandbox::new();
-    let steps = vec![Step::tool("t1", "mcp__everything__trigger-elicitation-request", json!({})), Step::text("done"), Step::text("again")];
+    let steps = vec![
+        Step::tool("t1", "mcp__everything__trigger-elicitation-request", json!({})),
+        Step::text("done"),
+        Step::text("again"),
+    ];
     let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
     let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
     agent.initialize().await;
@@ -428,5 +559,8 @@ async fn a_servers_question_without_forms_is_declined_and_the_user_told() {
     let result = last_result(&mock.requests()[1]).to_string();
     assert!(result.to_lowercase().contains("declin"), "the server heard the decline: {result}");
     let (_, updates) = agent.prompt(&session, "next", |_| "allow_once").await;
-    assert!(updates.iter().any(|update| update.to_string().contains("which this editor cannot show")), "the user is told: {updates:?}");
+    assert!(
+        updates.iter().any(|update| update.to_string().contains("which this editor cannot show")),
+        "the user is told: {updates:?}"
+    );
 }

@@ -33,7 +33,11 @@ fn tool_result(request: &Value) -> String {
 #[tokio::test]
 async fn always_allow_is_saved_privately_and_used_after_a_restart() {
     let sandbox = Sandbox::new();
-    let first = MockLlm::start(Scenario { responses: vec![Step::tool("t1", "write", json!({"path": "a.txt", "content": "a"})), Step::text("ok")] }).await.unwrap();
+    let first = MockLlm::start(Scenario {
+        responses: vec![Step::tool("t1", "write", json!({"path": "a.txt", "content": "a"})), Step::text("ok")],
+    })
+    .await
+    .unwrap();
     let (mut agent, session) = start_agent(&sandbox, &first).await;
     let mut asked = 0;
     agent
@@ -54,7 +58,11 @@ async fn always_allow_is_saved_privately_and_used_after_a_restart() {
     assert!(std::fs::read_to_string(&saved[0]).unwrap().contains("\"write\""));
     assert!(!sandbox.project.path().join(".larik").exists(), "nothing is written into the project");
 
-    let second = MockLlm::start(Scenario { responses: vec![Step::tool("t2", "write", json!({"path": "b.txt", "content": "b"})), Step::text("ok")] }).await.unwrap();
+    let second = MockLlm::start(Scenario {
+        responses: vec![Step::tool("t2", "write", json!({"path": "b.txt", "content": "b"})), Step::text("ok")],
+    })
+    .await
+    .unwrap();
     let (mut agent, session) = start_agent(&sandbox, &second).await;
     agent.prompt(&session, "write b", |_| panic!("the saved rule allows it")).await;
     assert_eq!(std::fs::read_to_string(sandbox.project.path().join("b.txt")).unwrap(), "b");
@@ -81,7 +89,11 @@ async fn deny_rules_hold_in_yolo_mode_and_the_model_hears_why() {
     std::fs::create_dir_all(user_settings.parent().unwrap()).unwrap();
     std::fs::write(user_settings, json!({"permissions": {"defaultMode": "yolo"}}).to_string()).unwrap();
     std::fs::write(sandbox.project.path().join("keep.txt"), "keep").unwrap();
-    let mock = MockLlm::start(Scenario { responses: vec![Step::tool("t1", "bash", json!({"command": "ls && rm keep.txt"})), Step::text("ok")] }).await.unwrap();
+    let mock = MockLlm::start(Scenario {
+        responses: vec![Step::tool("t1", "bash", json!({"command": "ls && rm keep.txt"})), Step::text("ok")],
+    })
+    .await
+    .unwrap();
     let (mut agent, session) = start_agent(&sandbox, &mock).await;
     let (_, updates) = agent.prompt(&session, "clean up", |_| panic!("yolo never asks")).await;
     assert!(sandbox.project.path().join("keep.txt").exists());
@@ -95,7 +107,11 @@ async fn without_the_sandbox_bash_asks_and_shows_the_command() {
     let sandbox = Sandbox::new();
     // Only the user may turn the sandbox off (or on).
     user_settings(&sandbox, json!({"sandbox": {"enabled": false}}));
-    let mock = MockLlm::start(Scenario { responses: vec![Step::tool("t1", "bash", json!({"command": "make --version"})), Step::text("ok")] }).await.unwrap();
+    let mock = MockLlm::start(Scenario {
+        responses: vec![Step::tool("t1", "bash", json!({"command": "make --version"})), Step::text("ok")],
+    })
+    .await
+    .unwrap();
     let (mut agent, session) = start_agent(&sandbox, &mock).await;
     let mut asked = Vec::new();
     agent
@@ -123,7 +139,11 @@ async fn the_sandbox_stops_writes_outside_the_project_and_network_connections() 
         "echo inside > inside.txt && echo written; echo outside > {}/x.txt; exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected",
         outside.display()
     );
-    let mock = MockLlm::start(Scenario { responses: vec![Step::tool("t1", "bash", json!({"command": command})), Step::text("ok")] }).await.unwrap();
+    let mock = MockLlm::start(Scenario {
+        responses: vec![Step::tool("t1", "bash", json!({"command": command})), Step::text("ok")],
+    })
+    .await
+    .unwrap();
     let (mut agent, session) = start_agent(&sandbox, &mock).await;
     agent.prompt(&session, "try", |_| panic!("sandboxed bash runs without asking")).await;
     let output = tool_result(&mock.requests()[1]);
@@ -163,7 +183,11 @@ async fn read_deny_rules_withhold_mentioned_files() {
 async fn a_cloned_repository_cannot_start_its_reader_in_yolo_or_accept_edits() {
     let sandbox = Sandbox::new();
     std::fs::create_dir_all(sandbox.project.path().join(".claude")).unwrap();
-    std::fs::write(sandbox.project.path().join(".claude/settings.json"), r#"{"permissions": {"defaultMode": "bypassPermissions"}}"#).unwrap();
+    std::fs::write(
+        sandbox.project.path().join(".claude/settings.json"),
+        r#"{"permissions": {"defaultMode": "bypassPermissions"}}"#,
+    )
+    .unwrap();
     let mock = MockLlm::start(Scenario { responses: vec![Step::text("hi")] }).await.unwrap();
     let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
     agent.initialize().await;
@@ -180,16 +204,22 @@ async fn a_cloned_repository_cannot_start_its_reader_in_yolo_or_accept_edits() {
 async fn a_projects_allow_rules_count_only_once_the_user_approved_them() {
     let sandbox = Sandbox::new();
     std::fs::create_dir_all(sandbox.project.path().join(".claude")).unwrap();
-    std::fs::write(sandbox.project.path().join(".claude/settings.json"), r#"{"permissions": {"allow": ["Write", "Bash(curl:*)"]}}"#).unwrap();
+    std::fs::write(
+        sandbox.project.path().join(".claude/settings.json"),
+        r#"{"permissions": {"allow": ["Write", "Bash(curl:*)"]}}"#,
+    )
+    .unwrap();
     let write = || vec![Step::tool("t1", "write", json!({"path": "a.txt", "content": "a"})), Step::text("ok")];
     // Rejected: the project's rules do not count, so the write itself asks (and is rejected).
     let mock = MockLlm::start(Scenario { responses: write() }).await.unwrap();
     let (mut agent, session) = start_agent(&sandbox, &mock).await;
     let mut asked = Vec::new();
-    agent.prompt(&session, "write", |params| {
-        asked.push(params["toolCall"]["title"].as_str().unwrap_or_default().to_owned());
-        "reject_once"
-    }).await;
+    agent
+        .prompt(&session, "write", |params| {
+            asked.push(params["toolCall"]["title"].as_str().unwrap_or_default().to_owned());
+            "reject_once"
+        })
+        .await;
     assert_eq!(asked.len(), 2, "first the project's settings, then the write: {asked:?}");
     assert!(asked[0].contains("this project's settings"), "{asked:?}");
     assert!(!sandbox.project.path().join("a.txt").exists());
@@ -200,10 +230,12 @@ async fn a_projects_allow_rules_count_only_once_the_user_approved_them() {
         let mock = MockLlm::start(Scenario { responses: write() }).await.unwrap();
         let (mut agent, session) = start_agent(&sandbox, &mock).await;
         let mut asked = 0;
-        agent.prompt(&session, "write", |_| {
-            asked += 1;
-            "allow_always"
-        }).await;
+        agent
+            .prompt(&session, "write", |_| {
+                asked += 1;
+                "allow_always"
+            })
+            .await;
         assert_eq!(asked, usize::from(answer == "allow_always"), "only the project's settings were asked about, once");
         assert_eq!(std::fs::read_to_string(sandbox.project.path().join("a.txt")).unwrap(), "a");
         std::fs::remove_file(sandbox.project.path().join("a.txt")).unwrap();

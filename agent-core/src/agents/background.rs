@@ -54,7 +54,10 @@ impl TaskReport {
             TaskState::Stopped => ("stopped", "It was stopped before it finished."),
             TaskState::Running => ("running", "It is still running."),
         };
-        format!("<task-notification id=\"{}\" task=\"{}\" status=\"{status}\">\n{text}\n</task-notification>", self.id, self.label)
+        format!(
+            "<task-notification id=\"{}\" task=\"{}\" status=\"{status}\">\n{text}\n</task-notification>",
+            self.id, self.label
+        )
     }
 }
 
@@ -72,7 +75,13 @@ pub struct BackgroundTasks {
 
 impl BackgroundTasks {
     pub fn new(session: CancellationToken) -> Self {
-        Self { entries: Mutex::new(Vec::new()), next: std::sync::atomic::AtomicUsize::new(1), changed: tokio::sync::watch::channel(0).0, session, watcher: Mutex::new(None) }
+        Self {
+            entries: Mutex::new(Vec::new()),
+            next: std::sync::atomic::AtomicUsize::new(1),
+            changed: tokio::sync::watch::channel(0).0,
+            session,
+            watcher: Mutex::new(None),
+        }
     }
 
     /// Sends background children's events (their start, calls, prompts and end) to `events`
@@ -83,7 +92,11 @@ impl BackgroundTasks {
 
     /// The watcher's sender, held weakly: a child's hold does not keep the stream open.
     pub fn watcher(&self) -> Option<tokio::sync::mpsc::WeakSender<crate::event::AgentEvent>> {
-        self.watcher.lock().unwrap_or_else(std::sync::PoisonError::into_inner).as_ref().map(tokio::sync::mpsc::Sender::downgrade)
+        self.watcher
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .as_ref()
+            .map(tokio::sync::mpsc::Sender::downgrade)
     }
 
     fn entries(&self) -> std::sync::MutexGuard<'_, Vec<Entry>> {
@@ -91,7 +104,11 @@ impl BackgroundTasks {
     }
 
     /// Starts `run` (given its own token) as `bg-N`; `Err` when [`MAX_RUNNING`] already run.
-    pub fn start<F>(self: &std::sync::Arc<Self>, label: String, run: impl FnOnce(CancellationToken) -> F) -> Result<String, String>
+    pub fn start<F>(
+        self: &std::sync::Arc<Self>,
+        label: String,
+        run: impl FnOnce(CancellationToken) -> F,
+    ) -> Result<String, String>
     where
         F: Future<Output = ToolOutput> + Send + 'static,
     {
@@ -99,10 +116,18 @@ impl BackgroundTasks {
         let id = {
             let mut entries = self.entries();
             if entries.iter().filter(|entry| entry.state == TaskState::Running).count() >= MAX_RUNNING {
-                return Err(format!("{MAX_RUNNING} background tasks are running already; wait for one (task_wait) or stop one (task_stop) first."));
+                return Err(format!(
+                    "{MAX_RUNNING} background tasks are running already; wait for one (task_wait) or stop one (task_stop) first."
+                ));
             }
             let id = format!("bg-{}", self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
-            entries.push(Entry { id: id.clone(), label, state: TaskState::Running, delivered: false, cancel: cancel.clone() });
+            entries.push(Entry {
+                id: id.clone(),
+                label,
+                state: TaskState::Running,
+                delivered: false,
+                cancel: cancel.clone(),
+            });
             id
         };
         let future = run(cancel.clone());
@@ -110,14 +135,19 @@ impl BackgroundTasks {
         let finished_id = id.clone();
         tokio::spawn(async move {
             let output = future.await;
-            let state = if cancel.is_cancelled() { TaskState::Stopped } else { TaskState::Finished { text: output.text_content(), is_error: output.is_error } };
+            let state = if cancel.is_cancelled() {
+                TaskState::Stopped
+            } else {
+                TaskState::Finished { text: output.text_content(), is_error: output.is_error }
+            };
             tasks.set(&finished_id, state);
         });
         Ok(id)
     }
 
     fn set(&self, id: &str, state: TaskState) {
-        if let Some(entry) = self.entries().iter_mut().find(|entry| entry.id == id && entry.state == TaskState::Running) {
+        if let Some(entry) = self.entries().iter_mut().find(|entry| entry.id == id && entry.state == TaskState::Running)
+        {
             entry.state = state;
         }
         self.changed.send_modify(|count| *count += 1);
@@ -126,7 +156,10 @@ impl BackgroundTasks {
     /// Stops a running task; what it was, or why not.
     pub fn stop(&self, id: &str) -> Result<String, String> {
         let entries = self.entries();
-        let entry = entries.iter().find(|entry| entry.id == id).ok_or_else(|| format!("There is no background task `{id}`."))?;
+        let entry = entries
+            .iter()
+            .find(|entry| entry.id == id)
+            .ok_or_else(|| format!("There is no background task `{id}`."))?;
         if entry.state != TaskState::Running {
             return Err(format!("The background task `{id}` ({}) is not running.", entry.label));
         }
@@ -136,7 +169,11 @@ impl BackgroundTasks {
 
     /// The running tasks, as `(id, label)`.
     pub fn running(&self) -> Vec<(String, String)> {
-        self.entries().iter().filter(|entry| entry.state == TaskState::Running).map(|entry| (entry.id.clone(), entry.label.clone())).collect()
+        self.entries()
+            .iter()
+            .filter(|entry| entry.state == TaskState::Running)
+            .map(|entry| (entry.id.clone(), entry.label.clone()))
+            .collect()
     }
 
     /// Whether a finished task's result was not delivered yet.
@@ -157,7 +194,11 @@ impl BackgroundTasks {
     /// The finished tasks whose results were not delivered yet, now delivered.
     pub fn take_finished(&self) -> Vec<TaskReport> {
         let mut entries = self.entries();
-        entries.iter_mut().filter(|entry| entry.state != TaskState::Running && !entry.delivered).map(Entry::deliver).collect()
+        entries
+            .iter_mut()
+            .filter(|entry| entry.state != TaskState::Running && !entry.delivered)
+            .map(Entry::deliver)
+            .collect()
     }
 
     /// Waits until no task runs (their results stay to be delivered), or `cancel` fires.
@@ -183,7 +224,11 @@ impl BackgroundTasks {
                 }
                 let wanted = |entry: &Entry| ids.is_empty() || ids.contains(&entry.id);
                 if !entries.iter().any(|entry| wanted(entry) && entry.state == TaskState::Running) {
-                    return Ok(entries.iter_mut().filter(|entry| wanted(entry) && !(ids.is_empty() && entry.delivered)).map(Entry::deliver).collect());
+                    return Ok(entries
+                        .iter_mut()
+                        .filter(|entry| wanted(entry) && !(ids.is_empty() && entry.delivered))
+                        .map(Entry::deliver)
+                        .collect());
                 }
             }
             tokio::select! {

@@ -41,7 +41,12 @@ pub struct Definition {
 impl Definition {
     /// Whether the child may have the tool the parent calls `name`.
     pub fn allows(&self, name: &str) -> bool {
-        !PARENT_ONLY.contains(&name) && !self.disallowed.iter().any(|tool| tool == name) && self.tools.as_ref().is_none_or(|tools| tools.iter().any(|tool| tool == name || name.starts_with(&format!("{tool}__"))))
+        !PARENT_ONLY.contains(&name)
+            && !self.disallowed.iter().any(|tool| tool == name)
+            && self
+                .tools
+                .as_ref()
+                .is_none_or(|tools| tools.iter().any(|tool| tool == name || name.starts_with(&format!("{tool}__"))))
     }
 }
 
@@ -117,7 +122,8 @@ pub fn builtin() -> Vec<Definition> {
 pub(crate) fn parse(path: &Path, text: &str) -> Result<Definition, String> {
     let fallback_name = path.file_stem().and_then(|stem| stem.to_str()).unwrap_or_default().to_owned();
     let (frontmatter, body) = split_frontmatter(text).ok_or("it has no YAML frontmatter between `---` lines")?;
-    let front: Frontmatter = serde_saphyr::from_str(frontmatter).map_err(|error| format!("its frontmatter is not valid: {error}"))?;
+    let front: Frontmatter =
+        serde_saphyr::from_str(frontmatter).map_err(|error| format!("its frontmatter is not valid: {error}"))?;
     let name = front.name.filter(|name| !name.trim().is_empty()).unwrap_or(fallback_name);
     if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == ':') {
         return Err(format!("`{name}` is not a usable name (letters, digits, `-`, `_`)"));
@@ -171,11 +177,16 @@ pub fn roots(cwd: &Path, env: &HashMap<String, String>) -> Vec<PathBuf> {
 /// Every definition: the built-ins, then each root's, later ones replacing earlier ones of the
 /// same name, sorted by name. Returns them and what the user should hear (a file left out).
 pub fn load(cwd: &Path, env: &HashMap<String, String>) -> (Vec<Definition>, Vec<String>) {
-    let mut definitions: BTreeMap<String, Definition> = builtin().into_iter().map(|definition| (definition.name.clone(), definition)).collect();
+    let mut definitions: BTreeMap<String, Definition> =
+        builtin().into_iter().map(|definition| (definition.name.clone(), definition)).collect();
     let mut problems = Vec::new();
     for root in roots(cwd, env) {
         let Ok(entries) = std::fs::read_dir(&root) else { continue };
-        let mut files: Vec<PathBuf> = entries.filter_map(Result::ok).map(|entry| entry.path()).filter(|path| path.extension().is_some_and(|ext| ext == "md")).collect();
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|entry| entry.path())
+            .filter(|path| path.extension().is_some_and(|ext| ext == "md"))
+            .collect();
         files.sort();
         for path in files {
             let Ok(text) = std::fs::read_to_string(&path) else { continue };
@@ -183,7 +194,9 @@ pub fn load(cwd: &Path, env: &HashMap<String, String>) -> (Vec<Definition>, Vec<
                 Ok(definition) => {
                     definitions.insert(definition.name.clone(), definition);
                 }
-                Err(problem) => problems.push(format!("{}: the subagent definition is left out: {problem}", path.display())),
+                Err(problem) => {
+                    problems.push(format!("{}: the subagent definition is left out: {problem}", path.display()))
+                }
             }
         }
     }
@@ -199,7 +212,11 @@ mod tests {
         let text = "---\nname: code-reviewer\ndescription: \"Reviews code. Use after a change.\\n<example>review my diff</example>\"\ntools: Read, Grep, Glob, Bash\nmodel: sonnet\ncolor: blue\n---\n\nYou are a senior reviewer.\n\nBe specific.\n";
         let definition = parse(Path::new("/p/.claude/agents/code-reviewer.md"), text).unwrap();
         assert_eq!(definition.name, "code-reviewer");
-        assert!(definition.description.starts_with("Reviews code. Use after a change.\n<example>"), "{}", definition.description);
+        assert!(
+            definition.description.starts_with("Reviews code. Use after a change.\n<example>"),
+            "{}",
+            definition.description
+        );
         assert_eq!(definition.tools.as_deref(), Some(["read", "grep", "glob", "bash"].map(str::to_owned).as_slice()));
         assert_eq!(definition.model.as_deref(), Some("sonnet"));
         assert_eq!(definition.prompt, "You are a senior reviewer.\n\nBe specific.");
@@ -225,7 +242,8 @@ mod tests {
         let sub = repo.path().join("crates/app");
         let write = |dir: &Path, name: &str, description: &str| {
             std::fs::create_dir_all(dir).unwrap();
-            std::fs::write(dir.join(format!("{name}.md")), format!("---\ndescription: {description}\n---\nprompt")).unwrap();
+            std::fs::write(dir.join(format!("{name}.md")), format!("---\ndescription: {description}\n---\nprompt"))
+                .unwrap();
         };
         write(&home.path().join(".claude/agents"), "reviewer", "from the user's Claude Code");
         write(&repo.path().join(".claude/agents"), "reviewer", "from the repository");

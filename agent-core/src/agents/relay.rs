@@ -18,14 +18,23 @@ pub struct ChildIdentity<'a> {
 /// held weakly: a turn ends when its senders are gone, and a background child must not keep it
 /// open. Once it is gone (or without one) the events are dropped, and a permission prompt with
 /// them, which counts as a refusal.
-pub async fn relay(mut events: mpsc::Receiver<AgentEvent>, parent: Option<mpsc::WeakSender<AgentEvent>>, child: &ChildIdentity<'_>) {
+pub async fn relay(
+    mut events: mpsc::Receiver<AgentEvent>,
+    parent: Option<mpsc::WeakSender<AgentEvent>>,
+    child: &ChildIdentity<'_>,
+) {
     while let Some(event) = events.recv().await {
         // Bookkeeping stays here: the usage is in the shared totals already.
         if matches!(event, AgentEvent::Usage { .. } | AgentEvent::TitleChanged(_)) {
             continue;
         }
         let Some(parent) = parent.as_ref().and_then(mpsc::WeakSender::upgrade) else { continue };
-        let wrapped = AgentEvent::Child { session: child.session.to_owned(), call: child.call.to_owned(), label: child.label.to_owned(), event: Box::new(event) };
+        let wrapped = AgentEvent::Child {
+            session: child.session.to_owned(),
+            call: child.call.to_owned(),
+            label: child.label.to_owned(),
+            event: Box::new(event),
+        };
         // A send to a turn that ended fails: the event is dropped, the relay goes on draining.
         let _ = parent.send(wrapped).await;
     }
@@ -43,7 +52,9 @@ pub fn labelled(event: AgentEvent, call: &str, label: &str) -> Option<AgentEvent
             view.title = format!("{label} — {}", view.title);
             AgentEvent::ToolCallStarted(view)
         }
-        AgentEvent::ToolCallUpdated { id: child, status, output, display, locations } => AgentEvent::ToolCallUpdated { id: id(&child), status, output, display, locations },
+        AgentEvent::ToolCallUpdated { id: child, status, output, display, locations } => {
+            AgentEvent::ToolCallUpdated { id: id(&child), status, output, display, locations }
+        }
         AgentEvent::ToolOutput { id: child, text } => AgentEvent::ToolOutput { id: id(&child), text },
         AgentEvent::ToolProgressNote { id: child, text } => AgentEvent::ToolProgressNote { id: id(&child), text },
         AgentEvent::ToolTerminal { id: child, terminal_id } => AgentEvent::ToolTerminal { id: id(&child), terminal_id },
@@ -53,7 +64,11 @@ pub fn labelled(event: AgentEvent, call: &str, label: &str) -> Option<AgentEvent
             AgentEvent::PermissionRequested(request)
         }
         AgentEvent::Notice(text) => AgentEvent::Notice(format!("{label}: {text}")),
-        AgentEvent::TextDelta(_) | AgentEvent::ThinkingDelta(_) | AgentEvent::Usage { .. } | AgentEvent::TitleChanged(_) | AgentEvent::Compaction { .. } => return None,
+        AgentEvent::TextDelta(_)
+        | AgentEvent::ThinkingDelta(_)
+        | AgentEvent::Usage { .. }
+        | AgentEvent::TitleChanged(_)
+        | AgentEvent::Compaction { .. } => return None,
         // A grandchild cannot be: children have no task tool.
         AgentEvent::ChildStarted { .. } | AgentEvent::Child { .. } | AgentEvent::ChildEnded { .. } => return None,
     })

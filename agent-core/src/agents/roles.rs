@@ -20,7 +20,8 @@ use crate::llm::{Provider, ProviderError};
 use crate::session::ModelSettings;
 
 /// Claude Code's model aliases, as Anthropic's model ids.
-const ALIASES: &[(&str, &str)] = &[("opus", "claude-opus-4-5"), ("sonnet", "claude-sonnet-4-5"), ("haiku", "claude-haiku-4-5")];
+const ALIASES: &[(&str, &str)] =
+    &[("opus", "claude-opus-4-5"), ("sonnet", "claude-sonnet-4-5"), ("haiku", "claude-haiku-4-5")];
 
 /// One role in settings: a model name alone, or the whole object.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
@@ -48,7 +49,12 @@ pub enum ContextSize {
 enum RoleEntry {
     Model(String),
     #[serde(rename_all = "camelCase")]
-    Full { model: Option<String>, max_turns: Option<u32>, context: Option<ContextSize>, isolation: Option<String> },
+    Full {
+        model: Option<String>,
+        max_turns: Option<u32>,
+        context: Option<ContextSize>,
+        isolation: Option<String>,
+    },
 }
 
 impl From<RoleEntry> for RoleSettings {
@@ -74,7 +80,12 @@ pub struct ChildModel {
 }
 
 /// Chooses the child's model for `named` (a role or a model; `None` is the parent's).
-pub fn choose(named: Option<&str>, roles: &BTreeMap<String, RoleSettings>, parent: &Models, env: &std::collections::HashMap<String, String>) -> ChildModel {
+pub fn choose(
+    named: Option<&str>,
+    roles: &BTreeMap<String, RoleSettings>,
+    parent: &Models,
+    env: &std::collections::HashMap<String, String>,
+) -> ChildModel {
     let named = named.map(str::trim).filter(|name| !name.is_empty());
     let role = named.and_then(|name| roles.get(name)).cloned().unwrap_or_default();
     let model = match named {
@@ -83,7 +94,12 @@ pub fn choose(named: Option<&str>, roles: &BTreeMap<String, RoleSettings>, paren
         Some("worker" | "explore") => None,
         other => other.map(str::to_owned),
     };
-    let inherited = |notice: Option<String>| ChildModel { provider: parent.provider(), settings: parent.settings(), role: role.clone(), notice };
+    let inherited = |notice: Option<String>| ChildModel {
+        provider: parent.provider(),
+        settings: parent.settings(),
+        role: role.clone(),
+        notice,
+    };
     let Some(model) = model else { return inherited(None) };
     let parent_provider = match parent.provider() {
         // Signed out, or no key: the child cannot do better than its parent.
@@ -95,7 +111,10 @@ pub fn choose(named: Option<&str>, roles: &BTreeMap<String, RoleSettings>, paren
     let target = match alias {
         Some(id) if config.provider == ProviderKind::Anthropic => id.to_owned(),
         Some(_) => {
-            let notice = format!("The subagent uses this session's model `{}`: `{model}` names a Claude model, which only the Anthropic provider serves.", config.model);
+            let notice = format!(
+                "The subagent uses this session's model `{}`: `{model}` names a Claude model, which only the Anthropic provider serves.",
+                config.model
+            );
             return inherited(Some(notice));
         }
         None => model,
@@ -139,10 +158,21 @@ mod tests {
         assert_eq!(explore.settings.model, "gpt-5-mini");
         assert!(explore.provider.is_ok() && explore.notice.is_none());
         let worker = choose(Some("worker"), &mapped, &openai, &env);
-        assert_eq!((worker.settings.model.as_str(), worker.role.max_turns, worker.role.context), ("gpt-5", Some(7), Some(ContextSize::Minimal)));
-        assert_eq!(choose(Some("worker"), &BTreeMap::new(), &openai, &env).settings.model, "gpt-5", "an unmapped built-in role inherits");
+        assert_eq!(
+            (worker.settings.model.as_str(), worker.role.max_turns, worker.role.context),
+            ("gpt-5", Some(7), Some(ContextSize::Minimal))
+        );
+        assert_eq!(
+            choose(Some("worker"), &BTreeMap::new(), &openai, &env).settings.model,
+            "gpt-5",
+            "an unmapped built-in role inherits"
+        );
         assert_eq!(choose(None, &mapped, &openai, &env).settings.model, "gpt-5");
-        assert_eq!(choose(Some("qwen3-coder"), &mapped, &openai, &env).settings.model, "qwen3-coder", "a model by name");
+        assert_eq!(
+            choose(Some("qwen3-coder"), &mapped, &openai, &env).settings.model,
+            "qwen3-coder",
+            "a model by name"
+        );
 
         let haiku = choose(Some("haiku"), &mapped, &openai, &env);
         assert_eq!(haiku.settings.model, "gpt-5", "no Claude model on this provider");

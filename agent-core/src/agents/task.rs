@@ -11,8 +11,8 @@ use tokio::sync::mpsc;
 
 use super::definitions::Definition;
 use super::roles::{ChildModel, ContextSize};
-use crate::config::SettingsSource;
 use super::worktree::TaskWorktree;
+use crate::config::SettingsSource;
 use crate::event::{Display, ToolKind};
 use crate::llm::ToolSpec;
 use crate::session::StopReason;
@@ -74,13 +74,23 @@ impl TaskTool {
 #[async_trait::async_trait]
 impl DynTool for TaskTool {
     fn spec(&self) -> ToolSpec {
-        let listed: Vec<String> = self.definitions.iter().map(|definition| format!("- {}: {}", definition.name, first_paragraph(&definition.description))).collect();
+        let listed: Vec<String> = self
+            .definitions
+            .iter()
+            .map(|definition| format!("- {}: {}", definition.name, first_paragraph(&definition.description)))
+            .collect();
         let mut description = format!("{DESCRIPTION}\n\nSubagents:\n{}", listed.join("\n"));
         let mut input_schema = crate::tools::input_schema::<TaskInput>();
         let roles = roles(self.settings.as_deref());
         if super::roles::any_model(&roles) {
-            let mapped: Vec<String> = roles.iter().filter_map(|(name, role)| role.model.as_ref().map(|model| format!("- {name}: {model}"))).collect();
-            description.push_str(&format!("\n\nRoles for `model` (the default is the subagent type's):\n{}", mapped.join("\n")));
+            let mapped: Vec<String> = roles
+                .iter()
+                .filter_map(|(name, role)| role.model.as_ref().map(|model| format!("- {name}: {model}")))
+                .collect();
+            description.push_str(&format!(
+                "\n\nRoles for `model` (the default is the subagent type's):\n{}",
+                mapped.join("\n")
+            ));
         } else if let Some(properties) = input_schema.get_mut("properties").and_then(Value::as_object_mut) {
             // No role has a model: there is nothing useful to choose.
             properties.remove("model");
@@ -132,13 +142,25 @@ impl DynTool for TaskTool {
         };
         let Some(definition) = self.definition(&input.subagent_type) else {
             let names: Vec<&str> = self.definitions.iter().map(|definition| definition.name.as_str()).collect();
-            return ToolOutput::error(format!("There is no subagent `{}`; use one of: {}.", input.subagent_type, names.join(", ")));
+            return ToolOutput::error(format!(
+                "There is no subagent `{}`; use one of: {}.",
+                input.subagent_type,
+                names.join(", ")
+            ));
         };
         let label = format!("{}: {}", definition.name, input.description);
         let named = input.model.clone().or_else(|| definition.model.clone());
-        let chosen = super::roles::choose(named.as_deref(), &roles(self.settings.as_deref()), &ctx.env.models, self.settings.as_ref().map_or(&EMPTY_ENV, |settings| &settings.env));
+        let chosen = super::roles::choose(
+            named.as_deref(),
+            &roles(self.settings.as_deref()),
+            &ctx.env.models,
+            self.settings.as_ref().map_or(&EMPTY_ENV, |settings| &settings.env),
+        );
         // Where the child's calls are shown: under this call, for as long as the turn lasts.
-        let shown_under = ctx.progress.as_ref().map(|progress| Relay { call_id: progress.call_id.clone(), events: progress.events.downgrade() });
+        let shown_under = ctx
+            .progress
+            .as_ref()
+            .map(|progress| Relay { call_id: progress.call_id.clone(), events: progress.events.downgrade() });
         if input.run_in_background {
             // A front end watching background children shows this one for as long as it runs.
             let shown_under = match (ctx.env.tasks.watcher(), shown_under) {
@@ -146,14 +168,19 @@ impl DynTool for TaskTool {
                 (_, relay) => relay,
             };
             let (definition, ctx, shown) = (definition.clone(), ctx.clone(), label.clone());
-            let started = ctx.env.tasks.clone().start(label.clone(), move |cancel| {
-                // Its own token: cancelling the turn does not stop it. And no hold on the turn's
-                // events, which would keep the turn from ending.
-                let ctx = ToolContext { cancel, progress: None, ..ctx };
-                async move { execute(&definition, &shown, chosen, input.prompt, input.isolation, shown_under, &ctx).await }
-            });
+            let started =
+                ctx.env.tasks.clone().start(label.clone(), move |cancel| {
+                    // Its own token: cancelling the turn does not stop it. And no hold on the turn's
+                    // events, which would keep the turn from ending.
+                    let ctx = ToolContext { cancel, progress: None, ..ctx };
+                    async move {
+                        execute(&definition, &shown, chosen, input.prompt, input.isolation, shown_under, &ctx).await
+                    }
+                });
             return match started {
-                Ok(id) => ToolOutput::text(format!("Started the background task `{id}` ({label}). Its result arrives by itself when it finishes; task_wait waits for it, task_stop stops it.")),
+                Ok(id) => ToolOutput::text(format!(
+                    "Started the background task `{id}` ({label}). Its result arrives by itself when it finishes; task_wait waits for it, task_stop stops it."
+                )),
                 Err(error) => ToolOutput::error(error),
             };
         }
@@ -161,7 +188,8 @@ impl DynTool for TaskTool {
     }
 }
 
-static EMPTY_ENV: std::sync::LazyLock<std::collections::HashMap<String, String>> = std::sync::LazyLock::new(std::collections::HashMap::new);
+static EMPTY_ENV: std::sync::LazyLock<std::collections::HashMap<String, String>> =
+    std::sync::LazyLock::new(std::collections::HashMap::new);
 
 /// The roles as the settings say now.
 fn roles(settings: Option<&SettingsSource>) -> std::collections::BTreeMap<String, super::roles::RoleSettings> {
@@ -175,9 +203,18 @@ struct Relay {
 }
 
 /// Runs a task to its end; its report, or why there is none.
-async fn execute(definition: &Definition, label: &str, model: ChildModel, prompt: String, isolation: Option<Isolation>, relay: Option<Relay>, ctx: &ToolContext) -> ToolOutput {
+async fn execute(
+    definition: &Definition,
+    label: &str,
+    model: ChildModel,
+    prompt: String,
+    isolation: Option<Isolation>,
+    relay: Option<Relay>,
+    ctx: &ToolContext,
+) -> ToolOutput {
     // The task's word, else the definition's, else the role's.
-    let isolation = isolation.map(|_| "worktree").or(definition.isolation.as_deref()).or(model.role.isolation.as_deref());
+    let isolation =
+        isolation.map(|_| "worktree").or(definition.isolation.as_deref()).or(model.role.isolation.as_deref());
     let (worktree, notice) = if isolation == Some("worktree") { worktree_for(ctx).await } else { (None, None) };
     let outcome = run_child(definition, label, model, prompt, worktree.as_ref(), relay, ctx).await;
     // The worktree is finished whatever the child's end: its work is kept or cleaned up.
@@ -197,7 +234,9 @@ async fn execute(definition: &Definition, label: &str, model: ChildModel, prompt
         None => text,
     };
     match outcome {
-        Ok(outcome) if outcome.stop == StopReason::EndTurn => ToolOutput::text(with_report(outcome.last_text.unwrap_or_else(|| "The subagent finished without a report.".into()))),
+        Ok(outcome) if outcome.stop == StopReason::EndTurn => ToolOutput::text(with_report(
+            outcome.last_text.unwrap_or_else(|| "The subagent finished without a report.".into()),
+        )),
         Ok(outcome) => {
             let why = match outcome.stop {
                 _ if outcome.looped => "it kept making the same calls with the same results".to_owned(),
@@ -208,7 +247,9 @@ async fn execute(definition: &Definition, label: &str, model: ChildModel, prompt
                 StopReason::Refusal | StopReason::EndTurn => "the model refused".to_owned(),
             };
             let last = outcome.last_text.map(|text| format!(" Its last message:\n\n{text}")).unwrap_or_default();
-            ToolOutput::error(with_report(format!("The subagent `{label}` was stopped before it finished: {why}. Check what it changed before relying on it.{last}")))
+            ToolOutput::error(with_report(format!(
+                "The subagent `{label}` was stopped before it finished: {why}. Check what it changed before relying on it.{last}"
+            )))
         }
         Err(error) => ToolOutput::error(with_report(format!("The subagent `{label}` failed: {error}"))),
     }
@@ -217,7 +258,9 @@ async fn execute(definition: &Definition, label: &str, model: ChildModel, prompt
 /// A worktree for the task, or why it works in place (not a git repository, no data directory).
 async fn worktree_for(ctx: &ToolContext) -> (Option<TaskWorktree>, Option<String>) {
     let in_place = |why: &str| (None, Some(format!("The subagent worked in this checkout, not a worktree: {why}.")));
-    let Some(data_dir) = ctx.env.data_dir.clone() else { return in_place("there is no data directory to keep worktrees in") };
+    let Some(data_dir) = ctx.env.data_dir.clone() else {
+        return in_place("there is no data directory to keep worktrees in");
+    };
     let cwd = ctx.env.workspace.root().to_path_buf();
     match tokio::task::spawn_blocking(move || TaskWorktree::create(&cwd, &data_dir)).await {
         Ok(Ok(Some(worktree))) => (Some(worktree), None),
@@ -228,16 +271,29 @@ async fn worktree_for(ctx: &ToolContext) -> (Option<TaskWorktree>, Option<String
 }
 
 /// Runs the child to its end, its events relayed to the editor under the task's call.
-async fn run_child(definition: &Definition, label: &str, model: ChildModel, prompt: String, worktree: Option<&TaskWorktree>, relay: Option<Relay>, ctx: &ToolContext) -> Result<crate::session::SubagentOutcome, crate::session::TurnError> {
+async fn run_child(
+    definition: &Definition,
+    label: &str,
+    model: ChildModel,
+    prompt: String,
+    worktree: Option<&TaskWorktree>,
+    relay: Option<Relay>,
+    ctx: &ToolContext,
+) -> Result<crate::session::SubagentOutcome, crate::session::TurnError> {
     let parent = &ctx.env;
     let cancel = ctx.cancel.child_token();
     let call_id = relay.as_ref().map_or_else(|| "task".to_owned(), |relay| relay.call_id.clone());
-    let child_id = format!("{}-{}", parent.session_id, call_id.replace(|c: char| !c.is_ascii_alphanumeric() && c != '-' && c != '_', "_"));
+    let child_id = format!(
+        "{}-{}",
+        parent.session_id,
+        call_id.replace(|c: char| !c.is_ascii_alphanumeric() && c != '-' && c != '_', "_")
+    );
     let cwd = worktree.map_or_else(|| parent.workspace.root().to_path_buf(), |worktree| worktree.cwd.clone());
     let mut env = parent.child(child_id.clone(), &cwd, |name| definition.allows(name), cancel.clone());
     if let Some(worktree) = worktree {
         // Commits in the worktree write the repository's shared git directory.
-        env.sandbox = parent.sandbox.as_ref().map(|sandbox| Arc::new(sandbox.for_worktree(&worktree.path, &worktree.shared_git)));
+        env.sandbox =
+            parent.sandbox.as_ref().map(|sandbox| Arc::new(sandbox.for_worktree(&worktree.path, &worktree.shared_git)));
     }
     // The child's conversation is kept beside the parent's, readable and loadable like it.
     env.log = parent.log.as_ref().and_then(|log| transcript(log.path(), &child_id, parent.workspace.root()));
@@ -245,11 +301,17 @@ async fn run_child(definition: &Definition, label: &str, model: ChildModel, prom
     let today = crate::clock::today_utc();
     let shared = match model.role.context {
         Some(ContextSize::Minimal) => crate::prompt::minimal_context(env.workspace.root(), &today),
-        _ => crate::prompt::context(env.workspace.root(), &today, &user_instructions(parent), &crate::skills::index(&parent.skills.all())),
+        _ => crate::prompt::context(
+            env.workspace.root(),
+            &today,
+            &user_instructions(parent),
+            &crate::skills::index(&parent.skills.all()),
+        ),
     };
     let system = format!("{}\n\n{REPORT_FOOTER}\n\n{shared}", definition.prompt);
     let ChildModel { provider, mut settings, role, notice } = model;
-    settings.max_turn_requests = definition.max_turns.or(role.max_turns).map_or(MAX_TURNS, |limit| limit.clamp(1, MAX_TURNS));
+    settings.max_turn_requests =
+        definition.max_turns.or(role.max_turns).map_or(MAX_TURNS, |limit| limit.clamp(1, MAX_TURNS));
     let parent_events = relay.map(|relay| relay.events);
     let announce = |event: crate::event::AgentEvent| {
         let parent = parent_events.as_ref().and_then(mpsc::WeakSender::upgrade);
@@ -262,7 +324,14 @@ async fn run_child(definition: &Definition, label: &str, model: ChildModel, prom
     if let Some(notice) = notice {
         announce(crate::event::AgentEvent::Notice(notice)).await;
     }
-    announce(crate::event::AgentEvent::ChildStarted { session: child_id.clone(), call: call_id.clone(), label: label.to_owned(), cwd: cwd.clone(), cancel: cancel.clone() }).await;
+    announce(crate::event::AgentEvent::ChildStarted {
+        session: child_id.clone(),
+        call: call_id.clone(),
+        label: label.to_owned(),
+        cwd: cwd.clone(),
+        cancel: cancel.clone(),
+    })
+    .await;
     let (events, received) = mpsc::channel(256);
     let identity = super::relay::ChildIdentity { session: &child_id, call: &call_id, label };
     let relayed = super::relay::relay(received, parent_events.clone(), &identity);
@@ -282,7 +351,11 @@ async fn run_child(definition: &Definition, label: &str, model: ChildModel, prom
 }
 
 /// The child's session file: `<sessions>/<parent>-agents/<child>.jsonl`.
-fn transcript(parent_log: &std::path::Path, child_id: &str, cwd: &std::path::Path) -> Option<Arc<crate::session::store::SessionLog>> {
+fn transcript(
+    parent_log: &std::path::Path,
+    child_id: &str,
+    cwd: &std::path::Path,
+) -> Option<Arc<crate::session::store::SessionLog>> {
     let stem = parent_log.file_stem()?.to_str()?;
     let dir = parent_log.parent()?.join(format!("{stem}-agents"));
     match crate::session::store::SessionStore::new(dir).create(child_id, cwd) {

@@ -27,13 +27,21 @@ impl Tool for TaskWait {
     }
 
     fn describe(&self, input: &TaskWaitInput, _ctx: &ToolContext) -> CallDescription {
-        CallDescription::titled(if input.ids.is_empty() { "Wait for the background tasks".to_owned() } else { format!("Wait for {}", input.ids.join(", ")) })
+        CallDescription::titled(if input.ids.is_empty() {
+            "Wait for the background tasks".to_owned()
+        } else {
+            format!("Wait for {}", input.ids.join(", "))
+        })
     }
 
     async fn run(&self, input: TaskWaitInput, ctx: &ToolContext) -> ToolOutput {
         match ctx.env.tasks.wait(&input.ids, &ctx.cancel).await {
-            Ok(reports) if reports.is_empty() => ToolOutput::text("No background task has a result that was not delivered already."),
-            Ok(reports) => ToolOutput::text(reports.iter().map(super::background::TaskReport::notification).collect::<Vec<_>>().join("\n\n")),
+            Ok(reports) if reports.is_empty() => {
+                ToolOutput::text("No background task has a result that was not delivered already.")
+            }
+            Ok(reports) => ToolOutput::text(
+                reports.iter().map(super::background::TaskReport::notification).collect::<Vec<_>>().join("\n\n"),
+            ),
             Err(error) => ToolOutput::error(error),
         }
     }

@@ -10,7 +10,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use git2::{BranchType, IndexAddOption, Repository, Signature, StatusOptions, WorktreeAddOptions, WorktreePruneOptions};
+use git2::{
+    BranchType, IndexAddOption, Repository, Signature, StatusOptions, WorktreeAddOptions, WorktreePruneOptions,
+};
 
 /// A worktree made for one task.
 pub struct TaskWorktree {
@@ -41,8 +43,14 @@ fn failed(what: &str) -> impl Fn(git2::Error) -> String + '_ {
 fn fresh_name() -> String {
     use std::sync::atomic::{AtomicU32, Ordering};
     static COUNTER: AtomicU32 = AtomicU32::new(0);
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|time| time.subsec_nanos()).unwrap_or_default();
-    let mixed = (nanos ^ COUNTER.fetch_add(1, Ordering::Relaxed).wrapping_mul(0x9e37_79b9) ^ std::process::id().rotate_left(16)) & 0xff_ffff;
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|time| time.subsec_nanos())
+        .unwrap_or_default();
+    let mixed = (nanos
+        ^ COUNTER.fetch_add(1, Ordering::Relaxed).wrapping_mul(0x9e37_79b9)
+        ^ std::process::id().rotate_left(16))
+        & 0xff_ffff;
     format!("task-{mixed:06x}")
 }
 
@@ -61,7 +69,8 @@ impl TaskWorktree {
         let reference = repo.branch(&branch, &head, false).map_err(failed("could not make the task's branch"))?;
         let project = workdir.file_name().and_then(|name| name.to_str()).unwrap_or("repository");
         let path = data_dir.join("worktrees").join(format!("{project}-{name}"));
-        std::fs::create_dir_all(data_dir.join("worktrees")).map_err(|error| format!("could not make {}: {error}", data_dir.display()))?;
+        std::fs::create_dir_all(data_dir.join("worktrees"))
+            .map_err(|error| format!("could not make {}: {error}", data_dir.display()))?;
         let mut options = WorktreeAddOptions::new();
         options.reference(Some(reference.get()));
         repo.worktree(&name, &path, Some(&options)).map_err(failed("could not add the worktree"))?;
@@ -105,7 +114,9 @@ impl TaskWorktree {
         let mut options = WorktreePruneOptions::new();
         options.valid(true).working_tree(true);
         worktree.prune(Some(&mut options)).map_err(failed("could not remove the worktree"))?;
-        repo.find_branch(&self.branch, BranchType::Local).and_then(|mut branch| branch.delete()).map_err(failed("could not remove the branch"))
+        repo.find_branch(&self.branch, BranchType::Local)
+            .and_then(|mut branch| branch.delete())
+            .map_err(failed("could not remove the branch"))
     }
 }
 
@@ -113,7 +124,11 @@ impl TaskWorktree {
 fn commit_leftovers(repo: &Repository, label: &str) -> Result<bool, String> {
     let mut options = StatusOptions::new();
     options.include_untracked(true).recurse_untracked_dirs(true).include_ignored(false);
-    let changed = repo.statuses(Some(&mut options)).map_err(failed("could not read the worktree's state"))?.iter().any(|entry| !entry.status().is_empty());
+    let changed = repo
+        .statuses(Some(&mut options))
+        .map_err(failed("could not read the worktree's state"))?
+        .iter()
+        .any(|entry| !entry.status().is_empty());
     if !changed {
         return Ok(false);
     }
@@ -121,11 +136,24 @@ fn commit_leftovers(repo: &Repository, label: &str) -> Result<bool, String> {
     index.add_all(["*"], IndexAddOption::DEFAULT, None).map_err(failed("could not stage the changes"))?;
     index.update_all(["*"], None).map_err(failed("could not stage the changes"))?;
     index.write().map_err(failed("could not write the index"))?;
-    let tree = repo.find_tree(index.write_tree().map_err(failed("could not write the tree"))?).map_err(failed("could not read the tree"))?;
+    let tree = repo
+        .find_tree(index.write_tree().map_err(failed("could not write the tree"))?)
+        .map_err(failed("could not read the tree"))?;
     // The user's identity when git has one, else Larik's own.
-    let signature = repo.signature().or_else(|_| Signature::now("Larik", "larik@localhost")).map_err(failed("could not sign the commit"))?;
+    let signature = repo
+        .signature()
+        .or_else(|_| Signature::now("Larik", "larik@localhost"))
+        .map_err(failed("could not sign the commit"))?;
     let parent = repo.head().and_then(|head| head.peel_to_commit()).map_err(failed("could not read HEAD"))?;
-    repo.commit(Some("HEAD"), &signature, &signature, &format!("Changes left by the subagent `{label}`"), &tree, &[&parent]).map_err(failed("could not commit the changes"))?;
+    repo.commit(
+        Some("HEAD"),
+        &signature,
+        &signature,
+        &format!("Changes left by the subagent `{label}`"),
+        &tree,
+        &[&parent],
+    )
+    .map_err(failed("could not commit the changes"))?;
     Ok(true)
 }
 
@@ -134,7 +162,12 @@ mod tests {
     use super::*;
 
     fn git(dir: &Path, args: &[&str]) -> String {
-        let output = std::process::Command::new("git").args(args).current_dir(dir).env("GIT_CONFIG_GLOBAL", "/dev/null").output().unwrap();
+        let output = std::process::Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .unwrap();
         assert!(output.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&output.stderr));
         String::from_utf8_lossy(&output.stdout).into_owned()
     }
@@ -160,12 +193,21 @@ mod tests {
         let worktree = TaskWorktree::create(&repo.path().join("src"), data.path()).unwrap().unwrap();
         assert!(worktree.path.starts_with(data.path().join("worktrees")));
         assert_eq!(worktree.cwd, worktree.path.join("src"));
-        assert_eq!(std::fs::read_to_string(worktree.cwd.join("lib.rs")).unwrap(), "fn a() {}\n", "from HEAD, not the user's edit");
+        assert_eq!(
+            std::fs::read_to_string(worktree.cwd.join("lib.rs")).unwrap(),
+            "fn a() {}\n",
+            "from HEAD, not the user's edit"
+        );
         std::fs::write(worktree.cwd.join("new.rs"), "fn b() {}\n").unwrap();
         let branch = worktree.branch.clone();
         let path = worktree.path.clone();
         let report = worktree.finish("general-purpose: add b").unwrap();
-        assert!(report.contains(&format!("branch `{branch}`")) && report.contains("1 commit(s)") && report.contains("git merge"), "{report}");
+        assert!(
+            report.contains(&format!("branch `{branch}`"))
+                && report.contains("1 commit(s)")
+                && report.contains("git merge"),
+            "{report}"
+        );
         assert!(path.join("src/new.rs").exists(), "kept");
         let log = git(repo.path(), &["log", "--format=%s %an", &branch]);
         assert!(log.starts_with("Changes left by the subagent `general-purpose: add b` Test"), "{log}");
@@ -184,7 +226,9 @@ mod tests {
         let repo = repository();
         let data = tempfile::tempdir().unwrap();
         let made: Vec<TaskWorktree> = std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..4).map(|_| scope.spawn(|| TaskWorktree::create(repo.path(), data.path()).unwrap().unwrap())).collect();
+            let handles: Vec<_> = (0..4)
+                .map(|_| scope.spawn(|| TaskWorktree::create(repo.path(), data.path()).unwrap().unwrap()))
+                .collect();
             handles.into_iter().map(|handle| handle.join().unwrap()).collect()
         });
         let mut branches: Vec<&str> = made.iter().map(|worktree| worktree.branch.as_str()).collect();

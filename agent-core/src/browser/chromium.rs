@@ -42,7 +42,11 @@ pub struct LaunchOptions {
 pub fn find_executable(configured: Option<&str>, env: &HashMap<String, String>) -> Result<PathBuf, String> {
     if let Some(configured) = configured {
         let path = PathBuf::from(configured);
-        return if path.is_file() { Ok(path) } else { Err(format!("`browser.executable` names {configured}, which does not exist")) };
+        return if path.is_file() {
+            Ok(path)
+        } else {
+            Err(format!("`browser.executable` names {configured}, which does not exist"))
+        };
     }
     let path = env.get("PATH").map(String::as_str).unwrap_or("/usr/local/bin:/usr/bin:/bin");
     CANDIDATES
@@ -72,7 +76,12 @@ impl Chromium {
     pub async fn start(options: &LaunchOptions) -> Result<Self, String> {
         let (profile, scratch) = usable_profile(&options.profile)?;
         let mut command = tokio::process::Command::new(&options.executable);
-        command.args(QUIET_FLAGS).arg("--remote-debugging-port=0").arg("--remote-debugging-address=127.0.0.1").arg(format!("--user-data-dir={}", profile.display())).arg("--window-size=1280,800");
+        command
+            .args(QUIET_FLAGS)
+            .arg("--remote-debugging-port=0")
+            .arg("--remote-debugging-address=127.0.0.1")
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .arg("--window-size=1280,800");
         if options.headless {
             command.args(["--headless=new", "--hide-scrollbars", "--mute-audio"]);
         }
@@ -81,10 +90,17 @@ impl Chromium {
         if unsafe { libc::geteuid() } == 0 {
             command.arg("--no-sandbox");
         }
-        command.arg("about:blank").stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped()).kill_on_drop(true).process_group(0);
+        command
+            .arg("about:blank")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .process_group(0);
         // The browser is killed if the agent dies without ending it.
         crate::child_process::dies_with_agent(&mut command);
-        let mut child = command.spawn().map_err(|error| format!("could not start {}: {error}", options.executable.display()))?;
+        let mut child =
+            command.spawn().map_err(|error| format!("could not start {}: {error}", options.executable.display()))?;
         let group = child.id().and_then(|pid| i32::try_from(pid).ok()).ok_or("the browser exited at once")?;
         let stderr = child.stderr.take().ok_or("no stderr from the browser")?;
         let mut lines = BufReader::new(stderr).lines();

@@ -6,8 +6,13 @@
 use std::time::Duration;
 
 use chromiumoxide::Page;
-use chromiumoxide::cdp::browser_protocol::input::{DispatchKeyEventParams, DispatchKeyEventType, DispatchMouseEventParams, DispatchMouseEventType, MouseButton};
-use chromiumoxide::cdp::browser_protocol::page::{CaptureScreenshotFormat, CaptureScreenshotParams, EventFrameStartedLoading, GetNavigationHistoryParams, NavigateToHistoryEntryParams, Viewport};
+use chromiumoxide::cdp::browser_protocol::input::{
+    DispatchKeyEventParams, DispatchKeyEventType, DispatchMouseEventParams, DispatchMouseEventType, MouseButton,
+};
+use chromiumoxide::cdp::browser_protocol::page::{
+    CaptureScreenshotFormat, CaptureScreenshotParams, EventFrameStartedLoading, GetNavigationHistoryParams,
+    NavigateToHistoryEntryParams, Viewport,
+};
 use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
 use futures::StreamExt;
 use serde_json::Value;
@@ -29,10 +34,19 @@ const ELEMENT_PADDING: f64 = 8.0;
 /// Evaluates `expression` (promises awaited) and returns its value as JSON; a thrown exception
 /// is the error.
 pub async fn evaluate(page: &Page, expression: &str) -> Result<Value, String> {
-    let params = EvaluateParams::builder().expression(expression).return_by_value(true).await_promise(true).build().map_err(|error| error.to_string())?;
+    let params = EvaluateParams::builder()
+        .expression(expression)
+        .return_by_value(true)
+        .await_promise(true)
+        .build()
+        .map_err(|error| error.to_string())?;
     let answer = page.execute(params).await.map_err(|error| format!("the page did not answer: {error}"))?;
     if let Some(exception) = &answer.result.exception_details {
-        let what = exception.exception.as_ref().and_then(|object| object.description.clone()).unwrap_or_else(|| exception.text.clone());
+        let what = exception
+            .exception
+            .as_ref()
+            .and_then(|object| object.description.clone())
+            .unwrap_or_else(|| exception.text.clone());
         return Err(format!("the script threw: {what}"));
     }
     Ok(answer.result.result.value.clone().unwrap_or(Value::Null))
@@ -42,14 +56,21 @@ pub async fn evaluate(page: &Page, expression: &str) -> Result<Value, String> {
 pub async fn snapshot(page: &Page) -> Result<String, String> {
     let outline = evaluate(page, SNAPSHOT_SCRIPT).await?;
     let lines: Vec<&str> = outline["lines"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-    let mut text = format!("Page: {} ({})\n", outline["title"].as_str().unwrap_or_default(), outline["url"].as_str().unwrap_or_default());
+    let mut text = format!(
+        "Page: {} ({})\n",
+        outline["title"].as_str().unwrap_or_default(),
+        outline["url"].as_str().unwrap_or_default()
+    );
     if lines.is_empty() {
         text.push_str("(nothing visible)\n");
     }
     for (index, line) in lines.iter().enumerate() {
         // Room is kept for the note, so the whole stays within the cap.
         if text.len() + line.len() + 1 > SNAPSHOT_CHARS - 120 {
-            text.push_str(&format!("[snapshot cut at {SNAPSHOT_CHARS} characters: {} more lines; scroll, or act on what is shown]\n", lines.len() - index));
+            text.push_str(&format!(
+                "[snapshot cut at {SNAPSHOT_CHARS} characters: {} more lines; scroll, or act on what is shown]\n",
+                lines.len() - index
+            ));
             break;
         }
         text.push_str(line);
@@ -67,7 +88,9 @@ pub async fn on_element(page: &Page, reference: &str, body: &str) -> Result<Valu
     );
     let value = evaluate(page, &script).await?;
     if value.get("missing").is_some() {
-        return Err(format!("No element has the ref {reference} on this page now; take a new browser_snapshot for current refs."));
+        return Err(format!(
+            "No element has the ref {reference} on this page now; take a new browser_snapshot for current refs."
+        ));
     }
     Ok(value)
 }
@@ -84,12 +107,18 @@ async fn centre(page: &Page, reference: &str) -> Result<(f64, f64), String> {
 /// A left click at the element's centre, as mouse events.
 pub async fn click(page: &Page, reference: &str) -> Result<(), String> {
     let (x, y) = centre(page, reference).await?;
-    for (kind, count) in [(DispatchMouseEventType::MouseMoved, 0), (DispatchMouseEventType::MousePressed, 1), (DispatchMouseEventType::MouseReleased, 1)] {
+    for (kind, count) in [
+        (DispatchMouseEventType::MouseMoved, 0),
+        (DispatchMouseEventType::MousePressed, 1),
+        (DispatchMouseEventType::MouseReleased, 1),
+    ] {
         let mut event = DispatchMouseEventParams::builder().r#type(kind).x(x).y(y);
         if count > 0 {
             event = event.button(MouseButton::Left).buttons(1).click_count(count);
         }
-        page.execute(event.build().map_err(|error| error.to_string())?).await.map_err(|error| format!("the click was not delivered: {error}"))?;
+        page.execute(event.build().map_err(|error| error.to_string())?)
+            .await
+            .map_err(|error| format!("the click was not delivered: {error}"))?;
     }
     Ok(())
 }
@@ -121,7 +150,11 @@ pub async fn type_text(page: &Page, text: &str) -> Result<(), String> {
         }
         let text = character.to_string();
         let key = chromiumoxide::keys::USKEYBOARD_LAYOUT.iter().find(|definition| definition.key == text);
-        let mut down = DispatchKeyEventParams::builder().r#type(DispatchKeyEventType::KeyDown).key(text.clone()).text(text.clone()).unmodified_text(text.clone());
+        let mut down = DispatchKeyEventParams::builder()
+            .r#type(DispatchKeyEventType::KeyDown)
+            .key(text.clone())
+            .text(text.clone())
+            .unmodified_text(text.clone());
         if let Some(key) = key {
             down = down.code(key.code).windows_virtual_key_code(key.key_code);
         }
@@ -150,15 +183,41 @@ pub async fn press(page: &Page, combination: &str) -> Result<(), String> {
         };
     }
     let name = if name.eq_ignore_ascii_case("space") { " " } else { name };
-    let key = chromiumoxide::keys::USKEYBOARD_LAYOUT.iter().find(|definition| definition.key == name || definition.key.eq_ignore_ascii_case(name) && name.len() > 1).ok_or_else(|| format!("`{name}` is not a key this tool knows (Enter, Tab, Escape, Backspace, ArrowDown, PageDown, a, ...)"))?;
+    let key = chromiumoxide::keys::USKEYBOARD_LAYOUT
+        .iter()
+        .find(|definition| definition.key == name || definition.key.eq_ignore_ascii_case(name) && name.len() > 1)
+        .ok_or_else(|| {
+            format!(
+                "`{name}` is not a key this tool knows (Enter, Tab, Escape, Backspace, ArrowDown, PageDown, a, ...)"
+            )
+        })?;
     // Text is typed only for keys that make some, and not while Control, Alt or Meta are down.
-    let text = key.text.map(str::to_owned).or_else(|| (key.key.chars().count() == 1).then(|| key.key.to_owned())).filter(|_| modifiers & 7 == 0);
-    let mut down = DispatchKeyEventParams::builder().r#type(if text.is_some() { DispatchKeyEventType::KeyDown } else { DispatchKeyEventType::RawKeyDown }).key(key.key).code(key.code).windows_virtual_key_code(key.key_code).modifiers(modifiers);
+    let text = key
+        .text
+        .map(str::to_owned)
+        .or_else(|| (key.key.chars().count() == 1).then(|| key.key.to_owned()))
+        .filter(|_| modifiers & 7 == 0);
+    let mut down = DispatchKeyEventParams::builder()
+        .r#type(if text.is_some() { DispatchKeyEventType::KeyDown } else { DispatchKeyEventType::RawKeyDown })
+        .key(key.key)
+        .code(key.code)
+        .windows_virtual_key_code(key.key_code)
+        .modifiers(modifiers);
     if let Some(text) = &text {
         down = down.text(text.clone()).unmodified_text(text.clone());
     }
     send_key(page, down.build()).await?;
-    send_key(page, DispatchKeyEventParams::builder().r#type(DispatchKeyEventType::KeyUp).key(key.key).code(key.code).windows_virtual_key_code(key.key_code).modifiers(modifiers).build()).await
+    send_key(
+        page,
+        DispatchKeyEventParams::builder()
+            .r#type(DispatchKeyEventType::KeyUp)
+            .key(key.key)
+            .code(key.code)
+            .windows_virtual_key_code(key.key_code)
+            .modifiers(modifiers)
+            .build(),
+    )
+    .await
 }
 
 async fn send_key(page: &Page, event: Result<DispatchKeyEventParams, String>) -> Result<(), String> {
@@ -182,14 +241,23 @@ pub async fn wait_for_load(page: &Page) {
 /// Goes `step` entries through the tab's history (-1 back, 1 forward) by entry, which does not
 /// wait for a load event a page from the back/forward cache never fires.
 pub async fn go_in_history(page: &Page, step: i64) -> Result<String, String> {
-    let history = page.execute(GetNavigationHistoryParams::default()).await.map_err(|error| format!("the history could not be read: {error}"))?;
+    let history = page
+        .execute(GetNavigationHistoryParams::default())
+        .await
+        .map_err(|error| format!("the history could not be read: {error}"))?;
     let target = history.result.current_index + step;
     let Some(entry) = usize::try_from(target).ok().and_then(|index| history.result.entries.get(index)) else {
-        return Err(if step < 0 { "There is no earlier page in this tab's history.".into() } else { "There is no later page in this tab's history.".into() });
+        return Err(if step < 0 {
+            "There is no earlier page in this tab's history.".into()
+        } else {
+            "There is no later page in this tab's history.".into()
+        });
     };
     let url = entry.url.clone();
     let mut loading = page.event_listener::<EventFrameStartedLoading>().await.map_err(|error| error.to_string())?;
-    page.execute(NavigateToHistoryEntryParams::new(entry.id)).await.map_err(|error| format!("could not go there: {error}"))?;
+    page.execute(NavigateToHistoryEntryParams::new(entry.id))
+        .await
+        .map_err(|error| format!("could not go there: {error}"))?;
     // A page from the back/forward cache starts no load; any other does, soon.
     if tokio::time::timeout(NAVIGATION_START, loading.next()).await.is_ok() {
         wait_for_load(page).await;
@@ -218,14 +286,21 @@ pub async fn screenshot(page: &Page, capture: Capture<'_>, labels: bool) -> Resu
         }
     };
     let number = |key: &str| area[key].as_f64().unwrap_or_default();
-    let (width, height) = (number("width").round().max(1.0), number("height").min(FULL_PAGE_CSS_PIXELS).round().max(1.0));
+    let (width, height) =
+        (number("width").round().max(1.0), number("height").min(FULL_PAGE_CSS_PIXELS).round().max(1.0));
     let dpr = if number("dpr") > 0.0 { number("dpr") } else { 1.0 };
     if labels {
         snapshot(page).await?;
         evaluate(page, &format!("({LABELS_SCRIPT})(true)")).await?;
     }
     let clip = Viewport { x: number("x"), y: number("y"), width, height, scale: 1.0 / dpr };
-    let params = CaptureScreenshotParams { format: Some(CaptureScreenshotFormat::Jpeg), quality: Some(80), clip: Some(clip), capture_beyond_viewport: Some(!matches!(capture, Capture::Viewport)), ..CaptureScreenshotParams::default() };
+    let params = CaptureScreenshotParams {
+        format: Some(CaptureScreenshotFormat::Jpeg),
+        quality: Some(80),
+        clip: Some(clip),
+        capture_beyond_viewport: Some(!matches!(capture, Capture::Viewport)),
+        ..CaptureScreenshotParams::default()
+    };
     let shot = page.execute(params).await;
     if labels {
         // The overlay goes whatever the capture did.

@@ -6,7 +6,9 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use chromiumoxide::Page;
-use chromiumoxide::cdp::browser_protocol::page::{DialogType, EventJavascriptDialogOpening, HandleJavaScriptDialogParams};
+use chromiumoxide::cdp::browser_protocol::page::{
+    DialogType, EventJavascriptDialogOpening, HandleJavaScriptDialogParams,
+};
 use chromiumoxide::cdp::js_protocol::runtime::{EventConsoleApiCalled, EventExceptionThrown, RemoteObject};
 use futures::StreamExt;
 
@@ -38,8 +40,16 @@ impl Tab {
             listeners.push(tokio::spawn(async move {
                 while let Some(event) = exceptions.next().await {
                     let details = &event.exception_details;
-                    let what = details.exception.as_ref().and_then(|exception| exception.description.clone()).unwrap_or_else(|| details.text.clone());
-                    let place = details.url.as_deref().map(|url| format!(" ({url}:{}:{})", details.line_number + 1, details.column_number + 1)).unwrap_or_default();
+                    let what = details
+                        .exception
+                        .as_ref()
+                        .and_then(|exception| exception.description.clone())
+                        .unwrap_or_else(|| details.text.clone());
+                    let place = details
+                        .url
+                        .as_deref()
+                        .map(|url| format!(" ({url}:{}:{})", details.line_number + 1, details.column_number + 1))
+                        .unwrap_or_default();
                     push(&log, format!("[exception] {what}{place}"));
                 }
             }));
@@ -49,7 +59,15 @@ impl Tab {
             listeners.push(tokio::spawn(async move {
                 while let Some(event) = dialogs.next().await {
                     let accept = event.r#type == DialogType::Alert;
-                    push(&log, format!("[dialog] {} \"{}\": {}", event.r#type.as_ref(), event.message, if accept { "accepted" } else { "dismissed" }));
+                    push(
+                        &log,
+                        format!(
+                            "[dialog] {} \"{}\": {}",
+                            event.r#type.as_ref(),
+                            event.message,
+                            if accept { "accepted" } else { "dismissed" }
+                        ),
+                    );
                     if let Err(error) = page.execute(HandleJavaScriptDialogParams::new(accept)).await {
                         tracing::debug!(%error, "a dialog could not be answered");
                     }

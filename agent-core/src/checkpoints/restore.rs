@@ -22,7 +22,13 @@ pub struct Restored {
 
 /// Makes `root` hold `target`'s files where `current` (what is there now) still equals
 /// `agent_left` (what the agent's last turn left).
-pub fn restore(store: &Repository, root: &Path, target: &Files, current: &Files, agent_left: &Files) -> Result<Restored, String> {
+pub fn restore(
+    store: &Repository,
+    root: &Path,
+    target: &Files,
+    current: &Files,
+    agent_left: &Files,
+) -> Result<Restored, String> {
     let mut done = Restored::default();
     let paths: std::collections::BTreeSet<&PathBuf> = target.keys().chain(current.keys()).collect();
     for path in paths {

@@ -116,7 +116,12 @@ impl Walk<'_> {
                     continue;
                 }
                 let mode = if metadata.permissions().mode() & 0o111 != 0 { MODE_EXECUTABLE } else { MODE_FILE };
-                let stamp = Stamp { modified_ns: i128::from(metadata.mtime()) * 1_000_000_000 + i128::from(metadata.mtime_nsec()), size: metadata.len(), inode: metadata.ino(), mode };
+                let stamp = Stamp {
+                    modified_ns: i128::from(metadata.mtime()) * 1_000_000_000 + i128::from(metadata.mtime_nsec()),
+                    size: metadata.len(),
+                    inode: metadata.ino(),
+                    mode,
+                };
                 let oid = match self.cache.known.get(&relative_path) {
                     Some((known, oid)) if *known == stamp => *oid,
                     _ => {
@@ -169,7 +174,10 @@ pub fn files_of(store: &Repository, tree: Oid) -> Result<Files, git2::Error> {
     let tree = store.find_tree(tree)?;
     tree.walk(git2::TreeWalkMode::PreOrder, |parent, entry| {
         if entry.kind() == Some(git2::ObjectType::Blob) {
-            files.insert(Path::new(parent).join(entry.name().unwrap_or_default()), Entry { oid: entry.id(), mode: entry.filemode() });
+            files.insert(
+                Path::new(parent).join(entry.name().unwrap_or_default()),
+                Entry { oid: entry.id(), mode: entry.filemode() },
+            );
         }
         git2::TreeWalkResult::Ok
     })?;

@@ -40,15 +40,24 @@ async fn a_turn_is_undone_with_what_bash_did_and_a_hand_edit_is_kept() {
     write(root, "gen/d.rs", "fn d() {}\n");
     write(root, "notes/todo.md", "edited\n");
     let changes = checkpoints.changed_since(before).await;
-    let summary: Vec<(String, ChangeKind)> = changes.iter().map(|change| (change.path.strip_prefix(root).unwrap().display().to_string(), change.kind)).collect();
-    assert_eq!(summary, [
-        ("a.txt".to_owned(), ChangeKind::Modified),
-        ("b.txt".to_owned(), ChangeKind::Deleted),
-        ("c.txt".to_owned(), ChangeKind::Added),
-        ("gen/d.rs".to_owned(), ChangeKind::Added),
-        ("notes/todo.md".to_owned(), ChangeKind::Modified),
-    ]);
-    assert_eq!((changes[0].old_text.as_deref(), changes[0].new_text.as_deref()), (Some("one\n"), Some("one, changed\n")));
+    let summary: Vec<(String, ChangeKind)> = changes
+        .iter()
+        .map(|change| (change.path.strip_prefix(root).unwrap().display().to_string(), change.kind))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("a.txt".to_owned(), ChangeKind::Modified),
+            ("b.txt".to_owned(), ChangeKind::Deleted),
+            ("c.txt".to_owned(), ChangeKind::Added),
+            ("gen/d.rs".to_owned(), ChangeKind::Added),
+            ("notes/todo.md".to_owned(), ChangeKind::Modified),
+        ]
+    );
+    assert_eq!(
+        (changes[0].old_text.as_deref(), changes[0].new_text.as_deref()),
+        (Some("one\n"), Some("one, changed\n"))
+    );
     assert_eq!(changes[1].new_text, None);
     checkpoints.end_turn().await;
 
@@ -73,7 +82,10 @@ async fn a_turn_is_undone_with_what_bash_did_and_a_hand_edit_is_kept() {
     assert!(checkpoints.undo(None).await.unwrap_err().contains("nothing to undo"));
     // The user's repository was never written.
     let repo = Repository::open(root).unwrap();
-    assert!(repo.head().is_err() && repo.index().unwrap().is_empty(), "no commit, nothing staged in the user's repository");
+    assert!(
+        repo.head().is_err() && repo.index().unwrap().is_empty(),
+        "no commit, nothing staged in the user's repository"
+    );
 }
 
 #[tokio::test]

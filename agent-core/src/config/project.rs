@@ -140,16 +140,20 @@ impl Settings {
 /// decide; what waits for approval is kept in `settings.project_choices`, what it may not
 /// decide is reported in `settings.problems`.
 pub(super) fn apply(settings: &mut Settings, path: &Path, text: &str) -> Result<(), ConfigError> {
-    let layer: ProjectSettings = serde_json::from_str(text).map_err(|error| ConfigError::Unreadable { path: path.to_path_buf(), message: error.to_string() })?;
+    let layer: ProjectSettings = serde_json::from_str(text)
+        .map_err(|error| ConfigError::Unreadable { path: path.to_path_buf(), message: error.to_string() })?;
     let place = path.display();
     let lower = |user: Option<u32>, default: u32, project: Option<u32>| match project {
         Some(project) => Some(project.min(user.unwrap_or(default))),
         None => user,
     };
     settings.max_tokens = lower(settings.max_tokens, super::DEFAULT_MAX_TOKENS, layer.max_tokens);
-    settings.max_turn_requests = lower(settings.max_turn_requests, super::DEFAULT_MAX_TURN_REQUESTS, layer.max_turn_requests);
+    settings.max_turn_requests =
+        lower(settings.max_turn_requests, super::DEFAULT_MAX_TURN_REQUESTS, layer.max_turn_requests);
     match layer.thought_level.as_deref() {
-        Some(level) if ThoughtLevel::from_id(level).is_none() => settings.problems.push(format!("{place}: thoughtLevel `{level}` is not one of off, low, medium, high; it is ignored")),
+        Some(level) if ThoughtLevel::from_id(level).is_none() => settings
+            .problems
+            .push(format!("{place}: thoughtLevel `{level}` is not one of off, low, medium, high; it is ignored")),
         Some(level) => settings.thought_level = Some(level.to_owned()),
         None => {}
     }
@@ -184,7 +188,11 @@ fn is_user_setting(key: &str) -> bool {
     static KEYS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     KEYS.get_or_init(|| {
         let schema = schemars::schema_for!(Settings);
-        schema.get("properties").and_then(Value::as_object).map(|properties| properties.keys().cloned().collect()).unwrap_or_default()
+        schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|properties| properties.keys().cloned().collect())
+            .unwrap_or_default()
     })
     .iter()
     .any(|known| known == key)
@@ -195,7 +203,8 @@ fn is_user_setting(key: &str) -> bool {
 /// it is reported, since the user may expect it to apply.
 pub(super) fn report_claude_keys(path: &Path, text: &str, problems: &mut Vec<String>) {
     let Ok(Value::Object(keys)) = serde_json::from_str::<Value>(text) else { return };
-    let ignored: Vec<&str> = keys.keys().map(String::as_str).filter(|key| !["permissions", "hooks", "$schema"].contains(key)).collect();
+    let ignored: Vec<&str> =
+        keys.keys().map(String::as_str).filter(|key| !["permissions", "hooks", "$schema"].contains(key)).collect();
     if !ignored.is_empty() {
         problems.push(format!(
             "{}: {} ignored: from a project's Claude Code settings Larik reads only `permissions` and `hooks` (both after you approve the project)",

@@ -50,7 +50,8 @@ pub(crate) async fn run(command: &str, timeout: Duration, payload: &str, env: &H
         Err(error) => return CommandEnd::NotStarted(error),
     };
     let group = child.id().and_then(|pid| i32::try_from(pid).ok());
-    let (Some(mut stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take()) else {
+    let (Some(mut stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
         kill_group(group);
         return CommandEnd::NotStarted(std::io::Error::other("the hook's pipes were not set up"));
     };
@@ -141,7 +142,9 @@ impl CommandEnd {
         let (status, stdout, stderr) = match self {
             CommandEnd::Exited { status, stdout, stderr } => (status, stdout, stderr),
             CommandEnd::TimedOut(after) => {
-                reply.messages.push(format!("hook `{label}` timed out after {} s and was stopped", after.as_secs_f64()));
+                reply
+                    .messages
+                    .push(format!("hook `{label}` timed out after {} s and was stopped", after.as_secs_f64()));
                 return reply;
             }
             CommandEnd::Cancelled => {
@@ -157,7 +160,9 @@ impl CommandEnd {
         match status.code() {
             Some(0) => match json {
                 Some(Ok(output)) => reply.apply(event, output),
-                Some(Err(error)) => reply.messages.push(format!("hook `{label}` printed invalid JSON ({error}); its output is ignored")),
+                Some(Err(error)) => {
+                    reply.messages.push(format!("hook `{label}` printed invalid JSON ({error}); its output is ignored"))
+                }
                 None => {
                     let text = stdout.trim();
                     if event.plain_stdout_is_context() && !text.is_empty() {

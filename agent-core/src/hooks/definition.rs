@@ -74,7 +74,11 @@ impl Hooks {
         for (path, scope) in settings_files(project, env) {
             let text = match std::fs::read_to_string(&path) {
                 Ok(text) => text,
-                Err(error) if matches!(error.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) => continue,
+                Err(error)
+                    if matches!(error.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) =>
+                {
+                    continue;
+                }
                 Err(error) => return Err(HookConfigError::Unreadable { path, message: error.to_string() }),
             };
             let identity = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
@@ -82,7 +86,8 @@ impl Hooks {
                 continue;
             }
             read.push(identity);
-            let settings: Value = serde_json::from_str(&text).map_err(|error| HookConfigError::Unreadable { path: path.clone(), message: error.to_string() })?;
+            let settings: Value = serde_json::from_str(&text)
+                .map_err(|error| HookConfigError::Unreadable { path: path.clone(), message: error.to_string() })?;
             hooks.read_settings(&path, scope, &settings)?;
         }
         Ok(hooks)
@@ -91,7 +96,9 @@ impl Hooks {
     /// Reads one settings file's `hooks` section.
     pub(crate) fn read_settings(&mut self, path: &Path, scope: Scope, settings: &Value) -> Result<(), HookConfigError> {
         let invalid = |message: String| HookConfigError::Invalid { path: path.to_owned(), message };
-        let Value::Object(settings) = settings else { return Err(invalid("the settings file is not a JSON object".into())) };
+        let Value::Object(settings) = settings else {
+            return Err(invalid("the settings file is not a JSON object".into()));
+        };
         let events = match settings.get("hooks") {
             None | Some(Value::Null) => return Ok(()),
             Some(Value::Object(events)) => events,
@@ -99,26 +106,44 @@ impl Hooks {
         };
         for (name, groups) in events {
             let Some(event) = HookEvent::from_name(name) else {
-                self.problems.push(format!("{}: hook event `{name}` is not one Larik runs; its hooks are ignored", path.display()));
+                self.problems.push(format!(
+                    "{}: hook event `{name}` is not one Larik runs; its hooks are ignored",
+                    path.display()
+                ));
                 continue;
             };
-            let Value::Array(groups) = groups else { return Err(invalid(format!("`{name}` must be a list of matcher groups"))) };
+            let Value::Array(groups) = groups else {
+                return Err(invalid(format!("`{name}` must be a list of matcher groups")));
+            };
             for (index, group) in groups.iter().enumerate() {
                 let place = format!("{name}[{index}]");
-                let Value::Object(group) = group else { return Err(invalid(format!("{place} must be an object with `matcher` and `hooks`"))) };
+                let Value::Object(group) = group else {
+                    return Err(invalid(format!("{place} must be an object with `matcher` and `hooks`")));
+                };
                 let matcher = match group.get("matcher") {
                     None | Some(Value::Null) => None,
                     Some(Value::String(matcher)) => Some(matcher.clone()),
                     Some(_) => return Err(invalid(format!("{place}: `matcher` must be a string"))),
                 };
-                let compiled = Matcher::parse(matcher.as_deref())
-                    .map_err(|error| invalid(format!("{place}: matcher `{}` is not a valid regular expression: {error}", matcher.as_deref().unwrap_or_default())))?;
-                let Some(Value::Array(handlers)) = group.get("hooks") else { return Err(invalid(format!("{place}: `hooks` must be a list of handlers"))) };
+                let compiled = Matcher::parse(matcher.as_deref()).map_err(|error| {
+                    invalid(format!(
+                        "{place}: matcher `{}` is not a valid regular expression: {error}",
+                        matcher.as_deref().unwrap_or_default()
+                    ))
+                })?;
+                let Some(Value::Array(handlers)) = group.get("hooks") else {
+                    return Err(invalid(format!("{place}: `hooks` must be a list of handlers")));
+                };
                 for (number, handler) in handlers.iter().enumerate() {
                     let place = format!("{place}.hooks[{number}]");
-                    let Value::Object(handler) = handler else { return Err(invalid(format!("{place} must be an object"))) };
-                    let Some((kind, timeout)) = self.read_handler(path, &place, handler).map_err(invalid)? else { continue };
-                    let handler = HookHandler { event, matcher: matcher.clone(), kind, timeout, scope, source: path.to_owned() };
+                    let Value::Object(handler) = handler else {
+                        return Err(invalid(format!("{place} must be an object")));
+                    };
+                    let Some((kind, timeout)) = self.read_handler(path, &place, handler).map_err(invalid)? else {
+                        continue;
+                    };
+                    let handler =
+                        HookHandler { event, matcher: matcher.clone(), kind, timeout, scope, source: path.to_owned() };
                     self.entries.push(Entry { handler, matcher: compiled.clone() });
                 }
             }
@@ -127,7 +152,12 @@ impl Hooks {
     }
 
     /// One handler: `Ok(None)` when it is well-formed but not something Larik runs (reported).
-    fn read_handler(&mut self, path: &Path, place: &str, handler: &Map<String, Value>) -> Result<Option<(HandlerKind, Duration)>, String> {
+    fn read_handler(
+        &mut self,
+        path: &Path,
+        place: &str,
+        handler: &Map<String, Value>,
+    ) -> Result<Option<(HandlerKind, Duration)>, String> {
         let text = |field: &str| match handler.get(field) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(text)) => Ok(Some(text.clone())),
@@ -140,12 +170,16 @@ impl Hooks {
                     return Err(format!("{place}: a command hook needs a `command`"));
                 };
                 if let Some(shell) = text("shell")?.filter(|shell| shell != "bash") {
-                    problem(format!("shell `{shell}` is not supported (Larik runs hooks with bash); this hook is ignored"));
+                    problem(format!(
+                        "shell `{shell}` is not supported (Larik runs hooks with bash); this hook is ignored"
+                    ));
                     return Ok(None);
                 }
                 let command = match handler.get("args") {
                     None | Some(Value::Null) => command,
-                    Some(Value::Array(args)) => exec_form(&command, args).ok_or_else(|| format!("{place}: `args` must be a list of strings"))?,
+                    Some(Value::Array(args)) => {
+                        exec_form(&command, args).ok_or_else(|| format!("{place}: `args` must be a list of strings"))?
+                    }
                     Some(_) => return Err(format!("{place}: `args` must be a list of strings")),
                 };
                 (HandlerKind::Command { command }, DEFAULT_COMMAND_TIMEOUT)
@@ -217,7 +251,11 @@ impl Hooks {
     }
 
     pub fn project_handlers(&self) -> Vec<HookHandler> {
-        self.entries.iter().filter(|entry| entry.handler.scope == Scope::Project).map(|entry| entry.handler.clone()).collect()
+        self.entries
+            .iter()
+            .filter(|entry| entry.handler.scope == Scope::Project)
+            .map(|entry| entry.handler.clone())
+            .collect()
     }
 
     /// A SHA-256 (hex) of every project handler's definition, `None` when there are none. It
@@ -225,7 +263,12 @@ impl Hooks {
     /// not depend on the order of definitions or on which project file holds them, since neither
     /// changes what runs.
     pub fn project_fingerprint(&self) -> Option<String> {
-        let mut definitions: Vec<String> = self.entries.iter().filter(|entry| entry.handler.scope == Scope::Project).map(|entry| canonical(&entry.handler)).collect();
+        let mut definitions: Vec<String> = self
+            .entries
+            .iter()
+            .filter(|entry| entry.handler.scope == Scope::Project)
+            .map(|entry| canonical(&entry.handler))
+            .collect();
         if definitions.is_empty() {
             return None;
         }
@@ -238,7 +281,10 @@ impl Hooks {
 
     /// The same set without project handlers, for a project whose hooks are not approved.
     pub fn user_only(&self) -> Hooks {
-        Hooks { entries: self.entries.iter().filter(|entry| entry.handler.scope == Scope::User).cloned().collect(), problems: self.problems.clone() }
+        Hooks {
+            entries: self.entries.iter().filter(|entry| entry.handler.scope == Scope::User).cloned().collect(),
+            problems: self.problems.clone(),
+        }
     }
 }
 
@@ -248,7 +294,15 @@ fn canonical(handler: &HookHandler) -> String {
         HandlerKind::Command { command } => ("command", command.as_str(), None),
         HandlerKind::Prompt { prompt, model } => ("prompt", prompt.as_str(), model.as_deref()),
     };
-    serde_json::json!([handler.event.name(), handler.matcher, kind, text, model, handler.timeout.as_millis().to_string()]).to_string()
+    serde_json::json!([
+        handler.event.name(),
+        handler.matcher,
+        kind,
+        text,
+        model,
+        handler.timeout.as_millis().to_string()
+    ])
+    .to_string()
 }
 
 /// Claude Code's exec form (`command` plus `args`, no shell) as one bash command line: every

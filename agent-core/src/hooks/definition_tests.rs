@@ -25,7 +25,10 @@ impl Setup {
     }
 
     fn env(&self) -> HashMap<String, String> {
-        HashMap::from([("HOME".to_owned(), self.home.display().to_string()), ("XDG_CONFIG_HOME".to_owned(), self.xdg.display().to_string())])
+        HashMap::from([
+            ("HOME".to_owned(), self.home.display().to_string()),
+            ("XDG_CONFIG_HOME".to_owned(), self.xdg.display().to_string()),
+        ])
     }
 
     fn larik_user(&self) -> PathBuf {
@@ -70,12 +73,24 @@ fn every_settings_file_is_read_in_order_with_its_scope() {
     let setup = Setup::new();
     setup.write(&setup.larik_user(), &pre_tool_use("Bash", "larik-user.sh"));
     setup.write(&setup.claude_user(), &pre_tool_use("Bash", "claude-user.sh"));
-    for name in [".larik/settings.json", ".larik/settings.local.json", ".claude/settings.json", ".claude/settings.local.json"] {
+    for name in
+        [".larik/settings.json", ".larik/settings.local.json", ".claude/settings.json", ".claude/settings.local.json"]
+    {
         setup.write(&setup.in_project(name), &pre_tool_use("Bash", name));
     }
     let hooks = setup.load();
     let handlers = hooks.matching(HookEvent::PreToolUse, &["bash", "Bash"]);
-    assert_eq!(commands(&handlers), ["larik-user.sh", "claude-user.sh", ".larik/settings.json", ".larik/settings.local.json", ".claude/settings.json", ".claude/settings.local.json"]);
+    assert_eq!(
+        commands(&handlers),
+        [
+            "larik-user.sh",
+            "claude-user.sh",
+            ".larik/settings.json",
+            ".larik/settings.local.json",
+            ".claude/settings.json",
+            ".claude/settings.local.json"
+        ]
+    );
     let scopes: Vec<Scope> = handlers.iter().map(|handler| handler.scope).collect();
     assert_eq!(scopes, [Scope::User, Scope::User, Scope::Project, Scope::Project, Scope::Project, Scope::Project]);
     assert_eq!(handlers[1].source, setup.claude_user());
@@ -110,7 +125,13 @@ fn a_claude_code_project_configuration_reads_as_written() {
     assert_eq!(edit[0].timeout, Duration::from_secs(10));
     let bash = hooks.matching(HookEvent::PreToolUse, &["bash", "Bash"]);
     assert_eq!(bash.len(), 1);
-    assert_eq!(bash[0].kind, HandlerKind::Prompt { prompt: "Is this command safe? $ARGUMENTS".into(), model: Some("claude-haiku-4-5".into()) });
+    assert_eq!(
+        bash[0].kind,
+        HandlerKind::Prompt {
+            prompt: "Is this command safe? $ARGUMENTS".into(),
+            model: Some("claude-haiku-4-5".into())
+        }
+    );
     assert_eq!(bash[0].timeout, DEFAULT_PROMPT_TIMEOUT);
     let post = hooks.matching(HookEvent::PostToolUse, &["write", "Write"]);
     assert_eq!(post[0].timeout, DEFAULT_COMMAND_TIMEOUT);
@@ -125,9 +146,12 @@ fn a_claude_code_project_configuration_reads_as_written() {
 #[test]
 fn events_without_matchers_run_every_handler() {
     let setup = Setup::new();
-    setup.write(&setup.claude_user(), r#"{"hooks": {"Stop": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "stop.sh"}]}],
+    setup.write(
+        &setup.claude_user(),
+        r#"{"hooks": {"Stop": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "stop.sh"}]}],
         "UserPromptSubmit": [{"matcher": "nothing", "hooks": [{"type": "command", "command": "prompt.sh"}]}],
-        "PreCompact": [{"matcher": "manual", "hooks": [{"type": "command", "command": "compact.sh"}]}]}}"#);
+        "PreCompact": [{"matcher": "manual", "hooks": [{"type": "command", "command": "compact.sh"}]}]}}"#,
+    );
     let hooks = setup.load();
     assert_eq!(commands(&hooks.matching(HookEvent::Stop, &[])), ["stop.sh"]);
     assert_eq!(commands(&hooks.matching(HookEvent::UserPromptSubmit, &[])), ["prompt.sh"]);
@@ -191,9 +215,18 @@ fn malformed_hooks_are_errors_naming_the_file() {
         (r#"{"hooks": {"PreToolUse": [{"hooks": [{"command": "x.sh"}]}]}}"#, "`type` must be a string"),
         (r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command"}]}]}}"#, "needs a `command`"),
         (r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "prompt", "prompt": ""}]}]}}"#, "needs a `prompt`"),
-        (r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "x", "timeout": -1}]}]}}"#, "positive number"),
-        (r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "x", "timeout": "60"}]}]}}"#, "number of seconds"),
-        (r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "x", "args": [1]}]}]}}"#, "`args` must be a list of strings"),
+        (
+            r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "x", "timeout": -1}]}]}}"#,
+            "positive number",
+        ),
+        (
+            r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "x", "timeout": "60"}]}]}}"#,
+            "number of seconds",
+        ),
+        (
+            r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "x", "args": [1]}]}]}}"#,
+            "`args` must be a list of strings",
+        ),
     ];
     for (json, expected) in cases {
         let setup = Setup::new();
@@ -228,7 +261,10 @@ fn exec_form_args_are_quoted_for_bash() {
     let setup = Setup::new();
     setup.write(&setup.claude_user(), r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "/usr/bin/check", "args": ["--tool", "it's $HOME"]}]}]}}"#);
     let hooks = setup.load();
-    assert_eq!(commands(&hooks.matching(HookEvent::PreToolUse, &["Bash"])), [r"'/usr/bin/check' '--tool' 'it'\''s $HOME'"]);
+    assert_eq!(
+        commands(&hooks.matching(HookEvent::PreToolUse, &["Bash"])),
+        [r"'/usr/bin/check' '--tool' 'it'\''s $HOME'"]
+    );
 }
 
 #[test]
@@ -299,7 +335,8 @@ fn the_fingerprint_follows_what_project_hooks_would_run() {
 #[test]
 fn the_fingerprint_ignores_the_order_of_definitions() {
     let setup = Setup::new();
-    let group = |command: &str| serde_json::json!({"matcher": "Bash", "hooks": [{"type": "command", "command": command}]});
+    let group =
+        |command: &str| serde_json::json!({"matcher": "Bash", "hooks": [{"type": "command", "command": command}]});
     let file = setup.in_project(".claude/settings.json");
     setup.write(&file, &serde_json::json!({"hooks": {"PreToolUse": [group("a.sh"), group("b.sh")]}}).to_string());
     let first = setup.load().project_fingerprint();

@@ -25,7 +25,8 @@ impl Matcher {
         }
         let plain = text.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ' ' | ',' | '|'));
         if plain {
-            let names = text.split(['|', ',']).map(str::trim).filter(|name| !name.is_empty()).map(str::to_lowercase).collect();
+            let names =
+                text.split(['|', ',']).map(str::trim).filter(|name| !name.is_empty()).map(str::to_lowercase).collect();
             return Ok(Matcher::Names(names));
         }
         RegexBuilder::new(text).case_insensitive(true).build().map(Matcher::Pattern).map_err(|error| error.to_string())
@@ -35,7 +36,9 @@ impl Matcher {
     pub fn accepts_any(&self, targets: &[&str]) -> bool {
         match self {
             Matcher::All => true,
-            Matcher::Names(names) => targets.iter().any(|target| names.iter().any(|name| name.eq_ignore_ascii_case(target))),
+            Matcher::Names(names) => {
+                targets.iter().any(|target| names.iter().any(|name| name.eq_ignore_ascii_case(target)))
+            }
             Matcher::Pattern(pattern) => targets.iter().any(|target| pattern.is_match(target)),
         }
     }

@@ -31,7 +31,11 @@ pub(crate) fn combine(replies: Vec<(HookEvent, Reply)>) -> HookOutcome {
                 None => (outcome.updated_input, input_from) = (Some(input), source.clone()),
                 Some(first) if *first == input => {}
                 // Two rewrites cannot both apply; the first handler's is kept and the user told.
-                Some(_) => outcome.messages.push(format!("hooks `{}` and `{}` both rewrote the input; the first rewrite is used", short(&input_from), short(&source))),
+                Some(_) => outcome.messages.push(format!(
+                    "hooks `{}` and `{}` both rewrote the input; the first rewrite is used",
+                    short(&input_from),
+                    short(&source)
+                )),
             }
         }
         outcome.context.extend(context.into_iter().map(|text| HookText { source: source.clone(), text }));
@@ -52,7 +56,9 @@ fn stronger(current: Option<HookPermission>, next: HookPermission) -> HookPermis
         std::cmp::Ordering::Less => current,
         std::cmp::Ordering::Equal => {
             let reason = match (current.reason, next.reason) {
-                (Some(first), Some(second)) if !first.lines().any(|line| line == second) => Some(format!("{first}\n{second}")),
+                (Some(first), Some(second)) if !first.lines().any(|line| line == second) => {
+                    Some(format!("{first}\n{second}"))
+                }
                 (first, second) => first.or(second),
             };
             HookPermission { decision: current.decision, reason }
@@ -80,10 +86,16 @@ mod tests {
     fn deny_beats_ask_beats_allow_in_any_order() {
         let orders = [[Allow, Ask, Deny], [Deny, Allow, Ask], [Ask, Deny, Allow]];
         for order in orders {
-            let replies = order.iter().map(|decision| verdict(&format!("{decision:?}"), *decision, &format!("{decision:?} reason"))).collect();
+            let replies = order
+                .iter()
+                .map(|decision| verdict(&format!("{decision:?}"), *decision, &format!("{decision:?} reason")))
+                .collect();
             assert_eq!(decision_of(replies), Some((Deny, Some("Deny reason".into()))), "{order:?}");
         }
-        assert_eq!(decision_of(vec![verdict("a", Allow, "fine"), verdict("b", Ask, "check")]), Some((Ask, Some("check".into()))));
+        assert_eq!(
+            decision_of(vec![verdict("a", Allow, "fine"), verdict("b", Ask, "check")]),
+            Some((Ask, Some("check".into())))
+        );
         assert_eq!(decision_of(vec![verdict("a", Allow, "fine")]), Some((Allow, Some("fine".into()))));
         assert_eq!(decision_of(vec![Reply::new("a")]), None);
     }
@@ -105,9 +117,13 @@ mod tests {
         assert_eq!(outcome.block.as_deref(), Some("tests fail\nlint fails"));
         assert_eq!(
             outcome.feedback,
-            vec![HookText { source: "test.sh".into(), text: "tests fail".into() }, HookText { source: "lint.sh".into(), text: "lint fails".into() }]
+            vec![
+                HookText { source: "test.sh".into(), text: "tests fail".into() },
+                HookText { source: "lint.sh".into(), text: "lint fails".into() }
+            ]
         );
-        let outcome = combine(vec![(HookEvent::UserPromptSubmit, Reply { block: Some("no secrets".into()), ..Reply::new("a") })]);
+        let outcome =
+            combine(vec![(HookEvent::UserPromptSubmit, Reply { block: Some("no secrets".into()), ..Reply::new("a") })]);
         assert_eq!(outcome.block.as_deref(), Some("no secrets"));
         assert!(outcome.feedback.is_empty());
     }
@@ -125,22 +141,36 @@ mod tests {
     #[test]
     fn context_and_messages_keep_their_sources_and_order() {
         let replies = vec![
-            (HookEvent::SessionStart, Reply { context: vec!["branch main".into()], messages: vec!["hi".into()], ..Reply::new("git.sh") }),
+            (
+                HookEvent::SessionStart,
+                Reply { context: vec!["branch main".into()], messages: vec!["hi".into()], ..Reply::new("git.sh") },
+            ),
             (HookEvent::SessionStart, Reply { context: vec!["3 todos".into()], ..Reply::new("prompt hook") }),
         ];
         let outcome = combine(replies);
-        assert_eq!(outcome.context, vec![HookText { source: "git.sh".into(), text: "branch main".into() }, HookText { source: "prompt hook".into(), text: "3 todos".into() }]);
+        assert_eq!(
+            outcome.context,
+            vec![
+                HookText { source: "git.sh".into(), text: "branch main".into() },
+                HookText { source: "prompt hook".into(), text: "3 todos".into() }
+            ]
+        );
         assert_eq!(outcome.messages, vec!["hi".to_owned()]);
         assert_eq!((outcome.block, outcome.stop, outcome.permission), (None, None, None));
     }
 
     #[test]
     fn conflicting_rewrites_keep_the_first_and_say_so() {
-        let rewrite = |source: &str, command: &str| (HookEvent::PreToolUse, Reply { updated_input: Some(json!({"command": command})), ..Reply::new(source) });
+        let rewrite = |source: &str, command: &str| {
+            (HookEvent::PreToolUse, Reply { updated_input: Some(json!({"command": command})), ..Reply::new(source) })
+        };
         let outcome = combine(vec![rewrite("a", "ls"), rewrite("b", "ls")]);
         assert_eq!((outcome.updated_input, outcome.messages.len()), (Some(json!({"command": "ls"})), 0));
         let outcome = combine(vec![rewrite("a", "ls"), rewrite("b", "ls -la")]);
         assert_eq!(outcome.updated_input, Some(json!({"command": "ls"})));
-        assert_eq!(outcome.messages, vec!["hooks `a` and `b` both rewrote the input; the first rewrite is used".to_owned()]);
+        assert_eq!(
+            outcome.messages,
+            vec!["hooks `a` and `b` both rewrote the input; the first rewrite is used".to_owned()]
+        );
     }
 }

@@ -40,7 +40,13 @@ pub(crate) fn expand(prompt: &str, payload: &str) -> String {
     if prompt.contains("$ARGUMENTS") { prompt.replace("$ARGUMENTS", payload) } else { format!("{prompt}\n\n{payload}") }
 }
 
-pub(crate) async fn run(prompt: &str, model: Option<&str>, timeout: Duration, payload: &str, env: &HookRunEnv<'_>) -> PromptEnd {
+pub(crate) async fn run(
+    prompt: &str,
+    model: Option<&str>,
+    timeout: Duration,
+    payload: &str,
+    env: &HookRunEnv<'_>,
+) -> PromptEnd {
     let Some(evaluator) = env.evaluator else { return PromptEnd::NoEvaluator };
     let text = expand(prompt, payload);
     tokio::select! {
@@ -81,11 +87,17 @@ impl PromptEnd {
             PromptEnd::Answered(Answer { ok: false, reason }) => reply.block(event, reason.as_deref()),
             PromptEnd::Unreadable(text) => {
                 let start: String = text.trim().chars().take(120).collect();
-                reply.messages.push(format!("prompt hook: the model's reply has no {{\"ok\": ...}} answer, so it was ignored: {start}"));
+                reply.messages.push(format!(
+                    "prompt hook: the model's reply has no {{\"ok\": ...}} answer, so it was ignored: {start}"
+                ));
             }
             PromptEnd::Failed(error) => reply.messages.push(format!("prompt hook failed, so it was ignored: {error}")),
-            PromptEnd::NoEvaluator => reply.messages.push("prompt hook skipped: no model is available to answer it".into()),
-            PromptEnd::TimedOut(after) => reply.messages.push(format!("prompt hook timed out after {} s, so it was ignored", after.as_secs_f64())),
+            PromptEnd::NoEvaluator => {
+                reply.messages.push("prompt hook skipped: no model is available to answer it".into())
+            }
+            PromptEnd::TimedOut(after) => {
+                reply.messages.push(format!("prompt hook timed out after {} s, so it was ignored", after.as_secs_f64()))
+            }
             PromptEnd::Cancelled => reply.messages.push("prompt hook was stopped: the turn was cancelled".into()),
         }
         reply
@@ -148,7 +160,10 @@ mod tests {
         let cases = [
             (r#"{"ok": true}"#, Some((true, None))),
             ("```json\n{\"ok\": false, \"reason\": \"touches .env\"}\n```", Some((false, Some("touches .env")))),
-            ("Sure. Looking at it, {\"note\": 1} and then {\"ok\": false, \"reason\": \"rm -rf\"} is my answer.", Some((false, Some("rm -rf")))),
+            (
+                "Sure. Looking at it, {\"note\": 1} and then {\"ok\": false, \"reason\": \"rm -rf\"} is my answer.",
+                Some((false, Some("rm -rf"))),
+            ),
             (r#"{"decision": "block", "reason": "no"}"#, Some((false, Some("no")))),
             (r#"{"decision": "approve"}"#, Some((true, None))),
             (r#"{"ok": "yes"}"#, None),
@@ -173,9 +188,13 @@ mod tests {
     #[tokio::test]
     async fn ok_false_blocks_like_exit_2() {
         let evaluator = Scripted::new(Ok(r#"{"ok": false, "reason": "deletes the repo"}"#));
-        let reply = ask(Some(&evaluator), Duration::from_secs(5), &CancellationToken::new()).await.reply(HookEvent::PreToolUse);
+        let reply =
+            ask(Some(&evaluator), Duration::from_secs(5), &CancellationToken::new()).await.reply(HookEvent::PreToolUse);
         assert_eq!(reply.block.as_deref(), Some("deletes the repo"));
-        assert_eq!(reply.permission, Some(HookPermission { decision: PermissionDecision::Deny, reason: Some("deletes the repo".into()) }));
+        assert_eq!(
+            reply.permission,
+            Some(HookPermission { decision: PermissionDecision::Deny, reason: Some("deletes the repo".into()) })
+        );
         assert_eq!(reply.source, "prompt hook");
     }
 

@@ -56,7 +56,8 @@ impl Reply {
             Some(LegacyDecision::Block) => self.block(event, output.reason.as_deref()),
             // Claude Code's older PreToolUse `approve`; on other events it means nothing.
             Some(LegacyDecision::Approve) if event == HookEvent::PreToolUse => {
-                self.permission = Some(HookPermission { decision: PermissionDecision::Allow, reason: output.reason.clone() });
+                self.permission =
+                    Some(HookPermission { decision: PermissionDecision::Allow, reason: output.reason.clone() });
             }
             Some(LegacyDecision::Approve) | None => {}
         }
@@ -101,7 +102,9 @@ impl Reply {
     fn set_updated_input(&mut self, input: Option<Value>) {
         match input {
             Some(input @ Value::Object(_)) => self.updated_input = Some(input),
-            Some(_) => self.messages.push(format!("hook `{}`: updatedInput is not an object; the input is unchanged", short(&self.source))),
+            Some(_) => self
+                .messages
+                .push(format!("hook `{}`: updatedInput is not an object; the input is unchanged", short(&self.source))),
             None => {}
         }
     }
@@ -179,7 +182,9 @@ pub(crate) fn parse_output(stdout: &str) -> Option<Result<HookJson, String>> {
 /// At most [`MAX_TEXT_CHARS`] characters, cut at a character boundary.
 pub(crate) fn cap(text: String) -> String {
     match text.char_indices().nth(MAX_TEXT_CHARS) {
-        Some((end, _)) => format!("{}\n[truncated: hook output is capped at {MAX_TEXT_CHARS} characters]", &text[..end]),
+        Some((end, _)) => {
+            format!("{}\n[truncated: hook output is capped at {MAX_TEXT_CHARS} characters]", &text[..end])
+        }
         None => text,
     }
 }
@@ -214,14 +219,23 @@ mod tests {
 
     #[test]
     fn continue_false_stops_with_its_reason_or_a_default() {
-        assert_eq!(apply(HookEvent::PostToolUse, r#"{"continue": false, "stopReason": "tests are red"}"#).stop.as_deref(), Some("tests are red"));
-        assert_eq!(apply(HookEvent::Stop, r#"{"continue": false}"#).stop.as_deref(), Some("hook `check.sh` stopped the turn"));
+        assert_eq!(
+            apply(HookEvent::PostToolUse, r#"{"continue": false, "stopReason": "tests are red"}"#).stop.as_deref(),
+            Some("tests are red")
+        );
+        assert_eq!(
+            apply(HookEvent::Stop, r#"{"continue": false}"#).stop.as_deref(),
+            Some("hook `check.sh` stopped the turn")
+        );
         assert_eq!(apply(HookEvent::Stop, r#"{"continue": true, "stopReason": "unused"}"#).stop, None);
     }
 
     #[test]
     fn system_message_is_for_the_user() {
-        assert_eq!(apply(HookEvent::PreToolUse, r#"{"systemMessage": "formatting..."}"#).messages, vec!["formatting...".to_owned()]);
+        assert_eq!(
+            apply(HookEvent::PreToolUse, r#"{"systemMessage": "formatting..."}"#).messages,
+            vec!["formatting...".to_owned()]
+        );
     }
 
     #[test]
@@ -253,23 +267,43 @@ mod tests {
 
     #[test]
     fn permission_decisions_are_read_with_their_reason() {
-        for (value, decision) in [("allow", PermissionDecision::Allow), ("ask", PermissionDecision::Ask), ("deny", PermissionDecision::Deny), ("defer", PermissionDecision::Ask)] {
-            let json = format!(r#"{{"hookSpecificOutput": {{"hookEventName": "PreToolUse", "permissionDecision": "{value}", "permissionDecisionReason": "because"}}}}"#);
-            assert_eq!(apply(HookEvent::PreToolUse, &json).permission, permission(decision, Some("because")), "{value}");
+        for (value, decision) in [
+            ("allow", PermissionDecision::Allow),
+            ("ask", PermissionDecision::Ask),
+            ("deny", PermissionDecision::Deny),
+            ("defer", PermissionDecision::Ask),
+        ] {
+            let json = format!(
+                r#"{{"hookSpecificOutput": {{"hookEventName": "PreToolUse", "permissionDecision": "{value}", "permissionDecisionReason": "because"}}}}"#
+            );
+            assert_eq!(
+                apply(HookEvent::PreToolUse, &json).permission,
+                permission(decision, Some("because")),
+                "{value}"
+            );
         }
     }
 
     #[test]
     fn permission_decision_beats_legacy_approve_but_not_block() {
-        let reply = apply(HookEvent::PreToolUse, r#"{"decision": "approve", "hookSpecificOutput": {"permissionDecision": "ask"}}"#);
+        let reply = apply(
+            HookEvent::PreToolUse,
+            r#"{"decision": "approve", "hookSpecificOutput": {"permissionDecision": "ask"}}"#,
+        );
         assert_eq!(reply.permission, permission(PermissionDecision::Ask, None));
-        let reply = apply(HookEvent::PreToolUse, r#"{"decision": "block", "reason": "r", "hookSpecificOutput": {"permissionDecision": "allow"}}"#);
+        let reply = apply(
+            HookEvent::PreToolUse,
+            r#"{"decision": "block", "reason": "r", "hookSpecificOutput": {"permissionDecision": "allow"}}"#,
+        );
         assert_eq!(reply.permission, permission(PermissionDecision::Deny, Some("r")));
     }
 
     #[test]
     fn permission_decision_outside_pre_tool_use_is_ignored() {
-        assert_eq!(apply(HookEvent::PostToolUse, r#"{"hookSpecificOutput": {"permissionDecision": "deny"}}"#).permission, None);
+        assert_eq!(
+            apply(HookEvent::PostToolUse, r#"{"hookSpecificOutput": {"permissionDecision": "deny"}}"#).permission,
+            None
+        );
     }
 
     #[test]
@@ -283,10 +317,16 @@ mod tests {
 
     #[test]
     fn additional_context_is_read_on_any_event_and_capped() {
-        let reply = apply(HookEvent::PostToolUse, r#"{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "3 tests failed"}}"#);
+        let reply = apply(
+            HookEvent::PostToolUse,
+            r#"{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "3 tests failed"}}"#,
+        );
         assert_eq!(reply.context, vec!["3 tests failed".to_owned()]);
         let long = "é".repeat(MAX_TEXT_CHARS + 5);
-        let reply = apply(HookEvent::SessionStart, &serde_json::json!({"hookSpecificOutput": {"additionalContext": long}}).to_string());
+        let reply = apply(
+            HookEvent::SessionStart,
+            &serde_json::json!({"hookSpecificOutput": {"additionalContext": long}}).to_string(),
+        );
         assert!(reply.context[0].starts_with(&"é".repeat(MAX_TEXT_CHARS)));
         assert!(!reply.context[0].starts_with(&"é".repeat(MAX_TEXT_CHARS + 1)));
         assert!(reply.context[0].ends_with("characters]"));
@@ -294,16 +334,27 @@ mod tests {
 
     #[test]
     fn permission_request_decisions_are_read() {
-        let reply = apply(HookEvent::PermissionRequest, r#"{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "not on main"}}}"#);
+        let reply = apply(
+            HookEvent::PermissionRequest,
+            r#"{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "not on main"}}}"#,
+        );
         assert_eq!(reply.permission, permission(PermissionDecision::Deny, Some("not on main")));
-        let reply = apply(HookEvent::PermissionRequest, r#"{"hookSpecificOutput": {"decision": {"behavior": "allow", "updatedInput": {"command": "ls"}}}}"#);
+        let reply = apply(
+            HookEvent::PermissionRequest,
+            r#"{"hookSpecificOutput": {"decision": {"behavior": "allow", "updatedInput": {"command": "ls"}}}}"#,
+        );
         assert_eq!(reply.permission, permission(PermissionDecision::Allow, None));
         assert_eq!(reply.updated_input, Some(serde_json::json!({"command": "ls"})));
     }
 
     #[test]
     fn output_that_misses_the_schema_is_invalid() {
-        for json in [r#"{"decision": "maybe"}"#, r#"{"continue": "no"}"#, r#"{"hookSpecificOutput": {"permissionDecision": "Allow"}}"#, "{not json"] {
+        for json in [
+            r#"{"decision": "maybe"}"#,
+            r#"{"continue": "no"}"#,
+            r#"{"hookSpecificOutput": {"permissionDecision": "Allow"}}"#,
+            "{not json",
+        ] {
             assert!(matches!(parse_output(json), Some(Err(_))), "{json}");
         }
         assert!(parse_output("all good").is_none());

@@ -17,11 +17,22 @@ fn project() -> (tempfile::TempDir, PathBuf) {
 }
 
 fn command(event: HookEvent, command: &str, timeout: Duration) -> HookHandler {
-    HookHandler { event, matcher: None, kind: HandlerKind::Command { command: command.into() }, timeout, scope: Scope::User, source: PathBuf::from("settings.json") }
+    HookHandler {
+        event,
+        matcher: None,
+        kind: HandlerKind::Command { command: command.into() },
+        timeout,
+        scope: Scope::User,
+        source: PathBuf::from("settings.json"),
+    }
 }
 
 fn prompt(event: HookEvent, prompt: &str) -> HookHandler {
-    HookHandler { kind: HandlerKind::Prompt { prompt: prompt.into(), model: None }, timeout: DEFAULT_PROMPT_TIMEOUT, ..command(event, "unused", DEFAULT_PROMPT_TIMEOUT) }
+    HookHandler {
+        kind: HandlerKind::Prompt { prompt: prompt.into(), model: None },
+        timeout: DEFAULT_PROMPT_TIMEOUT,
+        ..command(event, "unused", DEFAULT_PROMPT_TIMEOUT)
+    }
 }
 
 /// A PreToolUse payload as the turn loop builds it, in Claude Code's names.
@@ -118,7 +129,8 @@ async fn exit_2_on_post_tool_use_is_feedback_for_the_model() {
 
 #[tokio::test]
 async fn exit_2_on_session_start_only_tells_the_user() {
-    let outcome = run_one(HookEvent::SessionStart, "echo 'no venv' >&2; exit 2", &event_payload(HookEvent::SessionStart)).await;
+    let outcome =
+        run_one(HookEvent::SessionStart, "echo 'no venv' >&2; exit 2", &event_payload(HookEvent::SessionStart)).await;
     assert_eq!((outcome.block, outcome.permission), (None, None));
     assert_eq!(outcome.messages, vec!["hook `echo 'no venv' >&2; exit 2`: no venv".to_owned()]);
 }
@@ -130,7 +142,11 @@ async fn other_exit_codes_are_non_blocking_errors() {
     assert_eq!((outcome.block, outcome.permission), (None, None));
     assert_eq!(outcome.messages, vec![format!("hook `{script}` failed (exit 1): first problem")]);
     let outcome = run_one(HookEvent::PreToolUse, "/nonexistent/hook.sh", &bash_payload("ls")).await;
-    assert!(outcome.messages[0].starts_with("hook `/nonexistent/hook.sh` failed (exit 127): "), "{:?}", outcome.messages);
+    assert!(
+        outcome.messages[0].starts_with("hook `/nonexistent/hook.sh` failed (exit 127): "),
+        "{:?}",
+        outcome.messages
+    );
     let outcome = run_one(HookEvent::Stop, "kill -9 $$", &event_payload(HookEvent::Stop)).await;
     assert_eq!(outcome.messages, vec!["hook `kill -9 $$` failed (killed by a signal)".to_owned()]);
 }
@@ -171,7 +187,10 @@ async fn json_output_fields_reach_the_outcome() {
     let outcome = run_one(HookEvent::PreToolUse, script, &bash_payload("ls")).await;
     assert_eq!(outcome.stop.as_deref(), Some("budget spent"));
     assert_eq!(outcome.messages, vec!["stopping".to_owned()]);
-    assert_eq!(outcome.permission, Some(HookPermission { decision: PermissionDecision::Ask, reason: Some("check it".into()) }));
+    assert_eq!(
+        outcome.permission,
+        Some(HookPermission { decision: PermissionDecision::Ask, reason: Some("check it".into()) })
+    );
     assert_eq!(outcome.updated_input, Some(json!({"command": "ls -la"})));
     assert_eq!(outcome.context, vec![text(script, "ls is aliased")]);
 }
@@ -186,14 +205,23 @@ print(json.dumps({"hookSpecificOutput": {"hookEventName": d["hook_event_name"],
     let outcome = run_one(HookEvent::PreToolUse, script, &bash_payload("rm -rf build")).await;
     assert_eq!(outcome.permission, deny("Bash call_1"));
     let outcome = run_one(HookEvent::PreToolUse, script, &bash_payload("cargo test")).await;
-    assert_eq!(outcome.permission, Some(HookPermission { decision: PermissionDecision::Allow, reason: Some("Bash call_1".into()) }));
+    assert_eq!(
+        outcome.permission,
+        Some(HookPermission { decision: PermissionDecision::Allow, reason: Some("Bash call_1".into()) })
+    );
 }
 
 #[tokio::test]
 async fn hooks_run_in_the_project_with_its_directory_in_the_environment() {
     let (_dir, path) = project();
-    let script = r#"printf '%s|%s|%s' "$CLAUDE_PROJECT_DIR" "$LARIK_PROJECT_DIR" "$(pwd)"; if [ -t 0 ]; then echo ' tty'; fi"#;
-    let outcome = run_in(&path, &[command(HookEvent::SessionStart, script, Duration::from_secs(20))], &event_payload(HookEvent::SessionStart)).await;
+    let script =
+        r#"printf '%s|%s|%s' "$CLAUDE_PROJECT_DIR" "$LARIK_PROJECT_DIR" "$(pwd)"; if [ -t 0 ]; then echo ' tty'; fi"#;
+    let outcome = run_in(
+        &path,
+        &[command(HookEvent::SessionStart, script, Duration::from_secs(20))],
+        &event_payload(HookEvent::SessionStart),
+    )
+    .await;
     let shown = path.display();
     assert_eq!(outcome.context, vec![text(script, &format!("{shown}|{shown}|{shown}"))]);
 }
@@ -203,7 +231,8 @@ async fn a_timeout_kills_the_hooks_whole_group_and_the_turn_goes_on() {
     let (_dir, path) = project();
     let script = r#"sleep 30 & echo $! > "$CLAUDE_PROJECT_DIR/child.pid"; wait"#;
     let started = Instant::now();
-    let outcome = run_in(&path, &[command(HookEvent::PreToolUse, script, Duration::from_secs(1))], &bash_payload("ls")).await;
+    let outcome =
+        run_in(&path, &[command(HookEvent::PreToolUse, script, Duration::from_secs(1))], &bash_payload("ls")).await;
     assert!(started.elapsed() < Duration::from_secs(10), "took {:?}", started.elapsed());
     assert_eq!((outcome.block, outcome.permission), (None, None));
     assert_eq!(outcome.messages, vec![format!("hook `{script}` timed out after 1 s and was stopped")]);
@@ -227,7 +256,10 @@ async fn cancel_kills_running_hooks() {
     };
     let (outcome, ()) = tokio::join!(run_hooks(&handlers, &payload, &env), cancel_once_started);
     assert!(started.elapsed() < Duration::from_secs(20), "took {:?}", started.elapsed());
-    assert_eq!(outcome.messages, vec![format!("hook `{}` was stopped: the turn was cancelled", super::reply::short(script))]);
+    assert_eq!(
+        outcome.messages,
+        vec![format!("hook `{}` was stopped: the turn was cancelled", super::reply::short(script))]
+    );
     let child = read_pid(&pid_file);
     wait_until("the background sleep to die", || is_dead(child)).await;
 }
@@ -237,8 +269,13 @@ async fn hooks_of_one_event_run_in_parallel() {
     let (_dir, path) = project();
     // Each announces itself, then waits up to 8 s for the other; run one after the other, the
     // first would give up and fail.
-    let waiting_for = |me: &str, other: &str| format!("touch {me}; for i in $(seq 160); do [ -e {other} ] && echo {me} && exit 0; sleep 0.05; done; exit 1");
-    let handlers = [command(HookEvent::UserPromptSubmit, &waiting_for("a", "b"), Duration::from_secs(20)), command(HookEvent::UserPromptSubmit, &waiting_for("b", "a"), Duration::from_secs(20))];
+    let waiting_for = |me: &str, other: &str| {
+        format!("touch {me}; for i in $(seq 160); do [ -e {other} ] && echo {me} && exit 0; sleep 0.05; done; exit 1")
+    };
+    let handlers = [
+        command(HookEvent::UserPromptSubmit, &waiting_for("a", "b"), Duration::from_secs(20)),
+        command(HookEvent::UserPromptSubmit, &waiting_for("b", "a"), Duration::from_secs(20)),
+    ];
     let started = Instant::now();
     let outcome = run_in(&path, &handlers, &event_payload(HookEvent::UserPromptSubmit)).await;
     assert!(started.elapsed() < Duration::from_secs(8), "took {:?}", started.elapsed());
@@ -252,7 +289,12 @@ async fn a_background_child_holding_stdout_does_not_hold_the_turn() {
     let (_dir, path) = project();
     let script = "sleep 5 & echo started";
     let started = Instant::now();
-    let outcome = run_in(&path, &[command(HookEvent::SessionStart, script, Duration::from_secs(20))], &event_payload(HookEvent::SessionStart)).await;
+    let outcome = run_in(
+        &path,
+        &[command(HookEvent::SessionStart, script, Duration::from_secs(20))],
+        &event_payload(HookEvent::SessionStart),
+    )
+    .await;
     assert!(started.elapsed() < Duration::from_secs(4), "took {:?}", started.elapsed());
     assert_eq!(outcome.context, vec![text(script, "started")]);
 }
@@ -299,7 +341,10 @@ async fn prompt_and_command_hooks_combine() {
     let evaluator = Fixed("The command deletes files.\n```json\n{\"ok\": false, \"reason\": \"deletes files\"}\n```");
     let env = HookRunEnv { project_dir: &path, cancel: &cancel, evaluator: Some(&evaluator) };
     let allow = r#"echo '{"hookSpecificOutput":{"permissionDecision":"allow"}}'"#;
-    let handlers = [command(HookEvent::PreToolUse, allow, Duration::from_secs(20)), prompt(HookEvent::PreToolUse, "Judge: $ARGUMENTS")];
+    let handlers = [
+        command(HookEvent::PreToolUse, allow, Duration::from_secs(20)),
+        prompt(HookEvent::PreToolUse, "Judge: $ARGUMENTS"),
+    ];
     let outcome = run_hooks(&handlers, &bash_payload("rm -rf src"), &env).await;
     assert_eq!(outcome.permission, deny("deletes files"));
     assert_eq!(outcome.block.as_deref(), Some("deletes files"));

@@ -8,7 +8,10 @@ use serde::ser::{SerializeMap, Serializer};
 use serde_json::{Value, json};
 
 use super::sse::{FrameParser, SseFrame, frame_json, post_streaming};
-use super::{EventStream, Message, ModelRequest, ThoughtLevel, ModelStop, Part, Provider, ProviderError, ResultPart, Role, StreamEvent, Usage, LazyClient, Reached, reach_with};
+use super::{
+    EventStream, LazyClient, Message, ModelRequest, ModelStop, Part, Provider, ProviderError, Reached, ResultPart,
+    Role, StreamEvent, ThoughtLevel, Usage, reach_with,
+};
 
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 const API_VERSION: &str = "2023-06-01";
@@ -27,16 +30,33 @@ impl AnthropicProvider {
     /// The request body, borrowing the conversation: serialized straight into the HTTP body,
     /// never copied into a JSON tree first.
     fn body<'a>(&self, request: &'a ModelRequest<'a>) -> Body<'a> {
-        let thinking = request.thought_level.and_then(ThoughtLevel::budget_tokens).map(|budget_tokens| Thinking { kind: "enabled", budget_tokens });
+        let thinking = request
+            .thought_level
+            .and_then(ThoughtLevel::budget_tokens)
+            .map(|budget_tokens| Thinking { kind: "enabled", budget_tokens });
         Body {
             model: request.model,
             // The answer needs room beyond the thinking.
-            max_tokens: thinking.as_ref().map_or(request.max_tokens, |thinking| request.max_tokens.max(thinking.budget_tokens + 4096)),
+            max_tokens: thinking
+                .as_ref()
+                .map_or(request.max_tokens, |thinking| request.max_tokens.max(thinking.budget_tokens + 4096)),
             stream: true,
             // The system prompt is stable across a session, so it is the cached prefix.
-            system: [SystemBlock { kind: "text", text: request.system, cache_control: CacheControl { kind: "ephemeral" } }],
+            system: [SystemBlock {
+                kind: "text",
+                text: request.system,
+                cache_control: CacheControl { kind: "ephemeral" },
+            }],
             messages: Messages(request.messages),
-            tools: request.tools.iter().map(|tool| WireTool { name: &tool.name, description: &tool.description, input_schema: &tool.input_schema }).collect(),
+            tools: request
+                .tools
+                .iter()
+                .map(|tool| WireTool {
+                    name: &tool.name,
+                    description: &tool.description,
+                    input_schema: &tool.input_schema,
+                })
+                .collect(),
             thinking,
         }
     }
@@ -205,11 +225,15 @@ impl Provider for AnthropicProvider {
     }
 
     async fn reach(&self) -> Result<Reached, ProviderError> {
-        let http = self.client.get()?.get(format!("{}/v1/models", self.base_url)).header("x-api-key", &self.api_key).header("anthropic-version", API_VERSION);
+        let http = self
+            .client
+            .get()?
+            .get(format!("{}/v1/models", self.base_url))
+            .header("x-api-key", &self.api_key)
+            .header("anthropic-version", API_VERSION);
         reach_with(http).await
     }
 }
-
 
 /// A tool_use block being assembled from `input_json_delta`s.
 #[derive(Default)]
@@ -374,7 +398,13 @@ mod tests {
     #[test]
     fn the_body_has_the_messages_api_shape() {
         let messages = vec![
-            Message { role: Role::User, content: vec![Part::Text { text: "hi".into() }, Part::Image { media_type: "image/png".into(), data: "AAAA".into() }] },
+            Message {
+                role: Role::User,
+                content: vec![
+                    Part::Text { text: "hi".into() },
+                    Part::Image { media_type: "image/png".into(), data: "AAAA".into() },
+                ],
+            },
             Message {
                 role: Role::Assistant,
                 content: vec![
@@ -383,10 +413,28 @@ mod tests {
                     Part::ToolUse { id: "t1".into(), name: "read".into(), input: json!({"path": "a"}) },
                 ],
             },
-            Message { role: Role::User, content: vec![Part::ToolResult { tool_use_id: "t1".into(), content: vec![ResultPart::Text { text: "body".into() }], is_error: true }] },
+            Message {
+                role: Role::User,
+                content: vec![Part::ToolResult {
+                    tool_use_id: "t1".into(),
+                    content: vec![ResultPart::Text { text: "body".into() }],
+                    is_error: true,
+                }],
+            },
         ];
-        let tools = [super::super::ToolSpec { name: "read".into(), description: "Reads".into(), input_schema: json!({"type": "object"}) }];
-        let request = ModelRequest { model: "m", system: "sys", messages: &messages, tools: &tools, max_tokens: 1000, thought_level: Some(ThoughtLevel::High) };
+        let tools = [super::super::ToolSpec {
+            name: "read".into(),
+            description: "Reads".into(),
+            input_schema: json!({"type": "object"}),
+        }];
+        let request = ModelRequest {
+            model: "m",
+            system: "sys",
+            messages: &messages,
+            tools: &tools,
+            max_tokens: 1000,
+            thought_level: Some(ThoughtLevel::High),
+        };
         let provider = AnthropicProvider::new("http://127.0.0.1:1", String::new()).unwrap();
         let body = serde_json::to_value(provider.body(&request)).unwrap();
         let budget = ThoughtLevel::High.budget_tokens().unwrap();
@@ -425,9 +473,13 @@ mod tests {
             json!({"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":30}}),
             json!({"type":"message_stop"}),
         ];
-        let events: Vec<StreamEvent> = frames.into_iter().flat_map(|data| parser.frame(&frame(data)).unwrap_or_default()).collect();
+        let events: Vec<StreamEvent> =
+            frames.into_iter().flat_map(|data| parser.frame(&frame(data)).unwrap_or_default()).collect();
         assert_eq!(events[0], StreamEvent::TextDelta("Hi".into()));
-        assert_eq!(events[1], StreamEvent::ToolUse { id: "toolu_1".into(), name: "read".into(), input: json!({"path": "a.txt"}) });
+        assert_eq!(
+            events[1],
+            StreamEvent::ToolUse { id: "toolu_1".into(), name: "read".into(), input: json!({"path": "a.txt"}) }
+        );
         assert_eq!(events[2], StreamEvent::Usage(Usage { input_tokens: 12, output_tokens: 30, ..Usage::default() }));
         assert_eq!(events[3], StreamEvent::Stop(ModelStop::ToolUse));
         assert!(parser.finish().is_ok_and(|rest| rest.is_empty()));
@@ -436,16 +488,23 @@ mod tests {
     #[test]
     fn a_stream_without_message_stop_is_broken_not_truncated() {
         let mut parser = AnthropicParser::default();
-        let _ = parser.frame(&frame(json!({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"par"}})));
+        let _ = parser
+            .frame(&frame(json!({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"par"}})));
         assert!(matches!(parser.finish(), Err(ProviderError::StreamBroken { .. })));
     }
 
     #[test]
     fn text_deltas_take_the_quick_path_with_escapes_intact() {
         let mut parser = AnthropicParser::default();
-        let frame = SseFrame::named("content_block_delta", r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"say \"hi\"\n"}}"#);
+        let frame = SseFrame::named(
+            "content_block_delta",
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"say \"hi\"\n"}}"#,
+        );
         assert_eq!(parser.frame(&frame).unwrap(), vec![StreamEvent::TextDelta("say \"hi\"\n".into())]);
-        let thinking = SseFrame::named("content_block_delta", r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hmm"}}"#);
+        let thinking = SseFrame::named(
+            "content_block_delta",
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hmm"}}"#,
+        );
         assert_eq!(parser.frame(&thinking).unwrap(), vec![StreamEvent::ThinkingDelta("hmm".into())]);
         // Other spellings of the same delta, and text that ends like the frame, read the same.
         for data in [
@@ -453,18 +512,31 @@ mod tests {
             r#"{"index":12,"type":"content_block_delta","delta":{"text":"a}}","type":"text_delta"}}"#,
             r#"{ "type": "content_block_delta", "index": 12, "delta": { "type": "text_delta", "text": "a}}" } }"#,
         ] {
-            assert_eq!(parser.frame(&SseFrame::named("content_block_delta", data)).unwrap(), vec![StreamEvent::TextDelta("a}}".into())], "{data}");
+            assert_eq!(
+                parser.frame(&SseFrame::named("content_block_delta", data)).unwrap(),
+                vec![StreamEvent::TextDelta("a}}".into())],
+                "{data}"
+            );
         }
         // Not one JSON string where the text goes: the general path judges the frame.
-        let broken = SseFrame::named("content_block_delta", r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a","x":"b"}}"#);
+        let broken = SseFrame::named(
+            "content_block_delta",
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a","x":"b"}}"#,
+        );
         assert_eq!(parser.frame(&broken).unwrap(), vec![StreamEvent::TextDelta("a".into())]);
-        assert!(text_delta_as_written(r#"{"type":"content_block_delta","index":,"delta":{"type":"text_delta","text":"a"}}"#).is_none());
+        assert!(
+            text_delta_as_written(
+                r#"{"type":"content_block_delta","index":,"delta":{"type":"text_delta","text":"a"}}"#
+            )
+            .is_none()
+        );
     }
 
     #[test]
     fn overloaded_error_event_is_retryable() {
         let mut parser = AnthropicParser::default();
-        let result = parser.frame(&frame(json!({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})));
+        let result =
+            parser.frame(&frame(json!({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})));
         assert!(matches!(result, Err(ProviderError::Overloaded { .. })));
     }
 }

@@ -51,7 +51,12 @@ pub fn context_window(model: &str) -> u64 {
 pub fn cost_usd(model: &str, usage: &Usage) -> Option<f64> {
     let [input, output, cache_read, cache_write] = find(model)?.price?;
     let per_token = |tokens: u64, price: f64| tokens as f64 * price / 1_000_000.0;
-    Some(per_token(usage.input_tokens, input) + per_token(usage.output_tokens, output) + per_token(usage.cache_read_tokens, cache_read) + per_token(usage.cache_write_tokens, cache_write))
+    Some(
+        per_token(usage.input_tokens, input)
+            + per_token(usage.output_tokens, output)
+            + per_token(usage.cache_read_tokens, cache_read)
+            + per_token(usage.cache_write_tokens, cache_write),
+    )
 }
 
 #[cfg(test)]
@@ -63,7 +68,8 @@ mod tests {
         assert_eq!(context_window("claude-sonnet-4-5"), 200_000);
         assert_eq!(context_window("anthropic:claude-opus-4-1"), 200_000);
         assert_eq!(context_window("qwen3-coder"), DEFAULT_WINDOW);
-        let usage = Usage { input_tokens: 1_000_000, output_tokens: 100_000, cache_read_tokens: 0, cache_write_tokens: 0 };
+        let usage =
+            Usage { input_tokens: 1_000_000, output_tokens: 100_000, cache_read_tokens: 0, cache_write_tokens: 0 };
         assert!((cost_usd("claude-sonnet-4-5", &usage).unwrap() - 4.5).abs() < 1e-9);
         assert_eq!(cost_usd("qwen3", &usage), None);
         assert_eq!(context_window("claude-sonnet-5-5"), 1_000_000);

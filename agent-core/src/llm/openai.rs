@@ -7,7 +7,10 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::sse::{FrameParser, SseFrame, frame_json, post_streaming};
-use super::{EventStream, Message, ModelRequest, ThoughtLevel, ModelStop, Part, Provider, ProviderError, ResultPart, Role, StreamEvent, Usage, LazyClient, Reached, reach_with};
+use super::{
+    EventStream, LazyClient, Message, ModelRequest, ModelStop, Part, Provider, ProviderError, Reached, ResultPart,
+    Role, StreamEvent, ThoughtLevel, Usage, reach_with,
+};
 
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 
@@ -61,7 +64,10 @@ fn request_body<'a>(request: &'a ModelRequest<'a>) -> Body<'a> {
         tools: request
             .tools
             .iter()
-            .map(|tool| FunctionTool { kind: "function", function: Function { name: &tool.name, description: &tool.description, parameters: &tool.input_schema } })
+            .map(|tool| FunctionTool {
+                kind: "function",
+                function: Function { name: &tool.name, description: &tool.description, parameters: &tool.input_schema },
+            })
             .collect(),
     }
 }
@@ -100,15 +106,22 @@ struct Function<'a> {
 #[derive(Serialize)]
 #[serde(tag = "role", rename_all = "lowercase")]
 enum ChatMessage<'a> {
-    System { content: &'a str },
+    System {
+        content: &'a str,
+    },
     /// `content` is null when the turn only called tools.
     Assistant {
         content: Option<String>,
         #[serde(skip_serializing_if = "Vec::is_empty")]
         tool_calls: Vec<ToolCall<'a>>,
     },
-    Tool { tool_call_id: &'a str, content: String },
-    User { content: Vec<UserPart<'a>> },
+    Tool {
+        tool_call_id: &'a str,
+        content: String,
+    },
+    User {
+        content: Vec<UserPart<'a>>,
+    },
 }
 
 #[derive(Serialize)]
@@ -142,14 +155,26 @@ struct ImageUrl {
 fn append_message<'a>(out: &mut Vec<ChatMessage<'a>>, message: &'a Message) {
     match message.role {
         Role::Assistant => {
-            let text: String = message.content.iter().filter_map(|part| match part {
-                Part::Text { text } => Some(text.as_str()),
-                _ => None,
-            }).collect();
-            let tool_calls = message.content.iter().filter_map(|part| match part {
-                Part::ToolUse { id, name, input } => Some(ToolCall { id, kind: "function", function: CallFunction { name, arguments: input.to_string() } }),
-                _ => None,
-            }).collect();
+            let text: String = message
+                .content
+                .iter()
+                .filter_map(|part| match part {
+                    Part::Text { text } => Some(text.as_str()),
+                    _ => None,
+                })
+                .collect();
+            let tool_calls = message
+                .content
+                .iter()
+                .filter_map(|part| match part {
+                    Part::ToolUse { id, name, input } => Some(ToolCall {
+                        id,
+                        kind: "function",
+                        function: CallFunction { name, arguments: input.to_string() },
+                    }),
+                    _ => None,
+                })
+                .collect();
             out.push(ChatMessage::Assistant { content: Some(text).filter(|text| !text.is_empty()), tool_calls });
         }
         Role::User => {
@@ -280,7 +305,9 @@ impl FrameParser for OpenAiParser {
         let mut events = Vec::new();
         let Some(choice) = chunk.choices.and_then(|choices| choices.into_iter().next()) else { return Ok(events) };
         if let Some(delta) = choice.delta {
-            for thought in [delta.reasoning_content, delta.reasoning].into_iter().flatten().filter(|text| !text.is_empty()) {
+            for thought in
+                [delta.reasoning_content, delta.reasoning].into_iter().flatten().filter(|text| !text.is_empty())
+            {
                 events.push(StreamEvent::ThinkingDelta(thought));
             }
             if let Some(text) = delta.content.filter(|text| !text.is_empty()) {
@@ -358,9 +385,13 @@ mod tests {
             r#"{"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":5}}"#,
             "[DONE]",
         ];
-        let events: Vec<StreamEvent> = frames.into_iter().flat_map(|data| parser.frame(&frame(data)).unwrap_or_default()).collect();
+        let events: Vec<StreamEvent> =
+            frames.into_iter().flat_map(|data| parser.frame(&frame(data)).unwrap_or_default()).collect();
         assert_eq!(events[0], StreamEvent::TextDelta("Let me look".into()));
-        assert_eq!(events[1], StreamEvent::ToolUse { id: "call_1".into(), name: "read".into(), input: json!({"path": "a"}) });
+        assert_eq!(
+            events[1],
+            StreamEvent::ToolUse { id: "call_1".into(), name: "read".into(), input: json!({"path": "a"}) }
+        );
         assert_eq!(events[2], StreamEvent::Usage(Usage { input_tokens: 10, output_tokens: 5, ..Usage::default() }));
         assert_eq!(events[3], StreamEvent::Stop(ModelStop::ToolUse));
     }
@@ -368,13 +399,27 @@ mod tests {
     #[test]
     fn tool_results_become_tool_messages() {
         let messages = vec![
-            Message { role: Role::Assistant, content: vec![Part::ToolUse { id: "c1".into(), name: "read".into(), input: json!({"path": "a"}) }] },
+            Message {
+                role: Role::Assistant,
+                content: vec![Part::ToolUse { id: "c1".into(), name: "read".into(), input: json!({"path": "a"}) }],
+            },
             Message {
                 role: Role::User,
-                content: vec![Part::ToolResult { tool_use_id: "c1".into(), content: vec![ResultPart::Text { text: "body".into() }], is_error: false }],
+                content: vec![Part::ToolResult {
+                    tool_use_id: "c1".into(),
+                    content: vec![ResultPart::Text { text: "body".into() }],
+                    is_error: false,
+                }],
             },
         ];
-        let request = ModelRequest { model: "m", system: "sys", max_tokens: 100, tools: &[], thought_level: None, messages: &messages };
+        let request = ModelRequest {
+            model: "m",
+            system: "sys",
+            max_tokens: 100,
+            tools: &[],
+            thought_level: None,
+            messages: &messages,
+        };
         let body = serde_json::to_value(request_body(&request)).unwrap();
         assert_eq!(body["messages"][0], json!({"role": "system", "content": "sys"}));
         assert_eq!(body["messages"][1]["content"], Value::Null, "a turn of tool calls only has null content");
@@ -399,7 +444,8 @@ mod tests {
             "",
             "[DONE]",
         ];
-        let events: Vec<StreamEvent> = frames.into_iter().flat_map(|data| parser.frame(&frame(data)).unwrap()).collect();
+        let events: Vec<StreamEvent> =
+            frames.into_iter().flat_map(|data| parser.frame(&frame(data)).unwrap()).collect();
         assert_eq!(
             events,
             vec![
@@ -409,13 +455,24 @@ mod tests {
                 StreamEvent::ToolUse { id: "call_9".into(), name: "read".into(), input: json!({"path": "b"}) },
                 StreamEvent::ToolUse { id: "call_10".into(), name: "glob".into(), input: json!({"pattern": "*.rs"}) },
                 // 7 prompt tokens, 4 of them cached: 3 uncached input tokens.
-                StreamEvent::Usage(Usage { input_tokens: 3, output_tokens: 3, cache_read_tokens: 4, cache_write_tokens: 0 }),
+                StreamEvent::Usage(Usage {
+                    input_tokens: 3,
+                    output_tokens: 3,
+                    cache_read_tokens: 4,
+                    cache_write_tokens: 0
+                }),
                 StreamEvent::Stop(ModelStop::ToolUse),
             ]
         );
-        for (data, message) in [(r#"{"error":{"message":"model not loaded"}}"#, "model not loaded"), (r#"{"error":"out of memory"}"#, "out of memory")] {
+        for (data, message) in [
+            (r#"{"error":{"message":"model not loaded"}}"#, "model not loaded"),
+            (r#"{"error":"out of memory"}"#, "out of memory"),
+        ] {
             let failed = OpenAiParser::default().frame(&frame(data));
-            assert!(matches!(&failed, Err(ProviderError::StreamBroken { message: said }) if said == message), "{data}: {failed:?}");
+            assert!(
+                matches!(&failed, Err(ProviderError::StreamBroken { message: said }) if said == message),
+                "{data}: {failed:?}"
+            );
         }
         assert!(OpenAiParser::default().frame(&frame("{not json")).is_err());
     }

@@ -81,13 +81,18 @@ impl Provider for ReplayProvider {
 
     async fn stream(&self, _request: &ModelRequest<'_>) -> Result<EventStream, ProviderError> {
         let index = {
-            let mut next = self.next.lock().map_err(|_| ProviderError::BadRequest { message: "replay state poisoned".into() })?;
+            let mut next =
+                self.next.lock().map_err(|_| ProviderError::BadRequest { message: "replay state poisoned".into() })?;
             let index = *next;
             *next += 1;
             index
         };
         let response = self.responses.get(index).ok_or_else(|| ProviderError::BadRequest {
-            message: format!("the recording has {} responses; a call for response {} has none", self.responses.len(), index + 1),
+            message: format!(
+                "the recording has {} responses; a call for response {} has none",
+                self.responses.len(),
+                index + 1
+            ),
         })?;
         let pace = self.pace;
         let events = response.events(index);

@@ -94,7 +94,11 @@ fn complete_events(bytes: &[u8], on_frame: &mut impl FnMut(&SseFrame<'_>)) -> Re
 
 /// Parses the event starting at `start`; returns where the next one starts, or `None` when
 /// `bytes` do not hold all of it yet.
-fn complete_event(bytes: &[u8], start: usize, on_frame: &mut impl FnMut(&SseFrame<'_>)) -> Result<Option<usize>, ProviderError> {
+fn complete_event(
+    bytes: &[u8],
+    start: usize,
+    on_frame: &mut impl FnMut(&SseFrame<'_>),
+) -> Result<Option<usize>, ProviderError> {
     let mut position = start;
     let mut event = None;
     let mut data: Option<Cow<'_, str>> = None;
@@ -111,7 +115,10 @@ fn complete_event(bytes: &[u8], start: usize, on_frame: &mut impl FnMut(&SseFram
             Some(colon) => (&line[..colon], line[colon + 1..].strip_prefix(b" ").unwrap_or(&line[colon + 1..])),
             None => (line, &b""[..]),
         };
-        let text = || std::str::from_utf8(value).map_err(|_| ProviderError::StreamBroken { message: "the stream is not UTF-8".into() });
+        let text = || {
+            std::str::from_utf8(value)
+                .map_err(|_| ProviderError::StreamBroken { message: "the stream is not UTF-8".into() })
+        };
         match field {
             b"event" => event = Some(text()?),
             b"data" => {
@@ -214,7 +221,10 @@ where
 {
     type Item = Result<StreamEvent, ProviderError>;
 
-    fn poll_next(self: std::pin::Pin<&mut Self>, context: &mut std::task::Context<'_>) -> std::task::Poll<Option<Self::Item>> {
+    fn poll_next(
+        self: std::pin::Pin<&mut Self>,
+        context: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Self::Item>> {
         use std::task::Poll;
         let this = self.get_mut();
         loop {

@@ -30,17 +30,24 @@ pub struct PlannedAction {
 
 /// The action titled `title` among `actions`, exactly, else the only one containing it.
 pub fn pick<'a>(actions: &'a [Value], title: &str) -> Result<&'a Value, String> {
-    let offered: Vec<&Value> = actions.iter().filter(|action| action["disabled"].is_null() && action["title"].is_string()).collect();
+    let offered: Vec<&Value> =
+        actions.iter().filter(|action| action["disabled"].is_null() && action["title"].is_string()).collect();
     if let Some(exact) = offered.iter().find(|action| action["title"] == title) {
         return Ok(exact);
     }
     let wanted = title.to_lowercase();
-    let near: Vec<&&Value> = offered.iter().filter(|action| action["title"].as_str().is_some_and(|offered| offered.to_lowercase().contains(&wanted))).collect();
+    let near: Vec<&&Value> = offered
+        .iter()
+        .filter(|action| action["title"].as_str().is_some_and(|offered| offered.to_lowercase().contains(&wanted)))
+        .collect();
     match near.as_slice() {
         [one] => Ok(one),
         _ => {
             let titles: Vec<&str> = offered.iter().filter_map(|action| action["title"].as_str()).collect();
-            Err(format!("No code action titled `{title}` here; offered: {}.", if titles.is_empty() { "none".to_owned() } else { titles.join("; ") }))
+            Err(format!(
+                "No code action titled `{title}` here; offered: {}.",
+                if titles.is_empty() { "none".to_owned() } else { titles.join("; ") }
+            ))
         }
     }
 }
@@ -54,18 +61,22 @@ pub async fn changes(edit: &Value) -> Result<Vec<FileChange>, String> {
                 return Err(format!("The action would {kind} a file; only edits to existing files are applied."));
             }
             let address = change["textDocument"]["uri"].as_str().ok_or("an edit names no document")?;
-            let edits: Vec<TextEdit> = serde_json::from_value(change["edits"].clone()).map_err(|error| format!("an edit is malformed: {error}"))?;
+            let edits: Vec<TextEdit> = serde_json::from_value(change["edits"].clone())
+                .map_err(|error| format!("an edit is malformed: {error}"))?;
             per_file.push((uri::to_path(address).ok_or_else(|| format!("`{address}` is not a file"))?, edits));
         }
     } else if let Some(changes) = edit["changes"].as_object() {
         for (address, edits) in changes {
-            let edits: Vec<TextEdit> = serde_json::from_value(edits.clone()).map_err(|error| format!("an edit is malformed: {error}"))?;
+            let edits: Vec<TextEdit> =
+                serde_json::from_value(edits.clone()).map_err(|error| format!("an edit is malformed: {error}"))?;
             per_file.push((uri::to_path(address).ok_or_else(|| format!("`{address}` is not a file"))?, edits));
         }
     }
     let mut changes = Vec::new();
     for (path, edits) in per_file {
-        let old_text = tokio::fs::read_to_string(&path).await.map_err(|error| format!("{} cannot be read: {error}", path.display()))?;
+        let old_text = tokio::fs::read_to_string(&path)
+            .await
+            .map_err(|error| format!("{} cannot be read: {error}", path.display()))?;
         let new_text = apply(&old_text, &edits)?;
         changes.push(FileChange { path, old_text, new_text });
     }
@@ -76,7 +87,13 @@ pub async fn changes(edit: &Value) -> Result<Vec<FileChange>, String> {
 pub fn apply(text: &str, edits: &[TextEdit]) -> Result<String, String> {
     let mut spans: Vec<(usize, usize, &str)> = edits
         .iter()
-        .map(|edit| Ok((offset(text, edit.range.start.line, edit.range.start.character)?, offset(text, edit.range.end.line, edit.range.end.character)?, edit.new_text.as_str())))
+        .map(|edit| {
+            Ok((
+                offset(text, edit.range.start.line, edit.range.start.character)?,
+                offset(text, edit.range.end.line, edit.range.end.character)?,
+                edit.new_text.as_str(),
+            ))
+        })
         .collect::<Result<_, String>>()?;
     spans.sort_by_key(|(start, end, _)| (*start, *end));
     if spans.windows(2).any(|pair| pair[0].1 > pair[1].0) || spans.iter().any(|(start, end, _)| start > end) {
@@ -138,7 +155,11 @@ mod tests {
 
     #[test]
     fn an_action_is_picked_by_its_exact_title_or_the_one_that_contains_it() {
-        let actions = vec![serde_json::json!({"title": "Add import from \"./math\""}), serde_json::json!({"title": "Add all missing imports"}), serde_json::json!({"title": "Disabled", "disabled": {"reason": "no"}})];
+        let actions = vec![
+            serde_json::json!({"title": "Add import from \"./math\""}),
+            serde_json::json!({"title": "Add all missing imports"}),
+            serde_json::json!({"title": "Disabled", "disabled": {"reason": "no"}}),
+        ];
         assert_eq!(pick(&actions, "Add import from \"./math\"").unwrap()["title"], "Add import from \"./math\"");
         assert_eq!(pick(&actions, "all missing").unwrap()["title"], "Add all missing imports");
         let error = pick(&actions, "Add").unwrap_err();

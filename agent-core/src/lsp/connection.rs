@@ -53,15 +53,32 @@ pub struct Connection {
 
 impl Connection {
     /// Starts `command` in `cwd`; the server's messages go to `peer`.
-    pub fn spawn(name: &str, command: &str, args: &[String], env: &[(String, String)], cwd: &Path, peer: Arc<dyn Peer>) -> Result<Self, LspError> {
+    pub fn spawn(
+        name: &str,
+        command: &str,
+        args: &[String],
+        env: &[(String, String)],
+        cwd: &Path,
+        peer: Arc<dyn Peer>,
+    ) -> Result<Self, LspError> {
         let mut plain = tokio::process::Command::new(command);
-        plain.args(args).envs(env.iter().map(|(key, value)| (key, value))).current_dir(cwd).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true);
+        plain
+            .args(args)
+            .envs(env.iter().map(|(key, value)| (key, value)))
+            .current_dir(cwd)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
         crate::child_process::dies_with_agent(&mut plain);
         let mut wrapped = process_wrap::tokio::CommandWrap::from(plain);
         // Its own group: stopping the server stops the workers it started.
         wrapped.wrap(process_wrap::tokio::ProcessGroup::leader());
-        let mut child = wrapped.spawn().map_err(|error| LspError::Gone(format!("`{command}` could not start: {error}")))?;
-        let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin().take(), child.stdout().take(), child.stderr().take()) else {
+        let mut child =
+            wrapped.spawn().map_err(|error| LspError::Gone(format!("`{command}` could not start: {error}")))?;
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin().take(), child.stdout().take(), child.stderr().take())
+        else {
             return Err(LspError::Gone(format!("`{command}` has no stdio")));
         };
         let (outgoing, queued) = mpsc::unbounded_channel();
@@ -69,7 +86,15 @@ impl Connection {
         let alive = Arc::new(AtomicBool::new(true));
         let stop = CancellationToken::new();
         tokio::spawn(write_messages(stdin, queued, stop.clone()));
-        tokio::spawn(read_messages(stdout, Arc::clone(&pending), Arc::clone(&alive), outgoing.clone(), peer, name.to_owned(), stop.clone()));
+        tokio::spawn(read_messages(
+            stdout,
+            Arc::clone(&pending),
+            Arc::clone(&alive),
+            outgoing.clone(),
+            peer,
+            name.to_owned(),
+            stop.clone(),
+        ));
         let server = name.to_owned();
         tokio::spawn(async move {
             let mut lines = BufReader::new(stderr).lines();
@@ -140,7 +165,11 @@ impl Drop for Connection {
     }
 }
 
-async fn write_messages(mut stdin: tokio::process::ChildStdin, mut queued: mpsc::UnboundedReceiver<Value>, stop: CancellationToken) {
+async fn write_messages(
+    mut stdin: tokio::process::ChildStdin,
+    mut queued: mpsc::UnboundedReceiver<Value>,
+    stop: CancellationToken,
+) {
     loop {
         let message = tokio::select! {
             message = queued.recv() => match message {
@@ -157,7 +186,15 @@ async fn write_messages(mut stdin: tokio::process::ChildStdin, mut queued: mpsc:
     }
 }
 
-async fn read_messages(stdout: tokio::process::ChildStdout, pending: Pending, alive: Arc<AtomicBool>, outgoing: mpsc::UnboundedSender<Value>, peer: Arc<dyn Peer>, name: String, stop: CancellationToken) {
+async fn read_messages(
+    stdout: tokio::process::ChildStdout,
+    pending: Pending,
+    alive: Arc<AtomicBool>,
+    outgoing: mpsc::UnboundedSender<Value>,
+    peer: Arc<dyn Peer>,
+    name: String,
+    stop: CancellationToken,
+) {
     let mut reader = BufReader::new(stdout);
     loop {
         let message = tokio::select! {
@@ -179,7 +216,9 @@ async fn read_messages(stdout: tokio::process::ChildStdout, pending: Pending, al
                 let params = message.get("params").cloned().unwrap_or(Value::Null);
                 let reply = match peer.request(method, &params) {
                     Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
-                    Err((code, message)) => json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}),
+                    Err((code, message)) => {
+                        json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+                    }
                 };
                 let _ = outgoing.send(reply);
             }
@@ -189,7 +228,10 @@ async fn read_messages(stdout: tokio::process::ChildStdout, pending: Pending, al
                 let answer = pending.lock().ok().and_then(|mut pending| pending.remove(&id));
                 if let Some(answer) = answer {
                     let result = match message.get("error") {
-                        Some(error) => Err(LspError::Refused { method: String::new(), message: error["message"].as_str().unwrap_or("unknown error").to_owned() }),
+                        Some(error) => Err(LspError::Refused {
+                            method: String::new(),
+                            message: error["message"].as_str().unwrap_or("unknown error").to_owned(),
+                        }),
                         None => Ok(message.get("result").cloned().unwrap_or(Value::Null)),
                     };
                     let _ = answer.send(result);

@@ -39,7 +39,10 @@ impl Operation {
 
     /// The request for the actions at 0-based `line`, given the diagnostics on it.
     pub fn code_actions_request(path: &Path, line: u32, diagnostics: &[lsp_types::Diagnostic]) -> Value {
-        let on_line: Vec<&lsp_types::Diagnostic> = diagnostics.iter().filter(|diagnostic| diagnostic.range.start.line <= line && line <= diagnostic.range.end.line).collect();
+        let on_line: Vec<&lsp_types::Diagnostic> = diagnostics
+            .iter()
+            .filter(|diagnostic| diagnostic.range.start.line <= line && line <= diagnostic.range.end.line)
+            .collect();
         json!({
             "textDocument": {"uri": uri::from_path(path)},
             "range": {"start": {"line": line, "character": 0}, "end": {"line": line + 1, "character": 0}},
@@ -53,7 +56,10 @@ impl Operation {
         let position = json!({"line": line, "character": character});
         Some(match self {
             Self::Definition => ("textDocument/definition", json!({"textDocument": document, "position": position})),
-            Self::References => ("textDocument/references", json!({"textDocument": document, "position": position, "context": {"includeDeclaration": true}})),
+            Self::References => (
+                "textDocument/references",
+                json!({"textDocument": document, "position": position, "context": {"includeDeclaration": true}}),
+            ),
             Self::Hover => ("textDocument/hover", json!({"textDocument": document, "position": position})),
             Self::DocumentSymbols => ("textDocument/documentSymbol", json!({"textDocument": document})),
             Self::WorkspaceSymbols => ("workspace/symbol", json!({"query": query})),
@@ -100,7 +106,10 @@ fn locations(answer: &Value, project: &Path) -> Vec<String> {
             let path = uri::to_path(address)?;
             let line = range["start"]["line"].as_u64()?;
             let character = range["start"]["character"].as_u64()?;
-            let text = std::fs::read_to_string(&path).ok().and_then(|text| text.lines().nth(usize::try_from(line).ok()?).map(|line| line.trim().to_owned())).unwrap_or_default();
+            let text = std::fs::read_to_string(&path)
+                .ok()
+                .and_then(|text| text.lines().nth(usize::try_from(line).ok()?).map(|line| line.trim().to_owned()))
+                .unwrap_or_default();
             Some(format!("{}:{}:{}  {text}", shown(&path, project), line + 1, character + 1))
         })
         .collect()
@@ -111,7 +120,12 @@ fn hover(answer: &Value) -> Vec<String> {
     let contents = &answer["contents"];
     let pieces: Vec<String> = match contents {
         Value::String(text) => vec![text.clone()],
-        Value::Array(list) => list.iter().filter_map(|piece| piece.as_str().map(str::to_owned).or_else(|| piece["value"].as_str().map(str::to_owned))).collect(),
+        Value::Array(list) => list
+            .iter()
+            .filter_map(|piece| {
+                piece.as_str().map(str::to_owned).or_else(|| piece["value"].as_str().map(str::to_owned))
+            })
+            .collect(),
         Value::Object(_) => contents["value"].as_str().map(str::to_owned).into_iter().collect(),
         _ => Vec::new(),
     };
@@ -141,10 +155,20 @@ fn symbols(answer: &Value, project: &Path, depth: usize) -> Vec<String> {
         let kind = kind_name(symbol["kind"].as_u64().unwrap_or(0));
         let (place, line) = match symbol.get("location") {
             Some(location) => {
-                let path = location["uri"].as_str().and_then(uri::to_path).map(|path| format!("{}:", shown(&path, project))).unwrap_or_default();
+                let path = location["uri"]
+                    .as_str()
+                    .and_then(uri::to_path)
+                    .map(|path| format!("{}:", shown(&path, project)))
+                    .unwrap_or_default();
                 (path, location["range"]["start"]["line"].as_u64().unwrap_or(0))
             }
-            None => (String::new(), symbol["selectionRange"]["start"]["line"].as_u64().or_else(|| symbol["range"]["start"]["line"].as_u64()).unwrap_or(0)),
+            None => (
+                String::new(),
+                symbol["selectionRange"]["start"]["line"]
+                    .as_u64()
+                    .or_else(|| symbol["range"]["start"]["line"].as_u64())
+                    .unwrap_or(0),
+            ),
         };
         lines.push(format!("{}{kind} {name}  {place}{}", "  ".repeat(depth), line + 1));
         if let Some(children) = symbol.get("children") {

@@ -22,7 +22,9 @@ pub fn new_problems(before: &[Diagnostic], after: &[Diagnostic], server: &str) -
     if new.is_empty() {
         return None;
     }
-    new.sort_by_key(|diagnostic| (severity(diagnostic) != "ERROR", diagnostic.range.start.line, diagnostic.range.start.character));
+    new.sort_by_key(|diagnostic| {
+        (severity(diagnostic) != "ERROR", diagnostic.range.start.line, diagnostic.range.start.character)
+    });
     let mut lines: Vec<String> = new.iter().take(MAX_LISTED).map(|diagnostic| line(diagnostic)).collect();
     if new.len() > MAX_LISTED {
         lines.push(format!("... and {} more", new.len() - MAX_LISTED));
@@ -32,8 +34,11 @@ pub fn new_problems(before: &[Diagnostic], after: &[Diagnostic], server: &str) -
 
 /// Every error and warning, for the `lsp` tool's `diagnostics`.
 pub fn listed(diagnostics: &[Diagnostic]) -> String {
-    let mut shown: Vec<&Diagnostic> = diagnostics.iter().filter(|diagnostic| matches!(severity(diagnostic), "ERROR" | "WARNING")).collect();
-    shown.sort_by_key(|diagnostic| (severity(diagnostic) != "ERROR", diagnostic.range.start.line, diagnostic.range.start.character));
+    let mut shown: Vec<&Diagnostic> =
+        diagnostics.iter().filter(|diagnostic| matches!(severity(diagnostic), "ERROR" | "WARNING")).collect();
+    shown.sort_by_key(|diagnostic| {
+        (severity(diagnostic) != "ERROR", diagnostic.range.start.line, diagnostic.range.start.character)
+    });
     super::queries::capped(shown.iter().map(|diagnostic| line(diagnostic)).collect(), "No errors or warnings.")
 }
 
@@ -53,7 +58,12 @@ fn severity(diagnostic: &Diagnostic) -> &'static str {
 
 fn line(diagnostic: &Diagnostic) -> String {
     let message = diagnostic.message.lines().next().unwrap_or_default();
-    format!("{} {}:{} {message}", severity(diagnostic), diagnostic.range.start.line + 1, diagnostic.range.start.character + 1)
+    format!(
+        "{} {}:{} {message}",
+        severity(diagnostic),
+        diagnostic.range.start.line + 1,
+        diagnostic.range.start.character + 1
+    )
 }
 
 #[cfg(test)]
@@ -62,7 +72,12 @@ mod tests {
     use lsp_types::{Position, Range};
 
     fn diagnostic(line: u32, severity: DiagnosticSeverity, message: &str) -> Diagnostic {
-        Diagnostic { range: Range::new(Position::new(line, 4), Position::new(line, 8)), severity: Some(severity), message: message.into(), ..Diagnostic::default() }
+        Diagnostic {
+            range: Range::new(Position::new(line, 4), Position::new(line, 8)),
+            severity: Some(severity),
+            message: message.into(),
+            ..Diagnostic::default()
+        }
     }
 
     #[test]
@@ -75,7 +90,10 @@ mod tests {
             diagnostic(5, DiagnosticSeverity::HINT, "unused"),
         ];
         let report = new_problems(&before, &after, "pyright").unwrap();
-        assert_eq!(report, "pyright reports new problems in this file after the change:\nERROR 5:5 \"gret\" is not defined\nWARNING 8:5 Import \"x\" could not be resolved");
+        assert_eq!(
+            report,
+            "pyright reports new problems in this file after the change:\nERROR 5:5 \"gret\" is not defined\nWARNING 8:5 Import \"x\" could not be resolved"
+        );
         assert_eq!(new_problems(&after, &before, "pyright"), None, "fixing brings nothing new");
     }
 }

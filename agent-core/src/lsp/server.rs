@@ -50,7 +50,8 @@ impl Peer for State {
         match method {
             "textDocument/publishDiagnostics" => {
                 let Some(address) = params["uri"].as_str().map(uri::normalized) else { return };
-                let diagnostics: Vec<Diagnostic> = serde_json::from_value(params["diagnostics"].clone()).unwrap_or_default();
+                let diagnostics: Vec<Diagnostic> =
+                    serde_json::from_value(params["diagnostics"].clone()).unwrap_or_default();
                 let version = params["version"].as_i64().and_then(|version| i32::try_from(version).ok());
                 if let Ok(mut published) = self.published.lock() {
                     let entry = published.entry(address).or_default();
@@ -82,7 +83,9 @@ impl Peer for State {
     fn request(&self, method: &str, params: &Value) -> Result<Value, (i64, String)> {
         match method {
             // No settings of ours to give: one null per item asked, as the protocol says.
-            "workspace/configuration" => Ok(Value::Array(vec![Value::Null; params["items"].as_array().map_or(0, Vec::len)])),
+            "workspace/configuration" => {
+                Ok(Value::Array(vec![Value::Null; params["items"].as_array().map_or(0, Vec::len)]))
+            }
             "client/registerCapability" => {
                 let registrations = params["registrations"].as_array().cloned().unwrap_or_default();
                 if registrations.iter().any(|registration| registration["method"] == "textDocument/diagnostic") {
@@ -91,10 +94,18 @@ impl Peer for State {
                 }
                 Ok(Value::Null)
             }
-            "client/unregisterCapability" | "window/workDoneProgress/create" | "window/showMessageRequest" | "workspace/diagnostic/refresh" | "workspace/semanticTokens/refresh" | "workspace/inlayHint/refresh" | "workspace/codeLens/refresh" => Ok(Value::Null),
+            "client/unregisterCapability"
+            | "window/workDoneProgress/create"
+            | "window/showMessageRequest"
+            | "workspace/diagnostic/refresh"
+            | "workspace/semanticTokens/refresh"
+            | "workspace/inlayHint/refresh"
+            | "workspace/codeLens/refresh" => Ok(Value::Null),
             "workspace/workspaceFolders" => Ok(Value::Null),
             // A server does not change the user's files on its own.
-            "workspace/applyEdit" => Ok(json!({"applied": false, "failureReason": "Larik applies a server's edits only for a code action it asked for"})),
+            "workspace/applyEdit" => Ok(
+                json!({"applied": false, "failureReason": "Larik applies a server's edits only for a code action it asked for"}),
+            ),
             _ => Err((-32601, format!("{method} is not supported"))),
         }
     }
@@ -117,7 +128,8 @@ impl Server {
     pub async fn start(spec: &super::ServerSpec, root: &Path) -> Result<Self, LspError> {
         let name = spec.name.as_str();
         let state = Arc::new(State { changed: watch::channel(0).0, ..State::default() });
-        let connection = Connection::spawn(name, &spec.command, &spec.args, &spec.env, root, Arc::clone(&state) as Arc<dyn Peer>)?;
+        let connection =
+            Connection::spawn(name, &spec.command, &spec.args, &spec.env, root, Arc::clone(&state) as Arc<dyn Peer>)?;
         let initialization_options = spec.initialization_options.clone();
         let root_uri = uri::from_path(root);
         let params = json!({
@@ -145,7 +157,14 @@ impl Server {
         let answer = connection.request("initialize", params, INITIALIZE_TIMEOUT).await?;
         let pull = !answer["capabilities"]["diagnosticProvider"].is_null();
         connection.notify("initialized", json!({}));
-        Ok(Self { name: name.to_owned(), connection, state, pull, documents: tokio::sync::Mutex::default(), last: Mutex::default() })
+        Ok(Self {
+            name: name.to_owned(),
+            connection,
+            state,
+            pull,
+            documents: tokio::sync::Mutex::default(),
+            last: Mutex::default(),
+        })
     }
 
     pub fn is_alive(&self) -> bool {
@@ -155,7 +174,8 @@ impl Server {
     /// Whether the server is still loading: it says so (work-done progress), or it has not
     /// given diagnostics for any document yet (a server just started is indexing, said or not).
     fn busy(&self) -> bool {
-        self.last.lock().is_ok_and(|last| last.is_empty()) || self.state.progress.lock().is_ok_and(|progress| !progress.is_empty())
+        self.last.lock().is_ok_and(|last| last.is_empty())
+            || self.state.progress.lock().is_ok_and(|progress| !progress.is_empty())
     }
 
     /// Whether the server knows the document already.
@@ -179,12 +199,18 @@ impl Server {
             Some((version, known)) => {
                 *version += 1;
                 *known = hash;
-                self.connection.notify("textDocument/didChange", json!({"textDocument": {"uri": address, "version": *version}, "contentChanges": [{"text": text}]}));
+                self.connection.notify(
+                    "textDocument/didChange",
+                    json!({"textDocument": {"uri": address, "version": *version}, "contentChanges": [{"text": text}]}),
+                );
                 (*version, true)
             }
             None => {
                 documents.insert(path.to_path_buf(), (1, hash));
-                self.connection.notify("textDocument/didOpen", json!({"textDocument": {"uri": address, "languageId": language_id, "version": 1, "text": text}}));
+                self.connection.notify(
+                    "textDocument/didOpen",
+                    json!({"textDocument": {"uri": address, "languageId": language_id, "version": 1, "text": text}}),
+                );
                 (1, true)
             }
         }
@@ -192,7 +218,15 @@ impl Server {
 
     /// The document's diagnostics now: asked for afresh where the server answers pulls or the
     /// text just changed, else the last ones had.
-    pub async fn current_diagnostics(&self, path: &Path, version: i32, seen: u64, changed: bool, wait: Duration, loading: Duration) -> Vec<Diagnostic> {
+    pub async fn current_diagnostics(
+        &self,
+        path: &Path,
+        version: i32,
+        seen: u64,
+        changed: bool,
+        wait: Duration,
+        loading: Duration,
+    ) -> Vec<Diagnostic> {
         if (changed || self.pull || self.state.pull_registered.load(Ordering::Relaxed))
             && let Some(fresh) = self.diagnostics(path, version, seen, wait, loading).await
         {
@@ -209,7 +243,14 @@ impl Server {
     /// The document's diagnostics for `version`: pulled where the server offers it, else the
     /// first publish after the change was sent. Waits `wait` (`loading` while the server is
     /// busy); `None` when nothing fresh came in time.
-    pub async fn diagnostics(&self, path: &Path, version: i32, seen: u64, wait: Duration, loading: Duration) -> Option<Vec<Diagnostic>> {
+    pub async fn diagnostics(
+        &self,
+        path: &Path,
+        version: i32,
+        seen: u64,
+        wait: Duration,
+        loading: Duration,
+    ) -> Option<Vec<Diagnostic>> {
         let fresh = self.fresh_diagnostics(path, version, seen, wait, loading).await?;
         if let Ok(mut last) = self.last.lock() {
             last.insert(path.to_path_buf(), fresh.clone());
@@ -222,7 +263,14 @@ impl Server {
         self.last.lock().ok().and_then(|last| last.get(path).cloned()).unwrap_or_default()
     }
 
-    async fn fresh_diagnostics(&self, path: &Path, version: i32, seen: u64, wait: Duration, loading: Duration) -> Option<Vec<Diagnostic>> {
+    async fn fresh_diagnostics(
+        &self,
+        path: &Path,
+        version: i32,
+        seen: u64,
+        wait: Duration,
+        loading: Duration,
+    ) -> Option<Vec<Diagnostic>> {
         let address = uri::from_path(path);
         let started = tokio::time::Instant::now();
         let mut changes = self.state.changed.subscribe();
@@ -234,7 +282,9 @@ impl Server {
             if self.pull || self.state.pull_registered.load(Ordering::Relaxed) {
                 return self.pulled(&address, version, left).await;
             }
-            if let Some(fresh) = self.published(&address).filter(|published| published.count > seen && published.version.is_none_or(|published| published >= version)) {
+            if let Some(fresh) = self.published(&address).filter(|published| {
+                published.count > seen && published.version.is_none_or(|published| published >= version)
+            }) {
                 tracing::debug!(server = %self.name, version, published = ?fresh.version, items = fresh.diagnostics.len(), "published diagnostics");
                 return Some(fresh.diagnostics);
             }
@@ -245,7 +295,8 @@ impl Server {
     }
 
     async fn pulled(&self, address: &str, version: i32, bound: Duration) -> Option<Vec<Diagnostic>> {
-        match self.connection.request("textDocument/diagnostic", json!({"textDocument": {"uri": address}}), bound).await {
+        match self.connection.request("textDocument/diagnostic", json!({"textDocument": {"uri": address}}), bound).await
+        {
             Ok(report) => {
                 tracing::debug!(server = %self.name, version, items = report["items"].as_array().map_or(0, Vec::len), "pulled diagnostics");
                 serde_json::from_value(report["items"].clone()).ok()
@@ -281,9 +332,23 @@ mod tests {
         let edit = json!({"edit": {"changes": {"file:///p/a.py": [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "newText": "import os\n"}]}}});
         let answer = state.request("workspace/applyEdit", &edit).unwrap();
         assert_eq!(answer["applied"], false, "{answer}");
-        assert_eq!(state.request("workspace/configuration", &json!({"items": [{"section": "python"}, {"section": "pyright"}]})).unwrap(), json!([null, null]));
-        state.request("client/registerCapability", &json!({"registrations": [{"id": "1", "method": "textDocument/diagnostic"}]})).unwrap();
+        assert_eq!(
+            state
+                .request("workspace/configuration", &json!({"items": [{"section": "python"}, {"section": "pyright"}]}))
+                .unwrap(),
+            json!([null, null])
+        );
+        state
+            .request(
+                "client/registerCapability",
+                &json!({"registrations": [{"id": "1", "method": "textDocument/diagnostic"}]}),
+            )
+            .unwrap();
         assert!(state.pull_registered.load(Ordering::Relaxed), "a late registration turns pulls on");
-        assert_eq!(state.request("workspace/executeClientCommand", &json!({})).unwrap_err().0, -32601, "unknown requests are refused, not faked");
+        assert_eq!(
+            state.request("workspace/executeClientCommand", &json!({})).unwrap_err().0,
+            -32601,
+            "unknown requests are refused, not faked"
+        );
     }
 }

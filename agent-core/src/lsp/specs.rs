@@ -47,13 +47,41 @@ pub struct ServerSettings {
 }
 
 /// (name, binaries in order of preference, args, filetypes as `ext:language`, root markers)
-type BuiltIn = (&'static str, &'static [&'static str], &'static [&'static str], &'static [&'static str], &'static [&'static str]);
+type BuiltIn =
+    (&'static str, &'static [&'static str], &'static [&'static str], &'static [&'static str], &'static [&'static str]);
 
 const BUILT_IN: &[BuiltIn] = &[
-    ("pyright", &["pyright-langserver", "basedpyright-langserver"], &["--stdio"], &["py:python", "pyi:python"], &["pyproject.toml", "pyrightconfig.json", "setup.py", "setup.cfg", "requirements.txt"]),
-    ("typescript", &["typescript-language-server"], &["--stdio"], &["ts:typescript", "tsx:typescriptreact", "js:javascript", "jsx:javascriptreact", "mjs:javascript", "cjs:javascript", "mts:typescript", "cts:typescript"], &["tsconfig.json", "jsconfig.json", "package.json"]),
+    (
+        "pyright",
+        &["pyright-langserver", "basedpyright-langserver"],
+        &["--stdio"],
+        &["py:python", "pyi:python"],
+        &["pyproject.toml", "pyrightconfig.json", "setup.py", "setup.cfg", "requirements.txt"],
+    ),
+    (
+        "typescript",
+        &["typescript-language-server"],
+        &["--stdio"],
+        &[
+            "ts:typescript",
+            "tsx:typescriptreact",
+            "js:javascript",
+            "jsx:javascriptreact",
+            "mjs:javascript",
+            "cjs:javascript",
+            "mts:typescript",
+            "cts:typescript",
+        ],
+        &["tsconfig.json", "jsconfig.json", "package.json"],
+    ),
     ("gopls", &["gopls"], &[], &["go:go"], &["go.work", "go.mod"]),
-    ("clangd", &["clangd"], &[], &["c:c", "h:c", "cc:cpp", "cpp:cpp", "cxx:cpp", "hpp:cpp", "hh:cpp"], &["compile_commands.json", "compile_flags.txt", ".clangd"]),
+    (
+        "clangd",
+        &["clangd"],
+        &[],
+        &["c:c", "h:c", "cc:cpp", "cpp:cpp", "cxx:cpp", "hpp:cpp", "hh:cpp"],
+        &["compile_commands.json", "compile_flags.txt", ".clangd"],
+    ),
     ("rust-analyzer", &["rust-analyzer"], &[], &["rs:rust"], &["Cargo.toml"]),
 ];
 
@@ -96,7 +124,15 @@ impl ServerSpec {
             }
             let mut spec = match existing {
                 Some(index) => specs.remove(index),
-                None => ServerSpec { name: name.clone(), command: String::new(), args: Vec::new(), filetypes: Vec::new(), root_markers: Vec::new(), initialization_options: None, env: Vec::new() },
+                None => ServerSpec {
+                    name: name.clone(),
+                    command: String::new(),
+                    args: Vec::new(),
+                    filetypes: Vec::new(),
+                    root_markers: Vec::new(),
+                    initialization_options: None,
+                    env: Vec::new(),
+                },
             };
             if let Some(command) = &configured.command {
                 spec.command = command.clone();
@@ -174,7 +210,9 @@ fn filetype(pair: &str) -> (String, String) {
 fn on_path(binary: &str, env: &HashMap<String, String>) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     let path = env.get("PATH")?;
-    std::env::split_paths(path).map(|dir| dir.join(binary)).find(|candidate| candidate.metadata().is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0))
+    std::env::split_paths(path).map(|dir| dir.join(binary)).find(|candidate| {
+        candidate.metadata().is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+    })
 }
 
 #[cfg(test)]
@@ -198,7 +236,8 @@ mod tests {
             "gopls": {"enabled": false},
             "zls": {"command": "zls", "filetypes": ["zig"], "rootMarkers": ["build.zig"]},
             "pyright": {"args": ["--stdio", "--verbose"]}
-        }})).unwrap();
+        }}))
+        .unwrap();
         let specs = ServerSpec::available(&env, &settings);
         assert_eq!(names(&specs), ["zls", "pyright"]);
         assert_eq!(specs[1].args, ["--stdio", "--verbose"]);

@@ -13,7 +13,10 @@
 pub mod redirect;
 pub mod tokens;
 
-use rmcp::transport::auth::{AuthError, AuthorizationCallback, AuthorizationManager, AuthorizationMetadata, AuthorizationRequest, AuthorizationSession, WWWAuthenticateParams};
+use rmcp::transport::auth::{
+    AuthError, AuthorizationCallback, AuthorizationManager, AuthorizationMetadata, AuthorizationRequest,
+    AuthorizationSession, WWWAuthenticateParams,
+};
 use tokio_util::sync::CancellationToken;
 
 use self::redirect::RedirectListener;
@@ -68,20 +71,32 @@ pub async fn manager(url: &str, tokens: &TokenFile) -> Result<AuthorizationManag
 
 /// Logs in to the server: from `challenge` (the `WWW-Authenticate` of the 401 or 403 that asked
 /// for it) when there is one, through `browser`, and saves the tokens in the target's token file.
-pub async fn log_in(target: &LoginTarget<'_>, challenge: Option<&str>, browser: &dyn Browser, cancel: &CancellationToken) -> Result<(), LoginError> {
+pub async fn log_in(
+    target: &LoginTarget<'_>,
+    challenge: Option<&str>,
+    browser: &dyn Browser,
+    cancel: &CancellationToken,
+) -> Result<(), LoginError> {
     let result = authorize(target, challenge, browser, cancel).await;
     browser.finished(target.server).await;
     result
 }
 
-async fn authorize(target: &LoginTarget<'_>, challenge: Option<&str>, browser: &dyn Browser, cancel: &CancellationToken) -> Result<(), LoginError> {
+async fn authorize(
+    target: &LoginTarget<'_>,
+    challenge: Option<&str>,
+    browser: &dyn Browser,
+    cancel: &CancellationToken,
+) -> Result<(), LoginError> {
     let mut manager = manager(target.url, target.tokens).await?;
     let metadata = match &target.oauth.auth_server_metadata_url {
         Some(url) => configured_metadata(url).await?,
         None => manager.resolve_metadata_from_challenge(challenge).await?.metadata,
     };
     manager.set_metadata(metadata);
-    let listener = RedirectListener::bind(target.oauth.callback_port).await.map_err(|error| LoginError::NotFinished(format!("could not listen for the login's redirect: {error}")))?;
+    let listener = RedirectListener::bind(target.oauth.callback_port)
+        .await
+        .map_err(|error| LoginError::NotFinished(format!("could not listen for the login's redirect: {error}")))?;
     let mut request = AuthorizationRequest::new(listener.redirect_uri()).with_client_name("Larik");
     if let Some(challenge) = challenge {
         request = request.with_challenge(challenge);
@@ -109,9 +124,11 @@ async fn authorize(target: &LoginTarget<'_>, challenge: Option<&str>, browser: &
 
 /// The authorization server's metadata from the URL the settings name.
 async fn configured_metadata(url: &str) -> Result<AuthorizationMetadata, LoginError> {
-    let failed = |error: &dyn std::fmt::Display| LoginError::Server(AuthError::MetadataError(format!("{url}: {error}")));
+    let failed =
+        |error: &dyn std::fmt::Display| LoginError::Server(AuthError::MetadataError(format!("{url}: {error}")));
     let client = crate::http::client_builder().build().map_err(|error| failed(&error))?;
-    let response = client.get(url).send().await.and_then(reqwest::Response::error_for_status).map_err(|error| failed(&error))?;
+    let response =
+        client.get(url).send().await.and_then(reqwest::Response::error_for_status).map_err(|error| failed(&error))?;
     response.json().await.map_err(|error| failed(&error))
 }
 

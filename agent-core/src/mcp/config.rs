@@ -23,11 +23,21 @@ pub enum ServerScope {
 /// How to reach a server.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Transport {
-    Stdio { command: String, args: Vec<String>, env: BTreeMap<String, String> },
+    Stdio {
+        command: String,
+        args: Vec<String>,
+        env: BTreeMap<String, String>,
+    },
     /// Streamable HTTP.
-    Http { url: String, headers: BTreeMap<String, String> },
+    Http {
+        url: String,
+        headers: BTreeMap<String, String>,
+    },
     /// The older HTTP + server-sent events transport.
-    Sse { url: String, headers: BTreeMap<String, String> },
+    Sse {
+        url: String,
+        headers: BTreeMap<String, String>,
+    },
 }
 
 /// One configured server.
@@ -93,7 +103,11 @@ impl McpServerConfig {
             Transport::Stdio { command, args, env } => {
                 let env: Vec<String> = env.keys().map(|key| format!("{key}=…")).collect();
                 let line = std::iter::once(command.clone()).chain(args.iter().cloned()).collect::<Vec<_>>().join(" ");
-                if env.is_empty() { format!("MCP server `{}`: {line}", self.name) } else { format!("MCP server `{}`: {} {line}", self.name, env.join(" ")) }
+                if env.is_empty() {
+                    format!("MCP server `{}`: {line}", self.name)
+                } else {
+                    format!("MCP server `{}`: {} {line}", self.name, env.join(" "))
+                }
             }
             Transport::Http { url, .. } => format!("MCP server `{}`: {url}", self.name),
             Transport::Sse { url, .. } => format!("MCP server `{}`: {url} (SSE)", self.name),
@@ -105,9 +119,15 @@ impl McpServerConfig {
     /// the names of its headers and its OAuth settings.
     pub fn canonical(&self) -> String {
         match &self.transport {
-            Transport::Stdio { command, args, env } => format!("stdio {} {command} {:?} {:?}", self.name, args, env.keys().collect::<Vec<_>>()),
-            Transport::Http { url, headers } => format!("http {} {url} {:?} {}", self.name, headers.keys().collect::<Vec<_>>(), self.oauth.canonical()),
-            Transport::Sse { url, headers } => format!("sse {} {url} {:?} {}", self.name, headers.keys().collect::<Vec<_>>(), self.oauth.canonical()),
+            Transport::Stdio { command, args, env } => {
+                format!("stdio {} {command} {:?} {:?}", self.name, args, env.keys().collect::<Vec<_>>())
+            }
+            Transport::Http { url, headers } => {
+                format!("http {} {url} {:?} {}", self.name, headers.keys().collect::<Vec<_>>(), self.oauth.canonical())
+            }
+            Transport::Sse { url, headers } => {
+                format!("sse {} {url} {:?} {}", self.name, headers.keys().collect::<Vec<_>>(), self.oauth.canonical())
+            }
         }
     }
 }
@@ -148,7 +168,10 @@ struct RawServer {
 /// (`.larik/settings*.json`, `.mcp.json`); a later definition of a name replaces an earlier one.
 /// Servers with `enabled: false` are left out. Returns the servers and what the user should
 /// hear (a definition that could not be used).
-pub fn load(project: &Path, env: &HashMap<String, String>) -> Result<(Vec<McpServerConfig>, Vec<String>), McpConfigError> {
+pub fn load(
+    project: &Path,
+    env: &HashMap<String, String>,
+) -> Result<(Vec<McpServerConfig>, Vec<String>), McpConfigError> {
     let mut files: Vec<(PathBuf, ServerScope)> = Vec::new();
     if let Some(dir) = crate::config::user_config_dir(env) {
         files.push((dir.join("settings.json"), ServerScope::User));
@@ -160,7 +183,8 @@ pub fn load(project: &Path, env: &HashMap<String, String>) -> Result<(Vec<McpSer
     let mut problems = Vec::new();
     for (path, scope) in files {
         let Ok(text) = std::fs::read_to_string(&path) else { continue };
-        let file: File = serde_json::from_str(&text).map_err(|error| McpConfigError { path: path.clone(), message: error.to_string() })?;
+        let file: File = serde_json::from_str(&text)
+            .map_err(|error| McpConfigError { path: path.clone(), message: error.to_string() })?;
         for (name, raw) in file.mcp_servers {
             if raw.enabled == Some(false) {
                 servers.remove(&name);
@@ -170,9 +194,14 @@ pub fn load(project: &Path, env: &HashMap<String, String>) -> Result<(Vec<McpSer
             oauth.client_secret = env.get("MCP_CLIENT_SECRET").filter(|secret| !secret.is_empty()).cloned();
             match server(&name, raw, env) {
                 Ok(transport) => {
-                    servers.insert(name.clone(), McpServerConfig { name, transport, scope, source: path.display().to_string(), oauth });
+                    servers.insert(
+                        name.clone(),
+                        McpServerConfig { name, transport, scope, source: path.display().to_string(), oauth },
+                    );
                 }
-                Err(problem) => problems.push(format!("{}: MCP server `{name}` {problem}; it is left out", path.display())),
+                Err(problem) => {
+                    problems.push(format!("{}: MCP server `{name}` {problem}; it is left out", path.display()))
+                }
             }
         }
     }
@@ -188,9 +217,13 @@ fn server(name: &str, raw: RawServer, env: &HashMap<String, String>) -> Result<T
             args: raw.args.iter().map(|arg| expand(arg)).collect(),
             env: raw.env.iter().map(|(key, value)| (key.clone(), expand(value))).collect(),
         }),
-        (Some("http" | "streamable-http" | "streamableHttp"), _, Some(url)) | (None, None, Some(url)) => Ok(Transport::Http { url: expand(url), headers: headers() }),
+        (Some("http" | "streamable-http" | "streamableHttp"), _, Some(url)) | (None, None, Some(url)) => {
+            Ok(Transport::Http { url: expand(url), headers: headers() })
+        }
         (Some("sse"), _, Some(url)) => Ok(Transport::Sse { url: expand(url), headers: headers() }),
-        (Some(kind), _, _) => Err(format!("has type `{kind}` without what it needs (a `command` for stdio, a `url` for http and sse)")),
+        (Some(kind), _, _) => {
+            Err(format!("has type `{kind}` without what it needs (a `command` for stdio, a `url` for http and sse)"))
+        }
         (None, None, None) => Err(format!("`{name}` has neither a `command` nor a `url`")),
     }
 }
@@ -253,22 +286,49 @@ mod tests {
             }}"#,
         )
         .unwrap();
-        let env = env(&[("XDG_CONFIG_HOME", home.path().to_str().unwrap()), ("TOKEN", "abc"), ("MCP_CLIENT_SECRET", "s3cret")]);
+        let env = env(&[
+            ("XDG_CONFIG_HOME", home.path().to_str().unwrap()),
+            ("TOKEN", "abc"),
+            ("MCP_CLIENT_SECRET", "s3cret"),
+        ]);
         let (servers, problems) = load(project.path(), &env).unwrap();
         let names: Vec<&str> = servers.iter().map(|server| server.name.as_str()).collect();
         assert_eq!(names, ["everything", "legacy", "remote"]);
         assert!(servers.iter().all(|server| server.scope == ServerScope::Project));
-        assert_eq!(servers[0].transport, Transport::Stdio { command: "npx".into(), args: vec!["-y".into(), "@modelcontextprotocol/server-everything".into()], env: [("API_KEY".to_owned(), "none".to_owned())].into() });
-        assert_eq!(servers[2].transport, Transport::Http { url: "http://127.0.0.1:3001/mcp".into(), headers: [("Authorization".to_owned(), "Bearer abc".to_owned())].into() });
+        assert_eq!(
+            servers[0].transport,
+            Transport::Stdio {
+                command: "npx".into(),
+                args: vec!["-y".into(), "@modelcontextprotocol/server-everything".into()],
+                env: [("API_KEY".to_owned(), "none".to_owned())].into()
+            }
+        );
+        assert_eq!(
+            servers[2].transport,
+            Transport::Http {
+                url: "http://127.0.0.1:3001/mcp".into(),
+                headers: [("Authorization".to_owned(), "Bearer abc".to_owned())].into()
+            }
+        );
         assert!(matches!(&servers[1].transport, Transport::Sse { url, .. } if url == "http://127.0.0.1:3002/sse"));
         let oauth = &servers[2].oauth;
-        assert_eq!((oauth.client_id.as_deref(), oauth.callback_port, oauth.scopes.as_deref()), (Some("larik-app"), Some(8765), Some("repo read:org")));
-        assert_eq!(oauth.client_secret.as_deref(), Some("s3cret"), "the secret comes from MCP_CLIENT_SECRET, never the file");
+        assert_eq!(
+            (oauth.client_id.as_deref(), oauth.callback_port, oauth.scopes.as_deref()),
+            (Some("larik-app"), Some(8765), Some("repo read:org"))
+        );
+        assert_eq!(
+            oauth.client_secret.as_deref(),
+            Some("s3cret"),
+            "the secret comes from MCP_CLIENT_SECRET, never the file"
+        );
         // The OAuth settings are part of what the user approves.
         let mut changed = servers[2].clone();
         changed.oauth.client_id = Some("someone-else".into());
         assert_ne!(changed.canonical(), servers[2].canonical());
-        assert!(!format!("{:?} {}", servers[2], servers[2].canonical()).contains("s3cret"), "the secret is never shown");
+        assert!(
+            !format!("{:?} {}", servers[2], servers[2].canonical()).contains("s3cret"),
+            "the secret is never shown"
+        );
         assert_eq!(problems.len(), 1, "{problems:?}");
         assert!(problems[0].contains("`broken`"));
         std::fs::write(project.path().join(".mcp.json"), "{oops").unwrap();
@@ -279,7 +339,11 @@ mod tests {
     fn the_fingerprint_follows_what_runs_not_secret_values() {
         let server = |args: &[&str], secret: &str| McpServerConfig {
             name: "s".into(),
-            transport: Transport::Stdio { command: "node".into(), args: args.iter().map(|arg| (*arg).to_owned()).collect(), env: [("KEY".to_owned(), secret.to_owned())].into() },
+            transport: Transport::Stdio {
+                command: "node".into(),
+                args: args.iter().map(|arg| (*arg).to_owned()).collect(),
+                env: [("KEY".to_owned(), secret.to_owned())].into(),
+            },
             scope: ServerScope::Project,
             source: ".mcp.json".into(),
             oauth: OAuthSettings::default(),

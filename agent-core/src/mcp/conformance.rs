@@ -24,7 +24,9 @@ const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadat
 /// Runs one scenario against `url`; `context` is the suite's JSON for the scenario (a
 /// pre-registered client's id and secret). The error says what failed.
 pub async fn run_scenario(url: &str, scenario: &str, context: Option<&str>) -> Result<(), String> {
-    tokio::time::timeout(SCENARIO_LIMIT, drive(url, scenario, context)).await.unwrap_or_else(|_| Err(format!("the scenario did not finish within {} s", SCENARIO_LIMIT.as_secs())))
+    tokio::time::timeout(SCENARIO_LIMIT, drive(url, scenario, context))
+        .await
+        .unwrap_or_else(|_| Err(format!("the scenario did not finish within {} s", SCENARIO_LIMIT.as_secs())))
 }
 
 /// Visits the authorization page without a person: the suite's authorization server answers at
@@ -49,7 +51,12 @@ impl Browser for Headless {
 fn oauth_settings(context: Option<&str>) -> OAuthSettings {
     let context: serde_json::Value = context.and_then(|text| serde_json::from_str(text).ok()).unwrap_or_default();
     let text = |key: &str| context[key].as_str().map(str::to_owned);
-    OAuthSettings { client_id: text("client_id"), client_secret: text("client_secret"), client_metadata_url: Some(CLIENT_METADATA_URL.into()), ..OAuthSettings::default() }
+    OAuthSettings {
+        client_id: text("client_id"),
+        client_secret: text("client_secret"),
+        client_metadata_url: Some(CLIENT_METADATA_URL.into()),
+        ..OAuthSettings::default()
+    }
 }
 
 async fn drive(url: &str, scenario: &str, context: Option<&str>) -> Result<(), String> {
@@ -68,18 +75,28 @@ async fn drive(url: &str, scenario: &str, context: Option<&str>) -> Result<(), S
     let log_in = |challenge: String| {
         let login = &login;
         let cancel = &cancel;
-        async move { auth::log_in(&login.target("conformance"), Some(&challenge), &Headless, cancel).await.map_err(|error| format!("login: {error}")) }
+        async move {
+            auth::log_in(&login.target("conformance"), Some(&challenge), &Headless, cancel)
+                .await
+                .map_err(|error| format!("login: {error}"))
+        }
     };
     let mut authorizations = 0;
     let running = loop {
-        let handler = Handler { server: Arc::clone(&server), registry: Arc::new(Registry::default()), questions: Questions::AcceptDefaults };
+        let handler = Handler {
+            server: Arc::clone(&server),
+            registry: Arc::new(Registry::default()),
+            questions: Questions::AcceptDefaults,
+        };
         match connect(&config, server.tokens.as_ref(), handler).await {
             Ok(running) => break running,
             Err(ConnectError::NeedsLogin { challenge }) if authorizations < MAX_AUTHORIZATIONS => {
                 authorizations += 1;
                 log_in(challenge).await?;
             }
-            Err(ConnectError::NeedsLogin { challenge }) => return Err(format!("still refused after {MAX_AUTHORIZATIONS} logins: {challenge}")),
+            Err(ConnectError::NeedsLogin { challenge }) => {
+                return Err(format!("still refused after {MAX_AUTHORIZATIONS} logins: {challenge}"));
+            }
             Err(ConnectError::Failed(error)) => return Err(error),
         }
     };

@@ -8,7 +8,10 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
-use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability, FormElicitationCapability, Implementation, InitializeRequestParams, ProtocolVersion};
+use rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
+    ElicitationCapability, FormElicitationCapability, Implementation, InitializeRequestParams, ProtocolVersion,
+};
 use rmcp::service::{NotificationContext, Peer, RequestContext, RoleClient, RunningService};
 use rmcp::{ClientHandler, ServiceExt};
 use serde_json::Value;
@@ -62,7 +65,12 @@ enum CallError {
 
 impl Link {
     fn new(server: &str, auth: Option<(Login, Arc<dyn Browser>)>) -> Self {
-        Self { server: server.to_owned(), peer: RwLock::new(None), progress: Mutex::new(std::collections::HashMap::new()), auth }
+        Self {
+            server: server.to_owned(),
+            peer: RwLock::new(None),
+            progress: Mutex::new(std::collections::HashMap::new()),
+            auth,
+        }
     }
 
     /// The live peer, while the server is connected.
@@ -82,7 +90,13 @@ impl Link {
     /// A call the server refuses for want of a login or a wider scope (step-up) sends the user to
     /// authorize with what the server's challenge asks, then goes again, at most
     /// [`MAX_AUTHORIZATIONS`] times.
-    pub async fn call(&self, tool: &str, arguments: serde_json::Map<String, Value>, cancel: &CancellationToken, progress: Option<&crate::tools::ToolProgress>) -> Result<Value, String> {
+    pub async fn call(
+        &self,
+        tool: &str,
+        arguments: serde_json::Map<String, Value>,
+        cancel: &CancellationToken,
+        progress: Option<&crate::tools::ToolProgress>,
+    ) -> Result<Value, String> {
         let mut authorizations = 0;
         loop {
             match self.call_once(tool, arguments.clone(), cancel, progress).await {
@@ -90,31 +104,61 @@ impl Link {
                 Err(CallError::Failed(message)) => return Err(message),
                 Err(CallError::Challenge(challenge)) => {
                     let Some((login, browser)) = &self.auth else {
-                        return Err(format!("the MCP server `{}` refused the call: it asks for a login ({challenge})", self.server));
+                        return Err(format!(
+                            "the MCP server `{}` refused the call: it asks for a login ({challenge})",
+                            self.server
+                        ));
                     };
                     if authorizations == MAX_AUTHORIZATIONS {
-                        return Err(format!("the MCP server `{}` still refused the call after {MAX_AUTHORIZATIONS} logins ({challenge})", self.server));
+                        return Err(format!(
+                            "the MCP server `{}` still refused the call after {MAX_AUTHORIZATIONS} logins ({challenge})",
+                            self.server
+                        ));
                     }
                     authorizations += 1;
                     if let Some(progress) = progress {
-                        let why = if auth::wants_wider_scope(&challenge, &login.url) { "asks for a wider permission for this call" } else { "asks you to log in" };
+                        let why = if auth::wants_wider_scope(&challenge, &login.url) {
+                            "asks for a wider permission for this call"
+                        } else {
+                            "asks you to log in"
+                        };
                         progress.note(format!("The MCP server `{}` {why}; waiting for the login.", self.server)).await;
                     }
-                    auth::log_in(&login.target(&self.server), Some(&challenge), browser.as_ref(), cancel).await.map_err(|error| format!("the MCP server `{}` needs a login, which did not succeed: {error}", self.server))?;
+                    auth::log_in(&login.target(&self.server), Some(&challenge), browser.as_ref(), cancel)
+                        .await
+                        .map_err(|error| {
+                            format!("the MCP server `{}` needs a login, which did not succeed: {error}", self.server)
+                        })?;
                 }
             }
         }
     }
 
-    async fn call_once(&self, tool: &str, arguments: serde_json::Map<String, Value>, cancel: &CancellationToken, progress: Option<&crate::tools::ToolProgress>) -> Result<Value, CallError> {
-        let peer = self.peer().ok_or_else(|| CallError::Failed(format!("the MCP server `{}` is not connected right now (it is being reconnected); try again later", self.server)))?;
+    async fn call_once(
+        &self,
+        tool: &str,
+        arguments: serde_json::Map<String, Value>,
+        cancel: &CancellationToken,
+        progress: Option<&crate::tools::ToolProgress>,
+    ) -> Result<Value, CallError> {
+        let peer = self.peer().ok_or_else(|| {
+            CallError::Failed(format!(
+                "the MCP server `{}` is not connected right now (it is being reconnected); try again later",
+                self.server
+            ))
+        })?;
         let failed = |error: &rmcp::ServiceError| match error.auth_challenge() {
             Some(challenge) => CallError::Challenge(challenge.to_owned()),
             None => CallError::Failed(format!("the MCP server `{}` failed: {error}", self.server)),
         };
-        let request = rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments)));
+        let request = rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(
+            CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments),
+        ));
         // The library gives each request its progress token; the call's progress is routed by it.
-        let handle = peer.send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options()).await.map_err(|error| failed(&error))?;
+        let handle = peer
+            .send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options())
+            .await
+            .map_err(|error| failed(&error))?;
         let token = token_text(&handle.progress_token);
         if let (Some(progress), Ok(mut waiting)) = (progress, self.progress.lock()) {
             waiting.insert(token.clone(), progress.clone());
@@ -128,7 +172,11 @@ impl Link {
         }
         match answer? {
             rmcp::model::ServerResult::CallToolResult(result) => Ok(serde_json::to_value(result).unwrap_or_default()),
-            other => Err(CallError::Failed(format!("the MCP server `{}` answered with something that is not a tool result: {}", self.server, serde_json::to_value(other).unwrap_or_default()))),
+            other => Err(CallError::Failed(format!(
+                "the MCP server `{}` answered with something that is not a tool result: {}",
+                self.server,
+                serde_json::to_value(other).unwrap_or_default()
+            ))),
         }
     }
 
@@ -229,7 +277,10 @@ impl Server {
         let taken: BTreeSet<String> = registry.names().into_iter().collect();
         let remote: Vec<&str> = listed.iter().map(|tool| tool["name"].as_str().unwrap_or_default()).collect();
         let names = tool_names(&self.config.name, &remote, &taken);
-        let tools = names.iter().zip(&listed).map(|(name, listed)| Arc::new(McpTool::from_listing(name.clone(), &self.config.name, listed, Arc::clone(&self.link))) as Arc<dyn crate::tools::DynTool>);
+        let tools = names.iter().zip(&listed).map(|(name, listed)| {
+            Arc::new(McpTool::from_listing(name.clone(), &self.config.name, listed, Arc::clone(&self.link)))
+                as Arc<dyn crate::tools::DynTool>
+        });
         registry.add_all(tools);
         registered.extend(names);
         Ok(registered.len())
@@ -250,7 +301,14 @@ fn login_for(config: &McpServerConfig, tokens: Option<&TokenFile>) -> Option<Log
 
 /// Connects, and keeps connecting after every drop, until `cancel` fires. `all` is every server
 /// of the session, for the resource tools a server with resources brings.
-pub async fn keep_connected(server: Arc<Server>, all: Arc<[Arc<Server>]>, registry: Arc<Registry>, notices: Arc<Notices>, ask_user: Option<Arc<dyn crate::tools::ask_user::AskUser>>, cancel: CancellationToken) {
+pub async fn keep_connected(
+    server: Arc<Server>,
+    all: Arc<[Arc<Server>]>,
+    registry: Arc<Registry>,
+    notices: Arc<Notices>,
+    ask_user: Option<Arc<dyn crate::tools::ask_user::AskUser>>,
+    cancel: CancellationToken,
+) {
     // Started while a session opens: let the answer to the editor go out first, so starting a
     // server's process never delays it.
     tokio::task::yield_now().await;
@@ -273,10 +331,12 @@ pub async fn keep_connected(server: Arc<Server>, all: Arc<[Arc<Server>]>, regist
                 server.link.set(Some(running.peer().clone()));
                 server.read_prompts(running.peer()).await;
                 let registered = server.register(running.peer(), &registry).await;
-                let has_resources = running.peer().peer_info().is_some_and(|info| info.capabilities.resources.is_some());
+                let has_resources =
+                    running.peer().peer_info().is_some_and(|info| info.capabilities.resources.is_some());
                 if has_resources && registry.get(super::resources::ListResources::NAME_STR).is_none() {
                     registry.add_all([
-                        Arc::new(super::resources::ListResources { servers: Arc::clone(&all) }) as Arc<dyn crate::tools::DynTool>,
+                        Arc::new(super::resources::ListResources { servers: Arc::clone(&all) })
+                            as Arc<dyn crate::tools::DynTool>,
                         Arc::new(super::resources::ReadResource { servers: Arc::clone(&all) }),
                     ]);
                 }
@@ -316,7 +376,8 @@ pub async fn keep_connected(server: Arc<Server>, all: Arc<[Arc<Server>]>, regist
                 };
                 server.link.set(None);
                 tracing::warn!(server = %name, ?ended, "MCP server connection ended");
-                notices.push(format!("The MCP server `{name}` stopped; reconnecting. Its tools fail until it is back."));
+                notices
+                    .push(format!("The MCP server `{name}` stopped; reconnecting. Its tools fail until it is back."));
                 server.set_status(Status::Failed("stopped; reconnecting".into()));
             }
             Err(ConnectError::NeedsLogin { challenge }) => {
@@ -329,7 +390,9 @@ pub async fn keep_connected(server: Arc<Server>, all: Arc<[Arc<Server>]>, regist
             Err(ConnectError::Failed(error)) => {
                 tracing::warn!(server = %name, %error, "MCP server did not connect");
                 if !told_failure {
-                    notices.push(format!("The MCP server `{name}` could not connect: {error}. Trying again in the background."));
+                    notices.push(format!(
+                        "The MCP server `{name}` could not connect: {error}. Trying again in the background."
+                    ));
                     told_failure = true;
                 }
                 server.set_status(Status::Failed(error));
@@ -386,7 +449,11 @@ fn initialize_failed(error: rmcp::service::ClientInitializeError) -> ConnectErro
     }
 }
 
-pub(super) async fn connect(config: &McpServerConfig, tokens: Option<&TokenFile>, handler: Handler) -> Result<RunningService<RoleClient, Handler>, ConnectError> {
+pub(super) async fn connect(
+    config: &McpServerConfig,
+    tokens: Option<&TokenFile>,
+    handler: Handler,
+) -> Result<RunningService<RoleClient, Handler>, ConnectError> {
     match &config.transport {
         Transport::Stdio { command, args, env } => {
             let mut child = tokio::process::Command::new(command);
@@ -415,12 +482,17 @@ pub(super) async fn connect(config: &McpServerConfig, tokens: Option<&TokenFile>
             let client = crate::http::client_builder().build().map_err(|error| error.to_string())?;
             let mut custom = std::collections::HashMap::new();
             for (key, value) in headers {
-                let (Ok(key), Ok(value)) = (reqwest::header::HeaderName::try_from(key.as_str()), reqwest::header::HeaderValue::try_from(value.as_str())) else {
+                let (Ok(key), Ok(value)) = (
+                    reqwest::header::HeaderName::try_from(key.as_str()),
+                    reqwest::header::HeaderValue::try_from(value.as_str()),
+                ) else {
                     return Err(ConnectError::Failed(format!("the header `{key}` is not valid")));
                 };
                 custom.insert(key, value);
             }
-            let transport_config = rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
+            let transport_config =
+                rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.as_str())
+                    .custom_headers(custom);
             let Some(tokens) = tokens else {
                 let transport = rmcp::transport::StreamableHttpClientTransport::with_client(client, transport_config);
                 return handler.serve(transport).await.map_err(initialize_failed);
@@ -428,7 +500,10 @@ pub(super) async fn connect(config: &McpServerConfig, tokens: Option<&TokenFile>
             // Through the login's tokens, read on every request: a login (or a wider scope) that
             // arrives while connected is used from the next request on.
             let manager = logged_in_manager(url, tokens, &config.name).await?;
-            let transport = rmcp::transport::StreamableHttpClientTransport::with_client(rmcp::transport::auth::AuthClient::new(client, manager), transport_config);
+            let transport = rmcp::transport::StreamableHttpClientTransport::with_client(
+                rmcp::transport::auth::AuthClient::new(client, manager),
+                transport_config,
+            );
             handler.serve(transport).await.map_err(initialize_failed)
         }
         Transport::Sse { url, headers } => {
@@ -444,7 +519,11 @@ pub(super) async fn connect(config: &McpServerConfig, tokens: Option<&TokenFile>
 
 /// The authorization manager of a remote server's login, with the saved login (if any) in
 /// use: it reads the token file on every request.
-async fn logged_in_manager(url: &str, tokens: &TokenFile, server: &str) -> Result<rmcp::transport::auth::AuthorizationManager, ConnectError> {
+async fn logged_in_manager(
+    url: &str,
+    tokens: &TokenFile,
+    server: &str,
+) -> Result<rmcp::transport::auth::AuthorizationManager, ConnectError> {
     let mut manager = auth::manager(url, tokens).await.map_err(|error| error.to_string())?;
     if tokens.exists()
         && let Err(error) = manager.initialize_from_store().await
@@ -481,10 +560,15 @@ impl ClientHandler for Handler {
         let mut elicitation = ElicitationCapability::new();
         elicitation.form = Some(FormElicitationCapability::new());
         capabilities.elicitation = Some(elicitation);
-        InitializeRequestParams::new(capabilities, Implementation::new("larik", env!("CARGO_PKG_VERSION"))).with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
+        InitializeRequestParams::new(capabilities, Implementation::new("larik", env!("CARGO_PKG_VERSION")))
+            .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
     }
 
-    async fn create_elicitation(&self, request: ElicitRequestParams, _context: RequestContext<RoleClient>) -> Result<ElicitResult, rmcp::ErrorData> {
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, rmcp::ErrorData> {
         match (&self.questions, &request) {
             (Questions::AcceptDefaults, ElicitRequestParams::FormElicitationParams { requested_schema, .. }) => {
                 let schema = serde_json::to_value(requested_schema).unwrap_or_default();
@@ -495,7 +579,9 @@ impl ClientHandler for Handler {
             (Questions::Ask(asker), ElicitRequestParams::FormElicitationParams { message, requested_schema, .. }) => {
                 let schema = serde_json::to_value(requested_schema).unwrap_or_default();
                 let message = format!("The MCP server `{}` asks: {message}", self.server.config.name);
-                let answer = asker.form(&message, schema).await.map_err(|error| rmcp::ErrorData::internal_error(format!("the question could not be shown: {error}"), None))?;
+                let answer = asker.form(&message, schema).await.map_err(|error| {
+                    rmcp::ErrorData::internal_error(format!("the question could not be shown: {error}"), None)
+                })?;
                 Ok(match answer {
                     crate::tools::ask_user::FormAnswer::Accepted(content) => {
                         let mut result = ElicitResult::new(ElicitationAction::Accept);
@@ -514,7 +600,11 @@ impl ClientHandler for Handler {
         }
     }
 
-    async fn on_progress(&self, params: rmcp::model::ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
         let Some(progress) = self.server.link.progress_for(&params.progress_token) else { return };
         let amount = match params.total {
             Some(total) => format!("{} of {}", params.progress, total),
@@ -535,7 +625,9 @@ impl ClientHandler for Handler {
         match self.server.register(&context.peer, &self.registry).await {
             // The count changes; the state does not: a change that arrives while the connection
             // is still being set up leaves it to say when it is done.
-            Ok(tools) if matches!(self.server.status(), Status::Connected { .. }) => self.server.set_status(Status::Connected { tools }),
+            Ok(tools) if matches!(self.server.status(), Status::Connected { .. }) => {
+                self.server.set_status(Status::Connected { tools })
+            }
             Ok(_) => {}
             Err(error) => tracing::warn!(server = %self.server.config.name, %error, "could not re-read the tools"),
         }
@@ -546,6 +638,11 @@ impl ClientHandler for Handler {
 fn defaults(schema: &Value) -> serde_json::Map<String, Value> {
     schema["properties"]
         .as_object()
-        .map(|properties| properties.iter().filter_map(|(name, property)| property.get("default").map(|value| (name.clone(), value.clone()))).collect())
+        .map(|properties| {
+            properties
+                .iter()
+                .filter_map(|(name, property)| property.get("default").map(|value| (name.clone(), value.clone())))
+                .collect()
+        })
         .unwrap_or_default()
 }

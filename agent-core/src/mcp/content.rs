@@ -20,7 +20,9 @@ pub fn tool_output(result: &Value) -> ToolOutput {
     let mut images = 0;
     for block in result["content"].as_array().map(Vec::as_slice).unwrap_or_default() {
         match block["type"].as_str() {
-            Some("text") => parts.push(ResultPart::Text { text: block["text"].as_str().unwrap_or_default().to_owned() }),
+            Some("text") => {
+                parts.push(ResultPart::Text { text: block["text"].as_str().unwrap_or_default().to_owned() })
+            }
             Some("image") => {
                 let media_type = block["mimeType"].as_str().unwrap_or_default();
                 let data = block["data"].as_str().unwrap_or_default();
@@ -33,13 +35,23 @@ pub fn tool_output(result: &Value) -> ToolOutput {
                     parts.push(ResultPart::Text { text: format!("[an image ({media_type}, {bytes} bytes) was left out: only PNG, JPEG, GIF and WebP up to 5 MB, 4 per call, reach the model]") });
                 }
             }
-            Some("audio") => parts.push(ResultPart::Text { text: format!("[audio ({}) the model cannot hear]", block["mimeType"].as_str().unwrap_or("unknown type")) }),
+            Some("audio") => parts.push(ResultPart::Text {
+                text: format!(
+                    "[audio ({}) the model cannot hear]",
+                    block["mimeType"].as_str().unwrap_or("unknown type")
+                ),
+            }),
             Some("resource") => {
                 let resource = &block["resource"];
                 let uri = resource["uri"].as_str().unwrap_or_default();
                 match resource["text"].as_str() {
                     Some(text) => parts.push(ResultPart::Text { text: format!("[resource {uri}]\n{text}") }),
-                    None => parts.push(ResultPart::Text { text: format!("[binary resource {uri} ({})]", resource["mimeType"].as_str().unwrap_or("unknown type")) }),
+                    None => parts.push(ResultPart::Text {
+                        text: format!(
+                            "[binary resource {uri} ({})]",
+                            resource["mimeType"].as_str().unwrap_or("unknown type")
+                        ),
+                    }),
                 }
             }
             Some("resource_link") => {
@@ -47,7 +59,8 @@ pub fn tool_output(result: &Value) -> ToolOutput {
                 let name = block["name"].as_str().unwrap_or(uri);
                 parts.push(ResultPart::Text { text: format!("[resource link: {name} <{uri}>]") });
             }
-            other => parts.push(ResultPart::Text { text: format!("[content of type {} left out]", other.unwrap_or("unknown")) }),
+            other => parts
+                .push(ResultPart::Text { text: format!("[content of type {} left out]", other.unwrap_or("unknown")) }),
         }
     }
     if parts.is_empty()
@@ -65,7 +78,8 @@ pub fn tool_output(result: &Value) -> ToolOutput {
             ResultPart::Text { .. } => None,
         })
         .collect();
-    let mut output = ToolOutput { content: parts, is_error: result["isError"].as_bool().unwrap_or(false), display: None };
+    let mut output =
+        ToolOutput { content: parts, is_error: result["isError"].as_bool().unwrap_or(false), display: None };
     // The editor shows the images too, not only what the model reads.
     if !images.is_empty() {
         output.display = Some(Display::Media { text: output.text_content(), images });
@@ -93,11 +107,22 @@ mod tests {
         assert!(!output.is_error);
         assert_eq!(output.content.len(), 6);
         assert!(matches!(&output.content[1], ResultPart::Image { media_type, .. } if media_type == "image/png"));
-        assert!(matches!(&output.display, Some(Display::Media { images, .. }) if images.len() == 1), "the editor gets the image too");
+        assert!(
+            matches!(&output.display, Some(Display::Media { images, .. }) if images.len() == 1),
+            "the editor gets the image too"
+        );
         let text = output.text_content();
-        assert!(text.contains("hello") && text.contains("image/tiff") && text.contains("audio/wav") && text.contains("[resource demo://doc]\nbody") && text.contains("demo://other"), "{text}");
+        assert!(
+            text.contains("hello")
+                && text.contains("image/tiff")
+                && text.contains("audio/wav")
+                && text.contains("[resource demo://doc]\nbody")
+                && text.contains("demo://other"),
+            "{text}"
+        );
         assert!(tool_output(&json!({"content": [{"type": "text", "text": "bad"}], "isError": true})).is_error);
-        let five: Vec<Value> = (0..5).map(|_| json!({"type": "image", "mimeType": "image/png", "data": "AAAA"})).collect();
+        let five: Vec<Value> =
+            (0..5).map(|_| json!({"type": "image", "mimeType": "image/png", "data": "AAAA"})).collect();
         let capped = tool_output(&json!({"content": five}));
         assert_eq!(capped.content.iter().filter(|part| matches!(part, ResultPart::Image { .. })).count(), MAX_IMAGES);
         assert_eq!(tool_output(&json!({"content": [], "structuredContent": {"n": 5}})).text_content(), "{\"n\":5}");

@@ -9,7 +9,8 @@ const MAX_NAME: usize = 64;
 
 /// Only the characters tool names may hold; anything else becomes `_`.
 pub fn sanitise(part: &str) -> String {
-    let cleaned: String = part.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
+    let cleaned: String =
+        part.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
     if cleaned.is_empty() { "_".into() } else { cleaned }
 }
 
@@ -50,10 +51,22 @@ mod tests {
     #[test]
     fn names_fit_the_rules_and_stay_apart() {
         let names = tool_names("my server", &["get-sum", "read.file", "read_file", "x"], &BTreeSet::new());
-        assert_eq!(names, ["mcp__my_server__get-sum", "mcp__my_server__read_file", "mcp__my_server__read_file_2", "mcp__my_server__x"]);
+        assert_eq!(
+            names,
+            [
+                "mcp__my_server__get-sum",
+                "mcp__my_server__read_file",
+                "mcp__my_server__read_file_2",
+                "mcp__my_server__x"
+            ]
+        );
         let long = "a".repeat(80);
         let two = tool_names("s", &[&format!("{long}1"), &format!("{long}2")], &BTreeSet::new());
-        assert!(two.iter().all(|name| name.len() <= MAX_NAME && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')), "{two:?}");
+        assert!(
+            two.iter().all(|name| name.len() <= MAX_NAME
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')),
+            "{two:?}"
+        );
         assert_ne!(two[0], two[1]);
         let taken: BTreeSet<String> = ["mcp__s__t".to_owned()].into();
         assert_eq!(tool_names("s", &["t"], &taken), ["mcp__s__t_2"]);

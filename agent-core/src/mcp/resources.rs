@@ -60,13 +60,22 @@ impl Tool for ListResources {
 
     async fn run(&self, input: ListInput, _ctx: &ToolContext) -> ToolOutput {
         let mut lines = Vec::new();
-        for server in self.servers.iter().filter(|server| input.server.as_ref().is_none_or(|wanted| *wanted == server.config.name)) {
+        for server in self
+            .servers
+            .iter()
+            .filter(|server| input.server.as_ref().is_none_or(|wanted| *wanted == server.config.name))
+        {
             let Some(peer) = server.link.peer() else { continue };
             match peer.list_all_resources().await {
                 Ok(resources) => lines.extend(resources.iter().map(|resource| {
                     let resource = serde_json::to_value(resource).unwrap_or_default();
                     let mime = resource["mimeType"].as_str().map(|mime| format!(" ({mime})")).unwrap_or_default();
-                    format!("{}: {} — {}{mime}", server.config.name, resource["uri"].as_str().unwrap_or_default(), resource["name"].as_str().unwrap_or_default())
+                    format!(
+                        "{}: {} — {}{mime}",
+                        server.config.name,
+                        resource["uri"].as_str().unwrap_or_default(),
+                        resource["name"].as_str().unwrap_or_default()
+                    )
                 })),
                 Err(error) => lines.push(format!("{}: could not list resources: {error}", server.config.name)),
             }
@@ -81,7 +90,8 @@ impl Tool for ListResources {
 impl Tool for ReadResource {
     type Input = ReadInput;
     const NAME: &'static str = "read_mcp_resource";
-    const DESCRIPTION: &'static str = "Read one resource of a connected MCP server by its URI (see list_mcp_resources).";
+    const DESCRIPTION: &'static str =
+        "Read one resource of a connected MCP server by its URI (see list_mcp_resources).";
     const KIND: ToolKind = ToolKind::Read;
 
     fn read_only(&self) -> bool {
@@ -102,9 +112,15 @@ impl Tool for ReadResource {
 
 /// A resource's contents as text: text parts as they are, binary parts summarised.
 pub async fn read(servers: &[Arc<Server>], server: &str, uri: &str) -> Result<String, String> {
-    let found = servers.iter().find(|candidate| candidate.config.name == server).ok_or_else(|| format!("no MCP server is named `{server}`"))?;
+    let found = servers
+        .iter()
+        .find(|candidate| candidate.config.name == server)
+        .ok_or_else(|| format!("no MCP server is named `{server}`"))?;
     let peer = found.link.peer().ok_or_else(|| format!("the MCP server `{server}` is not connected right now"))?;
-    let result = peer.read_resource(rmcp::model::ReadResourceRequestParams::new(uri)).await.map_err(|error| format!("the MCP server `{server}` could not read {uri}: {error}"))?;
+    let result = peer
+        .read_resource(rmcp::model::ReadResourceRequestParams::new(uri))
+        .await
+        .map_err(|error| format!("the MCP server `{server}` could not read {uri}: {error}"))?;
     let result = serde_json::to_value(result).unwrap_or_default();
     let parts: Vec<String> = result["contents"]
         .as_array()
@@ -113,7 +129,11 @@ pub async fn read(servers: &[Arc<Server>], server: &str, uri: &str) -> Result<St
         .iter()
         .map(|content: &Value| match content["text"].as_str() {
             Some(text) => text.chars().take(MAX_TEXT).collect(),
-            None => format!("[binary contents of {} ({})]", content["uri"].as_str().unwrap_or(uri), content["mimeType"].as_str().unwrap_or("unknown type")),
+            None => format!(
+                "[binary contents of {} ({})]",
+                content["uri"].as_str().unwrap_or(uri),
+                content["mimeType"].as_str().unwrap_or("unknown type")
+            ),
         })
         .collect();
     Ok(parts.join("\n"))

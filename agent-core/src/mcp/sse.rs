@@ -67,7 +67,12 @@ impl Requests {
     }
 
     async fn post(&self, endpoint: &str, message: &TxJsonRpcMessage<RoleClient>) -> Result<(), SseError> {
-        let response = self.build(self.client.post(endpoint).json(message)).await.send().await.map_err(|error| SseError::Failed(format!("{endpoint}: {error}")))?;
+        let response = self
+            .build(self.client.post(endpoint).json(message))
+            .await
+            .send()
+            .await
+            .map_err(|error| SseError::Failed(format!("{endpoint}: {error}")))?;
         if let Some(refused) = refusal(&response, endpoint) {
             return Err(refused);
         }
@@ -77,13 +82,22 @@ impl Requests {
 
 /// A 401 or 403 as rmcp's challenge error; `None` for any other answer.
 fn refusal(response: &reqwest::Response, url: &str) -> Option<SseError> {
-    let challenge = || response.headers().get(reqwest::header::WWW_AUTHENTICATE).and_then(|value| value.to_str().ok()).unwrap_or("Bearer").to_owned();
+    let challenge = || {
+        response
+            .headers()
+            .get(reqwest::header::WWW_AUTHENTICATE)
+            .and_then(|value| value.to_str().ok())
+            .unwrap_or("Bearer")
+            .to_owned()
+    };
     match response.status() {
         reqwest::StatusCode::UNAUTHORIZED => Some(SseError::AuthRequired(AuthRequiredError::new(challenge()))),
         reqwest::StatusCode::FORBIDDEN => {
             let challenge = challenge();
             let params = reqwest::Url::parse(url).ok().map(|base| WWWAuthenticateParams::parse(&challenge, &base));
-            params.filter(WWWAuthenticateParams::is_insufficient_scope).map(|params| SseError::InsufficientScope(InsufficientScopeError::new(challenge, params.scope)))
+            params
+                .filter(WWWAuthenticateParams::is_insufficient_scope)
+                .map(|params| SseError::InsufficientScope(InsufficientScopeError::new(challenge, params.scope)))
         }
         _ => None,
     }
@@ -124,13 +138,26 @@ impl futures::Sink<TxJsonRpcMessage<RoleClient>> for Poster {
 
 /// Opens the event stream and waits for the endpoint; the transport then sends and receives.
 /// `login`, when the server has one, gives every request its token.
-pub async fn connect(url: &str, headers: &BTreeMap<String, String>, login: Option<AuthorizationManager>) -> Result<SinkStreamTransport<Poster, Incoming>, ConnectError> {
+pub async fn connect(
+    url: &str,
+    headers: &BTreeMap<String, String>,
+    login: Option<AuthorizationManager>,
+) -> Result<SinkStreamTransport<Poster, Incoming>, ConnectError> {
     let client = crate::http::client_builder().build().map_err(|error| ConnectError::Failed(error.to_string()))?;
     let requests = Arc::new(Requests { client, headers: headers.clone(), login });
-    let response = requests.build(requests.client.get(url).header(reqwest::header::ACCEPT, "text/event-stream")).await.send().await.map_err(|error| format!("{url}: {error}"))?;
+    let response = requests
+        .build(requests.client.get(url).header(reqwest::header::ACCEPT, "text/event-stream"))
+        .await
+        .send()
+        .await
+        .map_err(|error| format!("{url}: {error}"))?;
     match refusal(&response, url) {
-        Some(SseError::AuthRequired(refused)) => return Err(ConnectError::NeedsLogin { challenge: refused.www_authenticate_header }),
-        Some(SseError::InsufficientScope(refused)) => return Err(ConnectError::NeedsLogin { challenge: refused.www_authenticate_header }),
+        Some(SseError::AuthRequired(refused)) => {
+            return Err(ConnectError::NeedsLogin { challenge: refused.www_authenticate_header });
+        }
+        Some(SseError::InsufficientScope(refused)) => {
+            return Err(ConnectError::NeedsLogin { challenge: refused.www_authenticate_header });
+        }
         _ => {}
     }
     let response = response.error_for_status().map_err(|error| format!("{url}: {error}"))?;
@@ -168,8 +195,15 @@ pub async fn connect(url: &str, headers: &BTreeMap<String, String>, login: Optio
     });
     let endpoint = tokio::time::timeout(ENDPOINT_WAIT, endpoint_rx)
         .await
-        .map_err(|_| ConnectError::Failed(format!("{url}: the server named no message endpoint within {} s", ENDPOINT_WAIT.as_secs())))?
-        .map_err(|_| ConnectError::Failed(format!("{url}: the event stream ended before it named a message endpoint")))?;
+        .map_err(|_| {
+            ConnectError::Failed(format!(
+                "{url}: the server named no message endpoint within {} s",
+                ENDPOINT_WAIT.as_secs()
+            ))
+        })?
+        .map_err(|_| {
+            ConnectError::Failed(format!("{url}: the event stream ended before it named a message endpoint"))
+        })?;
     let outgoing = Poster { requests, endpoint: endpoint.into(), sending: None };
     let incoming = futures::stream::poll_fn(move |context| messages_rx.poll_recv(context));
     Ok(SinkStreamTransport::new(outgoing, Box::pin(incoming) as Incoming))
@@ -238,9 +272,13 @@ mod tests {
                     log.lock().unwrap().push(authorization.clone());
                     let message: Value = serde_json::from_slice(&body).unwrap();
                     let result = match message["method"].as_str() {
-                        Some("initialize") => Some(json!({"protocolVersion": message["params"]["protocolVersion"], "capabilities": {"tools": {}}, "serverInfo": {"name": "scoped", "version": "1"}})),
+                        Some("initialize") => Some(
+                            json!({"protocolVersion": message["params"]["protocolVersion"], "capabilities": {"tools": {}}, "serverInfo": {"name": "scoped", "version": "1"}}),
+                        ),
                         Some("tools/call") if authorization != "Bearer wide" => {
-                            let refusal = format!("HTTP/1.1 403 Forbidden\r\nwww-authenticate: {STEP_UP}\r\ncontent-length: 0\r\n\r\n");
+                            let refusal = format!(
+                                "HTTP/1.1 403 Forbidden\r\nwww-authenticate: {STEP_UP}\r\ncontent-length: 0\r\n\r\n"
+                            );
                             socket.write_all(refusal.as_bytes()).await.unwrap();
                             return;
                         }
@@ -249,7 +287,8 @@ mod tests {
                     };
                     socket.write_all(b"HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n").await.unwrap();
                     if let Some(result) = result {
-                        let _ = events.send(json!({"jsonrpc": "2.0", "id": message["id"], "result": result}).to_string());
+                        let _ =
+                            events.send(json!({"jsonrpc": "2.0", "id": message["id"], "result": result}).to_string());
                     }
                 });
             }
@@ -274,7 +313,11 @@ mod tests {
         let client = ().serve(transport).await.unwrap();
 
         let refused = client.call_tool(CallToolRequestParams::new("write")).await.unwrap_err();
-        assert_eq!(refused.auth_challenge(), Some(STEP_UP), "the 403's challenge, where the step-up looks for it: {refused}");
+        assert_eq!(
+            refused.auth_challenge(),
+            Some(STEP_UP),
+            "the 403's challenge, where the step-up looks for it: {refused}"
+        );
         assert!(crate::mcp::auth::wants_wider_scope(refused.auth_challenge().unwrap(), &url));
 
         // The login with the wider scope lands in the token file; the same connection uses it.

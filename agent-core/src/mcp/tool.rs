@@ -29,7 +29,8 @@ impl McpTool {
     /// Reads one entry of `tools/list` (its JSON form).
     pub fn from_listing(name: String, server: &str, listed: &Value, link: Arc<Link>) -> Self {
         let annotations = &listed["annotations"];
-        let read_only = annotations["readOnlyHint"].as_bool() == Some(true) && annotations["openWorldHint"].as_bool() == Some(false);
+        let read_only = annotations["readOnlyHint"].as_bool() == Some(true)
+            && annotations["openWorldHint"].as_bool() == Some(false);
         let mut input_schema = listed["inputSchema"].clone();
         if !input_schema.is_object() {
             input_schema = serde_json::json!({"type": "object"});
@@ -49,7 +50,11 @@ impl McpTool {
 #[async_trait::async_trait]
 impl DynTool for McpTool {
     fn spec(&self) -> ToolSpec {
-        let description = if self.description.is_empty() { format!("The `{}` tool of the MCP server `{}`.", self.remote, self.server) } else { self.description.clone() };
+        let description = if self.description.is_empty() {
+            format!("The `{}` tool of the MCP server `{}`.", self.remote, self.server)
+        } else {
+            self.description.clone()
+        };
         ToolSpec { name: self.name.clone(), description, input_schema: self.input_schema.clone() }
     }
 
@@ -81,7 +86,11 @@ impl DynTool for McpTool {
         if !input.is_object() {
             return Err(format!("invalid input for {}: the arguments must be a JSON object", self.name));
         }
-        Ok(CallDescription { title: format!("{} ({})", self.remote, self.server), locations: Vec::new(), subject: CallSubject::None })
+        Ok(CallDescription {
+            title: format!("{} ({})", self.remote, self.server),
+            locations: Vec::new(),
+            subject: CallSubject::None,
+        })
     }
 
     async fn preview(&self, input: &Value, _ctx: &ToolContext) -> Option<Display> {

@@ -75,7 +75,9 @@ fn covers_tool(rule_tool: &str, tool: &str) -> bool {
         return true;
     }
     let server = rule_tool.strip_suffix("__*").unwrap_or(rule_tool);
-    server.starts_with("mcp__") && !server["mcp__".len()..].contains("__") && tool.strip_prefix(server).is_some_and(|rest| rest.starts_with("__"))
+    server.starts_with("mcp__")
+        && !server["mcp__".len()..].contains("__")
+        && tool.strip_prefix(server).is_some_and(|rest| rest.starts_with("__"))
 }
 
 /// `git commit*` and `git commit:*` are prefixes (`:*` only at a word boundary); anything else
@@ -126,7 +128,12 @@ impl RuleSet {
     }
 
     pub fn extend(&mut self, other: RuleSet) {
-        for (mine, theirs) in [(&mut self.allow, other.allow), (&mut self.deny, other.deny), (&mut self.ask, other.ask), (&mut self.project_allow, other.project_allow)] {
+        for (mine, theirs) in [
+            (&mut self.allow, other.allow),
+            (&mut self.deny, other.deny),
+            (&mut self.ask, other.ask),
+            (&mut self.project_allow, other.project_allow),
+        ] {
             for rule in theirs {
                 if !mine.contains(&rule) {
                     mine.push(rule);
@@ -149,7 +156,10 @@ mod tests {
         let exact = Rule::parse("mcp__github__create_issue").unwrap();
         assert!(exact.matches("mcp__github__create_issue", Subject::Nothing));
         assert!(!exact.matches("mcp__github__delete_repo", Subject::Nothing));
-        assert!(!Rule::parse("mcp__GitHub__create_issue").unwrap().matches("mcp__github__create_issue", Subject::Nothing), "no case folding");
+        assert!(
+            !Rule::parse("mcp__GitHub__create_issue").unwrap().matches("mcp__github__create_issue", Subject::Nothing),
+            "no case folding"
+        );
         for server in ["mcp__github", "mcp__github__*"] {
             let rule = Rule::parse(server).unwrap();
             assert!(rule.matches("mcp__github__delete_repo", Subject::Nothing), "{server}");
@@ -183,7 +193,10 @@ mod tests {
         let secrets = Rule::parse("read(secrets/**)").unwrap();
         assert!(secrets.matches("read", Subject::Path { path: Path::new("/p/secrets/a/key"), root }));
         let docs = Rule::parse("edit(docs/**)").unwrap();
-        assert!(docs.matches("write", Subject::Path { path: Path::new("/p/docs/x.md"), root }), "edit rules cover write");
+        assert!(
+            docs.matches("write", Subject::Path { path: Path::new("/p/docs/x.md"), root }),
+            "edit rules cover write"
+        );
         let domain = Rule::parse("WebFetch(domain:example.com)").unwrap();
         assert!(domain.matches("web_fetch", Subject::Domain("docs.example.com")));
         assert!(!domain.matches("web_fetch", Subject::Domain("example.com.evil.net")));

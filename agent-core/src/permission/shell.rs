@@ -74,15 +74,31 @@ fn parse_into(line: &str, out: &mut CommandLine, depth: usize) {
 /// blank line (`ls \` newline newline `-l` read as `ls -l`, where bash runs `-l` alone).
 fn skips_escaped_blank(root: Node<'_>, source: &[u8]) -> bool {
     let blank = |byte: Option<&u8>| byte.is_none_or(|byte| matches!(byte, b' ' | b'\t' | b'\n'));
-    let opens_a_line = |at: usize| source[..at].iter().rev().find(|byte| !matches!(byte, b' ' | b'\t')).is_none_or(|byte| *byte == b'\n');
-    let before_a_blank_line = |at: usize| source[at + 2..].iter().find(|byte| !matches!(byte, b' ' | b'\t')).is_none_or(|byte| *byte == b'\n');
-    let joins_letters = |at: usize| !blank(at.checked_sub(1).and_then(|before| source.get(before))) && !blank(source.get(at + 2));
-    source.windows(2).enumerate().filter(|(at, pair)| {
-        pair[0] == b'\\' && (matches!(pair[1], b' ' | b'\t') || (pair[1] == b'\n' && (joins_letters(*at) || opens_a_line(*at) || before_a_blank_line(*at))))
-    }).any(|(at, _)| {
-        let holder = root.descendant_for_byte_range(at, at + 2);
-        !holder.is_some_and(|node| matches!(node.kind(), "word" | "string" | "string_content" | "raw_string" | "ansi_c_string" | "heredoc_body" | "comment"))
-    })
+    let opens_a_line = |at: usize| {
+        source[..at].iter().rev().find(|byte| !matches!(byte, b' ' | b'\t')).is_none_or(|byte| *byte == b'\n')
+    };
+    let before_a_blank_line = |at: usize| {
+        source[at + 2..].iter().find(|byte| !matches!(byte, b' ' | b'\t')).is_none_or(|byte| *byte == b'\n')
+    };
+    let joins_letters =
+        |at: usize| !blank(at.checked_sub(1).and_then(|before| source.get(before))) && !blank(source.get(at + 2));
+    source
+        .windows(2)
+        .enumerate()
+        .filter(|(at, pair)| {
+            pair[0] == b'\\'
+                && (matches!(pair[1], b' ' | b'\t')
+                    || (pair[1] == b'\n' && (joins_letters(*at) || opens_a_line(*at) || before_a_blank_line(*at))))
+        })
+        .any(|(at, _)| {
+            let holder = root.descendant_for_byte_range(at, at + 2);
+            !holder.is_some_and(|node| {
+                matches!(
+                    node.kind(),
+                    "word" | "string" | "string_content" | "raw_string" | "ansi_c_string" | "heredoc_body" | "comment"
+                )
+            })
+        })
 }
 
 fn walk(node: Node<'_>, source: &[u8], out: &mut CommandLine, depth: usize) {
@@ -99,13 +115,21 @@ fn walk(node: Node<'_>, source: &[u8], out: &mut CommandLine, depth: usize) {
         "compound_statement" | "negated_command" if !stands_alone(node, source) => out.unparsable = true,
         // A descriptor is digits to bash (`-668>&6` is a word, the program, then `>&6`); the
         // grammar takes other words for one.
-        "file_descriptor" if !node.utf8_text(source).is_ok_and(|text| !text.is_empty() && text.bytes().all(|byte| byte.is_ascii_digit())) => out.unparsable = true,
+        "file_descriptor"
+            if !node
+                .utf8_text(source)
+                .is_ok_and(|text| !text.is_empty() && text.bytes().all(|byte| byte.is_ascii_digit())) =>
+        {
+            out.unparsable = true
+        }
         _ => {}
     }
     // A word ends at an unquoted blank to bash; one the grammar let run across a newline (`ls`
     // newline `\$-l` read as `ls` and one argument, `ls < $` newline `r` as a redirection from
     // `$r`) is not what bash runs.
-    if matches!(node.kind(), "command" | "file_redirect") && (spans_a_blank(node, source) || passes_over_text(node, source)) {
+    if matches!(node.kind(), "command" | "file_redirect")
+        && (spans_a_blank(node, source) || passes_over_text(node, source))
+    {
         out.unparsable = true;
     }
     // A redirection takes one word to bash. The grammar lets one after an expansion take more
@@ -160,8 +184,15 @@ fn command(node: Node<'_>, source: &[u8], out: &mut CommandLine, depth: usize) {
             }
         }
         "find" => {
-            let mut rest = words.iter().skip_while(|word| !matches!(word.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")).skip(1);
-            let inner: Vec<&str> = rest.by_ref().take_while(|word| !matches!(word.as_str(), ";" | "\\;" | "+")).map(String::as_str).collect();
+            let mut rest = words
+                .iter()
+                .skip_while(|word| !matches!(word.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir"))
+                .skip(1);
+            let inner: Vec<&str> = rest
+                .by_ref()
+                .take_while(|word| !matches!(word.as_str(), ";" | "\\;" | "+"))
+                .map(String::as_str)
+                .collect();
             if !inner.is_empty() {
                 out.commands.push(inner.join(" "));
             }
@@ -176,7 +207,8 @@ fn is_assignment(node: Node<'_>, source: &[u8]) -> bool {
     let text = node.utf8_text(source).unwrap_or_default();
     let Some((name, _)) = text.split_once('=') else { return false };
     let name = name.strip_suffix('+').unwrap_or(name);
-    name.starts_with(|c: char| c == '_' || c.is_ascii_alphabetic()) && name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric())
+    name.starts_with(|c: char| c == '_' || c.is_ascii_alphabetic())
+        && name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric())
 }
 
 /// The text of a word with its quotes removed when nothing is expanded inside.
@@ -184,7 +216,10 @@ fn word(node: Node<'_>, source: &[u8]) -> String {
     let text = node.utf8_text(source).unwrap_or_default();
     match node.kind() {
         "raw_string" => text.trim_matches('\'').to_owned(),
-        "string" if node.named_child_count() == node.children(&mut node.walk()).filter(|child| child.kind() == "string_content").count() => {
+        "string"
+            if node.named_child_count()
+                == node.children(&mut node.walk()).filter(|child| child.kind() == "string_content").count() =>
+        {
             text.trim_matches('"').to_owned()
         }
         "command_name" => node.named_child(0).map(|inner| word(inner, source)).unwrap_or_else(|| text.to_owned()),
@@ -222,14 +257,30 @@ fn stands_alone(node: Node<'_>, source: &[u8]) -> bool {
 /// hold whole scripts, blanks and all.
 fn spans_a_blank(node: Node<'_>, source: &[u8]) -> bool {
     let mut cursor = node.walk();
-    node.named_children(&mut cursor).filter(|word| !matches!(word.kind(), "command_substitution" | "process_substitution" | "heredoc_redirect" | "herestring_redirect" | "file_redirect" | "file_descriptor")).any(|word| has_unquoted_blank(word.utf8_text(source).unwrap_or_default()))
+    node.named_children(&mut cursor)
+        .filter(|word| {
+            !matches!(
+                word.kind(),
+                "command_substitution"
+                    | "process_substitution"
+                    | "heredoc_redirect"
+                    | "herestring_redirect"
+                    | "file_redirect"
+                    | "file_descriptor"
+            )
+        })
+        .any(|word| has_unquoted_blank(word.utf8_text(source).unwrap_or_default()))
 }
 
 /// Whether the grammar left text between a node's children out of the tree: `A=1 - p= ls` has
 /// no `-` in it, so `ls` looks like the program where bash runs `-`. Blanks and line
 /// continuations are all that may stand between the parts of a command.
 fn passes_over_text(node: Node<'_>, source: &[u8]) -> bool {
-    let skipped = |from: usize, to: usize| source.get(from..to).is_some_and(|gap| gap.iter().any(|byte| !matches!(byte, b' ' | b'\t' | b'\n' | b'\r' | b'\\')));
+    let skipped = |from: usize, to: usize| {
+        source
+            .get(from..to)
+            .is_some_and(|gap| gap.iter().any(|byte| !matches!(byte, b' ' | b'\t' | b'\n' | b'\r' | b'\\')))
+    };
     let mut at = node.start_byte();
     let mut cursor = node.walk();
     for child in node.children(&mut cursor) {
@@ -292,7 +343,8 @@ fn strip_wrappers(words: &[String]) -> Vec<String> {
 fn writes_to_file(node: Node<'_>, source: &[u8]) -> bool {
     let mut cursor = node.walk();
     let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
-    let Some(operator) = children.iter().find(|child| !child.is_named()).and_then(|child| child.utf8_text(source).ok()) else {
+    let Some(operator) = children.iter().find(|child| !child.is_named()).and_then(|child| child.utf8_text(source).ok())
+    else {
         return false;
     };
     if !operator.contains('>') {

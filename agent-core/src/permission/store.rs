@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 
 /// The private settings file for a project: `<config>/projects/<path with / as ->/settings.json`.
 pub fn private_settings_path(config_dir: &Path, project: &Path) -> PathBuf {
-    let name: String = project.display().to_string().trim_start_matches('/').chars().map(|c| if c == '/' { '-' } else { c }).collect();
+    let name: String =
+        project.display().to_string().trim_start_matches('/').chars().map(|c| if c == '/' { '-' } else { c }).collect();
     config_dir.join("projects").join(name).join("settings.json")
 }
 
@@ -44,7 +45,10 @@ pub fn approve_project(path: &Path, fingerprint: &str) -> Result<(), String> {
 
 /// Reads the file (an absent one is empty), lets `edit` change it, and writes it back atomically
 /// with mode 0600 in a 0700 directory.
-fn update(path: &Path, edit: impl FnOnce(&mut serde_json::Map<String, serde_json::Value>, &dyn Fn(&str) -> String) -> Result<(), String>) -> Result<(), String> {
+fn update(
+    path: &Path,
+    edit: impl FnOnce(&mut serde_json::Map<String, serde_json::Value>, &dyn Fn(&str) -> String) -> Result<(), String>,
+) -> Result<(), String> {
     let fail = |error: &dyn std::fmt::Display| format!("could not save to {}: {error}", path.display());
     let mut settings: serde_json::Value = match std::fs::read_to_string(path) {
         Ok(text) => serde_json::from_str(&text).map_err(|error| fail(&error))?,

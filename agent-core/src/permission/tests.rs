@@ -10,7 +10,10 @@ fn bash() -> Arc<dyn DynTool> {
 }
 
 fn command(line: &str) -> CallDescription {
-    CallDescription { subject: CallSubject::Command { line: line.into(), sandboxed: true }, ..CallDescription::titled(line) }
+    CallDescription {
+        subject: CallSubject::Command { line: line.into(), sandboxed: true },
+        ..CallDescription::titled(line)
+    }
 }
 
 fn verdict(decision: &Decision) -> char {
@@ -175,7 +178,16 @@ fn shell_lines_against_rules() {
     let workspace = Workspace::new(dir.path());
     let permissions = Permissions::new(
         rules(
-            &["bash(git status)", "Bash(git diff:*)", "bash(npm test*)", "bash(cargo build*)", "bash(ls*)", "bash(grep*)", "bash(cat*)", "bash(echo*)"],
+            &[
+                "bash(git status)",
+                "Bash(git diff:*)",
+                "bash(npm test*)",
+                "bash(cargo build*)",
+                "bash(ls*)",
+                "bash(grep*)",
+                "bash(cat*)",
+                "bash(echo*)",
+            ],
             &["bash(rm*)", "Bash(curl:*)", "bash(git push:*)"],
         ),
         false,
@@ -187,7 +199,8 @@ fn shell_lines_against_rules() {
         .iter()
         .filter_map(|(line, expected)| {
             let decision = permissions.decide(tool.as_ref(), &command(line), &workspace, None);
-            (verdict(&decision) != *expected).then(|| format!("{line:?}: expected {expected}, got {decision:?} ({:?})", shell::parse(line)))
+            (verdict(&decision) != *expected)
+                .then(|| format!("{line:?}: expected {expected}, got {decision:?} ({:?})", shell::parse(line)))
         })
         .collect();
     assert!(wrong.is_empty(), "{} wrong:\n{}", wrong.len(), wrong.join("\n"));
@@ -199,19 +212,36 @@ fn safe_list_sandbox_and_bare_rule() {
     let workspace = Workspace::new(dir.path());
     let tool = bash();
     let plain = Permissions::default();
-    for (line, expected) in [("ls", 'A'), ("ls -la", 'A'), ("git status", 'A'), ("pwd", 'A'), ("git status --short", '?'), ("ls | grep x", '?'), ("ls > f", '?'), ("cat $(x)", '?'), ("make", '?')] {
+    for (line, expected) in [
+        ("ls", 'A'),
+        ("ls -la", 'A'),
+        ("git status", 'A'),
+        ("pwd", 'A'),
+        ("git status --short", '?'),
+        ("ls | grep x", '?'),
+        ("ls > f", '?'),
+        ("cat $(x)", '?'),
+        ("make", '?'),
+    ] {
         assert_eq!(verdict(&plain.decide(tool.as_ref(), &command(line), &workspace, None)), expected, "{line}");
     }
     let sandboxed = Permissions::new(rules(&[], &["bash(rm*)"]), true, None);
     assert_eq!(verdict(&sandboxed.decide(tool.as_ref(), &command("make && ./run > out"), &workspace, None)), 'A');
     assert_eq!(verdict(&sandboxed.decide(tool.as_ref(), &command("make; rm x"), &workspace, None)), 'D');
-    let opted_out = CallDescription { subject: CallSubject::Command { line: "make".into(), sandboxed: false }, ..CallDescription::titled("make") };
+    let opted_out = CallDescription {
+        subject: CallSubject::Command { line: "make".into(), sandboxed: false },
+        ..CallDescription::titled("make")
+    };
     assert_eq!(verdict(&sandboxed.decide(tool.as_ref(), &opted_out, &workspace, None)), '?');
     let everything = Permissions::new(rules(&["bash"], &[]), false, None);
     assert_eq!(verdict(&everything.decide(tool.as_ref(), &command("echo $(date) > x"), &workspace, None)), 'A');
     let yolo = Permissions::new(rules(&[], &["bash(rm*)"]), false, None);
     yolo.set_mode(Mode::Yolo);
-    assert_eq!(verdict(&yolo.decide(tool.as_ref(), &command("rm -rf x"), &workspace, None)), 'D', "deny rules hold in yolo");
+    assert_eq!(
+        verdict(&yolo.decide(tool.as_ref(), &command("rm -rf x"), &workspace, None)),
+        'D',
+        "deny rules hold in yolo"
+    );
     assert_eq!(verdict(&yolo.decide(tool.as_ref(), &command("make"), &workspace, None)), 'A');
 }
 
@@ -223,9 +253,20 @@ fn hook_verdicts_take_their_place_in_the_precedence() {
     let permissions = Permissions::new(rules(&["bash(make*)"], &["bash(rm*)"]), false, None);
     let deny = HookVerdict::Deny { reason: "policy".into() };
     assert_eq!(verdict(&permissions.decide(tool.as_ref(), &command("make"), &workspace, Some(&deny))), 'D');
-    assert_eq!(verdict(&permissions.decide(tool.as_ref(), &command("rm x"), &workspace, Some(&HookVerdict::Allow))), 'D', "rule deny beats hook allow");
-    assert_eq!(verdict(&permissions.decide(tool.as_ref(), &command("cargo run"), &workspace, Some(&HookVerdict::Allow))), 'A');
-    assert_eq!(verdict(&permissions.decide(tool.as_ref(), &command("make"), &workspace, Some(&HookVerdict::Ask))), '?', "hook ask beats allow rule");
+    assert_eq!(
+        verdict(&permissions.decide(tool.as_ref(), &command("rm x"), &workspace, Some(&HookVerdict::Allow))),
+        'D',
+        "rule deny beats hook allow"
+    );
+    assert_eq!(
+        verdict(&permissions.decide(tool.as_ref(), &command("cargo run"), &workspace, Some(&HookVerdict::Allow))),
+        'A'
+    );
+    assert_eq!(
+        verdict(&permissions.decide(tool.as_ref(), &command("make"), &workspace, Some(&HookVerdict::Ask))),
+        '?',
+        "hook ask beats allow rule"
+    );
 }
 
 fn write_to(path: &str) -> CallDescription {
@@ -288,19 +329,33 @@ fn modes_reads_and_domains() {
     let dir = tempfile::tempdir().unwrap();
     let workspace = Workspace::new(dir.path());
     let registry = Registry::builtin(None);
-    let (read, write, fetch) = (registry.get("read").unwrap(), registry.get("write").unwrap(), registry.get("web_fetch").unwrap());
-    let permissions = Permissions::new(rules(&["web_fetch(domain:docs.rs)"], &["Read(.env)", "read(secrets/**)"]), false, None);
-    let read_of = |path: &str| CallDescription { subject: CallSubject::Read(path.into()), ..CallDescription::titled(path) };
-    let fetch_of = |url: &str| CallDescription { subject: CallSubject::Url(url.into()), ..CallDescription::titled(url) };
+    let (read, write, fetch) =
+        (registry.get("read").unwrap(), registry.get("write").unwrap(), registry.get("web_fetch").unwrap());
+    let permissions =
+        Permissions::new(rules(&["web_fetch(domain:docs.rs)"], &["Read(.env)", "read(secrets/**)"]), false, None);
+    let read_of =
+        |path: &str| CallDescription { subject: CallSubject::Read(path.into()), ..CallDescription::titled(path) };
+    let fetch_of =
+        |url: &str| CallDescription { subject: CallSubject::Url(url.into()), ..CallDescription::titled(url) };
     assert_eq!(verdict(&permissions.decide(read.as_ref(), &read_of("src/a.rs"), &workspace, None)), 'A');
     assert_eq!(verdict(&permissions.decide(read.as_ref(), &read_of("config/.env"), &workspace, None)), 'D');
     assert_eq!(verdict(&permissions.decide(read.as_ref(), &read_of("secrets/db/key"), &workspace, None)), 'D');
-    assert!(permissions.read_denied(&workspace.absolute(".env"), workspace.root()).is_some(), "@-mentions use the same rules");
+    assert!(
+        permissions.read_denied(&workspace.absolute(".env"), workspace.root()).is_some(),
+        "@-mentions use the same rules"
+    );
     assert_eq!(verdict(&permissions.decide(fetch.as_ref(), &fetch_of("https://docs.rs/tokio"), &workspace, None)), 'A');
-    assert_eq!(verdict(&permissions.decide(fetch.as_ref(), &fetch_of("https://evil.example/docs.rs"), &workspace, None)), '?');
+    assert_eq!(
+        verdict(&permissions.decide(fetch.as_ref(), &fetch_of("https://evil.example/docs.rs"), &workspace, None)),
+        '?'
+    );
     permissions.set_mode(Mode::Plan);
     assert_eq!(verdict(&permissions.decide(write.as_ref(), &write_to("a.txt"), &workspace, None)), 'D');
-    assert_eq!(verdict(&permissions.decide(fetch.as_ref(), &fetch_of("https://evil.example"), &workspace, None)), '?', "research is part of planning");
+    assert_eq!(
+        verdict(&permissions.decide(fetch.as_ref(), &fetch_of("https://evil.example"), &workspace, None)),
+        '?',
+        "research is part of planning"
+    );
     assert_eq!(verdict(&permissions.decide(read.as_ref(), &read_of("a.txt"), &workspace, None)), 'A');
     permissions.set_mode(Mode::AcceptEdits);
     assert_eq!(verdict(&permissions.decide(write.as_ref(), &write_to("a.txt"), &workspace, None)), 'A');
@@ -314,9 +369,13 @@ fn always_allow_suggests_a_scoped_rule_and_saves_it_privately() {
     assert_eq!(suggested_rule(tool.as_ref(), &command("git commit -m 'x'")), "bash(git commit*)");
     assert_eq!(suggested_rule(tool.as_ref(), &command("cargo test -p core")), "bash(cargo test*)");
     assert_eq!(suggested_rule(tool.as_ref(), &command("make check")), "bash(make*)");
-    assert_eq!(suggested_rule(tool.as_ref(), &command("python3 -m unittest discover -s tests")), "bash(python3 -m unittest*)");
+    assert_eq!(
+        suggested_rule(tool.as_ref(), &command("python3 -m unittest discover -s tests")),
+        "bash(python3 -m unittest*)"
+    );
     assert_eq!(suggested_rule(tool.as_ref(), &command("FOO=1 ./run.sh")), "bash(./run.sh*)");
-    let fetch_call = CallDescription { subject: CallSubject::Url("https://docs.rs/x".into()), ..CallDescription::titled("f") };
+    let fetch_call =
+        CallDescription { subject: CallSubject::Url("https://docs.rs/x".into()), ..CallDescription::titled("f") };
     assert_eq!(suggested_rule(fetch.as_ref(), &fetch_call), "web_fetch(domain:docs.rs)");
     assert_eq!(suggested_rule(write.as_ref(), &write_to("a")), "write");
 
@@ -334,9 +393,14 @@ fn always_allow_suggests_a_scoped_rule_and_saves_it_privately() {
     assert_eq!(saved["permissions"]["allow"], serde_json::json!(["bash(make*)"]));
     assert!(!store.starts_with(project.path()), "never inside the project");
 
-    let unsaveable = Permissions::new(RuleSet::default(), false, Some(std::path::PathBuf::from("/proc/larik/settings.json")));
+    let unsaveable =
+        Permissions::new(RuleSet::default(), false, Some(std::path::PathBuf::from("/proc/larik/settings.json")));
     assert!(unsaveable.allow_always("bash(make*)").is_err());
-    assert_eq!(verdict(&unsaveable.decide(tool.as_ref(), &command("make"), &workspace, None)), 'A', "still allowed for the session");
+    assert_eq!(
+        verdict(&unsaveable.decide(tool.as_ref(), &command("make"), &workspace, None)),
+        'A',
+        "still allowed for the session"
+    );
 }
 
 #[test]
@@ -346,26 +410,50 @@ fn ask_rules_prompt_for_read_only_tools_too() {
     let registry = Registry::builtin(None);
     let read = registry.get("read").unwrap();
     let read_env = CallDescription { subject: CallSubject::Read(".env".into()), ..CallDescription::titled(".env") };
-    let read_other = CallDescription { subject: CallSubject::Read("src/lib.rs".into()), ..CallDescription::titled("src/lib.rs") };
+    let read_other =
+        CallDescription { subject: CallSubject::Read("src/lib.rs".into()), ..CallDescription::titled("src/lib.rs") };
     let owned = |list: &[&str]| list.iter().map(|rule| (*rule).to_owned()).collect::<Vec<_>>();
-    let permissions = Permissions::new(RuleSet::from_lists(&[], &[], &owned(&["Read(.env)", "bash(git push*)"])), true, None);
-    assert_eq!(verdict(&permissions.decide(read.as_ref(), &read_env, &workspace, None)), '?', "an ask rule holds for a read-only tool");
+    let permissions =
+        Permissions::new(RuleSet::from_lists(&[], &[], &owned(&["Read(.env)", "bash(git push*)"])), true, None);
+    assert_eq!(
+        verdict(&permissions.decide(read.as_ref(), &read_env, &workspace, None)),
+        '?',
+        "an ask rule holds for a read-only tool"
+    );
     assert_eq!(verdict(&permissions.decide(read.as_ref(), &read_other, &workspace, None)), 'A');
-    assert_eq!(verdict(&permissions.decide(bash().as_ref(), &command("git push origin main"), &workspace, None)), '?', "an ask rule beats the sandbox");
+    assert_eq!(
+        verdict(&permissions.decide(bash().as_ref(), &command("git push origin main"), &workspace, None)),
+        '?',
+        "an ask rule beats the sandbox"
+    );
     assert_eq!(verdict(&permissions.decide(bash().as_ref(), &command("cargo test"), &workspace, None)), 'A');
     permissions.set_mode(Mode::Plan);
-    assert_eq!(verdict(&permissions.decide(read.as_ref(), &read_env, &workspace, None)), '?', "plan mode reads still ask where a rule says so");
-    assert_eq!(verdict(&permissions.decide(bash().as_ref(), &command("git push"), &workspace, None)), 'D', "plan mode still denies changes");
+    assert_eq!(
+        verdict(&permissions.decide(read.as_ref(), &read_env, &workspace, None)),
+        '?',
+        "plan mode reads still ask where a rule says so"
+    );
+    assert_eq!(
+        verdict(&permissions.decide(bash().as_ref(), &command("git push"), &workspace, None)),
+        'D',
+        "plan mode still denies changes"
+    );
     permissions.set_mode(Mode::Yolo);
     assert_eq!(verdict(&permissions.decide(read.as_ref(), &read_env, &workspace, None)), 'A');
 }
 
 #[test]
 fn modes_are_read_in_both_spellings() {
-    for (setting, mode) in [("default", Mode::Default), ("acceptEdits", Mode::AcceptEdits), ("accept-edits", Mode::AcceptEdits), ("plan", Mode::Plan), ("bypassPermissions", Mode::Yolo), ("yolo", Mode::Yolo)] {
+    for (setting, mode) in [
+        ("default", Mode::Default),
+        ("acceptEdits", Mode::AcceptEdits),
+        ("accept-edits", Mode::AcceptEdits),
+        ("plan", Mode::Plan),
+        ("bypassPermissions", Mode::Yolo),
+        ("yolo", Mode::Yolo),
+    ] {
         assert_eq!(Mode::from_setting(setting), Some(mode), "{setting}");
     }
     assert_eq!(Mode::from_setting("dontAsk"), None);
     assert_eq!(Mode::from_setting("Yolo"), None);
 }
-

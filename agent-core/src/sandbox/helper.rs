@@ -24,7 +24,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-use landlock::{ABI, Access, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus, path_beneath_rules};
+use landlock::{
+    ABI, Access, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus, path_beneath_rules,
+};
 
 use super::stand_in;
 
@@ -38,11 +40,26 @@ pub const SIMULATE_ENV: &str = "LARIK_SANDBOX_SIMULATE";
 /// The oldest Landlock ABI that covers every write (ABI 3 added truncation).
 pub const MIN_LANDLOCK_ABI: i32 = 3;
 /// Device files commands commonly write to.
-const WRITABLE_DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/tty", "/dev/random", "/dev/urandom", "/dev/full", "/dev/pts", "/dev/ptmx", "/dev/shm"];
+const WRITABLE_DEVICES: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/tty",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/full",
+    "/dev/pts",
+    "/dev/ptmx",
+    "/dev/shm",
+];
 /// Sockets of services that start programs on request (a session bus can ask systemd to run
 /// anything, a container engine runs containers as root): a command must not reach them.
-const SERVICE_SOCKETS: &[&str] =
-    &["/run/dbus/system_bus_socket", "/var/run/docker.sock", "/run/docker.sock", "/run/containerd/containerd.sock", "/run/podman/podman.sock"];
+const SERVICE_SOCKETS: &[&str] = &[
+    "/run/dbus/system_bus_socket",
+    "/var/run/docker.sock",
+    "/run/docker.sock",
+    "/run/containerd/containerd.sock",
+    "/run/podman/podman.sock",
+];
 const USER_SERVICE_SOCKETS: &[&str] = &["bus", "systemd/private", "docker.sock", "podman/podman.sock"];
 
 /// What the helper is asked to do.
@@ -131,7 +148,11 @@ pub fn run(args: &[String]) -> i32 {
 
 /// Steps 1 to 3, in the calling process. The returned locks must live until the command ends.
 pub(super) fn confine(plan: &Plan) -> Result<Vec<std::fs::File>, String> {
-    let locks = plan.stand_ins.iter().map(|path| stand_in::lock_shared(path).map_err(|error| format!("{}: {error}", path.display()))).collect::<Result<Vec<_>, _>>()?;
+    let locks = plan
+        .stand_ins
+        .iter()
+        .map(|path| stand_in::lock_shared(path).map_err(|error| format!("{}: {error}", path.display())))
+        .collect::<Result<Vec<_>, _>>()?;
     enter_namespaces(plan.network)?;
     mount_private_root()?;
     for path in &plan.pinned {
@@ -231,7 +252,10 @@ fn enter_namespaces(network: bool) -> Result<(), String> {
     }
     // SAFETY: unshare changes only this process's namespaces.
     if unsafe { libc::unshare(flags) } != 0 {
-        return Err(format!("cannot create the sandbox's namespaces: {} (user namespaces may be disabled)", std::io::Error::last_os_error()));
+        return Err(format!(
+            "cannot create the sandbox's namespaces: {} (user namespaces may be disabled)",
+            std::io::Error::last_os_error()
+        ));
     }
     // Inside, the user keeps their own ids, so files keep their owners.
     let write = |file: &str, text: String| std::fs::write(file, text).map_err(|error| format!("{file}: {error}"));
@@ -242,7 +266,8 @@ fn enter_namespaces(network: bool) -> Result<(), String> {
 
 fn mount_private_root() -> Result<(), String> {
     // Nothing mounted here may reach the user's own mount namespace.
-    mount(None, Path::new("/"), libc::MS_REC | libc::MS_PRIVATE).map_err(|error| format!("making mounts private: {error}"))
+    mount(None, Path::new("/"), libc::MS_REC | libc::MS_PRIVATE)
+        .map_err(|error| format!("making mounts private: {error}"))
 }
 
 /// Mounts `path` onto itself (read-only if asked). The path is opened without following
@@ -268,7 +293,8 @@ fn bind_onto_itself(path: &Path, read_only: bool) -> Result<(), String> {
     if read_only {
         // The remount must repeat the flags the mount already has (nosuid, nodev, ...): inside a
         // user namespace they are locked and dropping one is refused.
-        let flags = libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | inherited_flags(path).map_err(|error| fail(&error))?;
+        let flags =
+            libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | inherited_flags(path).map_err(|error| fail(&error))?;
         mount(None, path, flags).map_err(|error| fail(&error))?;
     }
     Ok(())
@@ -295,10 +321,14 @@ fn inherited_flags(path: &Path) -> std::io::Result<libc::c_ulong> {
 fn mask_service_sockets() -> Result<(), String> {
     // SAFETY: a plain getter.
     let uid = unsafe { libc::getuid() };
-    let runtime = std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(format!("/run/user/{uid}")));
-    let sockets = SERVICE_SOCKETS.iter().map(PathBuf::from).chain(USER_SERVICE_SOCKETS.iter().map(|name| runtime.join(name)));
+    let runtime = std::env::var_os("XDG_RUNTIME_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(format!("/run/user/{uid}")));
+    let sockets =
+        SERVICE_SOCKETS.iter().map(PathBuf::from).chain(USER_SERVICE_SOCKETS.iter().map(|name| runtime.join(name)));
     for socket in sockets.filter(|path| path.symlink_metadata().is_ok_and(|meta| !meta.is_dir())) {
-        mount(Some(Path::new("/dev/null")), &socket, libc::MS_BIND).map_err(|error| format!("cannot hide {}: {error}", socket.display()))?;
+        mount(Some(Path::new("/dev/null")), &socket, libc::MS_BIND)
+            .map_err(|error| format!("cannot hide {}: {error}", socket.display()))?;
     }
     Ok(())
 }
@@ -309,7 +339,15 @@ fn mask_service_sockets() -> Result<(), String> {
 fn mount_own_proc() {
     let (source, target, kind) = (c"proc", c"/proc", c"proc");
     // SAFETY: constant C strings, no data.
-    let result = unsafe { libc::mount(source.as_ptr(), target.as_ptr(), kind.as_ptr(), libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC, std::ptr::null()) };
+    let result = unsafe {
+        libc::mount(
+            source.as_ptr(),
+            target.as_ptr(),
+            kind.as_ptr(),
+            libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+            std::ptr::null(),
+        )
+    };
     if result != 0 {
         tracing::debug!(error = %std::io::Error::last_os_error(), "the sandbox keeps the system's /proc");
     }
@@ -319,7 +357,15 @@ fn mount(source: Option<&Path>, target: &Path, flags: libc::c_ulong) -> std::io:
     let source = source.map(|source| CString::new(source.as_os_str().as_bytes())).transpose()?;
     let target = CString::new(target.as_os_str().as_bytes())?;
     // SAFETY: valid C strings (or null for the source), no file system type and no data.
-    let result = unsafe { libc::mount(source.as_ref().map_or(std::ptr::null(), |source| source.as_ptr()), target.as_ptr(), std::ptr::null(), flags, std::ptr::null()) };
+    let result = unsafe {
+        libc::mount(
+            source.as_ref().map_or(std::ptr::null(), |source| source.as_ptr()),
+            target.as_ptr(),
+            std::ptr::null(),
+            flags,
+            std::ptr::null(),
+        )
+    };
     if result == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) }
 }
 
@@ -328,7 +374,9 @@ fn mount(source: Option<&Path>, target: &Path, flags: libc::c_ulong) -> std::io:
 pub(super) fn restrict(writable: &[PathBuf], network: bool) -> Result<(), String> {
     let abi = super::kernel_support()?;
     if abi < MIN_LANDLOCK_ABI {
-        return Err(format!("Landlock ABI {abi} cannot stop every write outside the project (ABI {MIN_LANDLOCK_ABI}, Linux 6.2, is needed)"));
+        return Err(format!(
+            "Landlock ABI {abi} cannot stop every write outside the project (ABI {MIN_LANDLOCK_ABI}, Linux 6.2, is needed)"
+        ));
     }
     let target = ABI::from(abi.min(5));
     let fail = |error: &dyn std::fmt::Display| format!("sandbox setup failed: {error}");

@@ -33,7 +33,12 @@ pub fn support(helper: &Path) -> Support {
     if let Some(known) = SUPPORT.get() {
         return known.clone();
     }
-    let found = judge(std::process::Command::new(helper).args([helper::HELPER_COMMAND, "--probe"]).stdin(std::process::Stdio::null()).output());
+    let found = judge(
+        std::process::Command::new(helper)
+            .args([helper::HELPER_COMMAND, "--probe"])
+            .stdin(std::process::Stdio::null())
+            .output(),
+    );
     // Another caller may have finished first; both found the same.
     let _ = SUPPORT.set(found.clone());
     found
@@ -44,7 +49,13 @@ pub fn support(helper: &Path) -> Support {
 pub async fn support_async(helper: &Path) -> Support {
     SUPPORT
         .get_or_init(|| async {
-            judge(tokio::process::Command::new(helper).args([helper::HELPER_COMMAND, "--probe"]).stdin(std::process::Stdio::null()).output().await)
+            judge(
+                tokio::process::Command::new(helper)
+                    .args([helper::HELPER_COMMAND, "--probe"])
+                    .stdin(std::process::Stdio::null())
+                    .output()
+                    .await,
+            )
         })
         .await
         .clone()
@@ -61,7 +72,8 @@ fn judge(output: std::io::Result<std::process::Output>) -> Support {
         return Support { landlock_abi, problem: None };
     }
     let said = String::from_utf8_lossy(&output.stderr);
-    let reason = said.lines().rev().find_map(|line| line.strip_prefix("larik sandbox: ")).unwrap_or("the sandbox check failed");
+    let reason =
+        said.lines().rev().find_map(|line| line.strip_prefix("larik sandbox: ")).unwrap_or("the sandbox check failed");
     problem(reason.to_owned())
 }
 
@@ -106,7 +118,10 @@ fn check_from_inside(root: &Path, kept: &Path, stand_in: &Path) -> i32 {
         return fail("a write inside a writable root failed");
     }
     let relative = |path: &Path| path.strip_prefix(root).map(Path::to_path_buf).unwrap_or_default();
-    if std::fs::write(kept, "changed").is_ok() || std::fs::write(relative(kept), "changed").is_ok() || std::fs::write(relative(stand_in).join("created"), "x").is_ok() {
+    if std::fs::write(kept, "changed").is_ok()
+        || std::fs::write(relative(kept), "changed").is_ok()
+        || std::fs::write(relative(stand_in).join("created"), "x").is_ok()
+    {
         return fail("a read-only mount did not hold");
     }
     let outside = root.with_file_name(format!("larik-sandbox-probe-{}", std::process::id()));

@@ -44,7 +44,9 @@ pub enum WhenAbsent {
 /// `protectedPaths` from settings.
 pub fn protected_paths(root: &Path, extra: &[PathBuf]) -> Vec<ProtectedPath> {
     let mut paths = Vec::new();
-    let mut add = |path: PathBuf, why: &'static str, when_absent: WhenAbsent| paths.push(ProtectedPath { path, why, when_absent });
+    let mut add = |path: PathBuf, why: &'static str, when_absent: WhenAbsent| {
+        paths.push(ProtectedPath { path, why, when_absent })
+    };
     let git = root.join(".git");
     match std::fs::symlink_metadata(&git) {
         Ok(meta) if meta.is_dir() => {
@@ -99,10 +101,21 @@ fn hooks_path_inside(root: &Path) -> Option<PathBuf> {
 /// `gitdir`) and its `config.worktree`.
 pub fn shared_git_paths(shared: &Path, worktree_git: Option<&Path>) -> Vec<ProtectedPath> {
     let why = "git reads it to decide which programs to run";
-    let mut paths: Vec<ProtectedPath> = GIT_ENTRIES.iter().map(|entry| ProtectedPath { path: shared.join(entry), why, when_absent: WhenAbsent::StandIn }).collect();
-    paths.extend(GIT_REMOVED_AFTER.iter().map(|entry| ProtectedPath { path: shared.join(entry), why, when_absent: WhenAbsent::RemovedAfter }));
+    let mut paths: Vec<ProtectedPath> = GIT_ENTRIES
+        .iter()
+        .map(|entry| ProtectedPath { path: shared.join(entry), why, when_absent: WhenAbsent::StandIn })
+        .collect();
+    paths.extend(GIT_REMOVED_AFTER.iter().map(|entry| ProtectedPath {
+        path: shared.join(entry),
+        why,
+        when_absent: WhenAbsent::RemovedAfter,
+    }));
     if let Some(own) = worktree_git {
-        paths.extend(["commondir", "gitdir"].iter().map(|entry| ProtectedPath { path: own.join(entry), why: "it tells git where the repository and its hooks are", when_absent: WhenAbsent::RemovedAfter }));
+        paths.extend(["commondir", "gitdir"].iter().map(|entry| ProtectedPath {
+            path: own.join(entry),
+            why: "it tells git where the repository and its hooks are",
+            when_absent: WhenAbsent::RemovedAfter,
+        }));
         paths.push(ProtectedPath { path: own.join("config.worktree"), why, when_absent: WhenAbsent::StandIn });
     }
     paths.sort_by_key(|protected| protected.path.components().count());
@@ -134,11 +147,16 @@ mod tests {
     fn a_repository_keeps_hooks_and_config_but_not_objects() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join(".git/objects")).unwrap();
-        let paths: Vec<PathBuf> = protected_paths(dir.path(), &[]).into_iter().map(|protected| protected.path).collect();
-        for kept in [".git/hooks", ".git/config", ".git/info/attributes", ".git/commondir", ".mcp.json", ".claude", ".larik"] {
+        let paths: Vec<PathBuf> =
+            protected_paths(dir.path(), &[]).into_iter().map(|protected| protected.path).collect();
+        for kept in
+            [".git/hooks", ".git/config", ".git/info/attributes", ".git/commondir", ".mcp.json", ".claude", ".larik"]
+        {
             assert!(paths.contains(&dir.path().join(kept)), "{kept} is protected: {paths:?}");
         }
-        assert!(!paths.iter().any(|path| path.ends_with("objects") || path.ends_with("HEAD") || path.ends_with(".git")));
+        assert!(
+            !paths.iter().any(|path| path.ends_with("objects") || path.ends_with("HEAD") || path.ends_with(".git"))
+        );
         let pinned = pinned_ancestors(dir.path(), &paths);
         assert_eq!(pinned, [dir.path().to_path_buf(), dir.path().join(".git"), dir.path().join(".git/info")]);
     }
@@ -147,9 +165,17 @@ mod tests {
     fn without_a_repository_git_itself_is_kept_and_settings_paths_join() {
         let dir = tempfile::tempdir().unwrap();
         let paths = protected_paths(dir.path(), &[PathBuf::from("secrets/keys")]);
-        assert!(paths.iter().any(|protected| protected.path == dir.path().join(".git") && protected.when_absent == WhenAbsent::StandIn));
+        assert!(
+            paths
+                .iter()
+                .any(|protected| protected.path == dir.path().join(".git")
+                    && protected.when_absent == WhenAbsent::StandIn)
+        );
         assert!(paths.iter().any(|protected| protected.path == dir.path().join("secrets/keys")));
-        assert!(!paths.iter().any(|protected| protected.path.ends_with(".bashrc")), "absent start-up files are not stood in for");
+        assert!(
+            !paths.iter().any(|protected| protected.path.ends_with(".bashrc")),
+            "absent start-up files are not stood in for"
+        );
         let paths: Vec<PathBuf> = paths.into_iter().map(|protected| protected.path).collect();
         assert!(pinned_ancestors(dir.path(), &paths).contains(&dir.path().join("secrets")));
     }

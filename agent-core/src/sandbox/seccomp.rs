@@ -11,13 +11,16 @@
 
 use std::collections::BTreeMap;
 
-use seccompiler::{BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule, TargetArch};
+use seccompiler::{
+    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule, TargetArch,
+};
 
 /// Installs the filter on the calling thread (inherited by everything it executes).
 pub fn refuse_network_sockets() -> Result<(), String> {
     let fail = |error: &dyn std::fmt::Display| format!("sandbox setup failed (seccomp): {error}");
     let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|error| fail(&error))?;
-    let not_unix = SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, libc::AF_UNIX as u64).map_err(|error| fail(&error))?;
+    let not_unix = SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, libc::AF_UNIX as u64)
+        .map_err(|error| fail(&error))?;
     let rules: BTreeMap<i64, Vec<SeccompRule>> = [
         (libc::SYS_socket, vec![SeccompRule::new(vec![not_unix]).map_err(|error| fail(&error))?]),
         // An empty rule list matches every call.
@@ -25,7 +28,8 @@ pub fn refuse_network_sockets() -> Result<(), String> {
     ]
     .into_iter()
     .collect();
-    let filter = SeccompFilter::new(rules, SeccompAction::Allow, SeccompAction::Errno(libc::EACCES as u32), arch).map_err(|error| fail(&error))?;
+    let filter = SeccompFilter::new(rules, SeccompAction::Allow, SeccompAction::Errno(libc::EACCES as u32), arch)
+        .map_err(|error| fail(&error))?;
     let program: BpfProgram = filter.try_into().map_err(|error: seccompiler::BackendError| fail(&error))?;
     seccompiler::apply_filter(&program).map_err(|error| fail(&error))
 }

@@ -89,11 +89,20 @@ const MAKING_PREFIX: &str = ".larik-stand-in-";
 /// temporary name, renamed to `path` unless something is there already. A process killed in
 /// between leaves only the temporary directory, which [`sweep_unfinished`] removes.
 fn create_whole(path: &Path) -> std::io::Result<()> {
-    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else { return Err(std::io::Error::other("a stand-in needs a parent directory")) };
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err(std::io::Error::other("a stand-in needs a parent directory"));
+    };
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let making = parent.join(format!("{MAKING_PREFIX}{}-{}-{}", std::process::id(), NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed), name.to_string_lossy()));
+    let making = parent.join(format!(
+        "{MAKING_PREFIX}{}-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        name.to_string_lossy()
+    ));
     std::fs::create_dir(&making)?;
-    let renamed = File::open(&making).and_then(|dir| dir.set_modified(SystemTime::UNIX_EPOCH + MARKER)).and_then(|()| rename_no_replace(&making, path));
+    let renamed = File::open(&making)
+        .and_then(|dir| dir.set_modified(SystemTime::UNIX_EPOCH + MARKER))
+        .and_then(|()| rename_no_replace(&making, path));
     if renamed.is_err() {
         let _ = std::fs::remove_dir(&making);
     }
@@ -102,9 +111,12 @@ fn create_whole(path: &Path) -> std::io::Result<()> {
 
 fn rename_no_replace(from: &Path, to: &Path) -> std::io::Result<()> {
     use std::os::unix::ffi::OsStrExt;
-    let (from, to) = (std::ffi::CString::new(from.as_os_str().as_bytes())?, std::ffi::CString::new(to.as_os_str().as_bytes())?);
+    let (from, to) =
+        (std::ffi::CString::new(from.as_os_str().as_bytes())?, std::ffi::CString::new(to.as_os_str().as_bytes())?);
     // SAFETY: two NUL-terminated paths that live across the call.
-    if unsafe { libc::renameat2(libc::AT_FDCWD, from.as_ptr(), libc::AT_FDCWD, to.as_ptr(), libc::RENAME_NOREPLACE) } == 0 {
+    if unsafe { libc::renameat2(libc::AT_FDCWD, from.as_ptr(), libc::AT_FDCWD, to.as_ptr(), libc::RENAME_NOREPLACE) }
+        == 0
+    {
         Ok(())
     } else {
         Err(std::io::Error::last_os_error())
@@ -119,7 +131,9 @@ pub fn sweep_unfinished(dir: &Path) {
         let Some(rest) = name.to_str().and_then(|name| name.strip_prefix(MAKING_PREFIX)) else { continue };
         // Only another process's, and only when that process is gone.
         let maker = rest.split('-').next().and_then(|pid| pid.parse::<u32>().ok());
-        if maker.is_some_and(|pid| pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists()) && is_empty_dir(&entry.path()) {
+        if maker.is_some_and(|pid| pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists())
+            && is_empty_dir(&entry.path())
+        {
             let _ = std::fs::remove_dir(entry.path());
         }
     }
@@ -227,7 +241,10 @@ mod tests {
     fn the_first_missing_component_stands_in() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join(".git")).unwrap();
-        assert_eq!(first_missing(dir.path(), &dir.path().join(".git/info/attributes")), Some(dir.path().join(".git/info")));
+        assert_eq!(
+            first_missing(dir.path(), &dir.path().join(".git/info/attributes")),
+            Some(dir.path().join(".git/info"))
+        );
         assert_eq!(first_missing(dir.path(), &dir.path().join(".git")), None);
     }
 }

@@ -29,7 +29,13 @@ impl Turn<'_> {
             .into_iter()
             .take(MAX_INLINE)
             .enumerate()
-            .map(|(number, command)| inline_call(number, "bash", json!({"command": command, "description": format!("inline command of /{}", skill.name)})))
+            .map(|(number, command)| {
+                inline_call(
+                    number,
+                    "bash",
+                    json!({"command": command, "description": format!("inline command of /{}", skill.name)}),
+                )
+            })
             .collect();
         let files = expand::attachments(&expansion.body(), self.env);
         let (outcomes, halt) = self.run_unasked(&commands).await;
@@ -37,7 +43,11 @@ impl Turn<'_> {
         if halt.is_some() {
             return halt;
         }
-        let reads: Vec<ToolCall> = files.iter().enumerate().map(|(number, path)| inline_call(MAX_INLINE + number, "read", json!({"path": path}))).collect();
+        let reads: Vec<ToolCall> = files
+            .iter()
+            .enumerate()
+            .map(|(number, path)| inline_call(MAX_INLINE + number, "read", json!({"path": path})))
+            .collect();
         let (outcomes, halt) = self.run_unasked(&reads).await;
         prompt[index] = Part::Text { text: expand::with_attachments(text, &files, outcomes) };
         halt
@@ -57,10 +67,14 @@ impl Turn<'_> {
             .into_iter()
             .map(|part| match part {
                 Part::ToolResult { content, is_error, .. } => {
-                    let text: String = content.iter().filter_map(|part| match part {
-                        ResultPart::Text { text } => Some(text.as_str()),
-                        _ => None,
-                    }).collect::<Vec<_>>().join("\n");
+                    let text: String = content
+                        .iter()
+                        .filter_map(|part| match part {
+                            ResultPart::Text { text } => Some(text.as_str()),
+                            _ => None,
+                        })
+                        .collect::<Vec<_>>()
+                        .join("\n");
                     if is_error { Err(text) } else { Ok(text) }
                 }
                 _ => Err("it gave no result".to_owned()),
@@ -72,5 +86,9 @@ impl Turn<'_> {
 
 /// A call the prompt makes, with an id unique in the session (the editor shows it like any).
 fn inline_call(number: usize, tool: &str, input: Value) -> ToolCall {
-    ToolCall { id: ToolCallId(format!("prompt-{:x}-{number}", crate::clock::now_nanos())), name: tool.to_owned(), input }
+    ToolCall {
+        id: ToolCallId(format!("prompt-{:x}-{number}", crate::clock::now_nanos())),
+        name: tool.to_owned(),
+        input,
+    }
 }

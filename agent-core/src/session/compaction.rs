@@ -11,9 +11,9 @@
 
 use serde_json::json;
 
+use super::TurnError;
 use super::store::Record;
 use super::turn::{Shown, Turn};
-use super::TurnError;
 use crate::event::{AgentEvent, CompactionState};
 use crate::hooks::HookEvent;
 use crate::llm::{Message, ModelRequest, Part, ResultPart, Role};
@@ -66,7 +66,9 @@ impl Trigger {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Compacted {
     /// Done; the latest `kept` messages stayed as they were.
-    Done { kept: usize },
+    Done {
+        kept: usize,
+    },
     /// Nothing was compacted (a hook kept it, or there was nothing older to summarize).
     Skipped(String),
     Cancelled,
@@ -114,7 +116,9 @@ pub fn kept_from(history: &[Message], keep_tokens: u64) -> usize {
     };
     let latest_allowed = match history.last() {
         Some(last) if last.role == Role::User && resumable(history.len() - 1) => history.len() - 1,
-        Some(last) if last.role == Role::User => history.iter().rposition(|message| message.role == Role::Assistant).unwrap_or(0),
+        Some(last) if last.role == Role::User => {
+            history.iter().rposition(|message| message.role == Role::Assistant).unwrap_or(0)
+        }
         _ => history.len(),
     };
     let mut kept = latest_allowed;
@@ -142,13 +146,23 @@ pub fn transcript(messages: &[Message]) -> String {
                 (Role::Assistant, Part::Text { text }) => format!("ASSISTANT: {text}"),
                 (_, Part::Thinking { .. }) => continue,
                 (_, Part::Image { .. }) => "[an image]".to_owned(),
-                (_, Part::ToolUse { name, input, .. }) => format!("TOOL CALL {name}: {}", truncate_middle(&input.to_string(), TRANSCRIPT_TOOL_BYTES)),
+                (_, Part::ToolUse { name, input, .. }) => {
+                    format!("TOOL CALL {name}: {}", truncate_middle(&input.to_string(), TRANSCRIPT_TOOL_BYTES))
+                }
                 (_, Part::ToolResult { content, is_error, .. }) => {
-                    let output: String = content.iter().map(|part| match part {
-                        ResultPart::Text { text } => text.as_str(),
-                        ResultPart::Image { .. } => "[an image]",
-                    }).collect::<Vec<_>>().join("\n");
-                    format!("TOOL {}: {}", if *is_error { "ERROR" } else { "RESULT" }, truncate_middle(&output, TRANSCRIPT_TOOL_BYTES))
+                    let output: String = content
+                        .iter()
+                        .map(|part| match part {
+                            ResultPart::Text { text } => text.as_str(),
+                            ResultPart::Image { .. } => "[an image]",
+                        })
+                        .collect::<Vec<_>>()
+                        .join("\n");
+                    format!(
+                        "TOOL {}: {}",
+                        if *is_error { "ERROR" } else { "RESULT" },
+                        truncate_middle(&output, TRANSCRIPT_TOOL_BYTES)
+                    )
                 }
             };
             text.push_str(&line);
@@ -187,7 +201,8 @@ fn latest_todos(messages: &[Message]) -> Option<String> {
 pub fn summary_messages(summary: &str, next_is_user: bool) -> Vec<Message> {
     let mut messages = vec![Message::user_text(format!("<conversation-summary>\n{summary}\n</conversation-summary>"))];
     if next_is_user {
-        messages.push(Message { role: Role::Assistant, content: vec![Part::Text { text: SUMMARY_ACKNOWLEDGED.into() }] });
+        messages
+            .push(Message { role: Role::Assistant, content: vec![Part::Text { text: SUMMARY_ACKNOWLEDGED.into() }] });
     }
     messages
 }
@@ -196,7 +211,8 @@ pub fn summary_messages(summary: &str, next_is_user: bool) -> Vec<Message> {
 /// latest exchange, always kept in the middle of a turn, does not fill the window again.
 fn bounded(kept: &[Message], budget_bytes: usize) -> Vec<Message> {
     let mut kept = kept.to_vec();
-    let results = kept.iter().flat_map(|message| &message.content).filter(|part| matches!(part, Part::ToolResult { .. })).count();
+    let results =
+        kept.iter().flat_map(|message| &message.content).filter(|part| matches!(part, Part::ToolResult { .. })).count();
     let share = (budget_bytes / results.max(1)).max(KEPT_RESULT_MIN_BYTES);
     for part in kept.iter_mut().flat_map(|message| message.content.iter_mut()) {
         if let Part::ToolResult { content, .. } = part {
@@ -223,7 +239,11 @@ fn summary_request(previous: Option<&str>, slice: &str, part: usize, parts: usiz
         request.push_str(&format!("<notes-so-far>\n{previous}\n</notes-so-far>\n\n"));
     }
     request.push_str(&format!("<transcript part=\"{part} of {parts}\">\n{slice}\n</transcript>\n\n"));
-    request.push_str(if previous.is_some() { "Update the notes so far with this part of the transcript; keep everything in them that still matters." } else { "Write the notes for this transcript." });
+    request.push_str(if previous.is_some() {
+        "Update the notes so far with this part of the transcript; keep everything in them that still matters."
+    } else {
+        "Write the notes for this transcript."
+    });
     if !instructions.trim().is_empty() {
         request.push_str(&format!("\n\nThe user's instructions for the notes: {}", instructions.trim()));
     }
@@ -234,7 +254,12 @@ impl Turn<'_> {
     /// Replaces the older part of `history` with a summary, keeping the latest messages. Hooks
     /// run around it for the session's own turns (PreCompact before, which may refuse it;
     /// SessionStart with `compact` after, whose context joins the summary).
-    pub async fn compact(&self, history: &mut Vec<Message>, trigger: Trigger, instructions: &str) -> Result<Compacted, TurnError> {
+    pub async fn compact(
+        &self,
+        history: &mut Vec<Message>,
+        trigger: Trigger,
+        instructions: &str,
+    ) -> Result<Compacted, TurnError> {
         if history.is_empty() {
             return Ok(Compacted::Skipped("the conversation is empty".into()));
         }
@@ -267,7 +292,12 @@ impl Turn<'_> {
                 return Ok(Compacted::Cancelled);
             }
             Err(error) => {
-                self.emit(AgentEvent::Compaction { id, trigger, state: CompactionState::Failed { error: error.to_string() } }).await;
+                self.emit(AgentEvent::Compaction {
+                    id,
+                    trigger,
+                    state: CompactionState::Failed { error: error.to_string() },
+                })
+                .await;
                 return Err(error);
             }
         };
@@ -321,10 +351,15 @@ impl Turn<'_> {
             if response.stop.is_none() {
                 return Ok(None);
             }
-            let text: String = response.message.content.iter().filter_map(|part| match part {
-                Part::Text { text } => Some(text.as_str()),
-                _ => None,
-            }).collect();
+            let text: String = response
+                .message
+                .content
+                .iter()
+                .filter_map(|part| match part {
+                    Part::Text { text } => Some(text.as_str()),
+                    _ => None,
+                })
+                .collect();
             notes = Some(text.trim().to_owned());
         }
         Ok(notes)
@@ -336,11 +371,21 @@ mod tests {
     use super::*;
 
     fn assistant_calls(id: &str) -> Message {
-        Message { role: Role::Assistant, content: vec![Part::ToolUse { id: id.into(), name: "read".into(), input: json!({"path": "a.rs"}) }] }
+        Message {
+            role: Role::Assistant,
+            content: vec![Part::ToolUse { id: id.into(), name: "read".into(), input: json!({"path": "a.rs"}) }],
+        }
     }
 
     fn results(id: &str, text: &str) -> Message {
-        Message { role: Role::User, content: vec![Part::ToolResult { tool_use_id: id.into(), content: vec![ResultPart::Text { text: text.into() }], is_error: false }] }
+        Message {
+            role: Role::User,
+            content: vec![Part::ToolResult {
+                tool_use_id: id.into(),
+                content: vec![ResultPart::Text { text: text.into() }],
+                is_error: false,
+            }],
+        }
     }
 
     fn answer(text: &str) -> Message {
@@ -374,7 +419,11 @@ mod tests {
 
     #[test]
     fn a_transcript_cuts_large_outputs_and_slices_fit() {
-        let history = vec![Message::user_text("go"), assistant_calls("1"), results("1", &format!("start{}end", "y".repeat(50_000)))];
+        let history = vec![
+            Message::user_text("go"),
+            assistant_calls("1"),
+            results("1", &format!("start{}end", "y".repeat(50_000))),
+        ];
         let text = transcript(&history);
         assert!(text.len() < 3_000, "{}", text.len());
         assert!(text.contains("start") && text.contains("end") && text.contains("bytes cut"));
@@ -391,7 +440,10 @@ mod tests {
         let opening = summary_messages("notes", false);
         assert_eq!(opening.len(), 1);
         assert_eq!(opening[0].role, Role::User);
-        let kept = bounded(&[assistant_calls("1"), results("1", &"z".repeat(100_000)), results("2", &"z".repeat(100_000))], 20_000);
+        let kept = bounded(
+            &[assistant_calls("1"), results("1", &"z".repeat(100_000)), results("2", &"z".repeat(100_000))],
+            20_000,
+        );
         let Part::ToolResult { content, .. } = &kept[2].content[0] else { panic!() };
         let ResultPart::Text { text } = &content[0] else { panic!() };
         assert!(text.len() < 10_100, "each of two results gets half: {}", text.len());
@@ -399,7 +451,14 @@ mod tests {
 
     #[test]
     fn the_todo_list_survives_word_for_word() {
-        let history = vec![Message { role: Role::Assistant, content: vec![Part::ToolUse { id: "t".into(), name: "todo".into(), input: json!({"todos": [{"content": "write the lexer", "status": "pending"}]}) }] }];
+        let history = vec![Message {
+            role: Role::Assistant,
+            content: vec![Part::ToolUse {
+                id: "t".into(),
+                name: "todo".into(),
+                input: json!({"todos": [{"content": "write the lexer", "status": "pending"}]}),
+            }],
+        }];
         assert!(latest_todos(&history).unwrap().contains("write the lexer"));
     }
 }

@@ -22,9 +22,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::hook_points::{self, Point};
 use super::store::{MAX_REPLAY_OUTPUT_BYTES, Record, StoredDiff, ToolRecord};
+use crate::claude_code as claude;
 use crate::environment::SessionEnv;
 use crate::event::{AgentEvent, Display, PermissionAnswer, PermissionRequest, ToolCallView, ToolStatus};
-use crate::claude_code as claude;
 use crate::hooks::{HookEvent, HookOutcome, PermissionDecision};
 use crate::llm::{Message, Part, ResultPart, Role};
 use crate::permission::{Decision, HookVerdict, suggested_rule};
@@ -125,8 +125,14 @@ fn with_changes(output: &mut ToolOutput, changes: Vec<crate::checkpoints::FileCh
         })
         .collect();
     let more = changes.len().saturating_sub(listed.len());
-    let note = format!("\n[files changed: {}{}]", listed.join(" "), if more > 0 { format!(" and {more} more") } else { String::new() });
-    if let Some(ResultPart::Text { text }) = output.content.iter_mut().rev().find(|part| matches!(part, ResultPart::Text { .. })) {
+    let note = format!(
+        "\n[files changed: {}{}]",
+        listed.join(" "),
+        if more > 0 { format!(" and {more} more") } else { String::new() }
+    );
+    if let Some(ResultPart::Text { text }) =
+        output.content.iter_mut().rev().find(|part| matches!(part, ResultPart::Text { .. }))
+    {
         text.push_str(&note);
     }
     if let Some(Display::Command { changes: shown, .. }) = &mut output.display {
@@ -148,9 +154,12 @@ impl Dispatch<'_> {
                 // A call that only reports (the plan) changes nothing: it runs at once, so the
                 // editor shows it without waiting for the prompts of the calls after it.
                 Ok((tool, input, None, context)) if tool.report_only() => {
-                    results[index] = Some(self.execute(&Approved { index, view, tool, input, partial: None, context }, &halt).await);
+                    results[index] =
+                        Some(self.execute(&Approved { index, view, tool, input, partial: None, context }, &halt).await);
                 }
-                Ok((tool, input, partial, context)) => approved.push(Approved { index, view, tool, input, partial, context }),
+                Ok((tool, input, partial, context)) => {
+                    approved.push(Approved { index, view, tool, input, partial, context })
+                }
                 Err(output) => {
                     self.finish(&view, &output).await;
                     results[index] = Some(output);
@@ -213,7 +222,11 @@ impl Dispatch<'_> {
     }
 
     /// Announces the call and decides whether it may run; the error is the result for the model.
-    async fn authorize(&self, call: &ToolCall, halt: &Mutex<Option<String>>) -> (ToolCallView, Result<Authorized, ToolOutput>) {
+    async fn authorize(
+        &self,
+        call: &ToolCall,
+        halt: &Mutex<Option<String>>,
+    ) -> (ToolCallView, Result<Authorized, ToolOutput>) {
         let mut shown = None;
         let decision = self.decide_call(call, &mut shown, halt).await;
         let view = shown.unwrap_or_else(|| ToolCallView {
@@ -229,7 +242,12 @@ impl Dispatch<'_> {
         (view, decision)
     }
 
-    async fn decide_call(&self, call: &ToolCall, shown: &mut Option<ToolCallView>, halt: &Mutex<Option<String>>) -> Result<Authorized, ToolOutput> {
+    async fn decide_call(
+        &self,
+        call: &ToolCall,
+        shown: &mut Option<ToolCallView>,
+        halt: &Mutex<Option<String>>,
+    ) -> Result<Authorized, ToolOutput> {
         let ctx = self.context(None);
         let (id, name) = (call.id.0.as_str(), call.name.as_str());
         // Resolve.
@@ -244,7 +262,9 @@ impl Dispatch<'_> {
         let (tool, mut description) = match (tool, description) {
             (Some(tool), Ok(description)) => (tool, description),
             (Some(_), Err(message)) => return Err(ToolOutput::error(message)),
-            (None, _) => return Err(ToolOutput::error(format!("unknown tool `{name}`; use one of the tools you were given"))),
+            (None, _) => {
+                return Err(ToolOutput::error(format!("unknown tool `{name}`; use one of the tools you were given")));
+            }
         };
         // PreToolUse hooks: they may block, stop the turn, rewrite the input or give a verdict.
         let mut input = call.input.clone();
@@ -252,48 +272,77 @@ impl Dispatch<'_> {
         let context = hook_points::wrapped("context", &pre.context);
         if let Some(reason) = pre.stop {
             set_halt(halt, &reason);
-            return Err(with_context(ToolOutput::error(format!("A hook stopped the turn before this call ran: {reason}")), &context));
+            return Err(with_context(
+                ToolOutput::error(format!("A hook stopped the turn before this call ran: {reason}")),
+                &context,
+            ));
         }
         if let Some(reason) = pre.block {
             return Err(with_context(ToolOutput::error(format!("Blocked by a hook: {reason}")), &context));
         }
         if let Some(updated) = &pre.updated_input {
             input = claude::from_claude_input(name, updated);
-            description = tool.describe(&input, &ctx).map_err(|message| ToolOutput::error(format!("a hook rewrote the input into one that is not valid: {message}")))?;
+            description = tool.describe(&input, &ctx).map_err(|message| {
+                ToolOutput::error(format!("a hook rewrote the input into one that is not valid: {message}"))
+            })?;
         }
         let verdict = pre.permission.map(|permission| match permission.decision {
             PermissionDecision::Allow => HookVerdict::Allow,
             PermissionDecision::Ask => HookVerdict::Ask,
-            PermissionDecision::Deny => HookVerdict::Deny { reason: permission.reason.unwrap_or_else(|| "no reason given".into()) },
+            PermissionDecision::Deny => {
+                HookVerdict::Deny { reason: permission.reason.unwrap_or_else(|| "no reason given".into()) }
+            }
         });
         let view = ToolCallView { input: input.clone(), ..view };
         let authorized = |partial| -> Authorized { (Arc::clone(&tool), input.clone(), partial, context.clone()) };
         match self.env.permissions.decide(tool.as_ref(), &description, &self.env.workspace, verdict.as_ref()) {
             Decision::Allow => Ok(authorized(None)),
-            Decision::Deny { reason } => Err(with_context(ToolOutput::error(format!("Permission denied: {reason}")), &context)),
-            Decision::Ask { reason } if self.asking == Asking::LeaveOut => Err(with_context(ToolOutput::error(format!("it would need your approval ({reason})")), &context)),
-            Decision::Ask { reason } => match self.ask(tool.as_ref(), &description, &view, &input, reason, &ctx).await {
-                Ok(partial) => Ok(authorized(partial)),
-                Err(output) => Err(with_context(output, &context)),
-            },
+            Decision::Deny { reason } => {
+                Err(with_context(ToolOutput::error(format!("Permission denied: {reason}")), &context))
+            }
+            Decision::Ask { reason } if self.asking == Asking::LeaveOut => {
+                Err(with_context(ToolOutput::error(format!("it would need your approval ({reason})")), &context))
+            }
+            Decision::Ask { reason } => {
+                match self.ask(tool.as_ref(), &description, &view, &input, reason, &ctx).await {
+                    Ok(partial) => Ok(authorized(partial)),
+                    Err(output) => Err(with_context(output, &context)),
+                }
+            }
         }
     }
 
     /// Asks the user, unless a PermissionRequest hook answers first; Notification hooks hear
     /// that the agent waits.
-    async fn ask(&self, tool: &dyn DynTool, description: &CallDescription, view: &ToolCallView, input: &Value, reason: String, ctx: &ToolContext) -> Result<Option<PartialChange>, ToolOutput> {
+    async fn ask(
+        &self,
+        tool: &dyn DynTool,
+        description: &CallDescription,
+        view: &ToolCallView,
+        input: &Value,
+        reason: String,
+        ctx: &ToolContext,
+    ) -> Result<Option<PartialChange>, ToolOutput> {
         let name = tool.name();
         let rule = suggested_rule(tool, description);
         let answered = self
             .tool_hooks(HookEvent::PermissionRequest, name, || {
                 let mut fields = hook_points::tool_fields(name, input, &view.id);
-                fields.insert("permission_suggestions".into(), json!([{"type": "addRules", "rules": [rule], "behavior": "allow", "destination": "localSettings"}]));
+                fields.insert(
+                    "permission_suggestions".into(),
+                    json!([{"type": "addRules", "rules": [rule], "behavior": "allow", "destination": "localSettings"}]),
+                );
                 fields
             })
             .await;
         match answered.permission.map(|permission| (permission.decision, permission.reason)) {
             Some((PermissionDecision::Allow, _)) => return Ok(None),
-            Some((PermissionDecision::Deny, reason)) => return Err(ToolOutput::error(format!("Denied by a hook: {}", reason.unwrap_or_else(|| "no reason given".into())))),
+            Some((PermissionDecision::Deny, reason)) => {
+                return Err(ToolOutput::error(format!(
+                    "Denied by a hook: {}",
+                    reason.unwrap_or_else(|| "no reason given".into())
+                )));
+            }
             _ => {}
         }
         if let Some(reason) = answered.block {
@@ -302,12 +351,24 @@ impl Dispatch<'_> {
         let (reply, answer) = oneshot::channel();
         let preview = tool.preview(input, ctx).await;
         let change = match &preview {
-            Some(Display::Diff { path, old_text, new_text }) => Some((path.clone(), old_text.clone().unwrap_or_default(), new_text.clone())),
+            Some(Display::Diff { path, old_text, new_text }) => {
+                Some((path.clone(), old_text.clone().unwrap_or_default(), new_text.clone()))
+            }
             _ => None,
         };
-        self.emit(AgentEvent::PermissionRequested(Box::new(PermissionRequest { tool_call: view.clone(), reason, preview, suggested_rule: rule.clone(), reply }))).await;
+        self.emit(AgentEvent::PermissionRequested(Box::new(PermissionRequest {
+            tool_call: view.clone(),
+            reason,
+            preview,
+            suggested_rule: rule.clone(),
+            reply,
+        })))
+        .await;
         let mut note = serde_json::Map::new();
-        note.insert("message".into(), json!(format!("Larik needs your permission to use {}", claude::claude_tool_name(name))));
+        note.insert(
+            "message".into(),
+            json!(format!("Larik needs your permission to use {}", claude::claude_tool_name(name))),
+        );
         note.insert("notification_type".into(), json!("permission_prompt"));
         let point = self.point();
         let notified = self.env.hooks.run(HookEvent::Notification, &["permission_prompt"], note, &point);
@@ -344,7 +405,12 @@ impl Dispatch<'_> {
 
     /// Runs a tool event's hooks; tools match by Larik's name and by Claude Code's. The payload
     /// is built only when some hook listens to the event.
-    async fn tool_hooks(&self, event: HookEvent, name: &str, fields: impl FnOnce() -> serde_json::Map<String, Value>) -> HookOutcome {
+    async fn tool_hooks(
+        &self,
+        event: HookEvent,
+        name: &str,
+        fields: impl FnOnce() -> serde_json::Map<String, Value>,
+    ) -> HookOutcome {
         if !self.env.hooks.listens(event) {
             return HookOutcome::default();
         }
@@ -354,8 +420,14 @@ impl Dispatch<'_> {
 
     async fn execute(&self, call: &Approved, halt: &Mutex<Option<String>>) -> ToolOutput {
         let id = call.view.id.as_str();
-        self.emit(AgentEvent::ToolCallUpdated { id: id.to_owned(), status: ToolStatus::InProgress, output: None, display: None, locations: None })
-            .await;
+        self.emit(AgentEvent::ToolCallUpdated {
+            id: id.to_owned(),
+            status: ToolStatus::InProgress,
+            output: None,
+            display: None,
+            locations: None,
+        })
+        .await;
         let ctx = self.context(Some(id));
         let span = tracing::info_span!("tool_call", tool = call.tool.name(), id);
         let before = match &self.env.checkpoints {
@@ -387,7 +459,8 @@ impl Dispatch<'_> {
     /// context to the result, or stop the turn.
     async fn after_run(&self, call: &Approved, output: ToolOutput, halt: &Mutex<Option<String>>) -> ToolOutput {
         let output = self.with_diagnostics(output).await;
-        if call.tool.name() == "read" && !output.is_error
+        if call.tool.name() == "read"
+            && !output.is_error
             && let Some(path) = call.input["path"].as_str()
         {
             // The file's language server gets ready in the background, for an edit to come.
@@ -458,7 +531,9 @@ impl Dispatch<'_> {
             return ToolOutput::text(format!("The user reviewed the change to {path_text} and applied all of it."))
                 .with_display(Display::Diff { path, old_text: Some(old_text.clone()), new_text: merged });
         }
-        let mut report = format!("The user reviewed the change to {path_text} hunk by hunk and kept only some of it. The file now holds what the user chose.\n");
+        let mut report = format!(
+            "The user reviewed the change to {path_text} hunk by hunk and kept only some of it. The file now holds what the user chose.\n"
+        );
         for hunk in hunks {
             let verdict = if accepted.contains(&hunk.index) { "applied" } else { "REJECTED (not applied)" };
             report.push_str(&format!(
@@ -498,7 +573,12 @@ impl Dispatch<'_> {
 type Authorized = (Arc<dyn DynTool>, Value, Option<PartialChange>, Vec<String>);
 
 /// The call as the editor first sees it.
-fn announced_view(call: &ToolCall, tool: Option<&dyn DynTool>, description: Option<&CallDescription>, input: &Value) -> ToolCallView {
+fn announced_view(
+    call: &ToolCall,
+    tool: Option<&dyn DynTool>,
+    description: Option<&CallDescription>,
+    input: &Value,
+) -> ToolCallView {
     let (title, kind, locations) = match (tool, description) {
         (Some(tool), Some(description)) => (description.title.clone(), tool.kind(), description.locations.clone()),
         (Some(tool), None) => (call.name.clone(), tool.kind(), Vec::new()),
@@ -506,7 +586,16 @@ fn announced_view(call: &ToolCall, tool: Option<&dyn DynTool>, description: Opti
     };
     let streams_output = matches!((tool, description), (Some(tool), Some(_)) if tool.streams_output(input));
     let report_only = tool.is_some_and(DynTool::report_only);
-    ToolCallView { id: call.id.0.clone(), name: call.name.clone(), title, kind, input: input.clone(), locations, streams_output, report_only }
+    ToolCallView {
+        id: call.id.0.clone(),
+        name: call.name.clone(),
+        title,
+        kind,
+        input: input.clone(),
+        locations,
+        streams_output,
+        report_only,
+    }
 }
 
 /// Appends what hooks said to a result, as text parts of their own.
@@ -530,7 +619,9 @@ fn halted(halt: &Mutex<Option<String>>) -> bool {
 /// How a finished call is kept for replay: output and diff bounded.
 fn tool_record(view: &ToolCallView, output: &ToolOutput) -> ToolRecord {
     let diff = match &output.display {
-        Some(Display::Diff { path, old_text, new_text }) => StoredDiff::bounded(path.clone(), old_text.clone(), new_text.clone()),
+        Some(Display::Diff { path, old_text, new_text }) => {
+            StoredDiff::bounded(path.clone(), old_text.clone(), new_text.clone())
+        }
         _ => None,
     };
     ToolRecord {
@@ -598,7 +689,13 @@ mod tests {
         async fn visit(&self, input: &ProbeInput) -> ToolOutput {
             self.log.lock().unwrap().push(format!("start {}", input.name));
             if let Some(name) = &input.barrier {
-                let barrier = self.barriers.lock().unwrap().entry(name.clone()).or_insert_with(|| Arc::new(Barrier::new(2))).clone();
+                let barrier = self
+                    .barriers
+                    .lock()
+                    .unwrap()
+                    .entry(name.clone())
+                    .or_insert_with(|| Arc::new(Barrier::new(2)))
+                    .clone();
                 barrier.wait().await;
             }
             self.log.lock().unwrap().push(format!("end {}", input.name));
@@ -639,7 +736,11 @@ mod tests {
     }
 
     fn call(id: &str, tool: &str, name: &str, barrier: Option<&str>) -> ToolCall {
-        ToolCall { id: crate::tools::ToolCallId(id.into()), name: tool.into(), input: json!({"name": name, "barrier": barrier}) }
+        ToolCall {
+            id: crate::tools::ToolCallId(id.into()),
+            name: tool.into(),
+            input: json!({"name": name, "barrier": barrier}),
+        }
     }
 
     #[tokio::test]
@@ -665,7 +766,10 @@ mod tests {
             call("5", "parallel", "c", Some("second")),
             call("6", "parallel", "d", Some("second")),
         ];
-        let message = tokio::time::timeout(Duration::from_secs(10), dispatch.run(&calls)).await.expect("batches ran concurrently").results;
+        let message = tokio::time::timeout(Duration::from_secs(10), dispatch.run(&calls))
+            .await
+            .expect("batches ran concurrently")
+            .results;
         let ids: Vec<&str> = message
             .content
             .iter()

@@ -20,10 +20,12 @@ use serde_json::{Map, Value, json};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
+use crate::claude_code as claude;
 use crate::environment::SessionEnv;
 use crate::event::{AgentEvent, Display, PermissionAnswer, PermissionRequest, ToolCallView, ToolKind, ToolStatus};
-use crate::claude_code as claude;
-use crate::hooks::{HookEvent, HookHandler, HookOutcome, HookRunEnv, HookText, Hooks, PromptEvaluator, Scope, run_hooks};
+use crate::hooks::{
+    HookEvent, HookHandler, HookOutcome, HookRunEnv, HookText, Hooks, PromptEvaluator, Scope, run_hooks,
+};
 use crate::llm::{Message, ModelRequest, Provider, StreamEvent, catalog};
 
 /// The session's hooks and what the user said about the project's settings.
@@ -58,15 +60,31 @@ pub struct Point<'a> {
 }
 
 impl HookPoints {
-    pub fn new(hooks: Hooks, project_allow: Vec<String>, project_servers: Vec<(String, String)>, project_choices: Vec<String>, trust_file: Option<PathBuf>) -> Self {
+    pub fn new(
+        hooks: Hooks,
+        project_allow: Vec<String>,
+        project_servers: Vec<(String, String)>,
+        project_choices: Vec<String>,
+        trust_file: Option<PathBuf>,
+    ) -> Self {
         let fingerprint = fingerprint(&hooks, &project_allow, &project_servers, &project_choices);
         let approved = match (&fingerprint, &trust_file) {
             (None, _) => true,
-            (Some(fingerprint), Some(file)) => crate::permission::approved_project(file).as_deref() == Some(fingerprint.as_str()),
+            (Some(fingerprint), Some(file)) => {
+                crate::permission::approved_project(file).as_deref() == Some(fingerprint.as_str())
+            }
             (Some(_), None) => false,
         };
         let trust = if approved { Trust::Approved } else { Trust::Unknown };
-        Self { hooks, project_allow, project_servers, project_choices, fingerprint, trust_file, trust: tokio::sync::Mutex::new(trust) }
+        Self {
+            hooks,
+            project_allow,
+            project_servers,
+            project_choices,
+            fingerprint,
+            trust_file,
+            trust: tokio::sync::Mutex::new(trust),
+        }
     }
 
     /// No hooks at all.
@@ -113,7 +131,13 @@ impl HookPoints {
     }
 
     /// Runs the hooks of `event` that match `targets`, with `fields` added to the common payload.
-    pub async fn run(&self, event: HookEvent, targets: &[&str], fields: Map<String, Value>, point: &Point<'_>) -> HookOutcome {
+    pub async fn run(
+        &self,
+        event: HookEvent,
+        targets: &[&str],
+        fields: Map<String, Value>,
+        point: &Point<'_>,
+    ) -> HookOutcome {
         let mut handlers = self.hooks.matching(event, targets);
         if handlers.is_empty() {
             return HookOutcome::default();
@@ -126,7 +150,8 @@ impl HookPoints {
         }
         let payload = payload(event, fields, point.env);
         let evaluator = ModelEvaluator { env: point.env };
-        let run_env = HookRunEnv { project_dir: point.env.workspace.root(), cancel: point.cancel, evaluator: Some(&evaluator) };
+        let run_env =
+            HookRunEnv { project_dir: point.env.workspace.root(), cancel: point.cancel, evaluator: Some(&evaluator) };
         let outcome = run_hooks(&handlers, &payload, &run_env).await;
         for message in &outcome.messages {
             let _ = point.events.send(AgentEvent::Notice(message.clone())).await;
@@ -156,7 +181,8 @@ impl HookPoints {
         let view = ToolCallView {
             id: format!("project-settings-{}", point.env.session_id),
             name: "project_settings".into(),
-            title: "Use the hooks, permission rules, MCP servers and model choices this project's settings define".into(),
+            title: "Use the hooks, permission rules, MCP servers and model choices this project's settings define"
+                .into(),
             kind: ToolKind::Execute,
             input: json!({
                 "hooks": handlers.iter().map(describe).collect::<Vec<_>>(),
@@ -183,21 +209,43 @@ impl HookPoints {
             () = point.cancel.cancelled() => PermissionAnswer::Cancelled,
         };
         let (trust, said) = match answer {
-            PermissionAnswer::AllowOnce | PermissionAnswer::AllowHunks(_) => (Trust::Approved, "The project's hooks and rules apply for this session.".to_owned()),
+            PermissionAnswer::AllowOnce | PermissionAnswer::AllowHunks(_) => {
+                (Trust::Approved, "The project's hooks and rules apply for this session.".to_owned())
+            }
             PermissionAnswer::AllowAlways => {
                 let saved = match (&self.trust_file, &self.fingerprint) {
                     (Some(file), Some(fingerprint)) => crate::permission::approve_project(file, fingerprint),
                     _ => Err("no user config directory to save it in".into()),
                 };
                 match saved {
-                    Ok(()) => (Trust::Approved, "The project's hooks and rules are approved as they are now; a change to them asks again.".to_owned()),
-                    Err(error) => (Trust::Approved, format!("The project's hooks and rules apply for this session, but the approval was not saved: {error}")),
+                    Ok(()) => (
+                        Trust::Approved,
+                        "The project's hooks and rules are approved as they are now; a change to them asks again."
+                            .to_owned(),
+                    ),
+                    Err(error) => (
+                        Trust::Approved,
+                        format!(
+                            "The project's hooks and rules apply for this session, but the approval was not saved: {error}"
+                        ),
+                    ),
                 }
             }
-            PermissionAnswer::Reject { .. } | PermissionAnswer::Cancelled => (Trust::Refused, format!("Skipped the project's hooks and rules (not approved): {}", listed.join("; "))),
+            PermissionAnswer::Reject { .. } | PermissionAnswer::Cancelled => {
+                (Trust::Refused, format!("Skipped the project's hooks and rules (not approved): {}", listed.join("; ")))
+            }
         };
         let status = if trust == Trust::Approved { ToolStatus::Completed } else { ToolStatus::Failed };
-        let _ = point.events.send(AgentEvent::ToolCallUpdated { id: view.id, status, output: Some(said.clone()), display: None, locations: None }).await;
+        let _ = point
+            .events
+            .send(AgentEvent::ToolCallUpdated {
+                id: view.id,
+                status,
+                output: Some(said.clone()),
+                display: None,
+                locations: None,
+            })
+            .await;
         let _ = point.events.send(AgentEvent::Notice(said)).await;
         trust
     }
@@ -206,7 +254,12 @@ impl HookPoints {
 /// The fingerprint of what a project's settings would make happen: its hooks, allow rules, MCP
 /// servers and model choices. A project without choices keeps the fingerprint it had before
 /// choices were part of it, so earlier approvals stand.
-fn fingerprint(hooks: &Hooks, project_allow: &[String], project_servers: &[(String, String)], project_choices: &[String]) -> Option<String> {
+fn fingerprint(
+    hooks: &Hooks,
+    project_allow: &[String],
+    project_servers: &[(String, String)],
+    project_choices: &[String],
+) -> Option<String> {
     let hooks = hooks.project_fingerprint();
     if hooks.is_none() && project_allow.is_empty() && project_servers.is_empty() && project_choices.is_empty() {
         return None;
@@ -216,7 +269,12 @@ fn fingerprint(hooks: &Hooks, project_allow: &[String], project_servers: &[(Stri
     rules.dedup();
     let mut servers: Vec<&str> = project_servers.iter().map(|(_, canonical)| canonical.as_str()).collect();
     servers.sort();
-    let mut text = format!("larik-project-settings-v1\nhooks {}\nallow {}\nmcp {}", hooks.unwrap_or_default(), rules.join("\n"), servers.join("\n"));
+    let mut text = format!(
+        "larik-project-settings-v1\nhooks {}\nallow {}\nmcp {}",
+        hooks.unwrap_or_default(),
+        rules.join("\n"),
+        servers.join("\n")
+    );
     if !project_choices.is_empty() {
         text.push_str(&format!("\nchoices {}", project_choices.join("\n")));
     }
@@ -226,10 +284,17 @@ fn fingerprint(hooks: &Hooks, project_allow: &[String], project_servers: &[(Stri
 
 /// One line naming a hook for the user: when it runs and what it runs.
 fn describe(handler: &HookHandler) -> String {
-    let matcher = handler.matcher.as_deref().filter(|matcher| !matcher.is_empty()).map(|matcher| format!(" [{matcher}]")).unwrap_or_default();
+    let matcher = handler
+        .matcher
+        .as_deref()
+        .filter(|matcher| !matcher.is_empty())
+        .map(|matcher| format!(" [{matcher}]"))
+        .unwrap_or_default();
     match &handler.kind {
         crate::hooks::HandlerKind::Command { command } => format!("{}{matcher}: {command}", handler.event.name()),
-        crate::hooks::HandlerKind::Prompt { prompt, .. } => format!("{}{matcher}: prompt \"{}\"", handler.event.name(), prompt.chars().take(80).collect::<String>()),
+        crate::hooks::HandlerKind::Prompt { prompt, .. } => {
+            format!("{}{matcher}: prompt \"{}\"", handler.event.name(), prompt.chars().take(80).collect::<String>())
+        }
     }
 }
 
@@ -237,7 +302,10 @@ fn describe(handler: &HookHandler) -> String {
 fn payload(event: HookEvent, fields: Map<String, Value>, env: &SessionEnv) -> Value {
     let mut payload = Map::new();
     payload.insert("session_id".into(), json!(env.session_id));
-    payload.insert("transcript_path".into(), json!(env.log.as_ref().map(|log| log.path().display().to_string()).unwrap_or_default()));
+    payload.insert(
+        "transcript_path".into(),
+        json!(env.log.as_ref().map(|log| log.path().display().to_string()).unwrap_or_default()),
+    );
     payload.insert("cwd".into(), json!(env.workspace.root().display().to_string()));
     payload.insert("hook_event_name".into(), json!(event.name()));
     payload.insert("permission_mode".into(), json!(claude::claude_permission_mode(env.permissions.mode().id())));
@@ -256,7 +324,12 @@ pub fn tool_fields(tool: &str, input: &Value, id: &str) -> Map<String, Value> {
 
 /// What hooks add to the conversation, tagged so the model can tell it from the user.
 pub fn wrapped(kind: &str, texts: &[HookText]) -> Vec<String> {
-    texts.iter().map(|text| format!("<hook-{kind} source=\"{}\">\n{}\n</hook-{kind}>", text.source.replace('"', "'"), text.text)).collect()
+    texts
+        .iter()
+        .map(|text| {
+            format!("<hook-{kind} source=\"{}\">\n{}\n</hook-{kind}>", text.source.replace('"', "'"), text.text)
+        })
+        .collect()
 }
 
 /// Prompt hooks ask the session's model (or the one the hook names); the spend counts toward
@@ -275,7 +348,14 @@ impl PromptEvaluator for ModelEvaluator<'_> {
         let settings = self.env.models.settings();
         let model = model.unwrap_or(&settings.model).to_owned();
         let messages = [Message::user_text(prompt)];
-        let request = ModelRequest { model: &model, system: EVALUATOR_SYSTEM, messages: &messages, tools: &[], max_tokens: 1024, thought_level: None };
+        let request = ModelRequest {
+            model: &model,
+            system: EVALUATOR_SYSTEM,
+            messages: &messages,
+            tools: &[],
+            max_tokens: 1024,
+            thought_level: None,
+        };
         let mut stream = provider.stream(&request).await.map_err(|error| error.to_string())?;
         let mut reply = String::new();
         while let Some(event) = stream.next().await {

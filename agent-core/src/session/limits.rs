@@ -31,7 +31,12 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Self { budget: Budget::default(), context_window: None, compaction: CompactionSettings::default(), stream_idle_timeout: DEFAULT_STREAM_IDLE_TIMEOUT }
+        Self {
+            budget: Budget::default(),
+            context_window: None,
+            compaction: CompactionSettings::default(),
+            stream_idle_timeout: DEFAULT_STREAM_IDLE_TIMEOUT,
+        }
     }
 }
 
@@ -66,12 +71,18 @@ impl Budget {
         if let Some(limit) = self.max_cost_usd
             && spent.cost_usd >= limit
         {
-            return Some(format!("The session's budget is spent: ${:.4} of ${limit}. Raise budget.maxCostUsd in settings to go on.", spent.cost_usd));
+            return Some(format!(
+                "The session's budget is spent: ${:.4} of ${limit}. Raise budget.maxCostUsd in settings to go on.",
+                spent.cost_usd
+            ));
         }
         if let Some(limit) = self.max_tokens
             && tokens(spent) >= limit
         {
-            return Some(format!("The session's token budget is spent: {} of {limit} tokens. Raise budget.maxTokens in settings to go on.", tokens(spent)));
+            return Some(format!(
+                "The session's token budget is spent: {} of {limit} tokens. Raise budget.maxTokens in settings to go on.",
+                tokens(spent)
+            ));
         }
         None
     }
@@ -87,7 +98,12 @@ impl Budget {
             Some(limit) => format!("{used} of {limit} tokens"),
             None => format!("{used} tokens"),
         };
-        format!("Spent {cost}; {tokens} ({} input, {} cached, {} output).", spent.usage.input_tokens, spent.usage.cache_read_tokens + spent.usage.cache_write_tokens, spent.usage.output_tokens)
+        format!(
+            "Spent {cost}; {tokens} ({} input, {} cached, {} output).",
+            spent.usage.input_tokens,
+            spent.usage.cache_read_tokens + spent.usage.cache_write_tokens,
+            spent.usage.output_tokens
+        )
     }
 }
 
@@ -98,14 +114,31 @@ mod tests {
 
     #[test]
     fn a_budget_stops_at_its_cost_or_its_tokens() {
-        let spent = Spent { usage: Usage { input_tokens: 900, output_tokens: 100, cache_read_tokens: 500, cache_write_tokens: 0 }, cost_usd: 0.25 };
+        let spent = Spent {
+            usage: Usage { input_tokens: 900, output_tokens: 100, cache_read_tokens: 500, cache_write_tokens: 0 },
+            cost_usd: 0.25,
+        };
         assert_eq!(Budget::default().exceeded(&spent), None);
         assert_eq!(Budget { max_cost_usd: Some(1.0), max_tokens: None }.exceeded(&spent), None);
-        assert!(Budget { max_cost_usd: Some(0.25), max_tokens: None }.exceeded(&spent).unwrap().contains("$0.2500 of $0.25"));
-        assert!(Budget { max_cost_usd: None, max_tokens: Some(1_500) }.exceeded(&spent).unwrap().contains("1500 of 1500 tokens"));
+        assert!(
+            Budget { max_cost_usd: Some(0.25), max_tokens: None }
+                .exceeded(&spent)
+                .unwrap()
+                .contains("$0.2500 of $0.25")
+        );
+        assert!(
+            Budget { max_cost_usd: None, max_tokens: Some(1_500) }
+                .exceeded(&spent)
+                .unwrap()
+                .contains("1500 of 1500 tokens")
+        );
         let user = Budget { max_cost_usd: Some(2.0), max_tokens: None };
         let project = Budget { max_cost_usd: Some(50.0), max_tokens: Some(10) };
-        assert_eq!(Budget::tighter(Some(user), Some(project)), Some(Budget { max_cost_usd: Some(2.0), max_tokens: Some(10) }), "a project cannot raise the user's limit");
+        assert_eq!(
+            Budget::tighter(Some(user), Some(project)),
+            Some(Budget { max_cost_usd: Some(2.0), max_tokens: Some(10) }),
+            "a project cannot raise the user's limit"
+        );
         let report = Budget { max_cost_usd: Some(2.0), max_tokens: None }.report(&spent);
         assert_eq!(report, "Spent $0.2500 of $2; 1500 tokens (900 input, 500 cached, 100 output).");
     }

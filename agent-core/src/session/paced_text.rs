@@ -39,7 +39,13 @@ impl Default for PacedText {
 
 impl PacedText {
     fn with_frame(frame_length: Duration) -> Self {
-        Self { frame_length, kind: None, text: String::new(), last_sent: None, frame: Box::pin(tokio::time::sleep(Duration::ZERO)) }
+        Self {
+            frame_length,
+            kind: None,
+            text: String::new(),
+            last_sent: None,
+            frame: Box::pin(tokio::time::sleep(Duration::ZERO)),
+        }
     }
 
     /// Adds a delta. Returns what must go out now: text of the other kind that was waiting,
@@ -48,7 +54,8 @@ impl PacedText {
         let other = if self.kind.is_some_and(|pending| pending != kind) { self.take() } else { None };
         self.kind = Some(kind);
         self.text.push_str(delta);
-        let due = self.text.len() >= MAX_HELD_BYTES || self.last_sent.is_none_or(|sent| sent.elapsed() >= self.frame_length);
+        let due =
+            self.text.len() >= MAX_HELD_BYTES || self.last_sent.is_none_or(|sent| sent.elapsed() >= self.frame_length);
         (other, if due { self.take() } else { None })
     }
 
@@ -108,14 +115,20 @@ mod tests {
         let mut paced = PacedText::with_frame(Duration::from_secs(600));
         let _ = paced.push(TextKind::Message, "a");
         let delta = "b".repeat(1000);
-        let held: Vec<usize> = (0..9).filter_map(|_| paced.push(TextKind::Message, &delta).1).map(|event| text(Some(event)).map_or(0, |text| text.len())).collect();
+        let held: Vec<usize> = (0..9)
+            .filter_map(|_| paced.push(TextKind::Message, &delta).1)
+            .map(|event| text(Some(event)).map_or(0, |text| text.len()))
+            .collect();
         assert_eq!(held, ["text ".len() + 9000], "nine deltas of 1000 bytes fill an event of 8 KiB at the ninth");
     }
 
     #[tokio::test]
     async fn waiting_text_is_due_when_its_frame_ends_and_a_quiet_frame_sends_at_once() {
         let mut paced = PacedText::with_frame(Duration::from_millis(20));
-        assert!(tokio::time::timeout(Duration::from_millis(50), paced.frame_ends()).await.is_err(), "nothing waits, nothing is due");
+        assert!(
+            tokio::time::timeout(Duration::from_millis(50), paced.frame_ends()).await.is_err(),
+            "nothing waits, nothing is due"
+        );
         let (_, now) = paced.push(TextKind::Message, "a");
         assert_eq!(text(now), Some("text a".into()));
         // Unless the machine stalled past the frame between the two pushes, "b" waits for it.

@@ -24,15 +24,29 @@ const MAX_REPLAY_DIFF_BYTES: usize = 64 * 1024;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Record {
-    Meta { id: String, cwd: PathBuf, created_at: u64 },
-    Title { title: String },
-    Message { message: Message },
+    Meta {
+        id: String,
+        cwd: PathBuf,
+        created_at: u64,
+    },
+    Title {
+        title: String,
+    },
+    Message {
+        message: Message,
+    },
     /// The conversation was cut back to its first `to` messages (a refused or failed prompt).
-    Rewind { to: usize },
+    Rewind {
+        to: usize,
+    },
     Tool(Box<ToolRecord>),
     /// The conversation was compacted: from here on the model sees `messages` (the summary's
     /// opening and the latest messages kept), while the records before stay for replay.
-    Compaction { id: String, summary: String, messages: Vec<Message> },
+    Compaction {
+        id: String,
+        summary: String,
+        messages: Vec<Message>,
+    },
 }
 
 /// A finished tool call as the editor saw it.
@@ -196,7 +210,11 @@ impl SessionStore {
         let bytes = std::fs::read(self.file(id)?).map_err(|_| StoreError::NotFound(id.to_owned()))?;
         let session = StoredSession::from_bytes(id, &bytes);
         if session.skipped_lines > 0 {
-            tracing::warn!(session = id, skipped = session.skipped_lines, "lines of the session file that do not parse were left out");
+            tracing::warn!(
+                session = id,
+                skipped = session.skipped_lines,
+                "lines of the session file that do not parse were left out"
+            );
         }
         Ok(session)
     }
@@ -250,15 +268,22 @@ impl SessionStore {
             return Err(StoreError::Io(format!("session {to} exists already")));
         }
         let mut text = String::new();
-        let records = std::iter::once(Record::Meta { id: to.to_owned(), cwd: cwd.to_path_buf(), created_at: crate::clock::now_secs() })
-            .chain(source.records.into_iter().filter(|record| !matches!(record, Record::Meta { .. })));
+        let records = std::iter::once(Record::Meta {
+            id: to.to_owned(),
+            cwd: cwd.to_path_buf(),
+            created_at: crate::clock::now_secs(),
+        })
+        .chain(source.records.into_iter().filter(|record| !matches!(record, Record::Meta { .. })));
         for record in records {
             text.push_str(&serde_json::to_string(&record).map_err(|error| StoreError::Io(error.to_string()))?);
             text.push('\n');
         }
         let agents = |id: &str| self.dir.join(format!("{id}-agents"));
         if let Ok(entries) = std::fs::read_dir(agents(from)) {
-            for entry in entries.filter_map(Result::ok).filter(|entry| entry.path().extension().is_some_and(|ext| ext == "jsonl")) {
+            for entry in entries
+                .filter_map(Result::ok)
+                .filter(|entry| entry.path().extension().is_some_and(|ext| ext == "jsonl"))
+            {
                 let content = std::fs::read(entry.path()).map_err(io)?;
                 crate::workspace::write_private_file(&agents(to).join(entry.file_name()), &content).map_err(io)?;
             }
@@ -322,7 +347,12 @@ impl SessionLog {
     fn open(path: &Path) -> std::io::Result<Self> {
         use std::os::unix::fs::OpenOptionsExt;
         let file = std::fs::OpenOptions::new().create(true).append(true).mode(0o600).open(path)?;
-        Ok(Self { file: Mutex::new(file), path: path.to_path_buf(), failure: Mutex::new(None), told: std::sync::atomic::AtomicBool::new(false) })
+        Ok(Self {
+            file: Mutex::new(file),
+            path: path.to_path_buf(),
+            failure: Mutex::new(None),
+            told: std::sync::atomic::AtomicBool::new(false),
+        })
     }
 
     /// The session file, as hooks are told it (`transcript_path`).
@@ -384,13 +414,18 @@ mod tests {
         let store = SessionStore::new(dir.path().join("sessions"));
         let untitled = store.create("sess_a", Path::new("/p")).unwrap();
         store.create("sess_b", Path::new("/p")).unwrap().append(&Record::Title { title: "First".into() });
-        let ids = |store: &SessionStore| store.list(None).into_iter().map(|session| (session.id, session.title)).collect::<Vec<_>>();
+        let ids = |store: &SessionStore| {
+            store.list(None).into_iter().map(|session| (session.id, session.title)).collect::<Vec<_>>()
+        };
         assert_eq!(ids(&store), [("sess_b".to_owned(), Some("First".to_owned()))], "an untitled session is not listed");
         // Titled after the first list: the file grew, so it is read again.
         untitled.append(&Record::Title { title: "Later".into() });
         let mut listed = ids(&store);
         listed.sort();
-        assert_eq!(listed, [("sess_a".to_owned(), Some("Later".to_owned())), ("sess_b".to_owned(), Some("First".to_owned()))]);
+        assert_eq!(
+            listed,
+            [("sess_a".to_owned(), Some("Later".to_owned())), ("sess_b".to_owned(), Some("First".to_owned()))]
+        );
         store.delete("sess_b").unwrap();
         assert_eq!(ids(&store), [("sess_a".to_owned(), Some("Later".to_owned()))]);
         assert_eq!(store.summaries.lock().unwrap().len(), 1, "a deleted file leaves the remembered list");
@@ -439,7 +474,10 @@ mod tests {
         let agents = data.path().join("sessions/sess_a-agents");
         std::fs::create_dir_all(&agents).unwrap();
         std::fs::write(agents.join("child_1.jsonl"), "{}\n").unwrap();
-        crate::token_saver::sidecar::Sidecar::for_session(data.path(), "sess_a").unwrap().store("toolu_1", b"exact").unwrap();
+        crate::token_saver::sidecar::Sidecar::for_session(data.path(), "sess_a")
+            .unwrap()
+            .store("toolu_1", b"exact")
+            .unwrap();
         store.fork("sess_a", "sess_b", Path::new("/p")).unwrap();
         let forked = store.load("sess_b").unwrap();
         assert_eq!(forked.messages(), store.load("sess_a").unwrap().messages());
@@ -450,7 +488,9 @@ mod tests {
         assert!(store.fork("sess_a", "sess_b", Path::new("/p")).is_err(), "a fork never overwrites a session");
         assert!(matches!(store.fork("sess_none", "sess_c", Path::new("/p")), Err(StoreError::NotFound(_))));
         store.delete("sess_b").unwrap();
-        assert!(!data.path().join("sessions/sess_b-agents").exists() && !data.path().join("sessions/sess_b.raw").exists());
+        assert!(
+            !data.path().join("sessions/sess_b-agents").exists() && !data.path().join("sessions/sess_b.raw").exists()
+        );
         assert!(data.path().join("sessions/sess_a.raw/toolu_1.out").exists(), "the source keeps its own");
     }
 

@@ -26,11 +26,28 @@ pub struct SubagentOutcome {
 
 /// Runs `prompt` in `env` on `provider` with `system` as the system prompt; the child's events
 /// go to `events`.
-pub async fn run_subagent(env: &Arc<SessionEnv>, provider: Result<Arc<dyn Provider>, ProviderError>, system: &str, model: &ModelSettings, prompt: String, events: &mpsc::Sender<AgentEvent>, cancel: &CancellationToken) -> Result<SubagentOutcome, TurnError> {
+pub async fn run_subagent(
+    env: &Arc<SessionEnv>,
+    provider: Result<Arc<dyn Provider>, ProviderError>,
+    system: &str,
+    model: &ModelSettings,
+    prompt: String,
+    events: &mpsc::Sender<AgentEvent>,
+    cancel: &CancellationToken,
+) -> Result<SubagentOutcome, TurnError> {
     let provider = provider?;
     let guard = std::sync::Mutex::new(LoopGuard::default());
     let steering = std::sync::Mutex::new(Vec::new());
-    let turn = Turn { env, provider: provider.as_ref(), model, system, events, cancel, steering: &steering, child: Some(&guard) };
+    let turn = Turn {
+        env,
+        provider: provider.as_ref(),
+        model,
+        system,
+        events,
+        cancel,
+        steering: &steering,
+        child: Some(&guard),
+    };
     let mut history = Vec::new();
     let stop = turn.run(&mut history, vec![Part::Text { text: prompt }], None).await?;
     let looped = guard.lock().is_ok_and(|guard| guard.tripped);

@@ -9,16 +9,16 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::dispatch::{Asking, Dispatch};
+use super::hook_points::{self, Point};
 use super::paced_text::{PacedText, TextKind};
 use super::store::Record;
 use super::{ModelSettings, StopReason, TurnError};
+use crate::environment::SessionEnv;
 use crate::event::AgentEvent;
+use crate::hooks::HookEvent;
 use crate::llm::catalog;
 use crate::llm::retry::RetryPolicy;
 use crate::llm::{EventStream, Message, ModelRequest, ModelStop, Part, Provider, ProviderError, Role, StreamEvent};
-use super::hook_points::{self, Point};
-use crate::environment::SessionEnv;
-use crate::hooks::HookEvent;
 use crate::tools::ToolCall;
 
 pub(super) struct Turn<'a> {
@@ -88,7 +88,12 @@ pub(super) enum Shown {
 impl Turn<'_> {
     /// Runs a turn for `prompt`. `session_start` is set for the first turn after the session
     /// started (`startup`, `resume`) or started over (`clear`, `compact`).
-    pub async fn run(&self, history: &mut Vec<Message>, mut prompt: Vec<Part>, session_start: Option<&str>) -> Result<StopReason, TurnError> {
+    pub async fn run(
+        &self,
+        history: &mut Vec<Message>,
+        mut prompt: Vec<Part>,
+        session_start: Option<&str>,
+    ) -> Result<StopReason, TurnError> {
         let point = self.point();
         if self.child.is_none() && !self.prepare(&mut prompt, session_start, &point).await {
             return Ok(StopReason::Refusal);
@@ -163,7 +168,8 @@ impl Turn<'_> {
                 Err(ProviderError::ContextOverflow { message }) if !compacted_for_overflow => {
                     compacted_for_overflow = true;
                     tracing::warn!(%message, "the context overflowed; compacting and trying again");
-                    match self.compact_within_turn(history, &mut turn_start, super::compaction::Trigger::Overflow).await {
+                    match self.compact_within_turn(history, &mut turn_start, super::compaction::Trigger::Overflow).await
+                    {
                         Ok(true) => {
                             compacted_at = Some(history.len());
                             continue;
@@ -199,7 +205,9 @@ impl Turn<'_> {
                 }
                 ModelStop::MaxTokens if tool_uses.is_empty() => return Ok(StopReason::MaxTokens),
                 // The user spoke while the model was answering: the turn goes on with it.
-                _ if tool_uses.is_empty() && self.steering.lock().is_ok_and(|steering| !steering.is_empty()) => continue,
+                _ if tool_uses.is_empty() && self.steering.lock().is_ok_and(|steering| !steering.is_empty()) => {
+                    continue;
+                }
                 _ if tool_uses.is_empty() => {
                     // Stop hooks may send the model back to work, with their reason.
                     match self.stop_hooks(history, stop_hook_active).await {
@@ -215,7 +223,10 @@ impl Turn<'_> {
             }
             let dispatch = Dispatch { env: self.env, events: self.events, cancel: self.cancel, asking: Asking::User };
             let dispatched = dispatch.run(&tool_uses).await;
-            let looping = self.child.and_then(|guard| guard.lock().ok().map(|mut guard| guard.note(&tool_uses, &dispatched.results))).unwrap_or(false);
+            let looping = self
+                .child
+                .and_then(|guard| guard.lock().ok().map(|mut guard| guard.note(&tool_uses, &dispatched.results)))
+                .unwrap_or(false);
             self.record(history, dispatched.results);
             if self.cancel.is_cancelled() {
                 return Ok(StopReason::Cancelled);
@@ -268,7 +279,11 @@ impl Turn<'_> {
     async fn stop_hooks(&self, history: &[Message], stop_hook_active: bool) -> Option<Vec<Part>> {
         let mut fields = serde_json::Map::new();
         fields.insert("stop_hook_active".into(), json!(stop_hook_active));
-        let last = history.last().filter(|message| message.role == Role::Assistant).map(|message| prompt_text(&message.content)).unwrap_or_default();
+        let last = history
+            .last()
+            .filter(|message| message.role == Role::Assistant)
+            .map(|message| prompt_text(&message.content))
+            .unwrap_or_default();
         fields.insert("last_assistant_message".into(), json!(last));
         let event = if self.child.is_some() { HookEvent::SubagentStop } else { HookEvent::Stop };
         let outcome = self.env.hooks.run(event, &[], fields, &self.point()).await;
@@ -277,9 +292,12 @@ impl Turn<'_> {
         }
         let mut feedback = outcome.feedback;
         if feedback.is_empty() {
-            feedback.extend(outcome.block.map(|reason| crate::hooks::HookText { source: "Stop hook".into(), text: reason }));
+            feedback.extend(
+                outcome.block.map(|reason| crate::hooks::HookText { source: "Stop hook".into(), text: reason }),
+            );
         }
-        let parts: Vec<Part> = hook_points::wrapped("feedback", &feedback).into_iter().map(|text| Part::Text { text }).collect();
+        let parts: Vec<Part> =
+            hook_points::wrapped("feedback", &feedback).into_iter().map(|text| Part::Text { text }).collect();
         (!parts.is_empty()).then_some(parts)
     }
 
@@ -298,7 +316,12 @@ impl Turn<'_> {
     /// An automatic compaction in the middle of a turn. Whether it compacted; where the turn's
     /// prompt now is (the summary replaced it, or it is kept) goes to `turn_start`, for a
     /// rewind of a prompt that fails later.
-    async fn compact_within_turn(&self, history: &mut Vec<Message>, turn_start: &mut usize, trigger: super::compaction::Trigger) -> Result<bool, TurnError> {
+    async fn compact_within_turn(
+        &self,
+        history: &mut Vec<Message>,
+        turn_start: &mut usize,
+        trigger: super::compaction::Trigger,
+    ) -> Result<bool, TurnError> {
         let before = history.len();
         let outcome = self.compact(history, trigger, "").await;
         match outcome {
@@ -310,7 +333,10 @@ impl Turn<'_> {
                 Ok(true)
             }
             Ok(super::compaction::Compacted::Skipped(reason)) => {
-                self.emit(AgentEvent::Notice(format!("The conversation nears the model's window but was not compacted: {reason}"))).await;
+                self.emit(AgentEvent::Notice(format!(
+                    "The conversation nears the model's window but was not compacted: {reason}"
+                )))
+                .await;
                 Ok(false)
             }
             Ok(super::compaction::Compacted::Cancelled) => Ok(false),
@@ -332,7 +358,11 @@ impl Turn<'_> {
 
     /// Streams one response, retrying the opening of the stream when that can help. Returns a
     /// response with `stop: None` when the user cancelled.
-    pub(super) async fn stream_response(&self, request: &ModelRequest<'_>, shown: Shown) -> Result<ModelResponse, ProviderError> {
+    pub(super) async fn stream_response(
+        &self,
+        request: &ModelRequest<'_>,
+        shown: Shown,
+    ) -> Result<ModelResponse, ProviderError> {
         let policy = RetryPolicy::default();
         let mut attempt = 1;
         loop {
@@ -354,8 +384,13 @@ impl Turn<'_> {
             let delay = if streamed_output { None } else { policy.delay_after(&error, attempt) };
             let Some(delay) = delay else { return Err(error) };
             tracing::warn!(%error, attempt, ?delay, "model call failed; retrying");
-            self.emit(AgentEvent::Notice(format!("{error}; retrying in {:.1} s (attempt {} of {})", delay.as_secs_f64(), attempt + 1, policy.max_attempts)))
-                .await;
+            self.emit(AgentEvent::Notice(format!(
+                "{error}; retrying in {:.1} s (attempt {} of {})",
+                delay.as_secs_f64(),
+                attempt + 1,
+                policy.max_attempts
+            )))
+            .await;
             tokio::select! {
                 () = tokio::time::sleep(delay) => {}
                 () = self.cancel.cancelled() => return Ok(ModelResponse { message: assistant(Vec::new()), stop: None }),
@@ -374,7 +409,12 @@ impl Turn<'_> {
         read
     }
 
-    async fn read_stream(&self, mut stream: EventStream, paced: &mut PacedText, shown: Shown) -> Result<ModelResponse, (ProviderError, bool)> {
+    async fn read_stream(
+        &self,
+        mut stream: EventStream,
+        paced: &mut PacedText,
+        shown: Shown,
+    ) -> Result<ModelResponse, (ProviderError, bool)> {
         let mut parts: Vec<Part> = Vec::new();
         let mut streamed_output = false;
         // Made once: a fast stream would otherwise register and drop a waiter per delta.
@@ -409,7 +449,12 @@ impl Turn<'_> {
             let event = match next {
                 Some(Ok(event)) => event,
                 Some(Err(error)) => return Err((error, streamed_output)),
-                None => return Err((ProviderError::StreamBroken { message: "the stream ended without a stop reason".into() }, streamed_output)),
+                None => {
+                    return Err((
+                        ProviderError::StreamBroken { message: "the stream ended without a stop reason".into() },
+                        streamed_output,
+                    ));
+                }
             };
             match event {
                 StreamEvent::TextDelta(text) if shown == Shown::Not => append_text(&mut parts, &text),
@@ -427,7 +472,9 @@ impl Turn<'_> {
                     self.emit_all([other, now]).await;
                 }
                 StreamEvent::ThinkingSignature(signature) => {
-                    if let Some(Part::Thinking { signature: slot, .. }) = parts.iter_mut().rev().find(|part| matches!(part, Part::Thinking { .. })) {
+                    if let Some(Part::Thinking { signature: slot, .. }) =
+                        parts.iter_mut().rev().find(|part| matches!(part, Part::Thinking { .. }))
+                    {
                         *slot = Some(signature);
                     }
                 }
@@ -438,7 +485,12 @@ impl Turn<'_> {
                     // A summary's request says nothing of the conversation's context: counted, not shown.
                     if shown == Shown::Live {
                         let session_cost_usd = cost_usd.map(|_| self.env.usage.spent().cost_usd);
-                        let event = AgentEvent::Usage { usage, context_window: self.context_window(), cost_usd, session_cost_usd };
+                        let event = AgentEvent::Usage {
+                            usage,
+                            context_window: self.context_window(),
+                            cost_usd,
+                            session_cost_usd,
+                        };
                         // Text read before goes out before.
                         self.emit_all([paced.take(), Some(event)]).await;
                     }
@@ -452,12 +504,17 @@ impl Turn<'_> {
     /// results) to the conversation: into the pending tool results or the prompt, or as a user
     /// message of its own after an answer.
     fn take_steering(&self, history: &mut Vec<Message>) {
-        let said: Vec<String> = self.steering.lock().map(|mut steering| std::mem::take(&mut *steering)).unwrap_or_default();
-        let mut parts: Vec<Part> = said.into_iter().map(|text| Part::Text { text: format!("<user-interjection>{text}</user-interjection>") }).collect();
+        let said: Vec<String> =
+            self.steering.lock().map(|mut steering| std::mem::take(&mut *steering)).unwrap_or_default();
+        let mut parts: Vec<Part> = said
+            .into_iter()
+            .map(|text| Part::Text { text: format!("<user-interjection>{text}</user-interjection>") })
+            .collect();
         // Background tasks that finished meanwhile report with the next request (a child's
         // turn leaves them to its parent).
         if self.child.is_none() {
-            parts.extend(self.env.tasks.take_finished().iter().map(|report| Part::Text { text: report.notification() }));
+            parts
+                .extend(self.env.tasks.take_finished().iter().map(|report| Part::Text { text: report.notification() }));
         }
         if parts.is_empty() {
             return;
@@ -506,13 +563,16 @@ impl Turn<'_> {
     }
 }
 
-
 /// The text of a message's parts, as hooks read a prompt.
 fn prompt_text(parts: &[Part]) -> String {
-    parts.iter().filter_map(|part| match part {
-        Part::Text { text } => Some(text.as_str()),
-        _ => None,
-    }).collect::<Vec<_>>().join("\n")
+    parts
+        .iter()
+        .filter_map(|part| match part {
+            Part::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn assistant(content: Vec<Part>) -> Message {

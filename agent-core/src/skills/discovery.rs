@@ -140,12 +140,23 @@ pub(crate) fn parse(name: String, kind: Kind, path: &Path, text: &str) -> Result
         Some(front) => fields(front)?,
         None => (BTreeMap::new(), None),
     };
-    let text_field = |key: &str| fields.get(key).and_then(Value::as_str).map(str::trim).filter(|value| !value.is_empty()).map(str::to_owned);
+    let text_field = |key: &str| {
+        fields.get(key).and_then(Value::as_str).map(str::trim).filter(|value| !value.is_empty()).map(str::to_owned)
+    };
     let body = body.trim().to_owned();
     let described = text_field("description");
     // A command without a description shows its first line, but the model is not offered it.
-    let description = described.clone().or_else(|| body.lines().map(str::trim).find(|line| !line.is_empty()).map(|line| line.trim_start_matches('#').trim().to_owned())).unwrap_or_default();
-    let model_invocable = !flag(fields.get("disable-model-invocation")).unwrap_or(false) && (matches!(kind, Kind::Skill { .. }) || described.is_some());
+    let description = described
+        .clone()
+        .or_else(|| {
+            body.lines()
+                .map(str::trim)
+                .find(|line| !line.is_empty())
+                .map(|line| line.trim_start_matches('#').trim().to_owned())
+        })
+        .unwrap_or_default();
+    let model_invocable = !flag(fields.get("disable-model-invocation")).unwrap_or(false)
+        && (matches!(kind, Kind::Skill { .. }) || described.is_some());
     Ok(Skill {
         name,
         description,
@@ -181,7 +192,8 @@ fn fields(front: &str) -> Result<(BTreeMap<String, Value>, Option<String>), Stri
     if rest.trim().is_empty() {
         return Ok((BTreeMap::new(), hint));
     }
-    let fields: BTreeMap<String, Value> = serde_saphyr::from_str(&rest).map_err(|error| format!("its frontmatter is not valid YAML: {error}"))?;
+    let fields: BTreeMap<String, Value> =
+        serde_saphyr::from_str(&rest).map_err(|error| format!("its frontmatter is not valid YAML: {error}"))?;
     Ok((fields, hint))
 }
 
@@ -215,17 +227,39 @@ mod tests {
         std::fs::create_dir_all(repo.path().join(".git")).unwrap();
         let cwd = repo.path().join("services/api");
         let h = home.path();
-        write(&h.join(".claude/skills/review/SKILL.md"), "---\nname: review\ndescription: the user's review\n---\nUser body");
-        write(&repo.path().join(".claude/skills/review/SKILL.md"), "---\ndescription: the repository's review\n---\nRepo body");
+        write(
+            &h.join(".claude/skills/review/SKILL.md"),
+            "---\nname: review\ndescription: the user's review\n---\nUser body",
+        );
+        write(
+            &repo.path().join(".claude/skills/review/SKILL.md"),
+            "---\ndescription: the repository's review\n---\nRepo body",
+        );
         write(&cwd.join(".larik/skills/review/SKILL.md"), "---\ndescription: the service's review\n---\nService body");
-        write(&repo.path().join(".agents/skills/lint/SKILL.md"), "---\ndescription: portable lint\nlicense: MIT\ncompatibility: needs ruff\nmetadata:\n  author: team\n---\nLint.");
+        write(
+            &repo.path().join(".agents/skills/lint/SKILL.md"),
+            "---\ndescription: portable lint\nlicense: MIT\ncompatibility: needs ruff\nmetadata:\n  author: team\n---\nLint.",
+        );
         write(&h.join(".claude/commands/lint.md"), "---\ndescription: the command lint\n---\nlint command");
-        write(&repo.path().join(".claude/commands/git/commit.md"), "---\nallowed-tools: Bash(git add:*), Bash(git commit:*)\nargument-hint: [message] [--amend]\ndescription: Create a git commit\n---\nCommit: $ARGUMENTS");
-        write(&repo.path().join(".claude/commands/fixup.md"), "# Fix the last failing test\n\nRun the tests and fix the first failure.");
+        write(
+            &repo.path().join(".claude/commands/git/commit.md"),
+            "---\nallowed-tools: Bash(git add:*), Bash(git commit:*)\nargument-hint: [message] [--amend]\ndescription: Create a git commit\n---\nCommit: $ARGUMENTS",
+        );
+        write(
+            &repo.path().join(".claude/commands/fixup.md"),
+            "# Fix the last failing test\n\nRun the tests and fix the first failure.",
+        );
         write(&repo.path().join(".claude/skills/broken/SKILL.md"), "---\ndescription: [unclosed\n---\nbody");
         write(&repo.path().join(".claude/skills/bare/SKILL.md"), "no frontmatter");
-        write(&repo.path().join(".claude/skills/quiet/SKILL.md"), "---\ndescription: only when asked\ndisable-model-invocation: yes\nuser-invocable: off\n---\nbody");
-        let env: HashMap<String, String> = [("HOME".to_owned(), h.display().to_string()), ("XDG_CONFIG_HOME".to_owned(), h.join(".config").display().to_string())].into();
+        write(
+            &repo.path().join(".claude/skills/quiet/SKILL.md"),
+            "---\ndescription: only when asked\ndisable-model-invocation: yes\nuser-invocable: off\n---\nbody",
+        );
+        let env: HashMap<String, String> = [
+            ("HOME".to_owned(), h.display().to_string()),
+            ("XDG_CONFIG_HOME".to_owned(), h.join(".config").display().to_string()),
+        ]
+        .into();
         let (found, problems) = discover(&cwd, &env);
 
         assert_eq!(found["review"].description, "the service's review", "the nested cwd wins");
@@ -244,7 +278,13 @@ mod tests {
         let quiet = &found["quiet"];
         assert!(!quiet.model_invocable && !quiet.user_invocable);
         assert_eq!(problems.len(), 2, "{problems:?}");
-        assert!(problems.iter().any(|problem| problem.contains("broken/SKILL.md") && problem.contains("not valid YAML")), "{problems:?}");
-        assert!(problems.iter().any(|problem| problem.contains("bare/SKILL.md") && problem.contains("no YAML frontmatter")), "{problems:?}");
+        assert!(
+            problems.iter().any(|problem| problem.contains("broken/SKILL.md") && problem.contains("not valid YAML")),
+            "{problems:?}"
+        );
+        assert!(
+            problems.iter().any(|problem| problem.contains("bare/SKILL.md") && problem.contains("no YAML frontmatter")),
+            "{problems:?}"
+        );
     }
 }

@@ -51,19 +51,26 @@ impl Expansion {
 
     /// The inline commands, in order.
     pub fn commands(&self) -> Vec<&str> {
-        self.pieces.iter().filter_map(|piece| match piece {
-            Piece::Command(command) => Some(command.as_str()),
-            Piece::Text(_) => None,
-        }).collect()
+        self.pieces
+            .iter()
+            .filter_map(|piece| match piece {
+                Piece::Command(command) => Some(command.as_str()),
+                Piece::Text(_) => None,
+            })
+            .collect()
     }
 
     /// The body's own text, without its commands: where `@file`s are looked for (a command's
     /// output or a note about it attaches nothing).
     pub fn body(&self) -> String {
-        self.pieces.iter().filter_map(|piece| match piece {
-            Piece::Text(text) => Some(text.as_str()),
-            Piece::Command(_) => None,
-        }).collect::<Vec<_>>().join(" ")
+        self.pieces
+            .iter()
+            .filter_map(|piece| match piece {
+                Piece::Text(text) => Some(text.as_str()),
+                Piece::Command(_) => None,
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 
     /// The prompt with each command's outcome where it stood (one outcome per command, in
@@ -74,10 +81,14 @@ impl Expansion {
         for piece in self.pieces {
             match piece {
                 Piece::Text(text) => out.push_str(&text),
-                Piece::Command(command) => match outcomes.next().unwrap_or_else(|| Err(format!("a prompt runs at most {MAX_INLINE} commands"))) {
-                    Ok(output) => out.push_str(output.trim_end()),
-                    Err(why) => out.push_str(&format!("[`{command}` was left out: {why}. Run it yourself if it is needed.]")),
-                },
+                Piece::Command(command) => {
+                    match outcomes.next().unwrap_or_else(|| Err(format!("a prompt runs at most {MAX_INLINE} commands")))
+                    {
+                        Ok(output) => out.push_str(output.trim_end()),
+                        Err(why) => out
+                            .push_str(&format!("[`{command}` was left out: {why}. Run it yourself if it is needed.]")),
+                    }
+                }
             }
         }
         out
@@ -192,9 +203,16 @@ mod tests {
         let env = SessionEnv::standalone(Arc::new(crate::workspace::Workspace::new(dir.path())));
         let said = |body: &str, args: &str| substitute(&command(body), args, &env);
         assert_eq!(said("Review $ARGUMENTS now", "src/a.rs  \"the tests\""), "Review src/a.rs  \"the tests\" now");
-        assert_eq!(said("file $0, focus $ARGUMENTS[1], missing $2", "src/a.rs \"the tests\""), "file src/a.rs, focus the tests, missing $2");
+        assert_eq!(
+            said("file $0, focus $ARGUMENTS[1], missing $2", "src/a.rs \"the tests\""),
+            "file src/a.rs, focus the tests, missing $2"
+        );
         assert_eq!(said("costs $5.00 and $HOME", ""), "costs $5.00 and $HOME", "nothing to put in");
-        assert_eq!(said("Fix the build.", "on linux"), "Fix the build.\n\nARGUMENTS: on linux", "unmentioned arguments are kept");
+        assert_eq!(
+            said("Fix the build.", "on linux"),
+            "Fix the build.\n\nARGUMENTS: on linux",
+            "unmentioned arguments are kept"
+        );
         assert_eq!(said("in ${CLAUDE_SKILL_DIR}", ""), "in /home/u/.claude/commands");
     }
 
@@ -202,9 +220,16 @@ mod tests {
     fn inline_commands_are_found_and_their_outcomes_put_in_place() {
         let dir = tempfile::tempdir().unwrap();
         let env = SessionEnv::standalone(Arc::new(crate::workspace::Workspace::new(dir.path())));
-        let expansion = Expansion::new(&command("Branch: !`git branch --show-current`, status !` `, log !`git log -1`; tail"), "", &env);
+        let expansion = Expansion::new(
+            &command("Branch: !`git branch --show-current`, status !` `, log !`git log -1`; tail"),
+            "",
+            &env,
+        );
         assert_eq!(expansion.commands(), ["git branch --show-current", "git log -1"]);
         let text = expansion.with_outputs(vec![Ok("main\n".into()), Err("Blocked by a hook: no".into())]);
-        assert_eq!(text, "Branch: main, status , log [`git log -1` was left out: Blocked by a hook: no. Run it yourself if it is needed.]; tail");
+        assert_eq!(
+            text,
+            "Branch: main, status , log [`git log -1` was left out: Blocked by a hook: no. Run it yourself if it is needed.]; tail"
+        );
     }
 }

@@ -16,7 +16,9 @@ pub fn index(skills: &BTreeMap<String, Skill>) -> String {
     if offered.is_empty() {
         return String::new();
     }
-    let mut text = String::from("<skills>\nSkills hold instructions for particular tasks. When a task matches one, load it with the skill tool before you start, then follow it.\n");
+    let mut text = String::from(
+        "<skills>\nSkills hold instructions for particular tasks. When a task matches one, load it with the skill tool before you start, then follow it.\n",
+    );
     let mut listed = 0;
     for skill in &offered {
         let line = format!("- {}: {}\n", skill.name, one_line(&skill.description, MAX_DESCRIPTION_CHARS));
@@ -27,7 +29,10 @@ pub fn index(skills: &BTreeMap<String, Skill>) -> String {
         listed += 1;
     }
     if listed < offered.len() {
-        text.push_str(&format!("({} more skills are not listed here for space; the skill tool loads any of them by name.)\n", offered.len() - listed));
+        text.push_str(&format!(
+            "({} more skills are not listed here for space; the skill tool loads any of them by name.)\n",
+            offered.len() - listed
+        ));
     }
     text.push_str("</skills>");
     text
@@ -73,7 +78,9 @@ mod tests {
         assert!(!text.contains("secret") && !text.contains("BODY OF"), "{text}");
         assert_eq!(index(&BTreeMap::from([("s".to_owned(), skill("s", "d", false))])), "", "nothing to offer");
 
-        let many: BTreeMap<String, Skill> = (0..400).map(|n| (format!("skill-{n:03}"), skill(&format!("skill-{n:03}"), &"long words ".repeat(50), true))).collect();
+        let many: BTreeMap<String, Skill> = (0..400)
+            .map(|n| (format!("skill-{n:03}"), skill(&format!("skill-{n:03}"), &"long words ".repeat(50), true)))
+            .collect();
         let text = index(&many);
         assert!(text.len() <= BUDGET + 200, "{}", text.len());
         assert!(text.contains("more skills are not listed here"), "cut with a note");

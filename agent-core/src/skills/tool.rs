@@ -42,15 +42,21 @@ impl Tool for SkillTool {
     async fn run(&self, input: SkillInput, ctx: &ToolContext) -> ToolOutput {
         let skills = ctx.env.skills.all();
         let Some(skill) = skills.get(input.skill.trim()).filter(|skill| skill.model_invocable) else {
-            let offered: Vec<&str> = skills.values().filter(|skill| skill.model_invocable).map(|skill| skill.name.as_str()).collect();
-            return ToolOutput::error(format!("There is no skill `{}` to load; the skills are: {}.", input.skill, if offered.is_empty() { "none".to_owned() } else { offered.join(", ") }));
+            let offered: Vec<&str> =
+                skills.values().filter(|skill| skill.model_invocable).map(|skill| skill.name.as_str()).collect();
+            return ToolOutput::error(format!(
+                "There is no skill `{}` to load; the skills are: {}.",
+                input.skill,
+                if offered.is_empty() { "none".to_owned() } else { offered.join(", ") }
+            ));
         };
         let body = super::expand::substitute(skill, input.args.as_deref().unwrap_or_default(), &ctx.env);
         let mut text = format!("<skill name=\"{}\" path=\"{}\">\n{body}\n</skill>", skill.name, skill.path.display());
         if let Kind::Skill { dir } = &skill.kind {
             let files = bundled(dir);
             if !files.is_empty() {
-                let listed: Vec<String> = files.iter().take(MAX_LISTED).map(|file| format!("- {}", file.display())).collect();
+                let listed: Vec<String> =
+                    files.iter().take(MAX_LISTED).map(|file| format!("- {}", file.display())).collect();
                 text.push_str(&format!("\n\nFiles bundled with it (in {}):\n{}", dir.display(), listed.join("\n")));
                 if files.len() > MAX_LISTED {
                     text.push_str(&format!("\n({} more)", files.len() - MAX_LISTED));

@@ -36,7 +36,8 @@ pub(super) enum Shape {
 }
 
 /// What cargo prints while it fetches and builds dependencies.
-const CARGO_PROGRESS: &str = r"^\s*(Compiling|Checking|Downloading|Downloaded|Updating|Locking|Adding|Fresh|Blocking|Unpacking|Documenting) \S";
+const CARGO_PROGRESS: &str =
+    r"^\s*(Compiling|Checking|Downloading|Downloaded|Updating|Locking|Adding|Fresh|Blocking|Unpacking|Documenting) \S";
 
 pub(super) const FORMATS: &[Format] = &[
     Format {
@@ -61,7 +62,14 @@ pub(super) const FORMATS: &[Format] = &[
     },
     Format {
         name: "pytest",
-        commands: &[&["pytest"], &["py.test"], &["python", "-m", "pytest"], &["python3", "-m", "pytest"], &["uv", "run", "pytest"], &["poetry", "run", "pytest"]],
+        commands: &[
+            &["pytest"],
+            &["py.test"],
+            &["python", "-m", "pytest"],
+            &["python3", "-m", "pytest"],
+            &["uv", "run", "pytest"],
+            &["poetry", "run", "pytest"],
+        ],
         signature: r"^=+ .*\b(passed|failed|skipped|deselected|xfailed|xpassed|errors?|no tests ran)\b.* in [\d.]+s.* =+$",
         shape: Shape::Lines {
             drop: &[

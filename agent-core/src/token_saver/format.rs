@@ -56,9 +56,12 @@ fn compile(format: &'static Format) -> Result<Compiled, regex::Error> {
     let all = |patterns: &[&str]| patterns.iter().map(|pattern| Regex::new(pattern)).collect::<Result<Vec<_>, _>>();
     let shape = match &format.shape {
         Shape::Lines { drop } => CompiledShape::Lines { drop: all(drop)? },
-        Shape::Records { start, name_chars, title, known } => {
-            CompiledShape::Records { start: Regex::new(start)?, name_chars: *name_chars, title: Regex::new(title)?, known: all(known)? }
-        }
+        Shape::Records { start, name_chars, title, known } => CompiledShape::Records {
+            start: Regex::new(start)?,
+            name_chars: *name_chars,
+            title: Regex::new(title)?,
+            known: all(known)?,
+        },
     };
     Ok(Compiled { source: format, signature: Regex::new(format.signature)?, shape })
 }
@@ -93,7 +96,9 @@ fn single_command(command_line: &str) -> Option<Vec<String>> {
 /// Whether `words` run `pattern`: the program by file name, then each word of the pattern in
 /// order, with options before a word passed over.
 fn runs(words: &[String], pattern: &[&str]) -> bool {
-    let (Some((program, wanted)), Some((first, mut rest))) = (pattern.split_first(), words.split_first()) else { return false };
+    let (Some((program, wanted)), Some((first, mut rest))) = (pattern.split_first(), words.split_first()) else {
+        return false;
+    };
     if std::path::Path::new(first).file_name().and_then(|name| name.to_str()) != Some(*program) {
         return false;
     }
@@ -122,7 +127,9 @@ impl Compiled {
         }
         let mut filtered = match &self.shape {
             CompiledShape::Lines { drop } => lines(output, drop, &filters.always_keep),
-            CompiledShape::Records { start, name_chars, title, known } => records(output, start, *name_chars, title, known)?,
+            CompiledShape::Records { start, name_chars, title, known } => {
+                records(output, start, *name_chars, title, known)?
+            }
         };
         if output.ends_with('\n') && !filtered.is_empty() {
             filtered.push('\n');

@@ -16,7 +16,9 @@ use std::path::{Path, PathBuf};
 pub enum SidecarError {
     #[error("`{0}` is not a tool call id (empty, longer than 200 bytes, or holding `/`, `\\` or control characters)")]
     BadCallId(String),
-    #[error("no exact output is stored for the tool call `{0}` in this session (only bash calls made while the token saver is on have one)")]
+    #[error(
+        "no exact output is stored for the tool call `{0}` in this session (only bash calls made while the token saver is on have one)"
+    )]
     NotFound(String),
     #[error("offset {offset} is past the end of the output of `{call_id}` ({total} bytes)")]
     PastTheEnd { call_id: String, offset: u64, total: u64 },
@@ -75,7 +77,9 @@ impl Sidecar {
         let path = self.file(call_id)?;
         let mut file = match std::fs::File::open(&path) {
             Ok(file) => file,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Err(SidecarError::NotFound(call_id.to_owned())),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                return Err(SidecarError::NotFound(call_id.to_owned()));
+            }
             Err(error) => return Err(error.into()),
         };
         let total = file.metadata()?.len();
@@ -92,7 +96,9 @@ impl Sidecar {
     }
 
     fn file(&self, call_id: &str) -> Result<PathBuf, SidecarError> {
-        let climbs_out = call_id.is_empty() || call_id.len() > 200 || call_id.chars().any(|c| c == '/' || c == '\\' || c.is_control());
+        let climbs_out = call_id.is_empty()
+            || call_id.len() > 200
+            || call_id.chars().any(|c| c == '/' || c == '\\' || c.is_control());
         if climbs_out {
             return Err(SidecarError::BadCallId(call_id.to_owned()));
         }
@@ -152,7 +158,9 @@ fn private_dir(dir: &Path) -> std::io::Result<()> {
     }
     match std::fs::DirBuilder::new().mode(0o700).create(dir) {
         Ok(()) => Ok(()),
-        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)),
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+        }
         Err(error) => Err(error),
     }
 }
@@ -162,7 +170,9 @@ fn private_dir(dir: &Path) -> std::io::Result<()> {
 fn whole_characters(bytes: &[u8]) -> usize {
     // The last lead byte within a character's length of the end.
     let tail = bytes.len().saturating_sub(4);
-    let Some(lead) = (tail..bytes.len()).rev().find(|&index| bytes[index] & 0b1100_0000 != 0b1000_0000) else { return bytes.len() };
+    let Some(lead) = (tail..bytes.len()).rev().find(|&index| bytes[index] & 0b1100_0000 != 0b1000_0000) else {
+        return bytes.len();
+    };
     let needs = match bytes[lead] {
         byte if byte >= 0b1111_0000 => 4,
         byte if byte >= 0b1110_0000 => 3,
@@ -212,7 +222,10 @@ mod tests {
         assert_eq!(sidecar.read("..", 0, 10).unwrap().bytes, b"dots");
         assert!(sidecar.dir().join("...out").exists());
         for session in ["../x", "a.b", ""] {
-            assert!(matches!(Sidecar::for_session(data.path(), session), Err(SidecarError::BadSessionId(_))), "{session:?}");
+            assert!(
+                matches!(Sidecar::for_session(data.path(), session), Err(SidecarError::BadSessionId(_))),
+                "{session:?}"
+            );
         }
     }
 

@@ -25,7 +25,12 @@ const CASES: &[Case] = &[
             "test result: ok. 2 passed;",
             "Doc-tests shapes",
         ],
-        dropped: &["Compiling shapes", "test tests::area_of_a_square ... ok", "test area_from_outside ... ok", "test src/lib.rs - double (line 21) ... ok"],
+        dropped: &[
+            "Compiling shapes",
+            "test tests::area_of_a_square ... ok",
+            "test area_from_outside ... ok",
+            "test src/lib.rs - double (line 21) ... ok",
+        ],
     },
     Case {
         // A failing run is never filtered (it exits 101), but the filter alone keeps what failed.
@@ -44,14 +49,37 @@ const CASES: &[Case] = &[
     Case {
         command: "cargo build --release",
         output: include_str!("fixtures/cargo_build.txt"),
-        kept: &["warning: unused variable: `x`", "  --> src/lib.rs:25:33", "help: if this is intentional", "generated 1 warning", "Finished `dev` profile"],
-        dropped: &["Compiling serde v1.0.215", "Downloaded syn v2.0.90", "Updating crates.io index", "Locking 14 packages"],
+        kept: &[
+            "warning: unused variable: `x`",
+            "  --> src/lib.rs:25:33",
+            "help: if this is intentional",
+            "generated 1 warning",
+            "Finished `dev` profile",
+        ],
+        dropped: &[
+            "Compiling serde v1.0.215",
+            "Downloaded syn v2.0.90",
+            "Updating crates.io index",
+            "Locking 14 packages",
+        ],
     },
     Case {
         command: "python -m pytest",
         output: include_str!("fixtures/pytest_passing.txt"),
-        kept: &["test session starts", "collected 48 items", "warnings summary", "DeprecationWarning: datetime.datetime.utcnow()", "47 passed, 1 skipped, 1 warning in 0.84s"],
-        dropped: &["platform linux", "rootdir:", "plugins:", "tests/test_models.py ....", "tests/test_pricing.py ..........s."],
+        kept: &[
+            "test session starts",
+            "collected 48 items",
+            "warnings summary",
+            "DeprecationWarning: datetime.datetime.utcnow()",
+            "47 passed, 1 skipped, 1 warning in 0.84s",
+        ],
+        dropped: &[
+            "platform linux",
+            "rootdir:",
+            "plugins:",
+            "tests/test_models.py ....",
+            "tests/test_pricing.py ..........s.",
+        ],
     },
     Case {
         command: "pytest -v tests/test_pricing.py",
@@ -69,13 +97,24 @@ const CASES: &[Case] = &[
     Case {
         command: "npm ci",
         output: include_str!("fixtures/npm_install.txt"),
-        kept: &["npm warn deprecated inflight@1.0.6", "npm warn deprecated glob@7.2.3", "added 412 packages, and audited 413 packages in 12s", "found 0 vulnerabilities"],
+        kept: &[
+            "npm warn deprecated inflight@1.0.6",
+            "npm warn deprecated glob@7.2.3",
+            "added 412 packages, and audited 413 packages in 12s",
+            "found 0 vulnerabilities",
+        ],
         dropped: &["looking for funding", "npm fund", "New major version of npm"],
     },
     Case {
         command: "npm test",
         output: include_str!("fixtures/npm_test.txt"),
-        kept: &["> inventory-ui@2.3.0 test", "PASS src/lib/pricing.test.ts", "○ skipped shows a banner", "Tests:       1 skipped, 13 passed, 14 total", "Ran all test suites."],
+        kept: &[
+            "> inventory-ui@2.3.0 test",
+            "PASS src/lib/pricing.test.ts",
+            "○ skipped shows a banner",
+            "Tests:       1 skipped, 13 passed, 14 total",
+            "Ran all test suites.",
+        ],
         dropped: &["✓ adds tax to the unit price", "✓ removes an item"],
     },
     Case {
@@ -88,12 +127,24 @@ const CASES: &[Case] = &[
             "ok  \texample.com/cron/schedule\t0.014s",
             "ok  \texample.com/cron/store\t0.031s",
         ],
-        dropped: &["=== RUN", "=== PAUSE", "--- PASS: TestParseDuration (0.00s)", "--- PASS: TestParseDuration/seconds", "[no test files]", "\nPASS\n"],
+        dropped: &[
+            "=== RUN",
+            "=== PAUSE",
+            "--- PASS: TestParseDuration (0.00s)",
+            "--- PASS: TestParseDuration/seconds",
+            "[no test files]",
+            "\nPASS\n",
+        ],
     },
     Case {
         command: "go test -v ./...",
         output: include_str!("fixtures/go_test_failing.txt"),
-        kept: &["schedule_test.go:44: got 2026-12-02 07:00:00", "--- FAIL: TestScheduleNext (0.00s)", "FAIL\texample.com/cron/schedule\t0.012s", "ok  \texample.com/cron/store"],
+        kept: &[
+            "schedule_test.go:44: got 2026-12-02 07:00:00",
+            "--- FAIL: TestScheduleNext (0.00s)",
+            "FAIL\texample.com/cron/schedule\t0.012s",
+            "ok  \texample.com/cron/store",
+        ],
         dropped: &["--- PASS: TestStoreRoundTrip", "=== RUN"],
     },
     Case {
@@ -127,7 +178,8 @@ fn every_filter_compiles() {
 #[test]
 fn each_format_drops_the_noise_and_keeps_what_matters() {
     for case in CASES {
-        let shown = shrink(case.command, case.output, "toolu_1").unwrap_or_else(|| panic!("`{}` was not filtered:\n{}", case.command, case.output));
+        let shown = shrink(case.command, case.output, "toolu_1")
+            .unwrap_or_else(|| panic!("`{}` was not filtered:\n{}", case.command, case.output));
         for kept in case.kept {
             assert!(shown.contains(kept), "`{}` lost {kept:?}:\n{shown}", case.command);
         }
@@ -135,7 +187,11 @@ fn each_format_drops_the_noise_and_keeps_what_matters() {
             assert!(!shown.contains(dropped), "`{}` kept {dropped:?}:\n{shown}", case.command);
         }
         let note = format!("[token saver: {} → ", thousands(case.output.len()));
-        assert!(shown.contains(&note) && shown.trim_end().ends_with(r#"the exact output: raw_output {"tool_call_id": "toolu_1"}]"#), "{shown}");
+        assert!(
+            shown.contains(&note)
+                && shown.trim_end().ends_with(r#"the exact output: raw_output {"tool_call_id": "toolu_1"}]"#),
+            "{shown}"
+        );
         assert!(!shown.contains("\n\n\n"), "blank lines left behind are merged:\n{shown}");
     }
 }
@@ -143,7 +199,14 @@ fn each_format_drops_the_noise_and_keeps_what_matters() {
 #[test]
 fn the_command_is_recognised_through_cd_wrappers_paths_and_options() {
     let passing = include_str!("fixtures/cargo_test_passing.txt");
-    for command in ["cd crates/shapes && cargo test", "RUST_BACKTRACE=1 cargo test -p shapes", "timeout 600 cargo test --workspace", "(cd shapes; cargo test)", "bash -c 'cargo test'", "cargo test 2>&1"] {
+    for command in [
+        "cd crates/shapes && cargo test",
+        "RUST_BACKTRACE=1 cargo test -p shapes",
+        "timeout 600 cargo test --workspace",
+        "(cd shapes; cargo test)",
+        "bash -c 'cargo test'",
+        "cargo test 2>&1",
+    ] {
         assert!(shrink(command, passing, "t").is_some(), "{command}");
     }
     let log = include_str!("fixtures/git_log.txt");
@@ -186,27 +249,39 @@ fn output_not_in_the_format_is_kept() {
     assert_eq!(shrink("git log --oneline", &oneline, "t"), None);
     assert_eq!(shrink("git status -s", &" M src/parser.rs\n?? notes.txt\n".repeat(30), "t"), None);
     // Something else entirely printed by a recognised command.
-    assert_eq!(shrink("cargo test", &"Compiling everything\n".repeat(100), "t"), None, "no summary line: not cargo's test output");
+    assert_eq!(
+        shrink("cargo test", &"Compiling everything\n".repeat(100), "t"),
+        None,
+        "no summary line: not cargo's test output"
+    );
 }
 
 #[test]
 fn a_filter_that_saves_too_little_keeps_the_output() {
     // One passing test among long failure output: dropping it saves less than its note costs.
-    let output = format!("running 2 tests\ntest a ... ok\ntest b ... FAILED\n{}\ntest result: FAILED. 1 passed; 1 failed\n", "    at some/frame.rs:1\n".repeat(40));
+    let output = format!(
+        "running 2 tests\ntest a ... ok\ntest b ... FAILED\n{}\ntest result: FAILED. 1 passed; 1 failed\n",
+        "    at some/frame.rs:1\n".repeat(40)
+    );
     assert_eq!(shrink("cargo test", &output, "t"), None);
 }
 
 #[test]
 fn counts_are_grouped_by_thousands() {
-    assert_eq!((thousands(0), thousands(999), thousands(1_000), thousands(12_345), thousands(1_234_567)), ("0".into(), "999".into(), "1,000".into(), "12,345".into(), "1,234,567".into()));
+    assert_eq!(
+        (thousands(0), thousands(999), thousands(1_000), thousands(12_345), thousands(1_234_567)),
+        ("0".into(), "999".into(), "1,000".into(), "12,345".into(), "1,234,567".into())
+    );
 }
 
 #[test]
 fn only_the_users_own_settings_turn_it_on() {
     use super::TokenSaver;
     use crate::config::{SettingsSource, load_settings};
-    let (home, project, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let env: std::collections::HashMap<String, String> = [("XDG_CONFIG_HOME".to_owned(), home.path().display().to_string())].into();
+    let (home, project, data) =
+        (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let env: std::collections::HashMap<String, String> =
+        [("XDG_CONFIG_HOME".to_owned(), home.path().display().to_string())].into();
     let source = SettingsSource::new(project.path().to_path_buf(), env.clone());
     let on = || TokenSaver::for_session(Some(&source), Some(data.path()), "session-1").is_some();
     assert!(!on(), "off by default");
@@ -219,5 +294,8 @@ fn only_the_users_own_settings_turn_it_on() {
     std::fs::write(home.path().join("larik/settings.json"), r#"{"tokenSaver": true}"#).unwrap();
     assert!(on(), "the user's settings turn it on");
     assert!(TokenSaver::for_session(Some(&source), None, "session-1").is_none(), "nowhere private to keep output: off");
-    assert!(TokenSaver::for_session(None, Some(data.path()), "session-1").is_none(), "a session without settings files: off");
+    assert!(
+        TokenSaver::for_session(None, Some(data.path()), "session-1").is_none(),
+        "a session without settings files: off"
+    );
 }

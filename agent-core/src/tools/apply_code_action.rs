@@ -61,22 +61,39 @@ impl Tool for ApplyCodeAction {
         // Every file passes the checks before any is written.
         let mut targets = Vec::new();
         for change in &planned.changes {
-            let checked = workspace.writable(&change.path.display().to_string()).and_then(|target| workspace.check_fresh(&target).map(|()| target));
+            let checked = workspace
+                .writable(&change.path.display().to_string())
+                .and_then(|target| workspace.check_fresh(&target).map(|()| target));
             match checked {
                 Ok(target) => targets.push(target),
-                Err(error) => return ToolOutput::error(format!("The code action \"{}\" was not applied: {error}", planned.title)),
+                Err(error) => {
+                    return ToolOutput::error(format!(
+                        "The code action \"{}\" was not applied: {error}",
+                        planned.title
+                    ));
+                }
             }
         }
         for (change, target) in planned.changes.iter().zip(&targets) {
             if let Err(error) = workspace.write_text(target, &change.new_text).await {
-                return ToolOutput::error(format!("The code action \"{}\" stopped at {}: {error}", planned.title, target.display()));
+                return ToolOutput::error(format!(
+                    "The code action \"{}\" stopped at {}: {error}",
+                    planned.title,
+                    target.display()
+                ));
             }
         }
         let changed: Vec<String> = planned.changes.iter().map(|change| shown(&change.path, workspace.root())).collect();
-        let mut text = if changed.is_empty() { format!("Ran the code action \"{}\".", planned.title) } else { format!("Applied the code action \"{}\": changed {}.", planned.title, changed.join(", ")) };
+        let mut text = if changed.is_empty() {
+            format!("Ran the code action \"{}\".", planned.title)
+        } else {
+            format!("Applied the code action \"{}\": changed {}.", planned.title, changed.join(", "))
+        };
         if let Some(command) = &planned.command {
             match ctx.env.lsp.run_command(&path, command).await {
-                Ok(()) => text.push_str(&format!(" Its command `{}` ran.", command["command"].as_str().unwrap_or_default())),
+                Ok(()) => {
+                    text.push_str(&format!(" Its command `{}` ran.", command["command"].as_str().unwrap_or_default()))
+                }
                 Err(error) => text.push_str(&format!(" Its command did not run: {error}")),
             }
         }
@@ -91,5 +108,9 @@ impl Tool for ApplyCodeAction {
 /// The change to the file asked about (else the first), as a diff.
 fn main_change(planned: &PlannedAction, path: &std::path::Path) -> Option<Display> {
     let change = planned.changes.iter().find(|change| change.path == path).or_else(|| planned.changes.first())?;
-    Some(Display::Diff { path: change.path.clone(), old_text: Some(change.old_text.clone()), new_text: change.new_text.clone() })
+    Some(Display::Diff {
+        path: change.path.clone(),
+        old_text: Some(change.old_text.clone()),
+        new_text: change.new_text.clone(),
+    })
 }

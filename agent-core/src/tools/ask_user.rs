@@ -55,7 +55,9 @@ impl Tool for AskUserTool {
 
     async fn run(&self, input: AskUserInput, ctx: &ToolContext) -> ToolOutput {
         let Some(asker) = &ctx.env.services.ask_user else {
-            return ToolOutput::text("This editor cannot take questions during a turn. Ask the user in your reply and end your turn; they will answer in their next message.");
+            return ToolOutput::text(
+                "This editor cannot take questions during a turn. Ask the user in your reply and end your turn; they will answer in their next message.",
+            );
         };
         let answer = tokio::select! {
             answer = asker.ask(&input.question, &input.choices) => answer,
@@ -63,8 +65,12 @@ impl Tool for AskUserTool {
         };
         match answer {
             Ok(Some(answer)) => ToolOutput::text(format!("The user answered: {answer}")),
-            Ok(None) => ToolOutput::text("The user declined to answer. Go on with your best judgement, or stop and explain what you need."),
-            Err(reason) => ToolOutput::error(format!("The question could not be asked: {reason}. Ask in your reply instead.")),
+            Ok(None) => ToolOutput::text(
+                "The user declined to answer. Go on with your best judgement, or stop and explain what you need.",
+            ),
+            Err(reason) => {
+                ToolOutput::error(format!("The question could not be asked: {reason}. Ask in your reply instead."))
+            }
         }
     }
 }

@@ -51,7 +51,12 @@ impl BackgroundShells {
     }
 
     /// Starts `command` in `cwd`; returns its id.
-    pub fn start(&self, command: &str, cwd: &std::path::Path, sandbox: Option<&crate::sandbox::Sandbox>) -> std::io::Result<String> {
+    pub fn start(
+        &self,
+        command: &str,
+        cwd: &std::path::Path,
+        sandbox: Option<&crate::sandbox::Sandbox>,
+    ) -> std::io::Result<String> {
         let prepared = prepare(command, sandbox)?;
         let (mut child, output) = spawn_shell(&prepared, cwd)?;
         let id = {
@@ -60,7 +65,14 @@ impl BackgroundShells {
             format!("shell_{}", *next)
         };
         let group = child.id().and_then(|pid| i32::try_from(pid).ok());
-        let shell = Shell { command: command.to_owned(), group, output: Vec::new(), read_to: 0, dropped: 0, status: ShellStatus::Running };
+        let shell = Shell {
+            command: command.to_owned(),
+            group,
+            output: Vec::new(),
+            read_to: 0,
+            dropped: 0,
+            status: ShellStatus::Running,
+        };
         if let Ok(mut shells) = self.shells.lock() {
             shells.insert(id.clone(), shell);
         }

@@ -68,14 +68,26 @@ impl Tool for Bash {
 
     fn describe(&self, input: &BashInput, _ctx: &ToolContext) -> CallDescription {
         let title = match &input.description {
-            Some(description) if !description.trim().is_empty() => format!("{} (`{}`)", description.trim(), first_line(&input.command)),
+            Some(description) if !description.trim().is_empty() => {
+                format!("{} (`{}`)", description.trim(), first_line(&input.command))
+            }
             _ => format!("`{}`", first_line(&input.command)),
         };
-        CallDescription { title, locations: Vec::new(), subject: CallSubject::Command { line: input.command.clone(), sandboxed: input.sandbox } }
+        CallDescription {
+            title,
+            locations: Vec::new(),
+            subject: CallSubject::Command { line: input.command.clone(), sandboxed: input.sandbox },
+        }
     }
 
     async fn preview(&self, input: &BashInput, _ctx: &ToolContext) -> Option<Display> {
-        Some(Display::Command { command: input.command.clone(), output: String::new(), exit_code: None, terminal: None, changes: Vec::new() })
+        Some(Display::Command {
+            command: input.command.clone(),
+            output: String::new(),
+            exit_code: None,
+            terminal: None,
+            changes: Vec::new(),
+        })
     }
 
     async fn run(&self, input: BashInput, ctx: &ToolContext) -> ToolOutput {
@@ -83,7 +95,9 @@ impl Tool for Bash {
         let sandbox = ctx.env.sandbox.as_deref().filter(|_| input.sandbox);
         if input.run_in_background {
             return match ctx.env.shells.start(&input.command, ctx.env.workspace.root(), sandbox) {
-                Ok(id) => ToolOutput::text(format!("Started in the background as {id}. Read its output with bash_output, stop it with kill_shell.")),
+                Ok(id) => ToolOutput::text(format!(
+                    "Started in the background as {id}. Read its output with bash_output, stop it with kill_shell."
+                )),
                 Err(error) => ToolOutput::error(format!("could not start bash: {error}")),
             };
         }
@@ -105,15 +119,27 @@ impl Tool for Bash {
             CommandEnd::Exited(0) => (String::new(), false),
             CommandEnd::Exited(code) => (format!("\n[exit code {code}]"), true),
             CommandEnd::Signalled => ("\n[killed by a signal]".to_owned(), true),
-            CommandEnd::TimedOut => (format!("\n[timed out after {} s; the command was killed]", timeout.as_secs()), true),
+            CommandEnd::TimedOut => {
+                (format!("\n[timed out after {} s; the command was killed]", timeout.as_secs()), true)
+            }
             CommandEnd::Cancelled => ("\n[cancelled by the user; the command was killed]".to_owned(), true),
         };
-        let shown = if output.is_empty() && status_line.is_empty() { "(no output)".to_owned() } else { format!("{output}{status_line}") };
+        let shown = if output.is_empty() && status_line.is_empty() {
+            "(no output)".to_owned()
+        } else {
+            format!("{output}{status_line}")
+        };
         let exit_code = match run.end {
             CommandEnd::Exited(code) => Some(code),
             _ => None,
         };
-        let display = Display::Command { command: input.command, output: shown.clone(), exit_code, terminal, changes: Vec::new() };
+        let display = Display::Command {
+            command: input.command,
+            output: shown.clone(),
+            exit_code,
+            terminal,
+            changes: Vec::new(),
+        };
         ToolOutput { is_error, ..ToolOutput::text(shown) }.with_display(display)
     }
 }
@@ -126,11 +152,17 @@ async fn for_the_model(input: &BashInput, exact: String, bytes: Vec<u8>, succeed
     if ctx.call_id.is_empty() || !saver.keep(&ctx.call_id, bytes).await {
         return truncate_middle(&exact, MAX_OUTPUT_BYTES);
     }
-    let filtered = (succeeded && !input.raw_output).then(|| crate::token_saver::shrink(&input.command, &exact, &ctx.call_id)).flatten();
+    let filtered = (succeeded && !input.raw_output)
+        .then(|| crate::token_saver::shrink(&input.command, &exact, &ctx.call_id))
+        .flatten();
     match filtered {
         Some(filtered) => truncate_middle(&filtered, MAX_OUTPUT_BYTES),
         // Cut to fit, the output is all there still.
-        None if exact.len() > MAX_OUTPUT_BYTES => format!("{}\n[the exact output: {}]", truncate_middle(&exact, MAX_OUTPUT_BYTES), crate::token_saver::pointer(&ctx.call_id)),
+        None if exact.len() > MAX_OUTPUT_BYTES => format!(
+            "{}\n[the exact output: {}]",
+            truncate_middle(&exact, MAX_OUTPUT_BYTES),
+            crate::token_saver::pointer(&ctx.call_id)
+        ),
         None => exact,
     }
 }
@@ -150,13 +182,23 @@ pub(crate) struct CommandRun {
 /// Runs the command in an editor terminal when the editor hosts them, else here; the terminal's
 /// id comes back when it ran there, and the sandbox's note on what it undid. An editor that
 /// fails to create one is not fatal: the command then runs here.
-async fn run_anywhere(command: &str, ctx: &ToolContext, sandbox: Option<&Sandbox>, timeout: Duration) -> std::io::Result<(CommandRun, Option<String>, Option<String>)> {
+async fn run_anywhere(
+    command: &str,
+    ctx: &ToolContext,
+    sandbox: Option<&Sandbox>,
+    timeout: Duration,
+) -> std::io::Result<(CommandRun, Option<String>, Option<String>)> {
     // Kept until the command has ended, wherever it runs: it relies on the stand-ins.
     let prepared = prepare(command, sandbox)?;
     let mut terminal = None;
     let mut run = None;
     if let (Some(terminals), Some(progress)) = (&ctx.env.services.terminals, &ctx.progress) {
-        let hosted = TerminalCommand { program: prepared.program.clone(), args: prepared.args.clone(), cwd: ctx.env.workspace.root().to_path_buf(), output_limit: EDITOR_OUTPUT_LIMIT };
+        let hosted = TerminalCommand {
+            program: prepared.program.clone(),
+            args: prepared.args.clone(),
+            cwd: ctx.env.workspace.root().to_path_buf(),
+            output_limit: EDITOR_OUTPUT_LIMIT,
+        };
         match run_in_editor(terminals.as_ref(), progress, hosted, timeout, &ctx.cancel).await {
             Ok(ran) => (run, terminal) = (Some(ran.run), Some(ran.terminal_id)),
             Err(error) => tracing::warn!(%error, "the editor could not host the command; running it here"),
@@ -180,7 +222,10 @@ pub(crate) fn prepare(command: &str, sandbox: Option<&Sandbox>) -> std::io::Resu
 /// Starts the prepared command in its own process group with stdout and stderr on one pipe, so
 /// the output interleaves exactly as the command wrote it. Returns the child and the pipe's
 /// read end; the prepared command must be kept until the child has ended.
-pub(crate) fn spawn_shell(prepared: &PreparedCommand, cwd: &std::path::Path) -> std::io::Result<(tokio::process::Child, tokio::net::unix::pipe::Receiver)> {
+pub(crate) fn spawn_shell(
+    prepared: &PreparedCommand,
+    cwd: &std::path::Path,
+) -> std::io::Result<(tokio::process::Child, tokio::net::unix::pipe::Receiver)> {
     let (reader, writer) = std::io::pipe()?;
     let child = {
         // The command holds the write ends until it is dropped; dropping it here lets the reader
@@ -285,14 +330,22 @@ mod tests {
     }
 
     fn input(command: &str, timeout: Option<u64>) -> BashInput {
-        BashInput { command: command.into(), timeout, description: None, run_in_background: false, sandbox: true, raw_output: false }
+        BashInput {
+            command: command.into(),
+            timeout,
+            description: None,
+            run_in_background: false,
+            sandbox: true,
+            raw_output: false,
+        }
     }
 
     #[tokio::test]
     async fn reports_interleaved_output_and_exit_code() {
         let dir = tempfile::tempdir().unwrap();
         let ctx = context(dir.path());
-        let output = Bash.run(input("echo out; sleep 0.05; echo err >&2; sleep 0.05; echo out2; exit 3", None), &ctx).await;
+        let output =
+            Bash.run(input("echo out; sleep 0.05; echo err >&2; sleep 0.05; echo out2; exit 3", None), &ctx).await;
         assert!(output.is_error);
         assert_eq!(output.text_content(), "out\nerr\nout2\n\n[exit code 3]");
         let ok = Bash.run(input("pwd", None), &ctx).await;
@@ -355,11 +408,16 @@ mod token_saver_tests {
         use std::os::unix::fs::PermissionsExt;
         std::fs::write(dir.join("log.txt"), LOG).unwrap();
         let git = dir.join("git");
-        std::fs::write(&git, "#!/bin/sh\ncat \"$(dirname \"$0\")/log.txt\"\ncase \"$*\" in *--fail*) exit 1;; esac\n").unwrap();
+        std::fs::write(&git, "#!/bin/sh\ncat \"$(dirname \"$0\")/log.txt\"\ncase \"$*\" in *--fail*) exit 1;; esac\n")
+            .unwrap();
         std::fs::set_permissions(&git, std::fs::Permissions::from_mode(0o755)).unwrap();
         let mut env = SessionEnv::standalone(Arc::new(Workspace::new(dir)));
         env.token_saver = Some(Arc::new(TokenSaver::new(Sidecar::for_session(&dir.join("data"), "s").unwrap())));
-        let ctx = ToolContext { env: Arc::new(env), call_id: "toolu_b".into(), ..ToolContext::for_tests(Arc::new(Workspace::new(dir))) };
+        let ctx = ToolContext {
+            env: Arc::new(env),
+            call_id: "toolu_b".into(),
+            ..ToolContext::for_tests(Arc::new(Workspace::new(dir)))
+        };
         (ctx, git.display().to_string())
     }
 
@@ -396,7 +454,11 @@ mod token_saver_tests {
         let piped = Bash.run(call(format!("{git} log | cat"), false), &ctx).await.text_content();
         assert_eq!(piped, LOG);
         let outside_a_turn = ToolContext { call_id: String::new(), ..ctx.clone() };
-        assert_eq!(Bash.run(call(format!("{git} log"), false), &outside_a_turn).await.text_content(), LOG, "no id to keep it under: not filtered");
+        assert_eq!(
+            Bash.run(call(format!("{git} log"), false), &outside_a_turn).await.text_content(),
+            LOG,
+            "no id to keep it under: not filtered"
+        );
     }
 
     #[tokio::test]
@@ -404,7 +466,12 @@ mod token_saver_tests {
         let dir = tempfile::tempdir().unwrap();
         let (ctx, _) = setup(dir.path());
         let text = Bash.run(call("seq 1 20000".into(), false), &ctx).await.text_content();
-        assert!(text.contains("bytes cut from the middle") && text.ends_with(r#"[the exact output: raw_output {"tool_call_id": "toolu_b"}]"#), "{}", &text[text.len() - 200..]);
+        assert!(
+            text.contains("bytes cut from the middle")
+                && text.ends_with(r#"[the exact output: raw_output {"tool_call_id": "toolu_b"}]"#),
+            "{}",
+            &text[text.len() - 200..]
+        );
         assert_eq!(stored(&ctx).lines().count(), 20_000);
     }
 }
@@ -422,7 +489,19 @@ mod background_tests {
         let dir = tempfile::tempdir().unwrap();
         let ctx = ToolContext::for_tests(Arc::new(Workspace::new(dir.path())));
         let command = "echo first; read -t 30 line < /dev/zero || sleep 30".to_owned();
-        let started = Bash.run(BashInput { command, timeout: None, description: None, run_in_background: true, sandbox: true, raw_output: false }, &ctx).await;
+        let started = Bash
+            .run(
+                BashInput {
+                    command,
+                    timeout: None,
+                    description: None,
+                    run_in_background: true,
+                    sandbox: true,
+                    raw_output: false,
+                },
+                &ctx,
+            )
+            .await;
         assert!(started.text_content().contains("shell_1"), "{}", started.text_content());
         let shell = || ShellInput { shell_id: "shell_1".into() };
         let mut seen = String::new();
@@ -448,7 +527,18 @@ mod background_tests {
         let marker = dir.path().join("survived");
         let ctx = ToolContext::for_tests(Arc::new(Workspace::new(dir.path())));
         let command = format!("sleep 1; touch {}", marker.display());
-        Bash.run(BashInput { command, timeout: None, description: None, run_in_background: true, sandbox: true, raw_output: false }, &ctx).await;
+        Bash.run(
+            BashInput {
+                command,
+                timeout: None,
+                description: None,
+                run_in_background: true,
+                sandbox: true,
+                raw_output: false,
+            },
+            &ctx,
+        )
+        .await;
         drop(ctx);
         tokio::time::sleep(Duration::from_millis(1500)).await;
         assert!(!marker.exists());

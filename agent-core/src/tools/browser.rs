@@ -30,7 +30,7 @@ pub fn all(browser: &Arc<WebBrowser>) -> Vec<Arc<dyn DynTool>> {
         Arc::new(input::Select(shared())),
         Arc::new(input::Scroll(shared())),
         Arc::new(history::History::<false>(shared())), // browser_back
-        Arc::new(history::History::<true>(shared())), // browser_forward
+        Arc::new(history::History::<true>(shared())),  // browser_forward
         Arc::new(tabs::Tabs(shared())),
         Arc::new(screenshot::Screenshot(shared())),
         Arc::new(console::Console(shared())),
@@ -47,7 +47,11 @@ async fn held(browser: &WebBrowser) -> Result<Held<'_>, ToolOutput> {
 /// Where the active tab is now, for a call's result: `Page: title (url)`.
 async fn whereabouts(held: &Held<'_>) -> String {
     let Ok(page) = held.page() else { return "No tab is open.".into() };
-    let title = crate::browser::page::evaluate(page, "document.title").await.ok().and_then(|title| title.as_str().map(str::to_owned)).unwrap_or_default();
+    let title = crate::browser::page::evaluate(page, "document.title")
+        .await
+        .ok()
+        .and_then(|title| title.as_str().map(str::to_owned))
+        .unwrap_or_default();
     let url = page.url().await.ok().flatten().unwrap_or_default();
     format!("Page: {title} ({url})")
 }

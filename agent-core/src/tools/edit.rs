@@ -72,7 +72,11 @@ impl Tool for Edit {
         if let Err(error) = ctx.env.workspace.write_text(&path, &new_text).await {
             return ToolOutput::error(error.to_string());
         }
-        ToolOutput::text(format!("Edited {}", path.display())).with_display(Display::Diff { path, old_text: Some(old_text), new_text })
+        ToolOutput::text(format!("Edited {}", path.display())).with_display(Display::Diff {
+            path,
+            old_text: Some(old_text),
+            new_text,
+        })
     }
 }
 
@@ -96,7 +100,9 @@ pub(crate) fn apply(text: &str, input: &EditInput) -> Result<String, String> {
         0 => Err(format!("old_string was not found.{}", closest_candidate(text, &input.old_string))),
         1 => Ok(text.replacen(old.as_str(), &new, 1)),
         _ if input.replace_all => Ok(text.replace(old.as_str(), &new)),
-        _ => Err(format!("old_string matches {count} times; add surrounding lines to make it unique, or set replace_all")),
+        _ => Err(format!(
+            "old_string matches {count} times; add surrounding lines to make it unique, or set replace_all"
+        )),
     }
 }
 

@@ -37,7 +37,11 @@ impl Tool for Glob {
     }
 
     async fn run(&self, input: GlobInput, ctx: &ToolContext) -> ToolOutput {
-        let base = input.path.as_deref().map(|path| ctx.env.workspace.absolute(path)).unwrap_or_else(|| ctx.env.workspace.root().to_path_buf());
+        let base = input
+            .path
+            .as_deref()
+            .map(|path| ctx.env.workspace.absolute(path))
+            .unwrap_or_else(|| ctx.env.workspace.root().to_path_buf());
         if !base.is_dir() {
             return ToolOutput::error(format!("{} is not a directory", base.display()));
         }
@@ -52,8 +56,17 @@ impl Tool for Glob {
     }
 }
 
-pub(crate) fn find(pattern: &str, base: &std::path::Path, project: &std::path::Path, cancel: &tokio_util::sync::CancellationToken) -> Result<String, String> {
-    let matcher = globset::GlobBuilder::new(pattern).literal_separator(true).build().map_err(|error| format!("invalid glob: {error}"))?.compile_matcher();
+pub(crate) fn find(
+    pattern: &str,
+    base: &std::path::Path,
+    project: &std::path::Path,
+    cancel: &tokio_util::sync::CancellationToken,
+) -> Result<String, String> {
+    let matcher = globset::GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .build()
+        .map_err(|error| format!("invalid glob: {error}"))?
+        .compile_matcher();
     let found = std::sync::Mutex::new(Vec::<(SystemTime, PathBuf)>::new());
     ignore::WalkBuilder::new(base).build_parallel().run(|| {
         let matcher = matcher.clone();
@@ -68,7 +81,8 @@ pub(crate) fn find(pattern: &str, base: &std::path::Path, project: &std::path::P
             }
             let relative = entry.path().strip_prefix(base).unwrap_or(entry.path());
             if matcher.is_match(relative) {
-                let modified = entry.metadata().ok().and_then(|meta| meta.modified().ok()).unwrap_or(SystemTime::UNIX_EPOCH);
+                let modified =
+                    entry.metadata().ok().and_then(|meta| meta.modified().ok()).unwrap_or(SystemTime::UNIX_EPOCH);
                 let shown = entry.path().strip_prefix(project).unwrap_or(entry.path()).to_path_buf();
                 if let Ok(mut found) = found.lock() {
                     found.push((modified, shown));
@@ -84,7 +98,8 @@ pub(crate) fn find(pattern: &str, base: &std::path::Path, project: &std::path::P
     // Newest first; the path breaks ties so the answer is stable.
     found.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
     let total = found.len();
-    let mut out: Vec<String> = found.into_iter().take(MAX_RESULTS).map(|(_, path)| path.display().to_string()).collect();
+    let mut out: Vec<String> =
+        found.into_iter().take(MAX_RESULTS).map(|(_, path)| path.display().to_string()).collect();
     if total > MAX_RESULTS {
         out.push(format!("[{} more files not shown; use a narrower pattern]", total - MAX_RESULTS));
     }
@@ -113,7 +128,11 @@ mod tests {
         }
         let cancel = tokio_util::sync::CancellationToken::new();
         assert_eq!(find("**/*.rs", dir.path(), dir.path(), &cancel).unwrap(), "src/deep/new.rs\nsrc/old.rs");
-        assert_eq!(find("*.rs", dir.path(), dir.path(), &cancel).unwrap(), "No files found.", "`*` does not cross directories");
+        assert_eq!(
+            find("*.rs", dir.path(), dir.path(), &cancel).unwrap(),
+            "No files found.",
+            "`*` does not cross directories"
+        );
         for index in 0..(MAX_RESULTS + 5) {
             std::fs::write(dir.path().join(format!("f{index}.txt")), "").unwrap();
         }

@@ -72,14 +72,25 @@ impl Tool for Grep {
     }
 
     fn describe(&self, input: &GrepInput, ctx: &ToolContext) -> CallDescription {
-        let root = input.path.as_deref().map(|path| ctx.env.workspace.absolute(path)).unwrap_or_else(|| ctx.env.workspace.root().to_path_buf());
+        let root = input
+            .path
+            .as_deref()
+            .map(|path| ctx.env.workspace.absolute(path))
+            .unwrap_or_else(|| ctx.env.workspace.root().to_path_buf());
         let place = display_path(ctx, &root);
         let place = if place.is_empty() { String::new() } else { format!(" in {place}") };
-        CallDescription { locations: vec![Location { path: root, line: None }], ..CallDescription::titled(format!("Search `{}`{place}", input.pattern)) }
+        CallDescription {
+            locations: vec![Location { path: root, line: None }],
+            ..CallDescription::titled(format!("Search `{}`{place}", input.pattern))
+        }
     }
 
     async fn run(&self, input: GrepInput, ctx: &ToolContext) -> ToolOutput {
-        let root = input.path.as_deref().map(|path| ctx.env.workspace.absolute(path)).unwrap_or_else(|| ctx.env.workspace.root().to_path_buf());
+        let root = input
+            .path
+            .as_deref()
+            .map(|path| ctx.env.workspace.absolute(path))
+            .unwrap_or_else(|| ctx.env.workspace.root().to_path_buf());
         if !root.exists() {
             return ToolOutput::error(format!("{} does not exist", root.display()));
         }
@@ -101,7 +112,12 @@ struct FileResult {
     count: usize,
 }
 
-pub(crate) fn search(input: &GrepInput, root: &Path, project: &Path, cancel: &tokio_util::sync::CancellationToken) -> Result<String, String> {
+pub(crate) fn search(
+    input: &GrepInput,
+    root: &Path,
+    project: &Path,
+    cancel: &tokio_util::sync::CancellationToken,
+) -> Result<String, String> {
     let matcher = RegexMatcherBuilder::new()
         .case_insensitive(input.case_insensitive)
         .multi_line(true)
@@ -113,7 +129,13 @@ pub(crate) fn search(input: &GrepInput, root: &Path, project: &Path, cancel: &to
     walker.threads(std::thread::available_parallelism().map(usize::from).unwrap_or(2));
     // A glob filters what the walk finds; unlike ripgrep's -g it never brings back ignored files.
     let glob = match &input.glob {
-        Some(glob) => Some(globset::GlobBuilder::new(glob).literal_separator(true).build().map_err(|error| format!("invalid glob: {error}"))?.compile_matcher()),
+        Some(glob) => Some(
+            globset::GlobBuilder::new(glob)
+                .literal_separator(true)
+                .build()
+                .map_err(|error| format!("invalid glob: {error}"))?
+                .compile_matcher(),
+        ),
         None => None,
     };
     let by_name = input.glob.as_deref().is_some_and(|glob| !glob.contains('/'));
@@ -124,7 +146,9 @@ pub(crate) fn search(input: &GrepInput, root: &Path, project: &Path, cancel: &to
         walker.types(types.build().map_err(|error| format!("unknown file type `{file_type}`: {error}"))?);
     }
     let (before, after) = match input.output_mode {
-        OutputMode::Content => (input.before_context.or(input.context).unwrap_or(0), input.after_context.or(input.context).unwrap_or(0)),
+        OutputMode::Content => {
+            (input.before_context.or(input.context).unwrap_or(0), input.after_context.or(input.context).unwrap_or(0))
+        }
         _ => (0, 0),
     };
     let results = Mutex::new(Vec::new());
@@ -178,10 +202,16 @@ fn render(results: &[FileResult], mode: OutputMode, limit: usize) -> String {
     }
     let lines: Vec<String> = match mode {
         OutputMode::FilesWithMatches => results.iter().map(|result| result.path.display().to_string()).collect(),
-        OutputMode::Count => results.iter().map(|result| format!("{}:{}", result.path.display(), result.count)).collect(),
+        OutputMode::Count => {
+            results.iter().map(|result| format!("{}:{}", result.path.display(), result.count)).collect()
+        }
         OutputMode::Content => results
             .iter()
-            .flat_map(|result| result.lines.iter().map(move |line| if line == "--" { line.clone() } else { format!("{}{line}", result.path.display()) }))
+            .flat_map(|result| {
+                result.lines.iter().map(move |line| {
+                    if line == "--" { line.clone() } else { format!("{}{line}", result.path.display()) }
+                })
+            })
             .collect(),
     };
     let total = lines.len();
@@ -284,7 +314,12 @@ mod tests {
         assert_eq!(run(dir.path(), &files), "src/a.rs\nsrc/b.py");
         let typed = GrepInput { file_type: Some("py".into()), ..files };
         assert_eq!(run(dir.path(), &typed), "src/b.py");
-        let globbed = GrepInput { glob: Some("*.rs".into()), output_mode: OutputMode::Count, case_insensitive: true, ..input("hello|main") };
+        let globbed = GrepInput {
+            glob: Some("*.rs".into()),
+            output_mode: OutputMode::Count,
+            case_insensitive: true,
+            ..input("hello|main")
+        };
         assert_eq!(run(dir.path(), &globbed), "src/a.rs:2");
     }
 
@@ -292,16 +327,24 @@ mod tests {
     fn context_lines_and_multiline() {
         let dir = project();
         let context = GrepInput { context: Some(1), ..input("let x") };
-        assert_eq!(run(dir.path(), &context), "src/a.rs-1-fn main() {\nsrc/a.rs:2:    let x = 1;\nsrc/a.rs-3-    Hello();");
-        let multi = GrepInput { multiline: true, output_mode: OutputMode::FilesWithMatches, ..input(r"hello\(\):\n\s+pass") };
+        assert_eq!(
+            run(dir.path(), &context),
+            "src/a.rs-1-fn main() {\nsrc/a.rs:2:    let x = 1;\nsrc/a.rs-3-    Hello();"
+        );
+        let multi =
+            GrepInput { multiline: true, output_mode: OutputMode::FilesWithMatches, ..input(r"hello\(\):\n\s+pass") };
         assert_eq!(run(dir.path(), &multi), "src/b.py");
     }
 
     #[test]
     fn head_limit_and_errors() {
         let dir = project();
-        let limited = GrepInput { head_limit: Some(1), output_mode: OutputMode::FilesWithMatches, ..input("(?i)hello") };
-        assert_eq!(run(dir.path(), &limited), "src/a.rs\n[1 more results not shown; narrow the search or raise head_limit]");
+        let limited =
+            GrepInput { head_limit: Some(1), output_mode: OutputMode::FilesWithMatches, ..input("(?i)hello") };
+        assert_eq!(
+            run(dir.path(), &limited),
+            "src/a.rs\n[1 more results not shown; narrow the search or raise head_limit]"
+        );
         let bad = search(&input("(unclosed"), dir.path(), dir.path(), &tokio_util::sync::CancellationToken::new());
         assert!(bad.unwrap_err().contains("invalid regex"));
         assert_eq!(run(dir.path(), &input("nothing-matches-this")), "No matches found.");

@@ -41,8 +41,14 @@ impl Tool for Lsp {
         let path = ctx.env.workspace.absolute(&input.file);
         let shown = path.strip_prefix(ctx.env.workspace.root()).unwrap_or(&path).display().to_string();
         let place = input.line.map(|line| format!(":{line}")).unwrap_or_default();
-        let operation = serde_json::to_value(input.operation).ok().and_then(|value| value.as_str().map(|name| name.replace('_', " "))).unwrap_or_default();
-        CallDescription { subject: CallSubject::Read(input.file.clone()), ..CallDescription::titled(format!("LSP {operation} {shown}{place}")) }
+        let operation = serde_json::to_value(input.operation)
+            .ok()
+            .and_then(|value| value.as_str().map(|name| name.replace('_', " ")))
+            .unwrap_or_default();
+        CallDescription {
+            subject: CallSubject::Read(input.file.clone()),
+            ..CallDescription::titled(format!("LSP {operation} {shown}{place}"))
+        }
     }
 
     async fn run(&self, input: LspInput, ctx: &ToolContext) -> ToolOutput {
@@ -56,7 +62,18 @@ impl Tool for Lsp {
         if input.operation == Operation::WorkspaceSymbols && input.query.as_deref().is_none_or(str::is_empty) {
             return ToolOutput::error("workspace_symbols needs a `query`.");
         }
-        match ctx.env.lsp.query(input.operation, &path, input.line.unwrap_or(1), input.character.unwrap_or(1), input.query.as_deref().unwrap_or_default()).await {
+        match ctx
+            .env
+            .lsp
+            .query(
+                input.operation,
+                &path,
+                input.line.unwrap_or(1),
+                input.character.unwrap_or(1),
+                input.query.as_deref().unwrap_or_default(),
+            )
+            .await
+        {
             Ok(text) => ToolOutput::text(text),
             Err(message) => ToolOutput::error(message),
         }

@@ -39,7 +39,9 @@ impl MultiEdit {
                 new_string: replacement.new_string.clone(),
                 replace_all: replacement.replace_all,
             };
-            apply(&current, &single).map_err(|message| format!("edit {} of {}: {message} Nothing was changed.", index + 1, input.edits.len()))
+            apply(&current, &single).map_err(|message| {
+                format!("edit {} of {}: {message} Nothing was changed.", index + 1, input.edits.len())
+            })
         })
     }
 }
@@ -108,7 +110,8 @@ mod tests {
         let path = dir.path().join("f.txt");
         std::fs::write(&path, "one two three\n").unwrap();
         ctx.env.workspace.record_read(&path.canonicalize().unwrap());
-        let edit = |old: &str, new: &str| Replacement { old_string: old.into(), new_string: new.into(), replace_all: false };
+        let edit =
+            |old: &str, new: &str| Replacement { old_string: old.into(), new_string: new.into(), replace_all: false };
         let failing = MultiEditInput { path: "f.txt".into(), edits: vec![edit("one", "1"), edit("four", "4")] };
         let output = MultiEdit.run(failing, &ctx).await;
         assert!(output.is_error && output.text_content().contains("edit 2 of 2"), "{}", output.text_content());

@@ -93,11 +93,18 @@ mod tests {
         assert_eq!(output.len(), 33_000);
         ctx.env.token_saver.as_ref().unwrap().sidecar().store("toolu_1", output.as_bytes()).unwrap();
         let first = RawOutput.run(read("toolu_1", 0, None), &ctx).await.text_content();
-        assert!(first.starts_with("line 00000\n") && first.ends_with("[bytes 0..20000 of 33000; more from offset 20000]"), "{}", &first[first.len() - 80..]);
+        assert!(
+            first.starts_with("line 00000\n") && first.ends_with("[bytes 0..20000 of 33000; more from offset 20000]"),
+            "{}",
+            &first[first.len() - 80..]
+        );
         let capped = RawOutput.run(read("toolu_1", 0, Some(50_000)), &ctx).await.text_content();
         assert_eq!(capped, first, "the limit is capped at 20,000 bytes");
         let rest = RawOutput.run(read("toolu_1", 20_000, None), &ctx).await.text_content();
-        assert_eq!(format!("{}{}", &first[..20_000], rest.trim_end_matches("[bytes 20000..33000 of 33000; the end]")), output);
+        assert_eq!(
+            format!("{}{}", &first[..20_000], rest.trim_end_matches("[bytes 20000..33000 of 33000; the end]")),
+            output
+        );
         let small = RawOutput.run(read("toolu_1", 11, Some(11)), &ctx).await.text_content();
         assert_eq!(small, "line 00001\n[bytes 11..22 of 33000; more from offset 22]");
     }
@@ -107,9 +114,18 @@ mod tests {
         let (data, project) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         let ctx = context(data.path(), project.path());
         let unknown = RawOutput.run(read("toolu_9", 0, None), &ctx).await;
-        assert!(unknown.is_error && unknown.text_content().contains("no exact output is stored for the tool call `toolu_9`"), "{}", unknown.text_content());
+        assert!(
+            unknown.is_error
+                && unknown.text_content().contains("no exact output is stored for the tool call `toolu_9`"),
+            "{}",
+            unknown.text_content()
+        );
         let escaping = RawOutput.run(read("../../../etc/passwd", 0, None), &ctx).await;
-        assert!(escaping.is_error && escaping.text_content().contains("is not a tool call id"), "{}", escaping.text_content());
+        assert!(
+            escaping.is_error && escaping.text_content().contains("is not a tool call id"),
+            "{}",
+            escaping.text_content()
+        );
         ctx.env.token_saver.as_ref().unwrap().sidecar().store("t", b"short").unwrap();
         let past = RawOutput.run(read("t", 5, None), &ctx).await;
         assert!(past.is_error && past.text_content().contains("past the end"), "{}", past.text_content());

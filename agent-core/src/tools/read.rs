@@ -61,13 +61,20 @@ impl Tool for Read {
         }
         if let Some(media_type) = image_media_type(&path) {
             if meta.len() > MAX_IMAGE_BYTES {
-                return ToolOutput::error(format!("{} is an image of {} bytes; the limit is {MAX_IMAGE_BYTES}", path.display(), meta.len()));
+                return ToolOutput::error(format!(
+                    "{} is an image of {} bytes; the limit is {MAX_IMAGE_BYTES}",
+                    path.display(),
+                    meta.len()
+                ));
             }
             return match std::fs::read(&path) {
                 Ok(bytes) => {
                     ctx.env.workspace.record_read(&path);
                     ToolOutput {
-                        content: vec![ResultPart::Image { media_type: media_type.to_owned(), data: encode_base64(&bytes) }],
+                        content: vec![ResultPart::Image {
+                            media_type: media_type.to_owned(),
+                            data: encode_base64(&bytes),
+                        }],
                         is_error: false,
                         display: None,
                     }
@@ -87,7 +94,9 @@ impl Tool for Read {
         let limit = input.limit.unwrap_or(DEFAULT_LIMIT).max(1);
         let shown = match input.offset {
             Some(offset) if offset < 0 => window::tail(&path, meta.len(), offset.unsigned_abs() as usize),
-            _ if meta.len() > window::WHOLE_FILE_BYTES => window::from_line(&path, input.offset.unwrap_or(1).max(1) as usize, limit),
+            _ if meta.len() > window::WHOLE_FILE_BYTES => {
+                window::from_line(&path, input.offset.unwrap_or(1).max(1) as usize, limit)
+            }
             // Small files go through the workspace, which reads the editor's buffer when there is one.
             _ => match ctx.env.workspace.read_text(&path).await {
                 Ok(text) => Ok(number_lines(&text, input.offset.unwrap_or(1).max(1) as usize, limit)),
@@ -275,7 +284,9 @@ mod tests {
         assert!(text.ends_with("[line clipped]\n"), "{text}");
         std::fs::write(dir.path().join("pixel.png"), [0x89, b'P', b'N', b'G']).unwrap();
         let image = Read.run(read("pixel.png", None, None), &ctx).await;
-        assert!(matches!(&image.content[0], ResultPart::Image { media_type, data } if media_type == "image/png" && data == "iVBORw=="));
+        assert!(
+            matches!(&image.content[0], ResultPart::Image { media_type, data } if media_type == "image/png" && data == "iVBORw==")
+        );
         std::fs::write(dir.path().join("blob.bin"), [1, 2, 0, 3]).unwrap();
         let binary = Read.run(read("blob.bin", None, None), &ctx).await;
         assert!(binary.is_error && binary.text_content().contains("binary"));
@@ -296,7 +307,10 @@ mod tests {
         let body: String = (1..=lines).map(|n| format!("line number {n:>7}\n")).collect();
         std::fs::write(dir.path().join("big.log"), &body).unwrap();
         let middle = Read.run(read("big.log", Some(1000), Some(2)), &ctx).await.text_content();
-        assert_eq!(middle, "  1000\tline number    1000\n  1001\tline number    1001\n[more lines follow; continue with offset 1002]\n");
+        assert_eq!(
+            middle,
+            "  1000\tline number    1000\n  1001\tline number    1001\n[more lines follow; continue with offset 1002]\n"
+        );
         let tail = Read.run(read("big.log", Some(-2), None), &ctx).await.text_content();
         assert_eq!(tail, format!("    -2\tline number {:>7}\n    -1\tline number {lines:>7}\n", lines - 1));
         std::fs::write(dir.path().join("short.txt"), "a\nb").unwrap();

@@ -10,7 +10,10 @@ use std::sync::{Arc, RwLock};
 use super::shell_control::{BashOutput, KillShell};
 use super::web_fetch::WebFetch;
 use super::web_search::WebSearch;
-use super::{DynTool, bash::Bash, edit::Edit, glob::Glob, grep::Grep, multi_edit::MultiEdit, read::Read, todo::Todo, write::Write};
+use super::{
+    DynTool, bash::Bash, edit::Edit, glob::Glob, grep::Grep, multi_edit::MultiEdit, read::Read, todo::Todo,
+    write::Write,
+};
 use crate::config::SearchBackend;
 use crate::llm::ToolSpec;
 
@@ -37,7 +40,12 @@ impl Tools {
 
     /// The specs with each live tool's asked again; `None` when none changed.
     fn changed_specs(&self) -> Option<Arc<[ToolSpec]>> {
-        let fresh: Vec<ToolSpec> = self.by_name.values().zip(self.specs.iter()).map(|(tool, spec)| if tool.live_spec() { tool.spec() } else { spec.clone() }).collect();
+        let fresh: Vec<ToolSpec> = self
+            .by_name
+            .values()
+            .zip(self.specs.iter())
+            .map(|(tool, spec)| if tool.live_spec() { tool.spec() } else { spec.clone() })
+            .collect();
         (*fresh != *self.specs).then(|| fresh.into())
     }
 }

@@ -39,7 +39,11 @@ impl Tool for BashOutput {
             ShellStatus::Exited(code) => format!("exited with code {code}"),
             ShellStatus::Killed => "killed".to_owned(),
         };
-        let output = if report.new_output.is_empty() { "(no new output)".to_owned() } else { truncate_middle(&report.new_output, MAX_OUTPUT_BYTES) };
+        let output = if report.new_output.is_empty() {
+            "(no new output)".to_owned()
+        } else {
+            truncate_middle(&report.new_output, MAX_OUTPUT_BYTES)
+        };
         ToolOutput::text(format!("{output}\n[{}: `{}` {status}]", input.shell_id, report.command))
     }
 }

@@ -91,7 +91,10 @@ pub(crate) async fn run_in_editor(
             CommandEnd::Signalled
         }
     };
-    let output = terminal.output().await.unwrap_or_else(|error| TerminalOutput { text: format!("(the editor did not return the output: {error})"), truncated: false });
+    let output = terminal.output().await.unwrap_or_else(|error| TerminalOutput {
+        text: format!("(the editor did not return the output: {error})"),
+        truncated: false,
+    });
     terminal.release().await;
     let mut text = output.text;
     if output.truncated {
@@ -128,7 +131,11 @@ mod tests {
     impl EditorTerminals for ScriptedEditor {
         async fn create(&self, command: &TerminalCommand) -> Result<Box<dyn EditorTerminal>, String> {
             self.log.lock().unwrap().push(format!("create {}", command.args.join(" ")));
-            Ok(Box::new(ScriptedTerminal { log: Arc::clone(&self.log), exit: self.exit, killed: CancellationToken::new() }))
+            Ok(Box::new(ScriptedTerminal {
+                log: Arc::clone(&self.log),
+                exit: self.exit,
+                killed: CancellationToken::new(),
+            }))
         }
     }
 
@@ -161,7 +168,12 @@ mod tests {
     }
 
     fn command() -> TerminalCommand {
-        TerminalCommand { program: "bash".into(), args: vec!["-c".into(), "true".into()], cwd: "/".into(), output_limit: 1024 }
+        TerminalCommand {
+            program: "bash".into(),
+            args: vec!["-c".into(), "true".into()],
+            cwd: "/".into(),
+            output_limit: 1024,
+        }
     }
 
     fn progress(call_id: &str) -> (ToolProgress, tokio::sync::mpsc::Receiver<crate::event::AgentEvent>) {
@@ -173,19 +185,28 @@ mod tests {
     async fn an_exited_command_is_read_then_released() {
         let editor = ScriptedEditor { exit: Some(2), ..Default::default() };
         let (progress, mut events) = progress("call_1");
-        let run = run_in_editor(&editor, &progress, command(), Duration::from_secs(5), &CancellationToken::new()).await.unwrap();
+        let run = run_in_editor(&editor, &progress, command(), Duration::from_secs(5), &CancellationToken::new())
+            .await
+            .unwrap();
         assert!(matches!(run.run.end, CommandEnd::Exited(2)));
-        assert_eq!(String::from_utf8(run.run.output).unwrap(), "[the beginning of the output was dropped by the editor]\ntail\n");
+        assert_eq!(
+            String::from_utf8(run.run.output).unwrap(),
+            "[the beginning of the output was dropped by the editor]\ntail\n"
+        );
         assert_eq!(*editor.log.lock().unwrap(), ["create -c true", "output", "release"]);
         let shown = events.try_recv().unwrap();
-        assert!(matches!(shown, crate::event::AgentEvent::ToolTerminal { id, terminal_id } if id == "call_1" && terminal_id == "term_1"));
+        assert!(
+            matches!(shown, crate::event::AgentEvent::ToolTerminal { id, terminal_id } if id == "call_1" && terminal_id == "term_1")
+        );
     }
 
     #[tokio::test]
     async fn a_timeout_or_cancel_kills_before_releasing() {
         let editor = ScriptedEditor::default();
         let (progress, _events) = progress("call_1");
-        let run = run_in_editor(&editor, &progress, command(), Duration::from_millis(20), &CancellationToken::new()).await.unwrap();
+        let run = run_in_editor(&editor, &progress, command(), Duration::from_millis(20), &CancellationToken::new())
+            .await
+            .unwrap();
         assert!(matches!(run.run.end, CommandEnd::TimedOut));
         let cancel = CancellationToken::new();
         cancel.cancel();

@@ -47,7 +47,11 @@ impl Tool for Todo {
         let entries: Vec<PlanEntry> = input
             .todos
             .into_iter()
-            .map(|item| PlanEntry { content: item.content, status: item.status, priority: item.priority.unwrap_or(PlanPriority::Medium) })
+            .map(|item| PlanEntry {
+                content: item.content,
+                status: item.status,
+                priority: item.priority.unwrap_or(PlanPriority::Medium),
+            })
             .collect();
         let summary: String = entries
             .iter()

@@ -12,7 +12,12 @@ pub fn truncate_middle(text: &str, max_bytes: usize) -> String {
     let head_end = floor_char_boundary(text, keep);
     let tail_start = ceil_char_boundary(text, text.len() - keep);
     let cut = tail_start - head_end;
-    format!("{}\n\n[... {cut} bytes cut from the middle of {} ...]\n\n{}", &text[..head_end], text.len(), &text[tail_start..])
+    format!(
+        "{}\n\n[... {cut} bytes cut from the middle of {} ...]\n\n{}",
+        &text[..head_end],
+        text.len(),
+        &text[tail_start..]
+    )
 }
 
 /// The nearest char boundary at or before `index`.

@@ -72,13 +72,18 @@ impl Tool for WebFetch {
     }
 
     fn describe(&self, input: &WebFetchInput, _ctx: &ToolContext) -> CallDescription {
-        CallDescription { subject: CallSubject::Url(input.url.clone()), ..CallDescription::titled(format!("Fetch {}", input.url)) }
+        CallDescription {
+            subject: CallSubject::Url(input.url.clone()),
+            ..CallDescription::titled(format!("Fetch {}", input.url))
+        }
     }
 
     async fn run(&self, input: WebFetchInput, ctx: &ToolContext) -> ToolOutput {
         let url = match Url::parse(&input.url) {
             Ok(url) if matches!(url.scheme(), "http" | "https") => url,
-            Ok(url) => return ToolOutput::error(format!("only http and https URLs can be fetched, not {}", url.scheme())),
+            Ok(url) => {
+                return ToolOutput::error(format!("only http and https URLs can be fetched, not {}", url.scheme()));
+            }
             Err(error) => return ToolOutput::error(format!("not a URL: {error}")),
         };
         let page = match self.cached(url.as_str()) {
@@ -102,7 +107,12 @@ impl Tool for WebFetch {
                 }
             }
         };
-        ToolOutput::text(window(url.as_str(), &page, input.start.unwrap_or(0), input.max_length.unwrap_or(DEFAULT_MAX_LENGTH)))
+        ToolOutput::text(window(
+            url.as_str(),
+            &page,
+            input.start.unwrap_or(0),
+            input.max_length.unwrap_or(DEFAULT_MAX_LENGTH),
+        ))
     }
 }
 
@@ -141,7 +151,11 @@ async fn fetch(url: &Url) -> Result<String, FetchFailure> {
         }))
         .build()
         .map_err(|error| failed(error.to_string()))?;
-    let response = client.get(url.clone()).header("accept", "text/html, text/markdown, text/plain, application/json;q=0.9, */*;q=0.5").send().await;
+    let response = client
+        .get(url.clone())
+        .header("accept", "text/html, text/markdown, text/plain, application/json;q=0.9, */*;q=0.5")
+        .send()
+        .await;
     let response = response.map_err(|error| failed(format!("could not fetch {url}: {error}")))?;
     let status = response.status();
     if status.is_redirection() {
@@ -153,7 +167,8 @@ async fn fetch(url: &Url) -> Result<String, FetchFailure> {
         return Err(failed(format!("{url} answered HTTP {status}")));
     }
     let final_url = response.url().clone();
-    let content_type = response.headers().get("content-type").and_then(|value| value.to_str().ok()).unwrap_or_default().to_lowercase();
+    let content_type =
+        response.headers().get("content-type").and_then(|value| value.to_str().ok()).unwrap_or_default().to_lowercase();
     let mut body = Vec::new();
     let mut chunks = response.bytes_stream();
     while let Some(chunk) = chunks.next().await {
@@ -271,7 +286,11 @@ mod tests {
         let moved = tool.run(input(format!("{base}/moved")), &ctx).await.text_content();
         assert!(moved.contains("Install"), "same-host redirects are followed: {moved}");
         let away = tool.run(input(format!("{base}/away")), &ctx).await;
-        assert!(!away.is_error && away.text_content().contains("redirects to another host: http://example.invalid/landing"), "{}", away.text_content());
+        assert!(
+            !away.is_error && away.text_content().contains("redirects to another host: http://example.invalid/landing"),
+            "{}",
+            away.text_content()
+        );
         assert!(tool.run(input(format!("{base}/big")), &ctx).await.text_content().contains("larger than 5 MB"));
         assert!(tool.run(input(format!("{base}/missing")), &ctx).await.text_content().contains("404"));
         assert!(tool.run(input("file:///etc/passwd".into()), &ctx).await.is_error);

@@ -32,7 +32,8 @@ struct Hit {
 impl Tool for WebSearch {
     type Input = WebSearchInput;
     const NAME: &'static str = "web_search";
-    const DESCRIPTION: &'static str = "Search the web. Returns titles, URLs and snippets; use web_fetch to read a result.";
+    const DESCRIPTION: &'static str =
+        "Search the web. Returns titles, URLs and snippets; use web_fetch to read a result.";
     const KIND: ToolKind = ToolKind::Fetch;
 
     fn read_only(&self) -> bool {
@@ -62,7 +63,11 @@ impl Tool for WebSearch {
         match searched {
             Ok(hits) if hits.is_empty() => ToolOutput::text(format!("No results for \"{}\".", input.query)),
             Ok(hits) => ToolOutput::text(
-                hits.iter().take(count).enumerate().map(|(index, hit)| format!("{}. {}\n   {}\n   {}\n", index + 1, hit.title, hit.url, hit.snippet)).collect::<String>(),
+                hits.iter()
+                    .take(count)
+                    .enumerate()
+                    .map(|(index, hit)| format!("{}. {}\n   {}\n   {}\n", index + 1, hit.title, hit.url, hit.snippet))
+                    .collect::<String>(),
             ),
             Err(message) => ToolOutput::error(message),
         }
@@ -70,7 +75,10 @@ impl Tool for WebSearch {
 }
 
 async fn search(backend: &SearchBackend, query: &str, count: usize) -> Result<Vec<Hit>, String> {
-    let client = crate::http::client_builder().timeout(std::time::Duration::from_secs(20)).build().map_err(|error| error.to_string())?;
+    let client = crate::http::client_builder()
+        .timeout(std::time::Duration::from_secs(20))
+        .build()
+        .map_err(|error| error.to_string())?;
     let request = match backend {
         SearchBackend::Brave { api_key, base_url } => client
             .get(format!("{}/res/v1/web/search", base_url.trim_end_matches('/')))
@@ -80,7 +88,9 @@ async fn search(backend: &SearchBackend, query: &str, count: usize) -> Result<Ve
         SearchBackend::Tavily { api_key, base_url } => client
             .post(format!("{}/search", base_url.trim_end_matches('/')))
             .json(&json!({"api_key": api_key, "query": query, "max_results": count})),
-        SearchBackend::Searxng { base_url } => client.get(format!("{}/search", base_url.trim_end_matches('/'))).query(&[("q", query), ("format", "json")]),
+        SearchBackend::Searxng { base_url } => {
+            client.get(format!("{}/search", base_url.trim_end_matches('/'))).query(&[("q", query), ("format", "json")])
+        }
     };
     let response = request.send().await.map_err(|error| format!("the search service could not be reached: {error}"))?;
     let status = response.status();
@@ -123,7 +133,10 @@ mod tests {
                 let read = stream.read(&mut buffer).await.unwrap_or(0);
                 let _ = heads.send(String::from_utf8_lossy(&buffer[..read]).to_string()).await;
                 let text = body.to_string();
-                let response = format!("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{text}", text.len());
+                let response = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{text}",
+                    text.len()
+                );
                 let _ = stream.write_all(response.as_bytes()).await;
             }
         });
@@ -148,9 +161,14 @@ mod tests {
         let text = brave.run(query(), &ctx).await.text_content();
         assert_eq!(text, "1. Atomics\n   https://a.example/1\n   About atomics\n");
         let head = heads.recv().await.unwrap();
-        assert!(head.starts_with("GET /res/v1/web/search?q=rust+atomics&count=2") && head.to_lowercase().contains("x-subscription-token: k1"), "{head}");
+        assert!(
+            head.starts_with("GET /res/v1/web/search?q=rust+atomics&count=2")
+                && head.to_lowercase().contains("x-subscription-token: k1"),
+            "{head}"
+        );
 
-        let (url, mut heads) = service(json!({"results": [{"title": "T", "url": "https://t.example", "content": "tavily says"}]})).await;
+        let (url, mut heads) =
+            service(json!({"results": [{"title": "T", "url": "https://t.example", "content": "tavily says"}]})).await;
         let tavily = WebSearch { backend: Some(SearchBackend::Tavily { api_key: "k2".into(), base_url: url }) };
         assert!(tavily.run(query(), &ctx).await.text_content().contains("tavily says"));
         let head = heads.recv().await.unwrap();

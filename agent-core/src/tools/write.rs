@@ -58,8 +58,11 @@ impl Tool for Write {
         }
         let verb = if old_text.is_some() { "Replaced" } else { "Created" };
         let lines = input.content.lines().count();
-        ToolOutput::text(format!("{verb} {} ({lines} lines)", path.display()))
-            .with_display(Display::Diff { path, old_text, new_text: input.content })
+        ToolOutput::text(format!("{verb} {} ({lines} lines)", path.display())).with_display(Display::Diff {
+            path,
+            old_text,
+            new_text: input.content,
+        })
     }
 }
 
@@ -95,7 +98,11 @@ mod tests {
         assert!(Write.run(write("../escape.txt", "y"), &ctx).await.text_content().contains("outside the project"));
         assert!(Write.run(write(".git/config", "y"), &ctx).await.text_content().contains("protected"));
         assert!(Write.run(write("a", "y"), &ctx).await.text_content().contains("is a directory"));
-        let leftovers: Vec<_> = std::fs::read_dir(dir.path().join("a/b")).unwrap().filter_map(Result::ok).filter(|entry| entry.file_name().to_string_lossy().starts_with(".larik-write-")).collect();
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path().join("a/b"))
+            .unwrap()
+            .filter_map(Result::ok)
+            .filter(|entry| entry.file_name().to_string_lossy().starts_with(".larik-write-"))
+            .collect();
         assert!(leftovers.is_empty(), "no temp files left behind");
     }
 }

@@ -6,22 +6,26 @@ use std::collections::HashMap;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
-use larik_core::{Part, ProviderError, ThoughtLevel};
 use larik_core::Mode;
 use larik_core::session::store::SessionStore;
 use larik_core::session::{ModelSettings, Session, StopReason, TurnError};
+use larik_core::{Part, ProviderError, ThoughtLevel};
 use larik_protocol::acp;
-use larik_protocol::extensions::{AgentExtensions, CHECKPOINTS_METHOD, CheckpointsRequest, CheckpointsResponse, ClientExtensions, EDITOR_CONTEXT_METHOD, EditorContext, META_KEY, STEERING_METHOD, SteeringRequest, SteeringResponse, UNDO_METHOD, UndoRequest};
+use larik_protocol::extensions::{
+    AgentExtensions, CHECKPOINTS_METHOD, CheckpointsRequest, CheckpointsResponse, ClientExtensions,
+    EDITOR_CONTEXT_METHOD, EditorContext, META_KEY, STEERING_METHOD, SteeringRequest, SteeringResponse, UNDO_METHOD,
+    UndoRequest,
+};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::side_by_side::side_by_side;
 use super::connection::{Handler, Peer, RpcError};
-use super::from_proto::prompt_parts;
 use super::forward::{ClientView, forward_events};
+use super::from_proto::prompt_parts;
 use super::{commands, editor_context, modes, to_proto};
+use crate::side_by_side::side_by_side;
 
 /// How long SessionEnd hooks may take when the editor goes away.
 const SESSION_END_BUDGET: std::time::Duration = std::time::Duration::from_secs(5);
@@ -60,7 +64,11 @@ impl AcpAgent {
     /// Ends every session: their SessionEnd hooks run (for at most a few seconds, as the editor
     /// is going away), running turns are cancelled and their children killed.
     pub async fn shutdown(&self) {
-        let entries: Vec<Arc<SessionEntry>> = self.sessions.lock().map(|mut sessions| sessions.drain().map(|(_, entry)| entry).collect()).unwrap_or_default();
+        let entries: Vec<Arc<SessionEntry>> = self
+            .sessions
+            .lock()
+            .map(|mut sessions| sessions.drain().map(|(_, entry)| entry).collect())
+            .unwrap_or_default();
         for entry in &entries {
             // Turns stop first: the editor will not see what they would still do.
             entry.session.cancel_turn();
@@ -88,7 +96,12 @@ impl AcpAgent {
 
     pub(super) fn client_extensions(&self) -> ClientExtensions {
         let client = self.client_capabilities();
-        client.meta.as_ref().and_then(|meta| meta.get(META_KEY)).and_then(|value| serde_json::from_value(value.clone()).ok()).unwrap_or_default()
+        client
+            .meta
+            .as_ref()
+            .and_then(|meta| meta.get(META_KEY))
+            .and_then(|value| serde_json::from_value(value.clone()).ok())
+            .unwrap_or_default()
     }
 
     /// What this client shows beyond plain ACP, for a session in `cwd`.
@@ -147,7 +160,9 @@ impl AcpAgent {
 
     async fn set_mode(&self, peer: &Peer, session_id: &acp::SessionId, mode_id: &str) -> Result<(), RpcError> {
         let entry = self.entry(session_id)?;
-        let mode = Mode::from_id(mode_id).ok_or_else(|| RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: unknown mode `{mode_id}`")))?;
+        let mode = Mode::from_id(mode_id).ok_or_else(|| {
+            RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: unknown mode `{mode_id}`"))
+        })?;
         entry.session.permissions().set_mode(mode);
         // Clients follow one of the two; keep both in sync.
         let update = acp::SessionUpdate::CurrentModeUpdate(acp::CurrentModeUpdate::new(mode.id()));
@@ -157,31 +172,58 @@ impl AcpAgent {
         Ok(())
     }
 
-    async fn set_config_option(&self, peer: &Peer, request: acp::SetSessionConfigOptionRequest) -> Result<acp::SetSessionConfigOptionResponse, RpcError> {
+    async fn set_config_option(
+        &self,
+        peer: &Peer,
+        request: acp::SetSessionConfigOptionRequest,
+    ) -> Result<acp::SetSessionConfigOptionResponse, RpcError> {
         let entry = self.entry(&request.session_id)?;
         let value = request.value.as_value_id().map(|value| value.0.to_string()).ok_or_else(|| {
-            RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: `{}` takes one of its listed values", request.config_id.0))
+            RpcError::new(
+                RpcError::INVALID_PARAMS,
+                format!("Invalid params: `{}` takes one of its listed values", request.config_id.0),
+            )
         })?;
         match &*request.config_id.0 {
             modes::MODE_OPTION => {
-                let mode = Mode::from_id(&value).ok_or_else(|| RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: unknown mode `{value}`")))?;
+                let mode = Mode::from_id(&value).ok_or_else(|| {
+                    RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: unknown mode `{value}`"))
+                })?;
                 entry.session.permissions().set_mode(mode);
-                notify(peer, &request.session_id, acp::SessionUpdate::CurrentModeUpdate(acp::CurrentModeUpdate::new(mode.id()))).await;
+                notify(
+                    peer,
+                    &request.session_id,
+                    acp::SessionUpdate::CurrentModeUpdate(acp::CurrentModeUpdate::new(mode.id())),
+                )
+                .await;
             }
             modes::MODEL_OPTION => {
                 let Some(model) = entry.session.model_config() else {
-                    return Err(RpcError::new(RpcError::AUTH_REQUIRED, "Authentication required: no model is configured"));
+                    return Err(RpcError::new(
+                        RpcError::AUTH_REQUIRED,
+                        "Authentication required: no model is configured",
+                    ));
                 };
                 if !model.models.contains(&value) {
-                    return Err(RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: `{value}` is not one of the configured models")));
+                    return Err(RpcError::new(
+                        RpcError::INVALID_PARAMS,
+                        format!("Invalid params: `{value}` is not one of the configured models"),
+                    ));
                 }
                 entry.session.switch_model(&model.with_model(&value, &self.env));
             }
             modes::THOUGHT_OPTION => {
-                let level = ThoughtLevel::from_id(&value).ok_or_else(|| RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: unknown thought level `{value}`")))?;
+                let level = ThoughtLevel::from_id(&value).ok_or_else(|| {
+                    RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: unknown thought level `{value}`"))
+                })?;
                 entry.session.set_thought_level(level);
             }
-            other => return Err(RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: unknown config option `{other}`"))),
+            other => {
+                return Err(RpcError::new(
+                    RpcError::INVALID_PARAMS,
+                    format!("Invalid params: unknown config option `{other}`"),
+                ));
+            }
         }
         Ok(acp::SetSessionConfigOptionResponse::new(self.options(&entry.session)))
     }
@@ -189,12 +231,19 @@ impl AcpAgent {
     /// The only method is an API key from the environment or settings: it succeeds when one is there.
     fn authenticate(&self, request: acp::AuthenticateRequest) -> Result<acp::AuthenticateResponse, RpcError> {
         if &*request.method_id.0 != "api-key" {
-            return Err(RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: unknown auth method `{}`", request.method_id.0)));
+            return Err(RpcError::new(
+                RpcError::INVALID_PARAMS,
+                format!("Invalid params: unknown auth method `{}`", request.method_id.0),
+            ));
         }
         let cwd = std::env::current_dir().unwrap_or_default();
-        let settings = larik_core::config::load_settings(&cwd, &self.env).map_err(|error| RpcError::new(RpcError::AUTH_REQUIRED, error.to_string()))?;
-        let model = larik_core::config::resolve_model(&settings, &self.env).map_err(|error| RpcError::new(RpcError::AUTH_REQUIRED, format!("Authentication required: {error}")))?;
-        model.build_provider().map_err(|error| RpcError::new(RpcError::AUTH_REQUIRED, format!("Authentication required: {error}")))?;
+        let settings = larik_core::config::load_settings(&cwd, &self.env)
+            .map_err(|error| RpcError::new(RpcError::AUTH_REQUIRED, error.to_string()))?;
+        let model = larik_core::config::resolve_model(&settings, &self.env)
+            .map_err(|error| RpcError::new(RpcError::AUTH_REQUIRED, format!("Authentication required: {error}")))?;
+        model
+            .build_provider()
+            .map_err(|error| RpcError::new(RpcError::AUTH_REQUIRED, format!("Authentication required: {error}")))?;
         // Signed back in: every open session gets its model back.
         if self.signed_out.swap(false, std::sync::atomic::Ordering::Relaxed) {
             self.for_each_session(|entry| {
@@ -221,13 +270,19 @@ impl AcpAgent {
     }
 
     fn for_each_session(&self, mut action: impl FnMut(&SessionEntry)) {
-        let entries: Vec<Arc<SessionEntry>> = self.sessions.lock().map(|sessions| sessions.values().cloned().collect()).unwrap_or_default();
+        let entries: Vec<Arc<SessionEntry>> =
+            self.sessions.lock().map(|sessions| sessions.values().cloned().collect()).unwrap_or_default();
         for entry in &entries {
             action(entry);
         }
     }
 
-    async fn prompt(&self, peer: &Peer, request: acp::PromptRequest, cancel: CancellationToken) -> Result<acp::PromptResponse, RpcError> {
+    async fn prompt(
+        &self,
+        peer: &Peer,
+        request: acp::PromptRequest,
+        cancel: CancellationToken,
+    ) -> Result<acp::PromptResponse, RpcError> {
         let entry = self.entry(&request.session_id)?;
         if let Some(stop) = self.slash_command(peer, &request, &entry, &cancel).await? {
             return Ok(acp::PromptResponse::new(stop));
@@ -237,7 +292,11 @@ impl AcpAgent {
         // becomes the prompt, and an MCP prompt that cannot be had ends the request before any
         // model call.
         if let [acp::ContentBlock::Text(text)] = prompt.as_slice()
-            && let Some(expanded) = entry.session.expand_command(&text.text).await.map_err(|error| RpcError::new(RpcError::INVALID_PARAMS, error))?
+            && let Some(expanded) = entry
+                .session
+                .expand_command(&text.text)
+                .await
+                .map_err(|error| RpcError::new(RpcError::INVALID_PARAMS, error))?
         {
             prompt = vec![acp::ContentBlock::Text(acp::TextContent::new(expanded))];
         }
@@ -262,7 +321,13 @@ impl AcpAgent {
 
 impl AcpAgent {
     /// Runs a slash command typed as the prompt; `None` when the prompt is not one.
-    async fn slash_command(&self, peer: &Peer, request: &acp::PromptRequest, entry: &SessionEntry, cancel: &CancellationToken) -> Result<Option<acp::StopReason>, RpcError> {
+    async fn slash_command(
+        &self,
+        peer: &Peer,
+        request: &acp::PromptRequest,
+        entry: &SessionEntry,
+        cancel: &CancellationToken,
+    ) -> Result<Option<acp::StopReason>, RpcError> {
         let [acp::ContentBlock::Text(text)] = request.prompt.as_slice() else { return Ok(None) };
         let Some(command) = commands::parse(&text.text) else { return Ok(None) };
         let session_id = &request.session_id;
@@ -279,7 +344,14 @@ impl AcpAgent {
                 self.set_mode(peer, session_id, mode.id()).await?;
                 notify(peer, session_id, say(format!("Mode: {}.", mode.id()))).await;
             }
-            commands::Command::Mode(None, asked) => notify(peer, session_id, say(format!("`{asked}` is not a mode; use default, accept-edits, plan or yolo."))).await,
+            commands::Command::Mode(None, asked) => {
+                notify(
+                    peer,
+                    session_id,
+                    say(format!("`{asked}` is not a mode; use default, accept-edits, plan or yolo.")),
+                )
+                .await
+            }
             commands::Command::Model(name) => {
                 let message = match self.switch_model(peer, session_id, &name).await {
                     Ok(()) => format!("Model: {name}."),
@@ -287,18 +359,27 @@ impl AcpAgent {
                 };
                 notify(peer, session_id, say(message)).await;
             }
-            commands::Command::Mcp(commands::McpAction::List) => notify(peer, session_id, say(entry.session.mcp_report().await)).await,
+            commands::Command::Mcp(commands::McpAction::List) => {
+                notify(peer, session_id, say(entry.session.mcp_report().await)).await
+            }
             commands::Command::Mcp(commands::McpAction::Login(server)) => {
                 let said = entry.session.mcp_login(&server, cancel).await.unwrap_or_else(|error| error);
                 notify(peer, session_id, say(said)).await;
             }
-            commands::Command::Mcp(commands::McpAction::Reconnect(server)) => notify(peer, session_id, say(entry.session.mcp_reconnect(&server).unwrap_or_else(|error| error))).await,
+            commands::Command::Mcp(commands::McpAction::Reconnect(server)) => {
+                notify(peer, session_id, say(entry.session.mcp_reconnect(&server).unwrap_or_else(|error| error))).await
+            }
             commands::Command::Mcp(commands::McpAction::Approve) => {
                 let (events_tx, events_rx) = mpsc::channel(256);
                 let turn_cancel = cancel.child_token();
                 let forward = forward_events(peer, session_id, events_rx, ClientView::default(), &turn_cancel);
-                let (approved, ()) = tokio::join!(entry.session.approve_project_settings(events_tx, turn_cancel.clone()), forward);
-                let said = if approved { "The project's settings apply: its MCP servers connect now." } else { "The project's settings stay off: its MCP servers do not run." };
+                let (approved, ()) =
+                    tokio::join!(entry.session.approve_project_settings(events_tx, turn_cancel.clone()), forward);
+                let said = if approved {
+                    "The project's settings apply: its MCP servers connect now."
+                } else {
+                    "The project's settings stay off: its MCP servers do not run."
+                };
                 notify(peer, session_id, say(said.into())).await;
             }
             commands::Command::Tasks(None) => {
@@ -306,12 +387,15 @@ impl AcpAgent {
                 let said = if running.is_empty() {
                     "No background tasks are running.".to_owned()
                 } else {
-                    let lines: Vec<String> = running.iter().map(|(id, label)| format!("- {id}: {label} (running)")).collect();
+                    let lines: Vec<String> =
+                        running.iter().map(|(id, label)| format!("- {id}: {label} (running)")).collect();
                     format!("Background tasks:\n{}\n\n`/tasks stop ID` stops one.", lines.join("\n"))
                 };
                 notify(peer, session_id, say(said)).await;
             }
-            commands::Command::Tasks(Some(id)) => notify(peer, session_id, say(entry.session.stop_task(&id).unwrap_or_else(|error| error))).await,
+            commands::Command::Tasks(Some(id)) => {
+                notify(peer, session_id, say(entry.session.stop_task(&id).unwrap_or_else(|error| error))).await
+            }
             commands::Command::Mcp(commands::McpAction::Usage(asked)) => {
                 notify(peer, session_id, say(format!("`/mcp {asked}`: use `/mcp`, `/mcp login <server>`, `/mcp reconnect <server>` or `/mcp approve`."))).await;
             }
@@ -333,7 +417,8 @@ impl AcpAgent {
                 let turn_cancel = cancel.child_token();
                 let client = self.client_view(entry.session.cwd());
                 let forward = forward_events(peer, session_id, events_rx, client, &turn_cancel);
-                let outcome = side_by_side(entry.session.compact(instructions, events_tx, turn_cancel.clone()), forward).await;
+                let outcome =
+                    side_by_side(entry.session.compact(instructions, events_tx, turn_cancel.clone()), forward).await;
                 return outcome.map(|stop| Some(stop_reason(stop))).map_err(turn_error);
             }
         }
@@ -344,12 +429,21 @@ impl AcpAgent {
 impl AcpAgent {
     /// `/config`: lists the user's settings, shows one, or saves one; a saved model or mode
     /// applies to this session too, as the user who typed it expects.
-    async fn config_command(&self, peer: &Peer, session_id: &acp::SessionId, key: Option<String>, value: Option<String>) -> String {
+    async fn config_command(
+        &self,
+        peer: &Peer,
+        session_id: &acp::SessionId,
+        key: Option<String>,
+        value: Option<String>,
+    ) -> String {
         use larik_core::user_settings;
         let (key, value) = match (key, value) {
             (None, _) => {
                 return match user_settings::all(&self.env) {
-                    Ok(keys) => format!("Your settings:\n```\n{}\n```\n`/config KEY VALUE` changes one.", crate::config_cli::listing(&keys)),
+                    Ok(keys) => format!(
+                        "Your settings:\n```\n{}\n```\n`/config KEY VALUE` changes one.",
+                        crate::config_cli::listing(&keys)
+                    ),
                     Err(error) => error.to_string(),
                 };
             }
@@ -368,7 +462,11 @@ impl AcpAgent {
         let saved = format!("Saved {key} = {stored} in your settings; new sessions start with it.");
         let now = match user_settings::key(&key).map(|known| known.name) {
             Ok("mode") => match larik_core::Mode::from_setting(value.trim()) {
-                Some(mode) => self.set_mode(peer, session_id, mode.id()).await.map(|()| format!(" This session is in {} now.", mode.id())).unwrap_or_default(),
+                Some(mode) => self
+                    .set_mode(peer, session_id, mode.id())
+                    .await
+                    .map(|()| format!(" This session is in {} now.", mode.id()))
+                    .unwrap_or_default(),
                 None => String::new(),
             },
             Ok("model") => match self.switch_model(peer, session_id, value.trim()).await {
@@ -383,9 +481,18 @@ impl AcpAgent {
     /// Switches the session's model as `session/set_config_option` would, and tells the
     /// editor the options that follow (for `/model` and `/config model`).
     async fn switch_model(&self, peer: &Peer, session_id: &acp::SessionId, name: &str) -> Result<(), RpcError> {
-        let request = acp::SetSessionConfigOptionRequest::new(session_id.clone(), modes::MODEL_OPTION, acp::SessionConfigOptionValue::value_id(name.to_owned()));
+        let request = acp::SetSessionConfigOptionRequest::new(
+            session_id.clone(),
+            modes::MODEL_OPTION,
+            acp::SessionConfigOptionValue::value_id(name.to_owned()),
+        );
         let response = self.set_config_option(peer, request).await?;
-        notify(peer, session_id, acp::SessionUpdate::ConfigOptionUpdate(acp::ConfigOptionUpdate::new(response.config_options))).await;
+        notify(
+            peer,
+            session_id,
+            acp::SessionUpdate::ConfigOptionUpdate(acp::ConfigOptionUpdate::new(response.config_options)),
+        )
+        .await;
         Ok(())
     }
 }
@@ -393,7 +500,12 @@ impl AcpAgent {
 /// For a client that opted into `backgroundTurns`: whenever a background task finishes while the
 /// session is idle, the agent starts a turn of its own with the results, sent as ordinary
 /// updates outside any prompt. Ends with the session or the connection.
-pub(super) async fn background_turns(session: Arc<Session>, peer: Peer, session_id: acp::SessionId, client: ClientView) {
+pub(super) async fn background_turns(
+    session: Arc<Session>,
+    peer: Peer,
+    session_id: acp::SessionId,
+    client: ClientView,
+) {
     let mut changes = session.background_changes();
     let stop = peer.shutdown_token();
     loop {
@@ -414,7 +526,13 @@ pub(super) async fn background_turns(session: Arc<Session>, peer: Peer, session_
 
 /// For a client that shows subagents as child sessions: the background ones' announcements,
 /// updates and prompts, whether a turn runs or not. Ends with the session or the connection.
-pub(super) async fn background_children(session: Arc<Session>, peer: Peer, session_id: acp::SessionId, client: ClientView, events: mpsc::Receiver<larik_core::event::AgentEvent>) {
+pub(super) async fn background_children(
+    session: Arc<Session>,
+    peer: Peer,
+    session_id: acp::SessionId,
+    client: ClientView,
+    events: mpsc::Receiver<larik_core::event::AgentEvent>,
+) {
     let shutdown = peer.shutdown_token();
     let stop = shutdown.child_token();
     let forward = forward_events(&peer, &session_id, events, client, &stop);
@@ -446,7 +564,13 @@ fn stop_reason(stop: StopReason) -> acp::StopReason {
 
 #[async_trait::async_trait]
 impl Handler for AcpAgent {
-    async fn request(self: Arc<Self>, peer: Peer, method: String, params: Value, cancel: CancellationToken) -> Result<Value, RpcError> {
+    async fn request(
+        self: Arc<Self>,
+        peer: Peer,
+        method: String,
+        params: Value,
+        cancel: CancellationToken,
+    ) -> Result<Value, RpcError> {
         match method.as_str() {
             "initialize" => {
                 // The sandbox check takes a few milliseconds: it runs while the editor reads the
@@ -491,12 +615,18 @@ impl Handler for AcpAgent {
             CHECKPOINTS_METHOD => {
                 let request: CheckpointsRequest = parse(params)?;
                 let entry = self.entry(&acp::SessionId::new(request.session_id))?;
-                respond(CheckpointsResponse { checkpoints: entry.session.checkpoints().iter().map(super::checkpoints::info).collect() })
+                respond(CheckpointsResponse {
+                    checkpoints: entry.session.checkpoints().iter().map(super::checkpoints::info).collect(),
+                })
             }
             UNDO_METHOD => {
                 let request: UndoRequest = parse(params)?;
                 let entry = self.entry(&acp::SessionId::new(request.session_id))?;
-                let undone = entry.session.undo(request.checkpoint_id).await.map_err(|message| RpcError::new(RpcError::INVALID_PARAMS, message))?;
+                let undone = entry
+                    .session
+                    .undo(request.checkpoint_id)
+                    .await
+                    .map_err(|message| RpcError::new(RpcError::INVALID_PARAMS, message))?;
                 respond(super::checkpoints::undo_response(&undone))
             }
             _ => Err(RpcError::method_not_found(&method)),
@@ -529,7 +659,11 @@ impl Handler for AcpAgent {
                 Ok(cancel) => match self.entry(&cancel.session_id) {
                     Ok(entry) => entry.session.cancel_turn(),
                     // A subagent's child session: that child stops, its parent goes on.
-                    Err(_) => match super::forward::child_cancels().lock().ok().and_then(|children| children.get(cancel.session_id.0.as_ref()).cloned()) {
+                    Err(_) => match super::forward::child_cancels()
+                        .lock()
+                        .ok()
+                        .and_then(|children| children.get(cancel.session_id.0.as_ref()).cloned())
+                    {
                         Some(child) => child.cancel(),
                         None => tracing::warn!(session = %cancel.session_id.0, "cancel for an unknown session"),
                     },
@@ -558,22 +692,26 @@ pub(super) async fn notify(peer: &Peer, session_id: &acp::SessionId, update: acp
         // The schema leaves a pending call's status out, as its default. Clients that draw a
         // call's approve and reject buttons only for a status they read (avante.nvim) need it
         // written out.
-        acp::SessionUpdate::ToolCall(call) if call.status == acp::ToolCallStatus::Pending => match serde_json::to_value(&notification) {
-            Ok(mut value) => {
-                value["update"]["status"] = Value::from("pending");
-                peer.notify("session/update", value).await;
+        acp::SessionUpdate::ToolCall(call) if call.status == acp::ToolCallStatus::Pending => {
+            match serde_json::to_value(&notification) {
+                Ok(mut value) => {
+                    value["update"]["status"] = Value::from("pending");
+                    peer.notify("session/update", value).await;
+                }
+                Err(error) => tracing::warn!(%error, "a tool call could not be serialized"),
             }
-            Err(error) => tracing::warn!(%error, "a tool call could not be serialized"),
-        },
+        }
         _ => peer.notify("session/update", &notification).await,
     }
 }
 
 fn turn_error(error: TurnError) -> RpcError {
     match error {
-        TurnError::Provider(ProviderError::Auth { message }) => {
-            RpcError { code: RpcError::AUTH_REQUIRED, message: format!("Authentication required: {message}"), data: None }
-        }
+        TurnError::Provider(ProviderError::Auth { message }) => RpcError {
+            code: RpcError::AUTH_REQUIRED,
+            message: format!("Authentication required: {message}"),
+            data: None,
+        },
         TurnError::Provider(error) => {
             let kind = match &error {
                 ProviderError::Auth { .. } => "auth",
@@ -585,7 +723,11 @@ fn turn_error(error: TurnError) -> RpcError {
                 ProviderError::StreamBroken { .. } => "stream_broken",
                 ProviderError::Stalled { .. } => "stream_stalled",
             };
-            RpcError { code: RpcError::INTERNAL_ERROR, message: format!("Model error: {error}"), data: Some(serde_json::json!({"kind": kind})) }
+            RpcError {
+                code: RpcError::INTERNAL_ERROR,
+                message: format!("Model error: {error}"),
+                data: Some(serde_json::json!({"kind": kind})),
+            }
         }
     }
 }
@@ -594,7 +736,11 @@ fn turn_error(error: TurnError) -> RpcError {
 pub(super) fn parse<T: DeserializeOwned>(params: Value) -> Result<T, RpcError> {
     serde_path_to_error::deserialize(params).map_err(|error| {
         let path = error.path().to_string();
-        let message = if path == "." { format!("Invalid params: {}", error.inner()) } else { format!("Invalid params: {path}: {}", error.inner()) };
+        let message = if path == "." {
+            format!("Invalid params: {}", error.inner())
+        } else {
+            format!("Invalid params: {path}: {}", error.inner())
+        };
         RpcError::new(RpcError::INVALID_PARAMS, message)
     })
 }
@@ -605,6 +751,9 @@ fn respond<T: serde::Serialize>(value: T) -> Result<Value, RpcError> {
 
 /// Distinguishes sessions across restarts of the binary without a random-number crate.
 pub(super) fn unique_suffix() -> String {
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|elapsed| elapsed.as_nanos()).unwrap_or(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|elapsed| elapsed.as_nanos())
+        .unwrap_or(0);
     format!("{:x}{:x}", nanos & 0xffff_ffff_ffff, std::process::id())
 }

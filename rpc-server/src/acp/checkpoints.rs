@@ -19,7 +19,12 @@ fn listed(paths: &[std::path::PathBuf]) -> Vec<String> {
 }
 
 pub fn undo_response(undone: &Undone) -> UndoResponse {
-    UndoResponse { checkpoint: info(&undone.checkpoint), restored: listed(&undone.files.restored), removed: listed(&undone.files.removed), kept: listed(&undone.files.kept) }
+    UndoResponse {
+        checkpoint: info(&undone.checkpoint),
+        restored: listed(&undone.files.restored),
+        removed: listed(&undone.files.removed),
+        kept: listed(&undone.files.kept),
+    }
 }
 
 /// What `/undo` says it did.
@@ -39,7 +44,10 @@ pub fn said(undone: &Undone) -> String {
     text.push_str(&parts.join("; "));
     text.push_str(". The conversation is back to before that turn.");
     if !files.kept.is_empty() {
-        text.push_str(&format!(" Kept as they are, changed since the turn by someone else: {}.", listed(&files.kept).join(", ")));
+        text.push_str(&format!(
+            " Kept as they are, changed since the turn by someone else: {}.",
+            listed(&files.kept).join(", ")
+        ));
     }
     text
 }

@@ -5,7 +5,8 @@ use larik_core::Mode;
 use larik_protocol::acp;
 
 /// The built-in commands' names: a skill or command of the same name is not offered.
-const BUILT_IN: &[&str] = &["compact", "clear", "mode", "model", "mcp", "tasks", "budget", "undo", "checkpoints", "config"];
+const BUILT_IN: &[&str] =
+    &["compact", "clear", "mode", "model", "mcp", "tasks", "budget", "undo", "checkpoints", "config"];
 
 /// The commands every session offers, then its MCP servers' prompts, then its skills and
 /// custom commands.
@@ -22,15 +23,32 @@ pub fn available(mcp: &[larik_core::SlashCommand], skills: &[larik_core::SlashCo
         command("clear", "Start over with an empty conversation", None),
         command("mode", "Switch mode", Some("default, accept-edits, plan or yolo")),
         command("model", "Switch to another configured model", Some("model name")),
-        command("mcp", "List the MCP servers and their state; login, reconnect or approve one", Some("[login|reconnect|approve] [server]")),
+        command(
+            "mcp",
+            "List the MCP servers and their state; login, reconnect or approve one",
+            Some("[login|reconnect|approve] [server]"),
+        ),
         command("tasks", "List the background tasks; stop one", Some("[stop bg-N]")),
         command("budget", "Show what the session has spent against its budget", None),
-        command("undo", "Put the files back as they were before the last turn (or a checkpoint), what commands did included, and rewind the conversation", Some("[checkpoint id]")),
+        command(
+            "undo",
+            "Put the files back as they were before the last turn (or a checkpoint), what commands did included, and rewind the conversation",
+            Some("[checkpoint id]"),
+        ),
         command("checkpoints", "List the checkpoints /undo can go back to", None),
-        command("config", "Show your settings, or change one in ~/.config/larik/settings.json", Some("[key [value]]: model, mode, thoughtLevel, tokenSaver, sandbox.network")),
+        command(
+            "config",
+            "Show your settings, or change one in ~/.config/larik/settings.json",
+            Some("[key [value]]: model, mode, thoughtLevel, tokenSaver, sandbox.network"),
+        ),
     ];
     commands.extend(mcp.iter().map(|prompt| command(&prompt.name, &prompt.description, prompt.hint.as_deref())));
-    commands.extend(skills.iter().filter(|skill| !BUILT_IN.contains(&skill.name.as_str())).map(|skill| command(&skill.name, &skill.description, skill.hint.as_deref())));
+    commands.extend(
+        skills
+            .iter()
+            .filter(|skill| !BUILT_IN.contains(&skill.name.as_str()))
+            .map(|skill| command(&skill.name, &skill.description, skill.hint.as_deref())),
+    );
     acp::SessionUpdate::AvailableCommandsUpdate(acp::AvailableCommandsUpdate::new(commands))
 }
 
@@ -79,7 +97,10 @@ fn mcp_action(argument: &str) -> McpAction {
 /// The command a prompt's text starts with, if it is one of ours.
 pub fn parse(text: &str) -> Option<Command> {
     let text = text.trim();
-    let (name, argument) = text.strip_prefix('/')?.split_once(char::is_whitespace).map_or((text.trim_start_matches('/'), ""), |(name, rest)| (name, rest.trim()));
+    let (name, argument) = text
+        .strip_prefix('/')?
+        .split_once(char::is_whitespace)
+        .map_or((text.trim_start_matches('/'), ""), |(name, rest)| (name, rest.trim()));
     match name {
         "compact" => Some(Command::Compact(argument.to_owned())),
         "budget" => Some(Command::Budget),
@@ -90,8 +111,12 @@ pub fn parse(text: &str) -> Option<Command> {
         "model" => Some(Command::Model(argument.to_owned())),
         "mcp" => Some(Command::Mcp(mcp_action(argument))),
         "config" => {
-            let (key, value) = argument.split_once(char::is_whitespace).map_or((argument, ""), |(key, value)| (key, value.trim()));
-            Some(Command::Config(Some(key.to_owned()).filter(|key| !key.is_empty()), Some(value.to_owned()).filter(|value| !value.is_empty())))
+            let (key, value) =
+                argument.split_once(char::is_whitespace).map_or((argument, ""), |(key, value)| (key, value.trim()));
+            Some(Command::Config(
+                Some(key.to_owned()).filter(|key| !key.is_empty()),
+                Some(value.to_owned()).filter(|value| !value.is_empty()),
+            ))
         }
         "tasks" => Some(Command::Tasks(argument.strip_prefix("stop").map(|id| id.trim().to_owned()))),
         _ => None,
@@ -118,7 +143,10 @@ mod tests {
         assert_eq!(parse("/tasks"), Some(Command::Tasks(None)));
         assert_eq!(parse("/config"), Some(Command::Config(None, None)));
         assert_eq!(parse("/config mode"), Some(Command::Config(Some("mode".into()), None)));
-        assert_eq!(parse("/config model  claude-opus-4-1 "), Some(Command::Config(Some("model".into()), Some("claude-opus-4-1".into()))));
+        assert_eq!(
+            parse("/config model  claude-opus-4-1 "),
+            Some(Command::Config(Some("model".into()), Some("claude-opus-4-1".into())))
+        );
         assert_eq!(parse("/tasks stop bg-2"), Some(Command::Tasks(Some("bg-2".into()))));
         assert_eq!(parse("  /mode plan "), Some(Command::Mode(Some(Mode::Plan), "plan".into())));
         assert_eq!(parse("/mode nonsense"), Some(Command::Mode(None, "nonsense".into())));

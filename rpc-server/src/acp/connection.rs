@@ -57,7 +57,11 @@ impl RpcError {
 
     fn from_json(value: &Value) -> Self {
         Self {
-            code: value.get("code").and_then(Value::as_i64).and_then(|code| i32::try_from(code).ok()).unwrap_or(Self::INTERNAL_ERROR),
+            code: value
+                .get("code")
+                .and_then(Value::as_i64)
+                .and_then(|code| i32::try_from(code).ok())
+                .unwrap_or(Self::INTERNAL_ERROR),
             message: value.get("message").and_then(Value::as_str).unwrap_or_default().to_owned(),
             data: value.get("data").cloned(),
         }
@@ -68,13 +72,26 @@ impl RpcError {
 #[async_trait::async_trait]
 pub trait Handler: Send + Sync + 'static {
     /// Answers a request. `cancel` fires on `$/cancel_request` for it or when the connection ends.
-    async fn request(self: Arc<Self>, peer: Peer, method: String, params: Value, cancel: CancellationToken) -> Result<Value, RpcError>;
+    async fn request(
+        self: Arc<Self>,
+        peer: Peer,
+        method: String,
+        params: Value,
+        cancel: CancellationToken,
+    ) -> Result<Value, RpcError>;
     /// Handles a notification; unknown ones are ignored.
     async fn notification(self: Arc<Self>, peer: Peer, method: String, params: Value);
 
     /// Runs after a successful response was queued, for messages that must follow it;
     /// `session_id` is the request's `sessionId`, if it named one.
-    async fn after_response(self: Arc<Self>, _peer: Peer, _method: String, _session_id: Option<String>, _result: Value) {}
+    async fn after_response(
+        self: Arc<Self>,
+        _peer: Peer,
+        _method: String,
+        _session_id: Option<String>,
+        _result: Value,
+    ) {
+    }
 }
 
 /// The sending half: requests and notifications to the other side.
@@ -197,7 +214,11 @@ impl Drop for Outstanding {
 
 /// Serves the connection until the input ends. On end of input it cancels every running handler,
 /// waits for their tasks and flushes the output.
-pub async fn run(input: impl AsyncBufRead + Unpin, output: impl AsyncWrite + Unpin + Send + 'static, handler: Arc<impl Handler>) {
+pub async fn run(
+    input: impl AsyncBufRead + Unpin,
+    output: impl AsyncWrite + Unpin + Send + 'static,
+    handler: Arc<impl Handler>,
+) {
     let (outgoing, queue) = output_queue::bounded(output_queue::BUDGET);
     // Handlers may keep a `Peer` alive past the end (sessions hold one to reach the editor), so
     // the writer is told when everything has been answered rather than waiting for every sender.
@@ -255,7 +276,11 @@ async fn read_messages(mut input: impl AsyncBufRead + Unpin, peer: &Peer, handle
         match read_bounded_line(&mut input, &mut line).await {
             Ok(LineRead::Eof) => return,
             Ok(LineRead::TooLong) => {
-                peer.respond(Value::Null, Err(RpcError::new(RpcError::INVALID_REQUEST, format!("message exceeds {MAX_LINE_BYTES} bytes")))).await;
+                peer.respond(
+                    Value::Null,
+                    Err(RpcError::new(RpcError::INVALID_REQUEST, format!("message exceeds {MAX_LINE_BYTES} bytes"))),
+                )
+                .await;
             }
             Ok(LineRead::Line) => handle_line(&line, peer, handler).await,
             Err(error) => {
@@ -312,7 +337,8 @@ async fn handle_line(line: &[u8], peer: &Peer, handler: &Arc<impl Handler>) {
         }
     };
     let Some(object) = message.as_object() else {
-        let reason = if message.is_array() { "JSON-RPC batches are not supported" } else { "a message must be a JSON object" };
+        let reason =
+            if message.is_array() { "JSON-RPC batches are not supported" } else { "a message must be a JSON object" };
         peer.respond(Value::Null, Err(RpcError::new(RpcError::INVALID_REQUEST, reason))).await;
         return;
     };
@@ -323,7 +349,14 @@ async fn handle_line(line: &[u8], peer: &Peer, handler: &Arc<impl Handler>) {
         && object.contains_key("method")
         && !(id.is_null() || id.is_string() || id.is_i64())
     {
-        peer.respond(Value::Null, Err(RpcError::new(RpcError::INVALID_REQUEST, format!("a request id must be a string, an integer or null, not {id}")))).await;
+        peer.respond(
+            Value::Null,
+            Err(RpcError::new(
+                RpcError::INVALID_REQUEST,
+                format!("a request id must be a string, an integer or null, not {id}"),
+            )),
+        )
+        .await;
         return;
     }
     let params = object.get("params").cloned().unwrap_or(Value::Null);
@@ -336,9 +369,15 @@ async fn handle_line(line: &[u8], peer: &Peer, handler: &Arc<impl Handler>) {
             // Notifications are handled in order of arrival: session/cancel must not overtake.
             future.await;
         }
-        (None, Some(id)) if object.contains_key("result") || object.contains_key("error") => deliver_response(peer, &id, object),
+        (None, Some(id)) if object.contains_key("result") || object.contains_key("error") => {
+            deliver_response(peer, &id, object)
+        }
         (None, id) => {
-            peer.respond(id.unwrap_or(Value::Null), Err(RpcError::new(RpcError::INVALID_REQUEST, "a message needs a method, or a result or error"))).await;
+            peer.respond(
+                id.unwrap_or(Value::Null),
+                Err(RpcError::new(RpcError::INVALID_REQUEST, "a message needs a method, or a result or error")),
+            )
+            .await;
         }
     }
 }
@@ -354,7 +393,10 @@ fn spawn_request(peer: &Peer, handler: &Arc<impl Handler>, id: Value, method: St
     let session_id = params.get("sessionId").and_then(Value::as_str).map(str::to_owned);
     peer.clone().spawn(async move {
         let span = tracing::debug_span!("request", %method);
-        let work = tokio::spawn(tracing::Instrument::instrument(Arc::clone(&handler).request(peer.clone(), method.clone(), params, cancel), span));
+        let work = tokio::spawn(tracing::Instrument::instrument(
+            Arc::clone(&handler).request(peer.clone(), method.clone(), params, cancel),
+            span,
+        ));
         let result = match work.await {
             Ok(result) => result,
             Err(error) if error.is_panic() => {
@@ -406,7 +448,13 @@ mod tests {
 
     #[async_trait::async_trait]
     impl Handler for Echo {
-        async fn request(self: Arc<Self>, peer: Peer, method: String, params: Value, _cancel: CancellationToken) -> Result<Value, RpcError> {
+        async fn request(
+            self: Arc<Self>,
+            peer: Peer,
+            method: String,
+            params: Value,
+            _cancel: CancellationToken,
+        ) -> Result<Value, RpcError> {
             match method.as_str() {
                 "echo" => Ok(params),
                 "panic" => panic!("boom"),
@@ -437,7 +485,8 @@ mod tests {
     async fn a_request_id_acp_does_not_allow_is_refused_not_echoed_changed() {
         let input = "{\"jsonrpc\":\"2.0\",\"id\":155555555555555555555555,\"method\":\"echo\"}\n{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"echo\"}\n{\"jsonrpc\":\"2.0\",\"id\":true,\"method\":\"echo\"}\n{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"method\":\"echo\"}\n";
         let lines = exchange(input).await;
-        let refused: Vec<&Value> = lines.iter().filter(|line| line["error"]["code"] == RpcError::INVALID_REQUEST).collect();
+        let refused: Vec<&Value> =
+            lines.iter().filter(|line| line["error"]["code"] == RpcError::INVALID_REQUEST).collect();
         assert_eq!(refused.len(), 3, "{lines:?}");
         assert!(refused.iter().all(|line| line["id"].is_null()), "{refused:?}");
         assert!(lines.iter().any(|line| line["id"] == "s" && line.get("result").is_some()), "{lines:?}");
@@ -448,7 +497,11 @@ mod tests {
         let input = "{not json\n[1,2]\n\r\n\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"nope\"}\r\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"panic\"}\n{\"jsonrpc\":\"2.0\",\"method\":\"unknown/notification\"}\n{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"echo\",\"params\":{\"a\":1}}\n";
         let replies = exchange(input).await;
         let by_id = |id: Value| replies.iter().find(|reply| reply["id"] == id).cloned().unwrap();
-        let nulls: Vec<i64> = replies.iter().filter(|reply| reply["id"].is_null()).map(|reply| reply["error"]["code"].as_i64().unwrap()).collect();
+        let nulls: Vec<i64> = replies
+            .iter()
+            .filter(|reply| reply["id"].is_null())
+            .map(|reply| reply["error"]["code"].as_i64().unwrap())
+            .collect();
         assert_eq!(nulls, vec![-32700, -32600]);
         assert_eq!(by_id(json!(1))["error"]["code"], -32601);
         assert_eq!(by_id(json!(2))["error"]["code"], -32603);

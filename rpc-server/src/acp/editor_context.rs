@@ -25,12 +25,21 @@ pub fn render(context: &EditorContext) -> Option<String> {
             text.truncate(end);
             text.push_str("\n[selection cut]");
         }
-        lines.push(format!("Selection in {} (lines {}-{}):\n```\n{}\n```", selection.path, selection.start_line, selection.end_line, text.trim_end()));
+        lines.push(format!(
+            "Selection in {} (lines {}-{}):\n```\n{}\n```",
+            selection.path,
+            selection.start_line,
+            selection.end_line,
+            text.trim_end()
+        ));
     }
     if !context.diagnostics.is_empty() {
         lines.push("Diagnostics:".into());
         for diagnostic in context.diagnostics.iter().take(MAX_DIAGNOSTICS) {
-            lines.push(format!("- {}:{}: {} {}", diagnostic.path, diagnostic.line, diagnostic.severity, diagnostic.message));
+            lines.push(format!(
+                "- {}:{}: {} {}",
+                diagnostic.path, diagnostic.line, diagnostic.severity, diagnostic.message
+            ));
         }
     }
     if lines.is_empty() {
@@ -50,15 +59,31 @@ mod tests {
         let context = EditorContext {
             session_id: "s".into(),
             active_file: Some("/p/a.rs".into()),
-            selection: Some(Selection { path: "/p/a.rs".into(), start_line: 2, end_line: 3, text: "let x = 1;\n".into() }),
+            selection: Some(Selection {
+                path: "/p/a.rs".into(),
+                start_line: 2,
+                end_line: 3,
+                text: "let x = 1;\n".into(),
+            }),
             open_files: vec!["/p/a.rs".into(), "/p/b.rs".into()],
-            diagnostics: vec![Diagnostic { path: "/p/a.rs".into(), line: 2, severity: "error".into(), message: "unused".into() }],
+            diagnostics: vec![Diagnostic {
+                path: "/p/a.rs".into(),
+                line: 2,
+                severity: "error".into(),
+                message: "unused".into(),
+            }],
         };
         let text = render(&context).unwrap();
         assert!(text.contains("Active file: /p/a.rs"));
         assert!(text.contains("Selection in /p/a.rs (lines 2-3):\n```\nlet x = 1;\n```"));
         assert!(text.contains("- /p/a.rs:2: error unused"));
-        let empty = EditorContext { session_id: "s".into(), active_file: None, selection: None, open_files: vec![], diagnostics: vec![] };
+        let empty = EditorContext {
+            session_id: "s".into(),
+            active_file: None,
+            selection: None,
+            open_files: vec![],
+            diagnostics: vec![],
+        };
         assert_eq!(render(&empty), None);
     }
 }

@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use larik_core::services::EditorDiagnostics;
 use larik_protocol::acp;
-use larik_protocol::extensions::{DIAGNOSTICS_METHOD, DiagnosticSeverityName, DiagnosticsRequest, DiagnosticsResponse, EditorDiagnostic};
+use larik_protocol::extensions::{
+    DIAGNOSTICS_METHOD, DiagnosticSeverityName, DiagnosticsRequest, DiagnosticsResponse, EditorDiagnostic,
+};
 use lsp_types::{Diagnostic, DiagnosticSeverity, Position, Range};
 
 use super::connection::Peer;
@@ -23,11 +25,18 @@ pub struct ClientDiagnostics {
 #[async_trait::async_trait]
 impl EditorDiagnostics for ClientDiagnostics {
     async fn diagnostics(&self, path: &Path, wait: Duration) -> Result<Option<Vec<Diagnostic>>, String> {
-        let request = DiagnosticsRequest { session_id: self.session_id.0.to_string(), path: path.display().to_string(), wait_ms: u64::try_from(wait.as_millis()).unwrap_or(u64::MAX) };
+        let request = DiagnosticsRequest {
+            session_id: self.session_id.0.to_string(),
+            path: path.display().to_string(),
+            wait_ms: u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+        };
         let params = serde_json::to_value(request).map_err(|error| error.to_string())?;
-        let answer = tokio::time::timeout(wait + SLACK, self.peer.request(DIAGNOSTICS_METHOD, params)).await.map_err(|_| "the editor did not answer in time".to_owned())?;
+        let answer = tokio::time::timeout(wait + SLACK, self.peer.request(DIAGNOSTICS_METHOD, params))
+            .await
+            .map_err(|_| "the editor did not answer in time".to_owned())?;
         let value = answer.map_err(|error| error.message)?;
-        let response: DiagnosticsResponse = serde_json::from_value(value).map_err(|error| format!("the editor's diagnostics are malformed: {error}"))?;
+        let response: DiagnosticsResponse = serde_json::from_value(value)
+            .map_err(|error| format!("the editor's diagnostics are malformed: {error}"))?;
         Ok(response.diagnostics.map(|list| list.iter().map(to_lsp).collect()))
     }
 }
@@ -40,5 +49,11 @@ fn to_lsp(diagnostic: &EditorDiagnostic) -> Diagnostic {
         DiagnosticSeverityName::Information => DiagnosticSeverity::INFORMATION,
         DiagnosticSeverityName::Hint => DiagnosticSeverity::HINT,
     };
-    Diagnostic { range: Range::new(position, position), severity: Some(severity), source: diagnostic.source.clone(), message: diagnostic.message.clone(), ..Diagnostic::default() }
+    Diagnostic {
+        range: Range::new(position, position),
+        severity: Some(severity),
+        source: diagnostic.source.clone(),
+        message: diagnostic.message.clone(),
+        ..Diagnostic::default()
+    }
 }

@@ -22,15 +22,20 @@ impl EditorFiles for ClientFiles {
             return tokio::fs::read_to_string(path).await.map_err(|error| format!("{}: {error}", path.display()));
         }
         let request = acp::ReadTextFileRequest::new(self.session_id.clone(), path.to_path_buf());
-        let value = self.peer.request("fs/read_text_file", serde_json::to_value(request).map_err(|error| error.to_string())?).await;
-        let value = value.map_err(|error| format!("{}: the editor could not read it: {}", path.display(), error.message))?;
+        let value = self
+            .peer
+            .request("fs/read_text_file", serde_json::to_value(request).map_err(|error| error.to_string())?)
+            .await;
+        let value =
+            value.map_err(|error| format!("{}: the editor could not read it: {}", path.display(), error.message))?;
         let response: acp::ReadTextFileResponse = serde_json::from_value(value).map_err(|error| error.to_string())?;
         Ok(response.content)
     }
 
     async fn write_text(&self, path: &Path, content: &str) -> Result<(), String> {
         if !self.write {
-            return larik_core::services::write_file_atomic(path, content.as_bytes()).map_err(|error| error.to_string());
+            return larik_core::services::write_file_atomic(path, content.as_bytes())
+                .map_err(|error| error.to_string());
         }
         let request = acp::WriteTextFileRequest::new(self.session_id.clone(), path.to_path_buf(), content.to_owned());
         self.peer

@@ -28,7 +28,8 @@ impl AskUser for FormQuestions {
     }
 
     async fn form(&self, message: &str, schema: Value) -> Result<FormAnswer, String> {
-        let params = json!({"sessionId": self.session_id, "mode": "form", "message": message, "requestedSchema": schema});
+        let params =
+            json!({"sessionId": self.session_id, "mode": "form", "message": message, "requestedSchema": schema});
         let response = self.peer.request("elicitation/create", params).await.map_err(|error| error.message)?;
         Ok(match response["action"].as_str() {
             Some("accept") => FormAnswer::Accepted(response.get("content").cloned().unwrap_or_else(|| json!({}))),
@@ -52,7 +53,12 @@ impl LoginBrowser for LoginPages {
         let message = format!("Log in to the MCP server `{server}`");
         if !self.url_mode {
             let text = format!("{message}: open {url}\n\nLarik waits for the login to finish (5 minutes at most).");
-            super::agent::notify(&self.peer, &self.session_id, acp::SessionUpdate::AgentMessageChunk(super::to_proto::text_chunk(text))).await;
+            super::agent::notify(
+                &self.peer,
+                &self.session_id,
+                acp::SessionUpdate::AgentMessageChunk(super::to_proto::text_chunk(text)),
+            )
+            .await;
             return Ok(());
         }
         let params = json!({"sessionId": self.session_id, "mode": "url", "message": message, "url": url, "elicitationId": format!("mcp-login-{server}")});

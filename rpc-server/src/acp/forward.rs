@@ -9,7 +9,10 @@ use std::path::PathBuf;
 
 use larik_core::event::{AgentEvent, CompactionState, Display, ToolStatus};
 use larik_protocol::acp;
-use larik_protocol::extensions::{TERMINAL_EXIT_KEY, TERMINAL_INFO_KEY, TERMINAL_OUTPUT_DELTA_KEY, TERMINAL_OUTPUT_KEY, TerminalExit, TerminalInfo, TerminalOutputChunk};
+use larik_protocol::extensions::{
+    TERMINAL_EXIT_KEY, TERMINAL_INFO_KEY, TERMINAL_OUTPUT_DELTA_KEY, TERMINAL_OUTPUT_KEY, TerminalExit, TerminalInfo,
+    TerminalOutputChunk,
+};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -34,7 +37,8 @@ pub(super) struct ClientView {
 
 /// Subagents' tokens by their session id, for `session/cancel` of a child session.
 pub(super) fn child_cancels() -> &'static std::sync::Mutex<std::collections::HashMap<String, CancellationToken>> {
-    static CHILDREN: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<String, CancellationToken>>> = std::sync::OnceLock::new();
+    static CHILDREN: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<String, CancellationToken>>> =
+        std::sync::OnceLock::new();
     CHILDREN.get_or_init(Default::default)
 }
 
@@ -48,18 +52,32 @@ impl ClientView {
     /// The agent-owned terminal convention a client advertises in `clientCapabilities._meta`;
     /// the appending one wins when both are.
     pub fn terminal_stream(client: &acp::ClientCapabilities) -> Option<&'static str> {
-        let advertised = |key: &str| client.meta.as_ref().and_then(|meta| meta.get(key)).is_some_and(|value| value.as_bool() == Some(true));
+        let advertised = |key: &str| {
+            client.meta.as_ref().and_then(|meta| meta.get(key)).is_some_and(|value| value.as_bool() == Some(true))
+        };
         [TERMINAL_OUTPUT_DELTA_KEY, TERMINAL_OUTPUT_KEY].into_iter().find(|key| advertised(key))
     }
 }
 
 /// Sends a turn's events to the client until the turn drops its sender. Boxed: a subagent's
 /// child session gets a forwarder of its own, started from here.
-pub(super) fn forward_events<'a>(peer: &'a Peer, session_id: &'a acp::SessionId, events: mpsc::Receiver<AgentEvent>, client: ClientView, cancel: &'a CancellationToken) -> futures::future::BoxFuture<'a, ()> {
+pub(super) fn forward_events<'a>(
+    peer: &'a Peer,
+    session_id: &'a acp::SessionId,
+    events: mpsc::Receiver<AgentEvent>,
+    client: ClientView,
+    cancel: &'a CancellationToken,
+) -> futures::future::BoxFuture<'a, ()> {
     Box::pin(forward(peer, session_id, events, client, cancel))
 }
 
-async fn forward(peer: &Peer, session_id: &acp::SessionId, mut events: mpsc::Receiver<AgentEvent>, client: ClientView, cancel: &CancellationToken) {
+async fn forward(
+    peer: &Peer,
+    session_id: &acp::SessionId,
+    mut events: mpsc::Receiver<AgentEvent>,
+    client: ClientView,
+    cancel: &CancellationToken,
+) {
     // `held` is the event that ended a run of merged command output, handled next.
     let mut held: Option<AgentEvent> = None;
     // Calls shown as agent-owned terminals, until they finish.
@@ -85,14 +103,23 @@ async fn forward(peer: &Peer, session_id: &acp::SessionId, mut events: mpsc::Rec
                     cancels.insert(session.clone(), child_cancel);
                 }
                 let (child_events, received) = mpsc::channel(256);
-                let (peer, child_id, view, cancel) = (peer.clone(), acp::SessionId::new(session.clone()), client.clone(), cancel.clone());
-                let forwarder = tokio::spawn(async move { forward_events(&peer, &child_id, received, view, &cancel).await });
+                let (peer, child_id, view, cancel) =
+                    (peer.clone(), acp::SessionId::new(session.clone()), client.clone(), cancel.clone());
+                let forwarder =
+                    tokio::spawn(async move { forward_events(&peer, &child_id, received, view, &cancel).await });
                 children.insert(session.clone(), ChildStream { events: child_events, forwarder });
-                let capabilities = acp::SubagentSessionCapabilities::new().cancel(acp::SessionCancelCapabilities::new());
+                let capabilities =
+                    acp::SubagentSessionCapabilities::new().cancel(acp::SessionCancelCapabilities::new());
                 // ACP does not say which call made a child; `_meta.larik.toolCallId` does, so a
                 // client can show the child under its `task` call.
-                let announced = acp::SubagentUpdate::new(session).title(label).cwd(cwd).capabilities(capabilities).meta(meta("larik", serde_json::json!({"toolCallId": call})));
-                acp::SessionUpdate::SubagentUpdate(announced.state(acp::StateUpdate::Running(acp::RunningStateUpdate::new())))
+                let announced = acp::SubagentUpdate::new(session)
+                    .title(label)
+                    .cwd(cwd)
+                    .capabilities(capabilities)
+                    .meta(meta("larik", serde_json::json!({"toolCallId": call})));
+                acp::SessionUpdate::SubagentUpdate(
+                    announced.state(acp::StateUpdate::Running(acp::RunningStateUpdate::new())),
+                )
             }
             AgentEvent::Child { session, call, label, event } => {
                 if let Some(child) = children.get(&session) {
@@ -117,7 +144,10 @@ async fn forward(peer: &Peer, session_id: &acp::SessionId, mut events: mpsc::Rec
                     "refusal" => acp::IdleStopReason::Refusal,
                     _ => acp::IdleStopReason::Cancelled,
                 };
-                acp::SessionUpdate::SubagentUpdate(acp::SubagentUpdate::new(session).state(acp::StateUpdate::Idle(acp::IdleStateUpdate::new().stop_reason(reason))))
+                acp::SessionUpdate::SubagentUpdate(
+                    acp::SubagentUpdate::new(session)
+                        .state(acp::StateUpdate::Idle(acp::IdleStateUpdate::new().stop_reason(reason))),
+                )
             }
             AgentEvent::TextDelta(text) => acp::SessionUpdate::AgentMessageChunk(to_proto::text_chunk(text)),
             AgentEvent::ThinkingDelta(text) => acp::SessionUpdate::AgentThoughtChunk(to_proto::text_chunk(text)),
@@ -128,9 +158,10 @@ async fn forward(peer: &Peer, session_id: &acp::SessionId, mut events: mpsc::Rec
             AgentEvent::ToolCallStarted(view) => {
                 let mut call = to_proto::tool_call(&view);
                 if client.terminal_stream.is_some() && view.streams_output {
-                    call = call
-                        .content(vec![to_proto::terminal(view.id.clone())])
-                        .meta(meta(TERMINAL_INFO_KEY, TerminalInfo { terminal_id: view.id.clone(), cwd: client.cwd.clone() }));
+                    call = call.content(vec![to_proto::terminal(view.id.clone())]).meta(meta(
+                        TERMINAL_INFO_KEY,
+                        TerminalInfo { terminal_id: view.id.clone(), cwd: client.cwd.clone() },
+                    ));
                     terminals.insert(view.id);
                 }
                 acp::SessionUpdate::ToolCall(call)
@@ -142,7 +173,9 @@ async fn forward(peer: &Peer, session_id: &acp::SessionId, mut events: mpsc::Rec
                     _ => None,
                 });
                 let update = acp::ToolCallUpdate::new(id.clone(), acp::ToolCallUpdateFields::new());
-                acp::SessionUpdate::ToolCallUpdate(update.meta(meta(key, TerminalOutputChunk { terminal_id: id, data: text })))
+                acp::SessionUpdate::ToolCallUpdate(
+                    update.meta(meta(key, TerminalOutputChunk { terminal_id: id, data: text })),
+                )
             }
             AgentEvent::ToolProgressNote { id, text } => {
                 let fields = acp::ToolCallUpdateFields::new().content(vec![to_proto::text(text)]);
@@ -177,7 +210,8 @@ async fn forward(peer: &Peer, session_id: &acp::SessionId, mut events: mpsc::Rec
             }
             AgentEvent::Usage { usage, context_window, session_cost_usd, .. } => {
                 // Tokens now in the context: what was sent plus what came back.
-                let used = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens + usage.output_tokens;
+                let used =
+                    usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens + usage.output_tokens;
                 let mut update = acp::UsageUpdate::new(used, context_window);
                 // ACP's cost is the session's total so far.
                 if let Some(amount) = session_cost_usd {
@@ -190,7 +224,9 @@ async fn forward(peer: &Peer, session_id: &acp::SessionId, mut events: mpsc::Rec
                 None => continue,
             },
             AgentEvent::TitleChanged(title) => acp::SessionUpdate::SessionInfoUpdate(
-                acp::SessionInfoUpdate::new().title(title).updated_at(larik_core::clock::iso8601(larik_core::clock::now_secs())),
+                acp::SessionInfoUpdate::new()
+                    .title(title)
+                    .updated_at(larik_core::clock::iso8601(larik_core::clock::now_secs())),
             ),
             AgentEvent::Notice(message) => {
                 tracing::info!(%message, "notice");
@@ -213,19 +249,33 @@ async fn forward(peer: &Peer, session_id: &acp::SessionId, mut events: mpsc::Rec
 
 /// A compaction as the client can show it: `compaction_update` where it opted in; elsewhere the
 /// end of one in words (and a summary asked for by hand, as text).
-fn compaction_update(client: &ClientView, id: String, trigger: larik_core::session::Trigger, state: CompactionState) -> Option<acp::SessionUpdate> {
+fn compaction_update(
+    client: &ClientView,
+    id: String,
+    trigger: larik_core::session::Trigger,
+    state: CompactionState,
+) -> Option<acp::SessionUpdate> {
     if client.compaction {
         let update = match state {
             CompactionState::Started => acp::CompactionUpdate::new(id, acp::CompactionStatus::InProgress),
-            CompactionState::Completed { summary } => acp::CompactionUpdate::new(id, acp::CompactionStatus::Completed).summary(vec![acp::ContentBlock::Text(acp::TextContent::new(summary))]),
-            CompactionState::Failed { error } => acp::CompactionUpdate::new(id, acp::CompactionStatus::Failed).error(error),
+            CompactionState::Completed { summary } => acp::CompactionUpdate::new(id, acp::CompactionStatus::Completed)
+                .summary(vec![acp::ContentBlock::Text(acp::TextContent::new(summary))]),
+            CompactionState::Failed { error } => {
+                acp::CompactionUpdate::new(id, acp::CompactionStatus::Failed).error(error)
+            }
             CompactionState::Cancelled => acp::CompactionUpdate::new(id, acp::CompactionStatus::Cancelled),
         };
         return Some(acp::SessionUpdate::CompactionUpdate(update));
     }
     let text = match (state, trigger) {
-        (CompactionState::Completed { summary }, larik_core::session::Trigger::Manual) => format!("Compacted the conversation. It goes on from this summary:\n\n{summary}\n"),
-        (CompactionState::Completed { .. }, larik_core::session::Trigger::Auto | larik_core::session::Trigger::Overflow) => "\n> The conversation neared the model's window and was compacted: older messages are now a summary.\n\n".to_owned(),
+        (CompactionState::Completed { summary }, larik_core::session::Trigger::Manual) => {
+            format!("Compacted the conversation. It goes on from this summary:\n\n{summary}\n")
+        }
+        (
+            CompactionState::Completed { .. },
+            larik_core::session::Trigger::Auto | larik_core::session::Trigger::Overflow,
+        ) => "\n> The conversation neared the model's window and was compacted: older messages are now a summary.\n\n"
+            .to_owned(),
         _ => return None,
     };
     Some(acp::SessionUpdate::AgentMessageChunk(to_proto::text_chunk(text)))
@@ -238,7 +288,8 @@ fn end_terminal(update: acp::ToolCallUpdate, id: &str, display: Option<&Display>
         Some(Display::Command { exit_code, .. }) => exit_code.and_then(|code| u32::try_from(code).ok()),
         _ => None,
     };
-    let mut update = update.meta(meta(TERMINAL_EXIT_KEY, TerminalExit { terminal_id: id.to_owned(), exit_code, signal: None }));
+    let mut update =
+        update.meta(meta(TERMINAL_EXIT_KEY, TerminalExit { terminal_id: id.to_owned(), exit_code, signal: None }));
     if matches!(display, Some(Display::Command { .. })) {
         update.fields.content = Some(vec![to_proto::terminal(id.to_owned())]);
     }
@@ -253,7 +304,11 @@ fn meta(key: &str, value: impl serde::Serialize) -> acp::Meta {
 
 /// Appends the deltas `same` accepts that are already waiting in the queue to `text`; returns the
 /// first event it does not accept, which the caller handles next.
-fn drain_same(text: &mut String, events: &mut mpsc::Receiver<AgentEvent>, same: impl Fn(&AgentEvent) -> Option<&str>) -> Option<AgentEvent> {
+fn drain_same(
+    text: &mut String,
+    events: &mut mpsc::Receiver<AgentEvent>,
+    same: impl Fn(&AgentEvent) -> Option<&str>,
+) -> Option<AgentEvent> {
     while let Ok(next) = events.try_recv() {
         match same(&next) {
             Some(more) => text.push_str(more),

@@ -1,7 +1,7 @@
 //! Conversions from ACP v1 wire types to the core's types.
 
-use larik_core::event::PermissionAnswer;
 use larik_core::Part;
+use larik_core::event::PermissionAnswer;
 use larik_protocol::acp;
 use larik_protocol::extensions::{META_KEY, PermissionResponseMeta};
 
@@ -13,23 +13,29 @@ pub const REJECT_ONCE: &str = "reject_once";
 /// Turns a prompt's content blocks into message parts. Embedded resources (files the user
 /// mentioned, with their unsaved content) become text the model can read, unless `read_denied`
 /// (the session's read deny rules) withholds the file.
-pub fn prompt_parts(blocks: Vec<acp::ContentBlock>, read_denied: impl Fn(&std::path::Path) -> Option<String>) -> Vec<Part> {
+pub fn prompt_parts(
+    blocks: Vec<acp::ContentBlock>,
+    read_denied: impl Fn(&std::path::Path) -> Option<String>,
+) -> Vec<Part> {
     let withheld = |uri: &str| {
         let path = uri.strip_prefix("file://")?;
-        read_denied(std::path::Path::new(path)).map(|reason| Part::Text { text: format!("[@{uri} was not attached: {reason}]") })
+        read_denied(std::path::Path::new(path))
+            .map(|reason| Part::Text { text: format!("[@{uri} was not attached: {reason}]") })
     };
     blocks
         .into_iter()
         .filter_map(|block| match block {
             acp::ContentBlock::Text(text) => Some(Part::Text { text: text.text }),
             acp::ContentBlock::Image(image) => Some(Part::Image { media_type: image.mime_type, data: image.data }),
-            acp::ContentBlock::ResourceLink(link) => {
-                Some(withheld(&link.uri).unwrap_or_else(|| Part::Text { text: format!("[@{}]({})", link.name, link.uri) }))
-            }
+            acp::ContentBlock::ResourceLink(link) => Some(
+                withheld(&link.uri).unwrap_or_else(|| Part::Text { text: format!("[@{}]({})", link.name, link.uri) }),
+            ),
             acp::ContentBlock::Resource(resource) => match resource.resource {
-                acp::EmbeddedResourceResource::TextResourceContents(contents) => Some(withheld(&contents.uri).unwrap_or_else(|| Part::Text {
-                    text: format!("<file uri=\"{}\">\n{}\n</file>", contents.uri, contents.text),
-                })),
+                acp::EmbeddedResourceResource::TextResourceContents(contents) => {
+                    Some(withheld(&contents.uri).unwrap_or_else(|| Part::Text {
+                        text: format!("<file uri=\"{}\">\n{}\n</file>", contents.uri, contents.text),
+                    }))
+                }
                 _ => None,
             },
             _ => None,
@@ -72,7 +78,9 @@ pub fn permission_answer(response: Result<acp::RequestPermissionResponse, String
 /// editor) chose them, so they connect without asking.
 pub fn mcp_servers(servers: &[acp::McpServer]) -> Vec<larik_core::McpServerConfig> {
     use larik_core::{McpServerConfig, McpServerScope, McpTransport};
-    let headers = |headers: &[acp::HttpHeader]| headers.iter().map(|header| (header.name.clone(), header.value.clone())).collect();
+    let headers = |headers: &[acp::HttpHeader]| {
+        headers.iter().map(|header| (header.name.clone(), header.value.clone())).collect()
+    };
     servers
         .iter()
         .filter_map(|server| {
@@ -85,11 +93,21 @@ pub fn mcp_servers(servers: &[acp::McpServer]) -> Vec<larik_core::McpServerConfi
                         env: stdio.env.iter().map(|variable| (variable.name.clone(), variable.value.clone())).collect(),
                     },
                 ),
-                acp::McpServer::Http(http) => (http.name.clone(), McpTransport::Http { url: http.url.clone(), headers: headers(&http.headers) }),
-                acp::McpServer::Sse(sse) => (sse.name.clone(), McpTransport::Sse { url: sse.url.clone(), headers: headers(&sse.headers) }),
+                acp::McpServer::Http(http) => {
+                    (http.name.clone(), McpTransport::Http { url: http.url.clone(), headers: headers(&http.headers) })
+                }
+                acp::McpServer::Sse(sse) => {
+                    (sse.name.clone(), McpTransport::Sse { url: sse.url.clone(), headers: headers(&sse.headers) })
+                }
                 _ => return None,
             };
-            Some(McpServerConfig { name, transport, scope: McpServerScope::Client, source: "the editor".into(), oauth: Default::default() })
+            Some(McpServerConfig {
+                name,
+                transport,
+                scope: McpServerScope::Client,
+                source: "the editor".into(),
+                oauth: Default::default(),
+            })
         })
         .collect()
 }
@@ -106,16 +124,26 @@ mod tests {
 
     #[test]
     fn reads_choices_and_feedback_and_fails_closed() {
-        assert_eq!(answer(json!({"outcome": {"outcome": "selected", "optionId": "allow_once"}})), PermissionAnswer::AllowOnce);
+        assert_eq!(
+            answer(json!({"outcome": {"outcome": "selected", "optionId": "allow_once"}})),
+            PermissionAnswer::AllowOnce
+        );
         assert_eq!(answer(json!({"outcome": {"outcome": "cancelled"}})), PermissionAnswer::Cancelled);
         assert_eq!(
-            answer(json!({"outcome": {"outcome": "selected", "optionId": "reject_once"}, "_meta": {"larik": {"feedback": "use tabs"}}})),
+            answer(
+                json!({"outcome": {"outcome": "selected", "optionId": "reject_once"}, "_meta": {"larik": {"feedback": "use tabs"}}})
+            ),
             PermissionAnswer::Reject { feedback: Some("use tabs".into()) }
         );
-        assert_eq!(answer(json!({"outcome": {"outcome": "selected", "optionId": "whatever"}})), PermissionAnswer::Reject { feedback: None });
+        assert_eq!(
+            answer(json!({"outcome": {"outcome": "selected", "optionId": "whatever"}})),
+            PermissionAnswer::Reject { feedback: None }
+        );
         assert_eq!(answer(json!({"nonsense": true})), PermissionAnswer::Reject { feedback: None });
         assert_eq!(
-            answer(json!({"outcome": {"outcome": "selected", "optionId": "allow_once"}, "_meta": {"larik": {"acceptedHunks": [1]}}})),
+            answer(
+                json!({"outcome": {"outcome": "selected", "optionId": "allow_once"}, "_meta": {"larik": {"acceptedHunks": [1]}}})
+            ),
             PermissionAnswer::AllowHunks(vec![1])
         );
     }

@@ -5,9 +5,9 @@
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
-use larik_core::{Part, Role};
 use larik_core::session::store::{Record, StoredSession, ToolRecord};
 use larik_core::session::{Session, SessionConfig};
+use larik_core::{Part, Role};
 use larik_protocol::acp;
 
 use super::agent::{AcpAgent, SessionEntry, notify, unique_suffix};
@@ -29,9 +29,18 @@ const PAGE_SIZE: usize = 50;
 
 impl AcpAgent {
     /// Settings, model, editor file access and sandbox for a session in `cwd`.
-    fn session_config(&self, cwd: &std::path::Path, servers: &[acp::McpServer], peer: &Peer, id: &acp::SessionId) -> Result<SessionConfig, RpcError> {
+    fn session_config(
+        &self,
+        cwd: &std::path::Path,
+        servers: &[acp::McpServer],
+        peer: &Peer,
+        id: &acp::SessionId,
+    ) -> Result<SessionConfig, RpcError> {
         if !cwd.is_absolute() || !cwd.is_dir() {
-            return Err(RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: cwd must be an absolute path to a directory, got {}", cwd.display())));
+            return Err(RpcError::new(
+                RpcError::INVALID_PARAMS,
+                format!("Invalid params: cwd must be an absolute path to a directory, got {}", cwd.display()),
+            ));
         }
         let (mut config, _) = SessionConfig::from_settings(cwd.to_path_buf(), &self.env, std::env::current_exe().ok())
             .map_err(|error| RpcError::new(RpcError::INVALID_PARAMS, error.to_string()))?;
@@ -41,7 +50,8 @@ impl AcpAgent {
         config.mcp_servers.retain(|server| !given.iter().any(|other| other.name == server.name));
         config.mcp_servers.extend(given);
         if self.signed_out.load(std::sync::atomic::Ordering::Relaxed) {
-            config.provider = Err(larik_core::ProviderError::Auth { message: "signed out; authenticate to continue".into() });
+            config.provider =
+                Err(larik_core::ProviderError::Auth { message: "signed out; authenticate to continue".into() });
         }
         let client = self.client_capabilities();
         if client.elicitation.as_ref().is_some_and(|elicitation| elicitation.form.is_some()) {
@@ -55,10 +65,18 @@ impl AcpAgent {
             config.services.terminals = Some(Arc::new(ClientTerminals { peer: peer.clone(), session_id: id.clone() }));
         }
         if self.client_extensions().diagnostics {
-            config.services.diagnostics = Some(Arc::new(super::editor_diagnostics::ClientDiagnostics { peer: peer.clone(), session_id: id.clone() }));
+            config.services.diagnostics = Some(Arc::new(super::editor_diagnostics::ClientDiagnostics {
+                peer: peer.clone(),
+                session_id: id.clone(),
+            }));
         }
         if client.fs.read_text_file || client.fs.write_text_file {
-            config.editor = Some(Arc::new(ClientFiles { peer: peer.clone(), session_id: id.clone(), read: client.fs.read_text_file, write: client.fs.write_text_file }));
+            config.editor = Some(Arc::new(ClientFiles {
+                peer: peer.clone(),
+                session_id: id.clone(),
+                read: client.fs.read_text_file,
+                write: client.fs.write_text_file,
+            }));
         }
         Ok(config)
     }
@@ -66,16 +84,31 @@ impl AcpAgent {
     /// Opens the session and keeps it; returns the mode, option and sandbox state to answer with.
     fn open(&self, id: &acp::SessionId, config: SessionConfig, peer: &Peer) -> Opened {
         let session = Arc::new(Session::new(config, &peer.shutdown_token()));
-        let state = Opened { modes: modes::mode_state(session.permissions().mode()), options: self.options(&session), meta: to_proto::session_meta(&session) };
+        let state = Opened {
+            modes: modes::mode_state(session.permissions().mode()),
+            options: self.options(&session),
+            meta: to_proto::session_meta(&session),
+        };
         let client = self.client_view(session.cwd());
         if client.subagents {
             // Background subagents are child sessions too, shown while they run, turn or not.
             let (events, received) = tokio::sync::mpsc::channel(256);
             session.watch_background(events);
-            tokio::spawn(super::agent::background_children(Arc::clone(&session), peer.clone(), id.clone(), client, received));
+            tokio::spawn(super::agent::background_children(
+                Arc::clone(&session),
+                peer.clone(),
+                id.clone(),
+                client,
+                received,
+            ));
         }
         if self.client_extensions().background_turns {
-            tokio::spawn(super::agent::background_turns(Arc::clone(&session), peer.clone(), id.clone(), self.client_view(session.cwd())));
+            tokio::spawn(super::agent::background_turns(
+                Arc::clone(&session),
+                peer.clone(),
+                id.clone(),
+                self.client_view(session.cwd()),
+            ));
         }
         let entry = SessionEntry { session, editor_context: Mutex::new(None) };
         if let Ok(mut sessions) = self.sessions.lock()
@@ -86,7 +119,11 @@ impl AcpAgent {
         state
     }
 
-    pub(super) fn new_session(&self, request: acp::NewSessionRequest, peer: &Peer) -> Result<acp::NewSessionResponse, RpcError> {
+    pub(super) fn new_session(
+        &self,
+        request: acp::NewSessionRequest,
+        peer: &Peer,
+    ) -> Result<acp::NewSessionResponse, RpcError> {
         let number = self.next_session.fetch_add(1, Ordering::Relaxed);
         let id = acp::SessionId::new(format!("sess_{}_{number}", unique_suffix()));
         let mut config = self.session_config(&request.cwd, &request.mcp_servers, peer, &id)?;
@@ -96,7 +133,8 @@ impl AcpAgent {
                 Err(error) => {
                     tracing::warn!(%error, "the session will not be saved");
                     let said = format!("This session cannot be saved ({error}); it goes on in memory.");
-                    config.notice = Some(config.notice.take().map_or(said.clone(), |earlier| format!("{earlier}\n{said}")));
+                    config.notice =
+                        Some(config.notice.take().map_or(said.clone(), |earlier| format!("{earlier}\n{said}")));
                 }
             }
         }
@@ -106,7 +144,13 @@ impl AcpAgent {
     }
 
     /// Reads a saved session and opens it with its history; the stored record is returned for replay.
-    fn reopen(&self, id: &acp::SessionId, cwd: &std::path::Path, servers: &[acp::McpServer], peer: &Peer) -> Result<(StoredSession, Opened), RpcError> {
+    fn reopen(
+        &self,
+        id: &acp::SessionId,
+        cwd: &std::path::Path,
+        servers: &[acp::McpServer],
+        peer: &Peer,
+    ) -> Result<(StoredSession, Opened), RpcError> {
         let store = self.store.as_ref().ok_or_else(|| RpcError::method_not_found("session/load"))?;
         let stored = store.load(&id.0).map_err(|_| not_found(id))?;
         let mut config = self.session_config(cwd, servers, peer, id)?;
@@ -117,7 +161,11 @@ impl AcpAgent {
         Ok((stored, opened))
     }
 
-    pub(super) async fn load_session(&self, request: acp::LoadSessionRequest, peer: &Peer) -> Result<acp::LoadSessionResponse, RpcError> {
+    pub(super) async fn load_session(
+        &self,
+        request: acp::LoadSessionRequest,
+        peer: &Peer,
+    ) -> Result<acp::LoadSessionResponse, RpcError> {
         let (stored, opened) = self.reopen(&request.session_id, &request.cwd, &request.mcp_servers, peer)?;
         let compaction = self.client_view(&request.cwd).compaction;
         replay(peer, &request.session_id, &stored, compaction).await;
@@ -127,7 +175,11 @@ impl AcpAgent {
     /// `session/fork` (unstable in ACP): a new session with the source's history up to now and
     /// its own future; the source goes on untouched. The client has the history on screen
     /// already, so nothing is replayed.
-    pub(super) fn fork_session(&self, request: acp::ForkSessionRequest, peer: &Peer) -> Result<acp::ForkSessionResponse, RpcError> {
+    pub(super) fn fork_session(
+        &self,
+        request: acp::ForkSessionRequest,
+        peer: &Peer,
+    ) -> Result<acp::ForkSessionResponse, RpcError> {
         let store = self.store.as_ref().ok_or_else(|| RpcError::method_not_found("session/fork"))?;
         let number = self.next_session.fetch_add(1, Ordering::Relaxed);
         let id = acp::SessionId::new(format!("sess_{}_{number}", unique_suffix()));
@@ -140,15 +192,27 @@ impl AcpAgent {
         Ok(acp::ForkSessionResponse::new(id).modes(opened.modes).config_options(opened.options).meta(opened.meta))
     }
 
-    pub(super) fn resume_session(&self, request: acp::ResumeSessionRequest, peer: &Peer) -> Result<acp::ResumeSessionResponse, RpcError> {
+    pub(super) fn resume_session(
+        &self,
+        request: acp::ResumeSessionRequest,
+        peer: &Peer,
+    ) -> Result<acp::ResumeSessionResponse, RpcError> {
         let (_, opened) = self.reopen(&request.session_id, &request.cwd, &request.mcp_servers, peer)?;
         Ok(acp::ResumeSessionResponse::new().modes(opened.modes).config_options(opened.options).meta(opened.meta))
     }
 
-    pub(super) fn list_sessions(&self, request: acp::ListSessionsRequest) -> Result<acp::ListSessionsResponse, RpcError> {
+    pub(super) fn list_sessions(
+        &self,
+        request: acp::ListSessionsRequest,
+    ) -> Result<acp::ListSessionsResponse, RpcError> {
         let Some(store) = &self.store else { return Ok(acp::ListSessionsResponse::new(Vec::new())) };
         let start = match &request.cursor {
-            Some(cursor) => cursor.parse::<usize>().map_err(|_| RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: cursor `{cursor}` is not one this agent gave out")))?,
+            Some(cursor) => cursor.parse::<usize>().map_err(|_| {
+                RpcError::new(
+                    RpcError::INVALID_PARAMS,
+                    format!("Invalid params: cursor `{cursor}` is not one this agent gave out"),
+                )
+            })?,
             None => 0,
         };
         let all = store.list(request.cwd.as_deref());
@@ -156,41 +220,63 @@ impl AcpAgent {
             .iter()
             .skip(start)
             .take(PAGE_SIZE)
-            .map(|summary| acp::SessionInfo::new(summary.id.clone(), summary.cwd.clone()).title(summary.title.clone()).updated_at(larik_core::clock::iso8601(summary.updated_at)))
+            .map(|summary| {
+                acp::SessionInfo::new(summary.id.clone(), summary.cwd.clone())
+                    .title(summary.title.clone())
+                    .updated_at(larik_core::clock::iso8601(summary.updated_at))
+            })
             .collect();
         let next = (start + PAGE_SIZE < all.len()).then(|| (start + PAGE_SIZE).to_string());
         Ok(acp::ListSessionsResponse::new(page).next_cursor(next))
     }
 
-    pub(super) async fn close_session(&self, request: acp::CloseSessionRequest) -> Result<acp::CloseSessionResponse, RpcError> {
-        let entry = self.sessions.lock().ok().and_then(|mut sessions| sessions.remove(&*request.session_id.0)).ok_or_else(|| not_found(&request.session_id))?;
+    pub(super) async fn close_session(
+        &self,
+        request: acp::CloseSessionRequest,
+    ) -> Result<acp::CloseSessionResponse, RpcError> {
+        let entry = self
+            .sessions
+            .lock()
+            .ok()
+            .and_then(|mut sessions| sessions.remove(&*request.session_id.0))
+            .ok_or_else(|| not_found(&request.session_id))?;
         entry.session.cancel_turn();
         entry.session.end("other").await;
         Ok(acp::CloseSessionResponse::new())
     }
 
-    pub(super) async fn delete_session(&self, request: acp::DeleteSessionRequest) -> Result<acp::DeleteSessionResponse, RpcError> {
+    pub(super) async fn delete_session(
+        &self,
+        request: acp::DeleteSessionRequest,
+    ) -> Result<acp::DeleteSessionResponse, RpcError> {
         let entry = self.sessions.lock().ok().and_then(|mut sessions| sessions.remove(&*request.session_id.0));
         if let Some(entry) = entry {
             entry.session.cancel_turn();
             entry.session.end("other").await;
         }
         if let Some(store) = &self.store {
-            store.delete(&request.session_id.0).map_err(|error| RpcError::new(RpcError::INTERNAL_ERROR, error.to_string()))?;
+            store
+                .delete(&request.session_id.0)
+                .map_err(|error| RpcError::new(RpcError::INTERNAL_ERROR, error.to_string()))?;
         }
         Ok(acp::DeleteSessionResponse::new())
     }
 }
 
 fn not_found(id: &acp::SessionId) -> RpcError {
-    RpcError { code: RpcError::RESOURCE_NOT_FOUND, message: format!("Session not found: {}", id.0), data: Some(serde_json::json!({"sessionId": id.0})) }
+    RpcError {
+        code: RpcError::RESOURCE_NOT_FOUND,
+        message: format!("Session not found: {}", id.0),
+        data: Some(serde_json::json!({"sessionId": id.0})),
+    }
 }
 
 /// Sends the stored conversation as the updates the client would have seen: user and agent
 /// text, thoughts, and each tool call with its (bounded) output or diff.
 async fn replay(peer: &Peer, id: &acp::SessionId, stored: &StoredSession, compaction: bool) {
     if let Some(title) = &stored.title {
-        notify(peer, id, acp::SessionUpdate::SessionInfoUpdate(acp::SessionInfoUpdate::new().title(title.clone()))).await;
+        notify(peer, id, acp::SessionUpdate::SessionInfoUpdate(acp::SessionInfoUpdate::new().title(title.clone())))
+            .await;
     }
     for record in &stored.records {
         match record {
@@ -198,10 +284,20 @@ async fn replay(peer: &Peer, id: &acp::SessionId, stored: &StoredSession, compac
                 for part in &message.content {
                     let update = match (message.role, part) {
                         // Notes the agent added for the model are not what the user typed.
-                        (Role::User, Part::Text { text }) if text.starts_with("<editor-context>") || text.starts_with("<system-note>") => continue,
-                        (Role::User, Part::Text { text }) => acp::SessionUpdate::UserMessageChunk(acp::ContentChunk::new(user_block(text))),
-                        (Role::Assistant, Part::Text { text }) => acp::SessionUpdate::AgentMessageChunk(to_proto::text_chunk(text.clone())),
-                        (Role::Assistant, Part::Thinking { text, .. }) => acp::SessionUpdate::AgentThoughtChunk(to_proto::text_chunk(text.clone())),
+                        (Role::User, Part::Text { text })
+                            if text.starts_with("<editor-context>") || text.starts_with("<system-note>") =>
+                        {
+                            continue;
+                        }
+                        (Role::User, Part::Text { text }) => {
+                            acp::SessionUpdate::UserMessageChunk(acp::ContentChunk::new(user_block(text)))
+                        }
+                        (Role::Assistant, Part::Text { text }) => {
+                            acp::SessionUpdate::AgentMessageChunk(to_proto::text_chunk(text.clone()))
+                        }
+                        (Role::Assistant, Part::Thinking { text, .. }) => {
+                            acp::SessionUpdate::AgentThoughtChunk(to_proto::text_chunk(text.clone()))
+                        }
                         _ => continue,
                     };
                     notify(peer, id, update).await;
@@ -210,7 +306,8 @@ async fn replay(peer: &Peer, id: &acp::SessionId, stored: &StoredSession, compac
             Record::Tool(tool) => notify(peer, id, acp::SessionUpdate::ToolCall(replayed_tool_call(tool))).await,
             // The conversation before stays visible; a client that shows compactions sees where.
             Record::Compaction { id: compaction_id, summary, .. } if compaction => {
-                let update = acp::CompactionUpdate::new(compaction_id.clone(), acp::CompactionStatus::Completed).summary(vec![acp::ContentBlock::Text(acp::TextContent::new(summary.clone()))]);
+                let update = acp::CompactionUpdate::new(compaction_id.clone(), acp::CompactionStatus::Completed)
+                    .summary(vec![acp::ContentBlock::Text(acp::TextContent::new(summary.clone()))]);
                 notify(peer, id, acp::SessionUpdate::CompactionUpdate(update)).await;
             }
             Record::Meta { .. } | Record::Title { .. } | Record::Rewind { .. } | Record::Compaction { .. } => {}
@@ -221,12 +318,21 @@ async fn replay(peer: &Peer, id: &acp::SessionId, stored: &StoredSession, compac
 fn replayed_tool_call(tool: &ToolRecord) -> acp::ToolCall {
     let status = if tool.failed { acp::ToolCallStatus::Failed } else { acp::ToolCallStatus::Completed };
     let content = match &tool.diff {
-        Some(diff) => vec![acp::ToolCallContent::Diff(acp::Diff::new(diff.path.clone(), diff.new_text.clone()).old_text(diff.old_text.clone()))],
+        Some(diff) => vec![acp::ToolCallContent::Diff(
+            acp::Diff::new(diff.path.clone(), diff.new_text.clone()).old_text(diff.old_text.clone()),
+        )],
         None if tool.output.is_empty() => Vec::new(),
-        None => vec![acp::ToolCallContent::Content(acp::Content::new(acp::ContentBlock::Text(acp::TextContent::new(tool.output.clone()))))],
+        None => vec![acp::ToolCallContent::Content(acp::Content::new(acp::ContentBlock::Text(acp::TextContent::new(
+            tool.output.clone(),
+        ))))],
     };
-    let locations = tool.locations.iter().map(|(path, line)| acp::ToolCallLocation::new(path.clone()).line(*line)).collect();
-    let mut call = acp::ToolCall::new(tool.id.clone(), tool.title.clone()).kind(kind(&tool.kind)).status(status).content(content).locations(locations);
+    let locations =
+        tool.locations.iter().map(|(path, line)| acp::ToolCallLocation::new(path.clone()).line(*line)).collect();
+    let mut call = acp::ToolCall::new(tool.id.clone(), tool.title.clone())
+        .kind(kind(&tool.kind))
+        .status(status)
+        .content(content)
+        .locations(locations);
     if let Some(input) = &tool.input {
         call = call.raw_input(input.clone());
     }
@@ -235,9 +341,14 @@ fn replayed_tool_call(tool: &ToolRecord) -> acp::ToolCall {
 
 /// A user message part as the client sent it: files it attached come back as resources.
 fn user_block(text: &str) -> acp::ContentBlock {
-    let attached = text.strip_prefix("<file uri=\"").and_then(|rest| rest.split_once("\">\n")).and_then(|(uri, rest)| Some((uri, rest.strip_suffix("\n</file>")?)));
+    let attached = text
+        .strip_prefix("<file uri=\"")
+        .and_then(|rest| rest.split_once("\">\n"))
+        .and_then(|(uri, rest)| Some((uri, rest.strip_suffix("\n</file>")?)));
     match attached {
-        Some((uri, body)) => acp::ContentBlock::Resource(acp::EmbeddedResource::new(acp::EmbeddedResourceResource::TextResourceContents(acp::TextResourceContents::new(body, uri)))),
+        Some((uri, body)) => acp::ContentBlock::Resource(acp::EmbeddedResource::new(
+            acp::EmbeddedResourceResource::TextResourceContents(acp::TextResourceContents::new(body, uri)),
+        )),
         None => acp::ContentBlock::Text(acp::TextContent::new(text)),
     }
 }
@@ -255,4 +366,3 @@ fn kind(name: &str) -> acp::ToolKind {
         _ => acp::ToolKind::Other,
     }
 }
-

@@ -54,7 +54,10 @@ impl OutputSender {
         // The newline the writer adds counts too; every line costs at least one byte, so the
         // count of lines is bounded as well.
         let cost = (text.len() + 1).min(self.budget_bytes);
-        let share = Arc::clone(&self.budget).acquire_many_owned(u32::try_from(cost).unwrap_or(u32::MAX)).await.map_err(|_| OutputClosed)?;
+        let share = Arc::clone(&self.budget)
+            .acquire_many_owned(u32::try_from(cost).unwrap_or(u32::MAX))
+            .await
+            .map_err(|_| OutputClosed)?;
         self.lines.send(QueuedLine { text, share: Share(share) }).map_err(|_| OutputClosed)
     }
 }

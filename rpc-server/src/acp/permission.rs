@@ -12,7 +12,13 @@ use super::connection::Peer;
 use super::from_proto::{ALLOW_ALWAYS, ALLOW_ONCE, REJECT_ONCE, permission_answer};
 use super::to_proto;
 
-pub async fn ask(peer: &Peer, session_id: &acp::SessionId, request: PermissionRequest, hunk_review: bool, cancel: &CancellationToken) {
+pub async fn ask(
+    peer: &Peer,
+    session_id: &acp::SessionId,
+    request: PermissionRequest,
+    hunk_review: bool,
+    cancel: &CancellationToken,
+) {
     let PermissionRequest { tool_call, reason, preview, suggested_rule, reply } = request;
     let content = preview.as_ref().map(|display| to_proto::tool_content(Some(display), None));
     let fields = acp::ToolCallUpdateFields::new()
@@ -28,7 +34,11 @@ pub async fn ask(peer: &Peer, session_id: &acp::SessionId, request: PermissionRe
     }
     let options = vec![
         acp::PermissionOption::new(ALLOW_ONCE, "Allow once", acp::PermissionOptionKind::AllowOnce),
-        acp::PermissionOption::new(ALLOW_ALWAYS, format!("Always allow `{suggested_rule}` in this project"), acp::PermissionOptionKind::AllowAlways),
+        acp::PermissionOption::new(
+            ALLOW_ALWAYS,
+            format!("Always allow `{suggested_rule}` in this project"),
+            acp::PermissionOptionKind::AllowAlways,
+        ),
         acp::PermissionOption::new(REJECT_ONCE, "Reject", acp::PermissionOptionKind::RejectOnce),
     ];
     let params = acp::RequestPermissionRequest::new(session_id.clone(), update, options);

@@ -35,7 +35,11 @@ impl EditorTerminals for ClientTerminals {
             .cwd(command.cwd.clone())
             .output_byte_limit(command.output_limit);
         let created: acp::CreateTerminalResponse = call(&self.peer, "terminal/create", request).await?;
-        Ok(Box::new(ClientTerminal { peer: self.peer.clone(), session_id: self.session_id.clone(), id: created.terminal_id }))
+        Ok(Box::new(ClientTerminal {
+            peer: self.peer.clone(),
+            session_id: self.session_id.clone(),
+            id: created.terminal_id,
+        }))
     }
 }
 
@@ -57,13 +61,15 @@ impl EditorTerminal for ClientTerminal {
 
     async fn wait_for_exit(&self) -> Result<TerminalExit, String> {
         let (session, id) = self.params();
-        let response: acp::WaitForTerminalExitResponse = call(&self.peer, "terminal/wait_for_exit", acp::WaitForTerminalExitRequest::new(session, id)).await?;
+        let response: acp::WaitForTerminalExitResponse =
+            call(&self.peer, "terminal/wait_for_exit", acp::WaitForTerminalExitRequest::new(session, id)).await?;
         Ok(exit(response.exit_status))
     }
 
     async fn output(&self) -> Result<TerminalOutput, String> {
         let (session, id) = self.params();
-        let response: acp::TerminalOutputResponse = call(&self.peer, "terminal/output", acp::TerminalOutputRequest::new(session, id)).await?;
+        let response: acp::TerminalOutputResponse =
+            call(&self.peer, "terminal/output", acp::TerminalOutputRequest::new(session, id)).await?;
         Ok(TerminalOutput { text: response.output, truncated: response.truncated })
     }
 
@@ -74,7 +80,9 @@ impl EditorTerminal for ClientTerminal {
 
     async fn release(&self) {
         let (session, id) = self.params();
-        if let Err(error) = call::<Value>(&self.peer, "terminal/release", acp::ReleaseTerminalRequest::new(session, id)).await {
+        if let Err(error) =
+            call::<Value>(&self.peer, "terminal/release", acp::ReleaseTerminalRequest::new(session, id)).await
+        {
             tracing::warn!(%error, terminal = %self.id.0, "the client did not release its terminal");
         }
     }

@@ -50,7 +50,9 @@ pub fn tool_content(display: Option<&Display>, output: Option<&str>) -> Vec<acp:
             vec![acp::ToolCallContent::Diff(acp::Diff::new(path.clone(), new_text.clone()).old_text(old_text.clone()))]
         }
         // The editor's terminal shows what it printed; the files it changed follow.
-        Some(Display::Command { terminal: Some(terminal_id), changes, .. }) => std::iter::once(terminal(terminal_id.clone())).chain(file_changes(changes)).collect(),
+        Some(Display::Command { terminal: Some(terminal_id), changes, .. }) => {
+            std::iter::once(terminal(terminal_id.clone())).chain(file_changes(changes)).collect()
+        }
         // The output already ends with the exit status when it is not 0.
         Some(Display::Command { command, output, changes, .. }) => {
             let text = format!("```sh\n$ {command}\n{}\n```", output.trim_end());
@@ -58,11 +60,18 @@ pub fn tool_content(display: Option<&Display>, output: Option<&str>) -> Vec<acp:
         }
         Some(Display::Text(text)) => vec![text_content(text.clone())],
         Some(Display::Media { text, images }) => std::iter::once(text_content(text.clone()))
-            .chain(images.iter().map(|(media_type, data)| acp::ToolCallContent::Content(acp::Content::new(acp::ContentBlock::Image(acp::ImageContent::new(data.clone(), media_type.clone()))))))
+            .chain(images.iter().map(|(media_type, data)| {
+                acp::ToolCallContent::Content(acp::Content::new(acp::ContentBlock::Image(acp::ImageContent::new(
+                    data.clone(),
+                    media_type.clone(),
+                ))))
+            }))
             .collect(),
         // The plan itself goes out as a `plan` update; the call shows its summary.
         Some(Display::Plan(_)) => output.map(|text| vec![text_content(text.to_owned())]).unwrap_or_default(),
-        None => output.filter(|text| !text.is_empty()).map(|text| vec![text_content(text.to_owned())]).unwrap_or_default(),
+        None => {
+            output.filter(|text| !text.is_empty()).map(|text| vec![text_content(text.to_owned())]).unwrap_or_default()
+        }
     }
 }
 
@@ -86,7 +95,10 @@ fn file_changes(changes: &[larik_core::checkpoints::FileChange]) -> Vec<acp::Too
         .collect();
     let summary = text_content(format!("Files the command changed: {}", listed.join(", ")));
     let diffs = changes.iter().filter(|change| change.old_text.is_some() || change.new_text.is_some()).map(|change| {
-        acp::ToolCallContent::Diff(acp::Diff::new(change.path.clone(), change.new_text.clone().unwrap_or_default()).old_text(change.old_text.clone()))
+        acp::ToolCallContent::Diff(
+            acp::Diff::new(change.path.clone(), change.new_text.clone().unwrap_or_default())
+                .old_text(change.old_text.clone()),
+        )
     });
     std::iter::once(summary).chain(diffs).collect()
 }
@@ -104,7 +116,12 @@ fn text_content(text: String) -> acp::ToolCallContent {
     acp::ToolCallContent::Content(acp::Content::new(acp::ContentBlock::Text(acp::TextContent::new(text))))
 }
 
-pub fn tool_call_update(id: &str, status: ToolStatus, display: Option<&Display>, output: Option<&str>) -> acp::ToolCallUpdate {
+pub fn tool_call_update(
+    id: &str,
+    status: ToolStatus,
+    display: Option<&Display>,
+    output: Option<&str>,
+) -> acp::ToolCallUpdate {
     let mut fields = acp::ToolCallUpdateFields::new().status(tool_status(status));
     if output.is_some() || display.is_some() {
         fields = fields.content(tool_content(display, output));

@@ -7,28 +7,37 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use larik_core::event::{AgentEvent, Display, PermissionAnswer, PermissionRequest};
-use larik_core::Part;
 use larik_core::Mode;
+use larik_core::Part;
+use larik_core::event::{AgentEvent, Display, PermissionAnswer, PermissionRequest};
 use larik_core::session::{Session, SessionConfig};
 use lsp_server::Notification;
-use lsp_types::notification::{DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument, Notification as _, Progress, PublishDiagnostics};
-use lsp_types::request::{CodeActionRequest, ExecuteCommand, Request as _, ShowDocument, ShowMessageRequest, WorkDoneProgressCreate};
+use lsp_types::notification::{
+    DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument, Notification as _, Progress,
+    PublishDiagnostics,
+};
+use lsp_types::request::{
+    CodeActionRequest, ExecuteCommand, Request as _, ShowDocument, ShowMessageRequest, WorkDoneProgressCreate,
+};
 use lsp_types::{
-    CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, Diagnostic, DiagnosticSeverity, DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams, DidSaveTextDocumentParams, ExecuteCommandParams, InitializeParams, MessageActionItem, MessageType, NumberOrString, Position, ProgressParams, ProgressParamsValue, PublishDiagnosticsParams, Range, ShowDocumentParams, ShowMessageRequestParams, Uri, WorkDoneProgress, WorkDoneProgressBegin, WorkDoneProgressCreateParams, WorkDoneProgressEnd, WorkDoneProgressReport,
+    CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, Diagnostic, DiagnosticSeverity,
+    DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams, DidSaveTextDocumentParams,
+    ExecuteCommandParams, InitializeParams, MessageActionItem, MessageType, NumberOrString, Position, ProgressParams,
+    ProgressParamsValue, PublishDiagnosticsParams, Range, ShowDocumentParams, ShowMessageRequestParams, Uri,
+    WorkDoneProgress, WorkDoneProgressBegin, WorkDoneProgressCreateParams, WorkDoneProgressEnd, WorkDoneProgressReport,
 };
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::side_by_side::side_by_side;
 use super::chat::{self, ChatWriter};
+use super::client::{Client, ClientError, METHOD_NOT_FOUND};
 use super::command::{CodeRequest, Command};
 use super::documents::{Documents, LspFiles};
-use super::client::{Client, ClientError, METHOD_NOT_FOUND};
 use super::proposal::{self, LineEdit, Proposal, apply_line_edit};
 use super::question::{self, Question};
 use super::story::{self, Story};
+use crate::side_by_side::side_by_side;
 use larik_core::file_uri as uri;
 
 /// A question for the user that is not an edit, waiting on an answer.
@@ -86,7 +95,8 @@ impl Bridge {
                 SessionConfig::plain(root.clone(), failed, larik_core::session::ModelSettings::none())
             }
         };
-        let config = SessionConfig { editor: Some(Arc::new(LspFiles::new(documents.clone(), client.clone()))), ..config };
+        let config =
+            SessionConfig { editor: Some(Arc::new(LspFiles::new(documents.clone(), client.clone()))), ..config };
         let session = Arc::new(Session::new(config, &cancel));
         let window = init.capabilities.window.as_ref();
         let show_document = window.and_then(|window| window.show_document.as_ref()).is_some_and(|show| show.support);
@@ -124,7 +134,9 @@ impl Bridge {
     pub async fn notification(self: &Arc<Self>, notification: Notification) {
         fn params<P: serde::de::DeserializeOwned>(notification: Notification) -> Option<P> {
             let method = notification.method.clone();
-            serde_json::from_value(notification.params).map_err(|error| tracing::warn!(%method, %error, "malformed notification ignored")).ok()
+            serde_json::from_value(notification.params)
+                .map_err(|error| tracing::warn!(%method, %error, "malformed notification ignored"))
+                .ok()
         }
         match notification.method.as_str() {
             DidOpenTextDocument::METHOD => {
@@ -141,12 +153,16 @@ impl Bridge {
                 }
             }
             DidCloseTextDocument::METHOD => {
-                if let Some(path) = params::<DidCloseTextDocumentParams>(notification).and_then(|closed| uri::to_path(closed.text_document.uri.as_str())) {
+                if let Some(path) = params::<DidCloseTextDocumentParams>(notification)
+                    .and_then(|closed| uri::to_path(closed.text_document.uri.as_str()))
+                {
                     self.documents.remove(&path);
                 }
             }
             DidSaveTextDocument::METHOD => {
-                if let Some(path) = params::<DidSaveTextDocumentParams>(notification).and_then(|saved| uri::to_path(saved.text_document.uri.as_str())) {
+                if let Some(path) = params::<DidSaveTextDocumentParams>(notification)
+                    .and_then(|saved| uri::to_path(saved.text_document.uri.as_str()))
+                {
                     self.documents.saved(&path);
                 }
             }
@@ -207,11 +223,19 @@ impl Bridge {
                     .collect();
                 let shown = if touching.is_empty() { pending.iter().collect::<Vec<_>>() } else { touching };
                 for hunk in &shown {
-                    let place = if shown.len() > 1 { format!(" at line {}", proposal.current_start(hunk.index) + 1) } else { String::new() };
+                    let place = if shown.len() > 1 {
+                        format!(" at line {}", proposal.current_start(hunk.index) + 1)
+                    } else {
+                        String::new()
+                    };
                     let sizes = format!("+{} -{}", hunk.new_lines, hunk.old_lines);
                     let what = proposal::summary(hunk, 48);
                     let decide = |accept: bool| Command::Hunk { proposal: proposal.id, hunk: hunk.index, accept };
-                    actions.push(action(format!("Larik: apply edit ({sizes}){place}: {what}"), CodeActionKind::QUICKFIX, decide(true)));
+                    actions.push(action(
+                        format!("Larik: apply edit ({sizes}){place}: {what}"),
+                        CodeActionKind::QUICKFIX,
+                        decide(true),
+                    ));
                     actions.push(action(format!("Larik: reject{place}"), CodeActionKind::QUICKFIX, decide(false)));
                 }
             }
@@ -226,7 +250,11 @@ impl Bridge {
         }
         if chat::is_chat(&address) {
             if !self.turn_running.load(Ordering::Relaxed) {
-                actions.push(action("Larik: send".into(), CodeActionKind::SOURCE, Command::Send { uri: document.clone() }));
+                actions.push(action(
+                    "Larik: send".into(),
+                    CodeActionKind::SOURCE,
+                    Command::Send { uri: document.clone() },
+                ));
                 // The skills and custom commands, run as typed (`/name` with no arguments; with
                 // arguments, write `/name args` as the message and send it).
                 for command in self.session.skill_commands().into_iter().take(MAX_COMMAND_ACTIONS) {
@@ -238,12 +266,21 @@ impl Bridge {
         }
         let about = |request: CodeRequest| Command::AboutCode { uri: document.clone(), range: Some(range), request };
         if range.start != range.end {
-            actions.push(action("Larik: ask about selection".into(), CodeActionKind::REFACTOR, about(CodeRequest::Ask(None))));
+            actions.push(action(
+                "Larik: ask about selection".into(),
+                CodeActionKind::REFACTOR,
+                about(CodeRequest::Ask(None)),
+            ));
         }
         actions.push(action("Larik: explain".into(), CodeActionKind::REFACTOR, about(CodeRequest::Explain)));
-        let theirs: Vec<Diagnostic> = params.context.diagnostics.iter().filter(|diagnostic| !is_ours(diagnostic)).cloned().collect();
+        let theirs: Vec<Diagnostic> =
+            params.context.diagnostics.iter().filter(|diagnostic| !is_ours(diagnostic)).cloned().collect();
         if !theirs.is_empty() {
-            actions.push(action("Larik: fix diagnostics here".into(), CodeActionKind::QUICKFIX, about(CodeRequest::Fix(theirs))));
+            actions.push(action(
+                "Larik: fix diagnostics here".into(),
+                CodeActionKind::QUICKFIX,
+                about(CodeRequest::Fix(theirs)),
+            ));
         }
         let refactor = CodeRequest::Ask(Some("Refactor this code to be clearer, keeping its behaviour.".into()));
         actions.push(action("Larik: refactor this".into(), CodeActionKind::REFACTOR, about(refactor)));
@@ -264,20 +301,28 @@ impl Bridge {
                 let selection = self.selection(address.as_str(), range);
                 let request = match request {
                     CodeRequest::Explain => "Explain what this code does and anything surprising about it.".to_owned(),
-                    CodeRequest::Fix(diagnostics) => format!("Fix these problems:\n{}", describe_diagnostics(&diagnostics)),
-                    CodeRequest::Ask(request) => request.unwrap_or_else(|| "Help with this code: review it and improve it where it needs it.".into()),
+                    CodeRequest::Fix(diagnostics) => {
+                        format!("Fix these problems:\n{}", describe_diagnostics(&diagnostics))
+                    }
+                    CodeRequest::Ask(request) => request
+                        .unwrap_or_else(|| "Help with this code: review it and improve it where it needs it.".into()),
                 };
                 self.start_turn(vec![Part::Text { text: format!("{selection}\n\n{request}") }], None);
             }
             Command::Send { uri: address } => {
-                let current = uri::to_path(address.as_str()).and_then(|path| self.documents.get(&path)).unwrap_or_default();
-                let prompt = chat::prompt_from(&current).ok_or_else(|| ClientError::invalid("write your message under the last heading first"))?;
+                let current =
+                    uri::to_path(address.as_str()).and_then(|path| self.documents.get(&path)).unwrap_or_default();
+                let prompt = chat::prompt_from(&current)
+                    .ok_or_else(|| ClientError::invalid("write your message under the last heading first"))?;
                 if self.turn_running.load(Ordering::Relaxed) {
-                    return Err(ClientError::invalid("Larik is still answering; wait for it, or cancel with larik.cancel"));
+                    return Err(ClientError::invalid(
+                        "Larik is still answering; wait for it, or cancel with larik.cancel",
+                    ));
                 }
                 let prompt = self.expanded(prompt).await?;
                 let headings = chat::headings_for(&current);
-                let story = Story::new(ChatWriter::new(self.client.clone(), address.as_str().to_owned(), current), headings);
+                let story =
+                    Story::new(ChatWriter::new(self.client.clone(), address.as_str().to_owned(), current), headings);
                 self.start_turn(vec![Part::Text { text: prompt }], Some(story));
             }
             Command::Cancel => {
@@ -292,14 +337,17 @@ impl Bridge {
             }
             Command::Hunk { proposal, hunk, accept } => return self.decide_hunk(proposal, Some(hunk), accept).await,
             Command::Decide { accept } => {
-                let pending = self.proposals.lock().ok().and_then(|proposals| proposals.iter().find(|proposal| !proposal.is_done()).map(|proposal| proposal.id));
+                let pending = self.proposals.lock().ok().and_then(|proposals| {
+                    proposals.iter().find(|proposal| !proposal.is_done()).map(|proposal| proposal.id)
+                });
                 if let Some(id) = pending {
                     return self.decide_hunk(id, None, accept).await;
                 }
                 self.answer_permission(if accept { "allow_once" } else { "reject_once" });
             }
             Command::Permission { option, question } => {
-                let current = self.permission.lock().ok().and_then(|permission| permission.as_ref().map(|pending| pending.id));
+                let current =
+                    self.permission.lock().ok().and_then(|permission| permission.as_ref().map(|pending| pending.id));
                 if question.is_some() && question != current {
                     return Err(ClientError::invalid("that question was already answered"));
                 }
@@ -320,24 +368,38 @@ impl Bridge {
         let (first, last) = (range.start.line as usize, range.end.line as usize);
         let last = last.max(first).min(lines.len() - 1);
         let first = first.min(last);
-        format!("In {} (lines {}-{}):\n```\n{}\n```", path.display(), first + 1, last + 1, lines[first..=last].join("\n"))
+        format!(
+            "In {} (lines {}-{}):\n```\n{}\n```",
+            path.display(),
+            first + 1,
+            last + 1,
+            lines[first..=last].join("\n")
+        )
     }
 
     async fn decide_hunk(&self, id: u64, index: Option<usize>, accept: bool) -> Result<Value, ClientError> {
         let edits: Vec<(String, PathBuf, usize, LineEdit)> = {
             let proposals = self.proposals.lock().map_err(|_| ClientError::invalid("state poisoned"))?;
-            let proposal = proposals.iter().find(|proposal| proposal.id == id && !proposal.is_done()).ok_or_else(|| ClientError::invalid("that edit was already decided"))?;
+            let proposal = proposals
+                .iter()
+                .find(|proposal| proposal.id == id && !proposal.is_done())
+                .ok_or_else(|| ClientError::invalid("that edit was already decided"))?;
             let indices: Vec<usize> = match index {
                 Some(index) => vec![index],
                 None => proposal.pending().map(|hunk| hunk.index).collect(),
             };
             // Later hunks first, so applying one does not move the next.
-            indices.into_iter().rev().map(|index| (proposal.uri.clone(), proposal.path.clone(), index, proposal.edit(index))).collect()
+            indices
+                .into_iter()
+                .rev()
+                .map(|index| (proposal.uri.clone(), proposal.path.clone(), index, proposal.edit(index)))
+                .collect()
         };
         for (address, path, index, edit) in edits {
             if accept {
                 apply_edit(&self.client, &address, &edit).await.map_err(ClientError::invalid)?;
-                let current = self.documents.get(&path).or_else(|| std::fs::read_to_string(&path).ok()).unwrap_or_default();
+                let current =
+                    self.documents.get(&path).or_else(|| std::fs::read_to_string(&path).ok()).unwrap_or_default();
                 self.documents.set(path.clone(), apply_line_edit(&current, &edit));
             }
             if let Ok(mut proposals) = self.proposals.lock()
@@ -350,7 +412,10 @@ impl Bridge {
                 let answer = if outcome == "rejected" {
                     story::Answer::new(outcome)
                 } else if self.documents.get(&path).is_some() {
-                    story::Answer { done: format!("{outcome}, saved"), meanwhile: Some(format!("{outcome}; ⚑ waiting for you to save {file} with :w")) }
+                    story::Answer {
+                        done: format!("{outcome}, saved"),
+                        meanwhile: Some(format!("{outcome}; ⚑ waiting for you to save {file} with :w")),
+                    }
                 } else {
                     story::Answer::new(format!("{outcome}, saved"))
                 };
@@ -413,16 +478,37 @@ impl Bridge {
         });
     }
 
-    async fn show_turn(&self, mut events: mpsc::Receiver<AgentEvent>, mut chat: Option<Story>, finished: &CancellationToken) {
+    async fn show_turn(
+        &self,
+        mut events: mpsc::Receiver<AgentEvent>,
+        mut chat: Option<Story>,
+        finished: &CancellationToken,
+    ) {
         let token = NumberOrString::String(format!("larik/{}", self.next_id.fetch_add(1, Ordering::Relaxed)));
-        let progress = self.client.request::<WorkDoneProgressCreate>(WorkDoneProgressCreateParams { token: token.clone() }).await.is_ok();
+        let progress = self
+            .client
+            .request::<WorkDoneProgressCreate>(WorkDoneProgressCreateParams { token: token.clone() })
+            .await
+            .is_ok();
         let send = |value: WorkDoneProgress| {
             if progress {
-                self.client.notify::<Progress>(ProgressParams { token: token.clone(), value: ProgressParamsValue::WorkDone(value) });
+                self.client.notify::<Progress>(ProgressParams {
+                    token: token.clone(),
+                    value: ProgressParamsValue::WorkDone(value),
+                });
             }
         };
-        let report = |message: &str| send(WorkDoneProgress::Report(WorkDoneProgressReport { message: Some(message.to_owned()), ..WorkDoneProgressReport::default() }));
-        send(WorkDoneProgress::Begin(WorkDoneProgressBegin { title: "Larik".into(), message: Some("thinking…".into()), ..WorkDoneProgressBegin::default() }));
+        let report = |message: &str| {
+            send(WorkDoneProgress::Report(WorkDoneProgressReport {
+                message: Some(message.to_owned()),
+                ..WorkDoneProgressReport::default()
+            }))
+        };
+        send(WorkDoneProgress::Begin(WorkDoneProgressBegin {
+            title: "Larik".into(),
+            message: Some("thinking…".into()),
+            ..WorkDoneProgressBegin::default()
+        }));
         if let Some(chat) = chat.as_mut() {
             chat.begin().await;
         }
@@ -449,7 +535,17 @@ impl Bridge {
                     new_message = true;
                     report(&view.title);
                     if let Ok(mut running) = self.running.lock() {
-                        *running = view.locations.iter().map(|location| (uri::from_path(&location.path), location.line.unwrap_or(1).saturating_sub(1), view.title.clone())).collect();
+                        *running = view
+                            .locations
+                            .iter()
+                            .map(|location| {
+                                (
+                                    uri::from_path(&location.path),
+                                    location.line.unwrap_or(1).saturating_sub(1),
+                                    view.title.clone(),
+                                )
+                            })
+                            .collect();
                     }
                     for location in &view.locations {
                         self.refresh_diagnostics(&uri::from_path(&location.path));
@@ -459,8 +555,12 @@ impl Bridge {
                     }
                 }
                 AgentEvent::ToolCallUpdated { id, status, output, display, .. } => {
-                    if matches!(status, larik_core::event::ToolStatus::Completed | larik_core::event::ToolStatus::Failed) {
-                        let finished = self.running.lock().map(|mut running| std::mem::take(&mut *running)).unwrap_or_default();
+                    if matches!(
+                        status,
+                        larik_core::event::ToolStatus::Completed | larik_core::event::ToolStatus::Failed
+                    ) {
+                        let finished =
+                            self.running.lock().map(|mut running| std::mem::take(&mut *running)).unwrap_or_default();
                         for (address, _, _) in finished {
                             self.refresh_diagnostics(&address);
                         }
@@ -484,8 +584,17 @@ impl Bridge {
                     self.ask(*request).await;
                 }
                 AgentEvent::Notice(message) => self.client.show(MessageType::WARNING, format!("Larik: {message}")),
-                AgentEvent::Compaction { state: larik_core::event::CompactionState::Completed { .. }, .. } => self.client.show(MessageType::INFO, "Larik: the conversation was compacted; it goes on from a summary.".to_owned()),
-                AgentEvent::ToolTerminal { .. } | AgentEvent::ToolProgressNote { .. } | AgentEvent::Usage { .. } | AgentEvent::TitleChanged(_) | AgentEvent::Compaction { .. } => {}
+                AgentEvent::Compaction { state: larik_core::event::CompactionState::Completed { .. }, .. } => {
+                    self.client.show(
+                        MessageType::INFO,
+                        "Larik: the conversation was compacted; it goes on from a summary.".to_owned(),
+                    )
+                }
+                AgentEvent::ToolTerminal { .. }
+                | AgentEvent::ToolProgressNote { .. }
+                | AgentEvent::Usage { .. }
+                | AgentEvent::TitleChanged(_)
+                | AgentEvent::Compaction { .. } => {}
                 AgentEvent::ChildStarted { .. } | AgentEvent::Child { .. } | AgentEvent::ChildEnded { .. } => {}
             }
         }
@@ -518,7 +627,15 @@ impl Bridge {
         if let Some(Display::Diff { path, old_text, new_text }) = &request.preview {
             let address = uri::from_path(path);
             let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-            let proposal = Proposal::new(id, request.tool_call.id.clone(), path.clone(), address.clone(), old_text.as_deref().unwrap_or(""), new_text, request.reply);
+            let proposal = Proposal::new(
+                id,
+                request.tool_call.id.clone(),
+                path.clone(),
+                address.clone(),
+                old_text.as_deref().unwrap_or(""),
+                new_text,
+                request.reply,
+            );
             if let Ok(mut proposals) = self.proposals.lock() {
                 proposals.retain(|proposal| !proposal.is_done());
                 proposals.push(proposal);
@@ -526,7 +643,8 @@ impl Bridge {
             if self.show_document
                 && let Ok(document) = address.parse::<Uri>()
             {
-                let show = ShowDocumentParams { uri: document, external: None, take_focus: Some(true), selection: None };
+                let show =
+                    ShowDocumentParams { uri: document, external: None, take_focus: Some(true), selection: None };
                 let _ = self.client.request::<ShowDocument>(show).await;
             }
             self.refresh_diagnostics(&address);
@@ -534,11 +652,21 @@ impl Bridge {
         }
         let question = Question::from_request(&request);
         if !self.no_message_requests.load(Ordering::Relaxed) {
-            let actions = question.options.iter().map(|(_, name)| MessageActionItem { title: (*name).to_owned(), properties: HashMap::new() }).collect();
-            let asking = ShowMessageRequestParams { typ: MessageType::INFO, message: format!("Larik: {}", question.one_line()), actions: Some(actions) };
+            let actions = question
+                .options
+                .iter()
+                .map(|(_, name)| MessageActionItem { title: (*name).to_owned(), properties: HashMap::new() })
+                .collect();
+            let asking = ShowMessageRequestParams {
+                typ: MessageType::INFO,
+                message: format!("Larik: {}", question.one_line()),
+                actions: Some(actions),
+            };
             match self.client.request::<ShowMessageRequest>(asking).await {
                 Ok(choice) => {
-                    let chosen = choice.and_then(|item| question.options.iter().find(|(_, name)| *name == item.title)).map(|(id, _)| *id);
+                    let chosen = choice
+                        .and_then(|item| question.options.iter().find(|(_, name)| *name == item.title))
+                        .map(|(id, _)| *id);
                     let answer = match chosen {
                         Some("allow_once") => PermissionAnswer::AllowOnce,
                         Some("allow_always") => PermissionAnswer::AllowAlways,
@@ -546,14 +674,19 @@ impl Bridge {
                         None => PermissionAnswer::Cancelled,
                     };
                     if let Ok(mut answers) = self.answers.lock() {
-                        answers.insert(question.tool_id.clone(), story::Answer::new(question.answered(chosen.unwrap_or("cancelled"))));
+                        answers.insert(
+                            question.tool_id.clone(),
+                            story::Answer::new(question.answered(chosen.unwrap_or("cancelled"))),
+                        );
                     }
                     let _ = request.reply.send(answer);
                     return;
                 }
                 // Helix answers "method not found": ask through code actions from now on.
                 Err(error) if error.code == METHOD_NOT_FOUND => self.no_message_requests.store(true, Ordering::Relaxed),
-                Err(error) => tracing::warn!(message = %error.message, "showMessageRequest failed; asking through code actions"),
+                Err(error) => {
+                    tracing::warn!(message = %error.message, "showMessageRequest failed; asking through code actions")
+                }
             }
         }
         let address = self.last_uri.lock().ok().and_then(|last| last.clone());
@@ -563,7 +696,10 @@ impl Bridge {
         }
         match address {
             Some(address) => self.refresh_diagnostics(&address),
-            None => self.client.show(MessageType::WARNING, "Larik is waiting for approval: run `:lsp-workspace-command larik.accept` or `larik.reject`"),
+            None => self.client.show(
+                MessageType::WARNING,
+                "Larik is waiting for approval: run `:lsp-workspace-command larik.accept` or `larik.reject`",
+            ),
         }
     }
 
@@ -574,7 +710,13 @@ impl Bridge {
         let hint = |line: usize, message: String| {
             let line = u32::try_from(line).unwrap_or(u32::MAX);
             let range = Range::new(Position::new(line, 0), Position::new(line, 200));
-            Diagnostic { range, severity: Some(DiagnosticSeverity::HINT), source: Some(OURS.into()), message, ..Diagnostic::default() }
+            Diagnostic {
+                range,
+                severity: Some(DiagnosticSeverity::HINT),
+                source: Some(OURS.into()),
+                message,
+                ..Diagnostic::default()
+            }
         };
         if let Ok(proposals) = self.proposals.lock() {
             for proposal in proposals.iter().filter(|proposal| proposal.uri == address && !proposal.is_done()) {
@@ -594,10 +736,15 @@ impl Bridge {
         if let Ok(permission) = self.permission.lock()
             && let Some(pending) = permission.as_ref().filter(|pending| pending.uri.as_deref() == Some(address))
         {
-            diagnostics.push(hint(0, format!("Larik asks: {}. Answer with a code action (space a).", pending.question.one_line())));
+            diagnostics.push(hint(
+                0,
+                format!("Larik asks: {}. Answer with a code action (space a).", pending.question.one_line()),
+            ));
         }
         match address.parse::<Uri>() {
-            Ok(uri) => self.client.notify::<PublishDiagnostics>(PublishDiagnosticsParams { uri, diagnostics, version: None }),
+            Ok(uri) => {
+                self.client.notify::<PublishDiagnostics>(PublishDiagnosticsParams { uri, diagnostics, version: None })
+            }
             Err(_) => tracing::warn!(%address, "not a URI; its hints are not shown"),
         }
     }
@@ -622,9 +769,12 @@ fn is_ours(diagnostic: &Diagnostic) -> bool {
 }
 
 fn describe_diagnostics(diagnostics: &[Diagnostic]) -> String {
-    diagnostics.iter().map(|diagnostic| format!("- line {}: {}", diagnostic.range.start.line + 1, diagnostic.message)).collect::<Vec<_>>().join("\n")
+    diagnostics
+        .iter()
+        .map(|diagnostic| format!("- line {}: {}", diagnostic.range.start.line + 1, diagnostic.message))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Skills and commands offered as code actions in a chat file, at most.
 const MAX_COMMAND_ACTIONS: usize = 12;
-

@@ -36,7 +36,11 @@ pub struct Headings {
 
 pub fn headings_for(text: &str) -> Headings {
     // The user's heading is the last one that is not Larik's own reply heading.
-    let user = text.lines().rev().filter(|line| line.starts_with('#')).find(|line| line.trim_start_matches('#').trim() != "Larik");
+    let user = text
+        .lines()
+        .rev()
+        .filter(|line| line.starts_with('#'))
+        .find(|line| line.trim_start_matches('#').trim() != "Larik");
     match user {
         Some(line) => {
             let level = line.chars().take_while(|c| *c == '#').count();

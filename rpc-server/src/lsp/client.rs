@@ -62,15 +62,26 @@ impl Client {
             pending.insert(id.clone(), reply);
         }
         let _ = self.outbox.send(Message::Request(Request::new(id, R::METHOD.to_owned(), params)));
-        let result = response.await.unwrap_or_else(|_| Err(ClientError { code: INTERNAL_ERROR, message: "connection closed".into() }))?;
-        serde_json::from_value(result).map_err(|error| ClientError { code: INTERNAL_ERROR, message: format!("the editor's answer to {} is not what LSP says: {error}", R::METHOD) })
+        let result = response
+            .await
+            .unwrap_or_else(|_| Err(ClientError { code: INTERNAL_ERROR, message: "connection closed".into() }))?;
+        serde_json::from_value(result).map_err(|error| ClientError {
+            code: INTERNAL_ERROR,
+            message: format!("the editor's answer to {} is not what LSP says: {error}", R::METHOD),
+        })
     }
 
     /// Replaces `range` of a document with `new_text` through `workspace/applyEdit`.
     pub async fn replace(&self, address: &str, range: Range, new_text: String) -> Result<(), String> {
         let document: Uri = address.parse().map_err(|_| format!("not a URI: {address}"))?;
-        let edit = WorkspaceEdit { changes: Some(HashMap::from([(document, vec![TextEdit { range, new_text }])])), ..WorkspaceEdit::default() };
-        let response = self.request::<ApplyWorkspaceEdit>(ApplyWorkspaceEditParams { label: Some("Larik".into()), edit }).await.map_err(|error| error.message)?;
+        let edit = WorkspaceEdit {
+            changes: Some(HashMap::from([(document, vec![TextEdit { range, new_text }])])),
+            ..WorkspaceEdit::default()
+        };
+        let response = self
+            .request::<ApplyWorkspaceEdit>(ApplyWorkspaceEditParams { label: Some("Larik".into()), edit })
+            .await
+            .map_err(|error| error.message)?;
         if !response.applied {
             return Err(response.failure_reason.unwrap_or_else(|| "the editor did not apply the edit".into()));
         }
@@ -78,7 +89,8 @@ impl Client {
     }
 
     pub fn respond(&self, id: RequestId, result: Result<Value, ClientError>) {
-        let response_result = result.map_err(|error| ResponseError { code: error.code, message: error.message, data: None });
+        let response_result =
+            result.map_err(|error| ResponseError { code: error.code, message: error.message, data: None });
         let response = Response { id, response_result };
         let _ = self.outbox.send(Message::Response(response));
     }

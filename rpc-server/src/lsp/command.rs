@@ -15,18 +15,33 @@ pub enum Command {
     /// `larik.ask` with words typed at the command line: the words are the prompt.
     Prompt(String),
     /// A code action on a place in a file (the whole file without a range).
-    AboutCode { uri: Uri, range: Option<Range>, request: CodeRequest },
+    AboutCode {
+        uri: Uri,
+        range: Option<Range>,
+        request: CodeRequest,
+    },
     /// Send the prompt under the chat file's last heading.
-    Send { uri: Uri },
+    Send {
+        uri: Uri,
+    },
     Cancel,
     /// Switch to a mode, or to the next one (editors that cannot pass arguments).
     Mode(Option<Mode>),
     /// Accept (or reject) the whole edit under review, or else the pending question.
-    Decide { accept: bool },
+    Decide {
+        accept: bool,
+    },
     /// One hunk of an edit under review.
-    Hunk { proposal: u64, hunk: usize, accept: bool },
+    Hunk {
+        proposal: u64,
+        hunk: usize,
+        accept: bool,
+    },
     /// An answer to a question; `question` names which, so a stale menu cannot answer a newer one.
-    Permission { option: String, question: Option<u64> },
+    Permission {
+        option: String,
+        question: Option<u64>,
+    },
 }
 
 /// What a code action on code asks of the agent.
@@ -40,7 +55,18 @@ pub enum CodeRequest {
 }
 
 /// Every command name, as announced in `executeCommandProvider`.
-pub const NAMES: [&str; 10] = ["larik.ask", "larik.explain", "larik.fix", "larik.send", "larik.cancel", "larik.mode", "larik.accept", "larik.reject", "larik.hunk", "larik.permission"];
+pub const NAMES: [&str; 10] = [
+    "larik.ask",
+    "larik.explain",
+    "larik.fix",
+    "larik.send",
+    "larik.cancel",
+    "larik.mode",
+    "larik.accept",
+    "larik.reject",
+    "larik.hunk",
+    "larik.permission",
+];
 
 /// A command the bridge cannot run as sent; the editor shows the message.
 #[derive(Debug, PartialEq)]
@@ -60,33 +86,49 @@ impl Command {
                 let uri = parse_uri(&first)?;
                 let range = match arguments.get(1) {
                     None | Some(Value::Null) => None,
-                    Some(range) => Some(serde_json::from_value(range.clone()).map_err(|error| BadCommand(format!("{name}: the range is not an LSP range: {error}")))?),
+                    Some(range) => Some(
+                        serde_json::from_value(range.clone())
+                            .map_err(|error| BadCommand(format!("{name}: the range is not an LSP range: {error}")))?,
+                    ),
                 };
                 let request = match name {
                     "larik.explain" => CodeRequest::Explain,
                     "larik.fix" => CodeRequest::Fix(match arguments.get(2) {
                         None | Some(Value::Null) => Vec::new(),
-                        Some(list) => serde_json::from_value(list.clone()).map_err(|error| BadCommand(format!("larik.fix: the diagnostics are not LSP diagnostics: {error}")))?,
+                        Some(list) => serde_json::from_value(list.clone()).map_err(|error| {
+                            BadCommand(format!("larik.fix: the diagnostics are not LSP diagnostics: {error}"))
+                        })?,
                     }),
                     _ => CodeRequest::Ask(text(2)),
                 };
                 Ok(Self::AboutCode { uri, range, request })
             }
-            "larik.send" => Ok(Self::Send { uri: parse_uri(&text(0).ok_or_else(|| bad("larik.send takes the chat file's URI"))?)? }),
+            "larik.send" => {
+                Ok(Self::Send { uri: parse_uri(&text(0).ok_or_else(|| bad("larik.send takes the chat file's URI"))?)? })
+            }
             "larik.cancel" => Ok(Self::Cancel),
             "larik.mode" => match text(0) {
                 None => Ok(Self::Mode(None)),
-                Some(id) => Mode::from_id(&id).map(|mode| Self::Mode(Some(mode))).ok_or_else(|| bad("larik.mode takes default, accept-edits, plan or yolo")),
+                Some(id) => Mode::from_id(&id)
+                    .map(|mode| Self::Mode(Some(mode)))
+                    .ok_or_else(|| bad("larik.mode takes default, accept-edits, plan or yolo")),
             },
             "larik.accept" => Ok(Self::Decide { accept: true }),
             "larik.reject" => Ok(Self::Decide { accept: false }),
             "larik.hunk" => {
-                let proposal = arguments.first().and_then(Value::as_u64).ok_or_else(|| bad("larik.hunk takes a proposal, a hunk and a decision"))?;
-                let hunk = arguments.get(1).and_then(Value::as_u64).and_then(|index| usize::try_from(index).ok()).unwrap_or(0);
+                let proposal = arguments
+                    .first()
+                    .and_then(Value::as_u64)
+                    .ok_or_else(|| bad("larik.hunk takes a proposal, a hunk and a decision"))?;
+                let hunk =
+                    arguments.get(1).and_then(Value::as_u64).and_then(|index| usize::try_from(index).ok()).unwrap_or(0);
                 let accept = arguments.get(2).and_then(Value::as_bool).unwrap_or(false);
                 Ok(Self::Hunk { proposal, hunk, accept })
             }
-            "larik.permission" => Ok(Self::Permission { option: text(0).unwrap_or_default(), question: arguments.get(1).and_then(Value::as_u64) }),
+            "larik.permission" => Ok(Self::Permission {
+                option: text(0).unwrap_or_default(),
+                question: arguments.get(1).and_then(Value::as_u64),
+            }),
             other => Err(BadCommand(format!("unknown command {other}"))),
         }
     }
@@ -148,7 +190,12 @@ mod tests {
         let uri: Uri = "file:///p/a%20b.rs".parse().unwrap();
         let lines = Range::new(Position::new(1, 0), Position::new(3, 4));
         let range = Some(lines);
-        let diagnostic = Diagnostic { range: lines, severity: Some(DiagnosticSeverity::ERROR), message: "boom".into(), ..Default::default() };
+        let diagnostic = Diagnostic {
+            range: lines,
+            severity: Some(DiagnosticSeverity::ERROR),
+            message: "boom".into(),
+            ..Default::default()
+        };
         let commands = [
             Command::Help,
             Command::Prompt("why is this slow".into()),
@@ -184,9 +231,19 @@ mod tests {
         assert_eq!(Command::parse("larik.ask", &words).unwrap(), Command::Prompt("why is this slow?".into()));
         assert_eq!(Command::parse("larik.fix", &[]).unwrap(), Command::Help);
         assert_eq!(Command::parse("larik.mode", &[json!("yolo")]).unwrap(), Command::Mode(Some(Mode::Yolo)));
-        assert!(Command::parse("larik.mode", &[json!("fast")]).unwrap_err().0.contains("default, accept-edits, plan or yolo"));
+        assert!(
+            Command::parse("larik.mode", &[json!("fast")])
+                .unwrap_err()
+                .0
+                .contains("default, accept-edits, plan or yolo")
+        );
         assert!(Command::parse("larik.send", &[]).unwrap_err().0.contains("chat file"));
-        assert!(Command::parse("larik.ask", &[json!("file:///a.rs"), json!({"start": 1})]).unwrap_err().0.contains("not an LSP range"));
+        assert!(
+            Command::parse("larik.ask", &[json!("file:///a.rs"), json!({"start": 1})])
+                .unwrap_err()
+                .0
+                .contains("not an LSP range")
+        );
         assert_eq!(Command::parse("larik.nope", &[]).unwrap_err(), BadCommand("unknown command larik.nope".into()));
     }
 }

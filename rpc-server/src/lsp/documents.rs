@@ -19,7 +19,6 @@ use super::client::Client;
 use super::proposal::LineEdit;
 use larik_core::file_uri as uri;
 
-
 #[derive(Clone)]
 pub struct Documents {
     texts: Arc<Mutex<HashMap<PathBuf, String>>>,
@@ -32,7 +31,12 @@ pub struct Documents {
 
 impl Default for Documents {
     fn default() -> Self {
-        Self { texts: Arc::default(), saves: Arc::default(), cancels: Arc::default(), changed: Arc::new(watch::Sender::new(0)) }
+        Self {
+            texts: Arc::default(),
+            saves: Arc::default(),
+            cancels: Arc::default(),
+            changed: Arc::new(watch::Sender::new(0)),
+        }
     }
 }
 
@@ -114,7 +118,8 @@ impl EditorFiles for LspFiles {
 
     async fn write_text(&self, path: &Path, content: &str) -> Result<(), String> {
         let Some(current) = self.documents.get(path) else {
-            return larik_core::services::write_file_atomic(path, content.as_bytes()).map_err(|error| error.to_string());
+            return larik_core::services::write_file_atomic(path, content.as_bytes())
+                .map_err(|error| error.to_string());
         };
         let (saves_before, cancels_before) = (self.documents.save_count(path), self.documents.cancel_count());
         // Hunks the user applied already put this content in the buffer.

@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use larik_core::event::PermissionAnswer;
 use larik_core::Hunk;
+use larik_core::event::PermissionAnswer;
 use tokio::sync::oneshot;
 
 pub struct Proposal {
@@ -26,7 +26,15 @@ pub struct LineEdit {
 }
 
 impl Proposal {
-    pub fn new(id: u64, tool_id: String, path: PathBuf, uri: String, old_text: &str, new_text: &str, reply: oneshot::Sender<PermissionAnswer>) -> Self {
+    pub fn new(
+        id: u64,
+        tool_id: String,
+        path: PathBuf,
+        uri: String,
+        old_text: &str,
+        new_text: &str,
+        reply: oneshot::Sender<PermissionAnswer>,
+    ) -> Self {
         let hunks = larik_core::hunks(old_text, new_text);
         Self { id, tool_id, path, uri, decisions: vec![None; hunks.len()], hunks, reply: Some(reply) }
     }
@@ -75,8 +83,18 @@ impl Proposal {
 
     /// Answers the waiting turn with the hunks the user accepted.
     pub fn finish(&mut self) {
-        let accepted: Vec<usize> = self.decisions.iter().enumerate().filter(|(_, decision)| **decision == Some(true)).map(|(index, _)| index).collect();
-        let answer = if accepted.is_empty() { PermissionAnswer::Reject { feedback: None } } else { PermissionAnswer::AllowHunks(accepted) };
+        let accepted: Vec<usize> = self
+            .decisions
+            .iter()
+            .enumerate()
+            .filter(|(_, decision)| **decision == Some(true))
+            .map(|(index, _)| index)
+            .collect();
+        let answer = if accepted.is_empty() {
+            PermissionAnswer::Reject { feedback: None }
+        } else {
+            PermissionAnswer::AllowHunks(accepted)
+        };
         if let Some(reply) = self.reply.take() {
             let _ = reply.send(answer);
         }

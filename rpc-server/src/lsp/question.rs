@@ -22,7 +22,10 @@ pub struct Question {
 impl Question {
     pub fn from_request(request: &PermissionRequest) -> Self {
         let input = &request.tool_call.input;
-        let command = input["command"].as_str().filter(|_| request.tool_call.kind == larik_core::event::ToolKind::Execute).map(str::to_owned);
+        let command = input["command"]
+            .as_str()
+            .filter(|_| request.tool_call.kind == larik_core::event::ToolKind::Execute)
+            .map(str::to_owned);
         let title = match (&command, input["description"].as_str().filter(|text| !text.trim().is_empty())) {
             (Some(_), Some(description)) => description.trim().to_owned(),
             (Some(_), None) => "Run a command".to_owned(),
@@ -78,7 +81,11 @@ impl Question {
         match option {
             "allow_once" => "allowed once".to_owned(),
             "allow_always" => {
-                let rule = self.options.iter().find(|(id, _)| *id == "allow_always").map(|(_, name)| name.trim_start_matches("Always allow ").to_owned());
+                let rule = self
+                    .options
+                    .iter()
+                    .find(|(id, _)| *id == "allow_always")
+                    .map(|(_, name)| name.trim_start_matches("Always allow ").to_owned());
                 format!("always allowed {}", rule.unwrap_or_default())
             }
             "cancelled" => "dismissed".to_owned(),
@@ -90,7 +97,9 @@ impl Question {
 /// The chat's block for an edit under review in `file`.
 pub fn review_block(title: &str, file: &str, hunks: usize) -> String {
     let hunks = if hunks == 1 { "1 proposed hunk".to_owned() } else { format!("{hunks} proposed hunks") };
-    format!("- ⚑ **Waiting for you in {file}:** {title}\n  Apply or reject the {hunks} with `space a` on each in {file} (`space l y` / `space l n`: all at once).")
+    format!(
+        "- ⚑ **Waiting for you in {file}:** {title}\n  Apply or reject the {hunks} with `space a` on each in {file} (`space l y` / `space l n`: all at once)."
+    )
 }
 
 #[cfg(test)]
@@ -102,14 +111,31 @@ mod tests {
 
     fn bash(input: serde_json::Value) -> Question {
         let (reply, _answer) = tokio::sync::oneshot::channel();
-        let tool_call = ToolCallView { id: "t1".into(), name: "bash".into(), title: "Run the tests (`python3 -m".into(), kind: ToolKind::Execute, input, locations: Vec::new(), streams_output: false, report_only: false };
-        let request = PermissionRequest { tool_call, reason: "bash needs your approval".into(), preview: None, suggested_rule: "bash(python3 -m unittest*)".into(), reply };
+        let tool_call = ToolCallView {
+            id: "t1".into(),
+            name: "bash".into(),
+            title: "Run the tests (`python3 -m".into(),
+            kind: ToolKind::Execute,
+            input,
+            locations: Vec::new(),
+            streams_output: false,
+            report_only: false,
+        };
+        let request = PermissionRequest {
+            tool_call,
+            reason: "bash needs your approval".into(),
+            preview: None,
+            suggested_rule: "bash(python3 -m unittest*)".into(),
+            reply,
+        };
         Question::from_request(&request)
     }
 
     #[test]
     fn a_command_outside_the_sandbox_is_shown_whole_with_the_warning() {
-        let question = bash(json!({"command": "python3 -m unittest -v 2>&1 | tail -n 20", "description": "Run the tests", "sandbox": false}));
+        let question = bash(
+            json!({"command": "python3 -m unittest -v 2>&1 | tail -n 20", "description": "Run the tests", "sandbox": false}),
+        );
         assert_eq!(
             question.chat_block("Answer with `space a`"),
             "- ⚑ **Waiting for you:** Run the tests\n  ```sh\n  python3 -m unittest -v 2>&1 | tail -n 20\n  ```\n  ⚠ Runs outside the sandbox: full write and network access.\n  Answer with `space a`: Allow once · Always allow `bash(python3 -m unittest*)` in this project · Reject"

@@ -168,7 +168,12 @@ fn render(entry: &Entry) -> Option<String> {
     };
     let command = (view.kind == ToolKind::Execute).then(|| view.input["command"].as_str()).flatten();
     let label = match command {
-        Some(_) => view.input["description"].as_str().filter(|text| !text.trim().is_empty()).unwrap_or("Run a command").trim().to_owned(),
+        Some(_) => view.input["description"]
+            .as_str()
+            .filter(|text| !text.trim().is_empty())
+            .unwrap_or("Run a command")
+            .trim()
+            .to_owned(),
         None => view.title.clone(),
     };
     let mut notes = Vec::new();
@@ -191,7 +196,8 @@ fn render(entry: &Entry) -> Option<String> {
     if let Some(command) = command {
         line.push_str(&command_block(command, entry.finished.as_ref()));
     } else if let Some(finished) = entry.finished.as_ref().filter(|finished| finished.failed)
-        && let Some(reason) = finished.output.as_deref().and_then(|output| output.lines().map(str::trim).find(|line| !line.is_empty()))
+        && let Some(reason) =
+            finished.output.as_deref().and_then(|output| output.lines().map(str::trim).find(|line| !line.is_empty()))
     {
         line.push_str(&format!(": {reason}"));
     }
@@ -253,7 +259,16 @@ mod tests {
     use super::*;
 
     fn view(name: &str, kind: ToolKind, title: &str, input: serde_json::Value) -> ToolCallView {
-        ToolCallView { id: "t1".into(), name: name.into(), title: title.into(), kind, input, locations: Vec::new(), streams_output: false, report_only: false }
+        ToolCallView {
+            id: "t1".into(),
+            name: name.into(),
+            title: title.into(),
+            kind,
+            input,
+            locations: Vec::new(),
+            streams_output: false,
+            report_only: false,
+        }
     }
 
     fn entry(view: ToolCallView, answer: Option<&str>, finished: Option<Finished>) -> Entry {
@@ -270,9 +285,20 @@ mod tests {
 
     #[test]
     fn a_command_shows_its_answer_and_last_lines() {
-        let bash = view("bash", ToolKind::Execute, "Run the tests (`python3 -m unittest`)", json!({"command": "python3 -m unittest", "description": "Run the tests"}));
+        let bash = view(
+            "bash",
+            ToolKind::Execute,
+            "Run the tests (`python3 -m unittest`)",
+            json!({"command": "python3 -m unittest", "description": "Run the tests"}),
+        );
         let printed: String = (1..=7).map(|n| format!("line {n}\n")).collect();
-        let display = Display::Command { command: "python3 -m unittest".into(), output: printed, exit_code: Some(1), terminal: None, changes: Vec::new() };
+        let display = Display::Command {
+            command: "python3 -m unittest".into(),
+            output: printed,
+            exit_code: Some(1),
+            terminal: None,
+            changes: Vec::new(),
+        };
         let done = Finished { failed: true, output: None, display: Some(display) };
         let shown = render(&entry(bash, Some("allowed once"), Some(done))).unwrap_or_default();
         assert_eq!(
@@ -286,8 +312,16 @@ mod tests {
         let todo = view("todo", ToolKind::Think, "Plan: 1 of 2 done", json!({}));
         assert_eq!(render(&entry(todo.clone(), None, None)), None);
         let plan = vec![
-            larik_core::event::PlanEntry { content: "Read".into(), status: PlanStatus::Completed, priority: larik_core::event::PlanPriority::Medium },
-            larik_core::event::PlanEntry { content: "Fix".into(), status: PlanStatus::InProgress, priority: larik_core::event::PlanPriority::Medium },
+            larik_core::event::PlanEntry {
+                content: "Read".into(),
+                status: PlanStatus::Completed,
+                priority: larik_core::event::PlanPriority::Medium,
+            },
+            larik_core::event::PlanEntry {
+                content: "Fix".into(),
+                status: PlanStatus::InProgress,
+                priority: larik_core::event::PlanPriority::Medium,
+            },
         ];
         let done = Finished { failed: false, output: Some("Plan updated".into()), display: Some(Display::Plan(plan)) };
         assert_eq!(render(&entry(todo, None, Some(done))).as_deref(), Some("- Plan: 1 of 2 done: ✓ Read · ◐ Fix"));

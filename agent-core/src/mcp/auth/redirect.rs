@@ -38,14 +38,23 @@ impl RedirectListener {
     pub async fn callback(&self, cancel: &CancellationToken) -> Result<String, String> {
         let wait = async {
             loop {
-                let (mut stream, _) = self.listener.accept().await.map_err(|error| format!("the login listener failed: {error}"))?;
-                let Ok(Ok(target)) = tokio::time::timeout(Duration::from_secs(10), request_target(&mut stream)).await else { continue };
+                let (mut stream, _) =
+                    self.listener.accept().await.map_err(|error| format!("the login listener failed: {error}"))?;
+                let Ok(Ok(target)) = tokio::time::timeout(Duration::from_secs(10), request_target(&mut stream)).await
+                else {
+                    continue;
+                };
                 if target.split('?').next() != Some("/callback") {
-                    let _ = stream.write_all(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n").await;
+                    let _ = stream
+                        .write_all(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+                        .await;
                     continue;
                 }
                 let page = "<!doctype html><meta charset=utf-8><title>Larik</title><p>Logged in. You can close this tab and go back to your editor.</p>";
-                let answer = format!("HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{page}", page.len());
+                let answer = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{page}",
+                    page.len()
+                );
                 let _ = stream.write_all(answer.as_bytes()).await;
                 let _ = stream.shutdown().await;
                 return Ok(format!("http://localhost:{}{target}", self.port));

@@ -24,7 +24,8 @@ impl TokenFile {
         let digest = ring::digest::digest(&ring::digest::SHA256, url.as_bytes());
         let hash: String = digest.as_ref().iter().take(8).map(|byte| format!("{byte:02x}")).collect();
         // The server's name is the user's; only safe characters reach the file name.
-        let name: String = server.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
+        let name: String =
+            server.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
         Self { path: dir.join("mcp-auth").join(format!("{name}-{hash}.json")), cached: Arc::default() }
     }
 
@@ -40,7 +41,9 @@ impl TokenFile {
 
     fn read(&self) -> Result<Option<StoredCredentials>, AuthError> {
         match std::fs::read_to_string(&self.path) {
-            Ok(text) => serde_json::from_str(&text).map(Some).map_err(|error| AuthError::CredentialStoreError(format!("{}: {error}", self.path.display()))),
+            Ok(text) => serde_json::from_str(&text)
+                .map(Some)
+                .map_err(|error| AuthError::CredentialStoreError(format!("{}: {error}", self.path.display()))),
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(error) => Err(AuthError::CredentialStoreError(format!("{}: {error}", self.path.display()))),
         }
@@ -70,8 +73,10 @@ impl CredentialStore for TokenFile {
     }
 
     async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
-        let text = serde_json::to_vec_pretty(&credentials).map_err(|error| AuthError::CredentialStoreError(error.to_string()))?;
-        crate::workspace::write_private_file(&self.path, &text).map_err(|error| AuthError::CredentialStoreError(format!("{}: {error}", self.path.display())))?;
+        let text = serde_json::to_vec_pretty(&credentials)
+            .map_err(|error| AuthError::CredentialStoreError(error.to_string()))?;
+        crate::workspace::write_private_file(&self.path, &text)
+            .map_err(|error| AuthError::CredentialStoreError(format!("{}: {error}", self.path.display())))?;
         self.remember(Some(Some(credentials)));
         Ok(())
     }
@@ -79,7 +84,9 @@ impl CredentialStore for TokenFile {
     async fn clear(&self) -> Result<(), AuthError> {
         self.remember(Some(None));
         match std::fs::remove_file(&self.path) {
-            Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(AuthError::CredentialStoreError(format!("{}: {error}", self.path.display()))),
+            Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
+                Err(AuthError::CredentialStoreError(format!("{}: {error}", self.path.display())))
+            }
             _ => Ok(()),
         }
     }
@@ -96,7 +103,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = TokenFile::new(dir.path(), "git hub/../x", "https://example.com/mcp");
         assert_eq!(file.path().parent().unwrap(), dir.path().join("mcp-auth"));
-        assert!(file.path().file_name().unwrap().to_str().unwrap().starts_with("git_hub____x-"), "{}", file.path().display());
+        assert!(
+            file.path().file_name().unwrap().to_str().unwrap().starts_with("git_hub____x-"),
+            "{}",
+            file.path().display()
+        );
         assert_ne!(file.path(), TokenFile::new(dir.path(), "git hub/../x", "https://example.com/other").path());
         assert!(file.load().await.unwrap().is_none(), "no login yet");
 
@@ -107,7 +118,10 @@ mod tests {
         // Another handle on the same file (a later session) reads what was saved.
         let again = TokenFile::new(dir.path(), "git hub/../x", "https://example.com/mcp");
         let loaded = again.load().await.unwrap().unwrap();
-        assert_eq!((loaded.client_id.as_str(), loaded.granted_scopes.as_slice()), ("client-1", ["mcp:read".to_owned()].as_slice()));
+        assert_eq!(
+            (loaded.client_id.as_str(), loaded.granted_scopes.as_slice()),
+            ("client-1", ["mcp:read".to_owned()].as_slice())
+        );
 
         // A refresh rewrites it and keeps the mode.
         file.save(StoredCredentials::new("client-2".into(), None, vec![], Some(2))).await.unwrap();
@@ -119,6 +133,12 @@ mod tests {
         assert!(!file.exists());
         std::fs::create_dir_all(file.path().parent().unwrap()).unwrap();
         std::fs::write(file.path(), "{oops").unwrap();
-        assert!(matches!(TokenFile::new(dir.path(), "git hub/../x", "https://example.com/mcp").load().await, Err(AuthError::CredentialStoreError(_))), "a damaged file is an error, not an empty login");
+        assert!(
+            matches!(
+                TokenFile::new(dir.path(), "git hub/../x", "https://example.com/mcp").load().await,
+                Err(AuthError::CredentialStoreError(_))
+            ),
+            "a damaged file is an error, not an empty login"
+        );
     }
 }

@@ -39,6 +39,10 @@ impl Tool for Console {
         };
         let Ok(tab) = held.tab() else { return ToolOutput::error("No tab is open.") };
         let lines = tab.recent(input.limit.unwrap_or(50).min(200));
-        if lines.is_empty() { ToolOutput::text("Nothing was logged in this tab.") } else { ToolOutput::text(lines.join("\n")) }
+        if lines.is_empty() {
+            ToolOutput::text("Nothing was logged in this tab.")
+        } else {
+            ToolOutput::text(lines.join("\n"))
+        }
     }
 }

@@ -24,8 +24,11 @@ impl<const FORWARD: bool> History<FORWARD> {
 impl<const FORWARD: bool> Tool for History<FORWARD> {
     type Input = HistoryInput;
     const NAME: &'static str = if FORWARD { "browser_forward" } else { "browser_back" };
-    const DESCRIPTION: &'static str =
-        if FORWARD { "Go forward one page in the browser's active tab." } else { "Go back one page in the browser's active tab." };
+    const DESCRIPTION: &'static str = if FORWARD {
+        "Go forward one page in the browser's active tab."
+    } else {
+        "Go back one page in the browser's active tab."
+    };
     const KIND: ToolKind = ToolKind::Other;
 
     fn read_only(&self) -> bool {
@@ -47,7 +50,9 @@ impl<const FORWARD: bool> Tool for History<FORWARD> {
         };
         let Ok(tab) = held.page() else { return ToolOutput::error("No tab is open.") };
         match page::go_in_history(tab, if FORWARD { 1 } else { -1 }).await {
-            Ok(url) => ToolOutput::text(format!("Went {} to {url}.\n{}", Self::DIRECTION, super::whereabouts(&held).await)),
+            Ok(url) => {
+                ToolOutput::text(format!("Went {} to {url}.\n{}", Self::DIRECTION, super::whereabouts(&held).await))
+            }
             Err(error) => ToolOutput::error(error),
         }
     }

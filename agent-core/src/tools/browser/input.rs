@@ -89,7 +89,11 @@ impl Tool for Type {
 
     async fn run(&self, input: TypeInput, _ctx: &ToolContext) -> ToolOutput {
         let TypeInput { reference, text, submit } = input;
-        let done = format!("Typed {} characters into {reference}{}.", text.chars().count(), if submit { " and pressed Enter" } else { "" });
+        let done = format!(
+            "Typed {} characters into {reference}{}.",
+            text.chars().count(),
+            if submit { " and pressed Enter" } else { "" }
+        );
         act(&self.0, done, |tab| async move {
             page::focus_and_clear(&tab, &reference).await?;
             page::type_text(&tab, &text).await?;
@@ -145,7 +149,8 @@ pub struct SelectInput {
 impl Tool for Select {
     type Input = SelectInput;
     const NAME: &'static str = "browser_select";
-    const DESCRIPTION: &'static str = "Choose options of a select element of the browser's page by its ref, by the options' text or value.";
+    const DESCRIPTION: &'static str =
+        "Choose options of a select element of the browser's page by its ref, by the options' text or value.";
     const KIND: ToolKind = ToolKind::Other;
 
     fn read_only(&self) -> bool {
@@ -196,7 +201,8 @@ pub struct ScrollInput {
 impl Tool for Scroll {
     type Input = ScrollInput;
     const NAME: &'static str = "browser_scroll";
-    const DESCRIPTION: &'static str = "Scroll the browser's page a screen down or up, to its top or bottom, or until an element (by ref) is in view.";
+    const DESCRIPTION: &'static str =
+        "Scroll the browser's page a screen down or up, to its top or bottom, or until an element (by ref) is in view.";
     const KIND: ToolKind = ToolKind::Other;
 
     fn read_only(&self) -> bool {
@@ -208,7 +214,10 @@ impl Tool for Scroll {
     }
 
     fn describe(&self, input: &ScrollInput, _ctx: &ToolContext) -> CallDescription {
-        CallDescription::titled(format!("Scroll {} in the browser", input.reference.as_deref().or(input.direction.as_deref()).unwrap_or("down")))
+        CallDescription::titled(format!(
+            "Scroll {} in the browser",
+            input.reference.as_deref().or(input.direction.as_deref()).unwrap_or("down")
+        ))
     }
 
     async fn run(&self, input: ScrollInput, _ctx: &ToolContext) -> ToolOutput {
@@ -223,10 +232,20 @@ impl Tool for Scroll {
         let reference = input.reference;
         act(&self.0, "Scrolled.".into(), |tab| async move {
             match reference {
-                Some(reference) => page::on_element(&tab, &reference, "el.scrollIntoView({block: 'center', behavior: 'instant'}); return {};").await.map(drop),
+                Some(reference) => page::on_element(
+                    &tab,
+                    &reference,
+                    "el.scrollIntoView({block: 'center', behavior: 'instant'}); return {};",
+                )
+                .await
+                .map(drop),
                 None => page::evaluate(&tab, script).await.map(drop),
             }?;
-            let position = page::evaluate(&tab, "({y: Math.round(scrollY), height: document.documentElement.scrollHeight, view: innerHeight})").await?;
+            let position = page::evaluate(
+                &tab,
+                "({y: Math.round(scrollY), height: document.documentElement.scrollHeight, view: innerHeight})",
+            )
+            .await?;
             tracing::debug!(%position, "scrolled");
             Ok(())
         })

@@ -29,14 +29,22 @@ impl Tool for Navigate {
     }
 
     fn describe(&self, input: &NavigateInput, _ctx: &ToolContext) -> CallDescription {
-        CallDescription { subject: CallSubject::Url(input.url.clone()), ..CallDescription::titled(format!("Open {} in the browser", input.url)) }
+        CallDescription {
+            subject: CallSubject::Url(input.url.clone()),
+            ..CallDescription::titled(format!("Open {} in the browser", input.url))
+        }
     }
 
     async fn run(&self, input: NavigateInput, _ctx: &ToolContext) -> ToolOutput {
         // Only the web: a file:// or chrome:// page would read what no rule has allowed.
         match reqwest::Url::parse(&input.url) {
             Ok(url) if matches!(url.scheme(), "http" | "https") => {}
-            Ok(url) => return ToolOutput::error(format!("browser_navigate opens http and https URLs only, not {}:", url.scheme())),
+            Ok(url) => {
+                return ToolOutput::error(format!(
+                    "browser_navigate opens http and https URLs only, not {}:",
+                    url.scheme()
+                ));
+            }
             Err(error) => return ToolOutput::error(format!("`{}` is not a URL: {error}", input.url)),
         }
         let held = match super::held(&self.0).await {

@@ -63,7 +63,10 @@ impl Tool for Screenshot {
             Ok((data, width, height)) => {
                 let text = format!("Screenshot, {width}×{height}.\n{}", super::whereabouts(&held).await);
                 let images = vec![("image/jpeg".to_owned(), data.clone())];
-                let content = vec![ResultPart::Text { text: text.clone() }, ResultPart::Image { media_type: "image/jpeg".into(), data }];
+                let content = vec![
+                    ResultPart::Text { text: text.clone() },
+                    ResultPart::Image { media_type: "image/jpeg".into(), data },
+                ];
                 ToolOutput { content, is_error: false, display: Some(Display::Media { text, images }) }
             }
             Err(error) => ToolOutput::error(error),

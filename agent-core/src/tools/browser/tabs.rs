@@ -76,7 +76,11 @@ impl Tool for Tabs {
         let mut lines = Vec::new();
         for (number, tab) in held.tabs.iter().enumerate() {
             let url = tab.page.url().await.ok().flatten().unwrap_or_default();
-            let title = crate::browser::page::evaluate(&tab.page, "document.title").await.ok().and_then(|title| title.as_str().map(str::to_owned)).unwrap_or_default();
+            let title = crate::browser::page::evaluate(&tab.page, "document.title")
+                .await
+                .ok()
+                .and_then(|title| title.as_str().map(str::to_owned))
+                .unwrap_or_default();
             lines.push(format!("{number}{} {title} ({url})", if number == held.active { " (active)" } else { "" }));
         }
         if lines.is_empty() {
@@ -110,6 +114,10 @@ impl Tool for Close {
     }
 
     async fn run(&self, _input: CloseInput, _ctx: &ToolContext) -> ToolOutput {
-        if self.0.close().await { ToolOutput::text("Closed the browser.") } else { ToolOutput::text("The browser was not open.") }
+        if self.0.close().await {
+            ToolOutput::text("Closed the browser.")
+        } else {
+            ToolOutput::text("The browser was not open.")
+        }
     }
 }
