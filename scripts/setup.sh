@@ -15,6 +15,10 @@ need cargo
 need node
 need npm
 need python3
+# The format check and the lints in the test command.
+for component in rustfmt clippy; do
+  cargo "${component/rustfmt/fmt}" --version >/dev/null 2>&1 || rustup component add "$component"
+done
 
 # Debian packages the Rust tests drive for real: clangd (the C language server) and Chromium
 # (the browser tools).

@@ -9,6 +9,9 @@ bash scripts/setup.sh
 cargo build --workspace --bins --locked
 # Every suite runs even when an earlier one fails, so one run shows every failure.
 status=0
+# The one format (rustfmt.toml) and clippy's lints, warnings as errors, before the tests.
+cargo fmt --all --check || { echo "test: run \`cargo fmt --all\`" >&2; status=1; }
+cargo clippy --workspace --all-targets --locked -- -D warnings || status=1
 cargo test --workspace --locked || status=1
 bash tests/dist/run.sh || status=1
 # Each fuzz target for 5000 fixed-seed executions on nightly; the long runs are in RELIABILITY.md.
