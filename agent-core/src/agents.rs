@@ -16,5 +16,4 @@ mod worktree;
 
 pub use background::BackgroundTasks;
 pub use definitions::Definition;
-pub use roles::RoleSettings;
 pub use task::TaskTool;

@@ -25,7 +25,7 @@ use tokio_util::sync::CancellationToken;
 pub use self::chromium::find_executable as find_chromium;
 use self::chromium::{Chromium, LaunchOptions};
 pub use self::tab::Tab;
-use crate::config::BrowserSettings;
+use larik_settings::BrowserSettings;
 
 /// What starting the browser needs, gathered when the session starts.
 #[derive(Debug, Clone)]

@@ -11,163 +11,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use schemars::JsonSchema;
-use serde::Deserialize;
-
 use crate::llm::anthropic::{self, AnthropicProvider};
 use crate::llm::openai::{self, OpenAiProvider};
 use crate::llm::{Provider, ProviderError, ThoughtLevel};
-use crate::permission::Mode;
-
-pub use project::{ProjectChoices, ProjectSandbox, ProjectSettings};
-
-/// The output tokens a response may use unless settings say otherwise.
-pub const DEFAULT_MAX_TOKENS: u32 = 16_384;
-/// The model requests a turn may make unless settings say otherwise.
-pub const DEFAULT_MAX_TURN_REQUESTS: u32 = 100;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum ProviderKind {
-    Anthropic,
-    Openai,
-}
-
-impl ProviderKind {
-    /// How settings and `LARIK_MODEL` name it.
-    pub fn id(self) -> &'static str {
-        match self {
-            ProviderKind::Anthropic => "anthropic",
-            ProviderKind::Openai => "openai",
-        }
-    }
-}
-
-/// The user's own settings file (`~/.config/larik/settings.json`), every field optional. A
-/// file inside the project is read as [`ProjectSettings`] instead, which holds only what a
-/// repository may decide.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", default)]
-pub struct Settings {
-    pub provider: Option<ProviderKind>,
-    pub model: Option<String>,
-    pub base_url: Option<String>,
-    /// Name of the environment variable holding the key, e.g. for a gateway.
-    pub api_key_env: Option<String>,
-    pub max_tokens: Option<u32>,
-    /// `off`, `low`, `medium` or `high`: how hard the model thinks before answering.
-    pub thought_level: Option<String>,
-    pub max_turn_requests: Option<u32>,
-    /// Models offered for switching in the editor, e.g. `["claude-sonnet-4-5", "openai:gpt-4.1"]`.
-    pub models: Option<Vec<String>>,
-    pub web_search: Option<WebSearchSettings>,
-    pub permissions: Option<PermissionSettings>,
-    pub sandbox: Option<SandboxSettings>,
-    /// Subagents' roles by name (`worker`, `explore`, ...): a model, or `{model, maxTurns,
-    /// context, isolation}`. Read again for every task, so a change applies without a restart.
-    pub roles: Option<std::collections::BTreeMap<String, crate::agents::RoleSettings>>,
-    /// Language servers: `{enabled, servers: {name: {command, args, filetypes, rootMarkers,
-    /// initializationOptions, enabled}}}`.
-    pub lsp: Option<crate::lsp::LspSettings>,
-    /// The browser tools: `{executable, headless, enabled}`.
-    pub browser: Option<BrowserSettings>,
-    /// `true` filters the output of known successful bash commands before the model sees it,
-    /// keeping the exact output for `raw_output`. Off by default; the user's own settings only.
-    pub token_saver: Option<bool>,
-    /// `{maxCostUsd, maxTokens}`: the session stops before a request beyond it.
-    pub budget: Option<crate::session::Budget>,
-    /// The model's context window in tokens, for models the catalog does not know (a local
-    /// server's window is whatever it was started with).
-    pub context_window: Option<u64>,
-    /// `{auto, threshold}`: when the conversation is compacted on its own.
-    pub compaction: Option<crate::session::compaction::CompactionSettings>,
-    /// How long a model stream may stay silent before it is reported as stalled.
-    pub stream_idle_timeout_ms: Option<u64>,
-    /// Read by [`crate::hooks::Hooks::load`]; named here so it is not reported as unknown.
-    #[serde(rename = "hooks")]
-    #[schemars(rename = "hooks", with = "Option<std::collections::BTreeMap<String, serde_json::Value>>")]
-    _hooks: Option<serde_json::Value>,
-    /// Read by [`crate::mcp::config::load`]; named here so it is not reported as unknown.
-    #[serde(rename = "mcpServers")]
-    #[schemars(rename = "mcpServers", with = "Option<std::collections::BTreeMap<String, serde_json::Value>>")]
-    _mcp_servers: Option<serde_json::Value>,
-    /// Keys no part of Larik reads, kept to be reported rather than silently dropped.
-    #[serde(flatten)]
-    #[schemars(skip)]
-    unknown: std::collections::BTreeMap<String, serde_json::Value>,
-    /// What the project's settings chose that applies only once the user approved the project.
-    #[serde(skip)]
-    pub project_choices: ProjectChoices,
-    /// What the user should hear about these settings: unknown keys and values, settings capped
-    /// for safety. Filled in while loading.
-    #[serde(skip)]
-    pub problems: Vec<String>,
-}
-
-/// `browser` in the user's settings.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", default)]
-pub struct BrowserSettings {
-    /// The Chromium or Chrome to run; found on PATH otherwise.
-    pub executable: Option<String>,
-    /// `false` shows the window.
-    pub headless: Option<bool>,
-    /// `false` offers no browser tools.
-    pub enabled: Option<bool>,
-}
-
-/// `permissions` in settings. Rules from every settings file apply together.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", default)]
-pub struct PermissionSettings {
-    pub allow: Vec<String>,
-    /// Allow rules from files inside the project: they count only once the user approved the
-    /// project's settings (a cloned repository must not widen its reader's permissions).
-    #[serde(skip)]
-    pub project_allow: Vec<String>,
-    pub deny: Vec<String>,
-    pub ask: Vec<String>,
-    /// Paths, relative to the project, that the agent must never write, beyond the built-in list.
-    pub protected_paths: Vec<String>,
-    /// The mode sessions start in: `default`, `accept-edits`, `plan` or `yolo`, or Claude
-    /// Code's `default`, `acceptEdits`, `plan`, `bypassPermissions`.
-    pub default_mode: Option<String>,
-    /// The file `default_mode` came from.
-    #[serde(skip)]
-    pub default_mode_source: Option<PathBuf>,
-}
-
-/// `sandbox` in settings.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", default)]
-pub struct SandboxSettings {
-    /// On by default where the kernel supports it.
-    pub enabled: Option<bool>,
-    /// Let sandboxed commands open network connections (off by default).
-    pub network: bool,
-    /// More paths sandboxed commands may write, e.g. a build cache.
-    pub writable_paths: Vec<String>,
-}
-
-/// `webSearch` in settings: which search service `web_search` uses.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", default)]
-pub struct WebSearchSettings {
-    /// `brave`, `tavily` or `searxng`.
-    pub provider: Option<String>,
-    /// The service's base URL (required for SearXNG, which is self-hosted).
-    pub url: Option<String>,
-    /// The environment variable holding the key, if not the default one.
-    pub api_key_env: Option<String>,
-}
-
-/// A configured search service.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SearchBackend {
-    Brave { api_key: String, base_url: String },
-    Tavily { api_key: String, base_url: String },
-    Searxng { base_url: String },
-}
+pub use larik_settings::{
+    BrowserSettings, DEFAULT_MAX_TOKENS, DEFAULT_MAX_TURN_REQUESTS, Mode, PermissionSettings, ProjectChoices,
+    ProjectSandbox, ProjectSettings, ProviderKind, SandboxSettings, SearchBackend, Settings, WebSearchSettings,
+};
 
 /// Picks the search service: settings first, then whichever key the environment holds.
 pub fn resolve_search(settings: &Settings, env: &HashMap<String, String>) -> Option<SearchBackend> {
@@ -196,52 +46,6 @@ pub fn resolve_search(settings: &Settings, env: &HashMap<String, String>) -> Opt
         Some("tavily") => tavily(),
         Some("searxng") => searxng(),
         _ => brave().or_else(tavily).or_else(searxng),
-    }
-}
-
-impl Settings {
-    fn merge(self, over: Settings) -> Settings {
-        Settings {
-            provider: over.provider.or(self.provider),
-            model: over.model.or(self.model),
-            base_url: over.base_url.or(self.base_url),
-            api_key_env: over.api_key_env.or(self.api_key_env),
-            max_tokens: over.max_tokens.or(self.max_tokens),
-            thought_level: over.thought_level.or(self.thought_level),
-            max_turn_requests: over.max_turn_requests.or(self.max_turn_requests),
-            models: over.models.or(self.models),
-            web_search: over.web_search.or(self.web_search),
-            permissions: over.permissions.or(self.permissions),
-            sandbox: over.sandbox.or(self.sandbox),
-            roles: merge_roles(self.roles, over.roles),
-            lsp: over.lsp.or(self.lsp),
-            browser: over.browser.or(self.browser),
-            token_saver: over.token_saver.or(self.token_saver),
-            // Every file may only lower a limit: a project cannot raise what the user may spend.
-            budget: crate::session::Budget::tighter(self.budget, over.budget),
-            context_window: over.context_window.or(self.context_window),
-            compaction: over.compaction.or(self.compaction),
-            stream_idle_timeout_ms: over.stream_idle_timeout_ms.or(self.stream_idle_timeout_ms),
-            _hooks: None,
-            _mcp_servers: None,
-            unknown: std::collections::BTreeMap::new(),
-            project_choices: self.project_choices,
-            problems: [self.problems, over.problems].concat(),
-        }
-    }
-}
-
-/// Roles from a later file replace an earlier file's role of the same name, one by one.
-fn merge_roles<T>(
-    under: Option<std::collections::BTreeMap<String, T>>,
-    over: Option<std::collections::BTreeMap<String, T>>,
-) -> Option<std::collections::BTreeMap<String, T>> {
-    match (under, over) {
-        (Some(mut under), Some(over)) => {
-            under.extend(over);
-            Some(under)
-        }
-        (under, over) => over.or(under),
     }
 }
 
@@ -319,7 +123,8 @@ impl ModelConfig {
     /// The same configuration with another model. A `provider:` prefix switches provider too,
     /// taking that provider's endpoint and key from the environment.
     pub fn with_model(&self, name: &str, env: &HashMap<String, String>) -> ModelConfig {
-        let settings = Settings { provider: None, model: Some(name.to_owned()), ..Settings::default() };
+        let mut settings = Settings::default();
+        settings.model = Some(name.to_owned());
         let mut env = env.clone();
         env.insert("LARIK_MODEL".into(), name.to_owned());
         let switched =
@@ -419,9 +224,11 @@ fn project_settings_files(project: &Path) -> Vec<PathBuf> {
 pub(crate) fn parse_layer(path: &Path, text: &str) -> Result<Settings, ConfigError> {
     let mut layer: Settings = serde_json::from_str(text)
         .map_err(|error| ConfigError::Unreadable { path: path.to_path_buf(), message: error.to_string() })?;
-    layer.problems.extend(
-        layer.unknown.keys().map(|key| format!("{}: `{key}` is not a Larik setting and is ignored", path.display())),
-    );
+    let unknown: Vec<String> = layer
+        .unknown_keys()
+        .map(|key| format!("{}: `{key}` is not a Larik setting and is ignored", path.display()))
+        .collect();
+    layer.problems.extend(unknown);
     Ok(layer)
 }
 

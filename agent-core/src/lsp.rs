@@ -26,7 +26,7 @@ use serde_json::Value;
 
 use queries::Operation;
 use server::Server;
-pub use specs::{LspSettings, ServerSpec};
+pub use specs::ServerSpec;
 
 /// How long fresh diagnostics are awaited after an edit.
 const WAIT: Duration = Duration::from_secs(3);

@@ -726,6 +726,7 @@ impl Session {
 
     /// `/budget`: what the session has spent against its budget.
     pub fn budget_report(&self) -> String {
+        use limits::SpendingLimits;
         self.env.limits.budget.report(&self.env.usage.spent())
     }
 

@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use serde::Deserialize;
+use larik_settings::RoleSettings;
 
 use crate::config::{ModelConfig, ProviderKind};
 use crate::environment::Models;
@@ -22,49 +22,6 @@ use crate::session::ModelSettings;
 /// Claude Code's model aliases, as Anthropic's model ids.
 const ALIASES: &[(&str, &str)] =
     &[("opus", "claude-opus-4-5"), ("sonnet", "claude-sonnet-4-5"), ("haiku", "claude-haiku-4-5")];
-
-/// One role in settings: a model name alone, or the whole object.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
-#[serde(from = "RoleEntry")]
-#[schemars(with = "RoleEntry")]
-pub struct RoleSettings {
-    pub model: Option<String>,
-    pub max_turns: Option<u32>,
-    pub context: Option<ContextSize>,
-    pub isolation: Option<String>,
-}
-
-/// How much shared context a role's children get besides their definition's prompt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum ContextSize {
-    /// The environment block, the user's instructions and the project's.
-    Full,
-    /// The environment block and the project's own AGENTS.md/CLAUDE.md only.
-    Minimal,
-}
-
-#[derive(Deserialize, schemars::JsonSchema)]
-#[serde(untagged)]
-enum RoleEntry {
-    Model(String),
-    #[serde(rename_all = "camelCase")]
-    Full {
-        model: Option<String>,
-        max_turns: Option<u32>,
-        context: Option<ContextSize>,
-        isolation: Option<String>,
-    },
-}
-
-impl From<RoleEntry> for RoleSettings {
-    fn from(entry: RoleEntry) -> Self {
-        match entry {
-            RoleEntry::Model(model) => Self { model: Some(model), ..Self::default() },
-            RoleEntry::Full { model, max_turns, context, isolation } => Self { model, max_turns, context, isolation },
-        }
-    }
-}
 
 /// Whether some role names a model: only then is the task's `model` input offered.
 pub fn any_model(roles: &BTreeMap<String, RoleSettings>) -> bool {
@@ -129,6 +86,8 @@ pub fn choose(
 
 #[cfg(test)]
 mod tests {
+    use larik_settings::ContextSize;
+
     use super::*;
 
     fn parent(provider: ProviderKind, model: &str) -> Models {

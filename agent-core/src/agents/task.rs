@@ -4,13 +4,14 @@
 
 use std::sync::Arc;
 
+use larik_settings::ContextSize;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::definitions::Definition;
-use super::roles::{ChildModel, ContextSize};
+use super::roles::ChildModel;
 use super::worktree::TaskWorktree;
 use crate::config::SettingsSource;
 use crate::event::{Display, ToolKind};
@@ -192,7 +193,7 @@ static EMPTY_ENV: std::sync::LazyLock<std::collections::HashMap<String, String>>
     std::sync::LazyLock::new(std::collections::HashMap::new);
 
 /// The roles as the settings say now.
-fn roles(settings: Option<&SettingsSource>) -> std::collections::BTreeMap<String, super::roles::RoleSettings> {
+fn roles(settings: Option<&SettingsSource>) -> std::collections::BTreeMap<String, larik_settings::RoleSettings> {
     settings.and_then(|settings| settings.load().roles).unwrap_or_default()
 }
 

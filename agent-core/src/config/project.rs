@@ -1,8 +1,9 @@
 //! The trust boundary of settings: what a settings file inside the project (a repository the
 //! user cloned, and so wrote by someone else) may decide. Such a file is parsed into
-//! [`ProjectSettings`], a type that holds only what a repository may set; everything else in it
-//! lands in `rest`, is reported once and has no effect. So a new setting is user-only until
-//! someone adds it here, on purpose: the boundary is a type, not a list of keys to strip.
+//! [`ProjectSettings`] (`larik-settings`), a type that holds only what a repository may set;
+//! everything else in it is reported once here and has no effect. So a new setting is user-only
+//! until someone adds it to that type, on purpose: the boundary is a type, not a list of keys to
+//! strip.
 //!
 //! Three kinds of key (the table in `protocol-spec/spec/settings.md` gives each one's reason):
 //! - applied at once, because they only narrow or cannot reach outside the machine or run
@@ -16,125 +17,13 @@
 //!   (`baseUrl`, `apiKeyEnv`, `webSearch`, `lsp`, `browser`, `sandbox.writablePaths`...), what
 //!   widens the sandbox, and the token saver.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
-use schemars::JsonSchema;
-use serde::Deserialize;
+use larik_settings::{Budget, ProjectSettings, Settings};
 use serde_json::Value;
 
-use super::{ConfigError, PermissionSettings, ProviderKind, Settings};
-use crate::agents::RoleSettings;
+use super::ConfigError;
 use crate::llm::ThoughtLevel;
-use crate::session::Budget;
-use crate::session::compaction::CompactionSettings;
-
-/// A settings file inside the project, as far as a repository may decide anything.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", default)]
-pub struct ProjectSettings {
-    /// A lower limit on each response's output tokens; a higher one is ignored.
-    pub max_tokens: Option<u32>,
-    /// A lower limit on model requests per turn; a higher one is ignored.
-    pub max_turn_requests: Option<u32>,
-    pub thought_level: Option<String>,
-    /// Only lowers the user's budget.
-    pub budget: Option<Budget>,
-    pub context_window: Option<u64>,
-    pub compaction: Option<CompactionSettings>,
-    pub stream_idle_timeout_ms: Option<u64>,
-    /// Read by [`super::load_permissions`], where allow rules wait for the user's approval and
-    /// a mode wider than `plan` is refused.
-    pub permissions: Option<PermissionSettings>,
-    pub sandbox: Option<ProjectSandbox>,
-    /// Chosen only with the user's approval.
-    pub provider: Option<ProviderKind>,
-    /// Chosen only with the user's approval.
-    pub model: Option<String>,
-    /// Chosen only with the user's approval.
-    pub models: Option<Vec<String>>,
-    /// Chosen only with the user's approval.
-    pub roles: Option<BTreeMap<String, RoleSettings>>,
-    /// Read by [`crate::hooks::Hooks::load`], which runs them only once approved.
-    #[schemars(with = "Option<BTreeMap<String, Value>>")]
-    pub hooks: Option<Value>,
-    /// Read by [`crate::mcp::config::load`], which starts them only once approved.
-    #[schemars(with = "Option<BTreeMap<String, Value>>")]
-    pub mcp_servers: Option<Value>,
-    /// Everything a repository may not decide, or that is no setting at all: reported, ignored.
-    #[serde(flatten)]
-    #[schemars(skip)]
-    rest: BTreeMap<String, Value>,
-}
-
-/// `sandbox` in a project's settings: it may only turn the network off.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", default)]
-pub struct ProjectSandbox {
-    /// `false` only; `true` is ignored.
-    pub network: Option<bool>,
-    #[serde(flatten)]
-    #[schemars(skip)]
-    rest: BTreeMap<String, Value>,
-}
-
-/// What a project's settings chose that waits for the user's approval of the project.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ProjectChoices {
-    pub provider: Option<ProviderKind>,
-    pub model: Option<String>,
-    pub models: Option<Vec<String>>,
-    pub roles: BTreeMap<String, RoleSettings>,
-}
-
-impl ProjectChoices {
-    pub fn is_empty(&self) -> bool {
-        *self == Self::default()
-    }
-
-    /// One line per choice, for the approval question and its fingerprint.
-    pub fn describe(&self) -> Vec<String> {
-        let mut lines = Vec::new();
-        if let Some(provider) = self.provider {
-            lines.push(format!("provider: {}", provider.id()));
-        }
-        if let Some(model) = &self.model {
-            lines.push(format!("model: {model}"));
-        }
-        if let Some(models) = &self.models {
-            lines.push(format!("models offered: {}", models.join(", ")));
-        }
-        for (name, role) in &self.roles {
-            let mut said = vec![format!("model {}", role.model.as_deref().unwrap_or("inherited"))];
-            said.extend(role.max_turns.map(|turns| format!("at most {turns} turns")));
-            said.extend(role.context.map(|context| format!("{context:?} context").to_lowercase()));
-            said.extend(role.isolation.as_ref().map(|isolation| format!("isolation {isolation}")));
-            lines.push(format!("role {name}: {}", said.join(", ")));
-        }
-        lines
-    }
-
-    fn add(&mut self, layer: &ProjectSettings) {
-        self.provider = layer.provider.or(self.provider);
-        self.model = layer.model.clone().or(self.model.take());
-        self.models = layer.models.clone().or(self.models.take());
-        self.roles.extend(layer.roles.clone().unwrap_or_default());
-    }
-}
-
-impl Settings {
-    /// These settings with what the project chose and the user approved.
-    pub fn with_project_choices(mut self) -> Settings {
-        let choices = std::mem::take(&mut self.project_choices);
-        self.provider = choices.provider.or(self.provider);
-        self.model = choices.model.or(self.model);
-        self.models = choices.models.or(self.models);
-        if !choices.roles.is_empty() {
-            self.roles.get_or_insert_with(BTreeMap::new).extend(choices.roles);
-        }
-        self
-    }
-}
 
 /// The project's settings file at `path`, applied over `settings` as far as a repository may
 /// decide; what waits for approval is kept in `settings.project_choices`, what it may not
@@ -161,14 +50,13 @@ pub(super) fn apply(settings: &mut Settings, path: &Path, text: &str) -> Result<
     settings.context_window = layer.context_window.or(settings.context_window);
     settings.compaction = layer.compaction.or(settings.compaction);
     settings.stream_idle_timeout_ms = layer.stream_idle_timeout_ms.or(settings.stream_idle_timeout_ms);
-    let mut ignored: Vec<String> = layer.rest.keys().cloned().collect();
+    let mut ignored = layer.unread_keys();
     if let Some(sandbox) = &layer.sandbox {
         match sandbox.network {
             Some(false) => settings.sandbox.get_or_insert_with(Default::default).network = false,
             Some(true) => ignored.push("sandbox.network: true".into()),
             None => {}
         }
-        ignored.extend(sandbox.rest.keys().map(|key| format!("sandbox.{key}")));
     }
     settings.project_choices.add(&layer);
     for key in ignored {

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use larik_settings::LspSettings;
 use serde_json::Value;
 
 /// One server Larik knows how to start.
@@ -22,28 +22,6 @@ pub struct ServerSpec {
     pub initialization_options: Option<Value>,
     /// Variables set for the server beside the session's environment.
     pub env: Vec<(String, String)>,
-}
-
-/// `lsp` in settings.
-#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase", default)]
-pub struct LspSettings {
-    /// `false` turns every server off.
-    pub enabled: Option<bool>,
-    pub servers: HashMap<String, ServerSettings>,
-}
-
-/// One server in settings: a new one, or changes to a built-in one of that name.
-#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase", default)]
-pub struct ServerSettings {
-    pub command: Option<String>,
-    pub args: Option<Vec<String>>,
-    /// Extensions (`py`) or `extension:languageId` pairs (`tsx:typescriptreact`).
-    pub filetypes: Option<Vec<String>>,
-    pub root_markers: Option<Vec<String>>,
-    pub initialization_options: Option<Value>,
-    pub enabled: Option<bool>,
 }
 
 /// (name, binaries in order of preference, args, filetypes as `ext:language`, root markers)

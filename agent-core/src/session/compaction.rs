@@ -11,6 +11,8 @@
 
 use serde_json::json;
 
+pub use larik_settings::CompactionSettings;
+
 use super::TurnError;
 use super::store::Record;
 use super::turn::{Shown, Turn};
@@ -18,29 +20,6 @@ use crate::event::{AgentEvent, CompactionState};
 use crate::hooks::HookEvent;
 use crate::llm::{Message, ModelRequest, Part, ResultPart, Role};
 use crate::tools::truncate::{floor_char_boundary, truncate_middle};
-
-/// `compaction` in settings.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase", default)]
-pub struct CompactionSettings {
-    /// Compact on its own when the context nears the window (default on).
-    pub auto: bool,
-    /// The share of the window at which it does (default 0.8).
-    pub threshold: f64,
-}
-
-impl Default for CompactionSettings {
-    fn default() -> Self {
-        Self { auto: true, threshold: 0.8 }
-    }
-}
-
-impl CompactionSettings {
-    /// The threshold as the settings give it, kept where compaction still makes sense.
-    pub fn threshold(&self) -> f64 {
-        if self.threshold.is_finite() { self.threshold.clamp(0.2, 0.95) } else { 0.8 }
-    }
-}
 
 /// Who asked for a compaction, as PreCompact hooks are told (`manual` or `auto`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,20 +3,9 @@
 //! when settings say it (local models' windows are whatever their server was started with), when
 //! compaction steps in, and how long a silent model stream is waited for.
 
-use serde::Deserialize;
+pub use larik_settings::{Budget, CompactionSettings};
 
-use super::compaction::CompactionSettings;
 use crate::environment::Spent;
-
-/// `budget` in settings.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase", default)]
-pub struct Budget {
-    /// US dollars the session may spend (models without a known price cannot count towards it).
-    pub max_cost_usd: Option<f64>,
-    /// Tokens the session may use, input (cached included) and output.
-    pub max_tokens: Option<u64>,
-}
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Limits {
@@ -47,27 +36,16 @@ fn tokens(spent: &Spent) -> u64 {
     usage.input_tokens + usage.output_tokens + usage.cache_read_tokens + usage.cache_write_tokens
 }
 
-impl Budget {
-    /// Both budgets at once: each limit the lower of the two.
-    pub fn tighter(one: Option<Budget>, other: Option<Budget>) -> Option<Budget> {
-        let lower = |a: Option<f64>, b: Option<f64>| match (a, b) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        match (one, other) {
-            (Some(one), Some(other)) => Some(Budget {
-                max_cost_usd: lower(one.max_cost_usd, other.max_cost_usd),
-                max_tokens: match (one.max_tokens, other.max_tokens) {
-                    (Some(a), Some(b)) => Some(a.min(b)),
-                    (a, b) => a.or(b),
-                },
-            }),
-            (one, other) => one.or(other),
-        }
-    }
-
+/// A budget checked against what a session spent.
+pub trait SpendingLimits {
     /// Why no further request may be made, when the budget is spent.
-    pub fn exceeded(&self, spent: &Spent) -> Option<String> {
+    fn exceeded(&self, spent: &Spent) -> Option<String>;
+    /// `/budget`: the spending so far against the limits.
+    fn report(&self, spent: &Spent) -> String;
+}
+
+impl SpendingLimits for Budget {
+    fn exceeded(&self, spent: &Spent) -> Option<String> {
         if let Some(limit) = self.max_cost_usd
             && spent.cost_usd >= limit
         {
@@ -87,8 +65,7 @@ impl Budget {
         None
     }
 
-    /// `/budget`: the spending so far against the limits.
-    pub fn report(&self, spent: &Spent) -> String {
+    fn report(&self, spent: &Spent) -> String {
         let cost = match self.max_cost_usd {
             Some(limit) => format!("${:.4} of ${limit}", spent.cost_usd),
             None => format!("${:.4} (no cost limit; set budget.maxCostUsd)", spent.cost_usd),

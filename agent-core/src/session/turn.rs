@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::dispatch::{Asking, Dispatch};
 use super::hook_points::{self, Point};
+use super::limits::SpendingLimits;
 use super::paced_text::{PacedText, TextKind};
 use super::store::Record;
 use super::{ModelSettings, StopReason, TurnError};

@@ -14,8 +14,8 @@ use super::{
     DynTool, bash::Bash, edit::Edit, glob::Glob, grep::Grep, multi_edit::MultiEdit, read::Read, todo::Todo,
     write::Write,
 };
-use crate::config::SearchBackend;
 use crate::llm::ToolSpec;
+use larik_settings::SearchBackend;
 
 #[derive(Default)]
 pub struct Registry {

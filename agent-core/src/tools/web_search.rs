@@ -6,8 +6,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{CallDescription, Tool, ToolContext, ToolOutput};
-use crate::config::SearchBackend;
 use crate::event::ToolKind;
+use larik_settings::SearchBackend;
 
 const DEFAULT_RESULTS: usize = 8;
 
