@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::llm::anthropic::{self, AnthropicProvider};
 use crate::llm::openai::{self, OpenAiProvider};
 use crate::llm::{Provider, ProviderError, ThoughtLevel};
+pub use larik_settings::paths::{user_config_dir, user_data_dir, user_instruction_files};
 pub use larik_settings::{
     BrowserSettings, DEFAULT_MAX_TOKENS, DEFAULT_MAX_TURN_REQUESTS, Mode, PermissionSettings, ProjectChoices,
     ProjectSandbox, ProjectSettings, ProviderKind, SandboxSettings, SearchBackend, Settings, WebSearchSettings,
@@ -146,31 +147,6 @@ impl ModelConfig {
             ProviderKind::Openai => Arc::new(OpenAiProvider::new(&self.base_url, self.api_key.clone())?),
         })
     }
-}
-
-/// The user's own instruction files, read into every session's prompt when they exist: Claude
-/// Code's `~/.claude/CLAUDE.md` and Larik's `~/.config/larik/AGENTS.md`.
-pub fn user_instruction_files(env: &HashMap<String, String>) -> Vec<PathBuf> {
-    let claude = env.get("HOME").map(|home| Path::new(home).join(".claude").join("CLAUDE.md"));
-    let larik = user_config_dir(env).map(|dir| dir.join("AGENTS.md"));
-    claude.into_iter().chain(larik).collect()
-}
-
-/// The user's config directory for Larik (`$XDG_CONFIG_HOME/larik` or `~/.config/larik`).
-pub fn user_config_dir(env: &HashMap<String, String>) -> Option<PathBuf> {
-    if let Some(xdg) = env.get("XDG_CONFIG_HOME").filter(|dir| !dir.is_empty()) {
-        return Some(PathBuf::from(xdg).join("larik"));
-    }
-    env.get("HOME").map(|home| PathBuf::from(home).join(".config").join("larik"))
-}
-
-/// The user's data directory for Larik (`$XDG_DATA_HOME/larik` or `~/.local/share/larik`):
-/// sessions, MCP logins.
-pub fn user_data_dir(env: &HashMap<String, String>) -> Option<PathBuf> {
-    if let Some(xdg) = env.get("XDG_DATA_HOME").filter(|dir| !dir.is_empty()) {
-        return Some(PathBuf::from(xdg).join("larik"));
-    }
-    env.get("HOME").map(|home| PathBuf::from(home).join(".local").join("share").join("larik"))
 }
 
 /// Reads and merges every settings file that exists; a malformed one is an error, not ignored.

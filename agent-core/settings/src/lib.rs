@@ -7,6 +7,7 @@
 mod limits;
 mod lsp;
 mod mode;
+pub mod paths;
 mod project;
 mod roles;
 

@@ -161,7 +161,7 @@ pub fn roots(cwd: &Path, env: &HashMap<String, String>) -> Vec<PathBuf> {
     if let Some(home) = env.get("HOME") {
         roots.push(Path::new(home).join(".claude").join("agents"));
     }
-    if let Some(dir) = crate::config::user_config_dir(env) {
+    if let Some(dir) = larik_settings::paths::user_config_dir(env) {
         roots.push(dir.join("agents"));
     }
     let repository = cwd.ancestors().find(|dir| dir.join(".git").exists()).unwrap_or(cwd);

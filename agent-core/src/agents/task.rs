@@ -370,7 +370,10 @@ fn transcript(
 
 /// The user's own instruction files, which every agent of theirs reads.
 fn user_instructions(env: &crate::environment::SessionEnv) -> Vec<std::path::PathBuf> {
-    env.settings.as_ref().map(|settings| crate::config::user_instruction_files(&settings.env)).unwrap_or_default()
+    env.settings
+        .as_ref()
+        .map(|settings| larik_settings::paths::user_instruction_files(&settings.env))
+        .unwrap_or_default()
 }
 
 fn first_paragraph(text: &str) -> &str {

@@ -52,7 +52,7 @@ struct Entry {
 /// The settings files that may hold hooks, in reading order, with their scope.
 fn settings_files(project: &Path, env: &HashMap<String, String>) -> Vec<(PathBuf, Scope)> {
     let mut files = Vec::new();
-    if let Some(dir) = crate::config::user_config_dir(env) {
+    if let Some(dir) = larik_settings::paths::user_config_dir(env) {
         files.push((dir.join("settings.json"), Scope::User));
     }
     if let Some(home) = env.get("HOME").filter(|home| !home.is_empty()) {

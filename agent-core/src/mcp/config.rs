@@ -173,7 +173,7 @@ pub fn load(
     env: &HashMap<String, String>,
 ) -> Result<(Vec<McpServerConfig>, Vec<String>), McpConfigError> {
     let mut files: Vec<(PathBuf, ServerScope)> = Vec::new();
-    if let Some(dir) = crate::config::user_config_dir(env) {
+    if let Some(dir) = larik_settings::paths::user_config_dir(env) {
         files.push((dir.join("settings.json"), ServerScope::User));
     }
     for name in [".larik/settings.json", ".larik/settings.local.json", ".mcp.json"] {

@@ -173,7 +173,7 @@ impl SessionStore {
 
     /// `$XDG_DATA_HOME/larik/sessions`, or `~/.local/share/larik/sessions`.
     pub fn from_env(env: &HashMap<String, String>) -> Option<Self> {
-        Some(Self::new(crate::config::user_data_dir(env)?.join("sessions")))
+        Some(Self::new(larik_settings::paths::user_data_dir(env)?.join("sessions")))
     }
 
     fn file(&self, id: &str) -> Result<PathBuf, StoreError> {

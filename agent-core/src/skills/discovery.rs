@@ -30,7 +30,7 @@ enum RootKind {
 /// The directories, lowest precedence first.
 fn roots(cwd: &Path, env: &HashMap<String, String>) -> Vec<Root> {
     let home = env.get("HOME").map(PathBuf::from);
-    let config = crate::config::user_config_dir(env);
+    let config = larik_settings::paths::user_config_dir(env);
     let repository = cwd.ancestors().find(|dir| dir.join(".git").exists()).unwrap_or(cwd);
     let mut chain: Vec<&Path> = cwd.ancestors().take_while(|dir| dir.starts_with(repository)).collect();
     chain.reverse();
