@@ -224,7 +224,7 @@ pub fn rule_files(project: &Path, env: &HashMap<String, String>) -> Vec<PathBuf>
 
 /// Where "always allow" rules for a project are saved: under the user's config directory.
 pub fn private_rules_file(project: &Path, env: &HashMap<String, String>) -> Option<PathBuf> {
-    user_config_dir(env).map(|dir| crate::permission::private_settings_path(&dir, project))
+    user_config_dir(env).map(|dir| larik_settings::paths::private_settings_path(&dir, project))
 }
 
 /// The union of the permission settings of every rule file; a malformed file is an error, so a

@@ -2,6 +2,7 @@
 //! these into their own wire formats; the core never knows which one is listening.
 
 use std::path::PathBuf;
+use std::sync::Mutex;
 
 use serde_json::Value;
 use tokio::sync::oneshot;
@@ -181,7 +182,7 @@ pub enum AgentEvent {
     /// A compaction of the conversation started or ended; `id` is unique in the session.
     Compaction {
         id: String,
-        trigger: crate::session::Trigger,
+        trigger: CompactionTrigger,
         state: CompactionState,
     },
     /// Something the user should know that is not part of the answer (a retry, a fallback).
@@ -210,4 +211,47 @@ pub enum AgentEvent {
         session: String,
         stop: &'static str,
     },
+}
+
+/// Who asked for a compaction, as PreCompact hooks are told (`manual` or `auto`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompactionTrigger {
+    Manual,
+    /// Near the window.
+    Auto,
+    /// The provider said the context overflowed: the estimate was wrong, so only what the
+    /// request cannot do without is kept. Hooks are told `auto`.
+    Overflow,
+}
+
+impl CompactionTrigger {
+    pub fn id(self) -> &'static str {
+        match self {
+            Self::Manual => "manual",
+            Self::Auto | Self::Overflow => "auto",
+        }
+    }
+}
+
+/// What the user should hear that happened outside a turn (the settings of a new session, a
+/// server that failed or dropped): said at the start of the next turn.
+#[derive(Default)]
+pub struct Notices {
+    pending: Mutex<Vec<String>>,
+}
+
+impl Notices {
+    pub fn push(&self, notice: String) {
+        if let Ok(mut pending) = self.pending.lock() {
+            pending.push(notice);
+        }
+    }
+
+    pub fn push_all(&self, notices: impl IntoIterator<Item = String>) {
+        notices.into_iter().for_each(|notice| self.push(notice));
+    }
+
+    pub fn take(&self) -> Vec<String> {
+        self.pending.lock().map(|mut pending| std::mem::take(&mut *pending)).unwrap_or_default()
+    }
 }

@@ -62,7 +62,7 @@ pub struct LanguageServers {
     /// check of the same file must not interleave (the edit would see no baseline).
     syncing: tokio::sync::Mutex<()>,
     /// Where the user hears that a server is gone for the session.
-    notices: Arc<crate::mcp::Notices>,
+    notices: Arc<crate::event::Notices>,
     /// The editor's servers, asked first where the front end offers them.
     editor: Option<Arc<dyn EditorDiagnostics>>,
     /// What the editor last said of each file, the baseline for the next edit's report.
@@ -73,7 +73,7 @@ impl LanguageServers {
     pub fn new(
         project: &Path,
         specs: Vec<ServerSpec>,
-        notices: Arc<crate::mcp::Notices>,
+        notices: Arc<crate::event::Notices>,
         editor: Option<Arc<dyn EditorDiagnostics>>,
     ) -> Self {
         Self {

@@ -41,28 +41,7 @@ pub enum Status {
     Stopped,
 }
 
-/// What the user should hear that happened outside a turn (the settings of a new session, a
-/// server that failed or dropped): said at the start of the next turn.
-#[derive(Default)]
-pub struct Notices {
-    pending: Mutex<Vec<String>>,
-}
-
-impl Notices {
-    pub fn push(&self, notice: String) {
-        if let Ok(mut pending) = self.pending.lock() {
-            pending.push(notice);
-        }
-    }
-
-    pub fn push_all(&self, notices: impl IntoIterator<Item = String>) {
-        notices.into_iter().for_each(|notice| self.push(notice));
-    }
-
-    pub fn take(&self) -> Vec<String> {
-        self.pending.lock().map(|mut pending| std::mem::take(&mut *pending)).unwrap_or_default()
-    }
-}
+pub use crate::event::Notices;
 
 /// A server's prompt is offered as the slash command `/mcp__<server>__<prompt>`.
 pub use crate::skills::SlashCommand as McpCommand;

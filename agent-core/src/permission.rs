@@ -24,7 +24,7 @@ pub mod shell;
 mod store;
 
 pub use larik_settings::Mode;
-pub use store::{approve_project, approved_project, private_settings_path};
+pub use store::{approve_project, approved_project};
 
 use std::path::PathBuf;
 use std::sync::Mutex;

@@ -1,8 +1,8 @@
 //! The names inside a project that decide what runs later outside the agent's control, or what
 //! another tool may do: this agent's and other agents' settings, editors' workspace
 //! configuration that starts programs, git hook managers, submodules, MCP server lists, shell
-//! start-up files. One list, read by the write tools' check ([`crate::workspace`]) and by the
-//! sandbox ([`crate::sandbox`]), so the two refuse the same names. `protocol-spec/spec/settings.md`
+//! start-up files. One list, read by the write tools' check (`workspace`) and by the
+//! sandbox (`sandbox`), so the two refuse the same names. `protocol-spec/spec/settings.md`
 //! says why each is here; a file that only holds code the user reviews before running it (a
 //! `Makefile`) is not.
 

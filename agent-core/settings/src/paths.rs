@@ -29,3 +29,10 @@ pub fn user_data_dir(env: &HashMap<String, String>) -> Option<PathBuf> {
     }
     env.get("HOME").map(|home| PathBuf::from(home).join(".local").join("share").join("larik"))
 }
+
+/// The private settings file for a project: `<config>/projects/<path with / as ->/settings.json`.
+pub fn private_settings_path(config_dir: &Path, project: &Path) -> PathBuf {
+    let name: String =
+        project.display().to_string().trim_start_matches('/').chars().map(|c| if c == '/' { '-' } else { c }).collect();
+    config_dir.join("projects").join(name).join("settings.json")
+}

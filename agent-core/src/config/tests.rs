@@ -222,7 +222,7 @@ fn a_repository_may_narrow() {
     );
     let settings = load_settings(project.path(), &env).unwrap();
     assert!(!settings.sandbox.unwrap().network);
-    assert_eq!(settings.budget, Some(crate::session::Budget { max_cost_usd: Some(5.0), max_tokens: Some(1000) }));
+    assert_eq!(settings.budget, Some(larik_settings::Budget { max_cost_usd: Some(5.0), max_tokens: Some(1000) }));
     assert_eq!(settings.max_tokens, Some(2000));
     assert_eq!(settings.thought_level.as_deref(), Some("low"));
     assert_eq!(settings.compaction.unwrap().threshold, 0.5);

@@ -2,14 +2,7 @@
 //! where they could be committed): "always allow" rules and the fingerprint of the project
 //! settings (hooks, allow rules) the user approved. One JSON file per project, readable by the user only (0600).
 
-use std::path::{Path, PathBuf};
-
-/// The private settings file for a project: `<config>/projects/<path with / as ->/settings.json`.
-pub fn private_settings_path(config_dir: &Path, project: &Path) -> PathBuf {
-    let name: String =
-        project.display().to_string().trim_start_matches('/').chars().map(|c| if c == '/' { '-' } else { c }).collect();
-    config_dir.join("projects").join(name).join("settings.json")
-}
+use std::path::Path;
 
 pub fn add_allow_rule(path: &Path, rule: &str) -> Result<(), String> {
     update(path, |settings, fail| {

@@ -381,7 +381,7 @@ fn always_allow_suggests_a_scoped_rule_and_saves_it_privately() {
 
     let config = tempfile::tempdir().unwrap();
     let project = tempfile::tempdir().unwrap();
-    let store = private_settings_path(config.path(), project.path());
+    let store = larik_settings::paths::private_settings_path(config.path(), project.path());
     let permissions = Permissions::new(RuleSet::default(), false, Some(store.clone()));
     let workspace = Workspace::new(project.path());
     assert_eq!(verdict(&permissions.decide(tool.as_ref(), &command("make check"), &workspace, None)), '?');

@@ -13,6 +13,8 @@ use serde_json::json;
 
 pub use larik_settings::CompactionSettings;
 
+pub use crate::event::CompactionTrigger as Trigger;
+
 use super::TurnError;
 use super::store::Record;
 use super::turn::{Shown, Turn};
@@ -20,26 +22,6 @@ use crate::event::{AgentEvent, CompactionState};
 use crate::hooks::HookEvent;
 use crate::llm::{Message, ModelRequest, Part, ResultPart, Role};
 use crate::tools::truncate::{floor_char_boundary, truncate_middle};
-
-/// Who asked for a compaction, as PreCompact hooks are told (`manual` or `auto`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Trigger {
-    Manual,
-    /// Near the window.
-    Auto,
-    /// The provider said the context overflowed: the estimate was wrong, so only what the
-    /// request cannot do without is kept. Hooks are told `auto`.
-    Overflow,
-}
-
-impl Trigger {
-    pub fn id(self) -> &'static str {
-        match self {
-            Self::Manual => "manual",
-            Self::Auto | Self::Overflow => "auto",
-        }
-    }
-}
 
 /// How a compaction ended, when it did not fail.
 #[derive(Debug, Clone, PartialEq, Eq)]
