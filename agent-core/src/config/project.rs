@@ -95,7 +95,7 @@ pub(super) fn report_claude_keys(path: &Path, text: &str, problems: &mut Vec<Str
         keys.keys().map(String::as_str).filter(|key| !["permissions", "hooks", "$schema"].contains(key)).collect();
     if !ignored.is_empty() {
         problems.push(format!(
-            "{}: {} ignored: from a project's Claude Code settings Larik reads only `permissions` and `hooks` (both after you approve the project)",
+            "{}: {} ignored: from a project's Claude Code settings Larik reads only `permissions` and `hooks` (its allow rules and hooks once you approve the project)",
             path.display(),
             ignored.iter().map(|key| format!("`{key}`")).collect::<Vec<_>>().join(", ") + if ignored.len() == 1 { " is" } else { " are" }
         ));
