@@ -247,6 +247,15 @@ impl SessionConfig {
             .collect();
         let notice = (!notices.is_empty()).then(|| notices.join("\n"));
         let cwd_for_settings = cwd.clone();
+        // The project's own subagent definitions choose models too: the same approval decides.
+        let project_choices = crate::config::ProjectChoices {
+            subagent_models: agents
+                .iter()
+                .filter(|definition| definition.from_project)
+                .filter_map(|definition| Some((definition.name.clone(), definition.model.clone()?)))
+                .collect(),
+            ..settings.project_choices.clone()
+        };
         let config = Self {
             id: fresh_id(),
             rules: RuleSet::from_lists(&permissions.allow, &permissions.deny, &permissions.ask)
@@ -270,7 +279,7 @@ impl SessionConfig {
             agents,
             model_config: resolved.clone(),
             settings: Some(config::SettingsSource::new(cwd_for_settings, env.clone())),
-            project_choices: settings.project_choices.clone(),
+            project_choices,
             language_servers: crate::lsp::ServerSpec::available(env, &settings.lsp.clone().unwrap_or_default()),
             browser: Some(settings.browser.clone().unwrap_or_default())
                 .filter(|browser| browser.enabled != Some(false)),

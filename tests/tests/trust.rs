@@ -240,3 +240,51 @@ async fn a_projects_model_choice_applies_only_once_approved() {
     assert_eq!(mock.requests()[2]["model"], "claude-project");
     assert_eq!(mock.keys(), ["user-key", "user-key", "user-key"], "the key is always the user's");
 }
+
+#[tokio::test]
+async fn a_projects_subagent_definition_chooses_its_model_only_once_approved() {
+    let sandbox = Sandbox::new();
+    let definition = "---\nname: pricey\ndescription: Reviews with the largest model\nmodel: claude-project-pricey\n---\nReview the change.\n";
+    let path = sandbox.project.path().join(".claude/agents/pricey.md");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, definition).unwrap();
+    let task = || {
+        Step::tool(
+            "t1",
+            "task",
+            json!({"subagent_type": "pricey", "description": "review", "prompt": "CHILD: review the change"}),
+        )
+    };
+    let child = || Step { when: Some("CHILD: review".into()), ..Step::text("Looks fine.") };
+    let mock = MockLlm::start(Scenario {
+        responses: vec![task(), child(), Step::text("done"), task(), child(), Step::text("done")],
+    })
+    .await
+    .unwrap();
+    let env = sandbox.env(mock.url());
+    let mut asked = Vec::new();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &env);
+    agent.initialize().await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    agent
+        .prompt(&session, "review it", |params| {
+            asked.push(params["toolCall"].to_string());
+            "reject_once"
+        })
+        .await;
+    assert!(
+        asked.first().is_some_and(|asked| asked.contains("subagent pricey: model claude-project-pricey")),
+        "{asked:?}"
+    );
+    let models = |requests: &[Value]| -> Vec<String> {
+        requests
+            .iter()
+            .filter(|request| request["system"].to_string().contains("Review the change."))
+            .map(|request| request["model"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(models(&mock.requests()), ["claude-mock"], "refused: the child has the parent's model");
+    agent.prompt(&session, "/mcp approve", |_| "allow_once").await;
+    agent.prompt(&session, "review it again", |_| "allow_once").await;
+    assert_eq!(models(&mock.requests()), ["claude-mock", "claude-project-pricey"], "approved: the definition's model");
+}

@@ -77,6 +77,8 @@ pub struct ProjectChoices {
     pub model: Option<String>,
     pub models: Option<Vec<String>>,
     pub roles: BTreeMap<String, RoleSettings>,
+    /// The models the project's own subagent definitions name, by subagent.
+    pub subagent_models: BTreeMap<String, String>,
 }
 
 impl ProjectChoices {
@@ -95,6 +97,9 @@ impl ProjectChoices {
         }
         if let Some(models) = &self.models {
             lines.push(format!("models offered: {}", models.join(", ")));
+        }
+        for (name, model) in &self.subagent_models {
+            lines.push(format!("subagent {name}: model {model}"));
         }
         for (name, role) in &self.roles {
             let mut said = vec![format!("model {}", role.model.as_deref().unwrap_or("inherited"))];

@@ -36,6 +36,9 @@ pub struct Definition {
     pub prompt: String,
     /// Where it was defined, for messages.
     pub source: String,
+    /// Defined in the project (a cloned repository), not by the user: its `model` applies only
+    /// once the user approved the project's settings, as the project's roles do.
+    pub from_project: bool,
 }
 
 impl Definition {
@@ -99,6 +102,7 @@ pub fn builtin() -> Vec<Definition> {
         max_turns: None,
         prompt: prompt.into(),
         source: "built in".into(),
+        from_project: false,
     };
     vec![
         definition(
@@ -138,6 +142,7 @@ pub(crate) fn parse(path: &Path, text: &str) -> Result<Definition, String> {
         max_turns: front.max_turns,
         prompt: body.trim().to_owned(),
         source: path.display().to_string(),
+        from_project: false,
     })
 }
 
@@ -180,7 +185,12 @@ pub fn load(cwd: &Path, env: &HashMap<String, String>) -> (Vec<Definition>, Vec<
     let mut definitions: BTreeMap<String, Definition> =
         builtin().into_iter().map(|definition| (definition.name.clone(), definition)).collect();
     let mut problems = Vec::new();
+    let users = [
+        env.get("HOME").map(|home| Path::new(home).join(".claude").join("agents")),
+        larik_settings::paths::user_config_dir(env).map(|dir| dir.join("agents")),
+    ];
     for root in roots(cwd, env) {
+        let from_project = !users.iter().flatten().any(|user| *user == root);
         let Ok(entries) = std::fs::read_dir(&root) else { continue };
         let mut files: Vec<PathBuf> = entries
             .filter_map(Result::ok)
@@ -192,7 +202,7 @@ pub fn load(cwd: &Path, env: &HashMap<String, String>) -> (Vec<Definition>, Vec<
             let Ok(text) = std::fs::read_to_string(&path) else { continue };
             match parse(&path, &text) {
                 Ok(definition) => {
-                    definitions.insert(definition.name.clone(), definition);
+                    definitions.insert(definition.name.clone(), Definition { from_project, ..definition });
                 }
                 Err(problem) => {
                     problems.push(format!("{}: the subagent definition is left out: {problem}", path.display()))

@@ -150,7 +150,11 @@ impl DynTool for TaskTool {
             ));
         };
         let label = format!("{}: {}", definition.name, input.description);
-        let named = input.model.clone().or_else(|| definition.model.clone());
+        // A project's definition chooses what the user pays for only once the user approved the
+        // project's settings; until then its child has the parent's model.
+        let approved = self.settings.as_deref().is_none_or(crate::config::SettingsSource::project_approved);
+        let defined = definition.model.clone().filter(|_| !definition.from_project || approved);
+        let named = input.model.clone().or(defined);
         let chosen = super::roles::choose(
             named.as_deref(),
             &roles(self.settings.as_deref()),
