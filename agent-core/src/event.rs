@@ -9,8 +9,10 @@ use tokio::sync::oneshot;
 
 use crate::llm::Usage;
 
-/// What kind of work a tool call does, so a front end can pick an icon.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What kind of work a tool call does, so a front end can pick an icon. Stored in session
+/// files by its lowercase name; a name this version does not know reads as `Other`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum ToolKind {
     Read,
     Edit,
@@ -20,6 +22,7 @@ pub enum ToolKind {
     Execute,
     Think,
     Fetch,
+    #[serde(other)]
     Other,
 }
 

@@ -628,7 +628,7 @@ fn tool_record(view: &ToolCallView, output: &ToolOutput) -> ToolRecord {
         id: view.id.clone(),
         name: view.name.clone(),
         title: view.title.clone(),
-        kind: format!("{:?}", view.kind).to_lowercase(),
+        kind: view.kind,
         failed: output.is_error,
         output: truncate_middle(&output.text_content(), MAX_REPLAY_OUTPUT_BYTES),
         diff,

@@ -55,7 +55,7 @@ pub struct ToolRecord {
     pub id: String,
     pub name: String,
     pub title: String,
-    pub kind: String,
+    pub kind: crate::event::ToolKind,
     pub failed: bool,
     pub output: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -406,7 +406,25 @@ pub fn title_from(prompt: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::event::ToolKind;
     use crate::llm::Role;
+
+    #[test]
+    fn a_tool_records_kind_is_stored_by_name_and_an_unknown_one_reads_as_other() {
+        let record = |kind: &str| {
+            format!(
+                r#"{{"id":"t","name":"bash","title":"t","kind":"{kind}","failed":false,"output":"","locations":[]}}"#
+            )
+        };
+        let read: ToolRecord = serde_json::from_str(&record("execute")).unwrap();
+        assert_eq!(read.kind, ToolKind::Execute);
+        assert!(
+            serde_json::to_string(&read).unwrap().contains(r#""kind":"execute""#),
+            "written as files always had it"
+        );
+        let newer: ToolRecord = serde_json::from_str(&record("switch_mode")).unwrap();
+        assert_eq!(newer.kind, ToolKind::Other, "a kind a later version wrote still loads");
+    }
 
     #[test]
     fn the_list_reads_again_what_changed_since_and_forgets_what_is_gone() {

@@ -329,7 +329,7 @@ fn replayed_tool_call(tool: &ToolRecord) -> acp::ToolCall {
     let locations =
         tool.locations.iter().map(|(path, line)| acp::ToolCallLocation::new(path.clone()).line(*line)).collect();
     let mut call = acp::ToolCall::new(tool.id.clone(), tool.title.clone())
-        .kind(kind(&tool.kind))
+        .kind(super::to_proto::tool_kind(tool.kind))
         .status(status)
         .content(content)
         .locations(locations);
@@ -350,19 +350,5 @@ fn user_block(text: &str) -> acp::ContentBlock {
             acp::EmbeddedResourceResource::TextResourceContents(acp::TextResourceContents::new(body, uri)),
         )),
         None => acp::ContentBlock::Text(acp::TextContent::new(text)),
-    }
-}
-
-fn kind(name: &str) -> acp::ToolKind {
-    match name {
-        "read" => acp::ToolKind::Read,
-        "edit" => acp::ToolKind::Edit,
-        "delete" => acp::ToolKind::Delete,
-        "move" => acp::ToolKind::Move,
-        "search" => acp::ToolKind::Search,
-        "execute" => acp::ToolKind::Execute,
-        "think" => acp::ToolKind::Think,
-        "fetch" => acp::ToolKind::Fetch,
-        _ => acp::ToolKind::Other,
     }
 }
