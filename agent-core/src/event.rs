@@ -258,3 +258,28 @@ impl Notices {
         self.pending.lock().map(|mut pending| std::mem::take(&mut *pending)).unwrap_or_default()
     }
 }
+
+/// How a session (re)started, as SessionStart hooks are told in `source` and match on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionStart {
+    /// A new session.
+    Startup,
+    /// A session loaded from its file.
+    Resume,
+    /// `/clear`: the conversation started over.
+    Clear,
+    /// A compaction replaced the conversation with its summary.
+    Compact,
+}
+
+impl SessionStart {
+    /// Claude Code's name for it.
+    pub fn id(self) -> &'static str {
+        match self {
+            Self::Startup => "startup",
+            Self::Resume => "resume",
+            Self::Clear => "clear",
+            Self::Compact => "compact",
+        }
+    }
+}

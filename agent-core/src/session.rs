@@ -330,7 +330,7 @@ pub struct Session {
     /// What the user said while a turn was running, for the turn to take in.
     steering: Mutex<Vec<String>>,
     /// Set until the next turn runs the SessionStart hooks: how the session (re)started.
-    session_start: Mutex<Option<&'static str>>,
+    session_start: Mutex<Option<crate::event::SessionStart>>,
 }
 
 impl Session {
@@ -454,7 +454,11 @@ impl Session {
         if project_approved {
             env.project_approved();
         }
-        let session_start = if config.history.is_empty() { "startup" } else { "resume" };
+        let session_start = if config.history.is_empty() {
+            crate::event::SessionStart::Startup
+        } else {
+            crate::event::SessionStart::Resume
+        };
         Self {
             session_start: Mutex::new(Some(session_start)),
             env: Arc::new(env),
@@ -740,7 +744,7 @@ impl Session {
     }
 
     /// The next turn runs the SessionStart hooks with `source`.
-    fn restarted(&self, source: &'static str) {
+    fn restarted(&self, source: crate::event::SessionStart) {
         if let Ok(mut start) = self.session_start.lock() {
             *start = Some(source);
         }
@@ -751,7 +755,7 @@ impl Session {
     pub async fn clear(&self) {
         let mut history = self.history.lock().await;
         history.clear();
-        self.restarted("clear");
+        self.restarted(crate::event::SessionStart::Clear);
         let problems = self.env.skills.reload();
         crate::skills::tool::offer_if_any(&self.env.registry, &self.env.skills);
         self.env.notices.push_all((!problems.is_empty()).then(|| problems.join("\n")));

@@ -268,9 +268,10 @@ impl Turn<'_> {
         }
         if hooks {
             let mut fields = serde_json::Map::new();
-            fields.insert("source".into(), json!("compact"));
+            let source = crate::event::SessionStart::Compact.id();
+            fields.insert("source".into(), json!(source));
             fields.insert("model".into(), json!(self.model.model));
-            let started = self.env.hooks.run(HookEvent::SessionStart, &["compact"], fields, &self.point()).await;
+            let started = self.env.hooks.run(HookEvent::SessionStart, &[source], fields, &self.point()).await;
             for text in super::hook_points::wrapped("context", &started.context) {
                 notes.push_str("\n\n");
                 notes.push_str(&text);

@@ -93,7 +93,7 @@ impl Turn<'_> {
         &self,
         history: &mut Vec<Message>,
         mut prompt: Vec<Part>,
-        session_start: Option<&str>,
+        session_start: Option<crate::event::SessionStart>,
     ) -> Result<StopReason, TurnError> {
         let point = self.point();
         if self.child.is_none() && !self.prepare(&mut prompt, session_start, &point).await {
@@ -246,13 +246,18 @@ impl Turn<'_> {
     /// What a prompt of the user's goes through before the model sees it: the project's
     /// approval, servers still connecting, notices, SessionStart and UserPromptSubmit hooks and
     /// MCP resources it mentions. A subagent's prompt comes from its parent and skips all this.
-    async fn prepare(&self, prompt: &mut Vec<Part>, session_start: Option<&str>, point: &Point<'_>) -> bool {
+    async fn prepare(
+        &self,
+        prompt: &mut Vec<Part>,
+        session_start: Option<crate::event::SessionStart>,
+        point: &Point<'_>,
+    ) -> bool {
         // MCP servers still connecting get a bounded wait, so their tools are in this request.
         let late = self.env.mcp.settle(crate::mcp::McpServers::connect_timeout()).await;
         for notice in self.env.notices.take().into_iter().chain(late) {
             self.emit(AgentEvent::Notice(notice)).await;
         }
-        if let Some(source) = session_start {
+        if let Some(source) = session_start.map(crate::event::SessionStart::id) {
             let mut fields = serde_json::Map::new();
             fields.insert("source".into(), json!(source));
             fields.insert("model".into(), json!(self.model.model));
