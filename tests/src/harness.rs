@@ -107,6 +107,14 @@ impl Sandbox {
 }
 
 impl Sandbox {
+    /// Writes the user's own Larik settings file (`~/.config/larik/settings.json` of this home),
+    /// the one file whose every key applies.
+    pub fn write_user_settings(&self, settings: &serde_json::Value) {
+        let dir = self.home.path().join(".config/larik");
+        std::fs::create_dir_all(&dir).expect("config dir");
+        std::fs::write(dir.join("settings.json"), settings.to_string()).expect("user settings");
+    }
+
     /// Where the agent keeps this home's session files.
     pub fn sessions_dir(&self) -> PathBuf {
         self.home.path().join(".local/share/larik/sessions")

@@ -240,12 +240,7 @@ async fn modes_and_config_options_stay_in_sync_and_plan_mode_refuses_edits() {
 async fn switching_model_changes_the_next_request() {
     let sandbox = Sandbox::new();
     // The user's own list (a project's waits for the user's approval: tests/tests/trust.rs).
-    std::fs::create_dir_all(sandbox.home.path().join(".config/larik")).unwrap();
-    std::fs::write(
-        sandbox.home.path().join(".config/larik/settings.json"),
-        r#"{"models": ["claude-mock", "claude-other"]}"#,
-    )
-    .unwrap();
+    sandbox.write_user_settings(&json!({"models": ["claude-mock", "claude-other"]}));
     let mock = MockLlm::start(Scenario { responses: vec![Step::text("a"), Step::text("b")] }).await.unwrap();
     let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
     agent.initialize().await;

@@ -14,8 +14,7 @@ async fn start(steps: Vec<Step>, settings: Option<Value>) -> (Sandbox, MockLlm, 
     let sandbox = Sandbox::new();
     if let Some(settings) = settings {
         // The user's own settings: only they may turn the sandbox off.
-        std::fs::create_dir_all(sandbox.home.path().join(".config/larik")).unwrap();
-        std::fs::write(sandbox.home.path().join(".config/larik/settings.json"), settings.to_string()).unwrap();
+        sandbox.write_user_settings(&settings);
     }
     std::fs::write(sandbox.project.path().join("calc.py"), SOURCE).unwrap();
     let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();

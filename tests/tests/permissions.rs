@@ -13,9 +13,7 @@ fn settings(sandbox: &Sandbox, body: Value) {
 
 /// The user's own settings file, in the test's private home.
 fn user_settings(sandbox: &Sandbox, body: Value) {
-    let dir = sandbox.home.path().join(".config/larik");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("settings.json"), body.to_string()).unwrap();
+    sandbox.write_user_settings(&body);
 }
 
 async fn start_agent(sandbox: &Sandbox, mock: &MockLlm) -> (Agent, String) {

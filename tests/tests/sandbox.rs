@@ -307,9 +307,7 @@ async fn background_shells_are_confined_like_any_command() {
 async fn with_the_network_on_sandboxed_commands_reach_it() {
     let sandbox = Sandbox::new();
     // The user's own settings: a project's `network: true` is ignored (tests/tests/trust.rs).
-    let settings = sandbox.home.path().join(".config/larik/settings.json");
-    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
-    std::fs::write(&settings, json!({"sandbox": {"network": true}}).to_string()).unwrap();
+    sandbox.write_user_settings(&json!({"sandbox": {"network": true}}));
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let commands = [

@@ -23,7 +23,7 @@ fn project_settings(sandbox: &Sandbox, body: Value) {
 }
 
 fn user_settings(sandbox: &Sandbox, body: Value) {
-    write(&sandbox.home.path().join(".config/larik/settings.json"), &body);
+    sandbox.write_user_settings(&body);
 }
 
 /// The environment of a user with an Anthropic key and nothing else: the endpoint comes from

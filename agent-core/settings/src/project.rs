@@ -82,10 +82,6 @@ pub struct ProjectChoices {
 }
 
 impl ProjectChoices {
-    pub fn is_empty(&self) -> bool {
-        *self == Self::default()
-    }
-
     /// One line per choice, for the approval question and its fingerprint.
     pub fn describe(&self) -> Vec<String> {
         let mut lines = Vec::new();

@@ -9,9 +9,9 @@ use serde_json::{Value, json};
 
 use super::dispatch::{Asking, Dispatch};
 use super::turn::Turn;
-use crate::llm::{Part, ResultPart};
+use crate::llm::Part;
 use crate::skills::expand::{self, Expansion, MAX_INLINE, Outcome};
-use crate::tools::{ToolCall, ToolCallId};
+use crate::tools::{ToolCall, ToolCallId, ToolOutput};
 
 impl Turn<'_> {
     /// When the user's text in `prompt` calls a skill or command, replaces it with the
@@ -67,14 +67,7 @@ impl Turn<'_> {
             .into_iter()
             .map(|part| match part {
                 Part::ToolResult { content, is_error, .. } => {
-                    let text: String = content
-                        .iter()
-                        .filter_map(|part| match part {
-                            ResultPart::Text { text } => Some(text.as_str()),
-                            _ => None,
-                        })
-                        .collect::<Vec<_>>()
-                        .join("\n");
+                    let text = ToolOutput { content, is_error, display: None }.text_content();
                     if is_error { Err(text) } else { Ok(text) }
                 }
                 _ => Err("it gave no result".to_owned()),
