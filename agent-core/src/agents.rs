@@ -10,10 +10,12 @@ pub mod background;
 pub mod definitions;
 pub mod relay;
 pub mod roles;
+pub mod runner;
 pub mod task;
 pub mod task_control;
 mod worktree;
 
 pub use background::BackgroundTasks;
 pub use definitions::Definition;
-pub use task::TaskTool;
+pub use runner::{ChildError, ChildRun, SubagentOutcome, SubagentRunner};
+pub use task::{ParentSession, TaskTool};

@@ -236,6 +236,59 @@ impl CompactionTrigger {
     }
 }
 
+/// Why a turn ended normally. Cancellation is an outcome, not an error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    EndTurn,
+    MaxTokens,
+    MaxTurnRequests,
+    Refusal,
+    Cancelled,
+    /// The session's budget is spent (see the settings' `Budget`).
+    BudgetExhausted,
+}
+
+impl StopReason {
+    /// The name ACP gives it.
+    pub fn id(self) -> &'static str {
+        match self {
+            Self::EndTurn => "end_turn",
+            Self::MaxTokens => "max_tokens",
+            Self::MaxTurnRequests => "max_turn_requests",
+            Self::Refusal => "refusal",
+            Self::Cancelled => "cancelled",
+            // ACP has no reason of its own for a spent budget; a token limit is the nearest.
+            Self::BudgetExhausted => "max_tokens",
+        }
+    }
+}
+
+/// A command the user can type as the prompt (`/name args`): a skill, a custom command, an MCP
+/// server's prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SlashCommand {
+    pub name: String,
+    pub description: String,
+    /// What it takes, for the editor's input hint.
+    pub hint: Option<String>,
+}
+
+impl SlashCommand {
+    /// Its description on one line, at most `chars` characters, for a menu.
+    pub fn summary(&self, chars: usize) -> String {
+        one_line(&self.description, chars)
+    }
+}
+
+/// `text` on one line, cut at `chars` characters with an ellipsis.
+pub(crate) fn one_line(text: &str, chars: usize) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match flat.char_indices().nth(chars) {
+        Some((cut, _)) => format!("{}…", &flat[..cut]),
+        None => flat,
+    }
+}
+
 /// What the user should hear that happened outside a turn (the settings of a new session, a
 /// server that failed or dropped): said at the start of the next turn.
 #[derive(Default)]

@@ -41,7 +41,7 @@ pub fn stream_events(format: WireFormat, pieces: &[&[u8]]) -> Vec<String> {
 /// What the shell splitter makes of a line: its simple commands, and whether it has command
 /// substitution, writes a file, or did not parse.
 pub fn shell_line(line: &str) -> (Vec<String>, bool, bool, bool) {
-    let parsed = crate::permission::shell::parse(line);
+    let parsed = crate::shell::parse(line);
     (parsed.commands, parsed.has_substitution, parsed.writes_file, parsed.unparsable)
 }
 

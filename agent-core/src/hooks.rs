@@ -219,7 +219,7 @@ impl HookPermission {
             PermissionDecision::Allow => HookVerdict::Allow,
             PermissionDecision::Ask => HookVerdict::Ask,
             PermissionDecision::Deny => {
-                HookVerdict::Deny { reason: self.reason.clone().unwrap_or_else(|| "a hook denied the call".into()) }
+                HookVerdict::Deny { reason: self.reason.clone().unwrap_or_else(|| "no reason given".into()) }
             }
         }
     }

@@ -19,8 +19,9 @@ mod claude_code;
 pub mod clock;
 pub mod config;
 pub mod doctor;
-mod environment;
+
 pub mod event;
+mod frontmatter;
 #[doc(hidden)]
 pub mod fuzzing;
 mod hooks;
@@ -28,12 +29,14 @@ mod http;
 mod llm;
 mod lsp;
 mod mcp;
+mod models;
 mod permission;
 mod prompt;
 pub mod protected_names;
 mod review;
 pub mod sandbox;
 pub mod session;
+mod shell;
 mod skills;
 mod token_saver;
 mod tools;
@@ -52,10 +55,9 @@ pub use skills::SlashCommand;
 /// the user, opening an MCP server's login page. Each is optional; the core works without them.
 pub mod services {
     pub use crate::lsp::EditorDiagnostics;
-    pub use crate::mcp::Browser as LoginBrowser;
-    pub use crate::tools::EditorServices;
     pub use crate::tools::ask_user::{AskUser, FormAnswer};
     pub use crate::tools::terminal::{EditorTerminal, EditorTerminals, TerminalCommand, TerminalExit, TerminalOutput};
+    pub use crate::tools::{EditorServices, LoginBrowser};
     pub use crate::workspace::{EditorFiles, write_file_atomic};
 }
 

@@ -20,11 +20,10 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-pub use auth::Browser;
 pub use config::{McpServerConfig, ServerScope, Transport};
 use connection::{CONNECT_TIMEOUT, Server};
 
-use crate::tools::Registry;
+use crate::tools::{LoginBrowser, Registry};
 
 /// Where a server is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,7 +43,7 @@ pub enum Status {
 pub use crate::event::Notices;
 
 /// A server's prompt is offered as the slash command `/mcp__<server>__<prompt>`.
-pub use crate::skills::SlashCommand as McpCommand;
+pub use crate::event::SlashCommand as McpCommand;
 
 /// What the servers need from the session beyond their definitions: where logins are kept and
 /// how the user is reached (an authorization page to open, a server's question to answer).
@@ -52,7 +51,7 @@ pub use crate::skills::SlashCommand as McpCommand;
 pub struct McpSupport {
     /// The user's data directory (logins go in its `mcp-auth/`); without one, no login is kept.
     pub data_dir: Option<std::path::PathBuf>,
-    pub browser: Option<Arc<dyn Browser>>,
+    pub browser: Option<Arc<dyn LoginBrowser>>,
     pub ask_user: Option<Arc<dyn crate::tools::ask_user::AskUser>>,
 }
 
@@ -83,6 +82,7 @@ impl McpServers {
         Self { servers, registry, notices, support, cancel, started, tasks: Mutex::new(Vec::new()) }
     }
 
+    #[cfg(test)]
     pub fn none() -> Self {
         Self::new(
             Vec::new(),
@@ -191,11 +191,6 @@ impl McpServers {
                 _ => None,
             })
             .collect()
-    }
-
-    /// Each server and where it is, for `/mcp` and status reports.
-    pub fn statuses(&self) -> Vec<(String, Status)> {
-        self.servers.iter().map(|server| (server.config.name.clone(), server.status())).collect()
     }
 
     /// The contents of the resources a prompt mentions as `@server:uri` (a server that is not

@@ -20,7 +20,7 @@
 //! the deny rules.
 
 pub mod rules;
-pub mod shell;
+
 mod store;
 
 pub use larik_settings::Mode;
@@ -31,6 +31,7 @@ use std::sync::Mutex;
 
 use rules::{Rule, RuleSet, Subject};
 
+use crate::shell;
 use crate::tools::{CallDescription, CallSubject, DynTool};
 use crate::workspace::Workspace;
 

@@ -5,6 +5,7 @@
 mod command_prompt;
 pub mod compaction;
 mod dispatch;
+mod environment;
 pub(crate) mod hook_points;
 pub mod limits;
 mod paced_text;
@@ -12,9 +13,10 @@ pub mod store;
 mod subagent;
 mod turn;
 
+pub use crate::event::StopReason;
+pub use crate::models::ModelSettings;
 pub use compaction::{Compacted, Trigger};
 pub use limits::{Budget, Limits};
-pub use subagent::{SubagentOutcome, run_subagent};
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -23,44 +25,18 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{self, ConfigError, ModelConfig};
-use crate::environment::{Models, SessionEnv};
 use crate::event::AgentEvent;
 use crate::llm::{Message, Part, Provider, ProviderError};
+use crate::models::Models;
 use crate::permission::rules::RuleSet;
 use crate::permission::{Mode, Permissions};
 use crate::sandbox::Sandbox;
 use crate::tools::background::BackgroundShells;
-use crate::tools::{EditorServices, Registry};
+use crate::tools::{EditorServices, Registry, ToolEnv};
 use crate::workspace::{EditorFiles, Workspace};
+use environment::SessionEnv;
 use hook_points::HookPoints;
 use store::SessionLog;
-
-/// Why a turn ended normally. Cancellation is an outcome, not an error.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StopReason {
-    EndTurn,
-    MaxTokens,
-    MaxTurnRequests,
-    Refusal,
-    Cancelled,
-    /// The session's budget is spent (see [`Budget`]).
-    BudgetExhausted,
-}
-
-impl StopReason {
-    /// The name ACP gives it.
-    pub fn id(self) -> &'static str {
-        match self {
-            Self::EndTurn => "end_turn",
-            Self::MaxTokens => "max_tokens",
-            Self::MaxTurnRequests => "max_turn_requests",
-            Self::Refusal => "refusal",
-            Self::Cancelled => "cancelled",
-            // ACP has no reason of its own for a spent budget; a token limit is the nearest.
-            Self::BudgetExhausted => "max_tokens",
-        }
-    }
-}
 
 /// A turn that could not finish; named for what the front end does next.
 #[derive(Debug, thiserror::Error)]
@@ -68,22 +44,6 @@ pub enum TurnError {
     /// The model call failed for good (after retries where retrying made sense).
     #[error(transparent)]
     Provider(#[from] ProviderError),
-}
-
-/// How a session talks to its model.
-#[derive(Clone)]
-pub struct ModelSettings {
-    pub model: String,
-    pub max_tokens: u32,
-    pub max_turn_requests: u32,
-    pub thought_level: Option<crate::llm::ThoughtLevel>,
-}
-
-impl ModelSettings {
-    /// No model configured: prompts report what to set up.
-    pub fn none() -> Self {
-        Self { model: String::new(), max_tokens: 0, max_turn_requests: 0, thought_level: None }
-    }
 }
 
 /// The prompt of a turn that only hands the model background tasks' results.
@@ -303,17 +263,6 @@ fn fresh_id() -> String {
     format!("session-{:x}-{}", crate::clock::now_nanos(), std::process::id())
 }
 
-impl From<&ModelConfig> for ModelSettings {
-    fn from(model: &ModelConfig) -> Self {
-        Self {
-            model: model.model.clone(),
-            max_tokens: model.max_tokens,
-            max_turn_requests: model.max_turn_requests,
-            thought_level: model.thought_level,
-        }
-    }
-}
-
 pub struct Session {
     env: Arc<SessionEnv>,
     /// The mode the previous prompt ran in, to tell the model when plan mode ends.
@@ -355,10 +304,10 @@ impl Session {
         let project_allow: Vec<String> = config.rules.project_allow.iter().map(|rule| rule.text.clone()).collect();
         let registry = Arc::new(Registry::builtin(config.search));
         let settings = config.settings.map(Arc::new);
+        let tasks = Arc::new(crate::agents::BackgroundTasks::new(cancel.clone()));
         registry.add_all([
-            Arc::new(crate::agents::TaskTool::new(config.agents, settings.clone())) as Arc<dyn crate::tools::DynTool>,
-            Arc::new(crate::agents::task_control::TaskWait),
-            Arc::new(crate::agents::task_control::TaskStop),
+            Arc::new(crate::agents::task_control::TaskWait(Arc::clone(&tasks))) as Arc<dyn crate::tools::DynTool>,
+            Arc::new(crate::agents::task_control::TaskStop(Arc::clone(&tasks))),
         ]);
         crate::skills::tool::offer_if_any(&registry, &skills);
         // The exact output of bash calls and the tool that reads it, when the user turned the
@@ -414,7 +363,7 @@ impl Session {
         permissions.set_mode(config.initial_mode);
         let project_approved = hooks.project_approved();
         mcp.start(false);
-        let models = Models::new(config.provider, config.model);
+        let models = Arc::new(Models::new(config.provider, config.model));
         if let Some(model_config) = &config.model_config {
             models.remember(model_config);
         }
@@ -422,16 +371,9 @@ impl Session {
             .data_dir
             .as_deref()
             .map(|dir| Arc::new(crate::checkpoints::Checkpoints::new(&workspace_root, dir, &config.id)));
-        let env = SessionEnv {
-            checkpoints,
+        let tools = ToolEnv {
             session_id: config.id,
             workspace,
-            permissions: Arc::new(permissions),
-            registry,
-            hooks: Arc::new(hooks),
-            models: Arc::new(models),
-            settings,
-            skills,
             lsp: Arc::new(crate::lsp::LanguageServers::new(
                 &workspace_root,
                 config.language_servers,
@@ -441,15 +383,35 @@ impl Session {
             services: config.services,
             sandbox: config.sandbox,
             shells: Arc::new(BackgroundShells::new(cancel.clone())),
+            data_dir: config.data_dir,
+            token_saver,
+        };
+        let env = Arc::new(SessionEnv {
+            tools: Arc::new(tools),
+            checkpoints,
+            permissions: Arc::new(permissions),
+            registry,
+            hooks: Arc::new(hooks),
+            models: Arc::clone(&models),
+            settings: settings.clone(),
+            skills: Arc::clone(&skills),
             usage: Arc::default(),
             limits: config.limits,
             log: config.log,
-            data_dir: config.data_dir,
-            tasks: Arc::new(crate::agents::BackgroundTasks::new(cancel.clone())),
+            tasks: Arc::clone(&tasks),
             mcp,
             notices,
-            token_saver,
+        });
+        // The task tool runs children through this session's loop; it lives in the session's
+        // registry, so its runner holds the session weakly.
+        let parent = crate::agents::ParentSession {
+            settings,
+            models,
+            skills,
+            tasks,
+            runner: Arc::new(subagent::SessionRunner { parent: Arc::downgrade(&env) }),
         };
+        env.registry.add(Arc::new(crate::agents::TaskTool::new(config.agents, parent)));
         // Approved in an earlier session, as the project's settings are now.
         if project_approved {
             env.project_approved();
@@ -461,7 +423,7 @@ impl Session {
         };
         Self {
             session_start: Mutex::new(Some(session_start)),
-            env: Arc::new(env),
+            env,
             last_prompt_mode: Mutex::new(Mode::Default),
             sandbox_off: config.sandbox_off,
             title: Mutex::new(config.title),
@@ -475,12 +437,12 @@ impl Session {
     }
 
     pub fn cwd(&self) -> &Path {
-        self.env.workspace.root()
+        self.env.tools.workspace.root()
     }
 
     /// How commands are confined: `Ok(network)` when the sandbox holds, else why it is off.
     pub fn sandbox_state(&self) -> Result<bool, &str> {
-        match &self.env.sandbox {
+        match &self.env.tools.sandbox {
             Some(sandbox) => Ok(sandbox.network()),
             None => Err(self.sandbox_off.as_deref().unwrap_or("the sandbox is off")),
         }
@@ -760,7 +722,7 @@ impl Session {
         crate::skills::tool::offer_if_any(&self.env.registry, &self.env.skills);
         self.env.notices.push_all((!problems.is_empty()).then(|| problems.join("\n")));
         let system = crate::prompt::system_prompt(
-            self.env.workspace.root(),
+            self.env.tools.workspace.root(),
             &crate::clock::today_utc(),
             &self.user_files,
             &crate::skills::index(&self.env.skills.all()),
@@ -873,7 +835,7 @@ impl Session {
     pub fn shutdown(&self) {
         self.cancel.cancel();
         // The language servers end with the session, whoever holds it.
-        let servers = Arc::clone(&self.env.lsp);
+        let servers = Arc::clone(&self.env.tools.lsp);
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(async move { servers.shutdown().await });
         }

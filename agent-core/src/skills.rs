@@ -21,24 +21,8 @@ use serde_json::Value;
 
 use crate::config::SettingsSource;
 
+pub use crate::event::SlashCommand;
 pub use index::index;
-
-/// A command the user can type as the prompt (`/name args`): a skill, a custom command, an MCP
-/// server's prompt.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SlashCommand {
-    pub name: String,
-    pub description: String,
-    /// What it takes, for the editor's input hint.
-    pub hint: Option<String>,
-}
-
-impl SlashCommand {
-    /// Its description on one line, at most `chars` characters, for a menu.
-    pub fn summary(&self, chars: usize) -> String {
-        index::one_line(&self.description, chars)
-    }
-}
 
 /// One skill or command.
 #[derive(Debug, Clone, PartialEq)]

@@ -19,9 +19,11 @@ mod multi_edit;
 pub(crate) mod raw_output;
 mod read;
 mod registry;
+mod services;
 mod shell_control;
 pub mod terminal;
 mod todo;
+mod tool_env;
 pub mod truncate;
 mod web_fetch;
 mod web_search;
@@ -35,6 +37,8 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 pub use registry::Registry;
+pub use services::{EditorServices, LoginBrowser};
+pub use tool_env::ToolEnv;
 
 use crate::event::{AgentEvent, Display, Location, ToolKind};
 use crate::llm::{ResultPart, ToolSpec};
@@ -75,11 +79,11 @@ impl ToolCall {
     }
 }
 
-/// What a tool call runs with: the session's environment, the call's own cancellation (a child
-/// of the turn's), and where it streams output while it runs.
+/// What a tool call runs with: the tools' environment, the call's own cancellation (a child of
+/// the turn's), and where it streams output while it runs.
 #[derive(Clone)]
 pub struct ToolContext {
-    pub env: Arc<crate::environment::SessionEnv>,
+    pub env: Arc<ToolEnv>,
     /// Fires when the call is cancelled (the turn was, or the session ended).
     pub cancel: CancellationToken,
     /// Where a running call streams its output, when someone is listening.
@@ -87,19 +91,6 @@ pub struct ToolContext {
     /// The id the model gave the call (what the token saver stores its exact output under);
     /// empty for a call outside any turn.
     pub call_id: String,
-}
-
-/// What the editor offers tools beyond its files, when the front end has it.
-#[derive(Clone, Default)]
-pub struct EditorServices {
-    /// Puts questions to the user.
-    pub ask_user: Option<Arc<dyn ask_user::AskUser>>,
-    /// Hosts commands in terminals shown in the chat.
-    pub terminals: Option<Arc<dyn terminal::EditorTerminals>>,
-    /// Opens an MCP server's login page for the user.
-    pub browser: Option<Arc<dyn crate::mcp::Browser>>,
-    /// The editor's own language servers' diagnostics.
-    pub diagnostics: Option<Arc<dyn crate::lsp::EditorDiagnostics>>,
 }
 
 /// The channel a running call streams its output through, as [`AgentEvent::ToolOutput`].
@@ -133,7 +124,7 @@ impl ToolContext {
     /// For running a tool directly (tests, benchmarks).
     pub fn standalone(workspace: Arc<Workspace>) -> Self {
         Self {
-            env: Arc::new(crate::environment::SessionEnv::standalone(workspace)),
+            env: Arc::new(ToolEnv::standalone(workspace)),
             cancel: CancellationToken::new(),
             progress: None,
             call_id: String::new(),

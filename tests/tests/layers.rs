@@ -40,3 +40,135 @@ fn no_crate_depends_on_one_above_it() {
         }
     }
 }
+
+/// Inside `larik-core`, until each layer is a crate of its own: no top-level module may import
+/// one that imports it back, directly or around a circle. ARCHITECTURE.md lists their order.
+#[test]
+fn the_cores_modules_import_each_other_in_no_circle() {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../agent-core/src");
+    let imports = module_imports(&src);
+    assert!(imports.len() > 20, "the core's modules were found: {:?}", imports.keys());
+    for start in imports.keys() {
+        if let Some(circle) = circle_through(start, &imports) {
+            panic!("larik-core's modules import each other in a circle: {}", circle.join(" -> "));
+        }
+    }
+}
+
+type Imports = std::collections::BTreeMap<String, std::collections::BTreeSet<String>>;
+
+/// Each top-level module of `src` and the other top-level modules its non-test code names as
+/// `crate::<module>`.
+fn module_imports(src: &std::path::Path) -> Imports {
+    let mut files: Vec<(String, std::path::PathBuf)> = Vec::new();
+    for entry in std::fs::read_dir(src).unwrap() {
+        let path = entry.unwrap().path();
+        let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+        if path.is_dir() {
+            let mut pending = vec![path];
+            while let Some(dir) = pending.pop() {
+                for entry in std::fs::read_dir(dir).unwrap() {
+                    let path = entry.unwrap().path();
+                    if path.is_dir() {
+                        pending.push(path);
+                    } else if path.extension().is_some_and(|ext| ext == "rs") {
+                        files.push((stem.clone(), path));
+                    }
+                }
+            }
+        } else if path.extension().is_some_and(|ext| ext == "rs") && stem != "lib" {
+            files.push((stem, path));
+        }
+    }
+    let modules: std::collections::BTreeSet<String> = files.iter().map(|(module, _)| module.clone()).collect();
+    let mut imports = Imports::new();
+    for (module, path) in &files {
+        let name = path.file_name().unwrap().to_string_lossy();
+        let named = imports.entry(module.clone()).or_default();
+        if name == "tests.rs" || name.ends_with("_tests.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(path).unwrap();
+        let code = text.split("#[cfg(test)]\nmod tests").next().unwrap_or_default();
+        for other in crate_paths(code) {
+            if other != *module && modules.contains(&other) {
+                named.insert(other);
+            }
+        }
+    }
+    imports
+}
+
+/// The first segment of every `crate::...` path in `code`, `use crate::{a, b::c}` groups too.
+fn crate_paths(code: &str) -> Vec<String> {
+    let ident =
+        |text: &str| -> String { text.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect() };
+    let mut found = Vec::new();
+    for (at, _) in code.match_indices("crate::") {
+        let rest = &code[at + "crate::".len()..];
+        let Some(group) = rest.strip_prefix('{') else {
+            found.push(ident(rest));
+            continue;
+        };
+        // The group's own items: segments at depth one, before its closing brace.
+        let (mut depth, mut start) = (1, 0);
+        for (index, c) in group.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' if depth == 1 => {
+                    found.push(ident(group[start..index].trim_start()));
+                    break;
+                }
+                '}' => depth -= 1,
+                ',' if depth == 1 => {
+                    found.push(ident(group[start..index].trim_start()));
+                    start = index + 1;
+                }
+                _ => {}
+            }
+        }
+    }
+    found
+}
+
+/// A circle of imports from `start` back to it, if there is one.
+fn circle_through(start: &str, imports: &Imports) -> Option<Vec<String>> {
+    let mut path = vec![start.to_owned()];
+    let mut seen = std::collections::BTreeSet::new();
+    fn walk(
+        path: &mut Vec<String>,
+        seen: &mut std::collections::BTreeSet<String>,
+        imports: &Imports,
+    ) -> Option<Vec<String>> {
+        let last = path.last().cloned().unwrap_or_default();
+        for next in imports.get(&last).into_iter().flatten() {
+            if *next == path[0] {
+                let mut circle = path.clone();
+                circle.push(next.clone());
+                return Some(circle);
+            }
+            if seen.insert(next.clone()) {
+                path.push(next.clone());
+                if let Some(circle) = walk(path, seen, imports) {
+                    return Some(circle);
+                }
+                path.pop();
+            }
+        }
+        None
+    }
+    walk(&mut path, &mut seen, imports)
+}
+
+#[test]
+fn a_circle_between_two_modules_is_found() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.rs"), "use crate::b::Thing;\n").unwrap();
+    std::fs::create_dir(dir.path().join("b")).unwrap();
+    std::fs::write(dir.path().join("b.rs"), "mod inner;\n").unwrap();
+    std::fs::write(dir.path().join("b/inner.rs"), "use crate::{c, a::{X, Y}};\n").unwrap();
+    std::fs::write(dir.path().join("c.rs"), "#[cfg(test)]\nmod tests { use crate::a; }\n").unwrap();
+    let imports = module_imports(dir.path());
+    assert_eq!(circle_through("a", &imports), Some(vec!["a".into(), "b".into(), "a".into()]));
+    assert_eq!(circle_through("c", &imports), None, "test code does not count");
+}

@@ -125,7 +125,8 @@ pub fn builtin() -> Vec<Definition> {
 /// Reads one definition file; `None` with a problem when it cannot be used.
 pub(crate) fn parse(path: &Path, text: &str) -> Result<Definition, String> {
     let fallback_name = path.file_stem().and_then(|stem| stem.to_str()).unwrap_or_default().to_owned();
-    let (frontmatter, body) = split_frontmatter(text).ok_or("it has no YAML frontmatter between `---` lines")?;
+    let (frontmatter, body) =
+        crate::frontmatter::split(text).ok_or("it has no YAML frontmatter between `---` lines")?;
     let front: Frontmatter =
         serde_saphyr::from_str(frontmatter).map_err(|error| format!("its frontmatter is not valid: {error}"))?;
     let name = front.name.filter(|name| !name.trim().is_empty()).unwrap_or(fallback_name);
@@ -144,20 +145,6 @@ pub(crate) fn parse(path: &Path, text: &str) -> Result<Definition, String> {
         source: path.display().to_string(),
         from_project: false,
     })
-}
-
-/// The frontmatter and the body of a Markdown file that starts with `---`.
-pub fn split_frontmatter(text: &str) -> Option<(&str, &str)> {
-    let rest = text.strip_prefix("---")?.trim_start_matches([' ', '\t']);
-    let rest = rest.strip_prefix("\r\n").or_else(|| rest.strip_prefix('\n'))?;
-    let mut offset = 0;
-    for line in rest.split_inclusive('\n') {
-        if line.trim_end() == "---" {
-            return Some((&rest[..offset], &rest[offset + line.len()..]));
-        }
-        offset += line.len();
-    }
-    None
 }
 
 /// The directories definitions come from, lowest precedence first.

@@ -15,9 +15,8 @@ use std::sync::Arc;
 use larik_settings::RoleSettings;
 
 use crate::config::{ModelConfig, ProviderKind};
-use crate::environment::Models;
 use crate::llm::{Provider, ProviderError};
-use crate::session::ModelSettings;
+use crate::models::{ModelSettings, Models};
 
 /// Claude Code's model aliases, as Anthropic's model ids.
 const ALIASES: &[(&str, &str)] =
@@ -101,7 +100,9 @@ mod tests {
             max_turn_requests: 100,
             models: vec![model.into()],
         };
-        Models::configured(&config)
+        let models = Models::new(config.build_provider(), ModelSettings::from(&config));
+        models.remember(&config);
+        models
     }
 
     fn roles(json: &str) -> BTreeMap<String, RoleSettings> {

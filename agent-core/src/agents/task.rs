@@ -10,13 +10,17 @@ use serde::Deserialize;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
+use super::BackgroundTasks;
 use super::definitions::Definition;
 use super::roles::ChildModel;
+use super::runner::{ChildError, ChildRun, SubagentOutcome, SubagentRunner};
 use super::worktree::TaskWorktree;
 use crate::config::SettingsSource;
+use crate::event::StopReason;
 use crate::event::{Display, ToolKind};
 use crate::llm::ToolSpec;
-use crate::session::StopReason;
+use crate::models::Models;
+use crate::skills::Skills;
 use crate::tools::{CallDescription, DynTool, ToolContext, ToolOutput};
 
 /// A child's model requests, at most (a definition's `maxTurns` may lower it).
@@ -56,15 +60,28 @@ pub enum Isolation {
 
 pub struct TaskTool {
     definitions: Arc<[Definition]>,
+    parent: Arc<ParentSession>,
+}
+
+/// What the `task` tool needs of the session it starts children for.
+pub struct ParentSession {
     /// Where the roles are read from, afresh for every request and every task.
-    settings: Option<Arc<SettingsSource>>,
+    pub settings: Option<Arc<SettingsSource>>,
+    /// The session's model, which a child has unless a role or the call names another.
+    pub models: Arc<Models>,
+    /// The skills, whose index a child's system prompt lists.
+    pub skills: Arc<Skills>,
+    /// The session's background tasks, where `run_in_background` starts a child.
+    pub tasks: Arc<BackgroundTasks>,
+    /// Runs a child through the session's turn loop.
+    pub runner: Arc<dyn SubagentRunner>,
 }
 
 impl TaskTool {
     pub const NAME: &'static str = "task";
 
-    pub fn new(definitions: Vec<Definition>, settings: Option<Arc<SettingsSource>>) -> Self {
-        Self { definitions: definitions.into(), settings }
+    pub fn new(definitions: Vec<Definition>, parent: ParentSession) -> Self {
+        Self { definitions: definitions.into(), parent: Arc::new(parent) }
     }
 
     fn definition(&self, name: &str) -> Option<&Definition> {
@@ -82,7 +99,7 @@ impl DynTool for TaskTool {
             .collect();
         let mut description = format!("{DESCRIPTION}\n\nSubagents:\n{}", listed.join("\n"));
         let mut input_schema = crate::tools::input_schema::<TaskInput>();
-        let roles = roles(self.settings.as_deref());
+        let roles = roles(self.parent.settings.as_deref());
         if super::roles::any_model(&roles) {
             let mapped: Vec<String> = roles
                 .iter()
@@ -100,7 +117,7 @@ impl DynTool for TaskTool {
     }
 
     fn live_spec(&self) -> bool {
-        self.settings.is_some()
+        self.parent.settings.is_some()
     }
 
     fn name(&self) -> &str {
@@ -152,14 +169,15 @@ impl DynTool for TaskTool {
         let label = format!("{}: {}", definition.name, input.description);
         // A project's definition chooses what the user pays for only once the user approved the
         // project's settings; until then its child has the parent's model.
-        let approved = self.settings.as_deref().is_none_or(crate::config::SettingsSource::project_approved);
+        let settings = self.parent.settings.as_deref();
+        let approved = settings.is_none_or(crate::config::SettingsSource::project_approved);
         let defined = definition.model.clone().filter(|_| !definition.from_project || approved);
         let named = input.model.clone().or(defined);
         let chosen = super::roles::choose(
             named.as_deref(),
-            &roles(self.settings.as_deref()),
-            &ctx.env.models,
-            self.settings.as_ref().map_or(&EMPTY_ENV, |settings| &settings.env),
+            &roles(settings),
+            &self.parent.models,
+            settings.map_or(&EMPTY_ENV, |settings| &settings.env),
         );
         // Where the child's calls are shown: under this call, for as long as the turn lasts.
         let shown_under = ctx
@@ -168,20 +186,21 @@ impl DynTool for TaskTool {
             .map(|progress| Relay { call_id: progress.call_id.clone(), events: progress.events.downgrade() });
         if input.run_in_background {
             // A front end watching background children shows this one for as long as it runs.
-            let shown_under = match (ctx.env.tasks.watcher(), shown_under) {
+            let shown_under = match (self.parent.tasks.watcher(), shown_under) {
                 (Some(watcher), Some(relay)) => Some(Relay { call_id: relay.call_id, events: watcher }),
                 (_, relay) => relay,
             };
             let (definition, ctx, shown) = (definition.clone(), ctx.clone(), label.clone());
-            let started =
-                ctx.env.tasks.clone().start(label.clone(), move |cancel| {
-                    // Its own token: cancelling the turn does not stop it. And no hold on the turn's
-                    // events, which would keep the turn from ending.
-                    let ctx = ToolContext { cancel, progress: None, ..ctx };
-                    async move {
-                        execute(&definition, &shown, chosen, input.prompt, input.isolation, shown_under, &ctx).await
-                    }
-                });
+            let parent = Arc::clone(&self.parent);
+            let started = self.parent.tasks.clone().start(label.clone(), move |cancel| {
+                // Its own token: cancelling the turn does not stop it. And no hold on the turn's
+                // events, which would keep the turn from ending.
+                let ctx = ToolContext { cancel, progress: None, ..ctx };
+                async move {
+                    let child = Child { definition: &definition, label: &shown, model: chosen, prompt: input.prompt };
+                    execute(&parent, child, input.isolation, shown_under, &ctx).await
+                }
+            });
             return match started {
                 Ok(id) => ToolOutput::text(format!(
                     "Started the background task `{id}` ({label}). Its result arrives by itself when it finishes; task_wait waits for it, task_stop stops it."
@@ -189,8 +208,17 @@ impl DynTool for TaskTool {
                 Err(error) => ToolOutput::error(error),
             };
         }
-        execute(definition, &label, chosen, input.prompt, input.isolation, shown_under, ctx).await
+        let child = Child { definition, label: &label, model: chosen, prompt: input.prompt };
+        execute(&self.parent, child, input.isolation, shown_under, ctx).await
     }
+}
+
+/// The child a call asks for.
+struct Child<'a> {
+    definition: &'a Definition,
+    label: &'a str,
+    model: ChildModel,
+    prompt: String,
 }
 
 static EMPTY_ENV: std::sync::LazyLock<std::collections::HashMap<String, String>> =
@@ -209,19 +237,21 @@ struct Relay {
 
 /// Runs a task to its end; its report, or why there is none.
 async fn execute(
-    definition: &Definition,
-    label: &str,
-    model: ChildModel,
-    prompt: String,
+    parent: &ParentSession,
+    child: Child<'_>,
     isolation: Option<Isolation>,
     relay: Option<Relay>,
     ctx: &ToolContext,
 ) -> ToolOutput {
     // The task's word, else the definition's, else the role's.
-    let isolation =
-        isolation.map(|_| "worktree").or(definition.isolation.as_deref()).or(model.role.isolation.as_deref());
+    let isolation = isolation.map(|_| "worktree").or(child.definition.isolation.as_deref()).or(child
+        .model
+        .role
+        .isolation
+        .as_deref());
     let (worktree, notice) = if isolation == Some("worktree") { worktree_for(ctx).await } else { (None, None) };
-    let outcome = run_child(definition, label, model, prompt, worktree.as_ref(), relay, ctx).await;
+    let label = child.label;
+    let outcome = run_child(parent, child, worktree.as_ref(), relay, ctx).await;
     // The worktree is finished whatever the child's end: its work is kept or cleaned up.
     let report = match worktree {
         Some(worktree) => {
@@ -277,45 +307,40 @@ async fn worktree_for(ctx: &ToolContext) -> (Option<TaskWorktree>, Option<String
 
 /// Runs the child to its end, its events relayed to the editor under the task's call.
 async fn run_child(
-    definition: &Definition,
-    label: &str,
-    model: ChildModel,
-    prompt: String,
+    parent: &ParentSession,
+    child: Child<'_>,
     worktree: Option<&TaskWorktree>,
     relay: Option<Relay>,
     ctx: &ToolContext,
-) -> Result<crate::session::SubagentOutcome, crate::session::TurnError> {
-    let parent = &ctx.env;
+) -> Result<SubagentOutcome, ChildError> {
+    let Child { definition, label, model, prompt } = child;
     let cancel = ctx.cancel.child_token();
     let call_id = relay.as_ref().map_or_else(|| "task".to_owned(), |relay| relay.call_id.clone());
     let child_id = format!(
         "{}-{}",
-        parent.session_id,
+        ctx.env.session_id,
         call_id.replace(|c: char| !c.is_ascii_alphanumeric() && c != '-' && c != '_', "_")
     );
-    let cwd = worktree.map_or_else(|| parent.workspace.root().to_path_buf(), |worktree| worktree.cwd.clone());
-    let mut env = parent.child(child_id.clone(), &cwd, |name| definition.allows(name), cancel.clone());
-    if let Some(worktree) = worktree {
-        // Commits in the worktree write the repository's shared git directory.
-        env.sandbox =
-            parent.sandbox.as_ref().map(|sandbox| Arc::new(sandbox.for_worktree(&worktree.path, &worktree.shared_git)));
-    }
-    // The child's conversation is kept beside the parent's, readable and loadable like it.
-    env.log = parent.log.as_ref().and_then(|log| transcript(log.path(), &child_id, parent.workspace.root()));
-    let env = Arc::new(env);
+    let cwd = worktree.map_or_else(|| ctx.env.workspace.root().to_path_buf(), |worktree| worktree.cwd.clone());
+    // As the child's workspace will name it.
+    let root = std::fs::canonicalize(&cwd).unwrap_or_else(|_| cwd.clone());
+    // Commits in a worktree write the repository's shared git directory.
+    let worktree_sandbox = worktree.and_then(|worktree| {
+        ctx.env.sandbox.as_ref().map(|sandbox| Arc::new(sandbox.for_worktree(&worktree.path, &worktree.shared_git)))
+    });
     let today = crate::clock::today_utc();
     let shared = match model.role.context {
-        Some(ContextSize::Minimal) => crate::prompt::minimal_context(env.workspace.root(), &today),
+        Some(ContextSize::Minimal) => crate::prompt::minimal_context(&root, &today),
         _ => crate::prompt::context(
-            env.workspace.root(),
+            &root,
             &today,
-            &user_instructions(parent),
+            &user_instructions(parent.settings.as_deref()),
             &crate::skills::index(&parent.skills.all()),
         ),
     };
     let system = format!("{}\n\n{REPORT_FOOTER}\n\n{shared}", definition.prompt);
-    let ChildModel { provider, mut settings, role, notice } = model;
-    settings.max_turn_requests =
+    let ChildModel { provider, settings: mut model_settings, role, notice } = model;
+    model_settings.max_turn_requests =
         definition.max_turns.or(role.max_turns).map_or(MAX_TURNS, |limit| limit.clamp(1, MAX_TURNS));
     let parent_events = relay.map(|relay| relay.events);
     let announce = |event: crate::event::AgentEvent| {
@@ -340,8 +365,18 @@ async fn run_child(
     let (events, received) = mpsc::channel(256);
     let identity = super::relay::ChildIdentity { session: &child_id, call: &call_id, label };
     let relayed = super::relay::relay(received, parent_events.clone(), &identity);
+    let run = ChildRun {
+        id: child_id.clone(),
+        cwd,
+        worktree_sandbox,
+        definition: definition.clone(),
+        provider,
+        model: model_settings,
+        system,
+        prompt,
+    };
     let run = async {
-        let outcome = crate::session::run_subagent(&env, provider, &system, &settings, prompt, &events, &cancel).await;
+        let outcome = parent.runner.run(run, &events, &cancel).await;
         // The relay ends once the child's events are all through.
         drop(events);
         outcome
@@ -355,29 +390,9 @@ async fn run_child(
     outcome
 }
 
-/// The child's session file: `<sessions>/<parent>-agents/<child>.jsonl`.
-fn transcript(
-    parent_log: &std::path::Path,
-    child_id: &str,
-    cwd: &std::path::Path,
-) -> Option<Arc<crate::session::store::SessionLog>> {
-    let stem = parent_log.file_stem()?.to_str()?;
-    let dir = parent_log.parent()?.join(format!("{stem}-agents"));
-    match crate::session::store::SessionStore::new(dir).create(child_id, cwd) {
-        Ok(log) => Some(Arc::new(log)),
-        Err(error) => {
-            tracing::warn!(%error, "the subagent's transcript could not be saved");
-            None
-        }
-    }
-}
-
 /// The user's own instruction files, which every agent of theirs reads.
-fn user_instructions(env: &crate::environment::SessionEnv) -> Vec<std::path::PathBuf> {
-    env.settings
-        .as_ref()
-        .map(|settings| larik_settings::paths::user_instruction_files(&settings.env))
-        .unwrap_or_default()
+fn user_instructions(settings: Option<&SettingsSource>) -> Vec<std::path::PathBuf> {
+    settings.map(|settings| larik_settings::paths::user_instruction_files(&settings.env)).unwrap_or_default()
 }
 
 fn first_paragraph(text: &str) -> &str {

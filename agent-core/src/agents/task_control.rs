@@ -14,7 +14,8 @@ pub struct TaskWaitInput {
     pub ids: Vec<String>,
 }
 
-pub struct TaskWait;
+/// Holds the session's background tasks.
+pub struct TaskWait(pub std::sync::Arc<super::BackgroundTasks>);
 
 impl Tool for TaskWait {
     type Input = TaskWaitInput;
@@ -35,7 +36,7 @@ impl Tool for TaskWait {
     }
 
     async fn run(&self, input: TaskWaitInput, ctx: &ToolContext) -> ToolOutput {
-        match ctx.env.tasks.wait(&input.ids, &ctx.cancel).await {
+        match self.0.wait(&input.ids, &ctx.cancel).await {
             Ok(reports) if reports.is_empty() => {
                 ToolOutput::text("No background task has a result that was not delivered already.")
             }
@@ -53,7 +54,8 @@ pub struct TaskStopInput {
     pub id: String,
 }
 
-pub struct TaskStop;
+/// Holds the session's background tasks.
+pub struct TaskStop(pub std::sync::Arc<super::BackgroundTasks>);
 
 impl Tool for TaskStop {
     type Input = TaskStopInput;
@@ -69,8 +71,8 @@ impl Tool for TaskStop {
         CallDescription::titled(format!("Stop {}", input.id))
     }
 
-    async fn run(&self, input: TaskStopInput, ctx: &ToolContext) -> ToolOutput {
-        match ctx.env.tasks.stop(&input.id) {
+    async fn run(&self, input: TaskStopInput, _ctx: &ToolContext) -> ToolOutput {
+        match self.0.stop(&input.id) {
             Ok(said) => ToolOutput::text(said),
             Err(error) => ToolOutput::error(error),
         }

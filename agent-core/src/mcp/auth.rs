@@ -3,7 +3,7 @@
 //! authorization server's, with the spec's fallbacks), then a pre-registered client, a client-id
 //! metadata document or dynamic registration, PKCE S256 and the RFC 8707 `resource` on both
 //! requests. Larik brings what rmcp leaves to its user: the redirect listener on the loopback
-//! interface, the browser step (a [`Browser`]: the editor opens the page, or a headless visit
+//! interface, the browser step (a [`LoginBrowser`]: the editor opens the page, or a headless visit
 //! for the conformance suite), the token file, and re-authorizing with the wider scope a 403
 //! `insufficient_scope` names (step-up), at most [`MAX_AUTHORIZATIONS`] times per request.
 //!
@@ -22,22 +22,11 @@ use tokio_util::sync::CancellationToken;
 use self::redirect::RedirectListener;
 use self::tokens::TokenFile;
 use super::config::OAuthSettings;
+use crate::tools::LoginBrowser;
 
 /// How many times one request may send the user to authorize before it fails: a server that
 /// keeps refusing every token is not asked forever.
 pub const MAX_AUTHORIZATIONS: u32 = 3;
-
-/// How the user gets to a server's authorization page.
-#[async_trait::async_trait]
-pub trait Browser: Send + Sync {
-    /// Has `url`, the authorization page of the MCP server `server`, opened: shown in the editor
-    /// for the user, or visited directly where no one is there. `Err` when it could not be, or
-    /// the user declined.
-    async fn open(&self, server: &str, url: &str) -> Result<(), String>;
-
-    /// The login is over, either way (the editor may close what it showed).
-    async fn finished(&self, _server: &str) {}
-}
 
 /// Why a login did not happen.
 #[derive(Debug, thiserror::Error)]
@@ -74,7 +63,7 @@ pub async fn manager(url: &str, tokens: &TokenFile) -> Result<AuthorizationManag
 pub async fn log_in(
     target: &LoginTarget<'_>,
     challenge: Option<&str>,
-    browser: &dyn Browser,
+    browser: &dyn LoginBrowser,
     cancel: &CancellationToken,
 ) -> Result<(), LoginError> {
     let result = authorize(target, challenge, browser, cancel).await;
@@ -85,7 +74,7 @@ pub async fn log_in(
 async fn authorize(
     target: &LoginTarget<'_>,
     challenge: Option<&str>,
-    browser: &dyn Browser,
+    browser: &dyn LoginBrowser,
     cancel: &CancellationToken,
 ) -> Result<(), LoginError> {
     let mut manager = manager(target.url, target.tokens).await?;

@@ -10,9 +10,10 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use super::auth::{self, Browser, MAX_AUTHORIZATIONS};
+use super::auth::{self, MAX_AUTHORIZATIONS};
 use super::config::{McpServerConfig, OAuthSettings, ServerScope, Transport};
 use super::connection::{ConnectError, Handler, Questions, Server, connect};
+use crate::tools::LoginBrowser;
 use crate::tools::Registry;
 
 /// The suite kills a client after 30 s; this one gives up first, so it always exits by itself.
@@ -34,7 +35,7 @@ pub async fn run_scenario(url: &str, scenario: &str, context: Option<&str>) -> R
 struct Headless;
 
 #[async_trait::async_trait]
-impl Browser for Headless {
+impl LoginBrowser for Headless {
     async fn open(&self, _server: &str, url: &str) -> Result<(), String> {
         let client = crate::http::client_builder().build().map_err(|error| error.to_string())?;
         let url = url.to_owned();

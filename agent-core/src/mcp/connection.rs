@@ -19,11 +19,12 @@ use tokio::io::AsyncBufReadExt;
 use tokio_util::sync::CancellationToken;
 
 use super::auth::tokens::TokenFile;
-use super::auth::{self, Browser, LoginTarget, MAX_AUTHORIZATIONS};
+use super::auth::{self, LoginTarget, MAX_AUTHORIZATIONS};
 use super::config::{McpServerConfig, OAuthSettings, Transport};
 use super::names::tool_names;
 use super::tool::McpTool;
 use super::{Notices, Status};
+use crate::tools::LoginBrowser;
 use crate::tools::Registry;
 
 /// How long one connection attempt may take (a server that hangs in `initialize` is not waited
@@ -40,7 +41,7 @@ pub struct Link {
     progress: Mutex<std::collections::HashMap<String, crate::tools::ToolProgress>>,
     /// How to log in again when a call is refused for want of a wider scope: an HTTP or SSE
     /// server's login, and the user's way to the authorization page.
-    auth: Option<(Login, Arc<dyn Browser>)>,
+    auth: Option<(Login, Arc<dyn LoginBrowser>)>,
 }
 
 /// What logging in to an HTTP or SSE server needs.
@@ -64,7 +65,7 @@ enum CallError {
 }
 
 impl Link {
-    fn new(server: &str, auth: Option<(Login, Arc<dyn Browser>)>) -> Self {
+    fn new(server: &str, auth: Option<(Login, Arc<dyn LoginBrowser>)>) -> Self {
         Self {
             server: server.to_owned(),
             peer: RwLock::new(None),
@@ -214,7 +215,11 @@ pub struct Server {
 impl Server {
     /// A server; `auth_dir` is where logins are kept, `browser` how the user reaches an
     /// authorization page when a call needs one.
-    pub fn new(config: McpServerConfig, auth_dir: Option<&std::path::Path>, browser: Option<Arc<dyn Browser>>) -> Self {
+    pub fn new(
+        config: McpServerConfig,
+        auth_dir: Option<&std::path::Path>,
+        browser: Option<Arc<dyn LoginBrowser>>,
+    ) -> Self {
         let tokens = remote_url(&config).zip(auth_dir).map(|(url, dir)| TokenFile::new(dir, &config.name, url));
         let auth = login_for(&config, tokens.as_ref()).zip(browser);
         let link = Arc::new(Link::new(&config.name, auth));

@@ -23,7 +23,7 @@ impl Turn<'_> {
             _ => None,
         })?;
         let (skill, args) = self.env.skills.typed(typed)?;
-        let expansion = Expansion::new(&skill, &args, self.env);
+        let expansion = Expansion::new(&skill, &args, &self.env.tools);
         let commands: Vec<ToolCall> = expansion
             .commands()
             .into_iter()
@@ -37,7 +37,7 @@ impl Turn<'_> {
                 )
             })
             .collect();
-        let files = expand::attachments(&expansion.body(), self.env);
+        let files = expand::attachments(&expansion.body(), &self.env.tools);
         let (outcomes, halt) = self.run_unasked(&commands).await;
         let text = expansion.with_outputs(outcomes);
         if halt.is_some() {

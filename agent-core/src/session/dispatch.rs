@@ -20,14 +20,14 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
+use super::environment::SessionEnv;
 use super::hook_points::{self, Point};
 use super::store::{MAX_REPLAY_OUTPUT_BYTES, Record, StoredDiff, ToolRecord};
 use crate::claude_code as claude;
-use crate::environment::SessionEnv;
 use crate::event::{AgentEvent, Display, PermissionAnswer, PermissionRequest, ToolCallView, ToolStatus};
 use crate::hooks::{HookEvent, HookOutcome, PermissionDecision};
 use crate::llm::{Message, Part, ResultPart, Role};
-use crate::permission::{Decision, HookVerdict, suggested_rule};
+use crate::permission::{Decision, suggested_rule};
 use crate::review;
 use crate::tools::truncate::{MAX_OUTPUT_BYTES, truncate_middle};
 use crate::tools::{CallDescription, DynTool, ToolCall, ToolContext, ToolOutput, ToolProgress};
@@ -210,7 +210,7 @@ impl Dispatch<'_> {
     /// What a tool runs with; a call that runs gets a channel for the output it streams.
     fn context(&self, running: Option<&str>) -> ToolContext {
         ToolContext {
-            env: Arc::clone(self.env),
+            env: Arc::clone(&self.env.tools),
             cancel: self.cancel.child_token(),
             progress: running.map(|id| ToolProgress { call_id: id.to_owned(), events: self.events.clone() }),
             call_id: running.unwrap_or_default().to_owned(),
@@ -286,16 +286,10 @@ impl Dispatch<'_> {
                 ToolOutput::error(format!("a hook rewrote the input into one that is not valid: {message}"))
             })?;
         }
-        let verdict = pre.permission.map(|permission| match permission.decision {
-            PermissionDecision::Allow => HookVerdict::Allow,
-            PermissionDecision::Ask => HookVerdict::Ask,
-            PermissionDecision::Deny => {
-                HookVerdict::Deny { reason: permission.reason.unwrap_or_else(|| "no reason given".into()) }
-            }
-        });
+        let verdict = pre.permission.as_ref().map(crate::hooks::HookPermission::verdict);
         let view = ToolCallView { input: input.clone(), ..view };
         let authorized = |partial| -> Authorized { (Arc::clone(&tool), input.clone(), partial, context.clone()) };
-        match self.env.permissions.decide(tool.as_ref(), &description, &self.env.workspace, verdict.as_ref()) {
+        match self.env.permissions.decide(tool.as_ref(), &description, &self.env.tools.workspace, verdict.as_ref()) {
             Decision::Allow => Ok(authorized(None)),
             Decision::Deny { reason } => {
                 Err(with_context(ToolOutput::error(format!("Permission denied: {reason}")), &context))
@@ -443,7 +437,7 @@ impl Dispatch<'_> {
         let mut output = until_cancelled(run, self.cancel).await;
         if let (Some(checkpoints), Some(before)) = (&self.env.checkpoints, before) {
             let changes = checkpoints.changed_since(before).await;
-            with_changes(&mut output, changes, self.env.workspace.root());
+            with_changes(&mut output, changes, self.env.tools.workspace.root());
         }
         for part in &mut output.content {
             if let ResultPart::Text { text } = part {
@@ -464,7 +458,7 @@ impl Dispatch<'_> {
             && let Some(path) = call.input["path"].as_str()
         {
             // The file's language server gets ready in the background, for an edit to come.
-            let (servers, path) = (Arc::clone(&self.env.lsp), self.env.workspace.absolute(path));
+            let (servers, path) = (Arc::clone(&self.env.tools.lsp), self.env.tools.workspace.absolute(path));
             tokio::spawn(async move { servers.warm(&path).await });
         }
         let name = call.tool.name();
@@ -503,8 +497,8 @@ impl Dispatch<'_> {
         if output.is_error {
             return output;
         }
-        let path = self.env.workspace.absolute(&path.display().to_string());
-        let report = self.env.lsp.after_write(&path, old_text.as_deref(), new_text).await;
+        let path = self.env.tools.workspace.absolute(&path.display().to_string());
+        let report = self.env.tools.lsp.after_write(&path, old_text.as_deref(), new_text).await;
         match report {
             Some(report) => with_context(output, &[report]),
             None => output,
@@ -516,7 +510,7 @@ impl Dispatch<'_> {
     async fn apply_partial(&self, partial: &PartialChange) -> ToolOutput {
         let PartialChange { path, old_text, new_text, accepted } = partial;
         let path_text = path.display().to_string();
-        let workspace = &self.env.workspace;
+        let workspace = &self.env.tools.workspace;
         let checked = workspace.writable(&path_text).and_then(|path| workspace.check_fresh(&path).map(|()| path));
         let path = match checked {
             Ok(path) => path,

@@ -20,8 +20,8 @@ use serde_json::{Map, Value, json};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
+use super::environment::SessionEnv;
 use crate::claude_code as claude;
-use crate::environment::SessionEnv;
 use crate::event::{AgentEvent, Display, PermissionAnswer, PermissionRequest, ToolCallView, ToolKind, ToolStatus};
 use crate::hooks::{
     HookEvent, HookHandler, HookOutcome, HookRunEnv, HookText, Hooks, PromptEvaluator, Scope, run_hooks,
@@ -88,6 +88,7 @@ impl HookPoints {
     }
 
     /// No hooks at all.
+    #[cfg(test)]
     pub fn none() -> Self {
         Self::new(Hooks::default(), Vec::new(), Vec::new(), Vec::new(), None)
     }
@@ -121,10 +122,6 @@ impl HookPoints {
         self.project_trusted(point).await
     }
 
-    pub fn problems(&self) -> &[String] {
-        self.hooks.problems()
-    }
-
     /// Whether any hook listens to `event`: a point with none skips building its payload.
     pub fn listens(&self, event: HookEvent) -> bool {
         self.hooks.listens(event)
@@ -150,8 +147,11 @@ impl HookPoints {
         }
         let payload = payload(event, fields, point.env);
         let evaluator = ModelEvaluator { env: point.env };
-        let run_env =
-            HookRunEnv { project_dir: point.env.workspace.root(), cancel: point.cancel, evaluator: Some(&evaluator) };
+        let run_env = HookRunEnv {
+            project_dir: point.env.tools.workspace.root(),
+            cancel: point.cancel,
+            evaluator: Some(&evaluator),
+        };
         let outcome = run_hooks(&handlers, &payload, &run_env).await;
         for message in &outcome.messages {
             let _ = point.events.send(AgentEvent::Notice(message.clone())).await;
@@ -179,7 +179,7 @@ impl HookPoints {
         listed.extend(self.project_servers.iter().map(|(described, _)| described.clone()));
         listed.extend(self.project_choices.iter().map(|choice| format!("chosen for you: {choice}")));
         let view = ToolCallView {
-            id: format!("project-settings-{}", point.env.session_id),
+            id: format!("project-settings-{}", point.env.tools.session_id),
             name: "project_settings".into(),
             title: "Use the hooks, permission rules, MCP servers and model choices this project's settings define"
                 .into(),
@@ -301,12 +301,12 @@ fn describe(handler: &HookHandler) -> String {
 /// The stdin JSON of a hook: Claude Code's common fields, then the event's own.
 fn payload(event: HookEvent, fields: Map<String, Value>, env: &SessionEnv) -> Value {
     let mut payload = Map::new();
-    payload.insert("session_id".into(), json!(env.session_id));
+    payload.insert("session_id".into(), json!(env.tools.session_id));
     payload.insert(
         "transcript_path".into(),
         json!(env.log.as_ref().map(|log| log.path().display().to_string()).unwrap_or_default()),
     );
-    payload.insert("cwd".into(), json!(env.workspace.root().display().to_string()));
+    payload.insert("cwd".into(), json!(env.tools.workspace.root().display().to_string()));
     payload.insert("hook_event_name".into(), json!(event.name()));
     payload.insert("permission_mode".into(), json!(claude::claude_permission_mode(env.permissions.mode().id())));
     payload.extend(fields);

@@ -5,7 +5,7 @@
 
 pub use larik_settings::{Budget, CompactionSettings};
 
-use crate::environment::Spent;
+use super::environment::Spent;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Limits {

@@ -9,12 +9,12 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::dispatch::{Asking, Dispatch};
+use super::environment::SessionEnv;
 use super::hook_points::{self, Point};
 use super::limits::SpendingLimits;
 use super::paced_text::{PacedText, TextKind};
 use super::store::Record;
 use super::{ModelSettings, StopReason, TurnError};
-use crate::environment::SessionEnv;
 use crate::event::AgentEvent;
 use crate::hooks::HookEvent;
 use crate::llm::catalog;

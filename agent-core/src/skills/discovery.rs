@@ -131,7 +131,7 @@ pub(crate) fn parse(name: String, kind: Kind, path: &Path, text: &str) -> Result
     if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | ':' | '.')) {
         return Err(format!("`{name}` is not a usable name (letters, digits, `-`, `_`, `.`)"));
     }
-    let (front, body) = match crate::agents::definitions::split_frontmatter(text) {
+    let (front, body) = match crate::frontmatter::split(text) {
         Some((front, body)) => (Some(front), body),
         None if matches!(kind, Kind::Command) => (None, text),
         None => return Err("SKILL.md has no YAML frontmatter between `---` lines".into()),

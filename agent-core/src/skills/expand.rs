@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use super::{Kind, Skill};
-use crate::environment::SessionEnv;
+use crate::tools::ToolEnv;
 
 /// Inline commands and attached files a prompt takes, at most.
 pub const MAX_INLINE: usize = 20;
@@ -32,7 +32,7 @@ pub type Outcome = Result<String, String>;
 
 impl Expansion {
     /// `skill` run with `args`: the arguments put in, the inline commands found.
-    pub fn new(skill: &Skill, args: &str, env: &SessionEnv) -> Self {
+    pub fn new(skill: &Skill, args: &str, env: &ToolEnv) -> Self {
         let text = substitute(skill, args, env);
         let mut pieces = Vec::new();
         let mut rest = text.as_str();
@@ -97,7 +97,7 @@ impl Expansion {
 
 /// The files `@path` in `text` names that exist (as files) in the project, at most
 /// [`MAX_INLINE`]: `@user` in prose is no file.
-pub fn attachments(text: &str, env: &SessionEnv) -> Vec<String> {
+pub fn attachments(text: &str, env: &ToolEnv) -> Vec<String> {
     let mut seen: Vec<String> = Vec::new();
     for word in text.split_whitespace() {
         let Some(path) = word.strip_prefix('@') else { continue };
@@ -128,7 +128,7 @@ pub fn with_attachments(text: String, files: &[String], outcomes: Vec<Outcome>) 
 /// The body with `$ARGUMENTS` (as typed), `$ARGUMENTS[N]` and `$N` (the Nth word, from 0,
 /// split as a shell would; a missing one stays as written) and Claude Code's `${CLAUDE_*}`
 /// variables put in. Arguments the body never mentions are appended, so none are lost.
-pub fn substitute(skill: &Skill, args: &str, env: &SessionEnv) -> String {
+pub fn substitute(skill: &Skill, args: &str, env: &ToolEnv) -> String {
     let args = args.trim();
     let words = shlex::split(args).unwrap_or_else(|| args.split_whitespace().map(str::to_owned).collect());
     let skill_dir = match &skill.kind {
@@ -200,7 +200,7 @@ mod tests {
     #[test]
     fn arguments_go_where_the_body_says() {
         let dir = tempfile::tempdir().unwrap();
-        let env = SessionEnv::standalone(Arc::new(crate::workspace::Workspace::new(dir.path())));
+        let env = ToolEnv::standalone(Arc::new(crate::workspace::Workspace::new(dir.path())));
         let said = |body: &str, args: &str| substitute(&command(body), args, &env);
         assert_eq!(said("Review $ARGUMENTS now", "src/a.rs  \"the tests\""), "Review src/a.rs  \"the tests\" now");
         assert_eq!(
@@ -219,7 +219,7 @@ mod tests {
     #[test]
     fn inline_commands_are_found_and_their_outcomes_put_in_place() {
         let dir = tempfile::tempdir().unwrap();
-        let env = SessionEnv::standalone(Arc::new(crate::workspace::Workspace::new(dir.path())));
+        let env = ToolEnv::standalone(Arc::new(crate::workspace::Workspace::new(dir.path())));
         let expansion = Expansion::new(
             &command("Branch: !`git branch --show-current`, status !` `, log !`git log -1`; tail"),
             "",

@@ -21,7 +21,7 @@ pub fn index(skills: &BTreeMap<String, Skill>) -> String {
     );
     let mut listed = 0;
     for skill in &offered {
-        let line = format!("- {}: {}\n", skill.name, one_line(&skill.description, MAX_DESCRIPTION_CHARS));
+        let line = format!("- {}: {}\n", skill.name, crate::event::one_line(&skill.description, MAX_DESCRIPTION_CHARS));
         if text.len() + line.len() > BUDGET {
             break;
         }
@@ -36,15 +36,6 @@ pub fn index(skills: &BTreeMap<String, Skill>) -> String {
     }
     text.push_str("</skills>");
     text
-}
-
-/// `text` on one line, cut at `chars` characters with an ellipsis.
-pub fn one_line(text: &str, chars: usize) -> String {
-    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    match flat.char_indices().nth(chars) {
-        Some((cut, _)) => format!("{}…", &flat[..cut]),
-        None => flat,
-    }
 }
 
 #[cfg(test)]

@@ -23,7 +23,8 @@ pub struct SkillInput {
     pub args: Option<String>,
 }
 
-pub struct SkillTool;
+/// Holds the session's skills, read again at each fresh context.
+pub struct SkillTool(pub std::sync::Arc<super::Skills>);
 
 impl Tool for SkillTool {
     type Input = SkillInput;
@@ -40,7 +41,7 @@ impl Tool for SkillTool {
     }
 
     async fn run(&self, input: SkillInput, ctx: &ToolContext) -> ToolOutput {
-        let skills = ctx.env.skills.all();
+        let skills = self.0.all();
         let Some(skill) = skills.get(input.skill.trim()).filter(|skill| skill.model_invocable) else {
             let offered: Vec<&str> =
                 skills.values().filter(|skill| skill.model_invocable).map(|skill| skill.name.as_str()).collect();
@@ -69,10 +70,10 @@ impl Tool for SkillTool {
 
 /// Puts the tool in `registry` when the model may load some skill, and takes it out when not:
 /// a session without skills does not pay for the tool's description in every request.
-pub fn offer_if_any(registry: &crate::tools::Registry, skills: &super::Skills) {
+pub fn offer_if_any(registry: &crate::tools::Registry, skills: &std::sync::Arc<super::Skills>) {
     if skills.all().values().any(|skill| skill.model_invocable) {
         if registry.get(SkillTool::NAME).is_none() {
-            registry.add(std::sync::Arc::new(SkillTool));
+            registry.add(std::sync::Arc::new(SkillTool(std::sync::Arc::clone(skills))));
         }
     } else {
         registry.remove(SkillTool::NAME);

@@ -80,7 +80,7 @@ pub(super) fn recognise(command_line: &str) -> Option<&'static Compiled> {
 
 /// The words of the one command the line runs, after any `cd`s before it.
 fn single_command(command_line: &str) -> Option<Vec<String>> {
-    let parsed = crate::permission::shell::parse(command_line);
+    let parsed = crate::shell::parse(command_line);
     if parsed.has_substitution || parsed.writes_file || parsed.unparsable {
         return None;
     }

@@ -396,8 +396,8 @@ mod token_saver_tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::environment::SessionEnv;
     use crate::token_saver::{Sidecar, TokenSaver};
+    use crate::tools::ToolEnv;
     use crate::workspace::Workspace;
 
     const LOG: &str = include_str!("../token_saver/fixtures/git_log.txt");
@@ -411,7 +411,7 @@ mod token_saver_tests {
         std::fs::write(&git, "#!/bin/sh\ncat \"$(dirname \"$0\")/log.txt\"\ncase \"$*\" in *--fail*) exit 1;; esac\n")
             .unwrap();
         std::fs::set_permissions(&git, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let mut env = SessionEnv::standalone(Arc::new(Workspace::new(dir)));
+        let mut env = ToolEnv::standalone(Arc::new(Workspace::new(dir)));
         env.token_saver = Some(Arc::new(TokenSaver::new(Sidecar::for_session(&dir.join("data"), "s").unwrap())));
         let ctx = ToolContext {
             env: Arc::new(env),

@@ -71,12 +71,12 @@ impl Tool for RawOutput {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::environment::SessionEnv;
     use crate::token_saver::Sidecar;
+    use crate::tools::ToolEnv;
     use crate::workspace::Workspace;
 
     fn context(data: &std::path::Path, project: &std::path::Path) -> ToolContext {
-        let mut env = SessionEnv::standalone(Arc::new(Workspace::new(project)));
+        let mut env = ToolEnv::standalone(Arc::new(Workspace::new(project)));
         env.token_saver = Some(Arc::new(TokenSaver::new(Sidecar::for_session(data, "s").unwrap())));
         ToolContext { env: Arc::new(env), ..ToolContext::for_tests(Arc::new(Workspace::new(project))) }
     }

@@ -1,46 +1,36 @@
-//! The session environment: what a session's turns, its dispatch pipeline and its tools share,
-//! by reference. One value replaces the field lists that used to be copied from the session to
-//! the turn to the dispatch to each tool call. A child agent's environment is derived from its
-//! parent's: a filtered registry and its own working directory, the same permission state (a
-//! mode switch reaches both), hooks, models and usage totals.
+//! The session environment: what a session's turns and its dispatch pipeline share, by
+//! reference; its tools see only the part inside it, the `ToolEnv`. A child agent's environment
+//! is derived from its parent's: a filtered registry and its own working directory, the same
+//! permission state (a mode switch reaches both), hooks, models and usage totals.
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use tokio_util::sync::CancellationToken;
 
-use crate::config::ModelConfig;
-use crate::llm::{Provider, ProviderError, Usage};
+use crate::llm::Usage;
 use crate::mcp::{McpServers, Notices};
+use crate::models::Models;
 use crate::permission::Permissions;
-use crate::sandbox::Sandbox;
-use crate::session::ModelSettings;
 use crate::session::hook_points::HookPoints;
 use crate::session::store::SessionLog;
-use crate::tools::background::BackgroundShells;
-use crate::tools::{EditorServices, Registry};
+use crate::tools::{Registry, ToolEnv};
 use crate::workspace::Workspace;
 
 pub struct SessionEnv {
-    /// The session's id, as hooks and transcripts name it.
-    pub session_id: String,
-    pub workspace: Arc<Workspace>,
+    /// What the session's tool calls may reach: the files, the sandbox, shells, the editor's
+    /// services. The only part of the environment a tool sees.
+    pub tools: Arc<ToolEnv>,
     pub permissions: Arc<Permissions>,
     pub registry: Arc<Registry>,
     /// Hooks at the points of the loop, and the user's word on the project's hooks.
     pub hooks: Arc<HookPoints>,
     pub models: Arc<Models>,
-    /// What the front end offers beyond files: questions to the user, terminals.
-    pub services: EditorServices,
-    pub sandbox: Option<Arc<Sandbox>>,
-    pub shells: Arc<BackgroundShells>,
     pub usage: Arc<UsageTotals>,
     /// The budget (shared by a child: its spending counts against the root's), the window and
     /// compaction's settings.
     pub limits: crate::session::Limits,
     pub log: Option<Arc<SessionLog>>,
-    /// The user's data directory for Larik (subagents' worktrees go there).
-    pub data_dir: Option<std::path::PathBuf>,
     /// Subagents running in the background.
     pub tasks: Arc<crate::agents::BackgroundTasks>,
     /// The session's MCP servers (their tools are in the registry).
@@ -52,11 +42,6 @@ pub struct SessionEnv {
     pub notices: Arc<Notices>,
     /// The skills and commands, read again at each fresh context.
     pub skills: Arc<crate::skills::Skills>,
-    /// The language servers, shared with children.
-    pub lsp: Arc<crate::lsp::LanguageServers>,
-    /// The token saver, when the user turned it on; a child shares its parent's (and so its
-    /// sidecar, where `raw_output` finds any of the session's calls).
-    pub token_saver: Option<Arc<crate::token_saver::TokenSaver>>,
     /// The project's checkpoints, where the session has a data directory to keep them; shared
     /// with a child working in the same directory (a child in a worktree has none).
     pub checkpoints: Option<Arc<crate::checkpoints::Checkpoints>>,
@@ -64,32 +49,26 @@ pub struct SessionEnv {
 
 impl SessionEnv {
     /// An environment of its own around `workspace`: built-in tools, default permissions, no
-    /// model, no sandbox, no front end. For running tools directly (tests, benchmarks).
+    /// model, no sandbox, no front end.
+    #[cfg(test)]
     pub fn standalone(workspace: Arc<Workspace>) -> Self {
         Self {
-            session_id: "standalone".into(),
-            workspace,
+            tools: Arc::new(ToolEnv::standalone(workspace)),
             permissions: Arc::new(Permissions::default()),
             registry: Arc::new(Registry::builtin(None)),
             hooks: Arc::new(HookPoints::none()),
             models: Arc::new(Models::new(
-                Err(ProviderError::BadRequest { message: "no model in a standalone environment".into() }),
-                ModelSettings::none(),
+                Err(crate::llm::ProviderError::BadRequest { message: "no model in a standalone environment".into() }),
+                crate::models::ModelSettings::none(),
             )),
-            services: EditorServices::default(),
-            sandbox: None,
-            shells: Arc::new(BackgroundShells::new(CancellationToken::new())),
             usage: Arc::default(),
             limits: crate::session::Limits::default(),
             log: None,
-            data_dir: None,
             tasks: Arc::new(crate::agents::BackgroundTasks::new(CancellationToken::new())),
             mcp: Arc::new(McpServers::none()),
             notices: Arc::default(),
             settings: None,
             skills: Arc::default(),
-            lsp: Arc::new(crate::lsp::LanguageServers::none()),
-            token_saver: None,
             checkpoints: None,
         }
     }
@@ -112,104 +91,34 @@ impl SessionEnv {
         }
     }
 
-    /// A child's environment: its own working directory (and sandbox for it), the tools `keep`
-    /// accepts, its own background shells under `cancel`; permissions, models, services and
-    /// usage shared with the parent.
+    /// A child's environment: its own working directory (and a sandbox for it: `sandbox` where
+    /// the caller chose one), the tools `keep` accepts, its own background shells under
+    /// `cancel`; permissions, models, services and usage shared with the parent.
     pub fn child(
         &self,
         session_id: String,
         cwd: &Path,
         keep: impl Fn(&str) -> bool,
+        sandbox: Option<Arc<crate::sandbox::Sandbox>>,
         cancel: CancellationToken,
     ) -> Self {
-        let workspace = Arc::new(Workspace::new(cwd).with_protected(&self.workspace.protected_paths()));
-        let same_root = workspace.root() == self.workspace.root();
+        let workspace = Arc::new(Workspace::new(cwd).with_protected(&self.tools.workspace.protected_paths()));
+        let same_root = workspace.root() == self.tools.workspace.root();
         Self {
-            session_id,
-            sandbox: self.sandbox.as_ref().map(|sandbox| Arc::new(sandbox.for_root(workspace.root()))),
-            workspace,
+            tools: Arc::new(self.tools.child(session_id, workspace, sandbox, cancel)),
             permissions: Arc::clone(&self.permissions),
             registry: Arc::new(self.registry.filtered(keep)),
             hooks: Arc::clone(&self.hooks),
             models: Arc::clone(&self.models),
-            services: self.services.clone(),
-            shells: Arc::new(BackgroundShells::new(cancel)),
             usage: Arc::clone(&self.usage),
             limits: self.limits,
             log: None,
-            data_dir: self.data_dir.clone(),
             tasks: Arc::clone(&self.tasks),
             mcp: Arc::clone(&self.mcp),
             notices: Arc::clone(&self.notices),
             settings: self.settings.clone(),
             skills: Arc::clone(&self.skills),
-            lsp: Arc::clone(&self.lsp),
-            token_saver: self.token_saver.clone(),
             checkpoints: self.checkpoints.clone().filter(|_| same_root),
-        }
-    }
-}
-
-/// The provider and model the session talks to; switchable while it lives (a running turn keeps
-/// the ones it started with).
-pub struct Models {
-    provider: Mutex<Result<Arc<dyn Provider>, ProviderError>>,
-    settings: Mutex<ModelSettings>,
-    /// Where the model came from (provider, endpoint, key), for a subagent that asks for another
-    /// model of the same provider or another; `None` when the session was given a provider.
-    config: Mutex<Option<ModelConfig>>,
-}
-
-impl Models {
-    pub fn new(provider: Result<Arc<dyn Provider>, ProviderError>, settings: ModelSettings) -> Self {
-        Self { provider: Mutex::new(provider), settings: Mutex::new(settings), config: Mutex::new(None) }
-    }
-
-    /// The model settings and the environment chose.
-    pub fn configured(config: &ModelConfig) -> Self {
-        let models = Self::new(config.build_provider(), ModelSettings::from(config));
-        models.remember(config);
-        models
-    }
-
-    pub fn config(&self) -> Option<ModelConfig> {
-        self.config.lock().ok().and_then(|config| config.clone())
-    }
-
-    /// Switches to `config`'s model (and provider).
-    pub fn switch(&self, config: &ModelConfig) {
-        self.set(config.build_provider(), ModelSettings::from(config));
-        self.remember(config);
-    }
-
-    /// Records where the current model came from.
-    pub fn remember(&self, config: &ModelConfig) {
-        if let Ok(mut current) = self.config.lock() {
-            *current = Some(config.clone());
-        }
-    }
-
-    pub fn provider(&self) -> Result<Arc<dyn Provider>, ProviderError> {
-        self.provider
-            .lock()
-            .map(|provider| provider.clone())
-            .unwrap_or_else(|_| Err(ProviderError::BadRequest { message: "session state poisoned".into() }))
-    }
-
-    pub fn settings(&self) -> ModelSettings {
-        self.settings.lock().map(|settings| settings.clone()).unwrap_or_else(|_| ModelSettings::none())
-    }
-
-    pub fn set(&self, provider: Result<Arc<dyn Provider>, ProviderError>, settings: ModelSettings) {
-        if let (Ok(mut current_provider), Ok(mut current_settings)) = (self.provider.lock(), self.settings.lock()) {
-            *current_provider = provider;
-            *current_settings = settings;
-        }
-    }
-
-    pub fn update(&self, change: impl FnOnce(&mut ModelSettings)) {
-        if let Ok(mut settings) = self.settings.lock() {
-            change(&mut settings);
         }
     }
 }
@@ -252,8 +161,9 @@ mod tests {
         let parent_dir = tempfile::tempdir().unwrap();
         let child_dir = tempfile::tempdir().unwrap();
         let parent = SessionEnv::standalone(Arc::new(Workspace::new(parent_dir.path())));
-        let child = parent.child("child".into(), child_dir.path(), |name| name != "bash", CancellationToken::new());
-        assert_eq!(child.workspace.root(), child_dir.path().canonicalize().unwrap());
+        let child =
+            parent.child("child".into(), child_dir.path(), |name| name != "bash", None, CancellationToken::new());
+        assert_eq!(child.tools.workspace.root(), child_dir.path().canonicalize().unwrap());
         assert!(child.registry.get("bash").is_none() && child.registry.get("read").is_some());
         assert!(parent.registry.get("bash").is_some());
         parent.permissions.set_mode(Mode::Plan);
