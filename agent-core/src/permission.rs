@@ -32,7 +32,7 @@ use std::sync::Mutex;
 use rules::{Rule, RuleSet, Subject};
 
 use crate::shell;
-use crate::tools::{CallDescription, CallSubject, DynTool};
+use crate::tools::{Bash, CallDescription, CallSubject, DynTool, Read, Tool, ToolNames};
 use crate::workspace::Workspace;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -132,7 +132,7 @@ impl Permissions {
         rules
             .deny
             .iter()
-            .find(|rule| rule.matches("read", Subject::Path { path, root }))
+            .find(|rule| rule.matches(<Read as Tool>::NAME, Subject::Path { path, root }))
             .map(|rule| format!("denied by the rule `{}`", rule.text))
     }
 
@@ -143,7 +143,8 @@ impl Permissions {
         workspace: &Workspace,
         hook: Option<&HookVerdict>,
     ) -> Decision {
-        let name = tool.name();
+        let names = tool.rule_names();
+        let name = names.name;
         // 1. Writes stay inside the project and off protected files, whatever the mode.
         if let CallSubject::Write(target) = &call.subject
             && let Err(error) = workspace.writable(target)
@@ -158,7 +159,7 @@ impl Permissions {
         };
         let subjects = Subjects::of(call, workspace);
         // 2. Deny rules, in every mode.
-        if let Some(rule) = rules.deny.iter().find(|rule| subjects.any(|subject| rule.matches(name, subject))) {
+        if let Some(rule) = rules.deny.iter().find(|rule| subjects.any(|subject| rule.matches(names, subject))) {
             return Decision::Deny { reason: format!("denied by the rule `{}`", rule.text) };
         }
         match hook {
@@ -173,7 +174,7 @@ impl Permissions {
         }
         // 4. Plan mode changes nothing.
         if mode == Mode::Plan && !tool.read_only() {
-            return if matches!(name, "web_fetch" | "web_search" | "browser_navigate") {
+            return if call.subject.reaches_network() {
                 Decision::Ask { reason: format!("{name} needs your approval (plan mode)") }
             } else {
                 Decision::Deny {
@@ -182,7 +183,7 @@ impl Permissions {
             };
         }
         // Ask rules force a prompt for every tool, read-only ones included, as in Claude Code.
-        if let Some(rule) = rules.ask.iter().find(|rule| subjects.any(|subject| rule.matches(name, subject))) {
+        if let Some(rule) = rules.ask.iter().find(|rule| subjects.any(|subject| rule.matches(names, subject))) {
             return Decision::Ask { reason: format!("the rule `{}` asks for approval", rule.text) };
         }
         // 5. Read-only tools.
@@ -194,9 +195,9 @@ impl Permissions {
         let trusted =
             self.project_trusted.load(std::sync::atomic::Ordering::Relaxed) && !rules.project_allow.is_empty();
         let allowed = if trusted {
-            subjects.all_allowed(name, &[rules.allow.as_slice(), rules.project_allow.as_slice()].concat())
+            subjects.all_allowed(names, &[rules.allow.as_slice(), rules.project_allow.as_slice()].concat())
         } else {
-            subjects.all_allowed(name, &rules.allow)
+            subjects.all_allowed(names, &rules.allow)
         };
         if allowed {
             return Decision::Allow;
@@ -244,7 +245,7 @@ pub(crate) fn bash_line_allowed(allow: &[String], line: &str) -> bool {
         raw_command: Some(line.trim().to_owned()),
         domain: None,
     };
-    subjects.all_allowed("bash", &rules.allow)
+    subjects.all_allowed(ToolNames::from(<Bash as Tool>::NAME), &rules.allow)
 }
 
 /// The subjects a call offers to rules, computed once per decision.
@@ -268,7 +269,7 @@ impl Subjects {
             CallSubject::Url(url) => {
                 subjects.domain = reqwest::Url::parse(url).ok().and_then(|url| url.host_str().map(str::to_owned))
             }
-            CallSubject::None => {}
+            CallSubject::None | CallSubject::Search(_) => {}
         }
         subjects
     }
@@ -299,8 +300,8 @@ impl Subjects {
 
     /// Every subject is covered by an allow rule. Lines with substitutions, file redirections or
     /// parse errors are covered only by the bare tool rule.
-    fn all_allowed(&self, tool: &str, allow: &[Rule]) -> bool {
-        if allow.iter().any(|rule| rule.tool == tool && rule.pattern.is_none()) {
+    fn all_allowed(&self, tool: ToolNames<'_>, allow: &[Rule]) -> bool {
+        if allow.iter().any(|rule| rule.tool == tool.name && rule.pattern.is_none()) {
             return true;
         }
         if let Some(line) = &self.command_line
@@ -323,11 +324,13 @@ pub fn suggested_rule(tool: &dyn DynTool, call: &CallDescription) -> String {
             let words: Vec<&str> = first.split_whitespace().collect();
             match words.as_slice() {
                 [program, sub, ..] if SUBCOMMAND_TOOLS.contains(program) && !sub.starts_with('-') => {
-                    format!("bash({program} {sub}*)")
+                    format!("{}({program} {sub}*)", tool.name())
                 }
                 // `python3 -m unittest`, `python -m pytest`: the module is what is being allowed.
-                [program, "-m", module, ..] if program.starts_with("python") => format!("bash({program} -m {module}*)"),
-                [program, ..] => format!("bash({program}*)"),
+                [program, "-m", module, ..] if program.starts_with("python") => {
+                    format!("{}({program} -m {module}*)", tool.name())
+                }
+                [program, ..] => format!("{}({program}*)", tool.name()),
                 [] => tool.name().to_owned(),
             }
         }

@@ -36,8 +36,11 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+pub use bash::Bash;
+pub use read::Read;
 pub use registry::Registry;
 pub use services::{EditorServices, LoginBrowser};
+pub use todo::Todo;
 pub use tool_env::ToolEnv;
 
 use crate::event::{AgentEvent, Display, Location, ToolKind};
@@ -188,14 +191,42 @@ pub enum CallSubject {
     Write(String),
     /// A file the call reads.
     Read(String),
-    /// A bash command line; `sandboxed` is false when the call opted out of the sandbox.
+    /// A shell command line; `sandboxed` is false when the call opted out of the sandbox,
+    /// `foreground` false when it starts the command in the background (and returns at once).
     Command {
         line: String,
         sandboxed: bool,
+        foreground: bool,
     },
     /// A URL the call fetches.
     Url(String),
+    /// A query the call sends to a search service.
+    Search(String),
 }
+
+impl CallSubject {
+    /// Whether the call reaches out of the machine (a fetch, a search).
+    pub fn reaches_network(&self) -> bool {
+        matches!(self, Self::Url(_) | Self::Search(_))
+    }
+}
+
+/// The names permission rules know a tool by: its own, and the family it belongs to, where a
+/// rule for the family covers it (`edit` covers every tool that edits a file).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ToolNames<'a> {
+    pub name: &'a str,
+    pub family: Option<&'a str>,
+}
+
+impl<'a> From<&'a str> for ToolNames<'a> {
+    fn from(name: &'a str) -> Self {
+        Self { name, family: None }
+    }
+}
+
+/// The family of the tools that edit a file: a rule for `edit` covers each of them.
+pub const EDIT_FAMILY: &str = edit::Edit::NAME;
 
 impl CallDescription {
     pub fn titled(title: impl Into<String>) -> Self {
@@ -209,6 +240,8 @@ pub trait Tool: Send + Sync + 'static {
     const NAME: &'static str;
     const DESCRIPTION: &'static str;
     const KIND: ToolKind;
+    /// The family whose rules cover this tool too (see [`ToolNames`]).
+    const RULE_FAMILY: Option<&'static str> = None;
 
     /// Read-only tools skip permission prompts (deny rules still apply) and may run in parallel.
     fn read_only(&self) -> bool;
@@ -244,6 +277,10 @@ pub trait DynTool: Send + Sync {
         false
     }
     fn name(&self) -> &str;
+    /// The names permission rules know it by.
+    fn rule_names(&self) -> ToolNames<'_> {
+        ToolNames::from(self.name())
+    }
     fn kind(&self) -> ToolKind;
     fn read_only(&self) -> bool;
     fn concurrency_safe(&self) -> bool;
@@ -283,6 +320,10 @@ impl<T: Tool> DynTool for T {
 
     fn name(&self) -> &str {
         T::NAME
+    }
+
+    fn rule_names(&self) -> ToolNames<'_> {
+        ToolNames { name: T::NAME, family: T::RULE_FAMILY }
     }
 
     fn kind(&self) -> ToolKind {

@@ -172,3 +172,63 @@ fn a_circle_between_two_modules_is_found() {
     assert_eq!(circle_through("a", &imports), Some(vec!["a".into(), "b".into(), "a".into()]));
     assert_eq!(circle_through("c", &imports), None, "test code does not count");
 }
+
+/// The session's loop and the permission decision know tools by what they declare (their rule
+/// names, what a call acts on), never by name: no tool's name is written in their code.
+#[test]
+fn no_tool_name_is_written_in_the_session_or_the_permission_code() {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../agent-core/src");
+    let names = tool_names(&src);
+    assert!(names.iter().any(|name| name == "bash") && names.len() > 20, "the tools' names were found: {names:?}");
+    let mut found = Vec::new();
+    for (path, code) in production_code(&src, &["session", "permission"]) {
+        for name in &names {
+            for quoted in [format!("\"{name}\""), format!("\"{name}(")] {
+                if code.contains(&quoted) {
+                    found.push(format!("{} names {quoted}", path.display()));
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "{found:#?}");
+}
+
+/// Every tool name the core declares (`const NAME: &'static str = "...";`).
+fn tool_names(src: &std::path::Path) -> Vec<String> {
+    let mut names = std::collections::BTreeSet::new();
+    for (_, code) in production_code(src, &[""]) {
+        for (at, _) in code.match_indices("const NAME: &'static str = \"") {
+            let rest = &code[at + "const NAME: &'static str = \"".len()..];
+            names.insert(rest.split('"').next().unwrap_or_default().to_owned());
+        }
+    }
+    names.into_iter().collect()
+}
+
+/// The non-test code of the modules named (their `.rs` file and folder; `""` for all).
+fn production_code(src: &std::path::Path, modules: &[&str]) -> Vec<(std::path::PathBuf, String)> {
+    let mut files = Vec::new();
+    let mut pending = vec![src.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+                continue;
+            }
+            let relative = path.strip_prefix(src).unwrap().to_string_lossy().into_owned();
+            let module = relative.split(['/', '.']).next().unwrap_or_default();
+            let name = path.file_name().unwrap().to_string_lossy();
+            let is_test = name == "tests.rs" || name.ends_with("_tests.rs");
+            if relative.ends_with(".rs")
+                && !is_test
+                && modules.iter().any(|wanted| wanted.is_empty() || *wanted == module)
+            {
+                let text = std::fs::read_to_string(&path).unwrap();
+                let code = text.split("#[cfg(test)]\nmod tests").next().unwrap_or_default().to_owned();
+                files.push((path, code));
+            }
+        }
+    }
+    files
+}

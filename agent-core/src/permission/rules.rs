@@ -7,6 +7,8 @@
 
 use std::path::Path;
 
+use crate::tools::ToolNames;
+
 /// One parsed rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rule {
@@ -45,8 +47,8 @@ impl Rule {
 
     /// Whether the rule covers this tool and subject. A rule with a pattern never covers a
     /// subject of the wrong kind.
-    pub fn matches(&self, tool: &str, subject: Subject<'_>) -> bool {
-        if !covers_tool(&self.tool, tool) {
+    pub fn matches<'a>(&self, tool: impl Into<ToolNames<'a>>, subject: Subject<'_>) -> bool {
+        if !covers_tool(&self.tool, tool.into()) {
             return false;
         }
         let Some(pattern) = &self.pattern else { return true };
@@ -68,12 +70,14 @@ fn canonical_tool(name: &str) -> String {
     crate::claude_code::larik_tool_name(name).unwrap_or(name).to_owned()
 }
 
-/// Whether a rule's tool name covers `tool`: the same name, `edit` for every edit tool, and as
-/// in Claude Code `mcp__server` or `mcp__server__*` for every tool of that MCP server.
-fn covers_tool(rule_tool: &str, tool: &str) -> bool {
-    if rule_tool == tool || (rule_tool == "edit" && matches!(tool, "write" | "multi_edit")) {
+/// Whether a rule's tool name covers `tool`: its name or its family (`edit` for every tool
+/// that edits a file), and as in Claude Code `mcp__server` or `mcp__server__*` for every tool of
+/// that MCP server.
+fn covers_tool(rule_tool: &str, tool: ToolNames<'_>) -> bool {
+    if rule_tool == tool.name || tool.family == Some(rule_tool) {
         return true;
     }
+    let tool = tool.name;
     let server = rule_tool.strip_suffix("__*").unwrap_or(rule_tool);
     server.starts_with("mcp__")
         && !server["mcp__".len()..].contains("__")
@@ -193,10 +197,12 @@ mod tests {
         let secrets = Rule::parse("read(secrets/**)").unwrap();
         assert!(secrets.matches("read", Subject::Path { path: Path::new("/p/secrets/a/key"), root }));
         let docs = Rule::parse("edit(docs/**)").unwrap();
-        assert!(
-            docs.matches("write", Subject::Path { path: Path::new("/p/docs/x.md"), root }),
-            "edit rules cover write"
-        );
+        let docs_file = Subject::Path { path: Path::new("/p/docs/x.md"), root };
+        for editor in ["write", "multi_edit", "apply_code_action"] {
+            let names = ToolNames { name: editor, family: Some(crate::tools::EDIT_FAMILY) };
+            assert!(docs.matches(names, docs_file), "edit rules cover {editor}");
+        }
+        assert!(!docs.matches("write", docs_file), "only a tool of the edit family");
         let domain = Rule::parse("WebFetch(domain:example.com)").unwrap();
         assert!(domain.matches("web_fetch", Subject::Domain("docs.example.com")));
         assert!(!domain.matches("web_fetch", Subject::Domain("example.com.evil.net")));

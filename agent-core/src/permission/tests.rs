@@ -11,7 +11,7 @@ fn bash() -> Arc<dyn DynTool> {
 
 fn command(line: &str) -> CallDescription {
     CallDescription {
-        subject: CallSubject::Command { line: line.into(), sandboxed: true },
+        subject: CallSubject::Command { line: line.into(), sandboxed: true, foreground: true },
         ..CallDescription::titled(line)
     }
 }
@@ -229,7 +229,7 @@ fn safe_list_sandbox_and_bare_rule() {
     assert_eq!(verdict(&sandboxed.decide(tool.as_ref(), &command("make && ./run > out"), &workspace, None)), 'A');
     assert_eq!(verdict(&sandboxed.decide(tool.as_ref(), &command("make; rm x"), &workspace, None)), 'D');
     let opted_out = CallDescription {
-        subject: CallSubject::Command { line: "make".into(), sandboxed: false },
+        subject: CallSubject::Command { line: "make".into(), sandboxed: false, foreground: true },
         ..CallDescription::titled("make")
     };
     assert_eq!(verdict(&sandboxed.decide(tool.as_ref(), &opted_out, &workspace, None)), '?');
@@ -456,4 +456,35 @@ fn modes_are_read_in_both_spellings() {
     }
     assert_eq!(Mode::from_setting("dontAsk"), None);
     assert_eq!(Mode::from_setting("Yolo"), None);
+}
+
+#[test]
+fn an_edit_rule_covers_every_tool_of_the_edit_family() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = Workspace::new(dir.path());
+    let registry = Registry::builtin(None);
+    let code_action: Arc<dyn DynTool> = Arc::new(crate::tools::apply_code_action::ApplyCodeAction);
+    let editors = [registry.get("edit").unwrap(), registry.get("write").unwrap(), registry.get("multi_edit").unwrap()];
+    let permissions = Permissions::new(rules(&[], &["Edit(docs/**)"]), false, None);
+    for tool in editors.iter().chain([&code_action]) {
+        let decision = permissions.decide(tool.as_ref(), &write_to("docs/a.md"), &workspace, None);
+        assert_eq!(verdict(&decision), 'D', "{} is denied by Edit(docs/**)", tool.name());
+        let decision = permissions.decide(tool.as_ref(), &write_to("src/a.rs"), &workspace, None);
+        assert_eq!(verdict(&decision), '?', "{} elsewhere asks", tool.name());
+    }
+}
+
+#[test]
+fn plan_mode_asks_before_a_search_leaves_the_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = Workspace::new(dir.path());
+    let search = Registry::builtin(None).get("web_search").unwrap();
+    let call = search.describe(
+        &serde_json::json!({"query": "tokio select"}),
+        &crate::tools::ToolContext::for_tests(Arc::new(Workspace::new(dir.path()))),
+    );
+    let permissions = Permissions::new(RuleSet::default(), false, None);
+    permissions.set_mode(Mode::Plan);
+    let decision = permissions.decide(search.as_ref(), &call.unwrap(), &workspace, None);
+    assert!(matches!(&decision, Decision::Ask { reason } if reason.contains("plan mode")), "{decision:?}");
 }

@@ -11,7 +11,7 @@ use super::dispatch::{Asking, Dispatch};
 use super::turn::Turn;
 use crate::llm::Part;
 use crate::skills::expand::{self, Expansion, MAX_INLINE, Outcome};
-use crate::tools::{ToolCall, ToolCallId, ToolOutput};
+use crate::tools::{Bash, Read, Tool, ToolCall, ToolCallId, ToolOutput};
 
 impl Turn<'_> {
     /// When the user's text in `prompt` calls a skill or command, replaces it with the
@@ -32,7 +32,7 @@ impl Turn<'_> {
             .map(|(number, command)| {
                 inline_call(
                     number,
-                    "bash",
+                    <Bash as Tool>::NAME,
                     json!({"command": command, "description": format!("inline command of /{}", skill.name)}),
                 )
             })
@@ -46,7 +46,7 @@ impl Turn<'_> {
         let reads: Vec<ToolCall> = files
             .iter()
             .enumerate()
-            .map(|(number, path)| inline_call(MAX_INLINE + number, "read", json!({"path": path})))
+            .map(|(number, path)| inline_call(MAX_INLINE + number, <Read as Tool>::NAME, json!({"path": path})))
             .collect();
         let (outcomes, halt) = self.run_unasked(&reads).await;
         prompt[index] = Part::Text { text: expand::with_attachments(text, &files, outcomes) };

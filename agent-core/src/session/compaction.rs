@@ -22,6 +22,7 @@ use crate::event::{AgentEvent, CompactionState};
 use crate::hooks::HookEvent;
 use crate::llm::{Message, ModelRequest, Part, ResultPart, Role};
 use crate::tools::truncate::{floor_char_boundary, truncate_middle};
+use crate::tools::{Todo, Tool};
 
 /// How a compaction ended, when it did not fail.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -152,7 +153,7 @@ pub fn slices(text: &str, max: usize) -> Vec<&str> {
 /// The task list as the `todo` tool was last given it, so it survives the summary word for word.
 fn latest_todos(messages: &[Message]) -> Option<String> {
     messages.iter().rev().flat_map(|message| message.content.iter().rev()).find_map(|part| match part {
-        Part::ToolUse { name, input, .. } if name == "todo" => Some(input.to_string()),
+        Part::ToolUse { name, input, .. } if name == <Todo as Tool>::NAME => Some(input.to_string()),
         _ => None,
     })
 }

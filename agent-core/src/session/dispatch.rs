@@ -30,7 +30,7 @@ use crate::llm::{Message, Part, ResultPart, Role};
 use crate::permission::{Decision, suggested_rule};
 use crate::review;
 use crate::tools::truncate::{MAX_OUTPUT_BYTES, truncate_middle};
-use crate::tools::{CallDescription, DynTool, ToolCall, ToolContext, ToolOutput, ToolProgress};
+use crate::tools::{CallDescription, CallSubject, DynTool, ToolCall, ToolContext, ToolOutput, ToolProgress};
 
 pub(super) struct Dispatch<'a> {
     pub env: &'a Arc<SessionEnv>,
@@ -62,6 +62,8 @@ struct Approved {
     tool: Arc<dyn DynTool>,
     /// The input as the tool gets it (a PreToolUse hook may have rewritten it).
     input: Value,
+    /// What the call acts on, from that input.
+    subject: CallSubject,
     /// Set when the user accepted only some hunks of the change: this replaces running the tool.
     partial: Option<PartialChange>,
     /// What PreToolUse hooks added for the model, appended to the result.
@@ -100,10 +102,17 @@ async fn until_cancelled(run: impl Future<Output = ToolOutput>, cancel: &Cancell
     }
 }
 
+impl Approved {
+    fn new(index: usize, view: ToolCallView, call: Authorized) -> Self {
+        let Authorized { tool, input, subject, partial, context } = call;
+        Self { index, view, tool, input, subject, partial, context }
+    }
+}
+
 /// A shell command that runs to its end in this call (one started in the background is not
 /// followed): what it changes in the project is found by comparing snapshots around it.
 fn is_command(call: &Approved) -> bool {
-    call.tool.name() == "bash" && call.input["run_in_background"].as_bool() != Some(true)
+    matches!(call.subject, CallSubject::Command { foreground: true, .. })
 }
 
 /// Tells the model which files a command changed and gives the editor their diffs.
@@ -153,13 +162,10 @@ impl Dispatch<'_> {
             match authorized {
                 // A call that only reports (the plan) changes nothing: it runs at once, so the
                 // editor shows it without waiting for the prompts of the calls after it.
-                Ok((tool, input, None, context)) if tool.report_only() => {
-                    results[index] =
-                        Some(self.execute(&Approved { index, view, tool, input, partial: None, context }, &halt).await);
+                Ok(call) if call.tool.report_only() && call.partial.is_none() => {
+                    results[index] = Some(self.execute(&Approved::new(index, view, call), &halt).await);
                 }
-                Ok((tool, input, partial, context)) => {
-                    approved.push(Approved { index, view, tool, input, partial, context })
-                }
+                Ok(call) => approved.push(Approved::new(index, view, call)),
                 Err(output) => {
                     self.finish(&view, &output).await;
                     results[index] = Some(output);
@@ -288,7 +294,13 @@ impl Dispatch<'_> {
         }
         let verdict = pre.permission.as_ref().map(crate::hooks::HookPermission::verdict);
         let view = ToolCallView { input: input.clone(), ..view };
-        let authorized = |partial| -> Authorized { (Arc::clone(&tool), input.clone(), partial, context.clone()) };
+        let authorized = |partial| Authorized {
+            tool: Arc::clone(&tool),
+            input: input.clone(),
+            subject: description.subject.clone(),
+            partial,
+            context: context.clone(),
+        };
         match self.env.permissions.decide(tool.as_ref(), &description, &self.env.tools.workspace, verdict.as_ref()) {
             Decision::Allow => Ok(authorized(None)),
             Decision::Deny { reason } => {
@@ -453,9 +465,8 @@ impl Dispatch<'_> {
     /// context to the result, or stop the turn.
     async fn after_run(&self, call: &Approved, output: ToolOutput, halt: &Mutex<Option<String>>) -> ToolOutput {
         let output = self.with_diagnostics(output).await;
-        if call.tool.name() == "read"
+        if let CallSubject::Read(path) = &call.subject
             && !output.is_error
-            && let Some(path) = call.input["path"].as_str()
         {
             // The file's language server gets ready in the background, for an edit to come.
             let (servers, path) = (Arc::clone(&self.env.tools.lsp), self.env.tools.workspace.absolute(path));
@@ -562,9 +573,15 @@ impl Dispatch<'_> {
     }
 }
 
-/// What authorization gives a call that may run: the tool, its (possibly rewritten) input, the
-/// hunks the user accepted, and what PreToolUse hooks added for the model.
-type Authorized = (Arc<dyn DynTool>, Value, Option<PartialChange>, Vec<String>);
+/// What authorization gives a call that may run: the tool, its (possibly rewritten) input and
+/// what it acts on, the hunks the user accepted, and what PreToolUse hooks added for the model.
+struct Authorized {
+    tool: Arc<dyn DynTool>,
+    input: Value,
+    subject: CallSubject,
+    partial: Option<PartialChange>,
+    context: Vec<String>,
+}
 
 /// The call as the editor first sees it.
 fn announced_view(

@@ -76,7 +76,11 @@ impl Tool for Bash {
         CallDescription {
             title,
             locations: Vec::new(),
-            subject: CallSubject::Command { line: input.command.clone(), sandboxed: input.sandbox },
+            subject: CallSubject::Command {
+                line: input.command.clone(),
+                sandboxed: input.sandbox,
+                foreground: !input.run_in_background,
+            },
         }
     }
 

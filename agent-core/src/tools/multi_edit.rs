@@ -51,6 +51,7 @@ impl Tool for MultiEdit {
     const NAME: &'static str = "multi_edit";
     const DESCRIPTION: &'static str = "Make several exact replacements in one file at once. They apply in order, each to the result of the previous; if any fails, none is applied. Read the file first.";
     const KIND: ToolKind = ToolKind::Edit;
+    const RULE_FAMILY: Option<&'static str> = Some(super::EDIT_FAMILY);
 
     fn read_only(&self) -> bool {
         false

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{CallDescription, Tool, ToolContext, ToolOutput};
+use super::{CallDescription, CallSubject, Tool, ToolContext, ToolOutput};
 use crate::event::ToolKind;
 use larik_settings::SearchBackend;
 
@@ -45,7 +45,10 @@ impl Tool for WebSearch {
     }
 
     fn describe(&self, input: &WebSearchInput, _ctx: &ToolContext) -> CallDescription {
-        CallDescription::titled(format!("Search the web for \"{}\"", input.query))
+        CallDescription {
+            subject: CallSubject::Search(input.query.clone()),
+            ..CallDescription::titled(format!("Search the web for \"{}\"", input.query))
+        }
     }
 
     async fn run(&self, input: WebSearchInput, ctx: &ToolContext) -> ToolOutput {

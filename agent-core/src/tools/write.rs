@@ -21,6 +21,7 @@ impl Tool for Write {
     const NAME: &'static str = "write";
     const DESCRIPTION: &'static str = include_str!("write.md");
     const KIND: ToolKind = ToolKind::Edit;
+    const RULE_FAMILY: Option<&'static str> = Some(super::EDIT_FAMILY);
 
     fn read_only(&self) -> bool {
         false
