@@ -11,37 +11,37 @@
 //! The core never sees JSON-RPC, ACP or editors; `rpc-server` translates.
 
 mod agents;
+pub use larik_host::checkpoints;
+use larik_host::child_process;
 #[cfg(feature = "browser")]
-mod browser;
-pub mod checkpoints;
-mod child_process;
+use larik_tools::browser;
 mod claude_code;
-pub mod clock;
-pub mod config;
+pub use larik_config as config;
+pub use larik_host::clock;
 pub mod doctor;
 
-pub mod event;
+pub use larik_tools::event;
 mod frontmatter;
 #[doc(hidden)]
 pub mod fuzzing;
 mod hooks;
-mod http;
-mod llm;
-mod lsp;
+use larik_llm as llm;
+use larik_llm::http;
+use larik_tools::lsp;
 mod mcp;
 mod models;
 mod permission;
 mod prompt;
-pub mod protected_names;
-mod review;
-pub mod sandbox;
+pub use larik_host::protected_names;
+use larik_host::review;
+pub use larik_sandbox as sandbox;
 pub mod session;
-mod shell;
+use larik_host::shell;
 mod skills;
-mod token_saver;
-mod tools;
+use larik_tools::token_saver;
+use larik_tools::tools;
 pub mod user_settings;
-mod workspace;
+use larik_host::workspace;
 
 pub use llm::{Part, ProviderError, Role, ThoughtLevel};
 /// `file://` URIs for paths and back, as language servers and the Helix bridge speak them.

@@ -481,7 +481,7 @@ fn plan_mode_asks_before_a_search_leaves_the_machine() {
     let search = Registry::builtin(None).get("web_search").unwrap();
     let call = search.describe(
         &serde_json::json!({"query": "tokio select"}),
-        &crate::tools::ToolContext::for_tests(Arc::new(Workspace::new(dir.path()))),
+        &crate::tools::ToolContext::standalone(Arc::new(Workspace::new(dir.path()))),
     );
     let permissions = Permissions::new(RuleSet::default(), false, None);
     permissions.set_mode(Mode::Plan);
