@@ -200,10 +200,15 @@ async fn mcp_check(project: &Path, env: &HashMap<String, String>, helper: Option
     };
     let cancel = CancellationToken::new();
     let session = crate::session::Session::new(config, &cancel);
-    let (report, all_well) = session.mcp_health().await;
+    let report = session.mcp_servers().await;
     cancel.cancel();
-    let report = report.lines().map(|line| line.trim_start_matches("- ")).collect::<Vec<_>>().join("; ");
-    Check::new("mcp", "MCP servers", if all_well { Status::Ok } else { Status::Warning }, report)
+    let status = if report.all_well() { Status::Ok } else { Status::Warning };
+    let said = if report.servers.is_empty() {
+        report.to_string()
+    } else {
+        report.servers.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+    };
+    Check::new("mcp", "MCP servers", status, said)
 }
 
 #[cfg(feature = "browser")]

@@ -16,6 +16,7 @@ use larik_host::child_process;
 #[cfg(feature = "browser")]
 use larik_tools::browser;
 mod claude_code;
+pub mod commands;
 pub use larik_config as config;
 pub use larik_host::clock;
 pub mod doctor;
@@ -36,6 +37,7 @@ pub use larik_host::protected_names;
 use larik_host::review;
 pub use larik_sandbox as sandbox;
 pub mod session;
+mod spending;
 use larik_host::shell;
 mod skills;
 use larik_tools::token_saver;
@@ -46,7 +48,9 @@ use larik_host::workspace;
 pub use llm::{Part, ProviderError, Role, ThoughtLevel};
 /// `file://` URIs for paths and back, as language servers and the Helix bridge speak them.
 pub use lsp::uri as file_uri;
-pub use mcp::{McpCommand, McpServerConfig, ServerScope as McpServerScope, Transport as McpTransport};
+pub use mcp::{
+    McpCommand, McpError, McpReport, McpServerConfig, ServerScope as McpServerScope, Transport as McpTransport,
+};
 pub use permission::Mode;
 pub use review::{Hunk, apply_accepted, hunks};
 pub use skills::SlashCommand;

@@ -11,6 +11,7 @@ pub mod conformance;
 mod connection;
 mod content;
 mod names;
+mod report;
 mod resources;
 mod sse;
 mod tool;
@@ -22,6 +23,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use config::{McpServerConfig, ServerScope, Transport};
 use connection::{CONNECT_TIMEOUT, Server};
+pub use report::{McpError, McpReport, ServerState};
 
 use crate::tools::{LoginBrowser, Registry};
 
@@ -93,39 +95,32 @@ impl McpServers {
         )
     }
 
-    fn named(&self, name: &str) -> Result<&Arc<Server>, String> {
+    fn named(&self, name: &str) -> Result<&Arc<Server>, McpError> {
         self.servers
             .iter()
             .find(|server| server.config.name == name)
-            .ok_or_else(|| format!("No MCP server is named `{name}`."))
+            .ok_or_else(|| McpError::NoSuchServer(name.to_owned()))
     }
 
     /// `/mcp login <server>`: logs in to an HTTP or SSE server with the user there (the editor
-    /// opens the authorization page), then connects it with the new login. Says what happened.
-    pub async fn login(&self, name: &str, cancel: &CancellationToken) -> Result<String, String> {
+    /// opens the authorization page), then connects it with the new login.
+    pub async fn login(&self, name: &str, cancel: &CancellationToken) -> Result<(), McpError> {
         let server = self.named(name)?;
-        let login = server
-            .login()
-            .ok_or_else(|| format!("The MCP server `{name}` runs as a local command; it has no login."))?;
-        let browser = self
-            .support
-            .browser
-            .as_ref()
-            .ok_or("This editor cannot open a login page; run `larik mcp login` in a terminal.")?;
+        let login = server.login().ok_or_else(|| McpError::NoLogin(name.to_owned()))?;
+        let browser = self.support.browser.as_ref().ok_or(McpError::NoLoginPage)?;
         let challenge = server.challenge.lock().ok().and_then(|challenge| challenge.clone());
         auth::log_in(&login.target(name), challenge.as_deref(), browser.as_ref(), cancel)
             .await
-            .map_err(|error| format!("Logging in to the MCP server `{name}` failed: {error}"))?;
-        self.reconnect(name)?;
-        Ok(format!("Logged in to the MCP server `{name}`; it connects now."))
+            .map_err(|error| McpError::LoginFailed { server: name.to_owned(), reason: error.to_string() })?;
+        self.reconnect(name)
     }
 
     /// `/mcp reconnect <server>`: connects again at once (a failed server stops waiting out its
     /// backoff; one waiting for a login tries the saved one).
-    pub fn reconnect(&self, name: &str) -> Result<String, String> {
+    pub fn reconnect(&self, name: &str) -> Result<(), McpError> {
         let server = self.named(name)?;
         if server.status() == Status::NotStarted {
-            return Err(format!("The MCP server `{name}` is waiting for your approval of the project's settings."));
+            return Err(McpError::AwaitingApproval(name.to_owned()));
         }
         if let Some(tokens) = &server.tokens {
             tokens.reload();
@@ -133,7 +128,7 @@ impl McpServers {
         // Connecting from now on, so whoever waits for the servers to settle waits for this one.
         server.set_status(Status::Connecting);
         server.wake.notify_one();
-        Ok(format!("Reconnecting the MCP server `{name}`."))
+        Ok(())
     }
 
     /// Starts connecting every server not started yet; the project's own only with
@@ -245,7 +240,7 @@ impl McpServers {
 
     /// Expands `/mcp__<server>__<prompt> args`: the words fill the prompt's arguments in order,
     /// the last one taking the rest. Returns the prompt's text, or why it could not be had.
-    pub async fn expand(&self, command: &str, args: &str) -> Result<String, String> {
+    pub async fn expand(&self, command: &str, args: &str) -> Result<String, McpError> {
         for server in self.servers.iter() {
             let prefix = format!("mcp__{}__", names::sanitise(&server.config.name));
             let Some(wanted) = command.strip_prefix(&prefix) else { continue };
@@ -277,14 +272,12 @@ impl McpServers {
                 };
                 arguments.insert((*name).to_owned(), serde_json::Value::String(value.to_owned()));
             }
-            let peer = server
-                .link
-                .peer()
-                .ok_or_else(|| format!("the MCP server `{}` is not connected right now", server.config.name))?;
+            let peer = server.link.peer().ok_or_else(|| McpError::NotConnected(server.config.name.clone()))?;
             let mut request = rmcp::model::GetPromptRequestParams::new(prompt["name"].as_str().unwrap_or_default());
             request.arguments = Some(arguments);
-            let result = peer.get_prompt(request).await.map_err(|error| {
-                format!("the MCP server `{}` could not expand the prompt: {error}", server.config.name)
+            let result = peer.get_prompt(request).await.map_err(|error| McpError::PromptFailed {
+                server: server.config.name.clone(),
+                reason: error.to_string(),
             })?;
             let result = serde_json::to_value(result).unwrap_or_default();
             let texts: Vec<String> = result["messages"]
@@ -307,50 +300,27 @@ impl McpServers {
                 .collect();
             return Ok(texts.join("\n\n"));
         }
-        Err(format!("`/{command}` is not a prompt of any connected MCP server"))
+        Err(McpError::NoSuchPrompt(command.to_owned()))
     }
 
-    /// One line per server saying where it is, for `/mcp` and `larik mcp list`.
-    pub fn report(&self) -> String {
-        if self.servers.is_empty() {
-            return "No MCP servers are configured (.mcp.json, mcpServers in settings, or the editor's).".into();
-        }
-        self.servers
+    /// Where each server is, for `/mcp`, `larik mcp list` and the doctor.
+    pub fn report(&self) -> McpReport {
+        let servers = self
+            .servers
             .iter()
-            .map(|server| {
-                let state = match server.status() {
-                    Status::NotStarted => "waiting for your approval of the project's settings".to_owned(),
-                    Status::Connecting => "connecting".to_owned(),
-                    Status::Connected { tools } => format!("connected, {tools} tools"),
-                    Status::NeedsLogin => format!("needs login: type `/mcp login {}`", server.config.name),
-                    Status::Failed(reason) => format!("failed: {reason}"),
-                    Status::Stopped => "stopped".to_owned(),
-                };
-                format!("- {} ({}): {state}", server.config.describe(), scope_name(server.config.scope))
+            .map(|server| ServerState {
+                name: server.config.name.clone(),
+                description: server.config.describe(),
+                scope: server.config.scope,
+                status: server.status(),
             })
-            .collect::<Vec<_>>()
-            .join("\n")
-    }
-
-    /// Whether every server is connected, or stopped or waiting for approval by choice: none
-    /// failed, needs a login or is still connecting.
-    pub fn all_well(&self) -> bool {
-        self.servers
-            .iter()
-            .all(|server| matches!(server.status(), Status::Connected { .. } | Status::NotStarted | Status::Stopped))
+            .collect();
+        McpReport { servers }
     }
 
     /// How long the first prompt waits for servers still connecting.
     pub fn connect_timeout() -> Duration {
         CONNECT_TIMEOUT
-    }
-}
-
-fn scope_name(scope: ServerScope) -> &'static str {
-    match scope {
-        ServerScope::User => "your settings",
-        ServerScope::Project => "the project",
-        ServerScope::Client => "the editor",
     }
 }
 

@@ -2,6 +2,7 @@
 //! [`AgentEvent`]s; it is cancelled through a tree of tokens (session -> turn -> tool call).
 //! One turn runs at a time per session; a second prompt waits for the first to finish.
 
+mod built_in;
 mod command_prompt;
 pub mod compaction;
 mod dispatch;
@@ -468,24 +469,12 @@ impl Session {
     /// `Ok(None)` for other text: a skill or custom command typed as the prompt is expanded
     /// inside its turn (see `session::command_prompt`), so its inline commands take the dispatch
     /// pipeline. `Err` when an MCP prompt cannot be had.
-    pub async fn expand_command(&self, text: &str) -> Result<Option<String>, String> {
+    pub async fn expand_command(&self, text: &str) -> Result<Option<String>, crate::mcp::McpError> {
         let Some((name, args)) = crate::skills::slash_command(text) else { return Ok(None) };
         if name.starts_with("mcp__") {
             return self.env.mcp.expand(name, args).await.map(Some);
         }
         Ok(None)
-    }
-
-    /// The MCP servers and where each is, one line each; waits first (at most the connect
-    /// timeout) for servers still connecting.
-    /// `/mcp login <server>`: logs in through the editor, then reconnects the server.
-    pub async fn mcp_login(&self, server: &str, cancel: &CancellationToken) -> Result<String, String> {
-        self.env.mcp.login(server, cancel).await
-    }
-
-    /// `/tasks`: the background tasks still running, as `(id, label)`.
-    pub fn background_tasks(&self) -> Vec<(String, String)> {
-        self.env.tasks.running()
     }
 
     /// Whether a background task runs or has a result the model has not had yet.
@@ -525,34 +514,6 @@ impl Session {
     /// Waits until no background task runs, or `cancel` fires.
     pub async fn background_settled(&self, cancel: &CancellationToken) {
         self.env.tasks.settle(cancel).await;
-    }
-
-    /// `/tasks stop <id>`.
-    pub fn stop_task(&self, id: &str) -> Result<String, String> {
-        self.env.tasks.stop(id)
-    }
-
-    /// `/mcp reconnect <server>`.
-    pub fn mcp_reconnect(&self, server: &str) -> Result<String, String> {
-        self.env.mcp.reconnect(server)
-    }
-
-    /// `/mcp approve`: asks for the project's settings (its MCP servers, hooks and rules) now;
-    /// approved, its servers start connecting. Whether they apply.
-    pub async fn approve_project_settings(&self, events: mpsc::Sender<AgentEvent>, cancel: CancellationToken) -> bool {
-        let point = hook_points::Point { env: &self.env, events: &events, cancel: &cancel };
-        self.env.hooks.ask_again(&point).await
-    }
-
-    pub async fn mcp_report(&self) -> String {
-        self.env.mcp.settle(crate::mcp::McpServers::connect_timeout()).await;
-        self.env.mcp.report()
-    }
-
-    /// The same report, and whether every server is well ([`crate::mcp::McpServers::all_well`]).
-    pub async fn mcp_health(&self) -> (String, bool) {
-        let report = self.mcp_report().await;
-        (report, self.env.mcp.all_well())
     }
 
     /// The model the next request goes to.
@@ -638,100 +599,10 @@ impl Session {
         self.run_turn(Work::Prompt(prompt), events, cancel).await
     }
 
-    /// `/compact [instructions]`: replaces the conversation with the model's summary of it, to
-    /// free context; the summary comes as an [`AgentEvent::Compaction`].
-    pub async fn compact(
-        &self,
-        instructions: String,
-        events: mpsc::Sender<AgentEvent>,
-        cancel: CancellationToken,
-    ) -> Result<StopReason, TurnError> {
-        self.run_turn(Work::Compact(instructions), events, cancel).await
-    }
-
-    /// The checkpoints of this session's turns, oldest first (none without a data directory).
-    pub fn checkpoints(&self) -> Vec<crate::checkpoints::Checkpoint> {
-        self.env.checkpoints.as_ref().map(|checkpoints| checkpoints.list()).unwrap_or_default()
-    }
-
-    /// `/checkpoints`: one line per checkpoint, newest first.
-    pub fn checkpoints_report(&self) -> String {
-        let list = self.checkpoints();
-        if list.is_empty() {
-            return "No checkpoints: no turn of this session has changed a file yet.".into();
-        }
-        let mut lines = vec!["Checkpoints (undo with /undo, or /undo <id>):".to_owned()];
-        for checkpoint in list.iter().rev() {
-            let files: Vec<String> = checkpoint.files.iter().take(8).map(|path| path.display().to_string()).collect();
-            let more = checkpoint.files.len().saturating_sub(files.len());
-            let more = if more > 0 { format!(" and {more} more") } else { String::new() };
-            lines.push(format!(
-                "- {} {} \"{}\": {}{more}",
-                checkpoint.id,
-                crate::clock::iso8601(checkpoint.created_at),
-                checkpoint.prompt,
-                files.join(", ")
-            ));
-        }
-        if let Some(skipped) = list.last().map(|last| &last.skipped).filter(|skipped| !skipped.is_empty()) {
-            lines.push(format!("Not covered (large ignored trees and files): {}", skipped.join(", ")));
-        }
-        lines.join("\n")
-    }
-
-    /// `/undo [checkpoint]`: the project's files back as they were before the last turn that
-    /// changed them (or before checkpoint `id`), what commands did included, files changed by
-    /// hand since kept; the conversation goes back to the same point. Waits for a running turn.
-    pub async fn undo(&self, id: Option<String>) -> Result<crate::checkpoints::Undone, String> {
-        let Some(checkpoints) = &self.env.checkpoints else {
-            return Err("this session keeps no checkpoints (it has no data directory)".into());
-        };
-        let mut history = self.history.lock().await;
-        let undone = checkpoints.undo(id).await?;
-        let to = undone.checkpoint.history_len;
-        // A compaction since may have made the conversation shorter than the checkpoint's point.
-        if to <= history.len() {
-            history.truncate(to);
-            if let Some(log) = &self.env.log {
-                log.append(&store::Record::Rewind { to });
-            }
-        }
-        Ok(undone)
-    }
-
-    /// `/budget`: what the session has spent against its budget.
-    pub fn budget_report(&self) -> String {
-        use limits::SpendingLimits;
-        self.env.limits.budget.report(&self.env.usage.spent())
-    }
-
     /// The next turn runs the SessionStart hooks with `source`.
     fn restarted(&self, source: crate::event::SessionStart) {
         if let Ok(mut start) = self.session_start.lock() {
             *start = Some(source);
-        }
-    }
-
-    /// Starts over with an empty conversation (the session file keeps the old one), with the
-    /// skills read again: one added or edited since is in the new context.
-    pub async fn clear(&self) {
-        let mut history = self.history.lock().await;
-        history.clear();
-        self.restarted(crate::event::SessionStart::Clear);
-        let problems = self.env.skills.reload();
-        crate::skills::tool::offer_if_any(&self.env.registry, &self.env.skills);
-        self.env.notices.push_all((!problems.is_empty()).then(|| problems.join("\n")));
-        let system = crate::prompt::system_prompt(
-            self.env.tools.workspace.root(),
-            &crate::clock::today_utc(),
-            &self.user_files,
-            &crate::skills::index(&self.env.skills.all()),
-        );
-        if let Ok(mut current) = self.system.lock() {
-            *current = system.into();
-        }
-        if let Some(log) = &self.env.log {
-            log.append(&store::Record::Rewind { to: 0 });
         }
     }
 

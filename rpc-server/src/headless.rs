@@ -7,6 +7,7 @@ use std::io::Write;
 
 use crate::side_by_side::side_by_side;
 use larik_core::Part;
+use larik_core::commands::{Command, Reply};
 use larik_core::event::{AgentEvent, CompactionState, PermissionAnswer, ToolStatus};
 use larik_core::session::{Session, SessionConfig, StopReason};
 use serde_json::json;
@@ -32,30 +33,10 @@ pub async fn run(prompt: &str, format: OutputFormat, env: HashMap<String, String
     let cancel = CancellationToken::new();
     let session = Session::new(config, &cancel);
     let mut transcript = Transcript { format, answer: String::new(), tool_calls: Vec::new() };
-    // `larik -p "/commit"` runs the command, as in the editor.
-    let mut text = match session.expand_command(prompt).await {
-        Ok(expanded) => expanded.unwrap_or_else(|| prompt.to_owned()),
-        Err(error) => anyhow::bail!("{error}"),
-    };
-    // The process ends only once every background task finished and its result was delivered:
-    // each round of results gets a turn of its own.
-    let outcome = loop {
-        let (events_tx, mut events_rx) = mpsc::channel(256);
-        let turn = session.prompt(vec![Part::Text { text }], events_tx, cancel.child_token());
-        let print = async {
-            while let Some(event) = events_rx.recv().await {
-                // A subagent's calls show (and are denied) as the parent's, labelled.
-                if let Some(event) = larik_core::subagents::flattened(event) {
-                    transcript.event(event);
-                }
-            }
-        };
-        let outcome = side_by_side(turn, print).await;
-        if outcome.is_err() || !session.background_pending() {
-            break outcome;
-        }
-        session.background_settled(&cancel).await;
-        text = larik_core::session::BACKGROUND_RESULTS.to_owned();
+    let outcome = match larik_core::commands::parse(prompt) {
+        // `larik -p /mcp` and the other built-in commands answer as in the editor.
+        Some(command) => built_in(&session, command, &mut transcript, &cancel).await,
+        None => turns(&session, prompt, &mut transcript, &cancel).await,
     };
     session.end("other").await;
     match outcome {
@@ -73,6 +54,46 @@ pub async fn run(prompt: &str, format: OutputFormat, env: HashMap<String, String
     }
 }
 
+/// A skill, custom command or MCP prompt expanded (`larik -p "/commit"`, as in the editor), or
+/// the prompt as typed: its turn, then a turn more for each round of background tasks' results.
+async fn turns(
+    session: &Session,
+    prompt: &str,
+    transcript: &mut Transcript,
+    cancel: &CancellationToken,
+) -> anyhow::Result<StopReason> {
+    let mut text = session.expand_command(prompt).await?.unwrap_or_else(|| prompt.to_owned());
+    // The process ends only once every background task finished and its result was delivered:
+    // each round of results gets a turn of its own.
+    loop {
+        let (events_tx, events_rx) = mpsc::channel(256);
+        let turn = session.prompt(vec![Part::Text { text }], events_tx, cancel.child_token());
+        let outcome = side_by_side(turn, transcript.print(events_rx)).await;
+        if outcome.is_err() || !session.background_pending() {
+            return Ok(outcome?);
+        }
+        session.background_settled(cancel).await;
+        text = larik_core::session::BACKGROUND_RESULTS.to_owned();
+    }
+}
+
+/// A built-in command; its reply is the answer.
+async fn built_in(
+    session: &Session,
+    command: Command,
+    transcript: &mut Transcript,
+    cancel: &CancellationToken,
+) -> anyhow::Result<StopReason> {
+    let (events_tx, events_rx) = mpsc::channel(256);
+    let run = session.run_command(command, events_tx, cancel.child_token());
+    let reply = side_by_side(run, transcript.print(events_rx)).await?;
+    transcript.event(AgentEvent::TextDelta(reply.to_string()));
+    Ok(match reply {
+        Reply::Compacted(stop) => stop,
+        _ => StopReason::EndTurn,
+    })
+}
+
 struct Transcript {
     format: OutputFormat,
     answer: String,
@@ -80,6 +101,15 @@ struct Transcript {
 }
 
 impl Transcript {
+    async fn print(&mut self, mut events: mpsc::Receiver<AgentEvent>) {
+        while let Some(event) = events.recv().await {
+            // A subagent's calls show (and are denied) as the parent's, labelled.
+            if let Some(event) = larik_core::subagents::flattened(event) {
+                self.event(event);
+            }
+        }
+    }
+
     fn event(&mut self, event: AgentEvent) {
         match event {
             AgentEvent::TextDelta(text) => {

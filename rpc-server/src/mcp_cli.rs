@@ -50,20 +50,18 @@ pub async fn login(name: &str, env: &HashMap<String, String>) -> anyhow::Result<
     let cancel = CancellationToken::new();
     let session = Session::new(config, &cancel);
     // Settled first: a server that asked for a login said how (its challenge) before this starts.
-    session.mcp_report().await;
+    session.mcp_servers().await;
     let result = session.mcp_login(name, &cancel).await;
-    let report = session.mcp_report().await;
+    let report = session.mcp_servers().await;
     cancel.cancel();
     let mut stdout = std::io::stdout().lock();
-    match result {
-        Ok(said) => writeln!(stdout, "{said}")?,
-        Err(error) => {
-            writeln!(stdout, "{error}")?;
-            return Ok(1);
-        }
+    if let Err(error) = result {
+        writeln!(stdout, "{error}")?;
+        return Ok(1);
     }
-    for line in report.lines().filter(|line| line.contains(&format!("MCP server `{name}`"))) {
-        writeln!(stdout, "{line}")?;
+    writeln!(stdout, "{}", larik_core::commands::Reply::McpLoggedIn(name.to_owned()))?;
+    if let Some(server) = report.server(name) {
+        writeln!(stdout, "- {server}")?;
     }
     stdout.flush()?;
     Ok(0)
@@ -75,19 +73,18 @@ pub async fn run(only: Option<&str>, env: &HashMap<String, String>) -> anyhow::R
     let (config, _) = SessionConfig::from_settings(cwd, env, std::env::current_exe().ok())?;
     let cancel = CancellationToken::new();
     let session = Session::new(config, &cancel);
-    let report = session.mcp_report().await;
-    let lines: Vec<&str> = match only {
-        Some(name) => report.lines().filter(|line| line.contains(&format!("MCP server `{name}`"))).collect(),
-        None => report.lines().collect(),
-    };
+    let report = session.mcp_servers().await;
     cancel.cancel();
     let mut stdout = std::io::stdout().lock();
-    if lines.is_empty() {
-        writeln!(stdout, "No MCP server is named `{}`.", only.unwrap_or_default())?;
-        return Ok(1);
-    }
-    for line in lines {
-        writeln!(stdout, "{line}")?;
+    match only {
+        None => writeln!(stdout, "{report}")?,
+        Some(name) => match report.server(name) {
+            Some(server) => writeln!(stdout, "- {server}")?,
+            None => {
+                writeln!(stdout, "{}", larik_core::McpError::NoSuchServer(name.to_owned()))?;
+                return Ok(1);
+            }
+        },
     }
     stdout.flush()?;
     Ok(0)

@@ -150,3 +150,24 @@ async fn a_custom_command_runs_headless_as_in_the_editor() {
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     assert_eq!(mock.requests()[0]["messages"][0]["content"][0]["text"], "Summarize README.md in two sentences.");
 }
+
+#[tokio::test]
+async fn built_in_commands_answer_headless_without_asking_the_model() {
+    let sandbox = Sandbox::new();
+    let mock = MockLlm::start(Scenario { responses: vec![] }).await.unwrap();
+    let said = |output: std::process::Output| {
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let budget = said(run_headless(&sandbox, &mock, &["-p", "/budget"]).await);
+    assert!(budget.starts_with("Spent $0.0000 (no cost limit; set budget.maxCostUsd); 0 tokens"), "{budget}");
+    let mcp = said(run_headless(&sandbox, &mock, &["-p", "/mcp"]).await);
+    assert!(mcp.starts_with("No MCP servers are configured"), "{mcp}");
+    let undo = said(run_headless(&sandbox, &mock, &["-p", "/undo"]).await);
+    assert_eq!(undo, "Nothing was undone: there is nothing to undo: no turn of this session changed a file.\n");
+    let output = run_headless(&sandbox, &mock, &["-p", "/tasks", "--output-format", "json"]).await;
+    let value: Value = serde_json::from_slice(&output.stdout).expect("one JSON object");
+    assert_eq!(value["result"], "No background tasks are running.");
+    assert_eq!(value["stop_reason"], "end_turn");
+    assert!(mock.requests().is_empty(), "a built-in command is not a prompt");
+}

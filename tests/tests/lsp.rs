@@ -174,6 +174,26 @@ async fn a_chat_file_gets_the_reply_appended() {
 }
 
 #[tokio::test]
+async fn a_built_in_command_in_a_chat_file_is_answered_there_without_the_model() {
+    let (sandbox, mock, mut server, _) = start(vec![], None).await;
+    let chat_path = sandbox.project_path().join("notes.larik.md");
+    let text = "# Chat\n\n## You\n\n/checkpoints\n";
+    std::fs::write(&chat_path, text).unwrap();
+    let chat = server.open(&chat_path, text).await;
+    let actions = server.code_actions(&chat, range(0, 0), json!([])).await;
+    let send = server.run_action(&actions, "Larik: send").await;
+    server.response(send).await;
+    let mut appended = String::new();
+    while !appended.contains("## You") {
+        let (edit, _) = server.wait_for(|message| message["method"] == "workspace/applyEdit").await;
+        appended.push_str(edit["params"]["edit"]["changes"][&chat][0]["newText"].as_str().unwrap());
+        server.reply(&edit, json!({"applied": true})).await;
+    }
+    assert_eq!(appended, "\n## Larik\n\nNo checkpoints: no turn of this session has changed a file yet.\n\n## You\n\n");
+    assert!(mock.requests().is_empty(), "a built-in command is not a prompt");
+}
+
+#[tokio::test]
 async fn cancel_ends_a_running_turn() {
     let mut hanging = Step::text("thinking out loud forever");
     hanging.hang = true;

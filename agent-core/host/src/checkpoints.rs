@@ -220,29 +220,24 @@ impl Checkpoints {
 
     /// Restores the project to checkpoint `id` (the latest when `None`): every file the turns
     /// since changed goes back, unless it was changed by hand since; those checkpoints are gone.
-    pub async fn undo(&self, id: Option<String>) -> Result<Undone, String> {
+    pub async fn undo(&self, id: Option<String>) -> Result<Undone, UndoError> {
         let state = Arc::clone(&self.state);
         let (root, store_dir, list_file) = (self.root.clone(), self.store_dir.clone(), self.list_file.clone());
         tokio::task::spawn_blocking(move || {
-            let mut state = state.lock().map_err(|_| "checkpoint state poisoned".to_owned())?;
+            let mut state = state.lock().map_err(|_| UndoError::Store("checkpoint state poisoned".to_owned()))?;
             let index = match &id {
                 Some(id) => state
                     .list
                     .iter()
                     .position(|checkpoint| &checkpoint.id == id)
-                    .ok_or_else(|| format!("there is no checkpoint `{id}`; /checkpoints lists them"))?,
-                None => state
-                    .list
-                    .len()
-                    .checked_sub(1)
-                    .ok_or("there is nothing to undo: no turn of this session changed a file")?,
+                    .ok_or_else(|| UndoError::NoSuchCheckpoint(id.clone()))?,
+                None => state.list.len().checked_sub(1).ok_or(UndoError::NothingToUndo)?,
             };
-            let now = state.snapshot(&root, &store_dir)?;
-            let store = state.store.as_ref().ok_or("no store")?;
+            let now = state.snapshot(&root, &store_dir).map_err(UndoError::Store)?;
+            let store = state.store.as_ref().ok_or_else(|| UndoError::Store("no store".to_owned()))?;
             let tree = |text: &Option<String>| text.as_deref().and_then(|text| text.parse::<Oid>().ok());
-            let target =
-                snapshot::files_of(store, state.list[index].before.parse::<Oid>().map_err(|error| error.to_string())?)
-                    .map_err(|error| error.to_string())?;
+            let target = snapshot::files_of(store, state.list[index].before.parse::<Oid>().map_err(UndoError::store)?)
+                .map_err(UndoError::store)?;
             // What the agent's last turn left; a path that differs from it was changed by hand.
             let last = state
                 .list
@@ -250,9 +245,9 @@ impl Checkpoints {
                 .and_then(|last| tree(&last.after))
                 .map(|after| snapshot::files_of(store, after))
                 .transpose()
-                .map_err(|error| error.to_string())?
+                .map_err(UndoError::store)?
                 .unwrap_or_else(|| now.files.clone());
-            let files = restore::restore(store, &root, &target, &now.files, &last)?;
+            let files = restore::restore(store, &root, &target, &now.files, &last).map_err(UndoError::Store)?;
             let checkpoint = state.list[index].clone();
             state.list.truncate(index);
             state.turn.checkpoint = None;
@@ -260,7 +255,27 @@ impl Checkpoints {
             Ok(Undone { checkpoint, files })
         })
         .await
-        .map_err(|error| error.to_string())?
+        .map_err(UndoError::store)?
+    }
+}
+
+/// Why nothing was undone.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UndoError {
+    #[error("this session keeps no checkpoints (it has no data directory)")]
+    NotKept,
+    #[error("there is no checkpoint `{0}`; /checkpoints lists them")]
+    NoSuchCheckpoint(String),
+    #[error("there is nothing to undo: no turn of this session changed a file")]
+    NothingToUndo,
+    /// The snapshot store could not be read or the files not written back.
+    #[error("{0}")]
+    Store(String),
+}
+
+impl UndoError {
+    fn store(error: impl std::fmt::Display) -> Self {
+        Self::Store(error.to_string())
     }
 }
 

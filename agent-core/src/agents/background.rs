@@ -61,6 +61,22 @@ impl TaskReport {
     }
 }
 
+/// A task that runs: `/tasks` lists them, `/tasks stop ID` and the `task_stop` tool stop one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunningTask {
+    pub id: String,
+    pub label: String,
+}
+
+/// Why a task was not stopped.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StopTaskError {
+    #[error("There is no background task `{0}`.")]
+    NoSuchTask(String),
+    #[error("The background task `{}` ({}) is not running.", .0.id, .0.label)]
+    NotRunning(RunningTask),
+}
+
 /// The session's background tasks.
 pub struct BackgroundTasks {
     entries: Mutex<Vec<Entry>>,
@@ -153,26 +169,25 @@ impl BackgroundTasks {
         self.changed.send_modify(|count| *count += 1);
     }
 
-    /// Stops a running task; what it was, or why not.
-    pub fn stop(&self, id: &str) -> Result<String, String> {
+    /// Stops a running task; which it was, or why not.
+    pub fn stop(&self, id: &str) -> Result<RunningTask, StopTaskError> {
         let entries = self.entries();
-        let entry = entries
-            .iter()
-            .find(|entry| entry.id == id)
-            .ok_or_else(|| format!("There is no background task `{id}`."))?;
+        let entry =
+            entries.iter().find(|entry| entry.id == id).ok_or_else(|| StopTaskError::NoSuchTask(id.to_owned()))?;
+        let task = RunningTask { id: entry.id.clone(), label: entry.label.clone() };
         if entry.state != TaskState::Running {
-            return Err(format!("The background task `{id}` ({}) is not running.", entry.label));
+            return Err(StopTaskError::NotRunning(task));
         }
         entry.cancel.cancel();
-        Ok(format!("Stopping the background task `{id}` ({}).", entry.label))
+        Ok(task)
     }
 
-    /// The running tasks, as `(id, label)`.
-    pub fn running(&self) -> Vec<(String, String)> {
+    /// The running tasks.
+    pub fn running(&self) -> Vec<RunningTask> {
         self.entries()
             .iter()
             .filter(|entry| entry.state == TaskState::Running)
-            .map(|entry| (entry.id.clone(), entry.label.clone()))
+            .map(|entry| RunningTask { id: entry.id.clone(), label: entry.label.clone() })
             .collect()
     }
 

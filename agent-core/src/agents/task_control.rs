@@ -73,8 +73,8 @@ impl Tool for TaskStop {
 
     async fn run(&self, input: TaskStopInput, _ctx: &ToolContext) -> ToolOutput {
         match self.0.stop(&input.id) {
-            Ok(said) => ToolOutput::text(said),
-            Err(error) => ToolOutput::error(error),
+            Ok(task) => ToolOutput::text(format!("Stopping the background task `{}` ({}).", task.id, task.label)),
+            Err(error) => ToolOutput::error(error.to_string()),
         }
     }
 }

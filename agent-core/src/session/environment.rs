@@ -14,6 +14,7 @@ use crate::models::Models;
 use crate::permission::Permissions;
 use crate::session::hook_points::HookPoints;
 use crate::session::store::SessionLog;
+use crate::spending::Spent;
 use crate::tools::{Registry, ToolEnv};
 use crate::workspace::Workspace;
 
@@ -127,12 +128,6 @@ impl SessionEnv {
 #[derive(Default)]
 pub struct UsageTotals {
     spent: Mutex<Spent>,
-}
-
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Spent {
-    pub usage: Usage,
-    pub cost_usd: f64,
 }
 
 impl UsageTotals {

@@ -5,7 +5,7 @@
 
 pub use larik_settings::{Budget, CompactionSettings};
 
-use super::environment::Spent;
+pub use crate::spending::{Spending, SpendingLimits, Spent};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Limits {
@@ -30,93 +30,3 @@ impl Default for Limits {
 }
 
 pub const DEFAULT_STREAM_IDLE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
-
-fn tokens(spent: &Spent) -> u64 {
-    let usage = &spent.usage;
-    usage.input_tokens + usage.output_tokens + usage.cache_read_tokens + usage.cache_write_tokens
-}
-
-/// A budget checked against what a session spent.
-pub trait SpendingLimits {
-    /// Why no further request may be made, when the budget is spent.
-    fn exceeded(&self, spent: &Spent) -> Option<String>;
-    /// `/budget`: the spending so far against the limits.
-    fn report(&self, spent: &Spent) -> String;
-}
-
-impl SpendingLimits for Budget {
-    fn exceeded(&self, spent: &Spent) -> Option<String> {
-        if let Some(limit) = self.max_cost_usd
-            && spent.cost_usd >= limit
-        {
-            return Some(format!(
-                "The session's budget is spent: ${:.4} of ${limit}. Raise budget.maxCostUsd in settings to go on.",
-                spent.cost_usd
-            ));
-        }
-        if let Some(limit) = self.max_tokens
-            && tokens(spent) >= limit
-        {
-            return Some(format!(
-                "The session's token budget is spent: {} of {limit} tokens. Raise budget.maxTokens in settings to go on.",
-                tokens(spent)
-            ));
-        }
-        None
-    }
-
-    fn report(&self, spent: &Spent) -> String {
-        let cost = match self.max_cost_usd {
-            Some(limit) => format!("${:.4} of ${limit}", spent.cost_usd),
-            None => format!("${:.4} (no cost limit; set budget.maxCostUsd)", spent.cost_usd),
-        };
-        let used = tokens(spent);
-        let tokens = match self.max_tokens {
-            Some(limit) => format!("{used} of {limit} tokens"),
-            None => format!("{used} tokens"),
-        };
-        format!(
-            "Spent {cost}; {tokens} ({} input, {} cached, {} output).",
-            spent.usage.input_tokens,
-            spent.usage.cache_read_tokens + spent.usage.cache_write_tokens,
-            spent.usage.output_tokens
-        )
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::llm::Usage;
-
-    #[test]
-    fn a_budget_stops_at_its_cost_or_its_tokens() {
-        let spent = Spent {
-            usage: Usage { input_tokens: 900, output_tokens: 100, cache_read_tokens: 500, cache_write_tokens: 0 },
-            cost_usd: 0.25,
-        };
-        assert_eq!(Budget::default().exceeded(&spent), None);
-        assert_eq!(Budget { max_cost_usd: Some(1.0), max_tokens: None }.exceeded(&spent), None);
-        assert!(
-            Budget { max_cost_usd: Some(0.25), max_tokens: None }
-                .exceeded(&spent)
-                .unwrap()
-                .contains("$0.2500 of $0.25")
-        );
-        assert!(
-            Budget { max_cost_usd: None, max_tokens: Some(1_500) }
-                .exceeded(&spent)
-                .unwrap()
-                .contains("1500 of 1500 tokens")
-        );
-        let user = Budget { max_cost_usd: Some(2.0), max_tokens: None };
-        let project = Budget { max_cost_usd: Some(50.0), max_tokens: Some(10) };
-        assert_eq!(
-            Budget::tighter(Some(user), Some(project)),
-            Some(Budget { max_cost_usd: Some(2.0), max_tokens: Some(10) }),
-            "a project cannot raise the user's limit"
-        );
-        let report = Budget { max_cost_usd: Some(2.0), max_tokens: None }.report(&spent);
-        assert_eq!(report, "Spent $0.2500 of $2; 1500 tokens (900 input, 500 cached, 100 output).");
-    }
-}

@@ -7,6 +7,7 @@ use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
 use larik_core::Mode;
+use larik_core::commands::{Command, Reply};
 use larik_core::session::store::SessionStore;
 use larik_core::session::{ModelSettings, Session, StopReason, TurnError};
 use larik_core::{Part, ProviderError, ThoughtLevel};
@@ -296,7 +297,7 @@ impl AcpAgent {
                 .session
                 .expand_command(&text.text)
                 .await
-                .map_err(|error| RpcError::new(RpcError::INVALID_PARAMS, error))?
+                .map_err(|error| RpcError::new(RpcError::INVALID_PARAMS, error.to_string()))?
         {
             prompt = vec![acp::ContentBlock::Text(acp::TextContent::new(expanded))];
         }
@@ -329,99 +330,42 @@ impl AcpAgent {
         cancel: &CancellationToken,
     ) -> Result<Option<acp::StopReason>, RpcError> {
         let [acp::ContentBlock::Text(text)] = request.prompt.as_slice() else { return Ok(None) };
-        let Some(command) = commands::parse(&text.text) else { return Ok(None) };
+        let Some(command) = larik_core::commands::parse(&text.text) else { return Ok(None) };
         let session_id = &request.session_id;
         let say = |text: String| acp::SessionUpdate::AgentMessageChunk(to_proto::text_chunk(text));
-        match command {
-            commands::Command::Clear => {
-                entry.session.clear().await;
-                // The skills were read again: the menu follows.
-                let prompts = entry.session.mcp_commands().await;
-                notify(peer, session_id, commands::available(&prompts, &entry.session.skill_commands())).await;
-                notify(peer, session_id, say("Started over: the conversation is empty.".into())).await;
-            }
-            commands::Command::Mode(Some(mode), _) => {
+        // Mode, model and settings are announced to the client as config options too: those
+        // three are ours; the rest the session runs.
+        let said = match command {
+            Command::Mode(Some(mode), _) => {
                 self.set_mode(peer, session_id, mode.id()).await?;
-                notify(peer, session_id, say(format!("Mode: {}.", mode.id()))).await;
+                Reply::ModeSet(mode).to_string()
             }
-            commands::Command::Mode(None, asked) => {
-                notify(
-                    peer,
-                    session_id,
-                    say(format!("`{asked}` is not a mode; use default, accept-edits, plan or yolo.")),
-                )
-                .await
-            }
-            commands::Command::Model(name) => {
-                let message = match self.switch_model(peer, session_id, &name).await {
-                    Ok(()) => format!("Model: {name}."),
-                    Err(error) => error.message,
-                };
-                notify(peer, session_id, say(message)).await;
-            }
-            commands::Command::Mcp(commands::McpAction::List) => {
-                notify(peer, session_id, say(entry.session.mcp_report().await)).await
-            }
-            commands::Command::Mcp(commands::McpAction::Login(server)) => {
-                let said = entry.session.mcp_login(&server, cancel).await.unwrap_or_else(|error| error);
-                notify(peer, session_id, say(said)).await;
-            }
-            commands::Command::Mcp(commands::McpAction::Reconnect(server)) => {
-                notify(peer, session_id, say(entry.session.mcp_reconnect(&server).unwrap_or_else(|error| error))).await
-            }
-            commands::Command::Mcp(commands::McpAction::Approve) => {
-                let (events_tx, events_rx) = mpsc::channel(256);
-                let turn_cancel = cancel.child_token();
-                let forward = forward_events(peer, session_id, events_rx, ClientView::default(), &turn_cancel);
-                let (approved, ()) =
-                    tokio::join!(entry.session.approve_project_settings(events_tx, turn_cancel.clone()), forward);
-                let said = if approved {
-                    "The project's settings apply: its MCP servers connect now."
-                } else {
-                    "The project's settings stay off: its MCP servers do not run."
-                };
-                notify(peer, session_id, say(said.into())).await;
-            }
-            commands::Command::Tasks(None) => {
-                let running = entry.session.background_tasks();
-                let said = if running.is_empty() {
-                    "No background tasks are running.".to_owned()
-                } else {
-                    let lines: Vec<String> =
-                        running.iter().map(|(id, label)| format!("- {id}: {label} (running)")).collect();
-                    format!("Background tasks:\n{}\n\n`/tasks stop ID` stops one.", lines.join("\n"))
-                };
-                notify(peer, session_id, say(said)).await;
-            }
-            commands::Command::Tasks(Some(id)) => {
-                notify(peer, session_id, say(entry.session.stop_task(&id).unwrap_or_else(|error| error))).await
-            }
-            commands::Command::Mcp(commands::McpAction::Usage(asked)) => {
-                notify(peer, session_id, say(format!("`/mcp {asked}`: use `/mcp`, `/mcp login <server>`, `/mcp reconnect <server>` or `/mcp approve`."))).await;
-            }
-            commands::Command::Config(key, value) => {
-                let said = self.config_command(peer, session_id, key, value).await;
-                notify(peer, session_id, say(said)).await;
-            }
-            commands::Command::Budget => notify(peer, session_id, say(entry.session.budget_report())).await,
-            commands::Command::Checkpoints => notify(peer, session_id, say(entry.session.checkpoints_report())).await,
-            commands::Command::Undo(id) => {
-                let text = match entry.session.undo(id).await {
-                    Ok(undone) => super::checkpoints::said(&undone),
-                    Err(error) => format!("Nothing was undone: {error}."),
-                };
-                notify(peer, session_id, say(text)).await;
-            }
-            commands::Command::Compact(instructions) => {
+            Command::Model(name) => match self.switch_model(peer, session_id, &name).await {
+                Ok(()) => format!("Model: {name}."),
+                Err(error) => error.message,
+            },
+            Command::Config(key, value) => self.config_command(peer, session_id, key, value).await,
+            command => {
                 let (events_tx, events_rx) = mpsc::channel(256);
                 let turn_cancel = cancel.child_token();
                 let client = self.client_view(entry.session.cwd());
                 let forward = forward_events(peer, session_id, events_rx, client, &turn_cancel);
-                let outcome =
-                    side_by_side(entry.session.compact(instructions, events_tx, turn_cancel.clone()), forward).await;
-                return outcome.map(|stop| Some(stop_reason(stop))).map_err(turn_error);
+                let reply = side_by_side(entry.session.run_command(command, events_tx, turn_cancel.clone()), forward)
+                    .await
+                    .map_err(turn_error)?;
+                match reply {
+                    Reply::Compacted(stop) => return Ok(Some(stop_reason(stop))),
+                    Reply::Cleared => {
+                        // The skills were read again: the menu follows.
+                        let prompts = entry.session.mcp_commands().await;
+                        notify(peer, session_id, commands::available(&prompts, &entry.session.skill_commands())).await;
+                    }
+                    _ => {}
+                }
+                reply.to_string()
             }
-        }
+        };
+        notify(peer, session_id, say(said)).await;
         Ok(Some(acp::StopReason::EndTurn))
     }
 }
@@ -626,7 +570,7 @@ impl Handler for AcpAgent {
                     .session
                     .undo(request.checkpoint_id)
                     .await
-                    .map_err(|message| RpcError::new(RpcError::INVALID_PARAMS, message))?;
+                    .map_err(|error| RpcError::new(RpcError::INVALID_PARAMS, error.to_string()))?;
                 respond(super::checkpoints::undo_response(&undone))
             }
             _ => Err(RpcError::method_not_found(&method)),

@@ -1,5 +1,5 @@
 //! Checkpoints over ACP: `_larik/checkpoints` and `_larik/undo` for clients that show them, and
-//! the words `/checkpoints` and `/undo [id]` answer with for those that do not.
+//! for the others, `/checkpoints` and `/undo [id]` answer in words (the core's reply).
 
 use larik_core::checkpoints::{Checkpoint, Undone};
 use larik_protocol::extensions::{CheckpointInfo, UndoResponse};
@@ -25,29 +25,4 @@ pub fn undo_response(undone: &Undone) -> UndoResponse {
         removed: listed(&undone.files.removed),
         kept: listed(&undone.files.kept),
     }
-}
-
-/// What `/undo` says it did.
-pub fn said(undone: &Undone) -> String {
-    let files = &undone.files;
-    let mut text = format!("Undid the turn \"{}\" ({}): ", undone.checkpoint.prompt, undone.checkpoint.id);
-    let mut parts = Vec::new();
-    if !files.restored.is_empty() {
-        parts.push(format!("restored {}", listed(&files.restored).join(", ")));
-    }
-    if !files.removed.is_empty() {
-        parts.push(format!("removed {}", listed(&files.removed).join(", ")));
-    }
-    if parts.is_empty() {
-        parts.push("no file needed restoring".into());
-    }
-    text.push_str(&parts.join("; "));
-    text.push_str(". The conversation is back to before that turn.");
-    if !files.kept.is_empty() {
-        text.push_str(&format!(
-            " Kept as they are, changed since the turn by someone else: {}.",
-            listed(&files.kept).join(", ")
-        ));
-    }
-    text
 }

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use larik_core::Mode;
 use larik_core::Part;
+use larik_core::commands::Reply;
 use larik_core::event::{AgentEvent, Display, PermissionAnswer, PermissionRequest};
 use larik_core::session::{Session, SessionConfig};
 use lsp_server::Notification;
@@ -39,6 +40,12 @@ use super::question::{self, Question};
 use super::story::{self, Story};
 use crate::side_by_side::side_by_side;
 use larik_core::file_uri as uri;
+
+/// What the user asked to run: a prompt's turn, or a built-in command.
+enum Work {
+    Prompt(Vec<Part>),
+    Command(larik_core::commands::Command),
+}
 
 /// A question for the user that is not an edit, waiting on an answer.
 struct PendingPermission {
@@ -294,8 +301,8 @@ impl Bridge {
                 self.client.show(MessageType::INFO, hint);
             }
             Command::Prompt(typed) => {
-                let prompt = self.expanded(typed).await?;
-                self.start_turn(vec![Part::Text { text: prompt }], None);
+                let work = self.work(typed).await?;
+                self.start(work, None);
             }
             Command::AboutCode { uri: address, range, request } => {
                 let selection = self.selection(address.as_str(), range);
@@ -307,7 +314,7 @@ impl Bridge {
                     CodeRequest::Ask(request) => request
                         .unwrap_or_else(|| "Help with this code: review it and improve it where it needs it.".into()),
                 };
-                self.start_turn(vec![Part::Text { text: format!("{selection}\n\n{request}") }], None);
+                self.start(Work::Prompt(vec![Part::Text { text: format!("{selection}\n\n{request}") }]), None);
             }
             Command::Send { uri: address } => {
                 let current =
@@ -319,11 +326,11 @@ impl Bridge {
                         "Larik is still answering; wait for it, or cancel with larik.cancel",
                     ));
                 }
-                let prompt = self.expanded(prompt).await?;
+                let work = self.work(prompt).await?;
                 let headings = chat::headings_for(&current);
                 let story =
                     Story::new(ChatWriter::new(self.client.clone(), address.as_str().to_owned(), current), headings);
-                self.start_turn(vec![Part::Text { text: prompt }], Some(story));
+                self.start(work, Some(story));
             }
             Command::Cancel => {
                 self.session.cancel_turn();
@@ -445,17 +452,21 @@ impl Bridge {
         }
     }
 
-    /// Runs a turn in the background; its events reach the editor as they come.
-    /// What the user typed, or the prompt it stands for when it is `/name args` (a skill, a
-    /// custom command, an MCP prompt).
-    async fn expanded(&self, typed: String) -> Result<String, ClientError> {
+    /// What the user typed as work: a built-in command (`/compact`, `/undo`, `/mcp`...), or a
+    /// prompt, expanded when it is `/name args` (a skill, a custom command, an MCP prompt).
+    async fn work(&self, typed: String) -> Result<Work, ClientError> {
+        if let Some(command) = larik_core::commands::parse(&typed) {
+            return Ok(Work::Command(command));
+        }
         match self.session.expand_command(&typed).await {
-            Ok(expanded) => Ok(expanded.unwrap_or(typed)),
-            Err(error) => Err(ClientError::invalid(error)),
+            Ok(expanded) => Ok(Work::Prompt(vec![Part::Text { text: expanded.unwrap_or(typed) }])),
+            Err(error) => Err(ClientError::invalid(error.to_string())),
         }
     }
 
-    fn start_turn(self: &Arc<Self>, prompt: Vec<Part>, chat: Option<Story>) {
+    /// Runs a prompt's turn, or a built-in command, in the background; its events reach the
+    /// editor as they come, and a command's reply is its answer.
+    fn start(self: &Arc<Self>, work: Work, chat: Option<Story>) {
         let bridge = Arc::clone(self);
         self.turn_running.store(true, Ordering::Relaxed);
         tokio::spawn(async move {
@@ -465,7 +476,18 @@ impl Bridge {
             // actions again at once.
             let finished = CancellationToken::new();
             let turn = async {
-                let outcome = bridge.session.prompt(prompt, events, turn_cancel).await;
+                let outcome = match work {
+                    Work::Prompt(prompt) => bridge.session.prompt(prompt, events, turn_cancel).await.map(drop),
+                    Work::Command(command) => {
+                        let reply = bridge.session.run_command(command, events.clone(), turn_cancel).await;
+                        if let Ok(reply) = &reply
+                            && !matches!(reply, Reply::Compacted(_))
+                        {
+                            let _ = events.send(AgentEvent::TextDelta(reply.to_string())).await;
+                        }
+                        reply.map(drop)
+                    }
+                };
                 bridge.turn_running.store(false, Ordering::Relaxed);
                 finished.cancel();
                 outcome
