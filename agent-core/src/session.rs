@@ -5,6 +5,7 @@
 mod built_in;
 mod command_prompt;
 pub mod compaction;
+mod configuration;
 mod dispatch;
 mod environment;
 pub(crate) mod hook_points;
@@ -17,6 +18,7 @@ mod turn;
 pub use crate::event::StopReason;
 pub use crate::models::ModelSettings;
 pub use compaction::{Compacted, Trigger};
+pub use configuration::SessionConfig;
 pub use limits::{Budget, Limits};
 
 use std::path::Path;
@@ -25,19 +27,16 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::config::{self, ConfigError, ModelConfig};
+use crate::config::{self, ModelConfig};
 use crate::event::AgentEvent;
 use crate::llm::{Message, Part, Provider, ProviderError};
 use crate::models::Models;
-use crate::permission::rules::RuleSet;
 use crate::permission::{Mode, Permissions};
-use crate::sandbox::Sandbox;
 use crate::tools::background::BackgroundShells;
-use crate::tools::{EditorServices, Registry, ToolEnv};
-use crate::workspace::{EditorFiles, Workspace};
+use crate::tools::{Registry, ToolEnv};
+use crate::workspace::Workspace;
 use environment::SessionEnv;
 use hook_points::HookPoints;
-use store::SessionLog;
 
 /// A turn that could not finish; named for what the front end does next.
 #[derive(Debug, thiserror::Error)]
@@ -55,213 +54,6 @@ enum Work {
     Prompt(Vec<Part>),
     /// `/compact` with the user's instructions for the summary.
     Compact(String),
-}
-
-/// What a session is opened with.
-pub struct SessionConfig {
-    /// How hooks and transcripts name the session; front ends with their own ids set it.
-    pub id: String,
-    pub cwd: std::path::PathBuf,
-    /// May be an error (e.g. a missing key): the session still opens, and each prompt reports
-    /// that error so the editor can show how to fix it.
-    pub provider: Result<Arc<dyn Provider>, ProviderError>,
-    pub model: ModelSettings,
-    /// The editor's buffers, when the front end offers them.
-    pub editor: Option<Arc<dyn EditorFiles>>,
-    /// Questions to the user and terminals, when the front end offers them.
-    pub services: EditorServices,
-    /// The web search service, if one is configured.
-    pub search: Option<crate::config::SearchBackend>,
-    pub rules: RuleSet,
-    /// Extra project-relative paths the agent must never write.
-    pub protected_paths: Vec<String>,
-    pub initial_mode: Mode,
-    /// Confines bash commands; `None` runs them unconfined (and so asks before each).
-    pub sandbox: Option<Arc<Sandbox>>,
-    /// Why there is no sandbox, when there is none.
-    pub sandbox_off: Option<String>,
-    /// Where "always allow" rules are saved.
-    pub rules_file: Option<std::path::PathBuf>,
-    /// Something the user should hear once, e.g. that the sandbox is unavailable.
-    pub notice: Option<String>,
-    /// Where the conversation is saved as it happens.
-    pub log: Option<Arc<SessionLog>>,
-    /// Hooks from every settings file (the project's run only once the user approved them).
-    pub hooks: crate::hooks::Hooks,
-    /// MCP servers from settings and `.mcp.json` (the project's connect only once approved), and
-    /// any the front end adds.
-    pub mcp_servers: Vec<crate::mcp::McpServerConfig>,
-    /// The user's data directory for Larik (MCP logins are kept there).
-    pub data_dir: Option<std::path::PathBuf>,
-    /// The subagents the `task` tool offers.
-    pub agents: Vec<crate::agents::Definition>,
-    /// Where `provider` and `model` came from, for subagents that ask for another model.
-    pub model_config: Option<ModelConfig>,
-    /// Where the settings came from, for what reads them again later (subagents' roles).
-    pub settings: Option<crate::config::SettingsSource>,
-    /// What the project's settings choose (model, provider, roles), for the user to approve with
-    /// the project's hooks and rules.
-    pub project_choices: crate::config::ProjectChoices,
-    /// The language servers the session may start.
-    pub language_servers: Vec<crate::lsp::ServerSpec>,
-    /// The browser tools' settings; `None` offers no browser tools.
-    pub browser: Option<crate::config::BrowserSettings>,
-    /// The budget, the model's window when settings name it, and compaction's settings.
-    pub limits: Limits,
-    /// The conversation so far, for a session loaded from disk.
-    pub history: Vec<Message>,
-    pub title: Option<String>,
-}
-
-impl SessionConfig {
-    /// A session with this model and no rules, sandbox or editor: for replays and tests.
-    pub fn plain(
-        cwd: std::path::PathBuf,
-        provider: Result<Arc<dyn Provider>, ProviderError>,
-        model: ModelSettings,
-    ) -> Self {
-        Self {
-            id: fresh_id(),
-            cwd,
-            provider,
-            model,
-            editor: None,
-            services: EditorServices::default(),
-            search: None,
-            rules: RuleSet::default(),
-            protected_paths: Vec::new(),
-            initial_mode: Mode::Default,
-            sandbox: None,
-            sandbox_off: Some("no sandbox was configured for this session".into()),
-            rules_file: None,
-            notice: None,
-            log: None,
-            hooks: crate::hooks::Hooks::default(),
-            mcp_servers: Vec::new(),
-            data_dir: None,
-            agents: crate::agents::definitions::builtin(),
-            model_config: None,
-            settings: None,
-            project_choices: crate::config::ProjectChoices::default(),
-            language_servers: Vec::new(),
-            browser: None,
-            limits: Limits::default(),
-            history: Vec::new(),
-            title: None,
-        }
-    }
-
-    /// The configuration settings files and the environment describe for a project. A missing
-    /// model is not an error here: the session opens and its prompts report what to configure.
-    /// `sandbox_helper` is the binary that can confine commands (`larik` itself), if any.
-    /// Also returns the resolved model, for front ends that let the user switch it.
-    pub fn from_settings(
-        cwd: std::path::PathBuf,
-        env: &std::collections::HashMap<String, String>,
-        sandbox_helper: Option<std::path::PathBuf>,
-    ) -> Result<(Self, Option<ModelConfig>), ConfigError> {
-        let settings = config::load_settings(&cwd, env)?;
-        let permissions = config::load_permissions(&cwd, env)?;
-        let hooks = crate::hooks::Hooks::load(&cwd, env)
-            .map_err(|error| ConfigError::Unreadable { path: cwd.clone(), message: error.to_string() })?;
-        let (mcp_servers, mcp_problems) = crate::mcp::config::load(&cwd, env)
-            .map_err(|error| ConfigError::Unreadable { path: error.path.clone(), message: error.message.clone() })?;
-        let (agents, agent_problems) = crate::agents::definitions::load(&cwd, env);
-        let search = config::resolve_search(&settings, env);
-        let (provider, model, resolved) = match config::resolve_model(&settings, env) {
-            Ok(model) => (model.build_provider(), ModelSettings::from(&model), Some(model)),
-            Err(error) => (Err(ProviderError::Auth { message: error.to_string() }), ModelSettings::none(), None),
-        };
-        let sandbox_settings = settings.sandbox.clone().unwrap_or_default();
-        let (sandbox, sandbox_off, notice) = match (sandbox_settings.enabled, sandbox_helper) {
-            (Some(false), _) => (None, Some("sandbox.enabled is false in settings".to_owned()), None),
-            (_, None) => (None, Some("the sandbox helper (the larik binary) was not found".to_owned()), None),
-            (_, Some(helper)) => match crate::sandbox::probe::support(&helper).problem {
-                None => {
-                    let writable = sandbox_settings.writable_paths.iter().map(std::path::PathBuf::from).collect();
-                    (
-                        Some(Arc::new(Sandbox::new(
-                            helper,
-                            cwd.clone(),
-                            writable,
-                            &permissions.protected_paths,
-                            sandbox_settings.network,
-                        ))),
-                        None,
-                        None,
-                    )
-                }
-                Some(reason) => {
-                    let notice = format!("The shell sandbox is off: {reason}. Commands will ask for approval instead.");
-                    (None, Some(reason), Some(notice))
-                }
-            },
-        };
-        let (initial_mode, mode_notice) = config::initial_mode(&permissions, &cwd);
-        let notices: Vec<String> = notice
-            .into_iter()
-            .chain(mode_notice)
-            .chain(settings.problems.iter().cloned())
-            .chain(hooks.problems().iter().cloned())
-            .chain(mcp_problems)
-            .chain(agent_problems)
-            .collect();
-        let notice = (!notices.is_empty()).then(|| notices.join("\n"));
-        let cwd_for_settings = cwd.clone();
-        // The project's own subagent definitions choose models too: the same approval decides.
-        let project_choices = crate::config::ProjectChoices {
-            subagent_models: agents
-                .iter()
-                .filter(|definition| definition.from_project)
-                .filter_map(|definition| Some((definition.name.clone(), definition.model.clone()?)))
-                .collect(),
-            ..settings.project_choices.clone()
-        };
-        let config = Self {
-            id: fresh_id(),
-            rules: RuleSet::from_lists(&permissions.allow, &permissions.deny, &permissions.ask)
-                .with_project_allow(&permissions.project_allow),
-            protected_paths: permissions.protected_paths,
-            initial_mode,
-            rules_file: config::private_rules_file(&cwd, env),
-            cwd,
-            provider,
-            model,
-            editor: None,
-            services: EditorServices::default(),
-            search,
-            sandbox,
-            sandbox_off,
-            notice,
-            log: None,
-            hooks,
-            mcp_servers,
-            data_dir: crate::config::user_data_dir(env),
-            agents,
-            model_config: resolved.clone(),
-            settings: Some(config::SettingsSource::new(cwd_for_settings, env.clone())),
-            project_choices,
-            language_servers: crate::lsp::ServerSpec::available(env, &settings.lsp.clone().unwrap_or_default()),
-            browser: Some(settings.browser.clone().unwrap_or_default())
-                .filter(|browser| browser.enabled != Some(false)),
-            limits: Limits {
-                budget: settings.budget.unwrap_or_default(),
-                context_window: settings.context_window,
-                compaction: settings.compaction.unwrap_or_default(),
-                stream_idle_timeout: settings
-                    .stream_idle_timeout_ms
-                    .map_or(limits::DEFAULT_STREAM_IDLE_TIMEOUT, |ms| std::time::Duration::from_millis(ms.max(1_000))),
-            },
-            history: Vec::new(),
-            title: None,
-        };
-        Ok((config, resolved))
-    }
-}
-
-/// A session id unique on this machine: the time in nanoseconds and the process id.
-fn fresh_id() -> String {
-    format!("session-{:x}-{}", crate::clock::now_nanos(), std::process::id())
 }
 
 pub struct Session {
