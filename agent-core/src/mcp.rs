@@ -6,10 +6,12 @@
 //! once and reconnected with backoff; servers stop with the session.
 
 pub mod auth;
+mod client_handler;
 pub mod config;
 pub mod conformance;
 mod connection;
 mod content;
+mod keep_alive;
 mod names;
 mod report;
 mod resources;
@@ -142,14 +144,15 @@ impl McpServers {
             *started = true;
             // Connecting from now on, so a prompt right after this waits for it.
             server.set_status(Status::Connecting);
-            let task = connection::keep_connected(
-                Arc::clone(server),
-                Arc::clone(&self.servers),
-                Arc::clone(&self.registry),
-                Arc::clone(&self.notices),
-                self.support.ask_user.clone(),
-                self.cancel.child_token(),
-            );
+            let task = keep_alive::Keeper {
+                server: Arc::clone(server),
+                all: Arc::clone(&self.servers),
+                registry: Arc::clone(&self.registry),
+                notices: Arc::clone(&self.notices),
+                ask_user: self.support.ask_user.clone(),
+                cancel: self.cancel.child_token(),
+            }
+            .run();
             tasks.push(tokio::spawn(task));
         }
     }

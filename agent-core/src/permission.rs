@@ -32,7 +32,7 @@ use std::sync::Mutex;
 use rules::{Rule, RuleSet, Subject};
 
 use crate::shell;
-use crate::tools::{Bash, CallDescription, CallSubject, DynTool, Read, Tool, ToolNames};
+use crate::tools::{Bash, CallDescription, CallSubject, DynTool, Read, ToolNames};
 use crate::workspace::Workspace;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -132,7 +132,7 @@ impl Permissions {
         rules
             .deny
             .iter()
-            .find(|rule| rule.matches(<Read as Tool>::NAME, Subject::Path { path, root }))
+            .find(|rule| rule.matches(ToolNames::of::<Read>(), Subject::Path { path, root }))
             .map(|rule| format!("denied by the rule `{}`", rule.text))
     }
 
@@ -143,7 +143,7 @@ impl Permissions {
         workspace: &Workspace,
         hook: Option<&HookVerdict>,
     ) -> Decision {
-        let names = tool.rule_names();
+        let names = tool.names();
         let name = names.name;
         // 1. Writes stay inside the project and off protected files, whatever the mode.
         if let CallSubject::Write(target) = &call.subject
@@ -245,7 +245,7 @@ pub(crate) fn bash_line_allowed(allow: &[String], line: &str) -> bool {
         raw_command: Some(line.trim().to_owned()),
         domain: None,
     };
-    subjects.all_allowed(ToolNames::from(<Bash as Tool>::NAME), &rules.allow)
+    subjects.all_allowed(ToolNames::of::<Bash>(), &rules.allow)
 }
 
 /// The subjects a call offers to rules, computed once per decision.
@@ -301,7 +301,7 @@ impl Subjects {
     /// Every subject is covered by an allow rule. Lines with substitutions, file redirections or
     /// parse errors are covered only by the bare tool rule.
     fn all_allowed(&self, tool: ToolNames<'_>, allow: &[Rule]) -> bool {
-        if allow.iter().any(|rule| rule.tool == tool.name && rule.pattern.is_none()) {
+        if allow.iter().any(|rule| rule.names_tool(tool) && rule.pattern.is_none()) {
             return true;
         }
         if let Some(line) = &self.command_line

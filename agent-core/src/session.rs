@@ -10,6 +10,7 @@ mod dispatch;
 mod environment;
 pub(crate) mod hook_points;
 pub mod limits;
+mod opening;
 mod paced_text;
 pub mod store;
 mod subagent;
@@ -32,11 +33,9 @@ use crate::event::AgentEvent;
 use crate::llm::{Message, Part, Provider, ProviderError};
 use crate::models::Models;
 use crate::permission::{Mode, Permissions};
-use crate::tools::background::BackgroundShells;
-use crate::tools::{Registry, ToolEnv};
+use crate::tools::Registry;
 use crate::workspace::Workspace;
 use environment::SessionEnv;
-use hook_points::HookPoints;
 
 /// A turn that could not finish; named for what the front end does next.
 #[derive(Debug, thiserror::Error)]
@@ -76,115 +75,55 @@ pub struct Session {
 }
 
 impl Session {
-    pub fn new(config: SessionConfig, parent_cancel: &CancellationToken) -> Self {
+    pub fn new(mut config: SessionConfig, parent_cancel: &CancellationToken) -> Self {
+        let cancel = parent_cancel.child_token();
         let mut workspace = Workspace::new(&config.cwd).with_protected(&config.protected_paths);
-        if let Some(editor) = config.editor {
+        if let Some(editor) = config.editor.take() {
             workspace = workspace.with_editor(editor);
         }
         let workspace = Arc::new(workspace);
-        let workspace_root = workspace.root().to_path_buf();
         let user_files =
             config.settings.as_ref().map(|settings| config::user_instruction_files(&settings.env)).unwrap_or_default();
         let (skills, skill_problems) = crate::skills::Skills::load(config.settings.clone());
         let skills = Arc::new(skills);
-        let system = crate::prompt::system_prompt(
-            workspace.root(),
-            &crate::clock::today_utc(),
-            &user_files,
-            &crate::skills::index(&skills.all()),
-        );
-        let cancel = parent_cancel.child_token();
-        let project_allow: Vec<String> = config.rules.project_allow.iter().map(|rule| rule.text.clone()).collect();
-        let registry = Arc::new(Registry::builtin(config.search));
-        let settings = config.settings.map(Arc::new);
+        let system = opening::system_prompt(workspace.root(), &user_files, &skills);
+        let settings = config.settings.take().map(Arc::new);
         let tasks = Arc::new(crate::agents::BackgroundTasks::new(cancel.clone()));
-        registry.add_all([
-            Arc::new(crate::agents::task_control::TaskWait(Arc::clone(&tasks))) as Arc<dyn crate::tools::DynTool>,
-            Arc::new(crate::agents::task_control::TaskStop(Arc::clone(&tasks))),
-        ]);
-        crate::skills::tool::offer_if_any(&registry, &skills);
         // The exact output of bash calls and the tool that reads it, when the user turned the
         // token saver on.
         let token_saver =
             crate::token_saver::TokenSaver::for_session(settings.as_deref(), config.data_dir.as_deref(), &config.id);
-        crate::tools::raw_output::offer_if_on(&registry, token_saver.as_ref());
-        // Questions to language servers, when the session has some it may start.
-        if !config.language_servers.is_empty() {
-            registry.add_all([
-                Arc::new(crate::tools::lsp_query::Lsp) as Arc<dyn crate::tools::DynTool>,
-                Arc::new(crate::tools::apply_code_action::ApplyCodeAction),
-            ]);
+        let registry = Arc::new(Registry::builtin(config.search.take()));
+        opening::Offered {
+            tasks: &tasks,
+            skills: &skills,
+            token_saver: token_saver.as_ref(),
+            language_servers: !config.language_servers.is_empty(),
+            #[cfg(feature = "browser")]
+            browser: config.browser.take(),
+            settings: settings.as_deref(),
+            data_dir: config.data_dir.as_deref(),
+            cancel: &cancel,
         }
-        #[cfg(feature = "browser")]
-        if let Some(browser_settings) = config.browser {
-            let env = settings.as_ref().map(|source| source.env.clone()).unwrap_or_default();
-            let profile = config.data_dir.clone().unwrap_or_else(std::env::temp_dir).join("browser-profile");
-            let browser = crate::browser::WebBrowser::new(
-                crate::browser::BrowserSetup { settings: browser_settings, env, profile },
-                &cancel,
-            );
-            registry.add_all(crate::tools::browser::all(&browser));
-        }
-        // Said with the next turn: what the settings made of this session, then whatever the
-        // MCP servers report between turns.
-        let notices: Arc<crate::mcp::Notices> = Arc::default();
-        notices.push_all(config.notice);
-        notices.push_all((!skill_problems.is_empty()).then(|| skill_problems.join("\n")));
-        let support = crate::mcp::McpSupport {
-            data_dir: config.data_dir.clone(),
-            browser: config.services.browser.clone(),
-            ask_user: config.services.ask_user.clone(),
-        };
-        let mcp = Arc::new(crate::mcp::McpServers::new(
-            config.mcp_servers,
-            support,
-            Arc::clone(&registry),
-            Arc::clone(&notices),
-            cancel.child_token(),
-        ));
-        let hooks = HookPoints::new(
-            config.hooks,
-            project_allow,
-            mcp.project_servers(),
-            config.project_choices.describe(),
-            config.rules_file.clone(),
-        );
-        if let Some(sandbox) = &config.sandbox {
-            sandbox.sweep_stand_ins();
-        }
-        let permissions = Permissions::new(config.rules, config.sandbox.is_some(), config.rules_file);
-        permissions.set_mode(config.initial_mode);
-        let project_approved = hooks.project_approved();
-        mcp.start(false);
+        .add_to(&registry);
+        let notices = opening::first_notices(config.notice.take(), &skill_problems);
+        let guarded = opening::guarded(&mut config, &registry, &notices, &cancel);
+        let project_approved = guarded.hooks.project_approved();
+        let checkpoints = config
+            .data_dir
+            .as_deref()
+            .map(|dir| Arc::new(crate::checkpoints::Checkpoints::new(workspace.root(), dir, &config.id)));
+        let tools = opening::tool_env(&mut config, workspace, &notices, token_saver, &cancel);
         let models = Arc::new(Models::new(config.provider, config.model));
         if let Some(model_config) = &config.model_config {
             models.remember(model_config);
         }
-        let checkpoints = config
-            .data_dir
-            .as_deref()
-            .map(|dir| Arc::new(crate::checkpoints::Checkpoints::new(&workspace_root, dir, &config.id)));
-        let tools = ToolEnv {
-            session_id: config.id,
-            workspace,
-            lsp: Arc::new(crate::lsp::LanguageServers::new(
-                &workspace_root,
-                config.language_servers,
-                Arc::clone(&notices),
-                config.services.diagnostics.clone(),
-            )),
-            services: config.services,
-            sandbox: config.sandbox,
-            shells: Arc::new(BackgroundShells::new(cancel.clone())),
-            data_dir: config.data_dir,
-            token_saver,
-        };
         let env = Arc::new(SessionEnv {
             tools: Arc::new(tools),
             checkpoints,
-            permissions: Arc::new(permissions),
+            permissions: Arc::new(guarded.permissions),
             registry,
-            hooks: Arc::new(hooks),
+            hooks: Arc::new(guarded.hooks),
             models: Arc::clone(&models),
             settings: settings.clone(),
             skills: Arc::clone(&skills),
@@ -192,18 +131,13 @@ impl Session {
             limits: config.limits,
             log: config.log,
             tasks: Arc::clone(&tasks),
-            mcp,
+            mcp: guarded.mcp,
             notices,
         });
         // The task tool runs children through this session's loop; it lives in the session's
         // registry, so its runner holds the session weakly.
-        let parent = crate::agents::ParentSession {
-            settings,
-            models,
-            skills,
-            tasks,
-            runner: Arc::new(subagent::SessionRunner { parent: Arc::downgrade(&env) }),
-        };
+        let runner = Arc::new(subagent::SessionRunner { parent: Arc::downgrade(&env) });
+        let parent = crate::agents::ParentSession { settings, models, skills, tasks, runner };
         env.registry.add(Arc::new(crate::agents::TaskTool::new(config.agents, parent)));
         // Approved in an earlier session, as the project's settings are now.
         if project_approved {

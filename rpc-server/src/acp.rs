@@ -14,6 +14,7 @@ mod lifecycle;
 mod modes;
 mod output_queue;
 mod permission;
+mod slash;
 mod terminals;
 mod to_proto;
 

@@ -9,3 +9,4 @@ pub mod listener;
 pub mod lsp_client;
 pub mod mock_llm;
 pub mod pages;
+pub mod tasks;

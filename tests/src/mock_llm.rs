@@ -162,40 +162,14 @@ async fn serve_connection(stream: TcpStream, scenario: Arc<Scenario>, state: Arc
             continue;
         }
         if method == "GET" && path.ends_with("/models") {
-            // A model list costs nothing: answered from the scenario only when its next step is
-            // an HTTP error (a rejected key), else listed in the provider's own format.
-            let error = state.lock().ok().and_then(|mut state| {
-                state.used.resize(scenario.responses.len(), false);
-                let next = state.used.iter().position(|used| !used)?;
-                let status = scenario.responses[next].status?;
-                state.used[next] = true;
-                Some((status, scenario.responses[next].body.clone()))
-            });
-            let (status, body) = match error {
-                Some((status, body)) => (status, body.unwrap_or_else(|| json!({"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}).to_string())),
-                // Both providers' list shapes at once: Anthropic's `has_more`, OpenAI's `object`.
-                None => (200, json!({"object": "list", "data": [{"type": "model", "id": "claude-sonnet-4-5", "object": "model", "owned_by": "mock"}], "has_more": false}).to_string()),
-            };
+            let (status, body) = model_list(&scenario, &state);
             if write_response(&mut write, status, "application/json", &BTreeMap::new(), &body).await.is_err() {
                 return;
             }
             continue;
         }
         let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-        let step = {
-            let Ok(mut state) = state.lock() else { return };
-            state.requests.push(request.clone());
-            state.keys.push(key);
-            let text = request.to_string();
-            state.used.resize(scenario.responses.len(), false);
-            let chosen = scenario.responses.iter().enumerate().position(|(index, step)| {
-                !state.used[index] && step.when.as_ref().is_none_or(|needle| text.contains(needle.as_str()))
-            });
-            chosen.map(|index| {
-                state.used[index] = true;
-                scenario.responses[index].clone()
-            })
-        };
+        let Some(step) = take_step(&scenario, &state, &request, key) else { return };
         if let Some(wanted) = step.as_ref().and_then(|step| step.after_requests) {
             let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
             while state.lock().map(|state| state.requests.len()).unwrap_or(0) < wanted {
@@ -242,6 +216,40 @@ async fn serve_connection(stream: TcpStream, scenario: Arc<Scenario>, state: Arc
             return;
         }
     }
+}
+
+/// The answer to a model list. A list costs nothing: answered from the scenario only when its
+/// next step is an HTTP error (a rejected key), else listed in the provider's own format.
+fn model_list(scenario: &Scenario, state: &Mutex<State>) -> (u16, String) {
+    let error = state.lock().ok().and_then(|mut state| {
+        state.used.resize(scenario.responses.len(), false);
+        let next = state.used.iter().position(|used| !used)?;
+        let status = scenario.responses[next].status?;
+        state.used[next] = true;
+        Some((status, scenario.responses[next].body.clone()))
+    });
+    match error {
+        Some((status, body)) => (status, body.unwrap_or_else(|| json!({"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}).to_string())),
+        // Both providers' list shapes at once: Anthropic's `has_more`, OpenAI's `object`.
+        None => (200, json!({"object": "list", "data": [{"type": "model", "id": "claude-sonnet-4-5", "object": "model", "owned_by": "mock"}], "has_more": false}).to_string()),
+    }
+}
+
+/// Records the request and takes the first unused step it matches; `None` when the state is
+/// poisoned, `Some(None)` when no step is left.
+fn take_step(scenario: &Scenario, state: &Mutex<State>, request: &Value, key: String) -> Option<Option<Step>> {
+    let mut state = state.lock().ok()?;
+    state.requests.push(request.clone());
+    state.keys.push(key);
+    let text = request.to_string();
+    state.used.resize(scenario.responses.len(), false);
+    let chosen = scenario.responses.iter().enumerate().position(|(index, step)| {
+        !state.used[index] && step.when.as_ref().is_none_or(|needle| text.contains(needle.as_str()))
+    });
+    Some(chosen.map(|index| {
+        state.used[index] = true;
+        scenario.responses[index].clone()
+    }))
 }
 
 /// Writes the events as chunks; returns false when the client went away first.

@@ -233,84 +233,10 @@ async fn the_browser_tools_drive_real_pages_through_the_pipeline() {
         .await;
     assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
     let last = mock.requests().last().unwrap().clone();
-    let text = |id: &str| result_of(&last, id).0;
 
     // Navigation asks like web_fetch; acting on the page asks; looking does not.
-    assert!(asked.iter().any(|title| title.starts_with("Open http://127.0.0.1")), "{asked:?}");
-    assert!(
-        asked.iter().any(|title| title == "Type into e1 in the browser")
-            && asked.iter().any(|title| title == "Click e2 in the browser"),
-        "{asked:?}"
-    );
-    assert!(
-        always.contains(&"Always allow `browser_navigate(domain:127.0.0.1)` in this project".to_owned()),
-        "always allow proposes the domain: {always:?}"
-    );
-    assert!(always.contains(&"Always allow `browser_click` in this project".to_owned()), "{always:?}");
-    assert!(
-        !asked.iter().any(|title| title.contains("Look at") || title.contains("console") || title.contains("Go back")),
-        "{asked:?}"
-    );
-
-    assert!(text("n1").contains("Page: Form ("), "{}", text("n1"));
-    let first = text("s1");
-    for expected in [
-        "heading \"Sign up\" [level=1]",
-        "text \"Tell us who you are.\"",
-        "textbox \"Name\" [ref=e1] value=\"prefilled\"",
-        "button \"Submit\" [ref=e2]",
-        "button \"Shadow action\" [ref=e3]",
-        "link \"Open two\" [ref=e4] -> /two",
-        "combobox \"Size\" [ref=e5] selected=\"Small\"",
-    ] {
-        assert!(first.contains(expected), "{expected} in:\n{first}");
-    }
-    // The framework saw the typing (the field was cleared through the native setter), the
-    // shadow root's button was found by its ref, the select changed; refs stayed the same.
-    let second = text("s2");
-    assert!(second.contains("text \"Hello, Ada\""), "{second}");
-    assert!(second.contains("text \"shadow clicked\""), "{second}");
-    assert!(
-        second.contains("textbox \"Name\" [ref=e1] value=\"Ada\"")
-            && second.contains("combobox \"Size\" [ref=e5] selected=\"Large\""),
-        "{second}\n{}",
-        text("l1")
-    );
-    let console = text("k1");
-    assert!(
-        console.contains("[error] broken thing on the form") && console.contains("[exception] Error: late failure"),
-        "{console}"
-    );
-
-    // The link's new tab was adopted and made active.
-    assert!(text("c3").contains("Page: Two ("), "{}", text("c3"));
-    let tabs = text("tabs");
-    assert!(tabs.contains("0 Form (") && tabs.contains("1 (active) Two ("), "{tabs}");
-    assert!(text("s3").contains("link \"Dialogs\" [ref=e1] -> /dialogs"), "{}", text("s3"));
-
-    // Dialogs do not block: the alert was accepted, the confirm dismissed, both logged.
-    assert!(text("d1").contains("button \"Ask\" [ref=e1]"), "{}", text("d1"));
-    assert!(text("d3").contains("text \"confirm said false\""), "{}", text("d3"));
-    let dialogs = text("d4");
-    assert!(
-        dialogs.contains("[dialog] alert \"hello\": accepted")
-            && dialogs.contains("[dialog] confirm \"sure?\": dismissed"),
-        "{dialogs}"
-    );
-
-    // History by entry, never waiting on a cached page's load event.
-    assert!(text("b1").contains("Page: Two ("), "{}", text("b1"));
-    assert!(text("f1").contains("Page: Dialogs ("), "{}", text("f1"));
-    assert!(text("b2").contains("Page: Two ("), "{}", text("b2"));
-    assert!(text("x1").contains("No element has the ref e99"), "{}", text("x1"));
-    assert!(
-        text("t2").starts_with("0 (active) Form (") && !text("t2").contains("Two"),
-        "the closed tab is gone: {}",
-        text("t2")
-    );
-    assert!(text("t3").contains("1 (active)  (about:blank)"), "{}", text("t3"));
-    assert!(text("t4").starts_with("0 (active) Form ("), "{}", text("t4"));
-    assert_eq!(text("t5").lines().count(), 1, "{}", text("t5"));
+    asked_like_web_fetch(&asked, &always);
+    the_pages_answered(&last);
 
     // The editor saw the calls as they ran.
     assert!(
@@ -485,4 +411,88 @@ async fn a_browser_the_user_closed_starts_again_and_rules_and_plan_mode_hold() {
     agent.close_stdin();
     assert!(agent.wait_exit().await.success());
     assert!(gone_within(&home, 5).await, "{:?}", browsers_of(&home));
+}
+
+/// Opening a page asks as web_fetch does, with the domain to always allow; acting on a page
+/// asks; looking does not.
+fn asked_like_web_fetch(asked: &[String], always: &[String]) {
+    assert!(asked.iter().any(|title| title.starts_with("Open http://127.0.0.1")), "{asked:?}");
+    assert!(
+        asked.iter().any(|title| title == "Type into e1 in the browser")
+            && asked.iter().any(|title| title == "Click e2 in the browser"),
+        "{asked:?}"
+    );
+    assert!(
+        always.contains(&"Always allow `browser_navigate(domain:127.0.0.1)` in this project".to_owned()),
+        "always allow proposes the domain: {always:?}"
+    );
+    assert!(always.contains(&"Always allow `browser_click` in this project".to_owned()), "{always:?}");
+    assert!(
+        !asked.iter().any(|title| title.contains("Look at") || title.contains("console") || title.contains("Go back")),
+        "{asked:?}"
+    );
+}
+
+/// What each call of the script answered, from the last request's tool results.
+fn the_pages_answered(last: &Value) {
+    let text = |id: &str| result_of(last, id).0;
+    assert!(text("n1").contains("Page: Form ("), "{}", text("n1"));
+    let first = text("s1");
+    for expected in [
+        "heading \"Sign up\" [level=1]",
+        "text \"Tell us who you are.\"",
+        "textbox \"Name\" [ref=e1] value=\"prefilled\"",
+        "button \"Submit\" [ref=e2]",
+        "button \"Shadow action\" [ref=e3]",
+        "link \"Open two\" [ref=e4] -> /two",
+        "combobox \"Size\" [ref=e5] selected=\"Small\"",
+    ] {
+        assert!(first.contains(expected), "{expected} in:\n{first}");
+    }
+    // The framework saw the typing (the field was cleared through the native setter), the
+    // shadow root's button was found by its ref, the select changed; refs stayed the same.
+    let second = text("s2");
+    assert!(second.contains("text \"Hello, Ada\""), "{second}");
+    assert!(second.contains("text \"shadow clicked\""), "{second}");
+    assert!(
+        second.contains("textbox \"Name\" [ref=e1] value=\"Ada\"")
+            && second.contains("combobox \"Size\" [ref=e5] selected=\"Large\""),
+        "{second}\n{}",
+        text("l1")
+    );
+    let console = text("k1");
+    assert!(
+        console.contains("[error] broken thing on the form") && console.contains("[exception] Error: late failure"),
+        "{console}"
+    );
+
+    // The link's new tab was adopted and made active.
+    assert!(text("c3").contains("Page: Two ("), "{}", text("c3"));
+    let tabs = text("tabs");
+    assert!(tabs.contains("0 Form (") && tabs.contains("1 (active) Two ("), "{tabs}");
+    assert!(text("s3").contains("link \"Dialogs\" [ref=e1] -> /dialogs"), "{}", text("s3"));
+
+    // Dialogs do not block: the alert was accepted, the confirm dismissed, both logged.
+    assert!(text("d1").contains("button \"Ask\" [ref=e1]"), "{}", text("d1"));
+    assert!(text("d3").contains("text \"confirm said false\""), "{}", text("d3"));
+    let dialogs = text("d4");
+    assert!(
+        dialogs.contains("[dialog] alert \"hello\": accepted")
+            && dialogs.contains("[dialog] confirm \"sure?\": dismissed"),
+        "{dialogs}"
+    );
+
+    // History by entry, never waiting on a cached page's load event.
+    assert!(text("b1").contains("Page: Two ("), "{}", text("b1"));
+    assert!(text("f1").contains("Page: Dialogs ("), "{}", text("f1"));
+    assert!(text("b2").contains("Page: Two ("), "{}", text("b2"));
+    assert!(text("x1").contains("No element has the ref e99"), "{}", text("x1"));
+    assert!(
+        text("t2").starts_with("0 (active) Form (") && !text("t2").contains("Two"),
+        "the closed tab is gone: {}",
+        text("t2")
+    );
+    assert!(text("t3").contains("1 (active)  (about:blank)"), "{}", text("t3"));
+    assert!(text("t4").starts_with("0 (active) Form ("), "{}", text("t4"));
+    assert_eq!(text("t5").lines().count(), 1, "{}", text("t5"));
 }

@@ -112,19 +112,7 @@ async fn a_hundred_kills_lose_no_file_leave_no_temp_file_and_no_process() {
             content.len()
         );
         written += usize::from(is_new);
-        // No temp file of an interrupted write, ever.
-        // (The sandbox's stand-ins, whole or half made, are swept when a session starts again.)
-        let temp: Vec<String> = stray(&root)
-            .into_iter()
-            .filter(|name| !is_stand_in(&root.join(name)) && !name.starts_with(".larik-stand-in-"))
-            .collect();
-        assert!(temp.is_empty(), "kill {kill}: left in the project: {temp:?}");
-        let mut waited = 0;
-        while !survivors().is_empty() && waited < 40 {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-            waited += 1;
-        }
-        assert!(survivors().is_empty(), "kill {kill}: outlived the agent: {:?}", survivors());
+        nothing_left_behind(&root, kill).await;
     }
     // One more session start sweeps what the last kill left.
     let mock = MockLlm::start(Scenario { responses: vec![] }).await.unwrap();
@@ -134,8 +122,32 @@ async fn a_hundred_kills_lose_no_file_leave_no_temp_file_and_no_process() {
     assert!(stray(&root).is_empty(), "{:?}", stray(&root));
     agent.close_stdin();
     agent.wait_exit().await;
-    let store = SessionStore::new(sandbox.home.path().join(".local/share/larik/sessions"));
-    let files: Vec<_> = std::fs::read_dir(sandbox.home.path().join(".local/share/larik/sessions"))
+    every_session_loads(sandbox.home.path());
+    eprintln!("{written} of {KILLS} kills came after the write");
+    assert!(written > 0 && written < KILLS, "the kills fell before and after the write: {written} of {KILLS}");
+}
+
+/// No temp file of an interrupted write and no process outlives the agent.
+async fn nothing_left_behind(root: &std::path::Path, kill: usize) {
+    // No temp file of an interrupted write, ever.
+    // (The sandbox's stand-ins, whole or half made, are swept when a session starts again.)
+    let temp: Vec<String> = stray(root)
+        .into_iter()
+        .filter(|name| !is_stand_in(&root.join(name)) && !name.starts_with(".larik-stand-in-"))
+        .collect();
+    assert!(temp.is_empty(), "kill {kill}: left in the project: {temp:?}");
+    let mut waited = 0;
+    while !survivors().is_empty() && waited < 40 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        waited += 1;
+    }
+    assert!(survivors().is_empty(), "kill {kill}: outlived the agent: {:?}", survivors());
+}
+
+/// A session file per run, each of which loads as a conversation.
+fn every_session_loads(home: &std::path::Path) {
+    let store = SessionStore::new(home.join(".local/share/larik/sessions"));
+    let files: Vec<_> = std::fs::read_dir(home.join(".local/share/larik/sessions"))
         .unwrap()
         .flatten()
         .filter(|entry| entry.path().extension().is_some_and(|ext| ext == "jsonl"))
@@ -148,6 +160,4 @@ async fn a_hundred_kills_lose_no_file_leave_no_temp_file_and_no_process() {
         // Whatever was written before the kill reads back as a conversation.
         let _ = stored.messages();
     }
-    eprintln!("{written} of {KILLS} kills came after the write");
-    assert!(written > 0 && written < KILLS, "the kills fell before and after the write: {written} of {KILLS}");
 }

@@ -244,3 +244,28 @@ fn production_code(src: &std::path::Path, modules: &[&str]) -> Vec<(std::path::P
     }
     files
 }
+
+/// STYLE.md: small files with one job. A file that grows past this is split by what it does.
+#[test]
+fn no_rust_file_is_over_600_lines() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut long = Vec::new();
+    let mut pending = vec![root.clone()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                if !name.starts_with('.') && name != "target" && name != "node_modules" {
+                    pending.push(path);
+                }
+            } else if name.ends_with(".rs") {
+                let lines = std::fs::read_to_string(&path).unwrap().lines().count();
+                if lines > 600 {
+                    long.push(format!("{} has {lines} lines", path.strip_prefix(&root).unwrap().display()));
+                }
+            }
+        }
+    }
+    assert!(long.is_empty(), "{long:#?}");
+}

@@ -77,41 +77,7 @@ async fn a_turn_nearing_the_window_is_compacted_and_goes_on_and_a_load_continues
     assert_eq!(compactions[0]["compactionId"], compactions[1]["compactionId"]);
     assert!(compactions[1]["summary"][0]["text"].as_str().unwrap().starts_with("NOTES:"));
 
-    let requests = mock.requests();
-    assert_eq!(requests.len(), 5);
-    // The summary was asked for over a bounded transcript, not the conversation resent whole.
-    let asked = &requests[3];
-    assert!(asked["system"].to_string().contains("working notes"), "{}", asked["system"]);
-    assert!(
-        asked.get("tools").is_none_or(|tools| tools.as_array().is_none_or(Vec::is_empty)),
-        "no tools with a summary request"
-    );
-    let transcript = text_of(&asked["messages"][0]);
-    assert!(
-        transcript.contains("USER: Count the lines of a.log")
-            && transcript.contains("TOOL CALL read")
-            && transcript.contains("bytes cut")
-            && transcript.contains("USER: Now b.log"),
-        "{transcript}"
-    );
-    assert!(asked.to_string().len() < 12_000, "the summarizer's request is bounded: {} bytes", asked.to_string().len());
-    // The turn went on from the summary with the latest calls and their (cut) results.
-    let messages = requests[4]["messages"].as_array().unwrap();
-    assert_eq!(messages.len(), 3, "{messages:?}");
-    assert!(text_of(&messages[0]).contains("<conversation-summary>\nNOTES: the user asked"));
-    assert_eq!(messages[1]["content"][0]["type"], "tool_use");
-    assert_eq!(messages[2]["content"][0]["type"], "tool_result");
-    assert!(messages[2].to_string().contains("line 00000") && messages[2].to_string().contains("bytes cut"));
-    let before = requests[2].to_string().len() + lines.len();
-    assert!(
-        requests[4].to_string().len() * 4 / 3 < before,
-        "the request after compaction is smaller than the one it replaced"
-    );
-    assert!(
-        requests[4].to_string().len() / 4 < 15_000,
-        "and under the threshold: {} bytes",
-        requests[4].to_string().len()
-    );
+    compacted_within_bounds(&mock.requests(), lines.len());
     agent.close_stdin();
     assert!(agent.wait_exit().await.success());
 
@@ -339,4 +305,43 @@ async fn a_spent_budget_stops_the_turn_before_the_next_request() {
     let (response, _) = agent.prompt(&session, "and now?", |_| "allow_once").await;
     assert_eq!(response["result"]["stopReason"], "max_tokens");
     assert_eq!(mock.requests().len(), 1, "a later prompt is stopped too");
+}
+
+/// The summary was asked for over a bounded transcript, and the turn went on from it with a
+/// smaller request (`read_bytes`: what the compacted read returned).
+fn compacted_within_bounds(requests: &[Value], read_bytes: usize) {
+    assert_eq!(requests.len(), 5);
+    // The summary was asked for over a bounded transcript, not the conversation resent whole.
+    let asked = &requests[3];
+    assert!(asked["system"].to_string().contains("working notes"), "{}", asked["system"]);
+    assert!(
+        asked.get("tools").is_none_or(|tools| tools.as_array().is_none_or(Vec::is_empty)),
+        "no tools with a summary request"
+    );
+    let transcript = text_of(&asked["messages"][0]);
+    assert!(
+        transcript.contains("USER: Count the lines of a.log")
+            && transcript.contains("TOOL CALL read")
+            && transcript.contains("bytes cut")
+            && transcript.contains("USER: Now b.log"),
+        "{transcript}"
+    );
+    assert!(asked.to_string().len() < 12_000, "the summarizer's request is bounded: {} bytes", asked.to_string().len());
+    // The turn went on from the summary with the latest calls and their (cut) results.
+    let messages = requests[4]["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 3, "{messages:?}");
+    assert!(text_of(&messages[0]).contains("<conversation-summary>\nNOTES: the user asked"));
+    assert_eq!(messages[1]["content"][0]["type"], "tool_use");
+    assert_eq!(messages[2]["content"][0]["type"], "tool_result");
+    assert!(messages[2].to_string().contains("line 00000") && messages[2].to_string().contains("bytes cut"));
+    let before = requests[2].to_string().len() + read_bytes;
+    assert!(
+        requests[4].to_string().len() * 4 / 3 < before,
+        "the request after compaction is smaller than the one it replaced"
+    );
+    assert!(
+        requests[4].to_string().len() / 4 < 15_000,
+        "and under the threshold: {} bytes",
+        requests[4].to_string().len()
+    );
 }

@@ -66,36 +66,7 @@ async fn a_claude_code_users_skills_and_commands_work_unchanged() {
     let sandbox = Sandbox::new();
     let project = sandbox.project_path();
     let home = sandbox.home.path();
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/claude");
-    copy_dir(&fixtures.join("skills"), &home.join(".claude/skills"));
-    copy_dir(&fixtures.join("commands"), &project.join(".claude/commands"));
-    write(
-        &project.join(".claude/skills/release-notes/SKILL.md"),
-        "---\ndescription: Draft release notes for a version\ndisable-model-invocation: true\nargument-hint: <version>\n---\nDraft the release notes for version $0 from CHANGELOG.md.\n",
-    );
-    write(
-        &project.join(".claude/skills/house-style/SKILL.md"),
-        "---\ndescription: The team's house style for prose\nuser-invocable: false\n---\nWrite short sentences.\n",
-    );
-    write(&project.join(".claude/skills/broken/SKILL.md"), "---\ndescription: [unclosed\n---\nbody\n");
-    // A command of the project's that tries what needs approval: a command the rules ask about
-    // and a file they deny.
-    write(
-        &project.join(".claude/commands/stamp.md"),
-        "---\ndescription: Stamp the build\n---\nStamp: !`touch stamped.txt`\nToken: @secrets/token.txt\nDone stamping.\n",
-    );
-    write(&project.join("secrets/token.txt"), "hunter2\n");
-    write(&project.join("CONTRIBUTING.md"), "Commit messages: imperative mood, at most 72 characters.\n");
-    write(
-        &home.join(".config/larik/settings.json"),
-        r#"{"permissions": {"ask": ["Bash(touch:*)"], "deny": ["Read(secrets/**)"]}}"#,
-    );
-    write(&project.join("parser.py"), "def parse(text):\n    return text.split()\n");
-    git(&project, &["init", "-q", "-b", "main"]);
-    git(&project, &["add", "parser.py"]);
-    git(&project, &["commit", "-q", "-m", "Add the parser"]);
-    write(&project.join("parser.py"), "def parse(text):\n    return text.split(',')\n");
-    git(&project, &["add", "parser.py"]);
+    claude_code_users_files(&project, home);
 
     let steps = vec![
         when(
@@ -113,21 +84,7 @@ async fn a_claude_code_users_skills_and_commands_work_unchanged() {
     agent.initialize().await;
     let session = agent.new_session(&project).await;
 
-    // The menu: skills and commands from both roots, hints as written, the hidden one left out.
-    let menu = offered(agent.announced.as_ref().unwrap());
-    let find = |name: &str| menu.iter().find(|(offered, _, _)| offered == name).cloned();
-    let review = find("code-review").expect("the user's skill is offered");
-    assert!(review.1.starts_with("Review a change for correctness"), "{review:?}");
-    assert_eq!(review.2.as_deref(), Some("[path or branch]"));
-    assert_eq!(find("commit").unwrap().2.as_deref(), Some("[message]"), "Claude Code's raw argument-hint");
-    assert_eq!(
-        find("git:recent").unwrap().1,
-        "Summarize what changed in the last commits",
-        "a nested command, its first line as description"
-    );
-    assert!(find("release-notes").is_some(), "a skill the model may not load is still the user's");
-    assert!(find("house-style").is_none(), "user-invocable: false");
-    assert!(find("compact").is_some(), "the built-ins stay");
+    menu_is_as_written(&offered(agent.announced.as_ref().unwrap()));
 
     // The model sees the index, not the bodies, and loads a skill with the skill tool.
     let (response, updates) =
@@ -138,26 +95,7 @@ async fn a_claude_code_users_skills_and_commands_work_unchanged() {
             && update["content"]["text"].as_str().unwrap_or_default().contains("broken/SKILL.md")),
         "the left-out file is reported: {updates:?}"
     );
-    let requests = mock.requests();
-    let system = requests[0]["system"].to_string();
-    assert!(system.contains("- code-review: Review a change for correctness"), "{system}");
-    assert!(system.contains("- commit: Create a git commit") && system.contains("- house-style: "), "{system}");
-    assert!(
-        !system.contains("release-notes") && !system.contains("git:recent"),
-        "disabled and description-less ones are not offered: {system}"
-    );
-    assert!(!system.contains("senior engineer") && !system.contains("Stamp:"), "no bodies: {system}");
-    assert!(requests[0]["tools"].as_array().unwrap().iter().any(|tool| tool["name"] == "skill"));
-    let loaded = requests[1]["messages"].to_string();
-    assert!(
-        loaded.contains("Review parser.py the way a careful senior engineer would"),
-        "the body, with its argument: {loaded}"
-    );
-    assert!(
-        loaded.contains("- checklist.md")
-            && loaded.contains(&home.join(".claude/skills/code-review").display().to_string()),
-        "its bundled files: {loaded}"
-    );
+    the_index_not_the_bodies(&mock.requests(), home);
 
     // `/commit`: the staged diff and the status inlined, the argument put in, the file attached.
     let (response, _) =
@@ -203,14 +141,7 @@ async fn a_claude_code_users_skills_and_commands_work_unchanged() {
     assert!(system.contains("- code-review: Audit a change for correctness"), "{system}");
 
     // A loaded session announces its commands too.
-    let id = agent.request("session/load", json!({"sessionId": session, "cwd": project, "mcpServers": []})).await;
-    agent.response(id).await;
-    let announced = loop {
-        let message = agent.next().await;
-        if message["params"]["update"]["sessionUpdate"] == "available_commands_update" {
-            break message;
-        }
-    };
+    let announced = loaded_menu(&mut agent, &session, &project).await;
     assert!(offered(&announced).iter().any(|(name, _, _)| name == "commit"), "{announced}");
 }
 
@@ -278,4 +209,91 @@ async fn a_skills_inline_commands_take_the_pipeline_hooks_checkpoints_and_all() 
     let said = larik_tests::harness::message_text(&updates);
     assert!(said.contains("Undid the turn"), "{said}");
     assert!(!project.join("notes.txt").exists(), "the file the inline command wrote is gone");
+}
+
+/// A Claude Code user's skills and commands, as they keep them, with a project that has a
+/// staged change to commit.
+fn claude_code_users_files(project: &Path, home: &Path) {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/claude");
+    copy_dir(&fixtures.join("skills"), &home.join(".claude/skills"));
+    copy_dir(&fixtures.join("commands"), &project.join(".claude/commands"));
+    write(
+        &project.join(".claude/skills/release-notes/SKILL.md"),
+        "---\ndescription: Draft release notes for a version\ndisable-model-invocation: true\nargument-hint: <version>\n---\nDraft the release notes for version $0 from CHANGELOG.md.\n",
+    );
+    write(
+        &project.join(".claude/skills/house-style/SKILL.md"),
+        "---\ndescription: The team's house style for prose\nuser-invocable: false\n---\nWrite short sentences.\n",
+    );
+    write(&project.join(".claude/skills/broken/SKILL.md"), "---\ndescription: [unclosed\n---\nbody\n");
+    // A command of the project's that tries what needs approval: a command the rules ask about
+    // and a file they deny.
+    write(
+        &project.join(".claude/commands/stamp.md"),
+        "---\ndescription: Stamp the build\n---\nStamp: !`touch stamped.txt`\nToken: @secrets/token.txt\nDone stamping.\n",
+    );
+    write(&project.join("secrets/token.txt"), "hunter2\n");
+    write(&project.join("CONTRIBUTING.md"), "Commit messages: imperative mood, at most 72 characters.\n");
+    write(
+        &home.join(".config/larik/settings.json"),
+        r#"{"permissions": {"ask": ["Bash(touch:*)"], "deny": ["Read(secrets/**)"]}}"#,
+    );
+    write(&project.join("parser.py"), "def parse(text):\n    return text.split()\n");
+    git(project, &["init", "-q", "-b", "main"]);
+    git(project, &["add", "parser.py"]);
+    git(project, &["commit", "-q", "-m", "Add the parser"]);
+    write(&project.join("parser.py"), "def parse(text):\n    return text.split(',')\n");
+    git(project, &["add", "parser.py"]);
+}
+
+/// The menu: skills and commands from both roots, hints as written, the hidden one left out.
+fn menu_is_as_written(menu: &[(String, String, Option<String>)]) {
+    let find = |name: &str| menu.iter().find(|(offered, _, _)| offered == name).cloned();
+    let review = find("code-review").expect("the user's skill is offered");
+    assert!(review.1.starts_with("Review a change for correctness"), "{review:?}");
+    assert_eq!(review.2.as_deref(), Some("[path or branch]"));
+    assert_eq!(find("commit").unwrap().2.as_deref(), Some("[message]"), "Claude Code's raw argument-hint");
+    assert_eq!(
+        find("git:recent").unwrap().1,
+        "Summarize what changed in the last commits",
+        "a nested command, its first line as description"
+    );
+    assert!(find("release-notes").is_some(), "a skill the model may not load is still the user's");
+    assert!(find("house-style").is_none(), "user-invocable: false");
+    assert!(find("compact").is_some(), "the built-ins stay");
+}
+
+/// The commands a loaded session announces.
+async fn loaded_menu(agent: &mut Agent, session: &str, project: &Path) -> Value {
+    let id = agent.request("session/load", json!({"sessionId": session, "cwd": project, "mcpServers": []})).await;
+    agent.response(id).await;
+    loop {
+        let message = agent.next().await;
+        if message["params"]["update"]["sessionUpdate"] == "available_commands_update" {
+            break message;
+        }
+    }
+}
+
+/// The model saw the skills' index, not their bodies, and a loaded skill's body and bundled files.
+fn the_index_not_the_bodies(requests: &[Value], home: &Path) {
+    let system = requests[0]["system"].to_string();
+    assert!(system.contains("- code-review: Review a change for correctness"), "{system}");
+    assert!(system.contains("- commit: Create a git commit") && system.contains("- house-style: "), "{system}");
+    assert!(
+        !system.contains("release-notes") && !system.contains("git:recent"),
+        "disabled and description-less ones are not offered: {system}"
+    );
+    assert!(!system.contains("senior engineer") && !system.contains("Stamp:"), "no bodies: {system}");
+    assert!(requests[0]["tools"].as_array().unwrap().iter().any(|tool| tool["name"] == "skill"));
+    let loaded = requests[1]["messages"].to_string();
+    assert!(
+        loaded.contains("Review parser.py the way a careful senior engineer would"),
+        "the body, with its argument: {loaded}"
+    );
+    assert!(
+        loaded.contains("- checklist.md")
+            && loaded.contains(&home.join(".claude/skills/code-review").display().to_string()),
+        "its bundled files: {loaded}"
+    );
 }

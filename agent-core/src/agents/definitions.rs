@@ -7,13 +7,15 @@
 //! tools) and `explore` (the read-only ones).
 //!
 //! Tool names may be Claude Code's (`Read`, `Grep`) or Larik's (`read`); either way they name
-//! Larik's tools. A definition can only narrow what the child may do: the child shares the
+//! Larik's tools, each of which declares the names it answers to. A definition can only narrow what the child may do: the child shares the
 //! parent's permissions (Claude Code's `permissionMode` is not read: it could widen them).
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+
+use crate::tools::ToolNames;
 
 /// The tools no child gets: children do not start children.
 pub const PARENT_ONLY: &[&str] = &["task", "task_wait", "task_stop"];
@@ -23,9 +25,9 @@ pub const PARENT_ONLY: &[&str] = &["task", "task_wait", "task_stop"];
 pub struct Definition {
     pub name: String,
     pub description: String,
-    /// Larik's names of the tools it may use; `None` is every tool the parent has.
+    /// The tools it may use, as written; `None` is every tool the parent has.
     pub tools: Option<Vec<String>>,
-    /// Larik's names of tools it may not use, even when `tools` lists them or is absent.
+    /// Tools it may not use, even when `tools` lists them or is absent, as written.
     pub disallowed: Vec<String>,
     /// A model or a role (`worker`, `explore`, `provider:model`); `None` is the parent's.
     pub model: Option<String>,
@@ -42,14 +44,13 @@ pub struct Definition {
 }
 
 impl Definition {
-    /// Whether the child may have the tool the parent calls `name`.
-    pub fn allows(&self, name: &str) -> bool {
-        !PARENT_ONLY.contains(&name)
-            && !self.disallowed.iter().any(|tool| tool == name)
-            && self
-                .tools
-                .as_ref()
-                .is_none_or(|tools| tools.iter().any(|tool| tool == name || name.starts_with(&format!("{tool}__"))))
+    /// Whether the child may have this tool of the parent's. A listed `mcp__server` names every
+    /// tool of that server.
+    pub fn allows(&self, tool: ToolNames<'_>) -> bool {
+        let names = |written: &String| tool.answer_to(written) || tool.name.starts_with(&format!("{written}__"));
+        !PARENT_ONLY.contains(&tool.name)
+            && !self.disallowed.iter().any(names)
+            && self.tools.as_ref().is_none_or(|tools| tools.iter().any(names))
     }
 }
 
@@ -80,14 +81,8 @@ impl ToolList {
             Self::Text(text) => text.split(',').map(str::to_owned).collect(),
             Self::List(list) => list,
         };
-        names.iter().map(|name| name.trim()).filter(|name| !name.is_empty()).map(larik_name).collect()
+        names.iter().map(|name| name.trim()).filter(|name| !name.is_empty()).map(str::to_owned).collect()
     }
-}
-
-/// Larik's name for a tool named the Claude Code way (`Read`) or Larik's (`read`); an MCP tool
-/// (`mcp__server__tool`, or `mcp__server` for all of a server's) as it is.
-fn larik_name(name: &str) -> String {
-    crate::claude_code::larik_tool_name(name).map_or_else(|| name.to_owned(), str::to_owned)
 }
 
 /// The built-in definitions.
@@ -204,6 +199,10 @@ pub fn load(cwd: &Path, env: &HashMap<String, String>) -> (Vec<Definition>, Vec<
 mod tests {
     use super::*;
 
+    fn built_in(name: &str) -> std::sync::Arc<dyn crate::tools::DynTool> {
+        crate::tools::Registry::builtin(None).get(name).unwrap()
+    }
+
     #[test]
     fn a_claude_code_agent_file_reads_as_written() {
         let text = "---\nname: code-reviewer\ndescription: \"Reviews code. Use after a change.\\n<example>review my diff</example>\"\ntools: Read, Grep, Glob, Bash\nmodel: sonnet\ncolor: blue\n---\n\nYou are a senior reviewer.\n\nBe specific.\n";
@@ -214,21 +213,28 @@ mod tests {
             "{}",
             definition.description
         );
-        assert_eq!(definition.tools.as_deref(), Some(["read", "grep", "glob", "bash"].map(str::to_owned).as_slice()));
+        assert_eq!(definition.tools.as_deref(), Some(["Read", "Grep", "Glob", "Bash"].map(str::to_owned).as_slice()));
         assert_eq!(definition.model.as_deref(), Some("sonnet"));
         assert_eq!(definition.prompt, "You are a senior reviewer.\n\nBe specific.");
-        assert!(definition.allows("grep") && !definition.allows("edit") && !definition.allows("task"));
+        for (tool, allowed) in [("grep", true), ("read", true), ("bash", true), ("edit", false), ("write", false)] {
+            assert_eq!(definition.allows(built_in(tool).names()), allowed, "{tool}");
+        }
+        assert!(!definition.allows(ToolNames::from("task")), "children do not start children");
 
         let listed = parse(Path::new("/p/x.md"), "---\ntools:\n  - Read\n  - mcp__github\ndisallowedTools: Bash\nmodel: inherit\npermissionMode: bypassPermissions\nmaxTurns: 5\n---\nBody").unwrap();
         assert_eq!(listed.name, "x", "the file's name when the frontmatter has none");
         assert_eq!(listed.model, None, "`inherit` is the parent's model");
         assert_eq!(listed.max_turns, Some(5));
-        assert!(listed.allows("mcp__github__create_issue") && !listed.allows("bash"));
+        assert!(listed.allows(ToolNames::from("mcp__github__create_issue")) && listed.allows(built_in("read").names()));
+        assert!(!listed.allows(built_in("bash").names()) && !listed.allows(ToolNames::from("mcp__gitlab__x")));
 
         assert!(parse(Path::new("/p/y.md"), "no frontmatter").is_err());
         assert!(parse(Path::new("/p/z.md"), "---\ntools: [unclosed\n---\n").is_err());
         let general = &builtin()[0];
-        assert!(general.allows("edit") && !general.allows("task_wait"), "every tool but the task tools");
+        assert!(
+            general.allows(built_in("edit").names()) && !general.allows(ToolNames::from("task_wait")),
+            "every tool but the task tools"
+        );
     }
 
     #[test]

@@ -21,7 +21,7 @@ use crate::event::{Display, ToolKind};
 use crate::llm::ToolSpec;
 use crate::models::Models;
 use crate::skills::Skills;
-use crate::tools::{CallDescription, DynTool, ToolContext, ToolOutput};
+use crate::tools::{CallDescription, ClaudeCodeAlias, DynTool, HookResponse, ToolContext, ToolNames, ToolOutput};
 
 /// A child's model requests, at most (a definition's `maxTurns` may lower it).
 pub const MAX_TURNS: u32 = 100;
@@ -122,6 +122,11 @@ impl DynTool for TaskTool {
 
     fn name(&self) -> &str {
         Self::NAME
+    }
+
+    fn names(&self) -> ToolNames<'_> {
+        const ALIAS: ClaudeCodeAlias = ClaudeCodeAlias { name: "Task", fields: &[], response: HookResponse::Output };
+        ToolNames { name: Self::NAME, claude_code: Some(&ALIAS), family: None }
     }
 
     fn kind(&self) -> ToolKind {
@@ -382,10 +387,7 @@ async fn run_child(
         outcome
     };
     let (outcome, ()) = tokio::join!(run, relayed);
-    let stop = match &outcome {
-        Ok(outcome) => outcome.stop.id(),
-        Err(_) => "error",
-    };
+    let stop = outcome.as_ref().ok().map(|outcome| outcome.stop);
     announce(crate::event::AgentEvent::ChildEnded { session: child_id, stop }).await;
     outcome
 }

@@ -11,8 +11,9 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use super::auth::{self, MAX_AUTHORIZATIONS};
+use super::client_handler::{Handler, Questions};
 use super::config::{McpServerConfig, OAuthSettings, ServerScope, Transport};
-use super::connection::{ConnectError, Handler, Questions, Server, connect};
+use super::connection::{ConnectError, Server, connect};
 use crate::tools::LoginBrowser;
 use crate::tools::Registry;
 

@@ -1,29 +1,27 @@
-//! One MCP server's connection, kept alive for the session: connect (stdio in its own process
-//! group with stderr into the log, or streamable HTTP on our TLS stack), list the tools into the
-//! session's registry, re-list them when the server says they changed, and when the server exits
-//! or drops, say so once and reconnect with backoff until the session ends.
+//! One MCP server's connection: the server as the session knows it (status, prompts, the tools it
+//! registered), connecting (stdio in its own process group with stderr into the log, or
+//! streamable HTTP on our TLS stack), and the link calls go through. `keep_alive.rs` keeps it
+//! connected; `client_handler.rs` is Larik's side of it.
 
 use std::collections::BTreeSet;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
-use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
-    ElicitationCapability, FormElicitationCapability, Implementation, InitializeRequestParams, ProtocolVersion,
-};
-use rmcp::service::{NotificationContext, Peer, RequestContext, RoleClient, RunningService};
-use rmcp::{ClientHandler, ServiceExt};
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::{Peer, RoleClient, RunningService};
 use serde_json::Value;
 use tokio::io::AsyncBufReadExt;
 use tokio_util::sync::CancellationToken;
 
+use super::Status;
 use super::auth::tokens::TokenFile;
 use super::auth::{self, LoginTarget, MAX_AUTHORIZATIONS};
+use super::client_handler::Handler;
 use super::config::{McpServerConfig, OAuthSettings, Transport};
 use super::names::tool_names;
 use super::tool::McpTool;
-use super::{Notices, Status};
 use crate::tools::LoginBrowser;
 use crate::tools::Registry;
 
@@ -31,7 +29,7 @@ use crate::tools::Registry;
 /// on forever).
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// The longest pause between reconnection attempts.
-const MAX_BACKOFF: Duration = Duration::from_secs(30);
+pub(super) const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
 /// The live side of a server that its tools call through; empty while it is away.
 pub struct Link {
@@ -182,7 +180,7 @@ impl Link {
     }
 
     /// Where a progress notification for `token` goes, if its call still runs.
-    fn progress_for(&self, token: &rmcp::model::ProgressToken) -> Option<crate::tools::ToolProgress> {
+    pub(super) fn progress_for(&self, token: &rmcp::model::ProgressToken) -> Option<crate::tools::ToolProgress> {
         self.progress.lock().ok()?.get(&token_text(token)).cloned()
     }
 }
@@ -253,7 +251,7 @@ impl Server {
     }
 
     /// Reads the server's prompts, when it has any.
-    async fn read_prompts(&self, peer: &Peer<RoleClient>) {
+    pub(super) async fn read_prompts(&self, peer: &Peer<RoleClient>) {
         if peer.peer_info().is_none_or(|info| info.capabilities.prompts.is_none()) {
             return;
         }
@@ -269,7 +267,7 @@ impl Server {
 
     /// Lists the server's tools into the registry, replacing what it listed before.
     /// A server that lets `initialize` through may still want a login to list its tools.
-    async fn register(&self, peer: &Peer<RoleClient>, registry: &Registry) -> Result<usize, ConnectError> {
+    pub(super) async fn register(&self, peer: &Peer<RoleClient>, registry: &Registry) -> Result<usize, ConnectError> {
         let tools = peer.list_all_tools().await.map_err(|error| match error.auth_challenge() {
             Some(challenge) => ConnectError::NeedsLogin { challenge: challenge.to_owned() },
             None => ConnectError::Failed(format!("could not list its tools: {error}")),
@@ -302,132 +300,6 @@ fn remote_url(config: &McpServerConfig) -> Option<&str> {
 
 fn login_for(config: &McpServerConfig, tokens: Option<&TokenFile>) -> Option<Login> {
     Some(Login { url: remote_url(config)?.to_owned(), oauth: config.oauth.clone(), tokens: tokens?.clone() })
-}
-
-/// Connects, and keeps connecting after every drop, until `cancel` fires. `all` is every server
-/// of the session, for the resource tools a server with resources brings.
-pub async fn keep_connected(
-    server: Arc<Server>,
-    all: Arc<[Arc<Server>]>,
-    registry: Arc<Registry>,
-    notices: Arc<Notices>,
-    ask_user: Option<Arc<dyn crate::tools::ask_user::AskUser>>,
-    cancel: CancellationToken,
-) {
-    // Started while a session opens: let the answer to the editor go out first, so starting a
-    // server's process never delays it.
-    tokio::task::yield_now().await;
-    let name = server.config.name.clone();
-    let mut delay = Duration::from_secs(1);
-    let mut told_failure = false;
-    loop {
-        server.set_status(Status::Connecting);
-        let questions = match &ask_user {
-            Some(asker) => Questions::Ask(Arc::clone(asker)),
-            None => Questions::Decline(Arc::clone(&notices)),
-        };
-        let handler = Handler { server: Arc::clone(&server), registry: Arc::clone(&registry), questions };
-        let attempt = tokio::select! {
-            attempt = tokio::time::timeout(CONNECT_TIMEOUT, connect(&server.config, server.tokens.as_ref(), handler)) => attempt.unwrap_or_else(|_| Err(ConnectError::Failed(format!("no answer within {} s", CONNECT_TIMEOUT.as_secs())))),
-            () = cancel.cancelled() => break,
-        };
-        match attempt {
-            Ok(running) => {
-                server.link.set(Some(running.peer().clone()));
-                server.read_prompts(running.peer()).await;
-                let registered = server.register(running.peer(), &registry).await;
-                let has_resources =
-                    running.peer().peer_info().is_some_and(|info| info.capabilities.resources.is_some());
-                if has_resources && registry.get(super::resources::ListResources::NAME_STR).is_none() {
-                    registry.add_all([
-                        Arc::new(super::resources::ListResources { servers: Arc::clone(&all) })
-                            as Arc<dyn crate::tools::DynTool>,
-                        Arc::new(super::resources::ReadResource { servers: Arc::clone(&all) }),
-                    ]);
-                }
-                // Connected only once everything it brings is in the registry: a prompt waiting
-                // for the server sees all of it.
-                match registered {
-                    Ok(tools) => server.set_status(Status::Connected { tools }),
-                    Err(ConnectError::NeedsLogin { challenge }) => {
-                        running.cancellation_token().cancel();
-                        server.link.set(None);
-                        if !wait_for_login(&server, &notices, challenge, &cancel).await {
-                            break;
-                        }
-                        delay = Duration::from_secs(1);
-                        continue;
-                    }
-                    Err(ConnectError::Failed(error)) => server.set_status(Status::Failed(error)),
-                }
-                told_failure = false;
-                delay = Duration::from_secs(1);
-                let token = running.cancellation_token();
-                let ended = tokio::select! {
-                    ended = running.waiting() => ended,
-                    () = server.wake.notified() => {
-                        // Asked to reconnect (`/mcp reconnect`, a new login): drop this one.
-                        token.cancel();
-                        server.link.set(None);
-                        server.set_status(Status::Connecting);
-                        delay = Duration::from_secs(1);
-                        continue;
-                    }
-                    () = cancel.cancelled() => {
-                        token.cancel();
-                        server.link.set(None);
-                        break;
-                    }
-                };
-                server.link.set(None);
-                tracing::warn!(server = %name, ?ended, "MCP server connection ended");
-                notices
-                    .push(format!("The MCP server `{name}` stopped; reconnecting. Its tools fail until it is back."));
-                server.set_status(Status::Failed("stopped; reconnecting".into()));
-            }
-            Err(ConnectError::NeedsLogin { challenge }) => {
-                if !wait_for_login(&server, &notices, challenge, &cancel).await {
-                    break;
-                }
-                delay = Duration::from_secs(1);
-                continue;
-            }
-            Err(ConnectError::Failed(error)) => {
-                tracing::warn!(server = %name, %error, "MCP server did not connect");
-                if !told_failure {
-                    notices.push(format!(
-                        "The MCP server `{name}` could not connect: {error}. Trying again in the background."
-                    ));
-                    told_failure = true;
-                }
-                server.set_status(Status::Failed(error));
-            }
-        }
-        tokio::select! {
-            () = tokio::time::sleep(delay) => {}
-            () = server.wake.notified() => delay = Duration::from_secs(1),
-            () = cancel.cancelled() => break,
-        }
-        delay = (delay * 2).min(MAX_BACKOFF);
-    }
-    server.set_status(Status::Stopped);
-}
-
-/// A server asked for a login. Never a browser from the background: the user logs in when they
-/// choose to (`/mcp login`), and the connection waits for that instead of retrying. False when
-/// the session ended meanwhile.
-async fn wait_for_login(server: &Server, notices: &Notices, challenge: String, cancel: &CancellationToken) -> bool {
-    let name = &server.config.name;
-    tracing::info!(server = %name, "MCP server asks for a login");
-    if let Ok(mut last) = server.challenge.lock() {
-        *last = Some(challenge);
-    }
-    notices.push(format!("The MCP server `{name}` needs you to log in: type `/mcp login {name}`."));
-    server.set_status(Status::NeedsLogin);
-    tokio::select! {
-        () = server.wake.notified() => true,
-        () = cancel.cancelled() => false,
-    }
 }
 
 /// Why a connection attempt failed, by what happens next.
@@ -536,118 +408,4 @@ async fn logged_in_manager(
         tracing::warn!(%server, %error, "the saved MCP login could not be used");
     }
     Ok(manager)
-}
-
-/// What a server's questions to the user (`elicitation/create`) get.
-pub(super) enum Questions {
-    /// Shown to the user as a form in the editor.
-    Ask(Arc<dyn crate::tools::ask_user::AskUser>),
-    /// Declined, and the user told: the editor has no forms.
-    Decline(Arc<Notices>),
-    /// Accepted with the schema's defaults filled in (SEP-1034): for checking the client
-    /// against the conformance suite, where no one is there to answer.
-    AcceptDefaults,
-}
-
-/// Larik's side of an MCP connection: who it is, what it does when the server's tools change,
-/// and how the server's questions are answered.
-pub struct Handler {
-    pub(super) server: Arc<Server>,
-    pub(super) registry: Arc<Registry>,
-    pub(super) questions: Questions,
-}
-
-impl ClientHandler for Handler {
-    fn get_info(&self) -> ClientConfig {
-        // The library's default is a protocol version without `initialize`, which servers that
-        // expect it refuse.
-        let mut capabilities = ClientCapabilities::default();
-        let mut elicitation = ElicitationCapability::new();
-        elicitation.form = Some(FormElicitationCapability::new());
-        capabilities.elicitation = Some(elicitation);
-        InitializeRequestParams::new(capabilities, Implementation::new("larik", env!("CARGO_PKG_VERSION")))
-            .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
-    }
-
-    async fn create_elicitation(
-        &self,
-        request: ElicitRequestParams,
-        _context: RequestContext<RoleClient>,
-    ) -> Result<ElicitResult, rmcp::ErrorData> {
-        match (&self.questions, &request) {
-            (Questions::AcceptDefaults, ElicitRequestParams::FormElicitationParams { requested_schema, .. }) => {
-                let schema = serde_json::to_value(requested_schema).unwrap_or_default();
-                let mut result = ElicitResult::new(ElicitationAction::Accept);
-                result.content = Some(Value::Object(defaults(&schema)));
-                Ok(result)
-            }
-            (Questions::Ask(asker), ElicitRequestParams::FormElicitationParams { message, requested_schema, .. }) => {
-                let schema = serde_json::to_value(requested_schema).unwrap_or_default();
-                let message = format!("The MCP server `{}` asks: {message}", self.server.config.name);
-                let answer = asker.form(&message, schema).await.map_err(|error| {
-                    rmcp::ErrorData::internal_error(format!("the question could not be shown: {error}"), None)
-                })?;
-                Ok(match answer {
-                    crate::tools::ask_user::FormAnswer::Accepted(content) => {
-                        let mut result = ElicitResult::new(ElicitationAction::Accept);
-                        result.content = Some(content);
-                        result
-                    }
-                    crate::tools::ask_user::FormAnswer::Declined => ElicitResult::new(ElicitationAction::Decline),
-                    crate::tools::ask_user::FormAnswer::Cancelled => ElicitResult::new(ElicitationAction::Cancel),
-                })
-            }
-            (Questions::Decline(notices), _) => {
-                notices.push(format!("The MCP server `{}` asked you a question, which this editor cannot show (it has no forms); it was declined.", self.server.config.name));
-                Ok(ElicitResult::new(ElicitationAction::Decline))
-            }
-            _ => Ok(ElicitResult::new(ElicitationAction::Decline)),
-        }
-    }
-
-    async fn on_progress(
-        &self,
-        params: rmcp::model::ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        let Some(progress) = self.server.link.progress_for(&params.progress_token) else { return };
-        let amount = match params.total {
-            Some(total) => format!("{} of {}", params.progress, total),
-            None => params.progress.to_string(),
-        };
-        let text = match params.message {
-            Some(message) => format!("{message} ({amount})"),
-            None => format!("Progress: {amount}"),
-        };
-        progress.note(text).await;
-    }
-
-    async fn on_prompt_list_changed(&self, context: NotificationContext<RoleClient>) {
-        self.server.read_prompts(&context.peer).await;
-    }
-
-    async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
-        match self.server.register(&context.peer, &self.registry).await {
-            // The count changes; the state does not: a change that arrives while the connection
-            // is still being set up leaves it to say when it is done.
-            Ok(tools) if matches!(self.server.status(), Status::Connected { .. }) => {
-                self.server.set_status(Status::Connected { tools })
-            }
-            Ok(_) => {}
-            Err(error) => tracing::warn!(server = %self.server.config.name, %error, "could not re-read the tools"),
-        }
-    }
-}
-
-/// The `default` of each property of an elicitation schema.
-fn defaults(schema: &Value) -> serde_json::Map<String, Value> {
-    schema["properties"]
-        .as_object()
-        .map(|properties| {
-            properties
-                .iter()
-                .filter_map(|(name, property)| property.get("default").map(|value| (name.clone(), value.clone())))
-                .collect()
-        })
-        .unwrap_or_default()
 }

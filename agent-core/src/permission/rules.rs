@@ -1,5 +1,6 @@
-//! Permission rules: `tool` or `tool(pattern)`. Claude Code's spellings work too: capitalized
-//! tool names (`Bash`, `WebFetch`), `Bash(git commit:*)`, `WebFetch(domain:example.com)`.
+//! Permission rules: `tool` or `tool(pattern)`. Claude Code's spellings work too: the names its
+//! users write (`Bash`, `WebFetch`), which each tool declares as its alias ([`ToolNames`]),
+//! `Bash(git commit:*)`, `WebFetch(domain:example.com)`.
 //!
 //! What a pattern is matched against depends on the tool: a bash rule is a prefix of each command
 //! in the line; a path rule (`read`, `write`, `edit`, `multi_edit`) is a glob on the file's path,
@@ -12,6 +13,7 @@ use crate::tools::ToolNames;
 /// One parsed rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rule {
+    /// The tool as written: Larik's name, Claude Code's, a family or an MCP server.
     pub tool: String,
     pub pattern: Option<String>,
     /// The rule as written, for messages.
@@ -42,13 +44,13 @@ impl Rule {
             return None;
         }
         let pattern = pattern.filter(|pattern| !pattern.is_empty() && pattern != "*");
-        Some(Rule { tool: canonical_tool(tool), pattern, text: text.to_owned() })
+        Some(Rule { tool: tool.to_owned(), pattern, text: text.to_owned() })
     }
 
     /// Whether the rule covers this tool and subject. A rule with a pattern never covers a
     /// subject of the wrong kind.
     pub fn matches<'a>(&self, tool: impl Into<ToolNames<'a>>, subject: Subject<'_>) -> bool {
-        if !covers_tool(&self.tool, tool.into()) {
+        if !self.names_tool(tool.into()) {
             return false;
         }
         let Some(pattern) = &self.pattern else { return true };
@@ -62,19 +64,19 @@ impl Rule {
             Subject::Nothing => false,
         }
     }
+
+    /// Whether the rule names this tool, whatever its pattern.
+    pub fn names_tool(&self, tool: ToolNames<'_>) -> bool {
+        covers_tool(&self.tool, tool)
+    }
 }
 
-/// Maps Claude Code's tool names to ours; names known only at run time (`mcp__server__tool`)
-/// match exactly as written.
-fn canonical_tool(name: &str) -> String {
-    crate::claude_code::larik_tool_name(name).unwrap_or(name).to_owned()
-}
-
-/// Whether a rule's tool name covers `tool`: its name or its family (`edit` for every tool
-/// that edits a file), and as in Claude Code `mcp__server` or `mcp__server__*` for every tool of
-/// that MCP server.
+/// Whether a rule's tool name covers `tool`: any name the tool answers to (its own, Claude
+/// Code's, its family's: `edit` for every tool that edits a file), and as in Claude Code
+/// `mcp__server` or `mcp__server__*` for every tool of that MCP server. Names match exactly as
+/// written, with no case folding.
 fn covers_tool(rule_tool: &str, tool: ToolNames<'_>) -> bool {
-    if rule_tool == tool.name || tool.family == Some(rule_tool) {
+    if tool.answer_to(rule_tool) {
         return true;
     }
     let tool = tool.name;
@@ -153,7 +155,15 @@ fn parse_all(list: &[String]) -> Vec<Rule> {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
+    use crate::tools::{DynTool, Registry};
+
+    /// A built-in tool, with the names it declares.
+    fn tool(name: &str) -> Arc<dyn DynTool> {
+        Registry::builtin(None).get(name).unwrap()
+    }
 
     #[test]
     fn run_time_tool_names_match_as_written() {
@@ -168,15 +178,20 @@ mod tests {
             let rule = Rule::parse(server).unwrap();
             assert!(rule.matches("mcp__github__delete_repo", Subject::Nothing), "{server}");
             assert!(!rule.matches("mcp__githubx__tool", Subject::Nothing), "{server}");
-            assert!(!rule.matches("bash", Subject::Nothing), "{server}");
+            assert!(!rule.matches(tool("bash").names(), Subject::Nothing), "{server}");
         }
-        assert_eq!(Rule::parse("Task").unwrap().tool, "task");
+        let skill = ToolNames::of::<crate::skills::tool::SkillTool>();
+        assert!(Rule::parse("Skill").unwrap().matches(skill, Subject::Nothing));
+        assert!(!Rule::parse("skill").unwrap().matches(tool("read").names(), Subject::Nothing));
     }
 
     #[test]
     fn parses_both_spellings() {
         let rule = Rule::parse("Bash(git commit:*)").unwrap();
-        assert_eq!((rule.tool.as_str(), rule.pattern.as_deref()), ("bash", Some("git commit:*")));
+        assert_eq!(rule.pattern.as_deref(), Some("git commit:*"));
+        assert!(rule.names_tool(tool("bash").names()) && !rule.names_tool(tool("bash_output").names()));
+        assert!(Rule::parse("bash(git commit:*)").unwrap().names_tool(tool("bash").names()));
+        assert!(!Rule::parse("BASH").unwrap().names_tool(tool("bash").names()), "no case folding");
         assert_eq!(Rule::parse("web_fetch").unwrap().pattern, None);
         assert_eq!(Rule::parse("bash(*)").unwrap().pattern, None, "`(*)` is the bare rule");
         assert_eq!(Rule::parse("bash(unclosed"), None);
@@ -184,28 +199,38 @@ mod tests {
 
     #[test]
     fn matches_by_subject_kind() {
+        let bash = tool("bash");
+        let bash = bash.names();
         let commit = Rule::parse("bash(git commit:*)").unwrap();
-        assert!(commit.matches("bash", Subject::Command("git commit -m x")));
-        assert!(commit.matches("bash", Subject::Command("git commit")));
-        assert!(!commit.matches("bash", Subject::Command("git commitx")));
-        assert!(Rule::parse("bash(make*)").unwrap().matches("bash", Subject::Command("make test")));
-        assert!(!Rule::parse("bash(make)").unwrap().matches("bash", Subject::Command("make test")));
+        assert!(commit.matches(bash, Subject::Command("git commit -m x")));
+        assert!(commit.matches(bash, Subject::Command("git commit")));
+        assert!(!commit.matches(bash, Subject::Command("git commitx")));
+        assert!(Rule::parse("bash(make*)").unwrap().matches(bash, Subject::Command("make test")));
+        assert!(!Rule::parse("bash(make)").unwrap().matches(bash, Subject::Command("make test")));
         let root = Path::new("/p");
+        let read = tool("read");
+        let read = read.names();
         let env = Rule::parse("Read(.env)").unwrap();
-        assert!(env.matches("read", Subject::Path { path: Path::new("/p/sub/.env"), root }));
-        assert!(!env.matches("read", Subject::Path { path: Path::new("/p/env.txt"), root }));
+        assert!(env.matches(read, Subject::Path { path: Path::new("/p/sub/.env"), root }));
+        assert!(!env.matches(read, Subject::Path { path: Path::new("/p/env.txt"), root }));
         let secrets = Rule::parse("read(secrets/**)").unwrap();
-        assert!(secrets.matches("read", Subject::Path { path: Path::new("/p/secrets/a/key"), root }));
-        let docs = Rule::parse("edit(docs/**)").unwrap();
+        assert!(secrets.matches(read, Subject::Path { path: Path::new("/p/secrets/a/key"), root }));
         let docs_file = Subject::Path { path: Path::new("/p/docs/x.md"), root };
-        for editor in ["write", "multi_edit", "apply_code_action"] {
-            let names = ToolNames { name: editor, family: Some(crate::tools::EDIT_FAMILY) };
-            assert!(docs.matches(names, docs_file), "edit rules cover {editor}");
+        let (write, multi_edit) = (tool("write"), tool("multi_edit"));
+        let editors =
+            [write.names(), multi_edit.names(), ToolNames::of::<crate::tools::apply_code_action::ApplyCodeAction>()];
+        for docs in ["edit(docs/**)", "Edit(docs/**)"] {
+            let docs = Rule::parse(docs).unwrap();
+            for editor in editors {
+                assert!(docs.matches(editor, docs_file), "edit rules cover {}", editor.name);
+            }
+            assert!(!docs.matches(read, docs_file), "only a tool of the edit family");
         }
-        assert!(!docs.matches("write", docs_file), "only a tool of the edit family");
+        assert!(!Rule::parse("Write(docs/**)").unwrap().matches(tool("edit").names(), docs_file));
+        let web_fetch = tool("web_fetch");
         let domain = Rule::parse("WebFetch(domain:example.com)").unwrap();
-        assert!(domain.matches("web_fetch", Subject::Domain("docs.example.com")));
-        assert!(!domain.matches("web_fetch", Subject::Domain("example.com.evil.net")));
-        assert!(!domain.matches("web_fetch", Subject::Nothing));
+        assert!(domain.matches(web_fetch.names(), Subject::Domain("docs.example.com")));
+        assert!(!domain.matches(web_fetch.names(), Subject::Domain("example.com.evil.net")));
+        assert!(!domain.matches(web_fetch.names(), Subject::Nothing));
     }
 }

@@ -17,20 +17,21 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::environment::SessionEnv;
 use super::hook_points::{self, Point};
+
+mod asking;
 use super::store::{MAX_REPLAY_OUTPUT_BYTES, Record, StoredDiff, ToolRecord};
-use crate::claude_code as claude;
-use crate::event::{AgentEvent, Display, PermissionAnswer, PermissionRequest, ToolCallView, ToolStatus};
-use crate::hooks::{HookEvent, HookOutcome, PermissionDecision};
+use crate::event::{AgentEvent, Display, ToolCallView, ToolStatus};
+use crate::hooks::{HookEvent, HookOutcome};
 use crate::llm::{Message, Part, ResultPart, Role};
-use crate::permission::{Decision, suggested_rule};
+use crate::permission::Decision;
 use crate::review;
 use crate::tools::truncate::{MAX_OUTPUT_BYTES, truncate_middle};
-use crate::tools::{CallDescription, CallSubject, DynTool, ToolCall, ToolContext, ToolOutput, ToolProgress};
+use crate::tools::{CallDescription, CallSubject, DynTool, ToolCall, ToolContext, ToolNames, ToolOutput, ToolProgress};
 
 pub(super) struct Dispatch<'a> {
     pub env: &'a Arc<SessionEnv>,
@@ -223,7 +224,7 @@ impl Dispatch<'_> {
         }
     }
 
-    fn point(&self) -> Point<'_> {
+    pub(super) fn point(&self) -> Point<'_> {
         Point { env: self.env, events: self.events, cancel: self.cancel }
     }
 
@@ -274,7 +275,8 @@ impl Dispatch<'_> {
         };
         // PreToolUse hooks: they may block, stop the turn, rewrite the input or give a verdict.
         let mut input = call.input.clone();
-        let pre = self.tool_hooks(HookEvent::PreToolUse, name, || hook_points::tool_fields(name, &input, id)).await;
+        let names = tool.names();
+        let pre = self.tool_hooks(HookEvent::PreToolUse, names, || hook_points::tool_fields(names, &input, id)).await;
         let context = hook_points::wrapped("context", &pre.context);
         if let Some(reason) = pre.stop {
             set_halt(halt, &reason);
@@ -287,7 +289,7 @@ impl Dispatch<'_> {
             return Err(with_context(ToolOutput::error(format!("Blocked by a hook: {reason}")), &context));
         }
         if let Some(updated) = &pre.updated_input {
-            input = claude::from_claude_input(name, updated);
+            input = names.from_claude_code_input(updated);
             description = tool.describe(&input, &ctx).map_err(|message| {
                 ToolOutput::error(format!("a hook rewrote the input into one that is not valid: {message}"))
             })?;
@@ -318,109 +320,18 @@ impl Dispatch<'_> {
         }
     }
 
-    /// Asks the user, unless a PermissionRequest hook answers first; Notification hooks hear
-    /// that the agent waits.
-    async fn ask(
-        &self,
-        tool: &dyn DynTool,
-        description: &CallDescription,
-        view: &ToolCallView,
-        input: &Value,
-        reason: String,
-        ctx: &ToolContext,
-    ) -> Result<Option<PartialChange>, ToolOutput> {
-        let name = tool.name();
-        let rule = suggested_rule(tool, description);
-        let answered = self
-            .tool_hooks(HookEvent::PermissionRequest, name, || {
-                let mut fields = hook_points::tool_fields(name, input, &view.id);
-                fields.insert(
-                    "permission_suggestions".into(),
-                    json!([{"type": "addRules", "rules": [rule], "behavior": "allow", "destination": "localSettings"}]),
-                );
-                fields
-            })
-            .await;
-        match answered.permission.map(|permission| (permission.decision, permission.reason)) {
-            Some((PermissionDecision::Allow, _)) => return Ok(None),
-            Some((PermissionDecision::Deny, reason)) => {
-                return Err(ToolOutput::error(format!(
-                    "Denied by a hook: {}",
-                    reason.unwrap_or_else(|| "no reason given".into())
-                )));
-            }
-            _ => {}
-        }
-        if let Some(reason) = answered.block {
-            return Err(ToolOutput::error(format!("Denied by a hook: {reason}")));
-        }
-        let (reply, answer) = oneshot::channel();
-        let preview = tool.preview(input, ctx).await;
-        let change = match &preview {
-            Some(Display::Diff { path, old_text, new_text }) => {
-                Some((path.clone(), old_text.clone().unwrap_or_default(), new_text.clone()))
-            }
-            _ => None,
-        };
-        self.emit(AgentEvent::PermissionRequested(Box::new(PermissionRequest {
-            tool_call: view.clone(),
-            reason,
-            preview,
-            suggested_rule: rule.clone(),
-            reply,
-        })))
-        .await;
-        let mut note = serde_json::Map::new();
-        note.insert(
-            "message".into(),
-            json!(format!("Larik needs your permission to use {}", claude::claude_tool_name(name))),
-        );
-        note.insert("notification_type".into(), json!("permission_prompt"));
-        let point = self.point();
-        let notified = self.env.hooks.run(HookEvent::Notification, &["permission_prompt"], note, &point);
-        let waited = async {
-            tokio::select! {
-                answer = answer => answer.unwrap_or(PermissionAnswer::Cancelled),
-                () = self.cancel.cancelled() => PermissionAnswer::Cancelled,
-            }
-        };
-        let (_, answer) = tokio::join!(notified, waited);
-        match answer {
-            PermissionAnswer::AllowOnce => Ok(None),
-            PermissionAnswer::AllowAlways => {
-                if let Err(error) = self.env.permissions.allow_always(&rule) {
-                    self.emit(AgentEvent::Notice(format!("`{rule}` is allowed for this session but was not saved: {error}"))).await;
-                }
-                Ok(None)
-            }
-            // What the user reviewed is what gets written, even when it is all of it: an editor
-            // may already hold the accepted hunks in its buffer.
-            PermissionAnswer::AllowHunks(accepted) => match change {
-                _ if accepted.is_empty() => Err(ToolOutput::error("The user rejected every hunk of this change; nothing was written.")),
-                Some((path, old_text, new_text)) => Ok(Some(PartialChange { path, old_text, new_text, accepted })),
-                None => Ok(None),
-            },
-            PermissionAnswer::Reject { feedback } => Err(ToolOutput::error(match feedback.filter(|text| !text.trim().is_empty()) {
-                Some(feedback) => format!("The user rejected this tool call and said: {feedback}"),
-                None => "The user rejected this tool call. Do not retry it unchanged; ask what they want instead if unsure.".into(),
-            })),
-            PermissionAnswer::Cancelled if self.cancel.is_cancelled() => Err(ToolOutput::error(CANCELLED)),
-            PermissionAnswer::Cancelled => Err(ToolOutput::error("The user dismissed the permission prompt; the call did not run.")),
-        }
-    }
-
     /// Runs a tool event's hooks; tools match by Larik's name and by Claude Code's. The payload
     /// is built only when some hook listens to the event.
-    async fn tool_hooks(
+    pub(super) async fn tool_hooks(
         &self,
         event: HookEvent,
-        name: &str,
+        names: ToolNames<'_>,
         fields: impl FnOnce() -> serde_json::Map<String, Value>,
     ) -> HookOutcome {
         if !self.env.hooks.listens(event) {
             return HookOutcome::default();
         }
-        let targets = [name, claude::claude_tool_name(name)];
+        let targets = [names.name, names.claude_code_name()];
         self.env.hooks.run(event, &targets, fields(), &self.point()).await
     }
 
@@ -472,20 +383,20 @@ impl Dispatch<'_> {
             let (servers, path) = (Arc::clone(&self.env.tools.lsp), self.env.tools.workspace.absolute(path));
             tokio::spawn(async move { servers.warm(&path).await });
         }
-        let name = call.tool.name();
+        let names = call.tool.names();
         let event = if output.is_error { HookEvent::PostToolUseFailure } else { HookEvent::PostToolUse };
         let fields = || {
             let text = output.text_content();
-            let mut fields = hook_points::tool_fields(name, &call.input, &call.view.id);
+            let mut fields = hook_points::tool_fields(names, &call.input, &call.view.id);
             if output.is_error {
                 fields.insert("error".into(), json!(text));
                 fields.insert("is_interrupt".into(), json!(self.cancel.is_cancelled()));
             } else {
-                fields.insert("tool_response".into(), claude::tool_response(name, &call.input, &text, output.is_error));
+                fields.insert("tool_response".into(), names.tool_response(&call.input, &text, output.is_error));
             }
             fields
         };
-        let post = self.tool_hooks(event, name, fields).await;
+        let post = self.tool_hooks(event, names, fields).await;
         if let Some(reason) = &post.stop {
             set_halt(halt, reason);
         }
@@ -568,7 +479,7 @@ impl Dispatch<'_> {
         .await;
     }
 
-    async fn emit(&self, event: AgentEvent) {
+    pub(super) async fn emit(&self, event: AgentEvent) {
         let _ = self.events.send(event).await;
     }
 }
@@ -662,139 +573,4 @@ fn batches(approved: Vec<Approved>) -> Vec<Vec<Approved>> {
 }
 
 #[cfg(test)]
-mod tests {
-    use std::collections::HashMap;
-    use std::sync::Mutex;
-    use std::time::Duration;
-
-    use schemars::JsonSchema;
-    use serde::Deserialize;
-    use serde_json::json;
-    use tokio::sync::Barrier;
-
-    use super::*;
-    use crate::event::ToolKind;
-    use crate::permission::Mode;
-    use crate::tools::{CallDescription, Tool};
-    use crate::workspace::Workspace;
-
-    /// Shared by the probe tools: a log of starts and ends, and barriers that only open when
-    /// every call of a batch has arrived, so a batch that ran one call at a time would hang.
-    #[derive(Default)]
-    struct Lab {
-        log: Mutex<Vec<String>>,
-        barriers: Mutex<HashMap<String, Arc<Barrier>>>,
-    }
-
-    #[derive(Deserialize, JsonSchema)]
-    struct ProbeInput {
-        name: String,
-        #[serde(default)]
-        barrier: Option<String>,
-    }
-
-    struct Parallel(Arc<Lab>);
-    struct Exclusive(Arc<Lab>);
-
-    impl Lab {
-        async fn visit(&self, input: &ProbeInput) -> ToolOutput {
-            self.log.lock().unwrap().push(format!("start {}", input.name));
-            if let Some(name) = &input.barrier {
-                let barrier = self
-                    .barriers
-                    .lock()
-                    .unwrap()
-                    .entry(name.clone())
-                    .or_insert_with(|| Arc::new(Barrier::new(2)))
-                    .clone();
-                barrier.wait().await;
-            }
-            self.log.lock().unwrap().push(format!("end {}", input.name));
-            ToolOutput::text(format!("result of {}", input.name))
-        }
-    }
-
-    impl Tool for Parallel {
-        type Input = ProbeInput;
-        const NAME: &'static str = "parallel";
-        const DESCRIPTION: &'static str = "test";
-        const KIND: ToolKind = ToolKind::Read;
-        fn read_only(&self) -> bool {
-            true
-        }
-        fn describe(&self, input: &ProbeInput, _ctx: &ToolContext) -> CallDescription {
-            CallDescription::titled(input.name.clone())
-        }
-        async fn run(&self, input: ProbeInput, _ctx: &ToolContext) -> ToolOutput {
-            self.0.visit(&input).await
-        }
-    }
-
-    impl Tool for Exclusive {
-        type Input = ProbeInput;
-        const NAME: &'static str = "exclusive";
-        const DESCRIPTION: &'static str = "test";
-        const KIND: ToolKind = ToolKind::Execute;
-        fn read_only(&self) -> bool {
-            false
-        }
-        fn describe(&self, input: &ProbeInput, _ctx: &ToolContext) -> CallDescription {
-            CallDescription::titled(input.name.clone())
-        }
-        async fn run(&self, input: ProbeInput, _ctx: &ToolContext) -> ToolOutput {
-            self.0.visit(&input).await
-        }
-    }
-
-    fn call(id: &str, tool: &str, name: &str, barrier: Option<&str>) -> ToolCall {
-        ToolCall {
-            id: crate::tools::ToolCallId(id.into()),
-            name: tool.into(),
-            input: json!({"name": name, "barrier": barrier}),
-        }
-    }
-
-    #[tokio::test]
-    async fn parallel_safe_runs_share_a_batch_and_results_keep_their_order() {
-        let lab = Arc::new(Lab::default());
-        let dir = tempfile::tempdir().unwrap();
-        let mut env = SessionEnv::standalone(Arc::new(Workspace::new(dir.path())));
-        let registry = crate::tools::Registry::default();
-        registry.add(Arc::new(Parallel(Arc::clone(&lab))));
-        registry.add(Arc::new(Exclusive(Arc::clone(&lab))));
-        env.registry = Arc::new(registry);
-        env.permissions.set_mode(Mode::Yolo);
-        let env = Arc::new(env);
-        let cancel = CancellationToken::new();
-        let (events, mut received) = mpsc::channel(256);
-        tokio::spawn(async move { while received.recv().await.is_some() {} });
-        let dispatch = Dispatch { env: &env, events: &events, cancel: &cancel, asking: Asking::User };
-        let calls = vec![
-            call("1", "parallel", "a", Some("first")),
-            call("2", "parallel", "b", Some("first")),
-            call("3", "exclusive", "x", None),
-            call("4", "nonexistent", "?", None),
-            call("5", "parallel", "c", Some("second")),
-            call("6", "parallel", "d", Some("second")),
-        ];
-        let message = tokio::time::timeout(Duration::from_secs(10), dispatch.run(&calls))
-            .await
-            .expect("batches ran concurrently")
-            .results;
-        let ids: Vec<&str> = message
-            .content
-            .iter()
-            .map(|part| match part {
-                Part::ToolResult { tool_use_id, .. } => tool_use_id.as_str(),
-                _ => "",
-            })
-            .collect();
-        assert_eq!(ids, ["1", "2", "3", "4", "5", "6"]);
-        let Part::ToolResult { content, is_error, .. } = &message.content[3] else { panic!() };
-        assert!(*is_error && matches!(&content[0], ResultPart::Text { text } if text.contains("unknown tool")));
-        let log = lab.log.lock().unwrap().clone();
-        let position = |entry: &str| log.iter().position(|logged| logged == entry).unwrap();
-        assert!(position("start x") > position("end a") && position("start x") > position("end b"), "{log:?}");
-        assert!(position("end x") < position("start c") && position("end x") < position("start d"), "{log:?}");
-    }
-}
+mod tests;

@@ -99,7 +99,7 @@ impl SessionEnv {
         &self,
         session_id: String,
         cwd: &Path,
-        keep: impl Fn(&str) -> bool,
+        keep: impl Fn(crate::tools::ToolNames<'_>) -> bool,
         sandbox: Option<Arc<crate::sandbox::Sandbox>>,
         cancel: CancellationToken,
     ) -> Self {
@@ -156,8 +156,13 @@ mod tests {
         let parent_dir = tempfile::tempdir().unwrap();
         let child_dir = tempfile::tempdir().unwrap();
         let parent = SessionEnv::standalone(Arc::new(Workspace::new(parent_dir.path())));
-        let child =
-            parent.child("child".into(), child_dir.path(), |name| name != "bash", None, CancellationToken::new());
+        let child = parent.child(
+            "child".into(),
+            child_dir.path(),
+            |names| names.name != "bash",
+            None,
+            CancellationToken::new(),
+        );
         assert_eq!(child.tools.workspace.root(), child_dir.path().canonicalize().unwrap());
         assert!(child.registry.get("bash").is_none() && child.registry.get("read").is_some());
         assert!(parent.registry.get("bash").is_some());

@@ -21,7 +21,6 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::environment::SessionEnv;
-use crate::claude_code as claude;
 use crate::event::{AgentEvent, Display, PermissionAnswer, PermissionRequest, ToolCallView, ToolKind, ToolStatus};
 use crate::hooks::{
     HookEvent, HookHandler, HookOutcome, HookRunEnv, HookText, Hooks, PromptEvaluator, Scope, run_hooks,
@@ -308,16 +307,19 @@ fn payload(event: HookEvent, fields: Map<String, Value>, env: &SessionEnv) -> Va
     );
     payload.insert("cwd".into(), json!(env.tools.workspace.root().display().to_string()));
     payload.insert("hook_event_name".into(), json!(event.name()));
-    payload.insert("permission_mode".into(), json!(claude::claude_permission_mode(env.permissions.mode().id())));
+    payload.insert(
+        "permission_mode".into(),
+        json!(crate::claude_code::claude_permission_mode(env.permissions.mode().id())),
+    );
     payload.extend(fields);
     Value::Object(payload)
 }
 
 /// The fields a tool event's payload carries, in Claude Code's names.
-pub fn tool_fields(tool: &str, input: &Value, id: &str) -> Map<String, Value> {
+pub fn tool_fields(tool: crate::tools::ToolNames<'_>, input: &Value, id: &str) -> Map<String, Value> {
     let mut fields = Map::new();
-    fields.insert("tool_name".into(), json!(claude::claude_tool_name(tool)));
-    fields.insert("tool_input".into(), claude::to_claude_input(tool, input));
+    fields.insert("tool_name".into(), json!(tool.claude_code_name()));
+    fields.insert("tool_input".into(), tool.to_claude_code_input(input));
     fields.insert("tool_use_id".into(), json!(id));
     fields
 }

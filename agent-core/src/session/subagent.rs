@@ -31,7 +31,7 @@ impl SubagentRunner for SessionRunner {
     ) -> Result<SubagentOutcome, ChildError> {
         let parent = self.parent.upgrade().ok_or(ChildError::SessionEnded)?;
         let definition = &child.definition;
-        let keep = |name: &str| definition.allows(name);
+        let keep = |names: crate::tools::ToolNames<'_>| definition.allows(names);
         let mut env = parent.child(child.id.clone(), &child.cwd, keep, child.worktree_sandbox, cancel.clone());
         // The child's conversation is kept beside the parent's, readable and loadable like it.
         env.log = parent.log.as_ref().and_then(|log| transcript(log.path(), &child.id, parent.tools.workspace.root()));

@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-use futures::StreamExt;
 use serde_json::json;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -12,15 +11,17 @@ use super::dispatch::{Asking, Dispatch};
 use super::environment::SessionEnv;
 use super::hook_points::{self, Point};
 use super::limits::SpendingLimits;
-use super::paced_text::{PacedText, TextKind};
 use super::store::Record;
 use super::{ModelSettings, StopReason, TurnError};
 use crate::event::AgentEvent;
 use crate::hooks::HookEvent;
 use crate::llm::catalog;
-use crate::llm::retry::RetryPolicy;
-use crate::llm::{EventStream, Message, ModelRequest, ModelStop, Part, Provider, ProviderError, Role, StreamEvent};
+use crate::llm::{Message, ModelRequest, ModelStop, Part, Provider, ProviderError, Role};
 use crate::tools::ToolCall;
+
+mod stream;
+
+pub(super) use stream::Shown;
 
 pub(super) struct Turn<'a> {
     pub env: &'a Arc<SessionEnv>,
@@ -71,19 +72,6 @@ impl LoopGuard {
         self.tripped = self.recent.iter().filter(|seen| **seen == turn).count() >= Self::REPEATS;
         self.tripped
     }
-}
-
-/// What one streamed model response amounted to.
-pub(super) struct ModelResponse {
-    pub message: Message,
-    pub stop: Option<ModelStop>,
-}
-
-/// Whether a response streams to the user as it comes (an answer) or is only read (a summary).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Shown {
-    Live,
-    Not,
 }
 
 impl Turn<'_> {
@@ -198,49 +186,63 @@ impl Turn<'_> {
                 }
                 return Ok(StopReason::Cancelled);
             };
-            match stop {
-                ModelStop::Refusal => {
-                    // A refused prompt and everything after it is left out of later requests.
-                    self.rewind(history, turn_start);
-                    return Ok(StopReason::Refusal);
-                }
-                ModelStop::MaxTokens if tool_uses.is_empty() => return Ok(StopReason::MaxTokens),
-                // The user spoke while the model was answering: the turn goes on with it.
-                _ if tool_uses.is_empty() && self.steering.lock().is_ok_and(|steering| !steering.is_empty()) => {
-                    continue;
-                }
-                _ if tool_uses.is_empty() => {
-                    // Stop hooks may send the model back to work, with their reason.
-                    match self.stop_hooks(history, stop_hook_active).await {
-                        Some(feedback) => {
-                            stop_hook_active = true;
-                            self.record(history, Message { role: Role::User, content: feedback });
-                            continue;
-                        }
-                        None => return Ok(StopReason::EndTurn),
-                    }
-                }
-                _ => {}
+            if matches!(stop, ModelStop::Refusal) {
+                // A refused prompt and everything after it is left out of later requests.
+                self.rewind(history, turn_start);
+                return Ok(StopReason::Refusal);
             }
-            let dispatch = Dispatch { env: self.env, events: self.events, cancel: self.cancel, asking: Asking::User };
-            let dispatched = dispatch.run(&tool_uses).await;
-            let looping = self
-                .child
-                .and_then(|guard| guard.lock().ok().map(|mut guard| guard.note(&tool_uses, &dispatched.results)))
-                .unwrap_or(false);
-            self.record(history, dispatched.results);
-            if self.cancel.is_cancelled() {
-                return Ok(StopReason::Cancelled);
-            }
-            if let Some(reason) = dispatched.halt {
-                self.emit(AgentEvent::Notice(format!("A hook stopped the turn: {reason}"))).await;
-                return Ok(StopReason::EndTurn);
-            }
-            if looping {
-                return Ok(StopReason::MaxTurnRequests);
+            let ended = if tool_uses.is_empty() {
+                self.answered(&stop, history, &mut stop_hook_active).await
+            } else {
+                self.run_tools(history, &tool_uses).await
+            };
+            if let Some(reason) = ended {
+                return Ok(reason);
             }
         }
         Ok(StopReason::MaxTurnRequests)
+    }
+
+    /// The model answered without calling a tool: the turn ends, unless the user spoke
+    /// meanwhile or a Stop hook sends the model back to work with its reason.
+    async fn answered(
+        &self,
+        stop: &ModelStop,
+        history: &mut Vec<Message>,
+        stop_hook_active: &mut bool,
+    ) -> Option<StopReason> {
+        if matches!(stop, ModelStop::MaxTokens) {
+            return Some(StopReason::MaxTokens);
+        }
+        if self.steering.lock().is_ok_and(|steering| !steering.is_empty()) {
+            return None;
+        }
+        let Some(feedback) = self.stop_hooks(history, *stop_hook_active).await else {
+            return Some(StopReason::EndTurn);
+        };
+        *stop_hook_active = true;
+        self.record(history, Message { role: Role::User, content: feedback });
+        None
+    }
+
+    /// Runs the calls of a response and records their results; says why the turn ends, if it
+    /// does (cancelled, a hook halted it, a child looping).
+    async fn run_tools(&self, history: &mut Vec<Message>, tool_uses: &[ToolCall]) -> Option<StopReason> {
+        let dispatch = Dispatch { env: self.env, events: self.events, cancel: self.cancel, asking: Asking::User };
+        let dispatched = dispatch.run(tool_uses).await;
+        let looping = self
+            .child
+            .and_then(|guard| guard.lock().ok().map(|mut guard| guard.note(tool_uses, &dispatched.results)))
+            .unwrap_or(false);
+        self.record(history, dispatched.results);
+        if self.cancel.is_cancelled() {
+            return Some(StopReason::Cancelled);
+        }
+        if let Some(reason) = dispatched.halt {
+            self.emit(AgentEvent::Notice(format!("A hook stopped the turn: {reason}"))).await;
+            return Some(StopReason::EndTurn);
+        }
+        looping.then_some(StopReason::MaxTurnRequests)
     }
 
     /// What a prompt of the user's goes through before the model sees it: the project's
@@ -362,150 +364,6 @@ impl Turn<'_> {
         Point { env: self.env, events: self.events, cancel: self.cancel }
     }
 
-    /// Streams one response, retrying the opening of the stream when that can help. Returns a
-    /// response with `stop: None` when the user cancelled.
-    pub(super) async fn stream_response(
-        &self,
-        request: &ModelRequest<'_>,
-        shown: Shown,
-    ) -> Result<ModelResponse, ProviderError> {
-        let policy = RetryPolicy::default();
-        let mut attempt = 1;
-        loop {
-            // A server that accepts and never answers counts as a stalled stream.
-            let idle = self.env.limits.stream_idle_timeout;
-            let opened = tokio::select! {
-                opened = tokio::time::timeout(idle, self.provider.stream(request)) => opened.unwrap_or(Err(ProviderError::Stalled { seconds: idle.as_secs() })),
-                () = self.cancel.cancelled() => return Ok(ModelResponse { message: assistant(Vec::new()), stop: None }),
-            };
-            let result = match opened {
-                Ok(stream) => self.consume(stream, shown).await,
-                Err(error) => Err((error, false)),
-            };
-            let (error, streamed_output) = match result {
-                Ok(response) => return Ok(response),
-                Err(failure) => failure,
-            };
-            // Output already shown to the user cannot be taken back: report instead of retrying.
-            let delay = if streamed_output { None } else { policy.delay_after(&error, attempt) };
-            let Some(delay) = delay else { return Err(error) };
-            tracing::warn!(%error, attempt, ?delay, "model call failed; retrying");
-            self.emit(AgentEvent::Notice(format!(
-                "{error}; retrying in {:.1} s (attempt {} of {})",
-                delay.as_secs_f64(),
-                attempt + 1,
-                policy.max_attempts
-            )))
-            .await;
-            tokio::select! {
-                () = tokio::time::sleep(delay) => {}
-                () = self.cancel.cancelled() => return Ok(ModelResponse { message: assistant(Vec::new()), stop: None }),
-            }
-            attempt += 1;
-        }
-    }
-
-    /// Reads the stream into an assistant message, forwarding deltas as events (text paced, see
-    /// `PacedText`). On failure says whether any output had already been shown.
-    async fn consume(&self, stream: EventStream, shown: Shown) -> Result<ModelResponse, (ProviderError, bool)> {
-        let mut paced = PacedText::default();
-        let read = self.read_stream(stream, &mut paced, shown).await;
-        // However the stream ended, text already read is shown.
-        self.emit_all([paced.take()]).await;
-        read
-    }
-
-    async fn read_stream(
-        &self,
-        mut stream: EventStream,
-        paced: &mut PacedText,
-        shown: Shown,
-    ) -> Result<ModelResponse, (ProviderError, bool)> {
-        let mut parts: Vec<Part> = Vec::new();
-        let mut streamed_output = false;
-        // Made once: a fast stream would otherwise register and drop a waiter per delta.
-        let cancelled = self.cancel.cancelled();
-        tokio::pin!(cancelled);
-        // A stream that stays silent this long is given up. Each event only notes its time; the
-        // timer is moved when it fires early, not per event of a fast stream.
-        let timeout = self.env.limits.stream_idle_timeout;
-        let mut last_event = tokio::time::Instant::now();
-        let idle = tokio::time::sleep(timeout);
-        tokio::pin!(idle);
-        loop {
-            let next = tokio::select! {
-                biased;
-                () = &mut cancelled => return Ok(ModelResponse { message: assistant(parts), stop: None }),
-                next = stream.next() => {
-                    last_event = tokio::time::Instant::now();
-                    next
-                }
-                () = &mut idle => {
-                    if last_event.elapsed() >= timeout {
-                        return Err((ProviderError::Stalled { seconds: timeout.as_secs() }, streamed_output));
-                    }
-                    idle.as_mut().reset(last_event + timeout);
-                    continue;
-                }
-                () = paced.frame_ends() => {
-                    self.emit_all([paced.take()]).await;
-                    continue;
-                }
-            };
-            let event = match next {
-                Some(Ok(event)) => event,
-                Some(Err(error)) => return Err((error, streamed_output)),
-                None => {
-                    return Err((
-                        ProviderError::StreamBroken { message: "the stream ended without a stop reason".into() },
-                        streamed_output,
-                    ));
-                }
-            };
-            match event {
-                StreamEvent::TextDelta(text) if shown == Shown::Not => append_text(&mut parts, &text),
-                StreamEvent::ThinkingDelta(text) if shown == Shown::Not => append_thinking(&mut parts, &text),
-                StreamEvent::TextDelta(text) => {
-                    streamed_output = true;
-                    append_text(&mut parts, &text);
-                    let (other, now) = paced.push(TextKind::Message, &text);
-                    self.emit_all([other, now]).await;
-                }
-                StreamEvent::ThinkingDelta(text) => {
-                    streamed_output = true;
-                    append_thinking(&mut parts, &text);
-                    let (other, now) = paced.push(TextKind::Thought, &text);
-                    self.emit_all([other, now]).await;
-                }
-                StreamEvent::ThinkingSignature(signature) => {
-                    if let Some(Part::Thinking { signature: slot, .. }) =
-                        parts.iter_mut().rev().find(|part| matches!(part, Part::Thinking { .. }))
-                    {
-                        *slot = Some(signature);
-                    }
-                }
-                StreamEvent::ToolUse { id, name, input } => parts.push(Part::ToolUse { id, name, input }),
-                StreamEvent::Usage(usage) => {
-                    let cost_usd = catalog::cost_usd(&self.model.model, &usage);
-                    self.env.usage.add(&usage, cost_usd);
-                    // A summary's request says nothing of the conversation's context: counted, not shown.
-                    if shown == Shown::Live {
-                        let session_cost_usd = cost_usd.map(|_| self.env.usage.spent().cost_usd);
-                        let event = AgentEvent::Usage {
-                            usage,
-                            context_window: self.context_window(),
-                            cost_usd,
-                            session_cost_usd,
-                        };
-                        // Text read before goes out before.
-                        self.emit_all([paced.take(), Some(event)]).await;
-                    }
-                }
-                StreamEvent::Stop(stop) => return Ok(ModelResponse { message: assistant(parts), stop: Some(stop) }),
-            }
-        }
-    }
-
     /// Adds what arrived while the turn ran (the user's words for it, background tasks'
     /// results) to the conversation: into the pending tool results or the prompt, or as a user
     /// message of its own after an answer.
@@ -579,24 +437,4 @@ fn prompt_text(parts: &[Part]) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-fn assistant(content: Vec<Part>) -> Message {
-    Message { role: Role::Assistant, content }
-}
-
-fn append_text(parts: &mut Vec<Part>, delta: &str) {
-    if let Some(Part::Text { text }) = parts.last_mut() {
-        text.push_str(delta);
-    } else {
-        parts.push(Part::Text { text: delta.to_owned() });
-    }
-}
-
-fn append_thinking(parts: &mut Vec<Part>, delta: &str) {
-    if let Some(Part::Thinking { text, .. }) = parts.last_mut() {
-        text.push_str(delta);
-    } else {
-        parts.push(Part::Thinking { text: delta.to_owned(), signature: None });
-    }
 }

@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use super::Kind;
 use crate::event::ToolKind;
-use crate::tools::{CallDescription, Tool, ToolContext, ToolOutput};
+use crate::tools::{CallDescription, ClaudeCodeAlias, HookResponse, Tool, ToolContext, ToolOutput};
 
 /// Bundled files listed, at most.
 const MAX_LISTED: usize = 100;
@@ -31,6 +31,8 @@ impl Tool for SkillTool {
     const NAME: &'static str = "skill";
     const DESCRIPTION: &'static str = "Load a skill's full instructions by name (the skills are listed under <skills> in the system prompt), with the files bundled beside it. Load it before starting a task it matches, then follow it; read the bundled files it points to with the read tool.";
     const KIND: ToolKind = ToolKind::Read;
+    const CLAUDE_CODE: Option<&'static ClaudeCodeAlias> =
+        Some(&ClaudeCodeAlias { name: "Skill", fields: &[], response: HookResponse::Output });
 
     fn read_only(&self) -> bool {
         true

@@ -209,10 +209,10 @@ pub enum AgentEvent {
         label: String,
         event: Box<AgentEvent>,
     },
-    /// A subagent ended; `stop` is how (`end_turn`, `cancelled`, `max_turn_requests`, ...).
+    /// A subagent ended; `stop` is how, `None` when it failed with an error.
     ChildEnded {
         session: String,
-        stop: &'static str,
+        stop: Option<StopReason>,
     },
 }
 

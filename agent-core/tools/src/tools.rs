@@ -16,6 +16,7 @@ mod glob;
 mod grep;
 pub mod lsp_query;
 mod multi_edit;
+mod names;
 pub mod raw_output;
 mod read;
 mod registry;
@@ -37,6 +38,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 pub use bash::Bash;
+pub use names::{ClaudeCodeAlias, FieldRename, HookResponse, RuleFamily, ToolNames};
 pub use read::Read;
 pub use registry::Registry;
 pub use services::{EditorServices, LoginBrowser};
@@ -206,22 +208,8 @@ impl CallSubject {
     }
 }
 
-/// The names permission rules know a tool by: its own, and the family it belongs to, where a
-/// rule for the family covers it (`edit` covers every tool that edits a file).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ToolNames<'a> {
-    pub name: &'a str,
-    pub family: Option<&'a str>,
-}
-
-impl<'a> From<&'a str> for ToolNames<'a> {
-    fn from(name: &'a str) -> Self {
-        Self { name, family: None }
-    }
-}
-
 /// The family of the tools that edit a file: a rule for `edit` covers each of them.
-pub const EDIT_FAMILY: &str = edit::Edit::NAME;
+pub const EDIT_FAMILY: RuleFamily = RuleFamily { name: edit::Edit::NAME, claude_code: edit::ALIAS.name };
 
 impl CallDescription {
     pub fn titled(title: impl Into<String>) -> Self {
@@ -235,8 +223,10 @@ pub trait Tool: Send + Sync + 'static {
     const NAME: &'static str;
     const DESCRIPTION: &'static str;
     const KIND: ToolKind;
+    /// How Claude Code knows the tool, where it has a counterpart there (see [`ToolNames`]).
+    const CLAUDE_CODE: Option<&'static ClaudeCodeAlias> = None;
     /// The family whose rules cover this tool too (see [`ToolNames`]).
-    const RULE_FAMILY: Option<&'static str> = None;
+    const RULE_FAMILY: Option<RuleFamily> = None;
 
     /// Read-only tools skip permission prompts (deny rules still apply) and may run in parallel.
     fn read_only(&self) -> bool;
@@ -272,8 +262,8 @@ pub trait DynTool: Send + Sync {
         false
     }
     fn name(&self) -> &str;
-    /// The names permission rules know it by.
-    fn rule_names(&self) -> ToolNames<'_> {
+    /// The names rules, hooks and agent files know it by.
+    fn names(&self) -> ToolNames<'_> {
         ToolNames::from(self.name())
     }
     fn kind(&self) -> ToolKind;
@@ -317,8 +307,8 @@ impl<T: Tool> DynTool for T {
         T::NAME
     }
 
-    fn rule_names(&self) -> ToolNames<'_> {
-        ToolNames { name: T::NAME, family: T::RULE_FAMILY }
+    fn names(&self) -> ToolNames<'_> {
+        ToolNames::of::<T>()
     }
 
     fn kind(&self) -> ToolKind {

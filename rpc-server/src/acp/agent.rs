@@ -7,7 +7,6 @@ use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
 use larik_core::Mode;
-use larik_core::commands::{Command, Reply};
 use larik_core::session::store::SessionStore;
 use larik_core::session::{ModelSettings, Session, StopReason, TurnError};
 use larik_core::{Part, ProviderError, ThoughtLevel};
@@ -25,7 +24,7 @@ use tokio_util::sync::CancellationToken;
 use super::connection::{Handler, Peer, RpcError};
 use super::forward::{ClientView, forward_events};
 use super::from_proto::prompt_parts;
-use super::{commands, editor_context, modes, to_proto};
+use super::{commands, editor_context, modes};
 use crate::side_by_side::side_by_side;
 
 /// How long SessionEnd hooks may take when the editor goes away.
@@ -159,7 +158,12 @@ impl AcpAgent {
         modes::config_options(session.permissions().mode(), &session.model(), &models, session.thought_level())
     }
 
-    async fn set_mode(&self, peer: &Peer, session_id: &acp::SessionId, mode_id: &str) -> Result<(), RpcError> {
+    pub(super) async fn set_mode(
+        &self,
+        peer: &Peer,
+        session_id: &acp::SessionId,
+        mode_id: &str,
+    ) -> Result<(), RpcError> {
         let entry = self.entry(session_id)?;
         let mode = Mode::from_id(mode_id).ok_or_else(|| {
             RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: unknown mode `{mode_id}`"))
@@ -173,7 +177,7 @@ impl AcpAgent {
         Ok(())
     }
 
-    async fn set_config_option(
+    pub(super) async fn set_config_option(
         &self,
         peer: &Peer,
         request: acp::SetSessionConfigOptionRequest,
@@ -320,127 +324,6 @@ impl AcpAgent {
     }
 }
 
-impl AcpAgent {
-    /// Runs a slash command typed as the prompt; `None` when the prompt is not one.
-    async fn slash_command(
-        &self,
-        peer: &Peer,
-        request: &acp::PromptRequest,
-        entry: &SessionEntry,
-        cancel: &CancellationToken,
-    ) -> Result<Option<acp::StopReason>, RpcError> {
-        let [acp::ContentBlock::Text(text)] = request.prompt.as_slice() else { return Ok(None) };
-        let Some(command) = larik_core::commands::parse(&text.text) else { return Ok(None) };
-        let session_id = &request.session_id;
-        let say = |text: String| acp::SessionUpdate::AgentMessageChunk(to_proto::text_chunk(text));
-        // Mode, model and settings are announced to the client as config options too: those
-        // three are ours; the rest the session runs.
-        let said = match command {
-            Command::Mode(Some(mode), _) => {
-                self.set_mode(peer, session_id, mode.id()).await?;
-                Reply::ModeSet(mode).to_string()
-            }
-            Command::Model(name) => match self.switch_model(peer, session_id, &name).await {
-                Ok(()) => format!("Model: {name}."),
-                Err(error) => error.message,
-            },
-            Command::Config(key, value) => self.config_command(peer, session_id, key, value).await,
-            command => {
-                let (events_tx, events_rx) = mpsc::channel(256);
-                let turn_cancel = cancel.child_token();
-                let client = self.client_view(entry.session.cwd());
-                let forward = forward_events(peer, session_id, events_rx, client, &turn_cancel);
-                let reply = side_by_side(entry.session.run_command(command, events_tx, turn_cancel.clone()), forward)
-                    .await
-                    .map_err(turn_error)?;
-                match reply {
-                    Reply::Compacted(stop) => return Ok(Some(stop_reason(stop))),
-                    Reply::Cleared => {
-                        // The skills were read again: the menu follows.
-                        let prompts = entry.session.mcp_commands().await;
-                        notify(peer, session_id, commands::available(&prompts, &entry.session.skill_commands())).await;
-                    }
-                    _ => {}
-                }
-                reply.to_string()
-            }
-        };
-        notify(peer, session_id, say(said)).await;
-        Ok(Some(acp::StopReason::EndTurn))
-    }
-}
-
-impl AcpAgent {
-    /// `/config`: lists the user's settings, shows one, or saves one; a saved model or mode
-    /// applies to this session too, as the user who typed it expects.
-    async fn config_command(
-        &self,
-        peer: &Peer,
-        session_id: &acp::SessionId,
-        key: Option<String>,
-        value: Option<String>,
-    ) -> String {
-        use larik_core::user_settings;
-        let (key, value) = match (key, value) {
-            (None, _) => {
-                return match user_settings::all(&self.env) {
-                    Ok(keys) => format!(
-                        "Your settings:\n```\n{}\n```\n`/config KEY VALUE` changes one.",
-                        crate::config_cli::listing(&keys)
-                    ),
-                    Err(error) => error.to_string(),
-                };
-            }
-            (Some(key), None) => {
-                return match user_settings::get(&key, &self.env) {
-                    Ok(value) => format!("{key} = {}", value.unwrap_or_else(|| "(not set)".into())),
-                    Err(error) => error.to_string(),
-                };
-            }
-            (Some(key), Some(value)) => (key, value),
-        };
-        let stored = match user_settings::set(&key, &value, &self.env) {
-            Ok(stored) => stored,
-            Err(error) => return format!("Nothing was changed: {error}."),
-        };
-        let saved = format!("Saved {key} = {stored} in your settings; new sessions start with it.");
-        let now = match user_settings::key(&key).map(|known| known.name) {
-            Ok("mode") => match larik_core::Mode::from_setting(value.trim()) {
-                Some(mode) => self
-                    .set_mode(peer, session_id, mode.id())
-                    .await
-                    .map(|()| format!(" This session is in {} now.", mode.id()))
-                    .unwrap_or_default(),
-                None => String::new(),
-            },
-            Ok("model") => match self.switch_model(peer, session_id, value.trim()).await {
-                Ok(()) => format!(" This session uses {} now.", value.trim()),
-                Err(error) => format!(" This session keeps its model: {}", error.message),
-            },
-            _ => String::new(),
-        };
-        saved + &now
-    }
-
-    /// Switches the session's model as `session/set_config_option` would, and tells the
-    /// editor the options that follow (for `/model` and `/config model`).
-    async fn switch_model(&self, peer: &Peer, session_id: &acp::SessionId, name: &str) -> Result<(), RpcError> {
-        let request = acp::SetSessionConfigOptionRequest::new(
-            session_id.clone(),
-            modes::MODEL_OPTION,
-            acp::SessionConfigOptionValue::value_id(name.to_owned()),
-        );
-        let response = self.set_config_option(peer, request).await?;
-        notify(
-            peer,
-            session_id,
-            acp::SessionUpdate::ConfigOptionUpdate(acp::ConfigOptionUpdate::new(response.config_options)),
-        )
-        .await;
-        Ok(())
-    }
-}
-
 /// For a client that opted into `backgroundTurns`: whenever a background task finishes while the
 /// session is idle, the agent starts a turn of its own with the results, sent as ordinary
 /// updates outside any prompt. Ends with the session or the connection.
@@ -494,7 +377,7 @@ async fn sandbox_checked() {
     }
 }
 
-fn stop_reason(stop: StopReason) -> acp::StopReason {
+pub(super) fn stop_reason(stop: StopReason) -> acp::StopReason {
     match stop {
         StopReason::EndTurn => acp::StopReason::EndTurn,
         // ACP has no reason of its own for a spent budget; a token limit is the nearest, and a
@@ -649,7 +532,7 @@ pub(super) async fn notify(peer: &Peer, session_id: &acp::SessionId, update: acp
     }
 }
 
-fn turn_error(error: TurnError) -> RpcError {
+pub(super) fn turn_error(error: TurnError) -> RpcError {
     match error {
         TurnError::Provider(ProviderError::Auth { message }) => RpcError {
             code: RpcError::AUTH_REQUIRED,

@@ -7,7 +7,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
-use larik_core::event::{AgentEvent, CompactionState, Display, ToolStatus};
+use larik_core::event::{AgentEvent, CompactionState, Display, StopReason, ToolStatus};
 use larik_protocol::acp;
 use larik_protocol::extensions::{
     TERMINAL_EXIT_KEY, TERMINAL_INFO_KEY, TERMINAL_OUTPUT_DELTA_KEY, TERMINAL_OUTPUT_KEY, TerminalExit, TerminalInfo,
@@ -78,14 +78,17 @@ async fn forward(
     client: ClientView,
     cancel: &CancellationToken,
 ) {
+    let mut forwarder = Forwarder {
+        peer,
+        session_id,
+        client,
+        cancel,
+        terminals: HashSet::new(),
+        report_only: HashSet::new(),
+        children: HashMap::new(),
+    };
     // `held` is the event that ended a run of merged command output, handled next.
     let mut held: Option<AgentEvent> = None;
-    // Calls shown as agent-owned terminals, until they finish.
-    let mut terminals: HashSet<String> = HashSet::new();
-    // Calls whose report (the plan) is shown instead of the call.
-    let mut report_only: HashSet<String> = HashSet::new();
-    // Subagents shown as child sessions, while they run.
-    let mut children: HashMap<String, ChildStream> = HashMap::new();
     loop {
         let event = match held.take() {
             Some(event) => event,
@@ -94,157 +97,218 @@ async fn forward(
                 None => break,
             },
         };
-        let update = match event {
-            AgentEvent::ChildStarted { session, call, label, cwd, cancel: child_cancel } => {
-                if !client.subagents {
-                    continue;
-                }
-                if let Ok(mut cancels) = child_cancels().lock() {
-                    cancels.insert(session.clone(), child_cancel);
-                }
-                let (child_events, received) = mpsc::channel(256);
-                let (peer, child_id, view, cancel) =
-                    (peer.clone(), acp::SessionId::new(session.clone()), client.clone(), cancel.clone());
-                let forwarder =
-                    tokio::spawn(async move { forward_events(&peer, &child_id, received, view, &cancel).await });
-                children.insert(session.clone(), ChildStream { events: child_events, forwarder });
-                let capabilities =
-                    acp::SubagentSessionCapabilities::new().cancel(acp::SessionCancelCapabilities::new());
-                // ACP does not say which call made a child; `_meta.larik.toolCallId` does, so a
-                // client can show the child under its `task` call.
-                let announced = acp::SubagentUpdate::new(session)
-                    .title(label)
-                    .cwd(cwd)
-                    .capabilities(capabilities)
-                    .meta(meta("larik", serde_json::json!({"toolCallId": call})));
-                acp::SessionUpdate::SubagentUpdate(
-                    announced.state(acp::StateUpdate::Running(acp::RunningStateUpdate::new())),
-                )
+        if let Some(update) = forwarder.update(event, &mut events, &mut held).await {
+            notify(peer, session_id, update).await;
+        }
+    }
+    // The turn is over: children still shown finish their updates first.
+    for (_, child) in forwarder.children.drain() {
+        drop(child.events);
+        let _ = child.forwarder.await;
+    }
+}
+
+/// One turn's forwarding: where updates go, and the calls and children shown so far.
+struct Forwarder<'a> {
+    peer: &'a Peer,
+    session_id: &'a acp::SessionId,
+    client: ClientView,
+    cancel: &'a CancellationToken,
+    /// Calls shown as agent-owned terminals, until they finish.
+    terminals: HashSet<String>,
+    /// Calls whose report (the plan) is shown instead of the call.
+    report_only: HashSet<String>,
+    /// Subagents shown as child sessions, while they run.
+    children: HashMap<String, ChildStream>,
+}
+
+impl Forwarder<'_> {
+    /// The update an event becomes, if the client sees one. Command output merges the output
+    /// queued behind it; the event that ends the run goes into `held`.
+    async fn update(
+        &mut self,
+        event: AgentEvent,
+        events: &mut mpsc::Receiver<AgentEvent>,
+        held: &mut Option<AgentEvent>,
+    ) -> Option<acp::SessionUpdate> {
+        match event {
+            AgentEvent::ChildStarted { session, call, label, cwd, cancel } => {
+                self.child_started(session, call, label, cwd, cancel)
             }
             AgentEvent::Child { session, call, label, event } => {
-                if let Some(child) = children.get(&session) {
+                if let Some(child) = self.children.get(&session) {
                     let _ = child.events.send(*event).await;
-                } else if !client.subagents {
-                    held = larik_core::subagents::labelled(*event, &call, &label);
+                } else if !self.client.subagents {
+                    *held = larik_core::subagents::labelled(*event, &call, &label);
                 }
-                continue;
+                None
             }
-            AgentEvent::ChildEnded { session, stop } => {
-                if let Ok(mut cancels) = child_cancels().lock() {
-                    cancels.remove(&session);
-                }
-                let Some(child) = children.remove(&session) else { continue };
-                // Everything the child said goes out before it is shown idle.
-                drop(child.events);
-                let _ = child.forwarder.await;
-                let reason = match stop {
-                    "end_turn" => acp::IdleStopReason::EndTurn,
-                    "max_tokens" => acp::IdleStopReason::MaxTokens,
-                    "max_turn_requests" => acp::IdleStopReason::MaxTurnRequests,
-                    "refusal" => acp::IdleStopReason::Refusal,
-                    _ => acp::IdleStopReason::Cancelled,
-                };
-                acp::SessionUpdate::SubagentUpdate(
-                    acp::SubagentUpdate::new(session)
-                        .state(acp::StateUpdate::Idle(acp::IdleStateUpdate::new().stop_reason(reason))),
-                )
-            }
-            AgentEvent::TextDelta(text) => acp::SessionUpdate::AgentMessageChunk(to_proto::text_chunk(text)),
-            AgentEvent::ThinkingDelta(text) => acp::SessionUpdate::AgentThoughtChunk(to_proto::text_chunk(text)),
+            AgentEvent::ChildEnded { session, stop } => self.child_ended(session, stop).await,
+            AgentEvent::TextDelta(text) => Some(acp::SessionUpdate::AgentMessageChunk(to_proto::text_chunk(text))),
+            AgentEvent::ThinkingDelta(text) => Some(acp::SessionUpdate::AgentThoughtChunk(to_proto::text_chunk(text))),
             AgentEvent::ToolCallStarted(view) if view.report_only => {
-                report_only.insert(view.id);
-                continue;
+                self.report_only.insert(view.id);
+                None
             }
-            AgentEvent::ToolCallStarted(view) => {
-                let mut call = to_proto::tool_call(&view);
-                if client.terminal_stream.is_some() && view.streams_output {
-                    call = call.content(vec![to_proto::terminal(view.id.clone())]).meta(meta(
-                        TERMINAL_INFO_KEY,
-                        TerminalInfo { terminal_id: view.id.clone(), cwd: client.cwd.clone() },
-                    ));
-                    terminals.insert(view.id);
-                }
-                acp::SessionUpdate::ToolCall(call)
-            }
+            AgentEvent::ToolCallStarted(view) => Some(self.tool_started(view)),
             AgentEvent::ToolOutput { id, mut text } => {
-                let Some(key) = client.terminal_stream.filter(|_| terminals.contains(&id)) else { continue };
-                held = drain_same(&mut text, &mut events, |event| match event {
+                let key = self.client.terminal_stream.filter(|_| self.terminals.contains(&id))?;
+                *held = drain_same(&mut text, events, |event| match event {
                     AgentEvent::ToolOutput { id: same, text } if *same == id => Some(text),
                     _ => None,
                 });
                 let update = acp::ToolCallUpdate::new(id.clone(), acp::ToolCallUpdateFields::new());
-                acp::SessionUpdate::ToolCallUpdate(
+                Some(acp::SessionUpdate::ToolCallUpdate(
                     update.meta(meta(key, TerminalOutputChunk { terminal_id: id, data: text })),
-                )
+                ))
             }
             AgentEvent::ToolProgressNote { id, text } => {
                 let fields = acp::ToolCallUpdateFields::new().content(vec![to_proto::text(text)]);
-                acp::SessionUpdate::ToolCallUpdate(acp::ToolCallUpdate::new(id, fields))
+                Some(acp::SessionUpdate::ToolCallUpdate(acp::ToolCallUpdate::new(id, fields)))
             }
             AgentEvent::ToolTerminal { id, terminal_id } => {
                 let fields = acp::ToolCallUpdateFields::new().content(vec![to_proto::terminal(terminal_id)]);
-                acp::SessionUpdate::ToolCallUpdate(acp::ToolCallUpdate::new(id, fields))
+                Some(acp::SessionUpdate::ToolCallUpdate(acp::ToolCallUpdate::new(id, fields)))
             }
             AgentEvent::ToolCallUpdated { id, status, output, display, locations } => {
-                if let Some(Display::Plan(entries)) = &display {
-                    notify(peer, session_id, acp::SessionUpdate::Plan(to_proto::plan(entries))).await;
-                }
-                if report_only.contains(&id) {
-                    if matches!(status, ToolStatus::Completed | ToolStatus::Failed) {
-                        report_only.remove(&id);
-                    }
-                    continue;
-                }
-                let mut update = to_proto::tool_call_update(&id, status, display.as_ref(), output.as_deref());
-                if let Some(locations) = locations {
-                    update.fields.locations = Some(to_proto::locations(&locations));
-                }
-                if matches!(status, ToolStatus::Completed | ToolStatus::Failed) && terminals.remove(&id) {
-                    update = end_terminal(update, &id, display.as_ref());
-                }
-                acp::SessionUpdate::ToolCallUpdate(update)
+                self.tool_updated(id, status, output, display, locations).await
             }
             AgentEvent::PermissionRequested(request) => {
-                permission::ask(peer, session_id, *request, client.hunk_review, cancel).await;
-                continue;
+                permission::ask(self.peer, self.session_id, *request, self.client.hunk_review, self.cancel).await;
+                None
             }
             AgentEvent::Usage { usage, context_window, session_cost_usd, .. } => {
                 // Tokens now in the context: what was sent plus what came back.
                 let used =
                     usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens + usage.output_tokens;
-                let mut update = acp::UsageUpdate::new(used, context_window);
-                // ACP's cost is the session's total so far.
-                if let Some(amount) = session_cost_usd {
-                    update = update.cost(acp::Cost::new(amount, "USD"));
-                }
-                acp::SessionUpdate::UsageUpdate(update)
+                Some(usage_update(used, context_window, session_cost_usd))
             }
-            AgentEvent::Compaction { id, trigger, state } => match compaction_update(&client, id, trigger, state) {
-                Some(update) => update,
-                None => continue,
-            },
-            AgentEvent::TitleChanged(title) => acp::SessionUpdate::SessionInfoUpdate(
+            AgentEvent::Compaction { id, trigger, state } => compaction_update(&self.client, id, trigger, state),
+            AgentEvent::TitleChanged(title) => Some(acp::SessionUpdate::SessionInfoUpdate(
                 acp::SessionInfoUpdate::new()
                     .title(title)
                     .updated_at(larik_core::clock::iso8601(larik_core::clock::now_secs())),
-            ),
-            AgentEvent::Notice(message) => {
-                tracing::info!(%message, "notice");
-                if client.notices {
-                    acp::SessionUpdate::Notice(acp::Notice::new(acp::NoticeSeverity::Warning, message))
-                } else {
-                    // Clients without notices still see it, set apart from the answer.
-                    acp::SessionUpdate::AgentMessageChunk(to_proto::text_chunk(format!("\n> {message}\n\n")))
-                }
-            }
-        };
-        notify(peer, session_id, update).await;
+            )),
+            AgentEvent::Notice(message) => Some(self.notice(message)),
+        }
     }
-    // The turn is over: children still shown finish their updates first.
-    for (_, child) in children.drain() {
+
+    /// A subagent starting, shown as a child session of its own with its own forwarder, when
+    /// the client shows them.
+    fn child_started(
+        &mut self,
+        session: String,
+        call: String,
+        label: String,
+        cwd: PathBuf,
+        child_cancel: CancellationToken,
+    ) -> Option<acp::SessionUpdate> {
+        if !self.client.subagents {
+            return None;
+        }
+        if let Ok(mut cancels) = child_cancels().lock() {
+            cancels.insert(session.clone(), child_cancel);
+        }
+        let (child_events, received) = mpsc::channel(256);
+        let (peer, child_id, view, cancel) =
+            (self.peer.clone(), acp::SessionId::new(session.clone()), self.client.clone(), self.cancel.clone());
+        let forwarder = tokio::spawn(async move { forward_events(&peer, &child_id, received, view, &cancel).await });
+        self.children.insert(session.clone(), ChildStream { events: child_events, forwarder });
+        let capabilities = acp::SubagentSessionCapabilities::new().cancel(acp::SessionCancelCapabilities::new());
+        // ACP does not say which call made a child; `_meta.larik.toolCallId` does, so a client
+        // can show the child under its `task` call.
+        let announced = acp::SubagentUpdate::new(session)
+            .title(label)
+            .cwd(cwd)
+            .capabilities(capabilities)
+            .meta(meta("larik", serde_json::json!({"toolCallId": call})));
+        Some(acp::SessionUpdate::SubagentUpdate(
+            announced.state(acp::StateUpdate::Running(acp::RunningStateUpdate::new())),
+        ))
+    }
+
+    /// A subagent ended: its child session, once everything it said went out, shown idle.
+    async fn child_ended(&mut self, session: String, stop: Option<StopReason>) -> Option<acp::SessionUpdate> {
+        if let Ok(mut cancels) = child_cancels().lock() {
+            cancels.remove(&session);
+        }
+        let child = self.children.remove(&session)?;
         drop(child.events);
         let _ = child.forwarder.await;
+        let reason = match stop {
+            Some(StopReason::EndTurn) => acp::IdleStopReason::EndTurn,
+            Some(StopReason::MaxTokens | StopReason::BudgetExhausted) => acp::IdleStopReason::MaxTokens,
+            Some(StopReason::MaxTurnRequests) => acp::IdleStopReason::MaxTurnRequests,
+            Some(StopReason::Refusal) => acp::IdleStopReason::Refusal,
+            Some(StopReason::Cancelled) | None => acp::IdleStopReason::Cancelled,
+        };
+        Some(acp::SessionUpdate::SubagentUpdate(
+            acp::SubagentUpdate::new(session)
+                .state(acp::StateUpdate::Idle(acp::IdleStateUpdate::new().stop_reason(reason))),
+        ))
     }
+
+    /// A call starting; a command's output goes to an agent-owned terminal where the client has one.
+    fn tool_started(&mut self, view: larik_core::event::ToolCallView) -> acp::SessionUpdate {
+        let mut call = to_proto::tool_call(&view);
+        if self.client.terminal_stream.is_some() && view.streams_output {
+            call = call.content(vec![to_proto::terminal(view.id.clone())]).meta(meta(
+                TERMINAL_INFO_KEY,
+                TerminalInfo { terminal_id: view.id.clone(), cwd: self.client.cwd.clone() },
+            ));
+            self.terminals.insert(view.id);
+        }
+        acp::SessionUpdate::ToolCall(call)
+    }
+
+    /// A call's progress or end; a plan goes out as ACP's plan, and a report-only call shows
+    /// nothing else.
+    async fn tool_updated(
+        &mut self,
+        id: String,
+        status: ToolStatus,
+        output: Option<String>,
+        display: Option<Display>,
+        locations: Option<Vec<larik_core::event::Location>>,
+    ) -> Option<acp::SessionUpdate> {
+        if let Some(Display::Plan(entries)) = &display {
+            notify(self.peer, self.session_id, acp::SessionUpdate::Plan(to_proto::plan(entries))).await;
+        }
+        let finished = matches!(status, ToolStatus::Completed | ToolStatus::Failed);
+        if self.report_only.contains(&id) {
+            if finished {
+                self.report_only.remove(&id);
+            }
+            return None;
+        }
+        let mut update = to_proto::tool_call_update(&id, status, display.as_ref(), output.as_deref());
+        if let Some(locations) = locations {
+            update.fields.locations = Some(to_proto::locations(&locations));
+        }
+        if finished && self.terminals.remove(&id) {
+            update = end_terminal(update, &id, display.as_ref());
+        }
+        Some(acp::SessionUpdate::ToolCallUpdate(update))
+    }
+
+    fn notice(&self, message: String) -> acp::SessionUpdate {
+        tracing::info!(%message, "notice");
+        if self.client.notices {
+            acp::SessionUpdate::Notice(acp::Notice::new(acp::NoticeSeverity::Warning, message))
+        } else {
+            // Clients without notices still see it, set apart from the answer.
+            acp::SessionUpdate::AgentMessageChunk(to_proto::text_chunk(format!("\n> {message}\n\n")))
+        }
+    }
+}
+
+/// The tokens in the context, and ACP's cost: the session's total so far.
+fn usage_update(used: u64, context_window: u64, session_cost_usd: Option<f64>) -> acp::SessionUpdate {
+    let mut update = acp::UsageUpdate::new(used, context_window);
+    if let Some(amount) = session_cost_usd {
+        update = update.cost(acp::Cost::new(amount, "USD"));
+    }
+    acp::SessionUpdate::UsageUpdate(update)
 }
 
 /// A compaction as the client can show it: `compaction_update` where it opted in; elsewhere the

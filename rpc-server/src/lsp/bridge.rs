@@ -9,26 +9,20 @@ use std::sync::{Arc, Mutex};
 
 use larik_core::Mode;
 use larik_core::Part;
-use larik_core::commands::Reply;
-use larik_core::event::{AgentEvent, Display, PermissionAnswer, PermissionRequest};
+use larik_core::event::PermissionAnswer;
 use larik_core::session::{Session, SessionConfig};
 use lsp_server::Notification;
 use lsp_types::notification::{
-    DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument, Notification as _, Progress,
+    DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument, Notification as _,
     PublishDiagnostics,
 };
-use lsp_types::request::{
-    CodeActionRequest, ExecuteCommand, Request as _, ShowDocument, ShowMessageRequest, WorkDoneProgressCreate,
-};
+use lsp_types::request::{CodeActionRequest, ExecuteCommand, Request as _};
 use lsp_types::{
     CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, Diagnostic, DiagnosticSeverity,
     DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams, DidSaveTextDocumentParams,
-    ExecuteCommandParams, InitializeParams, MessageActionItem, MessageType, NumberOrString, Position, ProgressParams,
-    ProgressParamsValue, PublishDiagnosticsParams, Range, ShowDocumentParams, ShowMessageRequestParams, Uri,
-    WorkDoneProgress, WorkDoneProgressBegin, WorkDoneProgressCreateParams, WorkDoneProgressEnd, WorkDoneProgressReport,
+    ExecuteCommandParams, InitializeParams, MessageType, Position, PublishDiagnosticsParams, Range, Uri,
 };
 use serde_json::Value;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::chat::{self, ChatWriter};
@@ -36,9 +30,11 @@ use super::client::{Client, ClientError, METHOD_NOT_FOUND};
 use super::command::{CodeRequest, Command};
 use super::documents::{Documents, LspFiles};
 use super::proposal::{self, LineEdit, Proposal, apply_line_edit};
-use super::question::{self, Question};
+use super::question::Question;
+
+mod asking;
+mod showing;
 use super::story::{self, Story};
-use crate::side_by_side::side_by_side;
 use larik_core::file_uri as uri;
 
 /// What the user asked to run: a prompt's turn, or a built-in command.
@@ -212,41 +208,9 @@ impl Bridge {
         }
         let range = params.range;
         let (first, last) = (range.start.line as usize, range.end.line as usize);
-        let mut actions = Vec::new();
-        let action = |title: String, kind: CodeActionKind, command: Command| {
-            let command = Some(command.to_lsp(&title));
-            CodeActionOrCommand::CodeAction(CodeAction { title, kind: Some(kind), command, ..CodeAction::default() })
-        };
+        let action = code_action;
         // Edits under review in this document come first.
-        if let Ok(proposals) = self.proposals.lock() {
-            for proposal in proposals.iter().filter(|proposal| proposal.uri == address && !proposal.is_done()) {
-                let pending: Vec<_> = proposal.pending().collect();
-                let touching: Vec<_> = pending
-                    .iter()
-                    .filter(|hunk| {
-                        let start = proposal.current_start(hunk.index);
-                        start <= last && first <= start + hunk.old_lines.max(1)
-                    })
-                    .collect();
-                let shown = if touching.is_empty() { pending.iter().collect::<Vec<_>>() } else { touching };
-                for hunk in &shown {
-                    let place = if shown.len() > 1 {
-                        format!(" at line {}", proposal.current_start(hunk.index) + 1)
-                    } else {
-                        String::new()
-                    };
-                    let sizes = format!("+{} -{}", hunk.new_lines, hunk.old_lines);
-                    let what = proposal::summary(hunk, 48);
-                    let decide = |accept: bool| Command::Hunk { proposal: proposal.id, hunk: hunk.index, accept };
-                    actions.push(action(
-                        format!("Larik: apply edit ({sizes}){place}: {what}"),
-                        CodeActionKind::QUICKFIX,
-                        decide(true),
-                    ));
-                    actions.push(action(format!("Larik: reject{place}"), CodeActionKind::QUICKFIX, decide(false)));
-                }
-            }
-        }
+        let mut actions = self.hunk_actions(&address, first, last);
         if let Ok(permission) = self.permission.lock()
             && let Some(pending) = permission.as_ref()
         {
@@ -291,6 +255,41 @@ impl Bridge {
         }
         let refactor = CodeRequest::Ask(Some("Refactor this code to be clearer, keeping its behaviour.".into()));
         actions.push(action("Larik: refactor this".into(), CodeActionKind::REFACTOR, about(refactor)));
+        actions
+    }
+
+    /// Apply and reject for each hunk under review in the document: the hunks the range
+    /// touches, or all of them when it touches none.
+    fn hunk_actions(&self, address: &str, first: usize, last: usize) -> Vec<CodeActionOrCommand> {
+        let mut actions = Vec::new();
+        let Ok(proposals) = self.proposals.lock() else { return actions };
+        for proposal in proposals.iter().filter(|proposal| proposal.uri == address && !proposal.is_done()) {
+            let pending: Vec<_> = proposal.pending().collect();
+            let touching: Vec<_> = pending
+                .iter()
+                .filter(|hunk| {
+                    let start = proposal.current_start(hunk.index);
+                    start <= last && first <= start + hunk.old_lines.max(1)
+                })
+                .collect();
+            let shown = if touching.is_empty() { pending.iter().collect::<Vec<_>>() } else { touching };
+            for hunk in &shown {
+                let place = if shown.len() > 1 {
+                    format!(" at line {}", proposal.current_start(hunk.index) + 1)
+                } else {
+                    String::new()
+                };
+                let sizes = format!("+{} -{}", hunk.new_lines, hunk.old_lines);
+                let what = proposal::summary(hunk, 48);
+                let decide = |accept: bool| Command::Hunk { proposal: proposal.id, hunk: hunk.index, accept };
+                actions.push(code_action(
+                    format!("Larik: apply edit ({sizes}){place}: {what}"),
+                    CodeActionKind::QUICKFIX,
+                    decide(true),
+                ));
+                actions.push(code_action(format!("Larik: reject{place}"), CodeActionKind::QUICKFIX, decide(false)));
+            }
+        }
         actions
     }
 
@@ -464,267 +463,6 @@ impl Bridge {
         }
     }
 
-    /// Runs a prompt's turn, or a built-in command, in the background; its events reach the
-    /// editor as they come, and a command's reply is its answer.
-    fn start(self: &Arc<Self>, work: Work, chat: Option<Story>) {
-        let bridge = Arc::clone(self);
-        self.turn_running.store(true, Ordering::Relaxed);
-        tokio::spawn(async move {
-            let (events, received) = mpsc::channel(256);
-            let turn_cancel = bridge.cancel.child_token();
-            // The editor hears the turn is done only once it is: a chat file then offers its
-            // actions again at once.
-            let finished = CancellationToken::new();
-            let turn = async {
-                let outcome = match work {
-                    Work::Prompt(prompt) => bridge.session.prompt(prompt, events, turn_cancel).await.map(drop),
-                    Work::Command(command) => {
-                        let reply = bridge.session.run_command(command, events.clone(), turn_cancel).await;
-                        if let Ok(reply) = &reply
-                            && !matches!(reply, Reply::Compacted(_))
-                        {
-                            let _ = events.send(AgentEvent::TextDelta(reply.to_string())).await;
-                        }
-                        reply.map(drop)
-                    }
-                };
-                bridge.turn_running.store(false, Ordering::Relaxed);
-                finished.cancel();
-                outcome
-            };
-            let show = bridge.show_turn(received, chat, &finished);
-            let outcome = side_by_side(turn, show).await;
-            if let Err(error) = outcome {
-                bridge.client.show(MessageType::ERROR, format!("Larik: {error}"));
-            }
-        });
-    }
-
-    async fn show_turn(
-        &self,
-        mut events: mpsc::Receiver<AgentEvent>,
-        mut chat: Option<Story>,
-        finished: &CancellationToken,
-    ) {
-        let token = NumberOrString::String(format!("larik/{}", self.next_id.fetch_add(1, Ordering::Relaxed)));
-        let progress = self
-            .client
-            .request::<WorkDoneProgressCreate>(WorkDoneProgressCreateParams { token: token.clone() })
-            .await
-            .is_ok();
-        let send = |value: WorkDoneProgress| {
-            if progress {
-                self.client.notify::<Progress>(ProgressParams {
-                    token: token.clone(),
-                    value: ProgressParamsValue::WorkDone(value),
-                });
-            }
-        };
-        let report = |message: &str| {
-            send(WorkDoneProgress::Report(WorkDoneProgressReport {
-                message: Some(message.to_owned()),
-                ..WorkDoneProgressReport::default()
-            }))
-        };
-        send(WorkDoneProgress::Begin(WorkDoneProgressBegin {
-            title: "Larik".into(),
-            message: Some("thinking…".into()),
-            ..WorkDoneProgressBegin::default()
-        }));
-        if let Some(chat) = chat.as_mut() {
-            chat.begin().await;
-        }
-        let mut answer = String::new();
-        // A tool call ran since the last text: the next text is a new message.
-        let mut new_message = false;
-        while let Some(event) = events.recv().await {
-            // A subagent's calls and prompts show as the parent's, labelled with the task.
-            let Some(event) = larik_core::subagents::flattened(event) else { continue };
-            match event {
-                AgentEvent::TextDelta(text) => {
-                    if std::mem::take(&mut new_message) && !answer.is_empty() {
-                        answer.push_str("\n\n");
-                    }
-                    answer.push_str(&text);
-                    if let Some(chat) = chat.as_mut() {
-                        chat.text(&text).await;
-                    }
-                    let tail: String = answer.chars().rev().take(60).collect::<Vec<_>>().into_iter().rev().collect();
-                    report(&tail.split_whitespace().collect::<Vec<_>>().join(" "));
-                }
-                AgentEvent::ThinkingDelta(_) => report("thinking…"),
-                AgentEvent::ToolCallStarted(view) => {
-                    new_message = true;
-                    report(&view.title);
-                    if let Ok(mut running) = self.running.lock() {
-                        *running = view
-                            .locations
-                            .iter()
-                            .map(|location| {
-                                (
-                                    uri::from_path(&location.path),
-                                    location.line.unwrap_or(1).saturating_sub(1),
-                                    view.title.clone(),
-                                )
-                            })
-                            .collect();
-                    }
-                    for location in &view.locations {
-                        self.refresh_diagnostics(&uri::from_path(&location.path));
-                    }
-                    if let Some(chat) = chat.as_mut() {
-                        chat.tool_started(view).await;
-                    }
-                }
-                AgentEvent::ToolCallUpdated { id, status, output, display, .. } => {
-                    if matches!(
-                        status,
-                        larik_core::event::ToolStatus::Completed | larik_core::event::ToolStatus::Failed
-                    ) {
-                        let finished =
-                            self.running.lock().map(|mut running| std::mem::take(&mut *running)).unwrap_or_default();
-                        for (address, _, _) in finished {
-                            self.refresh_diagnostics(&address);
-                        }
-                    }
-                    let answered = self.answers.lock().ok().and_then(|mut answers| answers.remove(&id));
-                    if let Some(chat) = chat.as_mut() {
-                        chat.tool_updated(&id, answered, story::finished(status, output, display)).await;
-                    }
-                }
-                // A running command's latest line, as the progress message.
-                AgentEvent::ToolOutput { text, .. } => {
-                    if let Some(line) = text.lines().rev().map(str::trim).find(|line| !line.is_empty()) {
-                        report(line);
-                    }
-                }
-                AgentEvent::PermissionRequested(request) => {
-                    report("waiting for you");
-                    if let Some(chat) = chat.as_mut() {
-                        chat.question(&request.tool_call.id, self.waiting_block(&request)).await;
-                    }
-                    self.ask(*request).await;
-                }
-                AgentEvent::Notice(message) => self.client.show(MessageType::WARNING, format!("Larik: {message}")),
-                AgentEvent::Compaction { state: larik_core::event::CompactionState::Completed { .. }, .. } => {
-                    self.client.show(
-                        MessageType::INFO,
-                        "Larik: the conversation was compacted; it goes on from a summary.".to_owned(),
-                    )
-                }
-                AgentEvent::ToolTerminal { .. }
-                | AgentEvent::ToolProgressNote { .. }
-                | AgentEvent::Usage { .. }
-                | AgentEvent::TitleChanged(_)
-                | AgentEvent::Compaction { .. } => {}
-                AgentEvent::ChildStarted { .. } | AgentEvent::Child { .. } | AgentEvent::ChildEnded { .. } => {}
-            }
-        }
-        if let Some(chat) = chat.as_mut() {
-            chat.end().await;
-        } else if !answer.trim().is_empty() {
-            self.client.show(MessageType::INFO, format!("Larik: {}", answer.trim()));
-        }
-        finished.cancelled().await;
-        send(WorkDoneProgress::End(WorkDoneProgressEnd { message: Some("done".into()) }));
-    }
-
-    /// The chat's account of a question while it waits: what will happen and where to answer.
-    fn waiting_block(&self, request: &PermissionRequest) -> String {
-        if let Some(Display::Diff { path, old_text, new_text }) = &request.preview {
-            let file = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
-            let hunks = larik_core::hunks(old_text.as_deref().unwrap_or(""), new_text).len();
-            return question::review_block(&request.tool_call.title, &file, hunks);
-        }
-        let answer_where = if self.popup_prompts && !self.no_message_requests.load(Ordering::Relaxed) {
-            "Answer in Helix's popup"
-        } else {
-            "Answer with `space a` (code actions) here or in any open file"
-        };
-        Question::from_request(request).chat_block(answer_where)
-    }
-
-    /// Edits become proposals reviewed hunk by hunk; anything else is a question.
-    async fn ask(&self, request: PermissionRequest) {
-        if let Some(Display::Diff { path, old_text, new_text }) = &request.preview {
-            let address = uri::from_path(path);
-            let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-            let proposal = Proposal::new(
-                id,
-                request.tool_call.id.clone(),
-                path.clone(),
-                address.clone(),
-                old_text.as_deref().unwrap_or(""),
-                new_text,
-                request.reply,
-            );
-            if let Ok(mut proposals) = self.proposals.lock() {
-                proposals.retain(|proposal| !proposal.is_done());
-                proposals.push(proposal);
-            }
-            if self.show_document
-                && let Ok(document) = address.parse::<Uri>()
-            {
-                let show =
-                    ShowDocumentParams { uri: document, external: None, take_focus: Some(true), selection: None };
-                let _ = self.client.request::<ShowDocument>(show).await;
-            }
-            self.refresh_diagnostics(&address);
-            return;
-        }
-        let question = Question::from_request(&request);
-        if !self.no_message_requests.load(Ordering::Relaxed) {
-            let actions = question
-                .options
-                .iter()
-                .map(|(_, name)| MessageActionItem { title: (*name).to_owned(), properties: HashMap::new() })
-                .collect();
-            let asking = ShowMessageRequestParams {
-                typ: MessageType::INFO,
-                message: format!("Larik: {}", question.one_line()),
-                actions: Some(actions),
-            };
-            match self.client.request::<ShowMessageRequest>(asking).await {
-                Ok(choice) => {
-                    let chosen = choice
-                        .and_then(|item| question.options.iter().find(|(_, name)| *name == item.title))
-                        .map(|(id, _)| *id);
-                    let answer = match chosen {
-                        Some("allow_once") => PermissionAnswer::AllowOnce,
-                        Some("allow_always") => PermissionAnswer::AllowAlways,
-                        Some(_) => PermissionAnswer::Reject { feedback: None },
-                        None => PermissionAnswer::Cancelled,
-                    };
-                    if let Ok(mut answers) = self.answers.lock() {
-                        answers.insert(
-                            question.tool_id.clone(),
-                            story::Answer::new(question.answered(chosen.unwrap_or("cancelled"))),
-                        );
-                    }
-                    let _ = request.reply.send(answer);
-                    return;
-                }
-                // Helix answers "method not found": ask through code actions from now on.
-                Err(error) if error.code == METHOD_NOT_FOUND => self.no_message_requests.store(true, Ordering::Relaxed),
-                Err(error) => {
-                    tracing::warn!(message = %error.message, "showMessageRequest failed; asking through code actions")
-                }
-            }
-        }
-        let address = self.last_uri.lock().ok().and_then(|last| last.clone());
-        if let Ok(mut permission) = self.permission.lock() {
-            let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-            *permission = Some(PendingPermission { id, uri: address.clone(), question, reply: request.reply });
-        }
-        match address {
-            Some(address) => self.refresh_diagnostics(&address),
-            None => self.client.show(
-                MessageType::WARNING,
-                "Larik is waiting for approval: run `:lsp-workspace-command larik.accept` or `larik.reject`",
-            ),
-        }
-    }
-
     /// Publishes every hint Larik has for a document: edits under review, the running tool call,
     /// a pending question.
     fn refresh_diagnostics(&self, address: &str) {
@@ -770,6 +508,12 @@ impl Bridge {
             Err(_) => tracing::warn!(%address, "not a URI; its hints are not shown"),
         }
     }
+}
+
+/// A code action that runs one of Larik's commands.
+fn code_action(title: String, kind: CodeActionKind, command: Command) -> CodeActionOrCommand {
+    let command = Some(command.to_lsp(&title));
+    CodeActionOrCommand::CodeAction(CodeAction { title, kind: Some(kind), command, ..CodeAction::default() })
 }
 
 fn next_mode(mode: Mode) -> Mode {

@@ -28,7 +28,7 @@ impl Tool for ApplyCodeAction {
     const NAME: &'static str = "apply_code_action";
     const DESCRIPTION: &'static str = "Apply a code action (quick fix, refactoring) the language server offers at a line, by its title as `lsp` `code_actions` listed it. The server's edit is applied to the files it names; files must have been read first.";
     const KIND: ToolKind = ToolKind::Edit;
-    const RULE_FAMILY: Option<&'static str> = Some(crate::tools::EDIT_FAMILY);
+    const RULE_FAMILY: Option<crate::tools::RuleFamily> = Some(crate::tools::EDIT_FAMILY);
 
     fn read_only(&self) -> bool {
         false

@@ -12,7 +12,7 @@ use tokio::io::AsyncReadExt;
 
 use super::terminal::{EDITOR_OUTPUT_LIMIT, TerminalCommand, run_in_editor};
 use super::truncate::{MAX_OUTPUT_BYTES, truncate_middle};
-use super::{CallDescription, CallSubject, Tool, ToolContext, ToolOutput, ToolProgress};
+use super::{CallDescription, CallSubject, ClaudeCodeAlias, HookResponse, Tool, ToolContext, ToolOutput, ToolProgress};
 use crate::event::{Display, ToolKind};
 use crate::sandbox::{PreparedCommand, Sandbox};
 
@@ -55,6 +55,8 @@ pub struct Bash;
 impl Tool for Bash {
     type Input = BashInput;
     const NAME: &'static str = "bash";
+    const CLAUDE_CODE: Option<&'static ClaudeCodeAlias> =
+        Some(&ClaudeCodeAlias { name: "Bash", fields: &[], response: HookResponse::Command });
     const DESCRIPTION: &'static str = include_str!("bash.md");
     const KIND: ToolKind = ToolKind::Execute;
 

@@ -5,7 +5,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{CallDescription, CallSubject, Tool, ToolContext, ToolOutput, display_path};
+use super::{CallDescription, CallSubject, ClaudeCodeAlias, HookResponse, Tool, ToolContext, ToolOutput, display_path};
 use crate::event::{Display, Location, ToolKind};
 
 #[derive(Deserialize, JsonSchema)]
@@ -23,9 +23,14 @@ pub struct EditInput {
 
 pub struct Edit;
 
+/// Claude Code's `Edit`; also the name of the family of tools that edit a file.
+pub(crate) const ALIAS: ClaudeCodeAlias =
+    ClaudeCodeAlias { name: "Edit", fields: super::names::FILE_PATH, response: HookResponse::FileChange };
+
 impl Tool for Edit {
     type Input = EditInput;
     const NAME: &'static str = "edit";
+    const CLAUDE_CODE: Option<&'static ClaudeCodeAlias> = Some(&ALIAS);
     const DESCRIPTION: &'static str = include_str!("edit.md");
     const KIND: ToolKind = ToolKind::Edit;
 

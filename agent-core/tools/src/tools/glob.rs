@@ -6,7 +6,7 @@ use std::time::SystemTime;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{CallDescription, Tool, ToolContext, ToolOutput};
+use super::{CallDescription, ClaudeCodeAlias, HookResponse, Tool, ToolContext, ToolOutput};
 use crate::event::ToolKind;
 
 const MAX_RESULTS: usize = 100;
@@ -25,6 +25,8 @@ pub struct Glob;
 impl Tool for Glob {
     type Input = GlobInput;
     const NAME: &'static str = "glob";
+    const CLAUDE_CODE: Option<&'static ClaudeCodeAlias> =
+        Some(&ClaudeCodeAlias { name: "Glob", fields: &[], response: HookResponse::Output });
     const DESCRIPTION: &'static str = "Find files by path pattern (e.g. `**/*.rs`, `src/**/*.test.ts`). Respects .gitignore. Returns paths relative to the project, newest first, at most 100.";
     const KIND: ToolKind = ToolKind::Search;
 

@@ -10,7 +10,7 @@ use ignore::WalkState;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{CallDescription, Tool, ToolContext, ToolOutput, display_path};
+use super::{CallDescription, ClaudeCodeAlias, FieldRename, HookResponse, Tool, ToolContext, ToolOutput, display_path};
 use crate::event::{Location, ToolKind};
 
 const DEFAULT_HEAD_LIMIT: usize = 250;
@@ -61,9 +61,21 @@ pub struct GrepInput {
 
 pub struct Grep;
 
+/// ripgrep's flags, as Claude Code's Grep spells them. Larik reads `type` already; a `file_type`
+/// only appears in an input built by hand.
+const GREP_FLAGS: &[FieldRename] = &[
+    FieldRename::both_ways("case_insensitive", "-i"),
+    FieldRename::both_ways("context", "-C"),
+    FieldRename::both_ways("before_context", "-B"),
+    FieldRename::both_ways("after_context", "-A"),
+    FieldRename { larik: "file_type", claude_code: "type", maps_back: false },
+];
+
 impl Tool for Grep {
     type Input = GrepInput;
     const NAME: &'static str = "grep";
+    const CLAUDE_CODE: Option<&'static ClaudeCodeAlias> =
+        Some(&ClaudeCodeAlias { name: "Grep", fields: GREP_FLAGS, response: HookResponse::Output });
     const DESCRIPTION: &'static str = include_str!("grep.md");
     const KIND: ToolKind = ToolKind::Search;
 

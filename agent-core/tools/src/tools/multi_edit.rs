@@ -4,7 +4,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::edit::{EditInput, apply};
-use super::{CallDescription, CallSubject, Tool, ToolContext, ToolOutput, display_path};
+use super::{
+    CallDescription, CallSubject, ClaudeCodeAlias, HookResponse, RuleFamily, Tool, ToolContext, ToolOutput,
+    display_path,
+};
 use crate::event::{Display, Location, ToolKind};
 
 #[derive(Deserialize, JsonSchema)]
@@ -49,9 +52,14 @@ impl MultiEdit {
 impl Tool for MultiEdit {
     type Input = MultiEditInput;
     const NAME: &'static str = "multi_edit";
+    const CLAUDE_CODE: Option<&'static ClaudeCodeAlias> = Some(&ClaudeCodeAlias {
+        name: "MultiEdit",
+        fields: super::names::FILE_PATH,
+        response: HookResponse::FileChange,
+    });
     const DESCRIPTION: &'static str = "Make several exact replacements in one file at once. They apply in order, each to the result of the previous; if any fails, none is applied. Read the file first.";
     const KIND: ToolKind = ToolKind::Edit;
-    const RULE_FAMILY: Option<&'static str> = Some(super::EDIT_FAMILY);
+    const RULE_FAMILY: Option<RuleFamily> = Some(super::EDIT_FAMILY);
 
     fn read_only(&self) -> bool {
         false

@@ -7,7 +7,7 @@ use base64_free::encode_base64;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{CallDescription, CallSubject, Tool, ToolContext, ToolOutput, display_path};
+use super::{CallDescription, CallSubject, ClaudeCodeAlias, HookResponse, Tool, ToolContext, ToolOutput, display_path};
 use crate::event::{Location, ToolKind};
 use crate::llm::ResultPart;
 
@@ -33,6 +33,8 @@ pub struct Read;
 impl Tool for Read {
     type Input = ReadInput;
     const NAME: &'static str = "read";
+    const CLAUDE_CODE: Option<&'static ClaudeCodeAlias> =
+        Some(&ClaudeCodeAlias { name: "Read", fields: super::names::FILE_PATH, response: HookResponse::FileRead });
     const DESCRIPTION: &'static str = include_str!("read.md");
     const KIND: ToolKind = ToolKind::Read;
 

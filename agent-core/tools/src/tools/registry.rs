@@ -11,7 +11,7 @@ use super::shell_control::{BashOutput, KillShell};
 use super::web_fetch::WebFetch;
 use super::web_search::WebSearch;
 use super::{
-    DynTool, bash::Bash, edit::Edit, glob::Glob, grep::Grep, multi_edit::MultiEdit, read::Read, todo::Todo,
+    DynTool, ToolNames, bash::Bash, edit::Edit, glob::Glob, grep::Grep, multi_edit::MultiEdit, read::Read, todo::Todo,
     write::Write,
 };
 use crate::llm::ToolSpec;
@@ -120,10 +120,10 @@ impl Registry {
     }
 
     /// A registry of its own holding the tools `keep` accepts, for a child agent.
-    pub fn filtered(&self, keep: impl Fn(&str) -> bool) -> Registry {
+    pub fn filtered(&self, keep: impl Fn(ToolNames<'_>) -> bool) -> Registry {
         let child = Registry::default();
         if let Ok(set) = self.tools.read() {
-            child.add_all(set.by_name.iter().filter(|(name, _)| keep(name)).map(|(_, tool)| Arc::clone(tool)));
+            child.add_all(set.by_name.iter().filter(|(_, tool)| keep(tool.names())).map(|(_, tool)| Arc::clone(tool)));
         }
         child
     }
@@ -153,7 +153,7 @@ mod tests {
         assert!(!registry.remove("web_search"));
         assert!(registry.get("web_search").is_none());
         assert_eq!(registry.specs().len(), before.len() - 1);
-        let child = registry.filtered(|name| name != "bash");
+        let child = registry.filtered(|names| names.name != "bash");
         assert!(child.get("bash").is_none() && child.get("read").is_some());
         assert!(registry.get("bash").is_some(), "the parent keeps its tools");
     }

@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{CallDescription, Tool, ToolContext, ToolOutput};
+use super::{CallDescription, ClaudeCodeAlias, HookResponse, Tool, ToolContext, ToolOutput};
 use crate::event::{Display, PlanEntry, PlanPriority, PlanStatus, ToolKind};
 
 #[derive(Deserialize, JsonSchema)]
@@ -27,6 +27,8 @@ pub struct Todo;
 impl Tool for Todo {
     type Input = TodoInput;
     const NAME: &'static str = "todo";
+    const CLAUDE_CODE: Option<&'static ClaudeCodeAlias> =
+        Some(&ClaudeCodeAlias { name: "TodoWrite", fields: &[], response: HookResponse::Output });
     const DESCRIPTION: &'static str = "Keep a task list for multi-step work, shown to the user as the plan. Send the whole list each time; mark one item in_progress while you work on it and completed as soon as it is done.";
     const KIND: ToolKind = ToolKind::Think;
 

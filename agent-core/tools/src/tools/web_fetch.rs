@@ -11,7 +11,7 @@ use reqwest::Url;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{CallDescription, CallSubject, Tool, ToolContext, ToolOutput};
+use super::{CallDescription, CallSubject, ClaudeCodeAlias, HookResponse, Tool, ToolContext, ToolOutput};
 use crate::event::ToolKind;
 
 const CACHE_TTL: Duration = Duration::from_secs(15 * 60);
@@ -60,6 +60,8 @@ impl WebFetch {
 impl Tool for WebFetch {
     type Input = WebFetchInput;
     const NAME: &'static str = "web_fetch";
+    const CLAUDE_CODE: Option<&'static ClaudeCodeAlias> =
+        Some(&ClaudeCodeAlias { name: "WebFetch", fields: &[], response: HookResponse::Output });
     const DESCRIPTION: &'static str = include_str!("web_fetch.md");
     const KIND: ToolKind = ToolKind::Fetch;
 

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{CallDescription, CallSubject, Tool, ToolContext, ToolOutput};
+use super::{CallDescription, CallSubject, ClaudeCodeAlias, HookResponse, Tool, ToolContext, ToolOutput};
 use crate::event::ToolKind;
 use larik_settings::SearchBackend;
 
@@ -32,6 +32,8 @@ struct Hit {
 impl Tool for WebSearch {
     type Input = WebSearchInput;
     const NAME: &'static str = "web_search";
+    const CLAUDE_CODE: Option<&'static ClaudeCodeAlias> =
+        Some(&ClaudeCodeAlias { name: "WebSearch", fields: &[], response: HookResponse::Output });
     const DESCRIPTION: &'static str =
         "Search the web. Returns titles, URLs and snippets; use web_fetch to read a result.";
     const KIND: ToolKind = ToolKind::Fetch;

@@ -3,7 +3,10 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{CallDescription, CallSubject, Tool, ToolContext, ToolOutput, display_path};
+use super::{
+    CallDescription, CallSubject, ClaudeCodeAlias, HookResponse, RuleFamily, Tool, ToolContext, ToolOutput,
+    display_path,
+};
 use crate::event::{Display, Location, ToolKind};
 
 #[derive(Deserialize, JsonSchema)]
@@ -19,9 +22,11 @@ pub struct Write;
 impl Tool for Write {
     type Input = WriteInput;
     const NAME: &'static str = "write";
+    const CLAUDE_CODE: Option<&'static ClaudeCodeAlias> =
+        Some(&ClaudeCodeAlias { name: "Write", fields: super::names::FILE_PATH, response: HookResponse::FileChange });
     const DESCRIPTION: &'static str = include_str!("write.md");
     const KIND: ToolKind = ToolKind::Edit;
-    const RULE_FAMILY: Option<&'static str> = Some(super::EDIT_FAMILY);
+    const RULE_FAMILY: Option<RuleFamily> = Some(super::EDIT_FAMILY);
 
     fn read_only(&self) -> bool {
         false

@@ -1,0 +1,150 @@
+//! How a session is put together from its [`SessionConfig`]: the tools it offers beyond the
+//! built-in ones, what it says with its first turn, its MCP servers, hooks and permissions, and
+//! the environment its tools see.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+
+use super::SessionConfig;
+use super::hook_points::HookPoints;
+use crate::agents::BackgroundTasks;
+use crate::config::SettingsSource;
+use crate::mcp::{McpServers, McpSupport, Notices};
+use crate::permission::Permissions;
+use crate::skills::Skills;
+use crate::token_saver::TokenSaver;
+use crate::tools::background::BackgroundShells;
+use crate::tools::{DynTool, Registry, ToolEnv};
+use crate::workspace::Workspace;
+
+/// The tools a session offers beside the built-in ones and the task tool (which needs the
+/// session's environment): the task controls, skills when there are any, the token saver's raw
+/// output when it is on, language-server questions when servers may start, the browser when
+/// configured.
+pub(super) struct Offered<'a> {
+    pub tasks: &'a Arc<BackgroundTasks>,
+    pub skills: &'a Arc<Skills>,
+    pub token_saver: Option<&'a Arc<TokenSaver>>,
+    pub language_servers: bool,
+    #[cfg(feature = "browser")]
+    pub browser: Option<crate::config::BrowserSettings>,
+    pub settings: Option<&'a SettingsSource>,
+    pub data_dir: Option<&'a Path>,
+    pub cancel: &'a CancellationToken,
+}
+
+impl Offered<'_> {
+    pub fn add_to(self, registry: &Registry) {
+        registry.add_all([
+            Arc::new(crate::agents::task_control::TaskWait(Arc::clone(self.tasks))) as Arc<dyn DynTool>,
+            Arc::new(crate::agents::task_control::TaskStop(Arc::clone(self.tasks))),
+        ]);
+        crate::skills::tool::offer_if_any(registry, self.skills);
+        crate::tools::raw_output::offer_if_on(registry, self.token_saver);
+        if self.language_servers {
+            registry.add_all([
+                Arc::new(crate::tools::lsp_query::Lsp) as Arc<dyn DynTool>,
+                Arc::new(crate::tools::apply_code_action::ApplyCodeAction),
+            ]);
+        }
+        #[cfg(feature = "browser")]
+        if let Some(browser_settings) = self.browser {
+            let env = self.settings.map(|source| source.env.clone()).unwrap_or_default();
+            let profile = self.data_dir.map_or_else(std::env::temp_dir, Path::to_path_buf).join("browser-profile");
+            let browser = crate::browser::WebBrowser::new(
+                crate::browser::BrowserSetup { settings: browser_settings, env, profile },
+                self.cancel,
+            );
+            registry.add_all(crate::tools::browser::all(&browser));
+        }
+    }
+}
+
+/// The system prompt for the project at `root`, with the user's instruction files and the
+/// skills' index.
+pub(super) fn system_prompt(root: &Path, user_files: &[std::path::PathBuf], skills: &Skills) -> String {
+    crate::prompt::system_prompt(root, &crate::clock::today_utc(), user_files, &crate::skills::index(&skills.all()))
+}
+
+/// The environment the session's tools see; takes the session's id, services, sandbox and
+/// language servers out of `config`.
+pub(super) fn tool_env(
+    config: &mut SessionConfig,
+    workspace: Arc<Workspace>,
+    notices: &Arc<Notices>,
+    token_saver: Option<Arc<TokenSaver>>,
+    cancel: &CancellationToken,
+) -> ToolEnv {
+    let lsp = crate::lsp::LanguageServers::new(
+        workspace.root(),
+        std::mem::take(&mut config.language_servers),
+        Arc::clone(notices),
+        config.services.diagnostics.clone(),
+    );
+    ToolEnv {
+        session_id: std::mem::take(&mut config.id),
+        workspace,
+        lsp: Arc::new(lsp),
+        services: std::mem::take(&mut config.services),
+        sandbox: config.sandbox.take(),
+        shells: Arc::new(BackgroundShells::new(cancel.clone())),
+        data_dir: config.data_dir.clone(),
+        token_saver,
+    }
+}
+
+/// What the session says with its next turn: what the settings made of it and the skills that
+/// could not be read, then whatever the MCP servers report between turns.
+pub(super) fn first_notices(notice: Option<String>, skill_problems: &[String]) -> Arc<Notices> {
+    let notices: Arc<Notices> = Arc::default();
+    notices.push_all(notice);
+    notices.push_all((!skill_problems.is_empty()).then(|| skill_problems.join("\n")));
+    notices
+}
+
+/// The session's MCP servers, the hooks and the permissions, which all depend on what the user
+/// approved of the project. Starts the servers that may connect.
+pub(super) struct Guarded {
+    pub mcp: Arc<McpServers>,
+    pub hooks: HookPoints,
+    pub permissions: Permissions,
+}
+
+/// Takes the MCP servers, hooks, rules and sandbox out of `config`.
+pub(super) fn guarded(
+    config: &mut SessionConfig,
+    registry: &Arc<Registry>,
+    notices: &Arc<Notices>,
+    cancel: &CancellationToken,
+) -> Guarded {
+    let support = McpSupport {
+        data_dir: config.data_dir.clone(),
+        browser: config.services.browser.clone(),
+        ask_user: config.services.ask_user.clone(),
+    };
+    let mcp = Arc::new(McpServers::new(
+        std::mem::take(&mut config.mcp_servers),
+        support,
+        Arc::clone(registry),
+        Arc::clone(notices),
+        cancel.child_token(),
+    ));
+    let project_allow: Vec<String> = config.rules.project_allow.iter().map(|rule| rule.text.clone()).collect();
+    let hooks = HookPoints::new(
+        std::mem::take(&mut config.hooks),
+        project_allow,
+        mcp.project_servers(),
+        config.project_choices.describe(),
+        config.rules_file.clone(),
+    );
+    if let Some(sandbox) = &config.sandbox {
+        sandbox.sweep_stand_ins();
+    }
+    let permissions =
+        Permissions::new(std::mem::take(&mut config.rules), config.sandbox.is_some(), config.rules_file.take());
+    permissions.set_mode(config.initial_mode);
+    mcp.start(false);
+    Guarded { mcp, hooks, permissions }
+}

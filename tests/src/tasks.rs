@@ -1,0 +1,63 @@
+//! Scripted subagent tasks for the mock model, and what a request says of them.
+
+use serde_json::{Value, json};
+
+use crate::harness::{Agent, Sandbox};
+use crate::mock_llm::{MockLlm, Scenario, Step};
+
+/// A `task` call.
+pub fn task(id: &str, kind: &str, description: &str, prompt: &str) -> larik_core::replay::RecordedToolCall {
+    larik_core::replay::RecordedToolCall {
+        id: Some(id.into()),
+        name: "task".into(),
+        input: json!({"subagent_type": kind, "description": description, "prompt": prompt}),
+    }
+}
+
+/// A model response that only calls tools.
+pub fn calls(calls: Vec<larik_core::replay::RecordedToolCall>) -> Step {
+    let mut step = Step::default();
+    step.response.tool_calls = calls;
+    step
+}
+
+/// A step of the child whose prompt contains `marker`.
+pub fn child(marker: &str, step: Step) -> Step {
+    Step { when: Some(marker.into()), ..step }
+}
+
+/// The mock model with `steps`, and the agent in the sandbox's project with a session open.
+pub async fn start(sandbox: &Sandbox, steps: Vec<Step>) -> (MockLlm, Agent, String) {
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize().await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    (mock, agent, session)
+}
+
+pub fn tool_names(request: &Value) -> Vec<String> {
+    request["tools"].as_array().unwrap().iter().map(|tool| tool["name"].as_str().unwrap().to_owned()).collect()
+}
+
+pub fn result_of(request: &Value, id: &str) -> Value {
+    let messages = request["messages"].as_array().unwrap();
+    messages
+        .iter()
+        .flat_map(|message| message["content"].as_array().cloned().unwrap_or_default())
+        .find(|part| part["type"] == "tool_result" && part["tool_use_id"] == id)
+        .unwrap_or_else(|| panic!("no result for {id} in {request}"))
+}
+
+pub fn result_text(result: &Value) -> String {
+    match &result["content"] {
+        Value::String(text) => text.clone(),
+        content => content.as_array().unwrap().iter().filter_map(|part| part["text"].as_str()).collect(),
+    }
+}
+
+/// A task that runs in the background.
+pub fn background(id: &str, description: &str, prompt: &str) -> larik_core::replay::RecordedToolCall {
+    let mut call = task(id, "explore", description, prompt);
+    call.input["run_in_background"] = json!(true);
+    call
+}
