@@ -24,7 +24,7 @@ pub mod rules;
 mod store;
 
 pub use larik_settings::Mode;
-pub use store::{approve_project, approved_project};
+pub use store::{NotSaved, approve_project, approved_project};
 
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -113,8 +113,8 @@ impl Permissions {
 
     /// Adds an allow rule for the rest of the session and saves it to the project's private
     /// settings. If saving fails the rule still holds for this session; the error says why.
-    pub fn allow_always(&self, rule: &str) -> Result<(), String> {
-        let parsed = Rule::parse(rule).ok_or_else(|| format!("`{rule}` is not a rule"))?;
+    pub fn allow_always(&self, rule: &str) -> Result<(), NotSaved> {
+        let parsed = Rule::parse(rule).ok_or_else(|| NotSaved::NotARule(rule.to_owned()))?;
         if let Ok(mut rules) = self.rules.lock()
             && !rules.allow.contains(&parsed)
         {
@@ -122,7 +122,7 @@ impl Permissions {
         }
         match &self.store {
             Some(path) => store::add_allow_rule(path, rule),
-            None => Err("no user config directory to save it in".into()),
+            None => Err(NotSaved::NowhereToSave),
         }
     }
 

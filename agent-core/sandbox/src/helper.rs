@@ -28,7 +28,7 @@ use landlock::{
     ABI, Access, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus, path_beneath_rules,
 };
 
-use super::stand_in;
+use super::{SetupError, stand_in};
 
 /// The helper's subcommand name; hidden from users.
 pub const HELPER_COMMAND: &str = "__sandbox";
@@ -98,7 +98,7 @@ impl Plan {
     }
 
     /// Parses the arguments after the subcommand name.
-    pub fn parse(args: &[String]) -> Result<Plan, String> {
+    pub fn parse(args: &[String]) -> Result<Plan, PlanError> {
         let mut plan = Plan::default();
         let mut rest = args.iter();
         while let Some(arg) = rest.next() {
@@ -114,17 +114,38 @@ impl Plan {
                 "--" => {
                     plan.command = rest.cloned().collect();
                     if plan.command.is_empty() {
-                        return Err("no command after --".into());
+                        return Err(PlanError::NoCommand);
                     }
                     return Ok(plan);
                 }
-                other => return Err(format!("unknown sandbox argument `{other}`")),
+                other => return Err(PlanError::Unknown(other.to_owned())),
             };
-            list.push(PathBuf::from(rest.next().ok_or_else(|| format!("{arg} needs a path"))?));
+            list.push(PathBuf::from(rest.next().ok_or_else(|| PlanError::NoPath(arg.clone()))?));
         }
-        Err("no command after --".into())
+        Err(PlanError::NoCommand)
     }
 }
+
+/// Arguments the helper cannot run with; it runs nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlanError {
+    NoCommand,
+    Unknown(String),
+    /// The option that needs a path, given without one.
+    NoPath(String),
+}
+
+impl std::fmt::Display for PlanError {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NoCommand => write!(formatter, "no command after --"),
+            Self::Unknown(argument) => write!(formatter, "unknown sandbox argument `{argument}`"),
+            Self::NoPath(option) => write!(formatter, "{option} needs a path"),
+        }
+    }
+}
+
+impl std::error::Error for PlanError {}
 
 /// Runs the helper with the arguments after its subcommand name; returns the exit code (the
 /// command's, or [`SETUP_FAILED`]). Only the forked child executes the command.
@@ -134,7 +155,7 @@ pub fn run(args: &[String]) -> i32 {
     }
     let plan = match Plan::parse(args) {
         Ok(plan) => plan,
-        Err(error) => return fail(&error),
+        Err(error) => return fail(&error.to_string()),
     };
     match confine(&plan) {
         Ok(_locks) => run_confined(&plan, |plan| {
@@ -202,7 +223,7 @@ pub(super) fn run_confined(plan: &Plan, body: impl FnOnce(&Plan) -> i32) -> i32 
         mount_own_proc();
         let code = match restrict(&plan.writable, plan.network) {
             Ok(()) => body(plan),
-            Err(error) => fail(&error),
+            Err(error) => fail(&error.to_string()),
         };
         std::process::exit(code);
     }
@@ -371,15 +392,13 @@ fn mount(source: Option<&Path>, target: &Path, flags: libc::c_ulong) -> std::io:
 
 /// Landlock (writes only in `writable`; with the network off, no TCP where the kernel can tell)
 /// and, with the network off, the socket filter.
-pub(super) fn restrict(writable: &[PathBuf], network: bool) -> Result<(), String> {
+pub(super) fn restrict(writable: &[PathBuf], network: bool) -> Result<(), SetupError> {
     let abi = super::kernel_support()?;
     if abi < MIN_LANDLOCK_ABI {
-        return Err(format!(
-            "Landlock ABI {abi} cannot stop every write outside the project (ABI {MIN_LANDLOCK_ABI}, Linux 6.2, is needed)"
-        ));
+        return Err(SetupError::OldLandlock(abi));
     }
     let target = ABI::from(abi.min(5));
-    let fail = |error: &dyn std::fmt::Display| format!("sandbox setup failed: {error}");
+    let fail = |error: &dyn std::fmt::Display| SetupError::Landlock(error.to_string());
     let mut ruleset = Ruleset::default().handle_access(AccessFs::from_all(target)).map_err(|error| fail(&error))?;
     if !network && abi >= 4 {
         ruleset = ruleset.handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp).map_err(|error| fail(&error))?;
@@ -396,7 +415,7 @@ pub(super) fn restrict(writable: &[PathBuf], network: bool) -> Result<(), String
         .restrict_self()
         .map_err(|error| fail(&error))?;
     if status.ruleset != RulesetStatus::FullyEnforced {
-        return Err("sandbox setup failed: the kernel enforced only part of the rules".into());
+        return Err(SetupError::PartlyEnforced);
     }
     if !network {
         super::seccomp::refuse_network_sockets()?;

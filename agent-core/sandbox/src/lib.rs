@@ -299,14 +299,50 @@ fn mentions_network(command: &str, output: &str) -> bool {
     NETWORK.iter().any(|word| command.contains(word) || output.contains(word))
 }
 
+/// Why this kernel cannot confine a command as the sandbox must: the caller runs nothing
+/// unconfined without asking.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SetupError {
+    /// No Landlock at all, with the kernel's answer.
+    NoLandlock(String),
+    /// A Landlock too old to stop every write outside the project.
+    OldLandlock(i32),
+    /// Landlock refused the rules.
+    Landlock(String),
+    /// The kernel enforced only part of the rules.
+    PartlyEnforced,
+    /// The socket filter could not be installed.
+    Seccomp(String),
+}
+
+impl std::fmt::Display for SetupError {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NoLandlock(why) => write!(formatter, "this kernel does not enforce Landlock ({why})"),
+            Self::OldLandlock(abi) => write!(
+                formatter,
+                "Landlock ABI {abi} cannot stop every write outside the project (ABI {}, Linux 6.2, is needed)",
+                helper::MIN_LANDLOCK_ABI
+            ),
+            Self::Landlock(why) => write!(formatter, "sandbox setup failed: {why}"),
+            Self::PartlyEnforced => {
+                write!(formatter, "sandbox setup failed: the kernel enforced only part of the rules")
+            }
+            Self::Seccomp(why) => write!(formatter, "sandbox setup failed (seccomp): {why}"),
+        }
+    }
+}
+
+impl std::error::Error for SetupError {}
+
 /// Whether this kernel enforces Landlock, and its ABI version; checked once per process.
-pub fn kernel_support() -> Result<i32, String> {
-    static SUPPORT: OnceLock<Result<i32, String>> = OnceLock::new();
+pub fn kernel_support() -> Result<i32, SetupError> {
+    static SUPPORT: OnceLock<Result<i32, SetupError>> = OnceLock::new();
     SUPPORT
         .get_or_init(|| {
             if std::env::var(helper::SIMULATE_ENV).is_ok_and(|value| value.split(',').any(|step| step == "no-landlock"))
             {
-                return Err("this kernel does not enforce Landlock (simulated)".into());
+                return Err(SetupError::NoLandlock("simulated".into()));
             }
             // SAFETY: with a null attribute pointer, size 0 and the VERSION flag the call only
             // reports the supported ABI version; it creates nothing and changes no state.
@@ -316,7 +352,7 @@ pub fn kernel_support() -> Result<i32, String> {
             if version >= 1 {
                 Ok(i32::try_from(version).unwrap_or(1))
             } else {
-                Err(format!("this kernel does not enforce Landlock ({})", std::io::Error::last_os_error()))
+                Err(SetupError::NoLandlock(std::io::Error::last_os_error().to_string()))
             }
         })
         .clone()

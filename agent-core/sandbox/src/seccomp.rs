@@ -16,8 +16,8 @@ use seccompiler::{
 };
 
 /// Installs the filter on the calling thread (inherited by everything it executes).
-pub fn refuse_network_sockets() -> Result<(), String> {
-    let fail = |error: &dyn std::fmt::Display| format!("sandbox setup failed (seccomp): {error}");
+pub fn refuse_network_sockets() -> Result<(), super::SetupError> {
+    let fail = |error: &dyn std::fmt::Display| super::SetupError::Seccomp(error.to_string());
     let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|error| fail(&error))?;
     let not_unix = SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, libc::AF_UNIX as u64)
         .map_err(|error| fail(&error))?;

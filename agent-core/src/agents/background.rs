@@ -77,6 +77,17 @@ pub enum StopTaskError {
     NotRunning(RunningTask),
 }
 
+/// Why a wait for background tasks ended without their reports.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WaitError {
+    #[error("There is no background task `{0}`.")]
+    NoSuchTask(String),
+    #[error("the session ended")]
+    SessionEnded,
+    #[error("The wait was cancelled; the tasks go on.")]
+    Cancelled,
+}
+
 /// The session's background tasks.
 pub struct BackgroundTasks {
     entries: Mutex<Vec<Entry>>,
@@ -229,13 +240,13 @@ impl BackgroundTasks {
 
     /// Waits until the named tasks (all of them, when `ids` is empty) are no longer running, or
     /// `cancel` fires; their reports, delivered now.
-    pub async fn wait(&self, ids: &[String], cancel: &CancellationToken) -> Result<Vec<TaskReport>, String> {
+    pub async fn wait(&self, ids: &[String], cancel: &CancellationToken) -> Result<Vec<TaskReport>, WaitError> {
         let mut changed = self.changed.subscribe();
         loop {
             {
                 let mut entries = self.entries();
                 if let Some(unknown) = ids.iter().find(|id| !entries.iter().any(|entry| &entry.id == *id)) {
-                    return Err(format!("There is no background task `{unknown}`."));
+                    return Err(WaitError::NoSuchTask(unknown.clone()));
                 }
                 let wanted = |entry: &Entry| ids.is_empty() || ids.contains(&entry.id);
                 if !entries.iter().any(|entry| wanted(entry) && entry.state == TaskState::Running) {
@@ -247,8 +258,8 @@ impl BackgroundTasks {
                 }
             }
             tokio::select! {
-                result = changed.changed() => if result.is_err() { return Err("the session ended".into()) },
-                () = cancel.cancelled() => return Err("The wait was cancelled; the tasks go on.".into()),
+                result = changed.changed() => if result.is_err() { return Err(WaitError::SessionEnded) },
+                () = cancel.cancelled() => return Err(WaitError::Cancelled),
             }
         }
     }
@@ -288,7 +299,10 @@ mod tests {
         assert_eq!(all.len(), 1, "bg-2 was delivered already: {all:?}");
         assert!(all[0].notification().contains("status=\"completed\">\nslow result"));
         assert!(tasks.take_finished().is_empty() && !tasks.pending());
-        assert!(tasks.wait(&["bg-9".into()], &CancellationToken::new()).await.is_err());
+        assert_eq!(
+            tasks.wait(&["bg-9".into()], &CancellationToken::new()).await.unwrap_err(),
+            WaitError::NoSuchTask("bg-9".into())
+        );
     }
 
     #[tokio::test]

@@ -21,7 +21,9 @@ use crate::event::{Display, ToolKind};
 use crate::llm::ToolSpec;
 use crate::models::Models;
 use crate::skills::Skills;
-use crate::tools::{CallDescription, ClaudeCodeAlias, DynTool, HookResponse, ToolContext, ToolNames, ToolOutput};
+use crate::tools::{
+    CallDescription, ClaudeCodeAlias, DynTool, HookResponse, InputError, ToolContext, ToolNames, ToolOutput,
+};
 
 /// A child's model requests, at most (a definition's `maxTurns` may lower it).
 pub const MAX_TURNS: u32 = 100;
@@ -149,7 +151,7 @@ impl DynTool for TaskTool {
         false
     }
 
-    fn describe(&self, input: &Value, _ctx: &ToolContext) -> Result<CallDescription, String> {
+    fn describe(&self, input: &Value, _ctx: &ToolContext) -> Result<CallDescription, InputError> {
         let input: TaskInput = crate::tools::parse_input(Self::NAME, input)?;
         Ok(CallDescription::titled(format!("{}: {}", input.subagent_type, input.description)))
     }
@@ -161,7 +163,7 @@ impl DynTool for TaskTool {
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolOutput {
         let input: TaskInput = match crate::tools::parse_input(Self::NAME, &input) {
             Ok(input) => input,
-            Err(message) => return ToolOutput::error(message),
+            Err(error) => return ToolOutput::error(error.to_string()),
         };
         let Some(definition) = self.definition(&input.subagent_type) else {
             let names: Vec<&str> = self.definitions.iter().map(|definition| definition.name.as_str()).collect();
@@ -305,7 +307,7 @@ async fn worktree_for(ctx: &ToolContext) -> (Option<TaskWorktree>, Option<String
     match tokio::task::spawn_blocking(move || TaskWorktree::create(&cwd, &data_dir)).await {
         Ok(Ok(Some(worktree))) => (Some(worktree), None),
         Ok(Ok(None)) => in_place("this is not a git repository with a commit to start from"),
-        Ok(Err(error)) => in_place(&error),
+        Ok(Err(error)) => in_place(&error.to_string()),
         Err(error) => in_place(&error.to_string()),
     }
 }

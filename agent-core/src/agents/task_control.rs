@@ -43,7 +43,7 @@ impl Tool for TaskWait {
             Ok(reports) => ToolOutput::text(
                 reports.iter().map(super::background::TaskReport::notification).collect::<Vec<_>>().join("\n\n"),
             ),
-            Err(error) => ToolOutput::error(error),
+            Err(error) => ToolOutput::error(error.to_string()),
         }
     }
 }

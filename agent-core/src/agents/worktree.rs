@@ -35,8 +35,18 @@ fn repository_lock(shared_git: &Path) -> Arc<Mutex<()>> {
     Arc::clone(locks.entry(shared_git.to_path_buf()).or_default())
 }
 
-fn failed(what: &str) -> impl Fn(git2::Error) -> String + '_ {
-    move |error| format!("{what}: {}", error.message())
+/// A step of making or finishing a task's worktree that failed: the task runs in place, or its
+/// report says what is left behind.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{step}: {reason}")]
+pub struct WorktreeError {
+    /// What was being done, as the user reads it (`could not add the worktree`).
+    pub step: String,
+    pub reason: String,
+}
+
+fn failed(step: &str) -> impl Fn(git2::Error) -> WorktreeError + '_ {
+    move |error| WorktreeError { step: step.to_owned(), reason: error.message().to_owned() }
 }
 
 /// A new name, unique enough for the worktrees of one repository.
@@ -57,7 +67,7 @@ fn fresh_name() -> String {
 impl TaskWorktree {
     /// Makes a worktree for a task started in `cwd`; `None` when `cwd` is not in a git
     /// repository (or the repository has no commit yet to start from).
-    pub fn create(cwd: &Path, data_dir: &Path) -> Result<Option<Self>, String> {
+    pub fn create(cwd: &Path, data_dir: &Path) -> Result<Option<Self>, WorktreeError> {
         let Ok(repo) = Repository::discover(cwd) else { return Ok(None) };
         let Some(workdir) = repo.workdir().map(Path::to_path_buf) else { return Ok(None) };
         let Ok(head) = repo.head().and_then(|head| head.peel_to_commit()) else { return Ok(None) };
@@ -69,8 +79,10 @@ impl TaskWorktree {
         let reference = repo.branch(&branch, &head, false).map_err(failed("could not make the task's branch"))?;
         let project = workdir.file_name().and_then(|name| name.to_str()).unwrap_or("repository");
         let path = data_dir.join("worktrees").join(format!("{project}-{name}"));
-        std::fs::create_dir_all(data_dir.join("worktrees"))
-            .map_err(|error| format!("could not make {}: {error}", data_dir.display()))?;
+        std::fs::create_dir_all(data_dir.join("worktrees")).map_err(|error| WorktreeError {
+            step: format!("could not make {}", data_dir.display()),
+            reason: error.to_string(),
+        })?;
         let mut options = WorktreeAddOptions::new();
         options.reference(Some(reference.get()));
         repo.worktree(&name, &path, Some(&options)).map_err(failed("could not add the worktree"))?;
@@ -80,7 +92,7 @@ impl TaskWorktree {
 
     /// Commits what the child left uncommitted, then keeps or removes the worktree; the report
     /// for the parent.
-    pub fn finish(self, label: &str) -> Result<String, String> {
+    pub fn finish(self, label: &str) -> Result<String, WorktreeError> {
         let lock = repository_lock(&self.shared_git);
         let _serialized = lock.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let repo = Repository::open(&self.path).map_err(failed("could not open the worktree"))?;
@@ -108,7 +120,7 @@ impl TaskWorktree {
         ))
     }
 
-    fn remove(self) -> Result<(), String> {
+    fn remove(self) -> Result<(), WorktreeError> {
         let repo = Repository::open(&self.shared_git).map_err(failed("could not open the repository"))?;
         let worktree = repo.find_worktree(&self.name).map_err(failed("could not find the worktree"))?;
         let mut options = WorktreePruneOptions::new();
@@ -121,7 +133,7 @@ impl TaskWorktree {
 }
 
 /// Commits every change in the worktree, untracked files included; whether there was any.
-fn commit_leftovers(repo: &Repository, label: &str) -> Result<bool, String> {
+fn commit_leftovers(repo: &Repository, label: &str) -> Result<bool, WorktreeError> {
     let mut options = StatusOptions::new();
     options.include_untracked(true).recurse_untracked_dirs(true).include_ignored(false);
     let changed = repo

@@ -18,7 +18,7 @@ pub(crate) enum Matcher {
 
 impl Matcher {
     /// Reads a matcher as written in settings; the error is the regex's complaint.
-    pub fn parse(matcher: Option<&str>) -> Result<Matcher, String> {
+    pub fn parse(matcher: Option<&str>) -> Result<Matcher, regex::Error> {
         let text = matcher.map(str::trim).unwrap_or_default();
         if text.is_empty() || text == "*" {
             return Ok(Matcher::All);
@@ -29,7 +29,7 @@ impl Matcher {
                 text.split(['|', ',']).map(str::trim).filter(|name| !name.is_empty()).map(str::to_lowercase).collect();
             return Ok(Matcher::Names(names));
         }
-        RegexBuilder::new(text).case_insensitive(true).build().map(Matcher::Pattern).map_err(|error| error.to_string())
+        RegexBuilder::new(text).case_insensitive(true).build().map(Matcher::Pattern)
     }
 
     /// Whether any of `targets` is accepted.

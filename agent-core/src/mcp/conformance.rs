@@ -125,7 +125,7 @@ async fn drive(url: &str, scenario: &str, context: Option<&str>) -> Result<(), S
     if let Some((name, arguments)) = call {
         let arguments = arguments.as_object().cloned().unwrap_or_default();
         // A refusal for want of scope logs in again with the wider one, as in a session.
-        let result = server.link.call(name, arguments, &cancel, None).await?;
+        let result = server.link.call(name, arguments, &cancel, None).await.map_err(|error| error.to_string())?;
         if result["isError"].as_bool() == Some(true) {
             return Err(format!("{name} answered with an error: {result}"));
         }

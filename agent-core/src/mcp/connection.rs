@@ -21,6 +21,7 @@ use super::auth::{self, LoginTarget, MAX_AUTHORIZATIONS};
 use super::client_handler::Handler;
 use super::config::{McpServerConfig, OAuthSettings, Transport};
 use super::names::tool_names;
+use super::report::McpError;
 use super::tool::McpTool;
 use crate::tools::LoginBrowser;
 use crate::tools::Registry;
@@ -95,24 +96,19 @@ impl Link {
         arguments: serde_json::Map<String, Value>,
         cancel: &CancellationToken,
         progress: Option<&crate::tools::ToolProgress>,
-    ) -> Result<Value, String> {
+    ) -> Result<Value, McpError> {
         let mut authorizations = 0;
         loop {
             match self.call_once(tool, arguments.clone(), cancel, progress).await {
                 Ok(result) => return Ok(result),
-                Err(CallError::Failed(message)) => return Err(message),
+                Err(CallError::Failed(message)) => return Err(McpError::CallFailed(message)),
                 Err(CallError::Challenge(challenge)) => {
+                    let server = self.server.clone();
                     let Some((login, browser)) = &self.auth else {
-                        return Err(format!(
-                            "the MCP server `{}` refused the call: it asks for a login ({challenge})",
-                            self.server
-                        ));
+                        return Err(McpError::CallNeedsLogin { server, challenge });
                     };
                     if authorizations == MAX_AUTHORIZATIONS {
-                        return Err(format!(
-                            "the MCP server `{}` still refused the call after {MAX_AUTHORIZATIONS} logins ({challenge})",
-                            self.server
-                        ));
+                        return Err(McpError::CallStillRefused { server, challenge });
                     }
                     authorizations += 1;
                     if let Some(progress) = progress {
@@ -125,9 +121,7 @@ impl Link {
                     }
                     auth::log_in(&login.target(&self.server), Some(&challenge), browser.as_ref(), cancel)
                         .await
-                        .map_err(|error| {
-                            format!("the MCP server `{}` needs a login, which did not succeed: {error}", self.server)
-                        })?;
+                        .map_err(|error| McpError::CallLoginFailed { server, reason: error.to_string() })?;
                 }
             }
         }

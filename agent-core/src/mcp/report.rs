@@ -97,4 +97,18 @@ pub enum McpError {
     PromptFailed { server: String, reason: String },
     #[error("`/{0}` is not a prompt of any connected MCP server")]
     NoSuchPrompt(String),
+    #[error("the MCP server `{server}` could not read {uri}: {reason}")]
+    ResourceFailed { server: String, uri: String, reason: String },
+    /// A tool call failed: the server's error, or no answer.
+    #[error("{0}")]
+    CallFailed(String),
+    #[error("the MCP server `{server}` refused the call: it asks for a login ({challenge})")]
+    CallNeedsLogin { server: String, challenge: String },
+    #[error(
+        "the MCP server `{server}` still refused the call after {} logins ({challenge})",
+        super::auth::MAX_AUTHORIZATIONS
+    )]
+    CallStillRefused { server: String, challenge: String },
+    #[error("the MCP server `{server}` needs a login, which did not succeed: {reason}")]
+    CallLoginFailed { server: String, reason: String },
 }

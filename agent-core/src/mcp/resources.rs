@@ -8,6 +8,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::connection::Server;
+use super::report::McpError;
 use crate::event::ToolKind;
 use crate::tools::{CallDescription, Tool, ToolContext, ToolOutput};
 
@@ -105,22 +106,21 @@ impl Tool for ReadResource {
     async fn run(&self, input: ReadInput, _ctx: &ToolContext) -> ToolOutput {
         match read(&self.servers, &input.server, &input.uri).await {
             Ok(text) => ToolOutput::text(text),
-            Err(error) => ToolOutput::error(error),
+            Err(error) => ToolOutput::error(error.to_string()),
         }
     }
 }
 
 /// A resource's contents as text: text parts as they are, binary parts summarised.
-pub async fn read(servers: &[Arc<Server>], server: &str, uri: &str) -> Result<String, String> {
+pub async fn read(servers: &[Arc<Server>], server: &str, uri: &str) -> Result<String, McpError> {
     let found = servers
         .iter()
         .find(|candidate| candidate.config.name == server)
-        .ok_or_else(|| format!("no MCP server is named `{server}`"))?;
-    let peer = found.link.peer().ok_or_else(|| format!("the MCP server `{server}` is not connected right now"))?;
-    let result = peer
-        .read_resource(rmcp::model::ReadResourceRequestParams::new(uri))
-        .await
-        .map_err(|error| format!("the MCP server `{server}` could not read {uri}: {error}"))?;
+        .ok_or_else(|| McpError::NoSuchServer(server.to_owned()))?;
+    let peer = found.link.peer().ok_or_else(|| McpError::NotConnected(server.to_owned()))?;
+    let result = peer.read_resource(rmcp::model::ReadResourceRequestParams::new(uri)).await.map_err(|error| {
+        McpError::ResourceFailed { server: server.to_owned(), uri: uri.to_owned(), reason: error.to_string() }
+    })?;
     let result = serde_json::to_value(result).unwrap_or_default();
     let parts: Vec<String> = result["contents"]
         .as_array()

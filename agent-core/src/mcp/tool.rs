@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::connection::Link;
 use crate::event::{Display, ToolKind};
 use crate::llm::ToolSpec;
-use crate::tools::{CallDescription, CallSubject, DynTool, ToolContext, ToolOutput};
+use crate::tools::{CallDescription, CallSubject, DynTool, InputError, ToolContext, ToolOutput};
 
 pub struct McpTool {
     /// `mcp__<server>__<tool>`, as the model and permission rules name it.
@@ -82,9 +82,10 @@ impl DynTool for McpTool {
         false
     }
 
-    fn describe(&self, input: &Value, _ctx: &ToolContext) -> Result<CallDescription, String> {
+    fn describe(&self, input: &Value, _ctx: &ToolContext) -> Result<CallDescription, InputError> {
         if !input.is_object() {
-            return Err(format!("invalid input for {}: the arguments must be a JSON object", self.name));
+            let reason = "the arguments must be a JSON object".to_owned();
+            return Err(InputError { tool: self.name.clone(), reason });
         }
         Ok(CallDescription {
             title: format!("{} ({})", self.remote, self.server),
@@ -101,7 +102,7 @@ impl DynTool for McpTool {
         let arguments = input.as_object().cloned().unwrap_or_default();
         match self.link.call(&self.remote, arguments, &ctx.cancel, ctx.progress.as_ref()).await {
             Ok(result) => super::content::tool_output(&result),
-            Err(message) => ToolOutput::error(message),
+            Err(error) => ToolOutput::error(error.to_string()),
         }
     }
 }

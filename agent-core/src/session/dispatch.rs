@@ -260,7 +260,7 @@ impl Dispatch<'_> {
         // Resolve.
         let tool = self.env.registry.get(name);
         let description = match &tool {
-            Some(tool) => tool.describe(&call.input, &ctx),
+            Some(tool) => tool.describe(&call.input, &ctx).map_err(|error| error.to_string()),
             None => Err(format!("unknown tool `{name}`")),
         };
         let view = announced_view(call, tool.as_deref(), description.as_ref().ok(), &call.input);

@@ -214,7 +214,7 @@ impl HookPoints {
             PermissionAnswer::AllowAlways => {
                 let saved = match (&self.trust_file, &self.fingerprint) {
                     (Some(file), Some(fingerprint)) => crate::permission::approve_project(file, fingerprint),
-                    _ => Err("no user config directory to save it in".into()),
+                    _ => Err(crate::permission::NotSaved::NowhereToSave),
                 };
                 match saved {
                     Ok(()) => (

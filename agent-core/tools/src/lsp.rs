@@ -11,6 +11,7 @@
 
 pub mod code_action;
 mod connection;
+mod error;
 pub mod queries;
 mod report;
 mod server;
@@ -24,6 +25,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+pub use error::LspError;
 use queries::Operation;
 use server::Server;
 pub use specs::ServerSpec;
@@ -166,21 +168,18 @@ impl LanguageServers {
         path: &Path,
         line: u32,
         title: &str,
-    ) -> Result<code_action::PlannedAction, String> {
+    ) -> Result<code_action::PlannedAction, LspError> {
         let _syncing = self.syncing.lock().await;
-        let (spec, server) = self
-            .server_for(path)
-            .await
-            .ok_or_else(|| format!("No language server is running for {}.", path.display()))?;
-        let text = tokio::fs::read_to_string(path)
-            .await
-            .map_err(|error| format!("{} cannot be read: {error}", path.display()))?;
+        let (spec, server) = self.server_for(path).await.ok_or_else(|| LspError::NoServer { path: path.to_owned() })?;
+        let text = read(path).await?;
         let seen = server.publishes(path);
         let (version, changed) = server.sync(path, spec.language_id(path), &text).await;
         let diagnostics = server.current_diagnostics(path, version, seen, changed, WAIT, WAIT_LOADING).await;
         let params = Operation::code_actions_request(path, line.saturating_sub(1), &diagnostics);
-        let answer =
-            server.call("textDocument/codeAction", params, QUERY_TIMEOUT).await.map_err(|error| error.to_string())?;
+        let answer = server
+            .call("textDocument/codeAction", params, QUERY_TIMEOUT)
+            .await
+            .map_err(|error| LspError::Request(error.to_string()))?;
         let offered = answer.as_array().cloned().unwrap_or_default();
         let action = code_action::pick(&offered, title)?.clone();
         let action_title = action["title"].as_str().unwrap_or(title).to_owned();
@@ -189,7 +188,10 @@ impl LanguageServers {
             return Ok(code_action::PlannedAction { title: action_title, changes: Vec::new(), command: Some(action) });
         }
         let action = if action["edit"].is_null() && !action["data"].is_null() {
-            server.call("codeAction/resolve", action, QUERY_TIMEOUT).await.map_err(|error| error.to_string())?
+            server
+                .call("codeAction/resolve", action, QUERY_TIMEOUT)
+                .await
+                .map_err(|error| LspError::Request(error.to_string()))?
         } else {
             action
         };
@@ -203,14 +205,14 @@ impl LanguageServers {
 
     /// Runs a code action's command on the file's server. Edits the server sends back while it
     /// runs are refused: only the action's own edit is applied, through the workspace layer.
-    pub async fn run_command(&self, path: &Path, command: &Value) -> Result<(), String> {
-        let (_, server) = self.server_for(path).await.ok_or("the language server is gone")?;
+    pub async fn run_command(&self, path: &Path, command: &Value) -> Result<(), LspError> {
+        let (_, server) = self.server_for(path).await.ok_or_else(|| LspError::NoServer { path: path.to_owned() })?;
         let params = serde_json::json!({"command": command["command"], "arguments": command.get("arguments").cloned().unwrap_or(Value::Array(Vec::new()))});
         server
             .call("workspace/executeCommand", params, QUERY_TIMEOUT)
             .await
             .map(|_| ())
-            .map_err(|error| error.to_string())
+            .map_err(|error| LspError::Request(error.to_string()))
     }
 
     /// Asks the file's server `operation` at 1-based `line` and `character` (or for `query`);
@@ -222,18 +224,11 @@ impl LanguageServers {
         line: u32,
         character: u32,
         query: &str,
-    ) -> Result<String, String> {
+    ) -> Result<String, LspError> {
         let _syncing = self.syncing.lock().await;
-        let Some((spec, server)) = self.server_for(path).await else {
-            let extension = path.extension().and_then(|extension| extension.to_str()).unwrap_or_default();
-            return Err(format!(
-                "No language server is running for .{extension} files (none is configured or on PATH, or it failed to start)."
-            ));
-        };
+        let (spec, server) = self.server_for(path).await.ok_or_else(|| LspError::NoServer { path: path.to_owned() })?;
         // The server answers about the file as it is on disk now.
-        let text = tokio::fs::read_to_string(path)
-            .await
-            .map_err(|error| format!("{} cannot be read: {error}", path.display()))?;
+        let text = read(path).await?;
         let seen = server.publishes(path);
         let (version, changed) = server.sync(path, spec.language_id(path), &text).await;
         let Some((method, params)) =
@@ -247,10 +242,11 @@ impl LanguageServers {
             let answer = server
                 .call("textDocument/codeAction", params, QUERY_TIMEOUT)
                 .await
-                .map_err(|error| error.to_string())?;
+                .map_err(|error| LspError::Request(error.to_string()))?;
             return Ok(operation.render(&answer, &self.project));
         };
-        let answer = server.call(method, params, QUERY_TIMEOUT).await.map_err(|error| error.to_string())?;
+        let answer =
+            server.call(method, params, QUERY_TIMEOUT).await.map_err(|error| LspError::Request(error.to_string()))?;
         Ok(operation.render(&answer, &self.project))
     }
 
@@ -327,4 +323,11 @@ async fn check(spec: &ServerSpec, server: &Server, path: &Path, before: Option<&
     let (version, _) = server.sync(path, language, after).await;
     let fresh = server.diagnostics(path, version, seen, WAIT, WAIT_LOADING).await?;
     report::new_problems(&previous, &fresh, &server.name)
+}
+
+/// The file as it is on disk now, which is what a server is asked about.
+async fn read(path: &Path) -> Result<String, LspError> {
+    tokio::fs::read_to_string(path)
+        .await
+        .map_err(|error| LspError::Unreadable { path: path.to_owned(), reason: error.to_string() })
 }

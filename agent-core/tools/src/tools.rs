@@ -272,7 +272,7 @@ pub trait DynTool: Send + Sync {
     fn streams_output(&self, input: &Value) -> bool;
     fn report_only(&self) -> bool;
     /// Parses the input; a malformed one is reported to the model without running anything.
-    fn describe(&self, input: &Value, ctx: &ToolContext) -> Result<CallDescription, String>;
+    fn describe(&self, input: &Value, ctx: &ToolContext) -> Result<CallDescription, InputError>;
     async fn preview(&self, input: &Value, ctx: &ToolContext) -> Option<Display>;
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolOutput;
 }
@@ -289,8 +289,16 @@ pub fn input_schema<T: JsonSchema>() -> Value {
     input_schema
 }
 
-pub fn parse_input<T: DeserializeOwned>(name: &str, input: &Value) -> Result<T, String> {
-    T::deserialize(input).map_err(|error| format!("invalid input for {name}: {error}"))
+/// A call's input that does not fit the tool: reported to the model, and nothing runs.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid input for {tool}: {reason}")]
+pub struct InputError {
+    pub tool: String,
+    pub reason: String,
+}
+
+pub fn parse_input<T: DeserializeOwned>(name: &str, input: &Value) -> Result<T, InputError> {
+    T::deserialize(input).map_err(|error| InputError { tool: name.to_owned(), reason: error.to_string() })
 }
 
 #[async_trait::async_trait]
@@ -331,7 +339,7 @@ impl<T: Tool> DynTool for T {
         Tool::read_only(self) && Tool::report_only(self)
     }
 
-    fn describe(&self, input: &Value, ctx: &ToolContext) -> Result<CallDescription, String> {
+    fn describe(&self, input: &Value, ctx: &ToolContext) -> Result<CallDescription, InputError> {
         let parsed: T::Input = parse_input(T::NAME, input)?;
         Ok(Tool::describe(self, &parsed, ctx))
     }
@@ -344,7 +352,7 @@ impl<T: Tool> DynTool for T {
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolOutput {
         match parse_input::<T::Input>(T::NAME, &input) {
             Ok(parsed) => Tool::run(self, parsed, ctx).await,
-            Err(message) => ToolOutput::error(message),
+            Err(error) => ToolOutput::error(error.to_string()),
         }
     }
 }

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use lsp_types::TextEdit;
 use serde_json::Value;
 
+use super::error::LspError;
 use super::uri;
 
 /// One file the action changes.
@@ -29,7 +30,7 @@ pub struct PlannedAction {
 }
 
 /// The action titled `title` among `actions`, exactly, else the only one containing it.
-pub fn pick<'a>(actions: &'a [Value], title: &str) -> Result<&'a Value, String> {
+pub fn pick<'a>(actions: &'a [Value], title: &str) -> Result<&'a Value, LspError> {
     let offered: Vec<&Value> =
         actions.iter().filter(|action| action["disabled"].is_null() && action["title"].is_string()).collect();
     if let Some(exact) = offered.iter().find(|action| action["title"] == title) {
@@ -43,48 +44,54 @@ pub fn pick<'a>(actions: &'a [Value], title: &str) -> Result<&'a Value, String> 
     match near.as_slice() {
         [one] => Ok(one),
         _ => {
-            let titles: Vec<&str> = offered.iter().filter_map(|action| action["title"].as_str()).collect();
-            Err(format!(
-                "No code action titled `{title}` here; offered: {}.",
-                if titles.is_empty() { "none".to_owned() } else { titles.join("; ") }
-            ))
+            let offered = offered.iter().filter_map(|action| action["title"].as_str()).map(str::to_owned).collect();
+            Err(LspError::NoSuchAction { title: title.to_owned(), offered })
         }
     }
 }
 
 /// The changes a `WorkspaceEdit` makes, each file read from disk as it is now.
-pub async fn changes(edit: &Value) -> Result<Vec<FileChange>, String> {
+pub async fn changes(edit: &Value) -> Result<Vec<FileChange>, LspError> {
+    let unappliable = LspError::Unappliable;
     let mut per_file: Vec<(PathBuf, Vec<TextEdit>)> = Vec::new();
     if let Some(document_changes) = edit["documentChanges"].as_array() {
         for change in document_changes {
             if let Some(kind) = change["kind"].as_str() {
-                return Err(format!("The action would {kind} a file; only edits to existing files are applied."));
+                return Err(unappliable(format!(
+                    "The action would {kind} a file; only edits to existing files are applied."
+                )));
             }
-            let address = change["textDocument"]["uri"].as_str().ok_or("an edit names no document")?;
+            let address = change["textDocument"]["uri"]
+                .as_str()
+                .ok_or_else(|| unappliable("an edit names no document".to_owned()))?;
             let edits: Vec<TextEdit> = serde_json::from_value(change["edits"].clone())
-                .map_err(|error| format!("an edit is malformed: {error}"))?;
-            per_file.push((uri::to_path(address).ok_or_else(|| format!("`{address}` is not a file"))?, edits));
+                .map_err(|error| unappliable(format!("an edit is malformed: {error}")))?;
+            let path = uri::to_path(address).ok_or_else(|| unappliable(format!("`{address}` is not a file")))?;
+            per_file.push((path, edits));
         }
     } else if let Some(changes) = edit["changes"].as_object() {
         for (address, edits) in changes {
-            let edits: Vec<TextEdit> =
-                serde_json::from_value(edits.clone()).map_err(|error| format!("an edit is malformed: {error}"))?;
-            per_file.push((uri::to_path(address).ok_or_else(|| format!("`{address}` is not a file"))?, edits));
+            let edits: Vec<TextEdit> = serde_json::from_value(edits.clone())
+                .map_err(|error| unappliable(format!("an edit is malformed: {error}")))?;
+            let path = uri::to_path(address).ok_or_else(|| unappliable(format!("`{address}` is not a file")))?;
+            per_file.push((path, edits));
         }
     }
     let mut changes = Vec::new();
     for (path, edits) in per_file {
-        let old_text = tokio::fs::read_to_string(&path)
-            .await
-            .map_err(|error| format!("{} cannot be read: {error}", path.display()))?;
-        let new_text = apply(&old_text, &edits)?;
+        let old_text = match tokio::fs::read_to_string(&path).await {
+            Ok(text) => text,
+            Err(error) => return Err(LspError::Unreadable { path, reason: error.to_string() }),
+        };
+        let new_text = apply(&old_text, &edits).map_err(unappliable)?;
         changes.push(FileChange { path, old_text, new_text });
     }
     Ok(changes)
 }
 
-/// `edits` applied to `text`. Positions count UTF-16 code units, as LSP says.
-pub fn apply(text: &str, edits: &[TextEdit]) -> Result<String, String> {
+/// `edits` applied to `text`. Positions count UTF-16 code units, as LSP says. The error says
+/// why they do not fit the text.
+fn apply(text: &str, edits: &[TextEdit]) -> Result<String, String> {
     let mut spans: Vec<(usize, usize, &str)> = edits
         .iter()
         .map(|edit| {
@@ -162,7 +169,7 @@ mod tests {
         ];
         assert_eq!(pick(&actions, "Add import from \"./math\"").unwrap()["title"], "Add import from \"./math\"");
         assert_eq!(pick(&actions, "all missing").unwrap()["title"], "Add all missing imports");
-        let error = pick(&actions, "Add").unwrap_err();
+        let error = pick(&actions, "Add").unwrap_err().to_string();
         assert!(error.contains("offered: Add import from \"./math\"; Add all missing imports"), "{error}");
         assert!(pick(&actions, "Disabled").is_err());
     }

@@ -54,7 +54,7 @@ impl Tool for ApplyCodeAction {
         let path = workspace.absolute(&input.file);
         let planned = match ctx.env.lsp.plan_code_action(&path, input.line, &input.title).await {
             Ok(planned) => planned,
-            Err(message) => return ToolOutput::error(message),
+            Err(error) => return ToolOutput::error(error.to_string()),
         };
         if planned.changes.is_empty() && planned.command.is_none() {
             return ToolOutput::error(format!("The code action \"{}\" changes nothing.", planned.title));

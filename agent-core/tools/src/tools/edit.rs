@@ -85,13 +85,27 @@ impl Tool for Edit {
     }
 }
 
+/// Why a replacement cannot be made; the model reads it and tries again.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EditError {
+    #[error("old_string is empty; to create a file use write")]
+    EmptyOldString,
+    #[error("old_string and new_string are the same; nothing would change")]
+    NothingChanges,
+    /// With the lines most like it, to show what the file really has.
+    #[error("old_string was not found.{closest}")]
+    NotFound { closest: String },
+    #[error("old_string matches {count} times; add surrounding lines to make it unique, or set replace_all")]
+    Ambiguous { count: usize },
+}
+
 /// Applies the replacement to `text`, or says why it cannot.
-pub fn apply(text: &str, input: &EditInput) -> Result<String, String> {
+pub fn apply(text: &str, input: &EditInput) -> Result<String, EditError> {
     if input.old_string.is_empty() {
-        return Err("old_string is empty; to create a file use write".into());
+        return Err(EditError::EmptyOldString);
     }
     if input.old_string == input.new_string {
-        return Err("old_string and new_string are the same; nothing would change".into());
+        return Err(EditError::NothingChanges);
     }
     // Models write LF; a CRLF file keeps its line endings.
     let crlf = text.contains("\r\n") && !input.old_string.contains('\r');
@@ -102,12 +116,10 @@ pub fn apply(text: &str, input: &EditInput) -> Result<String, String> {
     };
     let count = text.matches(old.as_str()).count();
     match count {
-        0 => Err(format!("old_string was not found.{}", closest_candidate(text, &input.old_string))),
+        0 => Err(EditError::NotFound { closest: closest_candidate(text, &input.old_string) }),
         1 => Ok(text.replacen(old.as_str(), &new, 1)),
         _ if input.replace_all => Ok(text.replace(old.as_str(), &new)),
-        _ => Err(format!(
-            "old_string matches {count} times; add surrounding lines to make it unique, or set replace_all"
-        )),
+        _ => Err(EditError::Ambiguous { count }),
     }
 }
 
@@ -148,7 +160,8 @@ mod tests {
     #[test]
     fn replaces_exactly_one_match() {
         assert_eq!(apply("a b c\n", &input("b", "x", false)).unwrap(), "a x c\n");
-        assert!(apply("b b\n", &input("b", "x", false)).unwrap_err().contains("matches 2 times"));
+        assert_eq!(apply("b b\n", &input("b", "x", false)).unwrap_err(), EditError::Ambiguous { count: 2 });
+        assert!(EditError::Ambiguous { count: 2 }.to_string().contains("matches 2 times"));
         assert_eq!(apply("b b\n", &input("b", "x", true)).unwrap(), "x x\n");
     }
 
@@ -183,7 +196,7 @@ mod tests {
     #[test]
     fn a_miss_shows_the_closest_lines() {
         let text = "fn main() {\n    println!(\"hello\");\n}\n";
-        let error = apply(text, &input("    println!(\"helo\");", "x", false)).unwrap_err();
+        let error = apply(text, &input("    println!(\"helo\");", "x", false)).unwrap_err().to_string();
         assert!(error.contains("not found"), "{error}");
         assert!(error.contains("near line 2"), "{error}");
         assert!(error.contains("println!(\"hello\")"), "{error}");

@@ -75,7 +75,7 @@ impl Tool for Lsp {
             .await
         {
             Ok(text) => ToolOutput::text(text),
-            Err(message) => ToolOutput::error(message),
+            Err(error) => ToolOutput::error(error.to_string()),
         }
     }
 }

@@ -95,9 +95,12 @@ impl Tool for Read {
         }
         let limit = input.limit.unwrap_or(DEFAULT_LIMIT).max(1);
         let shown = match input.offset {
-            Some(offset) if offset < 0 => window::tail(&path, meta.len(), offset.unsigned_abs() as usize),
+            Some(offset) if offset < 0 => {
+                window::tail(&path, meta.len(), offset.unsigned_abs() as usize).map_err(|error| error.to_string())
+            }
             _ if meta.len() > window::WHOLE_FILE_BYTES => {
                 window::from_line(&path, input.offset.unwrap_or(1).max(1) as usize, limit)
+                    .map_err(|error| error.to_string())
             }
             // Small files go through the workspace, which reads the editor's buffer when there is one.
             _ => match ctx.env.workspace.read_text(&path).await {
@@ -155,15 +158,15 @@ mod window {
     pub const WHOLE_FILE_BYTES: u64 = 8 * 1024 * 1024;
     const CHUNK: u64 = 64 * 1024;
 
-    pub fn from_line(path: &Path, first: usize, limit: usize) -> Result<String, String> {
-        let file = std::fs::File::open(path).map_err(|error| error.to_string())?;
+    pub fn from_line(path: &Path, first: usize, limit: usize) -> std::io::Result<String> {
+        let file = std::fs::File::open(path)?;
         let mut reader = BufReader::with_capacity(256 * 1024, file);
         let mut out = String::new();
         let mut line = Vec::new();
         let mut number = 0usize;
         loop {
             line.clear();
-            if reader.read_until(b'\n', &mut line).map_err(|error| error.to_string())? == 0 {
+            if reader.read_until(b'\n', &mut line)? == 0 {
                 return Ok(out);
             }
             number += 1;
@@ -181,16 +184,16 @@ mod window {
 
     /// The last `count` lines, read backwards from the end in chunks. Lines are numbered from the
     /// end (-1 is the last line) because counting from the start would mean reading everything.
-    pub fn tail(path: &Path, size: u64, count: usize) -> Result<String, String> {
-        let mut file = std::fs::File::open(path).map_err(|error| error.to_string())?;
+    pub fn tail(path: &Path, size: u64, count: usize) -> std::io::Result<String> {
+        let mut file = std::fs::File::open(path)?;
         let mut end = size;
         let mut buffer: Vec<u8> = Vec::new();
         // A trailing newline ends the last line; it does not start an empty one.
         let mut wanted_newlines = count + 1;
         let mut last_byte = [0u8; 1];
         if size > 0 {
-            file.seek(SeekFrom::Start(size - 1)).map_err(|error| error.to_string())?;
-            file.read_exact(&mut last_byte).map_err(|error| error.to_string())?;
+            file.seek(SeekFrom::Start(size - 1))?;
+            file.read_exact(&mut last_byte)?;
             if last_byte[0] != b'\n' {
                 wanted_newlines -= 1;
             }
@@ -198,8 +201,8 @@ mod window {
         while end > 0 && memchr::memchr_iter(b'\n', &buffer).count() < wanted_newlines {
             let start = end.saturating_sub(CHUNK);
             let mut chunk = vec![0u8; usize::try_from(end - start).unwrap_or(0)];
-            file.seek(SeekFrom::Start(start)).map_err(|error| error.to_string())?;
-            file.read_exact(&mut chunk).map_err(|error| error.to_string())?;
+            file.seek(SeekFrom::Start(start))?;
+            file.read_exact(&mut chunk)?;
             chunk.extend_from_slice(&buffer);
             buffer = chunk;
             end = start;

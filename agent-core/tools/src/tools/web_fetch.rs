@@ -188,7 +188,7 @@ async fn fetch(url: &Url) -> Result<String, FetchFailure> {
     }
 }
 
-pub fn html_to_markdown(html: &str, base: &Url) -> Result<String, String> {
+fn html_to_markdown(html: &str, base: &Url) -> Result<String, String> {
     let converter = htmd::HtmlToMarkdown::builder().skip_tags(SKIPPED_TAGS.to_vec()).build();
     let markdown = converter.convert(html).map_err(|error| format!("could not read the page: {error}"))?;
     let title = title(html).map(|title| format!("# {title}\n\n")).unwrap_or_default();
