@@ -127,12 +127,7 @@ impl Session {
         let problems = self.env.skills.reload();
         crate::skills::tool::offer_if_any(&self.env.registry, &self.env.skills);
         self.env.notices.push_all((!problems.is_empty()).then(|| problems.join("\n")));
-        let system = crate::prompt::system_prompt(
-            self.env.tools.workspace.root(),
-            &crate::clock::today_utc(),
-            &self.user_files,
-            &crate::skills::index(&self.env.skills.all()),
-        );
+        let system = super::opening::system_prompt(self.env.tools.workspace.root(), &self.user_files, &self.env.skills);
         if let Ok(mut current) = self.system.lock() {
             *current = system.into();
         }
