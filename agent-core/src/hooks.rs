@@ -194,7 +194,7 @@ pub struct HookRunEnv<'a> {
 pub trait PromptEvaluator: Send + Sync {
     /// Sends one prompt to a model (the hook's `model` if given) and returns its text reply;
     /// the implementor adds the spend to the session's usage.
-    async fn evaluate(&self, model: Option<&str>, prompt: &str) -> Result<String, String>;
+    async fn evaluate(&self, model: Option<&str>, prompt: &str) -> Result<String, crate::llm::ProviderError>;
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -63,6 +63,7 @@ pub mod services {
     pub use crate::tools::terminal::{EditorTerminal, EditorTerminals, TerminalCommand, TerminalExit, TerminalOutput};
     pub use crate::tools::{EditorServices, LoginBrowser};
     pub use crate::workspace::{EditorFiles, write_file_atomic};
+    pub use larik_host::editor::EditorError;
 }
 
 /// Recorded sessions played as the model's side: the offline demo and the tests' mock model.

@@ -34,7 +34,6 @@ use crate::llm::{Message, Part, Provider, ProviderError};
 use crate::models::Models;
 use crate::permission::{Mode, Permissions};
 use crate::tools::Registry;
-use crate::workspace::Workspace;
 use environment::SessionEnv;
 
 /// A turn that could not finish; named for what the front end does next.
@@ -77,11 +76,7 @@ pub struct Session {
 impl Session {
     pub fn new(mut config: SessionConfig, parent_cancel: &CancellationToken) -> Self {
         let cancel = parent_cancel.child_token();
-        let mut workspace = Workspace::new(&config.cwd).with_protected(&config.protected_paths);
-        if let Some(editor) = config.editor.take() {
-            workspace = workspace.with_editor(editor);
-        }
-        let workspace = Arc::new(workspace);
+        let workspace = opening::workspace(&mut config);
         let user_files =
             config.settings.as_ref().map(|settings| config::user_instruction_files(&settings.env)).unwrap_or_default();
         let (skills, skill_problems) = crate::skills::Skills::load(config.settings.clone());
@@ -100,10 +95,12 @@ impl Session {
             token_saver: token_saver.as_ref(),
             language_servers: !config.language_servers.is_empty(),
             #[cfg(feature = "browser")]
-            browser: config.browser.take(),
-            settings: settings.as_deref(),
-            data_dir: config.data_dir.as_deref(),
-            cancel: &cancel,
+            browser: config.browser.take().map(|settings_of_browser| opening::BrowserStart {
+                settings: settings_of_browser,
+                source: settings.as_deref(),
+                data_dir: config.data_dir.as_deref(),
+                cancel: &cancel,
+            }),
         }
         .add_to(&registry);
         let notices = opening::first_notices(config.notice.take(), &skill_problems);

@@ -18,7 +18,7 @@ struct TerminalBrowser {
 
 #[async_trait::async_trait]
 impl larik_core::services::LoginBrowser for TerminalBrowser {
-    async fn open(&self, server: &str, url: &str) -> Result<(), String> {
+    async fn open(&self, server: &str, url: &str) -> Result<(), larik_core::services::EditorError> {
         let mut stdout = std::io::stdout().lock();
         let _ = writeln!(
             stdout,

@@ -269,3 +269,58 @@ fn no_rust_file_is_over_600_lines() {
     }
     assert!(long.is_empty(), "{long:#?}");
 }
+
+/// STYLE.md: one error enum per boundary. A public function or trait method of the core that
+/// answers `Err(String)` leaves its caller to parse prose; it returns a typed error instead.
+#[test]
+fn no_public_function_of_the_core_returns_a_string_error() {
+    let agent = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../agent-core");
+    let (mut found, mut seen) = (Vec::new(), 0);
+    for crate_src in AGENT_CRATES {
+        for (path, code) in production_code(&agent.join(crate_src), &[""]) {
+            for signature in public_signatures(&code) {
+                seen += 1;
+                let result = signature.split("Result<").nth(1).unwrap_or_default();
+                if result.replace(char::is_whitespace, "").contains(",String>") {
+                    found.push(format!("{}: {signature}", path.display()));
+                }
+            }
+        }
+    }
+    assert!(seen > 500, "the scan found the core's public functions ({seen})");
+    assert!(found.is_empty(), "{found:#?}");
+}
+
+/// The signatures of `pub fn`s, `pub type`s and the methods of `pub trait`s, each joined onto
+/// one line.
+fn public_signatures(code: &str) -> Vec<String> {
+    let (mut signatures, mut in_trait, mut open): (Vec<String>, bool, Option<String>) = (Vec::new(), false, None);
+    for line in code.lines() {
+        let trimmed = line.trim_start();
+        if let Some(signature) = open.as_mut() {
+            signature.push(' ');
+            signature.push_str(trimmed);
+        } else {
+            in_trait = (in_trait && line != "}") || trimmed.starts_with("pub trait ");
+            let public =
+                ["pub fn ", "pub async fn ", "pub type ", "pub const fn "].iter().any(|p| trimmed.starts_with(p));
+            let method = in_trait && (trimmed.starts_with("fn ") || trimmed.starts_with("async fn "));
+            if !(public || method) {
+                continue;
+            }
+            open = Some(trimmed.to_owned());
+        }
+        if trimmed.contains('{') || trimmed.ends_with(';') {
+            signatures.extend(open.take());
+        }
+    }
+    signatures
+}
+
+#[test]
+fn a_string_error_in_a_public_signature_is_found() {
+    let code = "pub trait Asks {\n    async fn ask(&self) -> Result<String, String>;\n}\nfn private() -> Result<(), String> {}\npub fn wrapped(\n    a: u8,\n) -> Result<u8,\n    String> {\n}\n";
+    let signatures = public_signatures(code);
+    assert_eq!(signatures.len(), 2, "{signatures:?}");
+    assert!(signatures[1].starts_with("pub fn wrapped(") && signatures[1].ends_with("String> {"), "{signatures:?}");
+}

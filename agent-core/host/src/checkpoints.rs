@@ -247,7 +247,7 @@ impl Checkpoints {
                 .transpose()
                 .map_err(UndoError::store)?
                 .unwrap_or_else(|| now.files.clone());
-            let files = restore::restore(store, &root, &target, &now.files, &last).map_err(UndoError::Store)?;
+            let files = restore::restore(store, &root, &target, &now.files, &last)?;
             let checkpoint = state.list[index].clone();
             state.list.truncate(index);
             state.turn.checkpoint = None;
@@ -274,7 +274,7 @@ pub enum UndoError {
 }
 
 impl UndoError {
-    fn store(error: impl std::fmt::Display) -> Self {
+    pub(crate) fn store(error: impl std::fmt::Display) -> Self {
         Self::Store(error.to_string())
     }
 }

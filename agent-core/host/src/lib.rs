@@ -10,6 +10,7 @@
 pub mod checkpoints;
 pub mod child_process;
 pub mod clock;
+pub mod editor;
 pub mod protected_names;
 pub mod review;
 pub mod shell;

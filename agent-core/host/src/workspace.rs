@@ -12,6 +12,8 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
 use std::time::SystemTime;
 
+use crate::editor::EditorError;
+
 /// Why a path cannot be used; the message is written for the model to act on.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum WorkspaceError {
@@ -30,9 +32,9 @@ pub enum WorkspaceError {
 /// The editor's view of files: its open buffers, unsaved changes included.
 #[async_trait::async_trait]
 pub trait EditorFiles: Send + Sync {
-    async fn read_text(&self, path: &Path) -> Result<String, String>;
+    async fn read_text(&self, path: &Path) -> Result<String, EditorError>;
     /// Writes through the editor, which saves the file so tools that read the disk agree.
-    async fn write_text(&self, path: &Path, content: &str) -> Result<(), String>;
+    async fn write_text(&self, path: &Path, content: &str) -> Result<(), EditorError>;
 }
 
 pub struct Workspace {
@@ -71,7 +73,7 @@ impl Workspace {
     pub async fn read_text(&self, path: &Path) -> Result<String, WorkspaceError> {
         let io = |message: String| WorkspaceError::Io { path: path.to_path_buf(), message };
         match &self.editor {
-            Some(editor) => editor.read_text(path).await.map_err(io),
+            Some(editor) => editor.read_text(path).await.map_err(|error| io(error.to_string())),
             None => tokio::fs::read_to_string(path).await.map_err(|error| io(error.to_string())),
         }
     }
@@ -83,7 +85,7 @@ impl Workspace {
                 editor
                     .write_text(path, content)
                     .await
-                    .map_err(|message| WorkspaceError::Io { path: path.to_path_buf(), message })?;
+                    .map_err(|error| WorkspaceError::Io { path: path.to_path_buf(), message: error.to_string() })?;
                 self.record_read(path);
                 Ok(())
             }

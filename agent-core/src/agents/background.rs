@@ -13,6 +13,11 @@ use crate::tools::ToolOutput;
 /// Background tasks running at once, at most.
 pub const MAX_RUNNING: usize = 8;
 
+/// A task was not started: [`MAX_RUNNING`] run already.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("{MAX_RUNNING} background tasks are running already; wait for one (task_wait) or stop one (task_stop) first.")]
+pub struct TooManyTasks;
+
 /// Where one background task is.
 #[derive(Debug, Clone, PartialEq)]
 pub enum TaskState {
@@ -135,7 +140,7 @@ impl BackgroundTasks {
         self: &std::sync::Arc<Self>,
         label: String,
         run: impl FnOnce(CancellationToken) -> F,
-    ) -> Result<String, String>
+    ) -> Result<String, TooManyTasks>
     where
         F: Future<Output = ToolOutput> + Send + 'static,
     {
@@ -143,9 +148,7 @@ impl BackgroundTasks {
         let id = {
             let mut entries = self.entries();
             if entries.iter().filter(|entry| entry.state == TaskState::Running).count() >= MAX_RUNNING {
-                return Err(format!(
-                    "{MAX_RUNNING} background tasks are running already; wait for one (task_wait) or stop one (task_stop) first."
-                ));
+                return Err(TooManyTasks);
             }
             let id = format!("bg-{}", self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
             entries.push(Entry {

@@ -212,7 +212,7 @@ impl DynTool for TaskTool {
                 Ok(id) => ToolOutput::text(format!(
                     "Started the background task `{id}` ({label}). Its result arrives by itself when it finishes; task_wait waits for it, task_stop stops it."
                 )),
-                Err(error) => ToolOutput::error(error),
+                Err(error) => ToolOutput::error(error.to_string()),
             };
         }
         let child = Child { definition, label: &label, model: chosen, prompt: input.prompt };

@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::reply::Reply;
-use super::{HookEvent, HookRunEnv, PromptEvaluator};
+use super::{HookEvent, HookRunEnv};
 
 const SOURCE: &str = "prompt hook";
 
@@ -50,17 +50,13 @@ pub(crate) async fn run(
     let Some(evaluator) = env.evaluator else { return PromptEnd::NoEvaluator };
     let text = expand(prompt, payload);
     tokio::select! {
-        reply = evaluate(evaluator, model, &text) => match reply {
+        reply = evaluator.evaluate(model, &text) => match reply {
             Ok(reply) => read_answer(&reply).map_or_else(|| PromptEnd::Unreadable(reply), PromptEnd::Answered),
-            Err(error) => PromptEnd::Failed(error),
+            Err(error) => PromptEnd::Failed(error.to_string()),
         },
         () = tokio::time::sleep(timeout) => PromptEnd::TimedOut(timeout),
         () = env.cancel.cancelled() => PromptEnd::Cancelled,
     }
-}
-
-async fn evaluate(evaluator: &dyn PromptEvaluator, model: Option<&str>, text: &str) -> Result<String, String> {
-    evaluator.evaluate(model, text).await
 }
 
 /// The first JSON object in `reply` that answers: `ok` as a boolean, or `decision` as
@@ -111,24 +107,26 @@ mod tests {
     use tokio_util::sync::CancellationToken;
 
     use super::*;
+    use crate::hooks::PromptEvaluator;
     use crate::hooks::{HookPermission, PermissionDecision};
+    use crate::llm::ProviderError;
 
     /// Answers every prompt with a fixed reply and records what it was asked.
     struct Scripted {
-        reply: Result<String, String>,
+        reply: Result<String, ProviderError>,
         asked: Mutex<Vec<(Option<String>, String)>>,
     }
 
     impl Scripted {
-        fn new(reply: Result<&str, &str>) -> Scripted {
-            Scripted { reply: reply.map(str::to_owned).map_err(str::to_owned), asked: Mutex::new(Vec::new()) }
+        fn new(reply: Result<&str, ProviderError>) -> Scripted {
+            Scripted { reply: reply.map(str::to_owned), asked: Mutex::new(Vec::new()) }
         }
     }
 
     #[async_trait::async_trait]
     impl PromptEvaluator for Scripted {
-        async fn evaluate(&self, model: Option<&str>, prompt: &str) -> Result<String, String> {
-            self.asked.lock().map_err(|_| "poisoned".to_owned())?.push((model.map(str::to_owned), prompt.to_owned()));
+        async fn evaluate(&self, model: Option<&str>, prompt: &str) -> Result<String, ProviderError> {
+            self.asked.lock().unwrap().push((model.map(str::to_owned), prompt.to_owned()));
             self.reply.clone()
         }
     }
@@ -138,7 +136,7 @@ mod tests {
 
     #[async_trait::async_trait]
     impl PromptEvaluator for Silent {
-        async fn evaluate(&self, _model: Option<&str>, _prompt: &str) -> Result<String, String> {
+        async fn evaluate(&self, _model: Option<&str>, _prompt: &str) -> Result<String, ProviderError> {
             std::future::pending().await
         }
     }
@@ -202,7 +200,7 @@ mod tests {
     async fn failures_fail_open_with_a_message() {
         let cancel = CancellationToken::new();
         let garbage = Scripted::new(Ok("Looks fine to me!"));
-        let broken = Scripted::new(Err("rate limited"));
+        let broken = Scripted::new(Err(ProviderError::RateLimited { retry_after: None, message: "slow down".into() }));
         let ends = [
             ask(Some(&garbage), Duration::from_secs(5), &cancel).await,
             ask(Some(&broken), Duration::from_secs(5), &cancel).await,
@@ -210,7 +208,7 @@ mod tests {
             ask(Some(&Silent), Duration::from_millis(50), &cancel).await,
         ];
         assert!(matches!(ends[0], PromptEnd::Unreadable(_)), "{:?}", ends[0]);
-        assert_eq!(ends[1], PromptEnd::Failed("rate limited".into()));
+        assert_eq!(ends[1], PromptEnd::Failed("rate limited: slow down".into()));
         assert_eq!(ends[2], PromptEnd::NoEvaluator);
         assert_eq!(ends[3], PromptEnd::TimedOut(Duration::from_millis(50)));
         for end in ends {

@@ -325,10 +325,10 @@ struct Fixed(&'static str);
 
 #[async_trait::async_trait]
 impl PromptEvaluator for Fixed {
-    async fn evaluate(&self, _model: Option<&str>, prompt: &str) -> Result<String, String> {
+    async fn evaluate(&self, _model: Option<&str>, prompt: &str) -> Result<String, crate::llm::ProviderError> {
         // The payload must have been put in place of $ARGUMENTS.
         if prompt.contains("$ARGUMENTS") || !prompt.contains("\"tool_name\":\"Bash\"") {
-            return Err(format!("unexpanded prompt: {prompt}"));
+            return Err(crate::llm::ProviderError::BadRequest { message: format!("unexpanded prompt: {prompt}") });
         }
         Ok(self.0.to_owned())
     }

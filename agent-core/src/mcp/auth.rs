@@ -19,9 +19,10 @@ use rmcp::transport::auth::{
 };
 use tokio_util::sync::CancellationToken;
 
-use self::redirect::RedirectListener;
+use self::redirect::{RedirectError, RedirectListener};
 use self::tokens::TokenFile;
 use super::config::OAuthSettings;
+use crate::services::EditorError;
 use crate::tools::LoginBrowser;
 
 /// How many times one request may send the user to authorize before it fails: a server that
@@ -34,9 +35,15 @@ pub enum LoginError {
     /// The authorization server, its metadata or its answers: the message says which.
     #[error("{0}")]
     Server(#[from] AuthError),
-    /// The user did not finish (declined, cancelled, took too long), or the browser step failed.
+    /// No listener for the browser's way back: nothing was shown to the user.
+    #[error("could not listen for the login's redirect: {0}")]
+    NoListener(std::io::Error),
+    /// The login page could not be shown, or the user declined it.
     #[error("{0}")]
-    NotFinished(String),
+    NotShown(#[from] EditorError),
+    /// The user did not finish (cancelled, took too long), or the listener failed.
+    #[error("{0}")]
+    NotFinished(#[from] RedirectError),
 }
 
 /// What a login needs to know about the server.
@@ -83,9 +90,7 @@ async fn authorize(
         None => manager.resolve_metadata_from_challenge(challenge).await?.metadata,
     };
     manager.set_metadata(metadata);
-    let listener = RedirectListener::bind(target.oauth.callback_port)
-        .await
-        .map_err(|error| LoginError::NotFinished(format!("could not listen for the login's redirect: {error}")))?;
+    let listener = RedirectListener::bind(target.oauth.callback_port).await.map_err(LoginError::NoListener)?;
     let mut request = AuthorizationRequest::new(listener.redirect_uri()).with_client_name("Larik");
     if let Some(challenge) = challenge {
         request = request.with_challenge(challenge);
@@ -103,8 +108,8 @@ async fn authorize(
         request = request.with_client_metadata_url(document);
     }
     let session = AuthorizationSession::new(manager, request).await.map_err(|(_, error)| error)?;
-    browser.open(target.server, &session.auth_url).await.map_err(LoginError::NotFinished)?;
-    let callback = listener.callback(cancel).await.map_err(LoginError::NotFinished)?;
+    browser.open(target.server, &session.auth_url).await?;
+    let callback = listener.callback(cancel).await?;
     let callback = AuthorizationCallback::from_redirect_url(&callback)?;
     // The exchange saves the tokens through the manager's store: the token file.
     session.handle_callback_with_issuer(&callback.code, &callback.csrf_token, callback.issuer.as_deref()).await?;

@@ -14,6 +14,7 @@ use super::auth::{self, MAX_AUTHORIZATIONS};
 use super::client_handler::{Handler, Questions};
 use super::config::{McpServerConfig, OAuthSettings, ServerScope, Transport};
 use super::connection::{ConnectError, Server, connect};
+use crate::services::EditorError;
 use crate::tools::LoginBrowser;
 use crate::tools::Registry;
 
@@ -23,12 +24,18 @@ const SCENARIO_LIMIT: Duration = Duration::from_secs(25);
 /// identity where the server supports such documents (`auth/basic-cimd`).
 const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
 
+/// Why a scenario failed, in words for the suite's log: the driver's caller only reports it.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ScenarioFailed(String);
+
 /// Runs one scenario against `url`; `context` is the suite's JSON for the scenario (a
-/// pre-registered client's id and secret). The error says what failed.
-pub async fn run_scenario(url: &str, scenario: &str, context: Option<&str>) -> Result<(), String> {
+/// pre-registered client's id and secret).
+pub async fn run_scenario(url: &str, scenario: &str, context: Option<&str>) -> Result<(), ScenarioFailed> {
     tokio::time::timeout(SCENARIO_LIMIT, drive(url, scenario, context))
         .await
         .unwrap_or_else(|_| Err(format!("the scenario did not finish within {} s", SCENARIO_LIMIT.as_secs())))
+        .map_err(ScenarioFailed)
 }
 
 /// Visits the authorization page without a person: the suite's authorization server answers at
@@ -37,8 +44,10 @@ struct Headless;
 
 #[async_trait::async_trait]
 impl LoginBrowser for Headless {
-    async fn open(&self, _server: &str, url: &str) -> Result<(), String> {
-        let client = crate::http::client_builder().build().map_err(|error| error.to_string())?;
+    async fn open(&self, _server: &str, url: &str) -> Result<(), EditorError> {
+        let client = crate::http::client_builder()
+            .build()
+            .map_err(|error| EditorError::Refused(format!("no HTTP client to visit the page: {error}")))?;
         let url = url.to_owned();
         // In the background: the redirect lands on the listener, which is read after this returns.
         tokio::spawn(async move {

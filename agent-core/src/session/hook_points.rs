@@ -25,7 +25,7 @@ use crate::event::{AgentEvent, Display, PermissionAnswer, PermissionRequest, Too
 use crate::hooks::{
     HookEvent, HookHandler, HookOutcome, HookRunEnv, HookText, Hooks, PromptEvaluator, Scope, run_hooks,
 };
-use crate::llm::{Message, ModelRequest, Provider, StreamEvent, catalog};
+use crate::llm::{Message, ModelRequest, Provider, ProviderError, StreamEvent, catalog};
 
 /// The session's hooks and what the user said about the project's settings.
 pub struct HookPoints {
@@ -344,9 +344,9 @@ const EVALUATOR_SYSTEM: &str = "You check a condition for an automated hook in a
 
 #[async_trait::async_trait]
 impl PromptEvaluator for ModelEvaluator<'_> {
-    async fn evaluate(&self, model: Option<&str>, prompt: &str) -> Result<String, String> {
+    async fn evaluate(&self, model: Option<&str>, prompt: &str) -> Result<String, ProviderError> {
         use futures::StreamExt;
-        let provider: Arc<dyn Provider> = self.env.models.provider().map_err(|error| error.to_string())?;
+        let provider: Arc<dyn Provider> = self.env.models.provider()?;
         let settings = self.env.models.settings();
         let model = model.unwrap_or(&settings.model).to_owned();
         let messages = [Message::user_text(prompt)];
@@ -358,10 +358,10 @@ impl PromptEvaluator for ModelEvaluator<'_> {
             max_tokens: 1024,
             thought_level: None,
         };
-        let mut stream = provider.stream(&request).await.map_err(|error| error.to_string())?;
+        let mut stream = provider.stream(&request).await?;
         let mut reply = String::new();
         while let Some(event) = stream.next().await {
-            match event.map_err(|error| error.to_string())? {
+            match event? {
                 StreamEvent::TextDelta(text) => reply.push_str(&text),
                 // Counted in the session's spending, not shown as the conversation's context: the
                 // next response's usage carries the total.

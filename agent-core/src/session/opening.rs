@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 use super::SessionConfig;
 use super::hook_points::HookPoints;
 use crate::agents::BackgroundTasks;
+#[cfg(feature = "browser")]
 use crate::config::SettingsSource;
 use crate::mcp::{McpServers, McpSupport, Notices};
 use crate::permission::Permissions;
@@ -29,8 +30,15 @@ pub(super) struct Offered<'a> {
     pub token_saver: Option<&'a Arc<TokenSaver>>,
     pub language_servers: bool,
     #[cfg(feature = "browser")]
-    pub browser: Option<crate::config::BrowserSettings>,
-    pub settings: Option<&'a SettingsSource>,
+    pub browser: Option<BrowserStart<'a>>,
+}
+
+/// The browser's settings and what starting it needs: the user's environment, the data
+/// directory its profile lives in, the session's cancellation that closes it.
+#[cfg(feature = "browser")]
+pub(super) struct BrowserStart<'a> {
+    pub settings: crate::config::BrowserSettings,
+    pub source: Option<&'a SettingsSource>,
     pub data_dir: Option<&'a Path>,
     pub cancel: &'a CancellationToken,
 }
@@ -50,16 +58,26 @@ impl Offered<'_> {
             ]);
         }
         #[cfg(feature = "browser")]
-        if let Some(browser_settings) = self.browser {
-            let env = self.settings.map(|source| source.env.clone()).unwrap_or_default();
-            let profile = self.data_dir.map_or_else(std::env::temp_dir, Path::to_path_buf).join("browser-profile");
+        if let Some(start) = self.browser {
+            let env = start.source.map(|source| source.env.clone()).unwrap_or_default();
+            let profile = start.data_dir.map_or_else(std::env::temp_dir, Path::to_path_buf).join("browser-profile");
             let browser = crate::browser::WebBrowser::new(
-                crate::browser::BrowserSetup { settings: browser_settings, env, profile },
-                self.cancel,
+                crate::browser::BrowserSetup { settings: start.settings, env, profile },
+                start.cancel,
             );
             registry.add_all(crate::tools::browser::all(&browser));
         }
     }
+}
+
+/// The project's files as the tools see them: the settings' protected paths, the editor's
+/// buffers when it offers them.
+pub(super) fn workspace(config: &mut SessionConfig) -> Arc<Workspace> {
+    let workspace = Workspace::new(&config.cwd).with_protected(&config.protected_paths);
+    Arc::new(match config.editor.take() {
+        Some(editor) => workspace.with_editor(editor),
+        None => workspace,
+    })
 }
 
 /// The system prompt for the project at `root`, with the user's instruction files and the

@@ -28,7 +28,7 @@ enum Piece {
 
 /// What running an inline command or reading an attached file gave: its output, or why it
 /// was left out.
-pub type Outcome = Result<String, String>;
+pub(crate) type Outcome = Result<String, String>;
 
 impl Expansion {
     /// `skill` run with `args`: the arguments put in, the inline commands found.

@@ -11,6 +11,7 @@
 //! What the tools do in a page (snapshots and refs, real input, screenshots) is in [`page`].
 
 mod chromium;
+mod error;
 pub mod page;
 mod tab;
 
@@ -24,6 +25,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use self::chromium::find_executable as find_chromium;
 use self::chromium::{Chromium, LaunchOptions};
+pub use self::error::BrowserError;
 pub use self::tab::Tab;
 use larik_settings::BrowserSettings;
 
@@ -78,7 +80,7 @@ impl WebBrowser {
     }
 
     /// The running browser, started (again) if it is not, with its tabs brought up to date.
-    pub async fn hold(&self) -> Result<Held<'_>, String> {
+    pub async fn hold(&self) -> Result<Held<'_>, BrowserError> {
         let mut running = self.running.lock().await;
         if let Some(current) = running.as_mut()
             && !current.chromium.is_running()
@@ -92,7 +94,7 @@ impl WebBrowser {
             *running = Some(Running::start(&self.setup).await?);
         }
         let mut held = tokio::sync::MutexGuard::try_map(running, Option::as_mut)
-            .map_err(|_| "the browser did not start".to_owned())?;
+            .map_err(|_| BrowserError::Unavailable("the browser did not start".to_owned()))?;
         held.sync_tabs().await?;
         Ok(held)
     }
@@ -106,7 +108,7 @@ impl WebBrowser {
 }
 
 impl Running {
-    async fn start(setup: &BrowserSetup) -> Result<Self, String> {
+    async fn start(setup: &BrowserSetup) -> Result<Self, BrowserError> {
         let executable = chromium::find_executable(setup.settings.executable.as_deref(), &setup.env)?;
         let options = LaunchOptions {
             executable,
@@ -122,7 +124,7 @@ impl Running {
         };
         let (browser, mut handler) = chromiumoxide::Browser::connect_with_config(chromium.websocket.clone(), config)
             .await
-            .map_err(|error| format!("could not reach the browser's DevTools: {error}"))?;
+            .map_err(|error| BrowserError::Unavailable(format!("could not reach the browser's DevTools: {error}")))?;
         // The handler must run as long as the browser does, and go on past events it cannot
         // parse: newer Chromium sends some this crate does not know.
         let handler = tokio::spawn(async move {
@@ -158,20 +160,22 @@ impl Running {
     }
 
     /// The active tab.
-    pub fn tab(&self) -> Result<&Tab, String> {
+    pub fn tab(&self) -> Result<&Tab, BrowserError> {
         self.tabs.get(self.active).ok_or_else(|| {
-            "No tab is open; open one with browser_tabs {\"action\": \"new\"} or browser_navigate.".to_owned()
+            BrowserError::NotOnPage(
+                "No tab is open; open one with browser_tabs {\"action\": \"new\"} or browser_navigate.".to_owned(),
+            )
         })
     }
 
-    pub fn page(&self) -> Result<&Page, String> {
+    pub fn page(&self) -> Result<&Page, BrowserError> {
         self.tab().map(|tab| &tab.page)
     }
 
     /// Drops tabs that are gone and adopts the ones pages opened; a newly adopted tab becomes
     /// the active one.
-    pub async fn sync_tabs(&mut self) -> Result<(), String> {
-        let pages = self.browser.pages().await.map_err(|error| format!("the browser does not answer: {error}"))?;
+    pub async fn sync_tabs(&mut self) -> Result<(), BrowserError> {
+        let pages = self.browser.pages().await.map_err(BrowserError::not("the browser does not answer"))?;
         let active = self.tabs.get(self.active).map(|tab| tab.page.target_id().clone());
         self.tabs.retain(|tab| pages.iter().any(|page| page.target_id() == tab.page.target_id()));
         let mut adopted = None;
@@ -193,13 +197,20 @@ impl Running {
     /// Runs `action` on the active tab, then waits up to 300 ms for what it may have started: a
     /// navigation (then for the new document to load) or a new tab (then it is adopted, made
     /// active and waited for).
-    pub async fn settle_after<T>(&mut self, action: impl Future<Output = Result<T, String>>) -> Result<T, String> {
+    pub async fn settle_after<T>(
+        &mut self,
+        action: impl Future<Output = Result<T, BrowserError>>,
+    ) -> Result<T, BrowserError> {
         use chromiumoxide::cdp::browser_protocol::page::EventFrameStartedLoading;
         use chromiumoxide::cdp::browser_protocol::target::EventTargetCreated;
         let page = self.page()?.clone();
-        let mut loading = page.event_listener::<EventFrameStartedLoading>().await.map_err(|error| error.to_string())?;
-        let mut created =
-            self.browser.event_listener::<EventTargetCreated>().await.map_err(|error| error.to_string())?;
+        let mut loading =
+            page.event_listener::<EventFrameStartedLoading>().await.map_err(BrowserError::not("no page events"))?;
+        let mut created = self
+            .browser
+            .event_listener::<EventTargetCreated>()
+            .await
+            .map_err(BrowserError::not("no browser events"))?;
         let outcome = action.await?;
         let started = tokio::time::timeout(page::NAVIGATION_START, async {
             tokio::select! {
@@ -239,8 +250,8 @@ impl Running {
     }
 
     /// Opens a tab on `url` and makes it the active one.
-    pub async fn new_tab(&mut self, url: &str) -> Result<(), String> {
-        let page = self.browser.new_page(url).await.map_err(|error| format!("could not open a tab: {error}"))?;
+    pub async fn new_tab(&mut self, url: &str) -> Result<(), BrowserError> {
+        let page = self.browser.new_page(url).await.map_err(BrowserError::not("could not open a tab"))?;
         let id = page.target_id().clone();
         if !self.tabs.iter().any(|tab| *tab.page.target_id() == id) {
             self.tabs.push(Tab::watch(page).await);
@@ -251,12 +262,14 @@ impl Running {
     }
 
     /// Closes tab `index`; the one before it becomes active.
-    pub async fn close_tab(&mut self, index: usize) -> Result<(), String> {
+    pub async fn close_tab(&mut self, index: usize) -> Result<(), BrowserError> {
         if index >= self.tabs.len() {
-            return Err(format!("there is no tab {index}; browser_tabs {{\"action\": \"list\"}} lists them"));
+            return Err(BrowserError::NotOnPage(format!(
+                "there is no tab {index}; browser_tabs {{\"action\": \"list\"}} lists them"
+            )));
         }
         let tab = self.tabs.remove(index);
-        tab.page.clone().close().await.map_err(|error| format!("could not close the tab: {error}"))?;
+        tab.page.clone().close().await.map_err(BrowserError::not("could not close the tab"))?;
         if self.active >= index {
             self.active = self.active.saturating_sub(1);
         }

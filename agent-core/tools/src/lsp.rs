@@ -42,7 +42,11 @@ const QUERY_TIMEOUT: Duration = Duration::from_secs(20);
 /// editor's covers the file.
 #[async_trait::async_trait]
 pub trait EditorDiagnostics: Send + Sync {
-    async fn diagnostics(&self, path: &Path, wait: Duration) -> Result<Option<Vec<lsp_types::Diagnostic>>, String>;
+    async fn diagnostics(
+        &self,
+        path: &Path,
+        wait: Duration,
+    ) -> Result<Option<Vec<lsp_types::Diagnostic>>, larik_host::editor::EditorError>;
 }
 
 /// One server per (spec, root), as it stands.

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use larik_core::services::EditorDiagnostics;
+use larik_core::services::{EditorDiagnostics, EditorError};
 use larik_protocol::acp;
 use larik_protocol::extensions::{
     DIAGNOSTICS_METHOD, DiagnosticSeverityName, DiagnosticsRequest, DiagnosticsResponse, EditorDiagnostic,
@@ -24,19 +24,19 @@ pub struct ClientDiagnostics {
 
 #[async_trait::async_trait]
 impl EditorDiagnostics for ClientDiagnostics {
-    async fn diagnostics(&self, path: &Path, wait: Duration) -> Result<Option<Vec<Diagnostic>>, String> {
+    async fn diagnostics(&self, path: &Path, wait: Duration) -> Result<Option<Vec<Diagnostic>>, EditorError> {
         let request = DiagnosticsRequest {
             session_id: self.session_id.0.to_string(),
             path: path.display().to_string(),
             wait_ms: u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
         };
-        let params = serde_json::to_value(request).map_err(|error| error.to_string())?;
+        let params = serde_json::to_value(request).map_err(EditorError::encoding)?;
         let answer = tokio::time::timeout(wait + SLACK, self.peer.request(DIAGNOSTICS_METHOD, params))
             .await
-            .map_err(|_| "the editor did not answer in time".to_owned())?;
-        let value = answer.map_err(|error| error.message)?;
+            .map_err(|_| EditorError::NoAnswer)?;
+        let value = answer.map_err(|error| EditorError::Refused(error.message))?;
         let response: DiagnosticsResponse = serde_json::from_value(value)
-            .map_err(|error| format!("the editor's diagnostics are malformed: {error}"))?;
+            .map_err(|error| EditorError::Malformed(format!("the editor's diagnostics are malformed: {error}")))?;
         Ok(response.diagnostics.map(|list| list.iter().map(to_lsp).collect()))
     }
 }

@@ -2,7 +2,7 @@
 //! the model's questions and an MCP server's, URL mode for an MCP server's login page (without
 //! it, the page's address is said in the chat).
 
-use larik_core::services::{AskUser, FormAnswer, LoginBrowser};
+use larik_core::services::{AskUser, EditorError, FormAnswer, LoginBrowser};
 use larik_protocol::acp;
 use serde_json::{Value, json};
 
@@ -15,7 +15,7 @@ pub struct FormQuestions {
 
 #[async_trait::async_trait]
 impl AskUser for FormQuestions {
-    async fn ask(&self, question: &str, choices: &[String]) -> Result<Option<String>, String> {
+    async fn ask(&self, question: &str, choices: &[String]) -> Result<Option<String>, EditorError> {
         let mut answer = json!({"type": "string", "title": "Answer"});
         if !choices.is_empty() {
             answer["enum"] = json!(choices);
@@ -27,16 +27,20 @@ impl AskUser for FormQuestions {
         }
     }
 
-    async fn form(&self, message: &str, schema: Value) -> Result<FormAnswer, String> {
+    async fn form(&self, message: &str, schema: Value) -> Result<FormAnswer, EditorError> {
         let params =
             json!({"sessionId": self.session_id, "mode": "form", "message": message, "requestedSchema": schema});
-        let response = self.peer.request("elicitation/create", params).await.map_err(|error| error.message)?;
+        let response = self.peer.request("elicitation/create", params).await.map_err(refused)?;
         Ok(match response["action"].as_str() {
             Some("accept") => FormAnswer::Accepted(response.get("content").cloned().unwrap_or_else(|| json!({}))),
             Some("decline") => FormAnswer::Declined,
             _ => FormAnswer::Cancelled,
         })
     }
+}
+
+fn refused(error: super::connection::RpcError) -> EditorError {
+    EditorError::Refused(error.message)
 }
 
 /// Opens MCP servers' login pages in the editor.
@@ -49,7 +53,7 @@ pub struct LoginPages {
 
 #[async_trait::async_trait]
 impl LoginBrowser for LoginPages {
-    async fn open(&self, server: &str, url: &str) -> Result<(), String> {
+    async fn open(&self, server: &str, url: &str) -> Result<(), EditorError> {
         let message = format!("Log in to the MCP server `{server}`");
         if !self.url_mode {
             let text = format!("{message}: open {url}\n\nLarik waits for the login to finish (5 minutes at most).");
@@ -62,10 +66,10 @@ impl LoginBrowser for LoginPages {
             return Ok(());
         }
         let params = json!({"sessionId": self.session_id, "mode": "url", "message": message, "url": url, "elicitationId": format!("mcp-login-{server}")});
-        let response = self.peer.request("elicitation/create", params).await.map_err(|error| error.message)?;
+        let response = self.peer.request("elicitation/create", params).await.map_err(refused)?;
         match response["action"].as_str() {
             Some("accept") => Ok(()),
-            _ => Err("you declined the login".into()),
+            _ => Err(EditorError::Declined("the login")),
         }
     }
 

@@ -2,7 +2,9 @@
 //! core's [`EditorTerminals`], for clients that advertise `terminal` but not the agent-owned
 //! terminal stream of `_meta.terminal_output`.
 
-use larik_core::services::{EditorTerminal, EditorTerminals, TerminalCommand, TerminalExit, TerminalOutput};
+use larik_core::services::{
+    EditorError, EditorTerminal, EditorTerminals, TerminalCommand, TerminalExit, TerminalOutput,
+};
 use larik_protocol::acp;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -21,15 +23,19 @@ struct ClientTerminal {
 }
 
 /// Sends a `terminal/*` request and decodes its answer; errors are worded for the log.
-async fn call<T: DeserializeOwned>(peer: &Peer, method: &str, params: impl serde::Serialize) -> Result<T, String> {
-    let params = serde_json::to_value(params).map_err(|error| error.to_string())?;
-    let value = peer.request(method, params).await.map_err(|error| format!("{method}: {}", error.message))?;
-    serde_json::from_value(value).map_err(|error| format!("{method}: unexpected answer: {error}"))
+async fn call<T: DeserializeOwned>(peer: &Peer, method: &str, params: impl serde::Serialize) -> Result<T, EditorError> {
+    let params = serde_json::to_value(params).map_err(EditorError::encoding)?;
+    let value = peer
+        .request(method, params)
+        .await
+        .map_err(|error| EditorError::Refused(format!("{method}: {}", error.message)))?;
+    serde_json::from_value(value)
+        .map_err(|error| EditorError::Malformed(format!("{method}: unexpected answer: {error}")))
 }
 
 #[async_trait::async_trait]
 impl EditorTerminals for ClientTerminals {
-    async fn create(&self, command: &TerminalCommand) -> Result<Box<dyn EditorTerminal>, String> {
+    async fn create(&self, command: &TerminalCommand) -> Result<Box<dyn EditorTerminal>, EditorError> {
         let request = acp::CreateTerminalRequest::new(self.session_id.clone(), command.program.display().to_string())
             .args(command.args.clone())
             .cwd(command.cwd.clone())
@@ -59,21 +65,21 @@ impl EditorTerminal for ClientTerminal {
         &self.id.0
     }
 
-    async fn wait_for_exit(&self) -> Result<TerminalExit, String> {
+    async fn wait_for_exit(&self) -> Result<TerminalExit, EditorError> {
         let (session, id) = self.params();
         let response: acp::WaitForTerminalExitResponse =
             call(&self.peer, "terminal/wait_for_exit", acp::WaitForTerminalExitRequest::new(session, id)).await?;
         Ok(exit(response.exit_status))
     }
 
-    async fn output(&self) -> Result<TerminalOutput, String> {
+    async fn output(&self) -> Result<TerminalOutput, EditorError> {
         let (session, id) = self.params();
         let response: acp::TerminalOutputResponse =
             call(&self.peer, "terminal/output", acp::TerminalOutputRequest::new(session, id)).await?;
         Ok(TerminalOutput { text: response.output, truncated: response.truncated })
     }
 
-    async fn kill(&self) -> Result<(), String> {
+    async fn kill(&self) -> Result<(), EditorError> {
         let (session, id) = self.params();
         call::<Value>(&self.peer, "terminal/kill", acp::KillTerminalRequest::new(session, id)).await.map(|_| ())
     }

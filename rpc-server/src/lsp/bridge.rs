@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use larik_core::Mode;
 use larik_core::Part;
 use larik_core::event::PermissionAnswer;
+use larik_core::services::EditorError;
 use larik_core::session::{Session, SessionConfig};
 use lsp_server::Notification;
 use lsp_types::notification::{
@@ -403,7 +404,9 @@ impl Bridge {
         };
         for (address, path, index, edit) in edits {
             if accept {
-                apply_edit(&self.client, &address, &edit).await.map_err(ClientError::invalid)?;
+                apply_edit(&self.client, &address, &edit)
+                    .await
+                    .map_err(|error| ClientError::invalid(error.to_string()))?;
                 let current =
                     self.documents.get(&path).or_else(|| std::fs::read_to_string(&path).ok()).unwrap_or_default();
                 self.documents.set(path.clone(), apply_line_edit(&current, &edit));
@@ -522,7 +525,7 @@ fn next_mode(mode: Mode) -> Mode {
 }
 
 /// Replaces whole lines of a document in the editor.
-pub(super) async fn apply_edit(client: &Client, address: &str, edit: &LineEdit) -> Result<(), String> {
+pub(super) async fn apply_edit(client: &Client, address: &str, edit: &LineEdit) -> Result<(), EditorError> {
     let line = |line: usize| Position::new(u32::try_from(line).unwrap_or(u32::MAX), 0);
     client.replace(address, Range::new(line(edit.start), line(edit.end)), edit.new_text.clone()).await
 }

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Arc, Mutex};
 
+use larik_core::services::EditorError;
 use lsp_server::{Message, Notification, Request, RequestId, Response, ResponseError};
 use lsp_types::notification::ShowMessage;
 use lsp_types::request::ApplyWorkspaceEdit;
@@ -72,8 +73,8 @@ impl Client {
     }
 
     /// Replaces `range` of a document with `new_text` through `workspace/applyEdit`.
-    pub async fn replace(&self, address: &str, range: Range, new_text: String) -> Result<(), String> {
-        let document: Uri = address.parse().map_err(|_| format!("not a URI: {address}"))?;
+    pub async fn replace(&self, address: &str, range: Range, new_text: String) -> Result<(), EditorError> {
+        let document: Uri = address.parse().map_err(|_| EditorError::Malformed(format!("not a URI: {address}")))?;
         let edit = WorkspaceEdit {
             changes: Some(HashMap::from([(document, vec![TextEdit { range, new_text }])])),
             ..WorkspaceEdit::default()
@@ -81,9 +82,10 @@ impl Client {
         let response = self
             .request::<ApplyWorkspaceEdit>(ApplyWorkspaceEditParams { label: Some("Larik".into()), edit })
             .await
-            .map_err(|error| error.message)?;
+            .map_err(|error| EditorError::Refused(error.message))?;
         if !response.applied {
-            return Err(response.failure_reason.unwrap_or_else(|| "the editor did not apply the edit".into()));
+            let reason = response.failure_reason.unwrap_or_else(|| "the editor did not apply the edit".into());
+            return Err(EditorError::Refused(reason));
         }
         Ok(())
     }

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use larik_core::services::EditorFiles;
+use larik_core::services::{EditorError, EditorFiles};
 use tokio::sync::watch;
 
 use super::bridge::apply_edit;
@@ -109,17 +109,19 @@ impl LspFiles {
 
 #[async_trait::async_trait]
 impl EditorFiles for LspFiles {
-    async fn read_text(&self, path: &Path) -> Result<String, String> {
+    async fn read_text(&self, path: &Path) -> Result<String, EditorError> {
         match self.documents.get(path) {
             Some(text) => Ok(text),
-            None => tokio::fs::read_to_string(path).await.map_err(|error| format!("{}: {error}", path.display())),
+            None => tokio::fs::read_to_string(path)
+                .await
+                .map_err(|source| EditorError::Io { path: path.to_path_buf(), source }),
         }
     }
 
-    async fn write_text(&self, path: &Path, content: &str) -> Result<(), String> {
+    async fn write_text(&self, path: &Path, content: &str) -> Result<(), EditorError> {
         let Some(current) = self.documents.get(path) else {
             return larik_core::services::write_file_atomic(path, content.as_bytes())
-                .map_err(|error| error.to_string());
+                .map_err(|source| EditorError::Io { path: path.to_path_buf(), source });
         };
         let (saves_before, cancels_before) = (self.documents.save_count(path), self.documents.cancel_count());
         // Hunks the user applied already put this content in the buffer.
@@ -137,7 +139,9 @@ impl EditorFiles for LspFiles {
         if self.documents.wait_for_save(path, saves_before, cancels_before).await {
             Ok(())
         } else {
-            Err(format!("the turn was cancelled before {name} was saved; the edit is in the editor's buffer, unsaved"))
+            Err(EditorError::Cancelled(format!(
+                "the turn was cancelled before {name} was saved; the edit is in the editor's buffer, unsaved"
+            )))
         }
     }
 }

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use git2::Repository;
 
+use super::UndoError;
 use super::snapshot::{Files, MODE_EXECUTABLE, MODE_SYMLINK};
 
 /// What a restore did, by project-relative path.
@@ -28,7 +29,7 @@ pub fn restore(
     target: &Files,
     current: &Files,
     agent_left: &Files,
-) -> Result<Restored, String> {
+) -> Result<Restored, UndoError> {
     let mut done = Restored::default();
     let paths: std::collections::BTreeSet<&PathBuf> = target.keys().chain(current.keys()).collect();
     for path in paths {
@@ -46,18 +47,23 @@ pub fn restore(
         }
         match want {
             Some(entry) => {
-                let blob = store.find_blob(entry.oid).map_err(|error| error.to_string())?;
-                write(&absolute, blob.content(), entry.mode).map_err(|error| format!("{}: {error}", path.display()))?;
+                let blob = store.find_blob(entry.oid).map_err(UndoError::store)?;
+                write(&absolute, blob.content(), entry.mode).map_err(|error| written(path, &error))?;
                 done.restored.push(path.clone());
             }
             None => {
-                std::fs::remove_file(&absolute).map_err(|error| format!("{}: {error}", path.display()))?;
+                std::fs::remove_file(&absolute).map_err(|error| written(path, &error))?;
                 remove_empty_parents(root, &absolute);
                 done.removed.push(path.clone());
             }
         }
     }
     Ok(done)
+}
+
+/// A file that could not be put back, named in the error.
+fn written(path: &Path, error: &std::io::Error) -> UndoError {
+    UndoError::Store(format!("{}: {error}", path.display()))
 }
 
 /// Whether every directory on the way from `root` to `relative` is a real directory (or does

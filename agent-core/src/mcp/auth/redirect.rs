@@ -14,6 +14,17 @@ pub const LOGIN_WAIT: Duration = Duration::from_secs(300);
 /// The longest request line and headers read from one connection.
 const REQUEST_LIMIT: usize = 16 * 1024;
 
+/// Why the browser did not come back with a login.
+#[derive(Debug, thiserror::Error)]
+pub enum RedirectError {
+    #[error("the login listener failed: {0}")]
+    Listener(std::io::Error),
+    #[error("the login was not finished within {} minutes", LOGIN_WAIT.as_secs() / 60)]
+    TimedOut,
+    #[error("the login was cancelled")]
+    Cancelled,
+}
+
 pub struct RedirectListener {
     listener: TcpListener,
     port: u16,
@@ -35,11 +46,10 @@ impl RedirectListener {
     }
 
     /// Waits for the browser to come back; the callback URL with its query, or why not.
-    pub async fn callback(&self, cancel: &CancellationToken) -> Result<String, String> {
+    pub async fn callback(&self, cancel: &CancellationToken) -> Result<String, RedirectError> {
         let wait = async {
             loop {
-                let (mut stream, _) =
-                    self.listener.accept().await.map_err(|error| format!("the login listener failed: {error}"))?;
+                let (mut stream, _) = self.listener.accept().await.map_err(RedirectError::Listener)?;
                 let Ok(Ok(target)) = tokio::time::timeout(Duration::from_secs(10), request_target(&mut stream)).await
                 else {
                     continue;
@@ -61,8 +71,8 @@ impl RedirectListener {
             }
         };
         tokio::select! {
-            result = tokio::time::timeout(LOGIN_WAIT, wait) => result.unwrap_or_else(|_| Err(format!("the login was not finished within {} minutes", LOGIN_WAIT.as_secs() / 60))),
-            () = cancel.cancelled() => Err("the login was cancelled".into()),
+            result = tokio::time::timeout(LOGIN_WAIT, wait) => result.unwrap_or(Err(RedirectError::TimedOut)),
+            () = cancel.cancelled() => Err(RedirectError::Cancelled),
         }
     }
 }
@@ -114,6 +124,6 @@ mod tests {
         let listener = RedirectListener::bind(None).await.unwrap();
         let cancel = CancellationToken::new();
         cancel.cancel();
-        assert_eq!(listener.callback(&cancel).await.unwrap_err(), "the login was cancelled");
+        assert_eq!(listener.callback(&cancel).await.unwrap_err().to_string(), "the login was cancelled");
     }
 }

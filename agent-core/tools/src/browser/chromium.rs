@@ -8,6 +8,8 @@ use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, BufReader};
 
+use super::BrowserError;
+
 /// How long Chromium may take to say where its DevTools listen.
 const START_WAIT: Duration = Duration::from_secs(30);
 
@@ -39,20 +41,20 @@ pub struct LaunchOptions {
 }
 
 /// The executable to start: the one settings name, or the first candidate on PATH.
-pub fn find_executable(configured: Option<&str>, env: &HashMap<String, String>) -> Result<PathBuf, String> {
+pub fn find_executable(configured: Option<&str>, env: &HashMap<String, String>) -> Result<PathBuf, BrowserError> {
     if let Some(configured) = configured {
         let path = PathBuf::from(configured);
         return if path.is_file() {
             Ok(path)
         } else {
-            Err(format!("`browser.executable` names {configured}, which does not exist"))
+            Err(BrowserError::Unavailable(format!("`browser.executable` names {configured}, which does not exist")))
         };
     }
     let path = env.get("PATH").map(String::as_str).unwrap_or("/usr/local/bin:/usr/bin:/bin");
     CANDIDATES
         .iter()
         .find_map(|name| std::env::split_paths(path).map(|dir| dir.join(name)).find(|candidate| is_executable(candidate)))
-        .ok_or_else(|| "No Chromium or Chrome found on PATH. Install one (on Debian or Ubuntu: `sudo apt install chromium`), or name it in your settings as `browser.executable`.".to_owned())
+        .ok_or_else(|| BrowserError::Unavailable("No Chromium or Chrome found on PATH. Install one (on Debian or Ubuntu: `sudo apt install chromium`), or name it in your settings as `browser.executable`.".to_owned()))
 }
 
 fn is_executable(path: &Path) -> bool {
@@ -73,7 +75,7 @@ pub struct Chromium {
 }
 
 impl Chromium {
-    pub async fn start(options: &LaunchOptions) -> Result<Self, String> {
+    pub async fn start(options: &LaunchOptions) -> Result<Self, BrowserError> {
         let (profile, scratch) = usable_profile(&options.profile)?;
         let mut command = tokio::process::Command::new(&options.executable);
         command
@@ -99,10 +101,12 @@ impl Chromium {
             .process_group(0);
         // The browser is killed if the agent dies without ending it.
         crate::child_process::dies_with_agent(&mut command);
-        let mut child =
-            command.spawn().map_err(|error| format!("could not start {}: {error}", options.executable.display()))?;
-        let group = child.id().and_then(|pid| i32::try_from(pid).ok()).ok_or("the browser exited at once")?;
-        let stderr = child.stderr.take().ok_or("no stderr from the browser")?;
+        let mut child = command
+            .spawn()
+            .map_err(|error| unavailable(format!("could not start {}: {error}", options.executable.display())))?;
+        let group =
+            child.id().and_then(|pid| i32::try_from(pid).ok()).ok_or(unavailable("the browser exited at once"))?;
+        let stderr = child.stderr.take().ok_or(unavailable("no stderr from the browser"))?;
         let mut lines = BufReader::new(stderr).lines();
         let found = tokio::time::timeout(START_WAIT, async {
             let mut said = Vec::new();
@@ -118,8 +122,10 @@ impl Chromium {
         let mut chromium = Self { child, group, websocket: String::new(), _scratch_profile: scratch };
         match found {
             Ok(Ok(address)) => chromium.websocket = address,
-            Ok(Err(said)) => return Err(format!("the browser exited before it was ready: {said}")),
-            Err(_) => return Err(format!("the browser did not get ready within {} s", START_WAIT.as_secs())),
+            Ok(Err(said)) => return Err(unavailable(format!("the browser exited before it was ready: {said}"))),
+            Err(_) => {
+                return Err(unavailable(format!("the browser did not get ready within {} s", START_WAIT.as_secs())));
+            }
         }
         // The rest of its stderr goes to the log, so its pipe never fills.
         tokio::spawn(async move {
@@ -159,18 +165,23 @@ impl Drop for Chromium {
     }
 }
 
+fn unavailable(why: impl Into<String>) -> BrowserError {
+    BrowserError::Unavailable(why.into())
+}
+
 /// The persistent profile, or a scratch one when another browser holds it (Chromium would hand
 /// the launch to that browser and exit).
-fn usable_profile(profile: &Path) -> Result<(PathBuf, Option<tempfile::TempDir>), String> {
+fn usable_profile(profile: &Path) -> Result<(PathBuf, Option<tempfile::TempDir>), BrowserError> {
     let in_use = std::fs::read_link(profile.join("SingletonLock")).ok().and_then(|target| {
         let pid = target.to_string_lossy().rsplit('-').next()?.parse::<u32>().ok()?;
         Path::new(&format!("/proc/{pid}")).exists().then_some(())
     });
     if in_use.is_none() {
-        std::fs::create_dir_all(profile).map_err(|error| format!("{}: {error}", profile.display()))?;
+        std::fs::create_dir_all(profile).map_err(|error| unavailable(format!("{}: {error}", profile.display())))?;
         return Ok((profile.to_path_buf(), None));
     }
-    let scratch = tempfile::Builder::new().prefix("larik-browser-").tempdir().map_err(|error| error.to_string())?;
+    let scratch =
+        tempfile::Builder::new().prefix("larik-browser-").tempdir().map_err(|error| unavailable(error.to_string()))?;
     Ok((scratch.path().to_path_buf(), Some(scratch)))
 }
 
@@ -183,12 +194,14 @@ mod tests {
     fn the_executable_is_the_configured_one_or_the_first_on_path() {
         let dir = tempfile::tempdir().unwrap();
         let env = HashMap::from([("PATH".to_owned(), dir.path().display().to_string())]);
-        assert!(find_executable(None, &env).unwrap_err().contains("apt install chromium"));
+        assert!(find_executable(None, &env).unwrap_err().to_string().contains("apt install chromium"));
         let fake = dir.path().join("google-chrome");
         std::fs::write(&fake, "#!/bin/sh\n").unwrap();
         assert!(find_executable(None, &env).is_err(), "not executable");
         std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
         assert_eq!(find_executable(None, &env).unwrap(), fake);
-        assert!(find_executable(Some("/nonexistent/chrome"), &env).unwrap_err().contains("browser.executable"));
+        assert!(
+            find_executable(Some("/nonexistent/chrome"), &env).unwrap_err().to_string().contains("browser.executable")
+        );
     }
 }

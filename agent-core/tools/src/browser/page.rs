@@ -17,6 +17,8 @@ use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
 use futures::StreamExt;
 use serde_json::Value;
 
+use super::BrowserError;
+
 const SNAPSHOT_SCRIPT: &str = include_str!("snapshot.js");
 const LABELS_SCRIPT: &str = include_str!("labels.js");
 
@@ -33,27 +35,27 @@ const ELEMENT_PADDING: f64 = 8.0;
 
 /// Evaluates `expression` (promises awaited) and returns its value as JSON; a thrown exception
 /// is the error.
-pub async fn evaluate(page: &Page, expression: &str) -> Result<Value, String> {
+pub async fn evaluate(page: &Page, expression: &str) -> Result<Value, BrowserError> {
     let params = EvaluateParams::builder()
         .expression(expression)
         .return_by_value(true)
         .await_promise(true)
         .build()
-        .map_err(|error| error.to_string())?;
-    let answer = page.execute(params).await.map_err(|error| format!("the page did not answer: {error}"))?;
+        .map_err(BrowserError::Command)?;
+    let answer = page.execute(params).await.map_err(BrowserError::not("the page did not answer"))?;
     if let Some(exception) = &answer.result.exception_details {
         let what = exception
             .exception
             .as_ref()
             .and_then(|object| object.description.clone())
             .unwrap_or_else(|| exception.text.clone());
-        return Err(format!("the script threw: {what}"));
+        return Err(BrowserError::ScriptThrew(what));
     }
     Ok(answer.result.result.value.clone().unwrap_or(Value::Null))
 }
 
 /// An outline of the page (`title`, `url` and its lines), refs assigned, capped.
-pub async fn snapshot(page: &Page) -> Result<String, String> {
+pub async fn snapshot(page: &Page) -> Result<String, BrowserError> {
     let outline = evaluate(page, SNAPSHOT_SCRIPT).await?;
     let lines: Vec<&str> = outline["lines"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
     let mut text = format!(
@@ -81,31 +83,33 @@ pub async fn snapshot(page: &Page) -> Result<String, String> {
 
 /// Runs `body` on the element with `reference`, as `el` in a function body; the refs come from
 /// [`snapshot`], found across shadow roots.
-pub async fn on_element(page: &Page, reference: &str, body: &str) -> Result<Value, String> {
+pub async fn on_element(page: &Page, reference: &str, body: &str) -> Result<Value, BrowserError> {
     let reference_json = serde_json::to_string(reference).unwrap_or_default();
     let script = format!(
         "(async () => {{ const el = window.__larikFind ? window.__larikFind({reference_json}) : null; if (!el) return {{missing: true}}; {body} }})()"
     );
     let value = evaluate(page, &script).await?;
     if value.get("missing").is_some() {
-        return Err(format!(
+        return Err(BrowserError::NotOnPage(format!(
             "No element has the ref {reference} on this page now; take a new browser_snapshot for current refs."
-        ));
+        )));
     }
     Ok(value)
 }
 
 /// Scrolls the element into view and returns its centre in viewport coordinates.
-async fn centre(page: &Page, reference: &str) -> Result<(f64, f64), String> {
+async fn centre(page: &Page, reference: &str) -> Result<(f64, f64), BrowserError> {
     let value = on_element(page, reference, "el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'}); const r = el.getBoundingClientRect(); return {x: r.left + r.width / 2, y: r.top + r.height / 2, w: r.width, h: r.height};").await?;
     if value["w"].as_f64() == Some(0.0) && value["h"].as_f64() == Some(0.0) {
-        return Err(format!("The element {reference} takes no space on the page (hidden?); nothing to click."));
+        return Err(BrowserError::NotOnPage(format!(
+            "The element {reference} takes no space on the page (hidden?); nothing to click."
+        )));
     }
     Ok((value["x"].as_f64().unwrap_or_default(), value["y"].as_f64().unwrap_or_default()))
 }
 
 /// A left click at the element's centre, as mouse events.
-pub async fn click(page: &Page, reference: &str) -> Result<(), String> {
+pub async fn click(page: &Page, reference: &str) -> Result<(), BrowserError> {
     let (x, y) = centre(page, reference).await?;
     for (kind, count) in [
         (DispatchMouseEventType::MouseMoved, 0),
@@ -116,16 +120,16 @@ pub async fn click(page: &Page, reference: &str) -> Result<(), String> {
         if count > 0 {
             event = event.button(MouseButton::Left).buttons(1).click_count(count);
         }
-        page.execute(event.build().map_err(|error| error.to_string())?)
+        page.execute(event.build().map_err(BrowserError::Command)?)
             .await
-            .map_err(|error| format!("the click was not delivered: {error}"))?;
+            .map_err(BrowserError::not("the click was not delivered"))?;
     }
     Ok(())
 }
 
 /// Focuses the field and empties it through the native value setter (so frameworks that keep
 /// their own copy of the value hear of it).
-pub async fn focus_and_clear(page: &Page, reference: &str) -> Result<(), String> {
+pub async fn focus_and_clear(page: &Page, reference: &str) -> Result<(), BrowserError> {
     on_element(
         page,
         reference,
@@ -138,11 +142,14 @@ pub async fn focus_and_clear(page: &Page, reference: &str) -> Result<(), String>
          return {};",
     )
     .await
-    .and_then(|value| if value.get("notField").is_some() { Err(format!("The element {reference} is not a text field.")) } else { Ok(()) })
+    .and_then(|value| match value.get("notField") {
+        Some(_) => Err(BrowserError::NotOnPage(format!("The element {reference} is not a text field."))),
+        None => Ok(()),
+    })
 }
 
 /// Types `text` into the focused element, one key event per character.
-pub async fn type_text(page: &Page, text: &str) -> Result<(), String> {
+pub async fn type_text(page: &Page, text: &str) -> Result<(), BrowserError> {
     for character in text.chars() {
         if character == '\n' {
             press(page, "Enter").await?;
@@ -166,7 +173,7 @@ pub async fn type_text(page: &Page, text: &str) -> Result<(), String> {
 
 /// Presses a key by name (`Enter`, `Tab`, `Escape`, `ArrowDown`, `a`), with modifiers written
 /// before it (`Control+a`, `Shift+Tab`).
-pub async fn press(page: &Page, combination: &str) -> Result<(), String> {
+pub async fn press(page: &Page, combination: &str) -> Result<(), BrowserError> {
     let mut parts: Vec<&str> = combination.split('+').collect();
     let name = match parts.pop() {
         Some("") | None => "+",
@@ -179,7 +186,11 @@ pub async fn press(page: &Page, combination: &str) -> Result<(), String> {
             "control" | "ctrl" => 2,
             "meta" | "command" | "cmd" => 4,
             "shift" => 8,
-            other => return Err(format!("`{other}` is not a modifier (Alt, Control, Meta, Shift)")),
+            other => {
+                return Err(BrowserError::NotOnPage(format!(
+                    "`{other}` is not a modifier (Alt, Control, Meta, Shift)"
+                )));
+            }
         };
     }
     let name = if name.eq_ignore_ascii_case("space") { " " } else { name };
@@ -187,9 +198,9 @@ pub async fn press(page: &Page, combination: &str) -> Result<(), String> {
         .iter()
         .find(|definition| definition.key == name || definition.key.eq_ignore_ascii_case(name) && name.len() > 1)
         .ok_or_else(|| {
-            format!(
+            BrowserError::NotOnPage(format!(
                 "`{name}` is not a key this tool knows (Enter, Tab, Escape, Backspace, ArrowDown, PageDown, a, ...)"
-            )
+            ))
         })?;
     // Text is typed only for keys that make some, and not while Control, Alt or Meta are down.
     let text = key
@@ -220,8 +231,11 @@ pub async fn press(page: &Page, combination: &str) -> Result<(), String> {
     .await
 }
 
-async fn send_key(page: &Page, event: Result<DispatchKeyEventParams, String>) -> Result<(), String> {
-    page.execute(event?).await.map(drop).map_err(|error| format!("the key was not delivered: {error}"))
+async fn send_key(page: &Page, event: Result<DispatchKeyEventParams, String>) -> Result<(), BrowserError> {
+    page.execute(event.map_err(BrowserError::Command)?)
+        .await
+        .map(drop)
+        .map_err(BrowserError::not("the key was not delivered"))
 }
 
 /// Waits until the document says it is complete, trying again while an old document is torn
@@ -240,24 +254,23 @@ pub async fn wait_for_load(page: &Page) {
 
 /// Goes `step` entries through the tab's history (-1 back, 1 forward) by entry, which does not
 /// wait for a load event a page from the back/forward cache never fires.
-pub async fn go_in_history(page: &Page, step: i64) -> Result<String, String> {
+pub async fn go_in_history(page: &Page, step: i64) -> Result<String, BrowserError> {
     let history = page
         .execute(GetNavigationHistoryParams::default())
         .await
-        .map_err(|error| format!("the history could not be read: {error}"))?;
+        .map_err(BrowserError::not("the history could not be read"))?;
     let target = history.result.current_index + step;
     let Some(entry) = usize::try_from(target).ok().and_then(|index| history.result.entries.get(index)) else {
-        return Err(if step < 0 {
+        return Err(BrowserError::NotOnPage(if step < 0 {
             "There is no earlier page in this tab's history.".into()
         } else {
             "There is no later page in this tab's history.".into()
-        });
+        }));
     };
     let url = entry.url.clone();
-    let mut loading = page.event_listener::<EventFrameStartedLoading>().await.map_err(|error| error.to_string())?;
-    page.execute(NavigateToHistoryEntryParams::new(entry.id))
-        .await
-        .map_err(|error| format!("could not go there: {error}"))?;
+    let mut loading =
+        page.event_listener::<EventFrameStartedLoading>().await.map_err(BrowserError::not("no page events"))?;
+    page.execute(NavigateToHistoryEntryParams::new(entry.id)).await.map_err(BrowserError::not("could not go there"))?;
     // A page from the back/forward cache starts no load; any other does, soon.
     if tokio::time::timeout(NAVIGATION_START, loading.next()).await.is_ok() {
         wait_for_load(page).await;
@@ -276,7 +289,7 @@ pub enum Capture<'a> {
 /// A JPEG of the viewport, the page (cut at 5000 CSS pixels) or one element (padded), at one
 /// image pixel per CSS pixel; with `labels`, each ref in view outlined and tagged for the
 /// capture only. Returns the image (base64) and its size in pixels.
-pub async fn screenshot(page: &Page, capture: Capture<'_>, labels: bool) -> Result<(String, u32, u32), String> {
+pub async fn screenshot(page: &Page, capture: Capture<'_>, labels: bool) -> Result<(String, u32, u32), BrowserError> {
     let area = match capture {
         Capture::Viewport => evaluate(page, "({x: scrollX, y: scrollY, width: innerWidth, height: innerHeight, dpr: devicePixelRatio})").await?,
         Capture::FullPage => evaluate(page, "(() => { const d = document.documentElement; return {x: 0, y: 0, width: Math.max(d.scrollWidth, innerWidth), height: Math.max(d.scrollHeight, document.body ? document.body.scrollHeight : 0), dpr: devicePixelRatio}; })()").await?,
@@ -306,7 +319,7 @@ pub async fn screenshot(page: &Page, capture: Capture<'_>, labels: bool) -> Resu
         // The overlay goes whatever the capture did.
         evaluate(page, &format!("({LABELS_SCRIPT})(false)")).await?;
     }
-    let shot = shot.map_err(|error| format!("the screenshot failed: {error}"))?;
+    let shot = shot.map_err(BrowserError::not("the screenshot failed"))?;
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let size = (width as u32, height as u32);
     Ok((AsRef::<str>::as_ref(&shot.result.data).to_owned(), size.0, size.1))

@@ -2,6 +2,7 @@
 //! for when the model cannot go on without a decision. Editors that cannot take questions get the
 //! model told to ask in its reply instead.
 
+use larik_host::editor::EditorError;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -12,11 +13,11 @@ use crate::event::ToolKind;
 #[async_trait::async_trait]
 pub trait AskUser: Send + Sync {
     /// The answer, `Ok(None)` when the user declined, or why the question could not be asked.
-    async fn ask(&self, question: &str, choices: &[String]) -> Result<Option<String>, String>;
+    async fn ask(&self, question: &str, choices: &[String]) -> Result<Option<String>, EditorError>;
 
     /// A form: `schema` is a flat JSON Schema object (MCP's and ACP's elicitation schema, with
     /// its `default`s for the editor to fill in). The user's answer, or why it could not be shown.
-    async fn form(&self, message: &str, schema: serde_json::Value) -> Result<FormAnswer, String>;
+    async fn form(&self, message: &str, schema: serde_json::Value) -> Result<FormAnswer, EditorError>;
 }
 
 /// What the user did with a form.

@@ -58,7 +58,7 @@ impl Tool for Glob {
     }
 }
 
-pub fn find(
+fn find(
     pattern: &str,
     base: &std::path::Path,
     project: &std::path::Path,

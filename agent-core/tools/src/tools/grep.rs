@@ -124,7 +124,7 @@ struct FileResult {
     count: usize,
 }
 
-pub fn search(
+fn search(
     input: &GrepInput,
     root: &Path,
     project: &Path,

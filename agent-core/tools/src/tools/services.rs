@@ -22,7 +22,7 @@ pub trait LoginBrowser: Send + Sync {
     /// Has `url`, the authorization page of the MCP server `server`, opened: shown in the editor
     /// for the user, or visited directly where no one is there. `Err` when it could not be, or
     /// the user declined.
-    async fn open(&self, server: &str, url: &str) -> Result<(), String>;
+    async fn open(&self, server: &str, url: &str) -> Result<(), larik_host::editor::EditorError>;
 
     /// The login is over, either way (the editor may close what it showed).
     async fn finished(&self, _server: &str) {}

@@ -6,6 +6,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use larik_host::editor::EditorError;
+
 use super::ToolProgress;
 use super::bash::{CommandEnd, CommandRun};
 use super::truncate::MAX_OUTPUT_BYTES;
@@ -38,16 +40,16 @@ pub struct TerminalOutput {
 /// The editor's terminals.
 #[async_trait::async_trait]
 pub trait EditorTerminals: Send + Sync {
-    async fn create(&self, command: &TerminalCommand) -> Result<Box<dyn EditorTerminal>, String>;
+    async fn create(&self, command: &TerminalCommand) -> Result<Box<dyn EditorTerminal>, EditorError>;
 }
 
 /// One terminal the editor created. `release` must be called once it is no longer needed.
 #[async_trait::async_trait]
 pub trait EditorTerminal: Send + Sync {
     fn id(&self) -> &str;
-    async fn wait_for_exit(&self) -> Result<TerminalExit, String>;
-    async fn output(&self) -> Result<TerminalOutput, String>;
-    async fn kill(&self) -> Result<(), String>;
+    async fn wait_for_exit(&self) -> Result<TerminalExit, EditorError>;
+    async fn output(&self) -> Result<TerminalOutput, EditorError>;
+    async fn kill(&self) -> Result<(), EditorError>;
     async fn release(&self);
 }
 
@@ -67,7 +69,7 @@ pub async fn run_in_editor(
     command: TerminalCommand,
     timeout: Duration,
     cancel: &CancellationToken,
-) -> Result<EditorRun, String> {
+) -> Result<EditorRun, EditorError> {
     let terminal = terminals.create(&command).await?;
     progress.terminal(terminal.id()).await;
     let waited = tokio::select! {
@@ -129,7 +131,7 @@ mod tests {
 
     #[async_trait::async_trait]
     impl EditorTerminals for ScriptedEditor {
-        async fn create(&self, command: &TerminalCommand) -> Result<Box<dyn EditorTerminal>, String> {
+        async fn create(&self, command: &TerminalCommand) -> Result<Box<dyn EditorTerminal>, EditorError> {
             self.log.lock().unwrap().push(format!("create {}", command.args.join(" ")));
             Ok(Box::new(ScriptedTerminal {
                 log: Arc::clone(&self.log),
@@ -144,7 +146,7 @@ mod tests {
         fn id(&self) -> &str {
             "term_1"
         }
-        async fn wait_for_exit(&self) -> Result<TerminalExit, String> {
+        async fn wait_for_exit(&self) -> Result<TerminalExit, EditorError> {
             match self.exit {
                 Some(code) => Ok(TerminalExit { code: Some(code), signal: None }),
                 None => {
@@ -153,11 +155,11 @@ mod tests {
                 }
             }
         }
-        async fn output(&self) -> Result<TerminalOutput, String> {
+        async fn output(&self) -> Result<TerminalOutput, EditorError> {
             self.log.lock().unwrap().push("output".into());
             Ok(TerminalOutput { text: "tail\n".into(), truncated: true })
         }
-        async fn kill(&self) -> Result<(), String> {
+        async fn kill(&self) -> Result<(), EditorError> {
             self.log.lock().unwrap().push("kill".into());
             self.killed.cancel();
             Ok(())

@@ -53,7 +53,7 @@ impl Tool for Evaluate {
                 }
                 ToolOutput::text(text)
             }
-            Err(error) => ToolOutput::error(error),
+            Err(error) => ToolOutput::error(error.to_string()),
         }
     }
 }

@@ -53,7 +53,7 @@ impl<const FORWARD: bool> Tool for History<FORWARD> {
             Ok(url) => {
                 ToolOutput::text(format!("Went {} to {url}.\n{}", Self::DIRECTION, super::whereabouts(&held).await))
             }
-            Err(error) => ToolOutput::error(error),
+            Err(error) => ToolOutput::error(error.to_string()),
         }
     }
 }

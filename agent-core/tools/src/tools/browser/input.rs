@@ -17,7 +17,7 @@ use crate::tools::{CallDescription, Tool, ToolContext, ToolOutput};
 async fn act<F, Fut>(browser: &WebBrowser, done: String, action: F) -> ToolOutput
 where
     F: FnOnce(chromiumoxide::Page) -> Fut,
-    Fut: Future<Output = Result<(), String>>,
+    Fut: Future<Output = Result<(), crate::browser::BrowserError>>,
 {
     let mut held = match super::held(browser).await {
         Ok(held) => held,
@@ -25,7 +25,7 @@ where
     };
     let Ok(tab) = held.page().cloned() else { return ToolOutput::error("No tab is open.") };
     if let Err(error) = held.settle_after(action(tab)).await {
-        return ToolOutput::error(error);
+        return ToolOutput::error(error.to_string());
     }
     ToolOutput::text(format!("{done}\n{}", super::whereabouts(&held).await))
 }
@@ -178,7 +178,9 @@ impl Tool for Select {
             );
             let answer = page::on_element(&tab, &reference, &body).await?;
             match answer["error"].as_str() {
-                Some(error) => Err(format!("Could not choose in {reference}: {error}")),
+                Some(error) => {
+                    Err(crate::browser::BrowserError::NotOnPage(format!("Could not choose in {reference}: {error}")))
+                }
                 None => Ok(()),
             }
         })

@@ -69,7 +69,7 @@ impl Tool for Screenshot {
                 ];
                 ToolOutput { content, is_error: false, display: Some(Display::Media { text, images }) }
             }
-            Err(error) => ToolOutput::error(error),
+            Err(error) => ToolOutput::error(error.to_string()),
         }
     }
 }

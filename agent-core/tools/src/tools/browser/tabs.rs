@@ -67,11 +67,11 @@ impl Tool for Tabs {
                 held.bring_forward().await;
                 Ok(())
             }
-            TabAction::Switch => Err(format!("There is no tab {index}.")),
+            TabAction::Switch => Err(crate::browser::BrowserError::NotOnPage(format!("There is no tab {index}."))),
             TabAction::Close => held.close_tab(index).await,
         };
         if let Err(error) = changed {
-            return ToolOutput::error(error);
+            return ToolOutput::error(error.to_string());
         }
         let mut lines = Vec::new();
         for (number, tab) in held.tabs.iter().enumerate() {
