@@ -193,7 +193,7 @@ impl McpServers {
 
     /// The contents of the resources a prompt mentions as `@server:uri` (a server that is not
     /// connected, or a mention that is not of a server, stays prose), each wrapped with its URI.
-    pub async fn mentioned_resources(&self, text: &str) -> Vec<String> {
+    pub async fn mentioned_resources(&self, text: &str) -> Vec<crate::llm::Note> {
         let mut attached = Vec::new();
         for word in text.split_whitespace() {
             let Some((name, uri)) = word.strip_prefix('@').and_then(|mention| mention.split_once(':')) else {
@@ -206,8 +206,11 @@ impl McpServers {
                 continue;
             }
             match resources::read(&self.servers, name, uri).await {
-                Ok(contents) => attached
-                    .push(format!("<mcp-resource server=\"{name}\" uri=\"{uri}\">\n{contents}\n</mcp-resource>")),
+                Ok(contents) => attached.push(crate::llm::Note::McpResource {
+                    server: name.to_owned(),
+                    uri: uri.to_owned(),
+                    text: contents,
+                }),
                 Err(error) => self.notices.push(format!("@{name}:{uri} was not attached: {error}")),
             }
         }

@@ -30,7 +30,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::{self, ModelConfig};
 use crate::event::AgentEvent;
-use crate::llm::{Message, Part, Provider, ProviderError};
+use crate::llm::{Message, Note, Part, Provider, ProviderError};
 use crate::models::Models;
 use crate::permission::{Mode, Permissions};
 use crate::tools::Registry;
@@ -72,6 +72,12 @@ pub struct Session {
     /// Set until the next turn runs the SessionStart hooks: how the session (re)started.
     session_start: Mutex<Option<crate::event::SessionStart>>,
 }
+
+/// What the model is told in each prompt while plan mode is on.
+const PLAN_MODE_ON: &str = "Plan mode is on: explore and read, then present a plan. Do not change files or run commands that change anything; such calls are denied.";
+/// What the model is told in the first prompt after plan mode.
+const PLAN_MODE_OVER: &str =
+    "Plan mode has ended: you may now carry out the plan, changing files and running commands.";
 
 impl Session {
     pub fn new(mut config: SessionConfig, parent_cancel: &CancellationToken) -> Self {
@@ -278,7 +284,7 @@ impl Session {
         let text: String = prompt
             .iter()
             .filter_map(|part| match part {
-                Part::Text { text } if !text.starts_with("<editor-context>") => Some(text.as_str()),
+                Part::Text { text } => Some(text.as_str()),
                 _ => None,
             })
             .collect::<Vec<_>>()
@@ -300,12 +306,12 @@ impl Session {
 
     /// Notes for the model about the mode, carried in the user message so the cached system
     /// prompt never changes: a reminder in plan mode, and word when plan mode has ended.
-    fn mode_note(&self) -> Option<String> {
+    fn mode_note(&self) -> Option<Note> {
         let mode = self.env.permissions.mode();
         let previous = self.last_prompt_mode.lock().map(|mut last| std::mem::replace(&mut *last, mode)).unwrap_or(mode);
         match (previous, mode) {
-            (_, Mode::Plan) => Some("<system-note>Plan mode is on: explore and read, then present a plan. Do not change files or run commands that change anything; such calls are denied.</system-note>".into()),
-            (Mode::Plan, _) => Some("<system-note>Plan mode has ended: you may now carry out the plan, changing files and running commands.</system-note>".into()),
+            (_, Mode::Plan) => Some(Note::SystemNote { text: PLAN_MODE_ON.into() }),
+            (Mode::Plan, _) => Some(Note::SystemNote { text: PLAN_MODE_OVER.into() }),
             _ => None,
         }
     }
@@ -357,7 +363,7 @@ impl Session {
                 self.env.hooks.settle(&hook_points::Point { env: &self.env, events: &events, cancel: &cancel }).await;
                 self.name_from_first_prompt(&prompt, &events).await;
                 if let Some(note) = self.mode_note() {
-                    prompt.push(Part::Text { text: note });
+                    prompt.push(Part::Note(note));
                 }
                 Work::Prompt(prompt)
             }

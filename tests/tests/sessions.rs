@@ -318,3 +318,54 @@ async fn ten_thousand_stored_sessions_list_and_load_and_a_damaged_one_is_skipped
     assert_eq!(message_text(&updates), "Back again.");
     assert_eq!(mock.requests()[0]["messages"][0]["content"][0]["text"], "prompt 7");
 }
+
+/// A session file written before notes were typed keeps the notes as tagged text. Loaded now,
+/// the replay shows what the user sent (their words, the file they attached), not the editor's
+/// context or Larik's notes, and the next request sends the old messages as the same bytes, so
+/// the provider's cached prefix still holds.
+#[tokio::test]
+async fn a_session_file_from_before_typed_notes_replays_as_sent_and_continues_with_the_same_bytes() {
+    let sandbox = Sandbox::new();
+    let (dir, cwd) = (sandbox.sessions_dir(), sandbox.project_path());
+    std::fs::create_dir_all(&dir).unwrap();
+    let uri = format!("file://{}/a.txt", cwd.display());
+    let old_user = [
+        "<editor-context>\nActive file: src/main.rs\n</editor-context>".to_owned(),
+        "what does a.txt say?".to_owned(),
+        format!("<file uri=\"{uri}\">\none\ntwo\n</file>"),
+        "<system-note>Plan mode is on.</system-note>".to_owned(),
+    ];
+    let content: Vec<Value> = old_user.iter().map(|text| json!({"type": "text", "text": text})).collect();
+    let lines = [
+        json!({"type": "meta", "id": "sess_old", "cwd": cwd, "created_at": 1_780_000_000}),
+        json!({"type": "title", "title": "An old session"}),
+        json!({"type": "message", "message": {"role": "user", "content": content}}),
+        json!({"type": "message", "message": {"role": "assistant", "content": [{"type": "text", "text": "It says one, two."}]}}),
+    ];
+    let text: String = lines.iter().map(|line| format!("{line}\n")).collect();
+    std::fs::write(dir.join("sess_old.jsonl"), text).unwrap();
+    let mock = MockLlm::start(Scenario { responses: vec![Step::text("Still one, two.")] }).await.unwrap();
+    let mut agent = start(&sandbox, &mock).await;
+    let (loaded, replayed) =
+        call(&mut agent, "session/load", json!({"sessionId": "sess_old", "cwd": cwd, "mcpServers": []})).await;
+    assert!(loaded["result"].is_object(), "{loaded}");
+    let shown: Vec<Value> = replayed
+        .iter()
+        .map(|message| message["params"]["update"].clone())
+        .filter(|update| update["sessionUpdate"] == "user_message_chunk")
+        .map(|update| update["content"].clone())
+        .collect();
+    assert_eq!(
+        shown,
+        vec![
+            json!({"type": "text", "text": "what does a.txt say?"}),
+            json!({"type": "resource", "resource": {"uri": uri, "text": "one\ntwo"}}),
+        ],
+        "the user's words and attachment, without the editor's context or Larik's note"
+    );
+    let (_, updates) = agent.prompt("sess_old", "and now?", |_| "reject_once").await;
+    assert_eq!(message_text(&updates), "Still one, two.");
+    let sent: Vec<Value> = mock.requests()[0]["messages"][0]["content"].as_array().unwrap().clone();
+    let sent: Vec<&str> = sent.iter().map(|block| block["text"].as_str().unwrap_or_default()).collect();
+    assert_eq!(sent, old_user.iter().map(String::as_str).collect::<Vec<_>>());
+}

@@ -148,6 +148,10 @@ impl Serialize for WirePart<'_> {
                 part.serialize_entry("type", "text")?;
                 part.serialize_entry("text", text)?;
             }
+            Part::Note(note) => {
+                part.serialize_entry("type", "text")?;
+                part.serialize_entry("text", &note.render())?;
+            }
             Part::Image { media_type, data } => return Image { media_type, data }.serialize_into(part),
             Part::Thinking { text, signature } => {
                 part.serialize_entry("type", "thinking")?;

@@ -7,6 +7,7 @@
 pub mod anthropic;
 pub mod catalog;
 pub mod http;
+mod note;
 pub mod openai;
 pub mod replay;
 pub mod retry;
@@ -17,6 +18,8 @@ use std::time::Duration;
 use futures::stream::BoxStream;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+pub use self::note::{HookPurpose, Note};
 
 /// Who said a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -65,6 +68,8 @@ pub enum Part {
         content: Vec<ResultPart>,
         is_error: bool,
     },
+    /// Text the user did not type, kept typed; sent as [`Note::render`] gives it.
+    Note(Note),
 }
 
 /// What a tool result may carry back to the model.

@@ -142,7 +142,7 @@ struct CallFunction<'a> {
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum UserPart<'a> {
-    Text { text: &'a str },
+    Text { text: std::borrow::Cow<'a, str> },
     ImageUrl { image_url: ImageUrl },
 }
 
@@ -181,7 +181,8 @@ fn append_message<'a>(out: &mut Vec<ChatMessage<'a>>, message: &'a Message) {
             let mut user_parts = Vec::new();
             for part in &message.content {
                 match part {
-                    Part::Text { text } => user_parts.push(UserPart::Text { text }),
+                    Part::Text { text } => user_parts.push(UserPart::Text { text: text.into() }),
+                    Part::Note(note) => user_parts.push(UserPart::Text { text: note.render().into() }),
                     Part::Image { media_type, data } => user_parts.push(image_part(media_type, data)),
                     Part::ToolResult { tool_use_id, content, is_error } => {
                         let mut text = String::new();

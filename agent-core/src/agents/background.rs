@@ -52,17 +52,19 @@ pub struct TaskReport {
 
 impl TaskReport {
     /// The notification the model reads.
-    pub fn notification(&self) -> String {
+    pub fn notification(&self) -> crate::llm::Note {
         let (status, text) = match &self.state {
             TaskState::Finished { text, is_error: false } => ("completed", text.as_str()),
             TaskState::Finished { text, is_error: true } => ("failed", text.as_str()),
             TaskState::Stopped => ("stopped", "It was stopped before it finished."),
             TaskState::Running => ("running", "It is still running."),
         };
-        format!(
-            "<task-notification id=\"{}\" task=\"{}\" status=\"{status}\">\n{text}\n</task-notification>",
-            self.id, self.label
-        )
+        crate::llm::Note::TaskNotification {
+            id: self.id.clone(),
+            task: self.label.clone(),
+            status: status.to_owned(),
+            text: text.to_owned(),
+        }
     }
 }
 
@@ -300,7 +302,7 @@ mod tests {
         release.send(()).unwrap();
         let all = tasks.wait(&[], &CancellationToken::new()).await.unwrap();
         assert_eq!(all.len(), 1, "bg-2 was delivered already: {all:?}");
-        assert!(all[0].notification().contains("status=\"completed\">\nslow result"));
+        assert!(all[0].notification().render().contains("status=\"completed\">\nslow result"));
         assert!(tasks.take_finished().is_empty() && !tasks.pending());
         assert_eq!(
             tasks.wait(&["bg-9".into()], &CancellationToken::new()).await.unwrap_err(),

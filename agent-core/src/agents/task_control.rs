@@ -41,7 +41,7 @@ impl Tool for TaskWait {
                 ToolOutput::text("No background task has a result that was not delivered already.")
             }
             Ok(reports) => ToolOutput::text(
-                reports.iter().map(super::background::TaskReport::notification).collect::<Vec<_>>().join("\n\n"),
+                reports.iter().map(|report| report.notification().render()).collect::<Vec<_>>().join("\n\n"),
             ),
             Err(error) => ToolOutput::error(error.to_string()),
         }

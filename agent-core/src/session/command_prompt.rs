@@ -17,9 +17,9 @@ impl Turn<'_> {
     /// When the user's text in `prompt` calls a skill or command, replaces it with the
     /// expansion. Returns why the turn must stop, when a hook said so.
     pub(super) async fn expand_command(&self, prompt: &mut [Part]) -> Option<String> {
-        // The user's own text: not the editor's context or a hook's, which come tagged.
+        // The user's own text: the editor's context and hooks' come as notes.
         let (index, typed) = prompt.iter().enumerate().find_map(|(index, part)| match part {
-            Part::Text { text } if !text.starts_with('<') => Some((index, text.as_str())),
+            Part::Text { text } => Some((index, text.as_str())),
             _ => None,
         })?;
         let (skill, args) = self.env.skills.typed(typed)?;

@@ -55,6 +55,7 @@ fn part_tokens(part: &Part) -> u64 {
     let bytes = |text: &str| text.len() as u64 / 4 + 1;
     match part {
         Part::Text { text } | Part::Thinking { text, .. } => bytes(text),
+        Part::Note(note) => bytes(&note.render()),
         Part::Image { .. } => IMAGE_TOKENS,
         Part::ToolUse { name, input, .. } => bytes(name) + bytes(&input.to_string()),
         Part::ToolResult { content, .. } => content
@@ -106,6 +107,8 @@ pub fn transcript(messages: &[Message]) -> String {
             let line = match (message.role, part) {
                 (Role::User, Part::Text { text }) => format!("USER: {text}"),
                 (Role::Assistant, Part::Text { text }) => format!("ASSISTANT: {text}"),
+                (Role::User, Part::Note(note)) => format!("USER: {}", note.render()),
+                (Role::Assistant, Part::Note(note)) => format!("ASSISTANT: {}", note.render()),
                 (_, Part::Thinking { .. }) => continue,
                 (_, Part::Image { .. }) => "[an image]".to_owned(),
                 (_, Part::ToolUse { name, input, .. }) => {
@@ -273,7 +276,7 @@ impl Turn<'_> {
             fields.insert("source".into(), json!(source));
             fields.insert("model".into(), json!(self.model.model));
             let started = self.env.hooks.run(HookEvent::SessionStart, &[source], fields, &self.point()).await;
-            for text in super::hook_points::wrapped("context", &started.context) {
+            for text in super::hook_points::rendered(crate::llm::HookPurpose::Context, &started.context) {
                 notes.push_str("\n\n");
                 notes.push_str(&text);
             }

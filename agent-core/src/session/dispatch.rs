@@ -27,7 +27,7 @@ mod asking;
 use super::store::{MAX_REPLAY_OUTPUT_BYTES, Record, StoredDiff, ToolRecord};
 use crate::event::{AgentEvent, Display, ToolCallView, ToolStatus};
 use crate::hooks::{HookEvent, HookOutcome};
-use crate::llm::{Message, Part, ResultPart, Role};
+use crate::llm::{HookPurpose, Message, Part, ResultPart, Role};
 use crate::permission::Decision;
 use crate::review;
 use crate::tools::truncate::{MAX_OUTPUT_BYTES, truncate_middle};
@@ -277,7 +277,7 @@ impl Dispatch<'_> {
         let mut input = call.input.clone();
         let names = tool.names();
         let pre = self.tool_hooks(HookEvent::PreToolUse, names, || hook_points::tool_fields(names, &input, id)).await;
-        let context = hook_points::wrapped("context", &pre.context);
+        let context = hook_points::rendered(HookPurpose::Context, &pre.context);
         if let Some(reason) = pre.stop {
             set_halt(halt, &reason);
             return Err(with_context(
@@ -407,8 +407,8 @@ impl Dispatch<'_> {
             feedback.push(crate::hooks::HookText { source: "PostToolUse hook".into(), text: reason });
         }
         let mut added = call.context.clone();
-        added.extend(hook_points::wrapped("feedback", &feedback));
-        added.extend(hook_points::wrapped("context", &post.context));
+        added.extend(hook_points::rendered(HookPurpose::Feedback, &feedback));
+        added.extend(hook_points::rendered(HookPurpose::Context, &post.context));
         with_context(output, &added)
     }
 

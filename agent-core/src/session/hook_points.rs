@@ -25,7 +25,7 @@ use crate::event::{AgentEvent, Display, PermissionAnswer, PermissionRequest, Too
 use crate::hooks::{
     HookEvent, HookHandler, HookOutcome, HookRunEnv, HookText, Hooks, PromptEvaluator, Scope, run_hooks,
 };
-use crate::llm::{Message, ModelRequest, Provider, ProviderError, StreamEvent, catalog};
+use crate::llm::{HookPurpose, Message, ModelRequest, Note, Provider, ProviderError, StreamEvent, catalog};
 
 /// The session's hooks and what the user said about the project's settings.
 pub struct HookPoints {
@@ -324,14 +324,14 @@ pub fn tool_fields(tool: crate::tools::ToolNames<'_>, input: &Value, id: &str) -
     fields
 }
 
-/// What hooks add to the conversation, tagged so the model can tell it from the user.
-pub fn wrapped(kind: &str, texts: &[HookText]) -> Vec<String> {
-    texts
-        .iter()
-        .map(|text| {
-            format!("<hook-{kind} source=\"{}\">\n{}\n</hook-{kind}>", text.source.replace('"', "'"), text.text)
-        })
-        .collect()
+/// What hooks add to the conversation, as notes the model tells from the user's words.
+pub fn notes(purpose: HookPurpose, texts: &[HookText]) -> Vec<Note> {
+    texts.iter().map(|text| Note::Hook { purpose, source: text.source.clone(), text: text.text.clone() }).collect()
+}
+
+/// The same, as text for a tool's result, which carries no notes.
+pub fn rendered(purpose: HookPurpose, texts: &[HookText]) -> Vec<String> {
+    notes(purpose, texts).iter().map(Note::render).collect()
 }
 
 /// Prompt hooks ask the session's model (or the one the hook names); the spend counts toward

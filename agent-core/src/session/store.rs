@@ -14,7 +14,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use crate::llm::Message;
+use crate::llm::{Message, Part};
 
 /// Tool output kept for replay is cut to this, so a long session does not flood the editor.
 pub const MAX_REPLAY_OUTPUT_BYTES: usize = 4 * 1024;
@@ -95,17 +95,34 @@ pub struct StoredSession {
     pub skipped_lines: usize,
 }
 
+/// A file written before notes were typed holds them as tagged text in the user's messages:
+/// they are read as the notes they are, which the model reads as the same bytes.
+fn notes_from_legacy_text(message: &mut Message) {
+    if message.role != crate::llm::Role::User {
+        return;
+    }
+    for part in &mut message.content {
+        if let Part::Text { text } = part
+            && let Some(note) = crate::llm::Note::from_legacy_text(text)
+        {
+            *part = Part::Note(note);
+        }
+    }
+}
+
 impl StoredSession {
     /// The records of a session file's bytes, line by line: each line stands on its own, so a
     /// damaged one costs only itself.
     pub fn from_bytes(id: &str, bytes: &[u8]) -> Self {
         let mut session = StoredSession { id: id.to_owned(), ..StoredSession::default() };
         for line in bytes.split(|byte| *byte == b'\n').filter(|line| !line.trim_ascii().is_empty()) {
-            let Ok(record) = serde_json::from_slice::<Record>(line) else {
+            let Ok(mut record) = serde_json::from_slice::<Record>(line) else {
                 session.skipped_lines += 1;
                 continue;
             };
-            match &record {
+            match &mut record {
+                Record::Message { message } => notes_from_legacy_text(message),
+                Record::Compaction { messages, .. } => messages.iter_mut().for_each(notes_from_legacy_text),
                 Record::Meta { cwd, .. } => session.cwd = cwd.clone(),
                 Record::Title { title } => session.title = Some(title.clone()),
                 _ => {}
@@ -408,6 +425,36 @@ mod tests {
     use super::*;
     use crate::event::ToolKind;
     use crate::llm::Role;
+
+    /// A session file from before notes were typed: its tagged texts come back as notes, which
+    /// the providers send as the very same text; the user's words stay text.
+    #[test]
+    fn an_old_files_tagged_text_loads_as_notes_that_render_the_same_bytes() {
+        let old = [
+            "<editor-context>\nActive file: /p/a.rs\n</editor-context>",
+            "fix <this> bug",
+            "<system-note>Plan mode is on.</system-note>",
+            "<file uri=\"file:///p/b.rs\">\nfn b() {}\n</file>",
+        ];
+        let parts: Vec<Part> = old.iter().map(|text| Part::Text { text: (*text).to_owned() }).collect();
+        let line = serde_json::to_string(&Record::Message { message: Message { role: Role::User, content: parts } });
+        let stored = StoredSession::from_bytes("s", line.unwrap().as_bytes());
+        let content = &stored.messages()[0].content;
+        assert!(
+            matches!(&content[0], Part::Note(crate::llm::Note::EditorContext { text }) if text == "Active file: /p/a.rs")
+        );
+        assert_eq!(content[1], Part::Text { text: old[1].to_owned() });
+        assert!(matches!(&content[2], Part::Note(crate::llm::Note::SystemNote { .. })));
+        assert!(matches!(&content[3], Part::Note(crate::llm::Note::Attachment { uri, .. }) if uri == "file:///p/b.rs"));
+        for (part, text) in content.iter().zip(old) {
+            let sent = match part {
+                Part::Note(note) => note.render(),
+                Part::Text { text } => text.clone(),
+                other => panic!("{other:?}"),
+            };
+            assert_eq!(sent, text);
+        }
+    }
 
     #[test]
     fn a_tool_records_kind_is_stored_by_name_and_an_unknown_one_reads_as_other() {

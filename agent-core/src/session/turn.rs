@@ -16,7 +16,7 @@ use super::{ModelSettings, StopReason, TurnError};
 use crate::event::AgentEvent;
 use crate::hooks::HookEvent;
 use crate::llm::catalog;
-use crate::llm::{Message, ModelRequest, ModelStop, Part, Provider, ProviderError, Role};
+use crate::llm::{HookPurpose, Message, ModelRequest, ModelStop, Note, Part, Provider, ProviderError, Role};
 use crate::tools::ToolCall;
 
 mod stream;
@@ -93,7 +93,7 @@ impl Turn<'_> {
         let checkpoints = self.env.checkpoints.as_ref().filter(|_| self.child.is_none());
         if let Some(checkpoints) = checkpoints {
             let said = prompt.iter().find_map(|part| match part {
-                Part::Text { text } if !text.starts_with('<') => Some(text.as_str()),
+                Part::Text { text } => Some(text.as_str()),
                 _ => None,
             });
             checkpoints.begin_turn(said.unwrap_or_default(), turn_start);
@@ -264,7 +264,7 @@ impl Turn<'_> {
             fields.insert("source".into(), json!(source));
             fields.insert("model".into(), json!(self.model.model));
             let started = self.env.hooks.run(HookEvent::SessionStart, &[source], fields, point).await;
-            let context = hook_points::wrapped("context", &started.context).into_iter().map(|text| Part::Text { text });
+            let context = hook_points::notes(HookPurpose::Context, &started.context).into_iter().map(Part::Note);
             prompt.splice(0..0, context);
         }
         let mut fields = serde_json::Map::new();
@@ -275,10 +275,10 @@ impl Turn<'_> {
             self.emit(AgentEvent::Notice(format!("A hook blocked this prompt: {reason}"))).await;
             return false;
         }
-        prompt.extend(hook_points::wrapped("context", &submitted.context).into_iter().map(|text| Part::Text { text }));
+        prompt.extend(hook_points::notes(HookPurpose::Context, &submitted.context).into_iter().map(Part::Note));
         // `@server:uri` mentions of MCP resources come with the resource's contents.
         let mentioned = self.env.mcp.mentioned_resources(&prompt_text(prompt)).await;
-        prompt.extend(mentioned.into_iter().map(|text| Part::Text { text }));
+        prompt.extend(mentioned.into_iter().map(Part::Note));
         true
     }
 
@@ -305,7 +305,7 @@ impl Turn<'_> {
             );
         }
         let parts: Vec<Part> =
-            hook_points::wrapped("feedback", &feedback).into_iter().map(|text| Part::Text { text }).collect();
+            hook_points::notes(HookPurpose::Feedback, &feedback).into_iter().map(Part::Note).collect();
         (!parts.is_empty()).then_some(parts)
     }
 
@@ -370,15 +370,11 @@ impl Turn<'_> {
     fn take_steering(&self, history: &mut Vec<Message>) {
         let said: Vec<String> =
             self.steering.lock().map(|mut steering| std::mem::take(&mut *steering)).unwrap_or_default();
-        let mut parts: Vec<Part> = said
-            .into_iter()
-            .map(|text| Part::Text { text: format!("<user-interjection>{text}</user-interjection>") })
-            .collect();
+        let mut parts: Vec<Part> = said.into_iter().map(|text| Part::Note(Note::Interjection { text })).collect();
         // Background tasks that finished meanwhile report with the next request (a child's
         // turn leaves them to its parent).
         if self.child.is_none() {
-            parts
-                .extend(self.env.tasks.take_finished().iter().map(|report| Part::Text { text: report.notification() }));
+            parts.extend(self.env.tasks.take_finished().iter().map(|report| Part::Note(report.notification())));
         }
         if parts.is_empty() {
             return;

@@ -307,9 +307,9 @@ impl AcpAgent {
         }
         let mut parts = Vec::new();
         if let Some(context) = entry.editor_context.lock().ok().and_then(|mut context| context.take())
-            && let Some(text) = editor_context::render(&context)
+            && let Some(note) = editor_context::render(&context)
         {
-            parts.push(Part::Text { text });
+            parts.push(Part::Note(note));
         }
         let session = &entry.session;
         parts.extend(prompt_parts(prompt, |path| session.permissions().read_denied(path, session.cwd())));

@@ -1,13 +1,14 @@
-//! Renders the editor context a client pushed (`_larik/editor_context`) as text the model reads
-//! at the start of the next prompt.
+//! Renders the editor context a client pushed (`_larik/editor_context`) as the note the model
+//! reads at the start of the next prompt.
 
+use larik_core::Note;
 use larik_protocol::extensions::EditorContext;
 
 /// Selections longer than this are cut; the model can read the file for the rest.
 const MAX_SELECTION_BYTES: usize = 16 * 1024;
 const MAX_DIAGNOSTICS: usize = 50;
 
-pub fn render(context: &EditorContext) -> Option<String> {
+pub fn render(context: &EditorContext) -> Option<Note> {
     let mut lines = Vec::new();
     if let Some(active) = &context.active_file {
         lines.push(format!("Active file: {active}"));
@@ -45,7 +46,7 @@ pub fn render(context: &EditorContext) -> Option<String> {
     if lines.is_empty() {
         return None;
     }
-    Some(format!("<editor-context>\n{}\n</editor-context>", lines.join("\n")))
+    Some(Note::EditorContext { text: lines.join("\n") })
 }
 
 #[cfg(test)]
@@ -73,7 +74,7 @@ mod tests {
                 message: "unused".into(),
             }],
         };
-        let text = render(&context).unwrap();
+        let Some(Note::EditorContext { text }) = render(&context) else { panic!("no editor context") };
         assert!(text.contains("Active file: /p/a.rs"));
         assert!(text.contains("Selection in /p/a.rs (lines 2-3):\n```\nlet x = 1;\n```"));
         assert!(text.contains("- /p/a.rs:2: error unused"));

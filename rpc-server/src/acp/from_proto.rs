@@ -1,7 +1,7 @@
 //! Conversions from ACP v1 wire types to the core's types.
 
-use larik_core::Part;
 use larik_core::event::PermissionAnswer;
+use larik_core::{Note, Part};
 use larik_protocol::acp;
 use larik_protocol::extensions::{META_KEY, PermissionResponseMeta};
 
@@ -31,11 +31,10 @@ pub fn prompt_parts(
                 withheld(&link.uri).unwrap_or_else(|| Part::Text { text: format!("[@{}]({})", link.name, link.uri) }),
             ),
             acp::ContentBlock::Resource(resource) => match resource.resource {
-                acp::EmbeddedResourceResource::TextResourceContents(contents) => {
-                    Some(withheld(&contents.uri).unwrap_or_else(|| Part::Text {
-                        text: format!("<file uri=\"{}\">\n{}\n</file>", contents.uri, contents.text),
-                    }))
-                }
+                acp::EmbeddedResourceResource::TextResourceContents(contents) => Some(
+                    withheld(&contents.uri)
+                        .unwrap_or(Part::Note(Note::Attachment { uri: contents.uri, text: contents.text })),
+                ),
                 _ => None,
             },
             _ => None,

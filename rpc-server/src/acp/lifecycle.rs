@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use larik_core::session::store::{Record, StoredSession, ToolRecord};
 use larik_core::session::{Session, SessionConfig};
-use larik_core::{Part, Role};
+use larik_core::{Note, Part, Role};
 use larik_protocol::acp;
 
 use super::agent::{AcpAgent, SessionEntry, notify, unique_suffix};
@@ -283,15 +283,13 @@ async fn replay(peer: &Peer, id: &acp::SessionId, stored: &StoredSession, compac
             Record::Message { message } => {
                 for part in &message.content {
                     let update = match (message.role, part) {
-                        // Notes the agent added for the model are not what the user typed.
-                        (Role::User, Part::Text { text })
-                            if text.starts_with("<editor-context>") || text.starts_with("<system-note>") =>
-                        {
-                            continue;
-                        }
-                        (Role::User, Part::Text { text }) => {
-                            acp::SessionUpdate::UserMessageChunk(acp::ContentChunk::new(user_block(text)))
-                        }
+                        (Role::User, Part::Text { text }) => acp::SessionUpdate::UserMessageChunk(
+                            acp::ContentChunk::new(acp::ContentBlock::Text(acp::TextContent::new(text))),
+                        ),
+                        (Role::User, Part::Note(note)) => match user_block(note) {
+                            Some(block) => acp::SessionUpdate::UserMessageChunk(acp::ContentChunk::new(block)),
+                            None => continue,
+                        },
                         (Role::Assistant, Part::Text { text }) => {
                             acp::SessionUpdate::AgentMessageChunk(to_proto::text_chunk(text.clone()))
                         }
@@ -339,16 +337,19 @@ fn replayed_tool_call(tool: &ToolRecord) -> acp::ToolCall {
     call
 }
 
-/// A user message part as the client sent it: files it attached come back as resources.
-fn user_block(text: &str) -> acp::ContentBlock {
-    let attached = text
-        .strip_prefix("<file uri=\"")
-        .and_then(|rest| rest.split_once("\">\n"))
-        .and_then(|(uri, rest)| Some((uri, rest.strip_suffix("\n</file>")?)));
-    match attached {
-        Some((uri, body)) => acp::ContentBlock::Resource(acp::EmbeddedResource::new(
-            acp::EmbeddedResourceResource::TextResourceContents(acp::TextResourceContents::new(body, uri)),
-        )),
-        None => acp::ContentBlock::Text(acp::TextContent::new(text)),
+/// What the user sent that a note holds, as the client sent it: files they attached come back as
+/// resources, what they said during a turn as text. The notes Larik, the editor, hooks and tasks
+/// added for the model are not what the user typed: `None`.
+fn user_block(note: &Note) -> Option<acp::ContentBlock> {
+    match note {
+        Note::Attachment { uri, text } => Some(acp::ContentBlock::Resource(acp::EmbeddedResource::new(
+            acp::EmbeddedResourceResource::TextResourceContents(acp::TextResourceContents::new(text, uri)),
+        ))),
+        Note::Interjection { text } => Some(acp::ContentBlock::Text(acp::TextContent::new(text))),
+        Note::EditorContext { .. }
+        | Note::SystemNote { .. }
+        | Note::McpResource { .. }
+        | Note::Hook { .. }
+        | Note::TaskNotification { .. } => None,
     }
 }
