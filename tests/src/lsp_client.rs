@@ -3,12 +3,16 @@
 
 use std::path::Path;
 
+use larik_jsonrpc::{Frame, Framing};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin};
 use tokio::sync::mpsc;
 
 use crate::harness::{WAIT, spawn_larik};
+
+/// A message larger than this from `larik lsp` is a bug, not a message.
+const MAX_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
 
 pub struct LspServer {
     pub child: Child,
@@ -24,25 +28,9 @@ impl LspServer {
         let (sender, incoming) = mpsc::channel(4096);
         tokio::spawn(async move {
             let mut reader = BufReader::new(stdout);
-            loop {
-                let mut length = 0usize;
-                loop {
-                    let mut header = String::new();
-                    if reader.read_line(&mut header).await.unwrap_or(0) == 0 {
-                        return;
-                    }
-                    let header = header.trim_end();
-                    if header.is_empty() {
-                        break;
-                    }
-                    if let Some(value) = header.strip_prefix("Content-Length:") {
-                        length = value.trim().parse().expect("a length");
-                    }
-                }
-                let mut body = vec![0u8; length];
-                if reader.read_exact(&mut body).await.is_err() {
-                    return;
-                }
+            let mut body = Vec::new();
+            while let Ok(Frame::Message) = Framing::ContentLength.read(&mut reader, &mut body, MAX_MESSAGE_BYTES).await
+            {
                 let message: Value = serde_json::from_slice(&body).expect("a JSON message");
                 if sender.send(message).await.is_err() {
                     return;
@@ -53,9 +41,7 @@ impl LspServer {
     }
 
     pub async fn send(&mut self, message: Value) {
-        let body = message.to_string();
-        let frame = format!("Content-Length: {}\r\n\r\n{body}", body.len());
-        self.stdin.write_all(frame.as_bytes()).await.expect("write");
+        self.stdin.write_all(&Framing::ContentLength.frame(&message.to_string())).await.expect("write");
         self.stdin.flush().await.expect("flush");
     }
 

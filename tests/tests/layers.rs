@@ -7,6 +7,7 @@ use serde_json::Value;
 /// Each workspace crate and its layer, lowest first (ARCHITECTURE.md draws the same picture).
 const LAYERS: &[(&str, u32)] = &[
     ("larik-settings", 0),
+    ("larik-jsonrpc", 0),
     ("larik-llm", 0),
     ("larik-host", 0),
     ("larik-protocol", 0),
@@ -47,7 +48,8 @@ fn no_crate_depends_on_one_above_it() {
 }
 
 /// The agent's crates, each one's sources.
-const AGENT_CRATES: &[&str] = &["src", "tools/src", "config/src", "sandbox/src", "host/src", "llm/src", "settings/src"];
+const AGENT_CRATES: &[&str] =
+    &["src", "jsonrpc/src", "tools/src", "config/src", "sandbox/src", "host/src", "llm/src", "settings/src"];
 
 /// Inside each of the agent's crates too: no top-level module may import one that imports it
 /// back, directly or around a circle. ARCHITECTURE.md lists larik-core's order.

@@ -9,6 +9,7 @@
 //! not have before are reported. A server that is missing or slow means no report, never an
 //! error; one that crashed is started again once.
 
+mod capabilities;
 pub mod code_action;
 mod connection;
 mod error;
@@ -34,8 +35,6 @@ pub use specs::ServerSpec;
 const WAIT: Duration = Duration::from_secs(3);
 /// The same while the server says it is loading the project.
 const WAIT_LOADING: Duration = Duration::from_secs(15);
-/// How long the `lsp` tool waits for an answer (a first question may wait on indexing).
-const QUERY_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// The editor's own language servers, when the front end offers them: a file's problems as
 /// the editor shows them, waited for up to `wait` after a change. `Ok(None)`: no server of the
@@ -179,9 +178,10 @@ impl LanguageServers {
         let seen = server.publishes(path);
         let (version, changed) = server.sync(path, spec.language_id(path), &text).await;
         let diagnostics = server.current_diagnostics(path, version, seen, changed, WAIT, WAIT_LOADING).await;
-        let params = Operation::code_actions_request(path, line.saturating_sub(1), &diagnostics);
+        let params = Operation::code_actions_request(path, line.saturating_sub(1), &diagnostics)
+            .ok_or_else(|| LspError::NoServer { path: path.to_owned() })?;
         let answer = server
-            .call("textDocument/codeAction", params, QUERY_TIMEOUT)
+            .call("textDocument/codeAction", params)
             .await
             .map_err(|error| LspError::Request(error.to_string()))?;
         let offered = answer.as_array().cloned().unwrap_or_default();
@@ -192,10 +192,7 @@ impl LanguageServers {
             return Ok(code_action::PlannedAction { title: action_title, changes: Vec::new(), command: Some(action) });
         }
         let action = if action["edit"].is_null() && !action["data"].is_null() {
-            server
-                .call("codeAction/resolve", action, QUERY_TIMEOUT)
-                .await
-                .map_err(|error| LspError::Request(error.to_string()))?
+            server.call("codeAction/resolve", action).await.map_err(|error| LspError::Request(error.to_string()))?
         } else {
             action
         };
@@ -213,7 +210,7 @@ impl LanguageServers {
         let (_, server) = self.server_for(path).await.ok_or_else(|| LspError::NoServer { path: path.to_owned() })?;
         let params = serde_json::json!({"command": command["command"], "arguments": command.get("arguments").cloned().unwrap_or(Value::Array(Vec::new()))});
         server
-            .call("workspace/executeCommand", params, QUERY_TIMEOUT)
+            .call("workspace/executeCommand", params)
             .await
             .map(|_| ())
             .map_err(|error| LspError::Request(error.to_string()))
@@ -235,23 +232,21 @@ impl LanguageServers {
         let text = read(path).await?;
         let seen = server.publishes(path);
         let (version, changed) = server.sync(path, spec.language_id(path), &text).await;
-        let Some((method, params)) =
-            operation.request(path, line.saturating_sub(1), character.saturating_sub(1), query)
-        else {
-            let diagnostics = server.current_diagnostics(path, version, seen, changed, WAIT, WAIT_LOADING).await;
-            if operation != Operation::CodeActions {
-                return Ok(report::listed(&diagnostics));
-            }
-            let params = Operation::code_actions_request(path, line.saturating_sub(1), &diagnostics);
-            let answer = server
-                .call("textDocument/codeAction", params, QUERY_TIMEOUT)
-                .await
-                .map_err(|error| LspError::Request(error.to_string()))?;
-            return Ok(operation.render(&answer, &self.project));
-        };
-        let answer =
-            server.call(method, params, QUERY_TIMEOUT).await.map_err(|error| LspError::Request(error.to_string()))?;
-        Ok(operation.render(&answer, &self.project))
+        let position = lsp_types::Position::new(line.saturating_sub(1), character.saturating_sub(1));
+        if let Some(answer) = operation.ask(&server, path, position, query, &self.project).await {
+            return answer.map_err(|error| LspError::Request(error.to_string()));
+        }
+        let diagnostics = server.current_diagnostics(path, version, seen, changed, WAIT, WAIT_LOADING).await;
+        if operation != Operation::CodeActions {
+            return Ok(report::listed(&diagnostics));
+        }
+        let params = Operation::code_actions_request(path, line.saturating_sub(1), &diagnostics)
+            .ok_or_else(|| LspError::NoServer { path: path.to_owned() })?;
+        let answer = server
+            .call("textDocument/codeAction", params)
+            .await
+            .map_err(|error| LspError::Request(error.to_string()))?;
+        Ok(Operation::render_actions(&answer))
     }
 
     /// The running server for `path`, started if need be.

@@ -1,4 +1,5 @@
-//! A bidirectional JSON-RPC 2.0 connection over newline-delimited JSON.
+//! A bidirectional JSON-RPC 2.0 connection over newline-delimited JSON (framing and message
+//! kinds from `larik-jsonrpc`).
 //!
 //! Invariants: exactly one task writes the output stream (`writer`), every incoming request runs
 //! in a task of its own so the reader never blocks on a handler (a handler may await a request it
@@ -8,11 +9,10 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicI64, Ordering};
 
+use larik_jsonrpc::{Frame, Framing, Incoming, Pending, message};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::sync::oneshot;
+use tokio::io::{AsyncBufRead, AsyncWrite, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -21,52 +21,7 @@ use super::output_queue::{self, OutputReceiver, OutputSender};
 /// Lines longer than this are refused rather than buffered without bound.
 pub const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
 
-/// A JSON-RPC error object.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RpcError {
-    pub code: i32,
-    pub message: String,
-    pub data: Option<Value>,
-}
-
-impl RpcError {
-    pub const PARSE_ERROR: i32 = -32700;
-    pub const INVALID_REQUEST: i32 = -32600;
-    pub const METHOD_NOT_FOUND: i32 = -32601;
-    pub const INVALID_PARAMS: i32 = -32602;
-    pub const INTERNAL_ERROR: i32 = -32603;
-    pub const REQUEST_CANCELLED: i32 = -32800;
-    pub const AUTH_REQUIRED: i32 = -32000;
-    pub const RESOURCE_NOT_FOUND: i32 = -32002;
-
-    pub fn new(code: i32, message: impl Into<String>) -> Self {
-        Self { code, message: message.into(), data: None }
-    }
-
-    pub fn method_not_found(method: &str) -> Self {
-        Self::new(Self::METHOD_NOT_FOUND, format!("Method not found: {method}"))
-    }
-
-    fn to_json(&self) -> Value {
-        let mut error = json!({"code": self.code, "message": self.message});
-        if let Some(data) = &self.data {
-            error["data"] = data.clone();
-        }
-        error
-    }
-
-    fn from_json(value: &Value) -> Self {
-        Self {
-            code: value
-                .get("code")
-                .and_then(Value::as_i64)
-                .and_then(|code| i32::try_from(code).ok())
-                .unwrap_or(Self::INTERNAL_ERROR),
-            message: value.get("message").and_then(Value::as_str).unwrap_or_default().to_owned(),
-            data: value.get("data").cloned(),
-        }
-    }
-}
+pub use larik_jsonrpc::RpcError;
 
 /// What the connection calls for incoming messages.
 #[async_trait::async_trait]
@@ -102,8 +57,7 @@ pub struct Peer {
 
 struct PeerState {
     outgoing: OutputSender,
-    pending: Mutex<HashMap<i64, oneshot::Sender<Result<Value, RpcError>>>>,
-    next_id: AtomicI64,
+    pending: Pending,
     in_flight: Mutex<HashMap<String, CancellationToken>>,
     tasks: TaskTracker,
     shutdown: CancellationToken,
@@ -113,13 +67,7 @@ impl Peer {
     /// Sends a notification. Waits only while the writer's queue is full (see `output_queue`).
     /// The params are serialized straight into the line, without an intermediate JSON tree.
     pub async fn notify(&self, method: &str, params: impl serde::Serialize) {
-        #[derive(serde::Serialize)]
-        struct Notification<'a, P> {
-            jsonrpc: &'static str,
-            method: &'a str,
-            params: P,
-        }
-        match serde_json::to_string(&Notification { jsonrpc: "2.0", method, params }) {
+        match message::notification(method, params) {
             Ok(line) => self.send_text(line).await,
             Err(error) => tracing::warn!(%error, method, "a notification could not be serialized"),
         }
@@ -139,13 +87,9 @@ impl Peer {
     }
 
     async fn send_request(&self, method: &str, params: Value, tell: bool) -> Result<Value, RpcError> {
-        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
-        let (reply, response) = oneshot::channel();
-        if let Ok(mut pending) = self.inner.pending.lock() {
-            pending.insert(id, reply);
-        }
+        let (id, response) = self.inner.pending.open();
         let mut outstanding = Outstanding { peer: self.clone(), id, tell, answered: false };
-        self.send_line(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await;
+        self.send_text(message::request(id, method, &params)).await;
         let result = tokio::select! {
             response = response => response.unwrap_or_else(|_| Err(RpcError::new(RpcError::INTERNAL_ERROR, "connection closed"))),
             () = self.inner.shutdown.cancelled() => Err(RpcError::new(RpcError::INTERNAL_ERROR, "connection closed")),
@@ -164,10 +108,6 @@ impl Peer {
         self.inner.tasks.spawn(future);
     }
 
-    async fn send_line(&self, message: Value) {
-        self.send_text(message.to_string()).await;
-    }
-
     /// Queues one message. serde_json writes compact JSON: newlines inside strings are escaped,
     /// so one message is one line.
     async fn send_text(&self, line: String) {
@@ -177,11 +117,7 @@ impl Peer {
     }
 
     async fn respond(&self, id: Value, result: Result<Value, RpcError>) {
-        let message = match result {
-            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
-            Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error.to_json()}),
-        };
-        self.send_line(message).await;
+        self.send_text(message::response(&id, result)).await;
     }
 }
 
@@ -201,9 +137,7 @@ impl Drop for Outstanding {
         if self.answered {
             return;
         }
-        if let Ok(mut pending) = self.peer.inner.pending.lock() {
-            pending.remove(&self.id);
-        }
+        self.peer.inner.pending.forget(self.id);
         if !self.tell || self.peer.inner.shutdown.is_cancelled() || tokio::runtime::Handle::try_current().is_err() {
             return;
         }
@@ -227,8 +161,7 @@ pub async fn run(
     let peer = Peer {
         inner: Arc::new(PeerState {
             outgoing,
-            pending: Mutex::new(HashMap::new()),
-            next_id: AtomicI64::new(0),
+            pending: Pending::new(0),
             in_flight: Mutex::new(HashMap::new()),
             tasks: TaskTracker::new(),
             shutdown: CancellationToken::new(),
@@ -272,17 +205,16 @@ async fn write_lines(mut output: impl AsyncWrite + Unpin, mut queue: OutputRecei
 async fn read_messages(mut input: impl AsyncBufRead + Unpin, peer: &Peer, handler: &Arc<impl Handler>) {
     let mut line = Vec::new();
     loop {
-        line.clear();
-        match read_bounded_line(&mut input, &mut line).await {
-            Ok(LineRead::Eof) => return,
-            Ok(LineRead::TooLong) => {
+        match Framing::Lines.read(&mut input, &mut line, MAX_LINE_BYTES).await {
+            Ok(Frame::Eof) => return,
+            Ok(Frame::TooLong | Frame::Unframed(_)) => {
                 peer.respond(
                     Value::Null,
                     Err(RpcError::new(RpcError::INVALID_REQUEST, format!("message exceeds {MAX_LINE_BYTES} bytes"))),
                 )
                 .await;
             }
-            Ok(LineRead::Line) => handle_line(&line, peer, handler).await,
+            Ok(Frame::Message) => handle_line(&line, peer, handler).await,
             Err(error) => {
                 tracing::warn!(%error, "input failed");
                 return;
@@ -291,94 +223,24 @@ async fn read_messages(mut input: impl AsyncBufRead + Unpin, peer: &Peer, handle
     }
 }
 
-enum LineRead {
-    Line,
-    TooLong,
-    Eof,
-}
-
-/// Reads up to the next `\n`, keeping at most [`MAX_LINE_BYTES`]; the rest of a longer line is skipped.
-async fn read_bounded_line(input: &mut (impl AsyncBufRead + Unpin), line: &mut Vec<u8>) -> std::io::Result<LineRead> {
-    let mut too_long = false;
-    loop {
-        let available = input.fill_buf().await?;
-        if available.is_empty() {
-            return Ok(if line.is_empty() && !too_long { LineRead::Eof } else { LineRead::Line });
-        }
-        let (chunk, found_newline) = match available.iter().position(|byte| *byte == b'\n') {
-            Some(end) => (&available[..end], true),
-            None => (available, false),
-        };
-        if !too_long && line.len() + chunk.len() <= MAX_LINE_BYTES {
-            line.extend_from_slice(chunk);
-        } else {
-            too_long = true;
-            line.clear();
-        }
-        let consumed = chunk.len() + usize::from(found_newline);
-        input.consume(consumed);
-        if found_newline {
-            return Ok(if too_long { LineRead::TooLong } else { LineRead::Line });
-        }
-    }
-}
-
 async fn handle_line(line: &[u8], peer: &Peer, handler: &Arc<impl Handler>) {
-    let text = String::from_utf8_lossy(line);
-    let text = text.trim();
-    if text.is_empty() {
-        return;
-    }
-    let message: Value = match serde_json::from_str(text) {
-        Ok(message) => message,
-        Err(error) => {
-            peer.respond(Value::Null, Err(RpcError::new(RpcError::PARSE_ERROR, format!("Parse error: {error}")))).await;
-            return;
+    match Incoming::parse(line) {
+        Ok(None) => {}
+        Ok(Some(Incoming::Request { id, method, params })) => spawn_request(peer, handler, id, method, params),
+        Ok(Some(Incoming::Notification { method, params })) if method == "$/cancel_request" => {
+            cancel_in_flight(peer, &params);
         }
-    };
-    let Some(object) = message.as_object() else {
-        let reason =
-            if message.is_array() { "JSON-RPC batches are not supported" } else { "a message must be a JSON object" };
-        peer.respond(Value::Null, Err(RpcError::new(RpcError::INVALID_REQUEST, reason))).await;
-        return;
-    };
-    let id = object.get("id").cloned();
-    // ACP's ids are strings, integers and null; a float or a number past i64 could not be
-    // echoed back as sent (serde_json reads it as a float), so it is refused, not mangled.
-    if let Some(id) = &id
-        && object.contains_key("method")
-        && !(id.is_null() || id.is_string() || id.is_i64())
-    {
-        peer.respond(
-            Value::Null,
-            Err(RpcError::new(
-                RpcError::INVALID_REQUEST,
-                format!("a request id must be a string, an integer or null, not {id}"),
-            )),
-        )
-        .await;
-        return;
-    }
-    let params = object.get("params").cloned().unwrap_or(Value::Null);
-    match (object.get("method").and_then(Value::as_str), id) {
-        (Some(method), Some(id)) => spawn_request(peer, handler, id, method.to_owned(), params),
-        (Some("$/cancel_request"), None) => cancel_in_flight(peer, &params),
-        (Some(method), None) => {
+        Ok(Some(Incoming::Notification { method, params })) => {
             let handler = Arc::clone(handler);
-            let future = handler.notification(peer.clone(), method.to_owned(), params);
             // Notifications are handled in order of arrival: session/cancel must not overtake.
-            future.await;
+            handler.notification(peer.clone(), method, params).await;
         }
-        (None, Some(id)) if object.contains_key("result") || object.contains_key("error") => {
-            deliver_response(peer, &id, object)
+        Ok(Some(Incoming::Response { id, result })) => {
+            if !peer.inner.pending.answer(&id, result) {
+                tracing::debug!(%id, "response to an unknown request");
+            }
         }
-        (None, id) => {
-            peer.respond(
-                id.unwrap_or(Value::Null),
-                Err(RpcError::new(RpcError::INVALID_REQUEST, "a message needs a method, or a result or error")),
-            )
-            .await;
-        }
+        Err(malformed) => peer.respond(malformed.id, Err(malformed.error)).await,
     }
 }
 
@@ -425,22 +287,9 @@ fn cancel_in_flight(peer: &Peer, params: &Value) {
     }
 }
 
-fn deliver_response(peer: &Peer, id: &Value, object: &serde_json::Map<String, Value>) {
-    let Some(id) = id.as_i64() else { return };
-    let Some(reply) = peer.inner.pending.lock().ok().and_then(|mut pending| pending.remove(&id)) else {
-        tracing::debug!(id, "response to an unknown request");
-        return;
-    };
-    let result = match object.get("error") {
-        Some(error) => Err(RpcError::from_json(error)),
-        None => Ok(object.get("result").cloned().unwrap_or(Value::Null)),
-    };
-    let _ = reply.send(result);
-}
-
 #[cfg(test)]
 mod tests {
-    use tokio::io::{AsyncReadExt, BufReader};
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 
     use super::*;
 

@@ -1,19 +1,21 @@
 //! One language server's process and its JSON-RPC connection: Content-Length framing over its
-//! stdio, a writer task, a reader task that routes responses to their callers by id and hands
-//! the server's own requests and notifications to the [`Peer`] the caller supplies, and a
-//! stderr task that logs. Every call has a timeout; when the process exits, every pending call
-//! fails at once. The process has its own process group, ended with the connection.
+//! stdio (`larik-jsonrpc`), a writer task, a reader task that routes responses to their callers
+//! by id and hands the server's own requests and notifications to the [`Peer`] the caller
+//! supplies, and a stderr task that logs. Calls are typed by their `lsp-types` request, so params
+//! and results are the protocol's own structs. Every call has a timeout; when the process exits,
+//! every pending call fails at once. The process has its own process group, ended with the
+//! connection.
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::process::Stdio;
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use larik_jsonrpc::{Frame, Framing, Incoming, Pending, RpcError, message};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::sync::{mpsc, oneshot};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// A message the server sent, framed, at most (bytes): a larger one is a broken server.
@@ -36,16 +38,13 @@ pub enum LspError {
 /// What the client side does with the server's own messages.
 pub trait Peer: Send + Sync + 'static {
     fn notification(&self, method: &str, params: Value);
-    /// The answer to a request of the server's: a result, or an error code and message.
-    fn request(&self, method: &str, params: &Value) -> Result<Value, (i64, String)>;
+    /// The answer to a request of the server's: a result, or the error to answer with.
+    fn request(&self, method: &str, params: &Value) -> Result<Value, RpcError>;
 }
 
-type Pending = Arc<Mutex<HashMap<i64, oneshot::Sender<Result<Value, LspError>>>>>;
-
 pub struct Connection {
-    outgoing: mpsc::UnboundedSender<Value>,
-    pending: Pending,
-    next_id: AtomicI64,
+    outgoing: mpsc::UnboundedSender<String>,
+    pending: Arc<Pending>,
     alive: Arc<AtomicBool>,
     child: Mutex<Box<dyn process_wrap::tokio::ChildWrapper>>,
     stop: CancellationToken,
@@ -82,7 +81,7 @@ impl Connection {
             return Err(LspError::Gone(format!("`{command}` has no stdio")));
         };
         let (outgoing, queued) = mpsc::unbounded_channel();
-        let pending: Pending = Arc::default();
+        let pending = Arc::new(Pending::new(1));
         let alive = Arc::new(AtomicBool::new(true));
         let stop = CancellationToken::new();
         tokio::spawn(write_messages(stdin, queued, stop.clone()));
@@ -102,52 +101,72 @@ impl Connection {
                 tracing::debug!(server = %server, "{line}");
             }
         });
-        Ok(Self { outgoing, pending, next_id: AtomicI64::new(1), alive, child: Mutex::new(child), stop })
+        Ok(Self { outgoing, pending, alive, child: Mutex::new(child), stop })
     }
 
     pub fn is_alive(&self) -> bool {
         self.alive.load(Ordering::Relaxed)
     }
 
-    /// Calls `method`; its result, or why there is none within `timeout`.
+    /// Asks `R`; its result, or why there is none within `timeout`. A result that is not what
+    /// the protocol says `R` answers is the server's error.
+    pub async fn call<R: lsp_types::request::Request>(
+        &self,
+        params: R::Params,
+        timeout: Duration,
+    ) -> Result<R::Result, LspError> {
+        let params = serde_json::to_value(params).unwrap_or(Value::Null);
+        let answer = self.request(R::METHOD, params, timeout).await?;
+        serde_json::from_value(answer).map_err(|error| LspError::Refused {
+            method: R::METHOD.to_owned(),
+            message: format!("its answer is not what the protocol says: {error}"),
+        })
+    }
+
+    /// Tells the server `N`.
+    pub fn notify<N: lsp_types::notification::Notification>(&self, params: N::Params) {
+        self.send_notification(N::METHOD, params);
+    }
+
+    /// Calls `method` with params the protocol leaves open (a command's arguments); its result,
+    /// or why there is none within `timeout`.
     pub async fn request(&self, method: &str, params: Value, timeout: Duration) -> Result<Value, LspError> {
         if !self.is_alive() {
             return Err(LspError::Gone("it exited".into()));
         }
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let (answer, answered) = oneshot::channel();
-        if let Ok(mut pending) = self.pending.lock() {
-            pending.insert(id, answer);
-        }
-        if self.outgoing.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).is_err() {
+        let (id, answered) = self.pending.open();
+        if self.outgoing.send(message::request(id, method, &params)).is_err() {
+            self.pending.forget(id);
             return Err(LspError::Gone("its input is closed".into()));
         }
         match tokio::time::timeout(timeout, answered).await {
-            Ok(Ok(result)) => result.map_err(|error| match error {
-                LspError::Refused { message, .. } => LspError::Refused { method: method.to_owned(), message },
-                other => other,
-            }),
+            Ok(Ok(result)) => {
+                result.map_err(|error| LspError::Refused { method: method.to_owned(), message: error.message })
+            }
             Ok(Err(_)) => Err(LspError::Gone("it exited".into())),
             Err(_) => {
-                if let Ok(mut pending) = self.pending.lock() {
-                    pending.remove(&id);
-                }
+                self.pending.forget(id);
                 // The server may still be working on it: tell it to stop.
-                self.notify("$/cancelRequest", json!({"id": id}));
+                self.send_notification("$/cancelRequest", json!({"id": id}));
                 Err(LspError::Timeout(method.to_owned()))
             }
         }
     }
 
-    pub fn notify(&self, method: &str, params: Value) {
-        let _ = self.outgoing.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    fn send_notification(&self, method: &str, params: impl serde::Serialize) {
+        match message::notification(method, params) {
+            Ok(text) => {
+                let _ = self.outgoing.send(text);
+            }
+            Err(error) => tracing::warn!(%error, method, "a notification could not be serialized"),
+        }
     }
 
     /// Asks the server to exit, then ends its process group whatever it did.
     pub async fn shutdown(&self) {
         if self.is_alive() {
-            let _ = self.request("shutdown", Value::Null, Duration::from_secs(2)).await;
-            self.notify("exit", Value::Null);
+            let _ = self.call::<lsp_types::request::Shutdown>((), Duration::from_secs(2)).await;
+            self.notify::<lsp_types::notification::Exit>(());
         }
         self.stop.cancel();
         if let Ok(mut child) = self.child.lock() {
@@ -167,7 +186,7 @@ impl Drop for Connection {
 
 async fn write_messages(
     mut stdin: tokio::process::ChildStdin,
-    mut queued: mpsc::UnboundedReceiver<Value>,
+    mut queued: mpsc::UnboundedReceiver<String>,
     stop: CancellationToken,
 ) {
     loop {
@@ -178,9 +197,8 @@ async fn write_messages(
             },
             () = stop.cancelled() => return,
         };
-        let body = message.to_string();
-        let frame = format!("Content-Length: {}\r\n\r\n{body}", body.len());
-        if stdin.write_all(frame.as_bytes()).await.is_err() || stdin.flush().await.is_err() {
+        let frame = Framing::ContentLength.frame(&message);
+        if stdin.write_all(&frame).await.is_err() || stdin.flush().await.is_err() {
             return;
         }
     }
@@ -188,91 +206,52 @@ async fn write_messages(
 
 async fn read_messages(
     stdout: tokio::process::ChildStdout,
-    pending: Pending,
+    pending: Arc<Pending>,
     alive: Arc<AtomicBool>,
-    outgoing: mpsc::UnboundedSender<Value>,
+    outgoing: mpsc::UnboundedSender<String>,
     peer: Arc<dyn Peer>,
     name: String,
     stop: CancellationToken,
 ) {
     let mut reader = BufReader::new(stdout);
+    let mut body = Vec::new();
     loop {
-        let message = tokio::select! {
-            message = read_frame(&mut reader) => message,
+        let frame = tokio::select! {
+            frame = Framing::ContentLength.read(&mut reader, &mut body, MAX_MESSAGE_BYTES) => frame,
             () = stop.cancelled() => break,
         };
-        let message = match message {
-            Ok(Some(message)) => message,
-            Ok(None) => break,
-            Err(error) => {
-                tracing::warn!(server = %name, %error, "unreadable message from the language server");
+        match frame {
+            Ok(Frame::Message) => {}
+            Ok(Frame::Eof) => break,
+            Ok(Frame::TooLong) => {
+                tracing::warn!(server = %name, "a message over {MAX_MESSAGE_BYTES} bytes from the language server was dropped");
+                continue;
+            }
+            Ok(Frame::Unframed(why)) => {
+                tracing::warn!(server = %name, %why, "unreadable message from the language server");
                 break;
             }
-        };
-        tracing::trace!(server = %name, %message, "from the language server");
-        let id = message.get("id").cloned();
-        match (message.get("method").and_then(Value::as_str), id) {
-            (Some(method), Some(id)) => {
-                let params = message.get("params").cloned().unwrap_or(Value::Null);
-                let reply = match peer.request(method, &params) {
-                    Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
-                    Err((code, message)) => {
-                        json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
-                    }
-                };
-                let _ = outgoing.send(reply);
+            Err(error) => {
+                tracing::warn!(server = %name, %error, "the language server's output failed");
+                break;
             }
-            (Some(method), None) => peer.notification(method, message.get("params").cloned().unwrap_or(Value::Null)),
-            (None, Some(id)) => {
-                let Some(id) = id.as_i64() else { continue };
-                let answer = pending.lock().ok().and_then(|mut pending| pending.remove(&id));
-                if let Some(answer) = answer {
-                    let result = match message.get("error") {
-                        Some(error) => Err(LspError::Refused {
-                            method: String::new(),
-                            message: error["message"].as_str().unwrap_or("unknown error").to_owned(),
-                        }),
-                        None => Ok(message.get("result").cloned().unwrap_or(Value::Null)),
-                    };
-                    let _ = answer.send(result);
-                }
+        }
+        tracing::trace!(server = %name, message = %String::from_utf8_lossy(&body), "from the language server");
+        match Incoming::parse(&body) {
+            Ok(Some(Incoming::Request { id, method, params })) => {
+                let _ = outgoing.send(message::response(&id, peer.request(&method, &params)));
             }
-            (None, None) => {}
+            Ok(Some(Incoming::Notification { method, params })) => peer.notification(&method, params),
+            Ok(Some(Incoming::Response { id, result })) => {
+                pending.answer(&id, result);
+            }
+            Ok(None) => {}
+            Err(malformed) => {
+                tracing::warn!(server = %name, error = %malformed.error.message, "a malformed message from the language server");
+            }
         }
     }
     alive.store(false, Ordering::Relaxed);
     // Every caller still waiting hears it is over.
-    if let Ok(mut pending) = pending.lock() {
-        pending.clear();
-    }
-}
-
-/// One framed message; `None` at the end of the stream.
-async fn read_frame(reader: &mut BufReader<tokio::process::ChildStdout>) -> Result<Option<Value>, String> {
-    let mut length: Option<usize> = None;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).await.map_err(|error| error.to_string())? == 0 {
-            return Ok(None);
-        }
-        let line = line.trim_end();
-        if line.is_empty() {
-            if length.is_some() {
-                break;
-            }
-            continue;
-        }
-        if let Some((key, value)) = line.split_once(':')
-            && key.eq_ignore_ascii_case("content-length")
-        {
-            length = Some(value.trim().parse().map_err(|_| format!("bad Content-Length `{value}`"))?);
-        }
-    }
-    let length = length.unwrap_or(0);
-    if length > MAX_MESSAGE_BYTES {
-        return Err(format!("a message of {length} bytes"));
-    }
-    let mut body = vec![0; length];
-    reader.read_exact(&mut body).await.map_err(|error| error.to_string())?;
-    serde_json::from_slice(&body).map(Some).map_err(|error| error.to_string())
+    pending.fail_all();
 }

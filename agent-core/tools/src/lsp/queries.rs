@@ -4,8 +4,18 @@
 
 use std::path::Path;
 
-use serde_json::{Value, json};
+use lsp_types::request::{DocumentSymbolRequest, GotoDefinition, HoverRequest, References, WorkspaceSymbolRequest};
+use lsp_types::{
+    CodeActionContext, CodeActionParams, CodeActionTriggerKind, Diagnostic, DocumentSymbol, DocumentSymbolParams,
+    DocumentSymbolResponse, GotoDefinitionParams, GotoDefinitionResponse, Hover, HoverContents, HoverParams,
+    MarkedString, OneOf, PartialResultParams, Position, Range, ReferenceContext, ReferenceParams, SymbolInformation,
+    SymbolKind, TextDocumentIdentifier, TextDocumentPositionParams, Uri, WorkDoneProgressParams, WorkspaceSymbol,
+    WorkspaceSymbolParams, WorkspaceSymbolResponse,
+};
+use serde_json::Value;
 
+use super::connection::LspError;
+use super::server::Server;
 use super::uri;
 
 /// Lines an answer has, at most.
@@ -38,45 +48,97 @@ impl Operation {
     }
 
     /// The request for the actions at 0-based `line`, given the diagnostics on it.
-    pub fn code_actions_request(path: &Path, line: u32, diagnostics: &[lsp_types::Diagnostic]) -> Value {
-        let on_line: Vec<&lsp_types::Diagnostic> = diagnostics
+    pub fn code_actions_request(path: &Path, line: u32, diagnostics: &[Diagnostic]) -> Option<Value> {
+        let on_line: Vec<Diagnostic> = diagnostics
             .iter()
             .filter(|diagnostic| diagnostic.range.start.line <= line && line <= diagnostic.range.end.line)
+            .cloned()
             .collect();
-        json!({
-            "textDocument": {"uri": uri::from_path(path)},
-            "range": {"start": {"line": line, "character": 0}, "end": {"line": line + 1, "character": 0}},
-            "context": {"diagnostics": on_line, "triggerKind": 1}
-        })
-    }
-
-    /// The request for it, with `position` 0-based.
-    pub fn request(self, path: &Path, line: u32, character: u32, query: &str) -> Option<(&'static str, Value)> {
-        let document = json!({"uri": uri::from_path(path)});
-        let position = json!({"line": line, "character": character});
-        Some(match self {
-            Self::Definition => ("textDocument/definition", json!({"textDocument": document, "position": position})),
-            Self::References => (
-                "textDocument/references",
-                json!({"textDocument": document, "position": position, "context": {"includeDeclaration": true}}),
-            ),
-            Self::Hover => ("textDocument/hover", json!({"textDocument": document, "position": position})),
-            Self::DocumentSymbols => ("textDocument/documentSymbol", json!({"textDocument": document})),
-            Self::WorkspaceSymbols => ("workspace/symbol", json!({"query": query})),
-            Self::Diagnostics | Self::CodeActions => return None,
-        })
-    }
-
-    /// The answer as text; `project` shortens paths.
-    pub fn render(self, answer: &Value, project: &Path) -> String {
-        let lines = match self {
-            Self::Definition | Self::References => locations(answer, project),
-            Self::Hover => hover(answer),
-            Self::DocumentSymbols | Self::WorkspaceSymbols => symbols(answer, project, 0),
-            Self::CodeActions => actions(answer),
-            Self::Diagnostics => Vec::new(),
+        let params = CodeActionParams {
+            text_document: TextDocumentIdentifier { uri: uri::document(path)? },
+            range: Range::new(Position::new(line, 0), Position::new(line + 1, 0)),
+            context: CodeActionContext {
+                diagnostics: on_line,
+                only: None,
+                trigger_kind: Some(CodeActionTriggerKind::INVOKED),
+            },
+            work_done_progress_params: WorkDoneProgressParams::default(),
+            partial_result_params: PartialResultParams::default(),
         };
-        capped(lines, "nothing found")
+        serde_json::to_value(params).ok()
+    }
+
+    /// Asks `server` about `path` at the 0-based `position` (or for `query`); the answer as text
+    /// (`project` shortens paths). `None` for the operations answered from diagnostics.
+    pub async fn ask(
+        self,
+        server: &Server,
+        path: &Path,
+        position: Position,
+        query: &str,
+        project: &Path,
+    ) -> Option<Result<String, LspError>> {
+        let document = TextDocumentIdentifier { uri: uri::document(path)? };
+        let at = TextDocumentPositionParams { text_document: document.clone(), position };
+        let (work, partial) = (WorkDoneProgressParams::default(), PartialResultParams::default());
+        let lines = match self {
+            Self::Definition => {
+                let params = GotoDefinitionParams {
+                    text_document_position_params: at,
+                    work_done_progress_params: work,
+                    partial_result_params: partial,
+                };
+                server.ask::<GotoDefinition>(params).await.map(|answer| definitions(answer, project))
+            }
+            Self::References => {
+                let context = ReferenceContext { include_declaration: true };
+                let params = ReferenceParams {
+                    text_document_position: at,
+                    work_done_progress_params: work,
+                    partial_result_params: partial,
+                    context,
+                };
+                server.ask::<References>(params).await.map(|answer| {
+                    let found = answer.unwrap_or_default();
+                    located(found.iter().map(|location| (&location.uri, location.range.start)), project)
+                })
+            }
+            Self::Hover => {
+                let params = HoverParams { text_document_position_params: at, work_done_progress_params: work };
+                server.ask::<HoverRequest>(params).await.map(|answer| answer.map(hover).unwrap_or_default())
+            }
+            Self::DocumentSymbols => {
+                let params = DocumentSymbolParams {
+                    text_document: document,
+                    work_done_progress_params: work,
+                    partial_result_params: partial,
+                };
+                server.ask::<DocumentSymbolRequest>(params).await.map(|answer| match answer {
+                    Some(DocumentSymbolResponse::Nested(nested)) => nested_symbols(&nested, 0),
+                    Some(DocumentSymbolResponse::Flat(flat)) => flat_symbols(&flat, project),
+                    None => Vec::new(),
+                })
+            }
+            Self::WorkspaceSymbols => {
+                let params = WorkspaceSymbolParams {
+                    query: query.to_owned(),
+                    work_done_progress_params: work,
+                    partial_result_params: partial,
+                };
+                server.ask::<WorkspaceSymbolRequest>(params).await.map(|answer| match answer {
+                    Some(WorkspaceSymbolResponse::Flat(flat)) => flat_symbols(&flat, project),
+                    Some(WorkspaceSymbolResponse::Nested(nested)) => workspace_symbols(&nested, project),
+                    None => Vec::new(),
+                })
+            }
+            Self::Diagnostics | Self::CodeActions => return None,
+        };
+        Some(lines.map(|lines| capped(lines, "nothing found")))
+    }
+
+    /// The server's code actions (`(Command | CodeAction)[]`) as text.
+    pub fn render_actions(answer: &Value) -> String {
+        capped(actions(answer), "nothing found")
     }
 }
 
@@ -92,42 +154,45 @@ pub fn capped(mut lines: Vec<String>, empty: &str) -> String {
     lines.join("\n")
 }
 
-/// `Location`, `Location[]` or `LocationLink[]`, each with the line it points at.
-fn locations(answer: &Value, project: &Path) -> Vec<String> {
-    let list = match answer {
-        Value::Array(list) => list.clone(),
-        Value::Null => Vec::new(),
-        single => vec![single.clone()],
-    };
-    list.iter()
-        .filter_map(|location| {
-            let address = location.get("uri").or_else(|| location.get("targetUri"))?.as_str()?;
-            let range = location.get("range").or_else(|| location.get("targetSelectionRange"))?;
-            let path = uri::to_path(address)?;
-            let line = range["start"]["line"].as_u64()?;
-            let character = range["start"]["character"].as_u64()?;
+/// `Location`, `Location[]` or `LocationLink[]`.
+fn definitions(answer: Option<GotoDefinitionResponse>, project: &Path) -> Vec<String> {
+    match answer {
+        Some(GotoDefinitionResponse::Scalar(location)) => located([(&location.uri, location.range.start)], project),
+        Some(GotoDefinitionResponse::Array(list)) => {
+            located(list.iter().map(|location| (&location.uri, location.range.start)), project)
+        }
+        Some(GotoDefinitionResponse::Link(links)) => {
+            located(links.iter().map(|link| (&link.target_uri, link.target_selection_range.start)), project)
+        }
+        None => Vec::new(),
+    }
+}
+
+/// Each place as `path:line:col` (1-based) with the text of the line it points at.
+fn located<'a>(places: impl IntoIterator<Item = (&'a Uri, Position)>, project: &Path) -> Vec<String> {
+    places
+        .into_iter()
+        .filter_map(|(address, start)| {
+            let path = uri::to_path(address.as_str())?;
             let text = std::fs::read_to_string(&path)
                 .ok()
-                .and_then(|text| text.lines().nth(usize::try_from(line).ok()?).map(|line| line.trim().to_owned()))
+                .and_then(|text| text.lines().nth(usize::try_from(start.line).ok()?).map(|line| line.trim().to_owned()))
                 .unwrap_or_default();
-            Some(format!("{}:{}:{}  {text}", shown(&path, project), line + 1, character + 1))
+            Some(format!("{}:{}:{}  {text}", shown(&path, project), start.line + 1, start.character + 1))
         })
         .collect()
 }
 
 /// Hover contents: `MarkupContent`, a `MarkedString`, or a list of them.
-fn hover(answer: &Value) -> Vec<String> {
-    let contents = &answer["contents"];
-    let pieces: Vec<String> = match contents {
-        Value::String(text) => vec![text.clone()],
-        Value::Array(list) => list
-            .iter()
-            .filter_map(|piece| {
-                piece.as_str().map(str::to_owned).or_else(|| piece["value"].as_str().map(str::to_owned))
-            })
-            .collect(),
-        Value::Object(_) => contents["value"].as_str().map(str::to_owned).into_iter().collect(),
-        _ => Vec::new(),
+fn hover(answer: Hover) -> Vec<String> {
+    let marked = |piece: MarkedString| match piece {
+        MarkedString::String(text) => text,
+        MarkedString::LanguageString(code) => code.value,
+    };
+    let pieces: Vec<String> = match answer.contents {
+        HoverContents::Scalar(piece) => vec![marked(piece)],
+        HoverContents::Array(list) => list.into_iter().map(marked).collect(),
+        HoverContents::Markup(markup) => vec![markup.value],
     };
     pieces.join("\n").lines().map(str::to_owned).collect()
 }
@@ -146,57 +211,62 @@ fn actions(answer: &Value) -> Vec<String> {
         .collect()
 }
 
-/// `DocumentSymbol[]` (nested, indented) or `SymbolInformation[]`.
-fn symbols(answer: &Value, project: &Path, depth: usize) -> Vec<String> {
-    let Some(list) = answer.as_array() else { return Vec::new() };
+/// `DocumentSymbol[]`, nested and indented, each at its name's line.
+fn nested_symbols(list: &[DocumentSymbol], depth: usize) -> Vec<String> {
     let mut lines = Vec::new();
     for symbol in list {
-        let name = symbol["name"].as_str().unwrap_or_default();
-        let kind = kind_name(symbol["kind"].as_u64().unwrap_or(0));
-        let (place, line) = match symbol.get("location") {
-            Some(location) => {
-                let path = location["uri"]
-                    .as_str()
-                    .and_then(uri::to_path)
-                    .map(|path| format!("{}:", shown(&path, project)))
-                    .unwrap_or_default();
-                (path, location["range"]["start"]["line"].as_u64().unwrap_or(0))
-            }
-            None => (
-                String::new(),
-                symbol["selectionRange"]["start"]["line"]
-                    .as_u64()
-                    .or_else(|| symbol["range"]["start"]["line"].as_u64())
-                    .unwrap_or(0),
-            ),
-        };
-        lines.push(format!("{}{kind} {name}  {place}{}", "  ".repeat(depth), line + 1));
-        if let Some(children) = symbol.get("children") {
-            lines.extend(symbols(children, project, depth + 1));
+        let line = symbol.selection_range.start.line;
+        lines.push(format!("{}{} {}  {}", "  ".repeat(depth), kind_name(symbol.kind), symbol.name, line + 1));
+        if let Some(children) = &symbol.children {
+            lines.extend(nested_symbols(children, depth + 1));
         }
     }
     lines
 }
 
-fn kind_name(kind: u64) -> &'static str {
+/// `SymbolInformation[]`, each at its place.
+#[allow(deprecated)] // `deprecated` is a field of the struct, not read here.
+fn flat_symbols(list: &[SymbolInformation], project: &Path) -> Vec<String> {
+    list.iter()
+        .map(|symbol| symbol_at(symbol.kind, &symbol.name, &symbol.location.uri, Some(symbol.location.range), project))
+        .collect()
+}
+
+/// `WorkspaceSymbol[]`: a place, or only a file.
+fn workspace_symbols(list: &[WorkspaceSymbol], project: &Path) -> Vec<String> {
+    list.iter()
+        .map(|symbol| match &symbol.location {
+            OneOf::Left(location) => symbol_at(symbol.kind, &symbol.name, &location.uri, Some(location.range), project),
+            OneOf::Right(file) => symbol_at(symbol.kind, &symbol.name, &file.uri, None, project),
+        })
+        .collect()
+}
+
+fn symbol_at(kind: SymbolKind, name: &str, address: &Uri, range: Option<Range>, project: &Path) -> String {
+    let place = uri::to_path(address.as_str()).map(|path| format!("{}:", shown(&path, project))).unwrap_or_default();
+    let line = range.map_or(0, |range| range.start.line);
+    format!("{} {name}  {place}{}", kind_name(kind), line + 1)
+}
+
+fn kind_name(kind: SymbolKind) -> &'static str {
     match kind {
-        1 => "file",
-        2 => "module",
-        3 => "namespace",
-        4 => "package",
-        5 => "class",
-        6 => "method",
-        7 => "property",
-        8 => "field",
-        9 => "constructor",
-        10 => "enum",
-        11 => "interface",
-        12 => "function",
-        13 => "variable",
-        14 => "constant",
-        22 => "enum-member",
-        23 => "struct",
-        26 => "type-parameter",
+        SymbolKind::FILE => "file",
+        SymbolKind::MODULE => "module",
+        SymbolKind::NAMESPACE => "namespace",
+        SymbolKind::PACKAGE => "package",
+        SymbolKind::CLASS => "class",
+        SymbolKind::METHOD => "method",
+        SymbolKind::PROPERTY => "property",
+        SymbolKind::FIELD => "field",
+        SymbolKind::CONSTRUCTOR => "constructor",
+        SymbolKind::ENUM => "enum",
+        SymbolKind::INTERFACE => "interface",
+        SymbolKind::FUNCTION => "function",
+        SymbolKind::VARIABLE => "variable",
+        SymbolKind::CONSTANT => "constant",
+        SymbolKind::ENUM_MEMBER => "enum-member",
+        SymbolKind::STRUCT => "struct",
+        SymbolKind::TYPE_PARAMETER => "type-parameter",
         _ => "symbol",
     }
 }

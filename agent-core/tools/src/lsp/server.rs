@@ -9,13 +9,22 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use lsp_types::Diagnostic;
+use larik_jsonrpc::RpcError;
+use lsp_types::notification::{DidChangeTextDocument, DidOpenTextDocument, Initialized};
+use lsp_types::request::{DocumentDiagnosticRequest, Initialize};
+use lsp_types::{
+    Diagnostic, DidChangeTextDocumentParams, DidOpenTextDocumentParams, DocumentDiagnosticParams,
+    DocumentDiagnosticReport, DocumentDiagnosticReportResult, TextDocumentContentChangeEvent, TextDocumentIdentifier,
+    TextDocumentItem, VersionedTextDocumentIdentifier,
+};
 use serde_json::{Value, json};
 use tokio::sync::watch;
 
 use super::connection::{Connection, LspError, Peer};
 use super::uri;
 
+/// How long a question of the `lsp` tool waits for its answer (a first one may wait on indexing).
+const QUERY_TIMEOUT: Duration = Duration::from_secs(20);
 /// How long the handshake may take: a server indexes a large project first.
 const INITIALIZE_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -80,7 +89,7 @@ impl Peer for State {
         }
     }
 
-    fn request(&self, method: &str, params: &Value) -> Result<Value, (i64, String)> {
+    fn request(&self, method: &str, params: &Value) -> Result<Value, RpcError> {
         match method {
             // No settings of ours to give: one null per item asked, as the protocol says.
             "workspace/configuration" => {
@@ -106,7 +115,7 @@ impl Peer for State {
             "workspace/applyEdit" => Ok(
                 json!({"applied": false, "failureReason": "Larik applies a server's edits only for a code action it asked for"}),
             ),
-            _ => Err((-32601, format!("{method} is not supported"))),
+            _ => Err(RpcError::new(RpcError::METHOD_NOT_FOUND, format!("{method} is not supported"))),
         }
     }
 }
@@ -130,33 +139,10 @@ impl Server {
         let state = Arc::new(State { changed: watch::channel(0).0, ..State::default() });
         let connection =
             Connection::spawn(name, &spec.command, &spec.args, &spec.env, root, Arc::clone(&state) as Arc<dyn Peer>)?;
-        let initialization_options = spec.initialization_options.clone();
-        let root_uri = uri::from_path(root);
-        let params = json!({
-            "processId": std::process::id(),
-            "clientInfo": {"name": "larik", "version": env!("CARGO_PKG_VERSION")},
-            "rootUri": root_uri,
-            "rootPath": root,
-            "workspaceFolders": [{"uri": root_uri, "name": root.file_name().and_then(|name| name.to_str()).unwrap_or("project")}],
-            "initializationOptions": initialization_options,
-            "capabilities": {
-                "workspace": {"configuration": true, "workspaceFolders": true, "applyEdit": false},
-                "window": {"workDoneProgress": true},
-                "textDocument": {
-                    "synchronization": {"dynamicRegistration": false, "didSave": false},
-                    "publishDiagnostics": {"versionSupport": true, "relatedInformation": false},
-                    "diagnostic": {"dynamicRegistration": true, "relatedDocumentSupport": false},
-                    "documentSymbol": {"hierarchicalDocumentSymbolSupport": true},
-                    "hover": {"contentFormat": ["markdown", "plaintext"]},
-                    "definition": {"linkSupport": true},
-                    "references": {},
-                    "codeAction": {"codeActionLiteralSupport": {"codeActionKind": {"valueSet": ["quickfix", "refactor", "refactor.extract", "refactor.inline", "refactor.rewrite", "source", "source.organizeImports", "source.fixAll"]}}, "isPreferredSupport": true, "disabledSupport": true, "resolveSupport": {"properties": ["edit"]}}
-                }
-            }
-        });
-        let answer = connection.request("initialize", params, INITIALIZE_TIMEOUT).await?;
-        let pull = !answer["capabilities"]["diagnosticProvider"].is_null();
-        connection.notify("initialized", json!({}));
+        let params = super::capabilities::initialize(root, spec.initialization_options.clone())?;
+        let answer = connection.call::<Initialize>(params, INITIALIZE_TIMEOUT).await?;
+        let pull = answer.capabilities.diagnostic_provider.is_some();
+        connection.notify::<Initialized>(lsp_types::InitializedParams {});
         Ok(Self {
             name: name.to_owned(),
             connection,
@@ -186,7 +172,7 @@ impl Server {
     /// Tells the server the document's text (opening it the first time); its version, and
     /// whether the server heard anything new.
     pub async fn sync(&self, path: &Path, language_id: &str, text: &str) -> (i32, bool) {
-        let address = uri::from_path(path);
+        let Some(address) = uri::document(path) else { return (0, false) };
         let hash = {
             use std::hash::{Hash, Hasher};
             let mut hasher = std::collections::hash_map::DefaultHasher::new();
@@ -199,18 +185,26 @@ impl Server {
             Some((version, known)) => {
                 *version += 1;
                 *known = hash;
-                self.connection.notify(
-                    "textDocument/didChange",
-                    json!({"textDocument": {"uri": address, "version": *version}, "contentChanges": [{"text": text}]}),
-                );
+                self.connection.notify::<DidChangeTextDocument>(DidChangeTextDocumentParams {
+                    text_document: VersionedTextDocumentIdentifier { uri: address, version: *version },
+                    content_changes: vec![TextDocumentContentChangeEvent {
+                        range: None,
+                        range_length: None,
+                        text: text.to_owned(),
+                    }],
+                });
                 (*version, true)
             }
             None => {
                 documents.insert(path.to_path_buf(), (1, hash));
-                self.connection.notify(
-                    "textDocument/didOpen",
-                    json!({"textDocument": {"uri": address, "languageId": language_id, "version": 1, "text": text}}),
-                );
+                self.connection.notify::<DidOpenTextDocument>(DidOpenTextDocumentParams {
+                    text_document: TextDocumentItem {
+                        uri: address,
+                        language_id: language_id.to_owned(),
+                        version: 1,
+                        text: text.to_owned(),
+                    },
+                });
                 (1, true)
             }
         }
@@ -235,9 +229,15 @@ impl Server {
         self.last_diagnostics(path)
     }
 
-    /// A plain call, for the questions the `lsp` tool asks.
-    pub async fn call(&self, method: &str, params: Value, timeout: Duration) -> Result<Value, LspError> {
-        self.connection.request(method, params, timeout).await
+    /// A call whose params or result the protocol leaves open (code actions' commands, the
+    /// actions themselves, which the planner reads as given).
+    pub async fn call(&self, method: &str, params: Value) -> Result<Value, LspError> {
+        self.connection.request(method, params, QUERY_TIMEOUT).await
+    }
+
+    /// Asks `R`, for the questions the `lsp` tool asks.
+    pub async fn ask<R: lsp_types::request::Request>(&self, params: R::Params) -> Result<R::Result, LspError> {
+        self.connection.call::<R>(params, QUERY_TIMEOUT).await
     }
 
     /// The document's diagnostics for `version`: pulled where the server offers it, else the
@@ -295,11 +295,23 @@ impl Server {
     }
 
     async fn pulled(&self, address: &str, version: i32, bound: Duration) -> Option<Vec<Diagnostic>> {
-        match self.connection.request("textDocument/diagnostic", json!({"textDocument": {"uri": address}}), bound).await
-        {
-            Ok(report) => {
-                tracing::debug!(server = %self.name, version, items = report["items"].as_array().map_or(0, Vec::len), "pulled diagnostics");
-                serde_json::from_value(report["items"].clone()).ok()
+        let params = DocumentDiagnosticParams {
+            text_document: TextDocumentIdentifier { uri: address.parse().ok()? },
+            identifier: None,
+            previous_result_id: None,
+            work_done_progress_params: lsp_types::WorkDoneProgressParams::default(),
+            partial_result_params: lsp_types::PartialResultParams::default(),
+        };
+        match self.connection.call::<DocumentDiagnosticRequest>(params, bound).await {
+            // Larik sends no previous result id, so a server has nothing to call unchanged.
+            Ok(DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Full(report))) => {
+                let items = report.full_document_diagnostic_report.items;
+                tracing::debug!(server = %self.name, version, items = items.len(), "pulled diagnostics");
+                Some(items)
+            }
+            Ok(other) => {
+                tracing::debug!(server = %self.name, version, ?other, "no full diagnostics report pulled");
+                None
             }
             Err(error) => {
                 tracing::debug!(server = %self.name, version, %error, "no diagnostics pulled");
@@ -346,7 +358,7 @@ mod tests {
             .unwrap();
         assert!(state.pull_registered.load(Ordering::Relaxed), "a late registration turns pulls on");
         assert_eq!(
-            state.request("workspace/executeClientCommand", &json!({})).unwrap_err().0,
+            state.request("workspace/executeClientCommand", &json!({})).unwrap_err().code,
             -32601,
             "unknown requests are refused, not faked"
         );

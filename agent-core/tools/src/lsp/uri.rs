@@ -21,6 +21,11 @@ pub fn from_path(path: &Path) -> String {
 }
 
 /// The path of a `file://` URI.
+/// The document's URI as the protocol's type; `None` only for a path no URI can name.
+pub fn document(path: &Path) -> Option<lsp_types::Uri> {
+    from_path(path).parse().ok()
+}
+
 pub fn to_path(address: &str) -> Option<PathBuf> {
     let rest = address.strip_prefix("file://")?;
     let bytes = decoded(rest);
