@@ -425,3 +425,46 @@ async fn notification_pre_compact_and_session_end_hooks_hear_their_events() {
         (Some("SessionEnd"), Some("prompt_input_exit"))
     );
 }
+
+/// `continue: false` from a PreToolUse hook refuses the call and ends the turn: the calls after
+/// it in the same response do not run. From a PostToolUse hook the call has run, and the turn
+/// ends without asking the model again. Either way the model hears, in the next request, what
+/// happened to each call.
+#[tokio::test]
+async fn continue_false_ends_the_turn_before_or_after_the_call() {
+    let sandbox = Sandbox::new();
+    let freeze = script(
+        &sandbox,
+        "freeze.py",
+        "#!/usr/bin/env python3\nimport json, sys\ncommand = json.load(sys.stdin)['tool_input']['command']\nif 'deploy' in command:\n    print(json.dumps({'continue': False, 'stopReason': 'a release freeze is on'}))\n",
+    );
+    let review = r#"echo '{"continue": false, "stopReason": "review the write first"}'"#;
+    user_hooks(
+        &sandbox,
+        json!({
+            "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": freeze}]}],
+            "PostToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": review}]}]
+        }),
+    );
+    let mut both = Step::tool("t1", "bash", json!({"command": "./deploy.sh"}));
+    both.response
+        .tool_calls
+        .extend(Step::tool("t2", "write", json!({"path": "a.txt", "content": "a"})).response.tool_calls);
+    let steps = vec![both, Step::tool("t3", "write", json!({"path": "b.txt", "content": "b"})), Step::text("unused")];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let (mut agent, session) = start(&sandbox, &mock).await;
+    let (response, updates) = agent.prompt(&session, "ship it", |_| "allow_once").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    assert!(notices(&updates).contains("A hook stopped the turn: a release freeze is on"));
+    assert!(!sandbox.project.path().join("a.txt").exists(), "the call after the halt did not run");
+    assert_eq!(mock.requests().len(), 1, "the model was not asked again");
+    let (response, updates) = agent.prompt(&session, "then write b", |_| "allow_once").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    assert!(notices(&updates).contains("A hook stopped the turn: review the write first"));
+    assert_eq!(std::fs::read_to_string(sandbox.project.path().join("b.txt")).unwrap(), "b", "the write ran");
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 2, "no request after the PostToolUse halt");
+    let told = request_text(&requests[1]);
+    assert!(told.contains("A hook stopped the turn before this call ran: a release freeze is on"), "{told}");
+    assert!(told.contains("cancelled this tool call"), "the write after it is reported as not run: {told}");
+}

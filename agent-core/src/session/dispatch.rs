@@ -13,7 +13,7 @@
 //! original order and go back to the model as one message. A hook that says `continue: false`
 //! halts the turn once the batch is done.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -152,29 +152,33 @@ fn with_changes(output: &mut ToolOutput, changes: Vec<crate::checkpoints::FileCh
 
 impl Dispatch<'_> {
     pub async fn run(&self, calls: &[ToolCall]) -> Dispatched {
-        let halt = Mutex::new(None);
+        // Why the turn must stop once these calls are done: the first hook that said so.
+        let mut halt: Option<String> = None;
         let mut results: Vec<Option<ToolOutput>> = vec![None; calls.len()];
         let mut approved = Vec::new();
         for (index, call) in calls.iter().enumerate() {
-            if self.cancel.is_cancelled() || halted(&halt) {
+            if self.cancel.is_cancelled() || halt.is_some() {
                 break;
             }
-            let (view, authorized) = self.authorize(call, &halt).await;
-            match authorized {
+            let (view, authorization) = self.authorize(call).await;
+            match authorization {
                 // A call that only reports (the plan) changes nothing: it runs at once, so the
                 // editor shows it without waiting for the prompts of the calls after it.
-                Ok(call) if call.tool.report_only() && call.partial.is_none() => {
-                    results[index] = Some(self.execute(&Approved::new(index, view, call), &halt).await);
+                Authorization::Run(call) if call.tool.report_only() && call.partial.is_none() => {
+                    let (output, halted) = self.execute(&Approved::new(index, view, call)).await;
+                    halt = halt.or(halted);
+                    results[index] = Some(output);
                 }
-                Ok(call) => approved.push(Approved::new(index, view, call)),
-                Err(output) => {
+                Authorization::Run(call) => approved.push(Approved::new(index, view, call)),
+                Authorization::Refused { output, halt: halted } => {
                     self.finish(&view, &output).await;
+                    halt = halt.or(halted);
                     results[index] = Some(output);
                 }
             }
         }
         for batch in batches(approved) {
-            if self.cancel.is_cancelled() || halted(&halt) {
+            if self.cancel.is_cancelled() || halt.is_some() {
                 break;
             }
             // Before the turn's first change, the project as it was (a command takes its own
@@ -184,9 +188,10 @@ impl Dispatch<'_> {
             {
                 checkpoints.checkpoint_turn().await;
             }
-            let runs = batch.iter().map(|call| self.execute(call, &halt));
+            let runs = batch.iter().map(|call| self.execute(call));
             let outputs = futures::future::join_all(runs).await;
-            for (call, output) in batch.iter().zip(outputs) {
+            for (call, (output, halted)) in batch.iter().zip(outputs) {
+                halt = halt.or(halted);
                 results[call.index] = Some(output);
             }
         }
@@ -198,7 +203,7 @@ impl Dispatch<'_> {
                 Part::ToolResult { tool_use_id: call.id.0.clone(), content: output.content, is_error: output.is_error }
             })
             .collect();
-        Dispatched { results: Message { role: Role::User, content }, halt: halt.into_inner().unwrap_or_default() }
+        Dispatched { results: Message { role: Role::User, content }, halt }
     }
 
     /// Results for calls the model made in a response that was cancelled before they ran.
@@ -228,35 +233,10 @@ impl Dispatch<'_> {
         Point { env: self.env, events: self.events, cancel: self.cancel }
     }
 
-    /// Announces the call and decides whether it may run; the error is the result for the model.
-    async fn authorize(
-        &self,
-        call: &ToolCall,
-        halt: &Mutex<Option<String>>,
-    ) -> (ToolCallView, Result<Authorized, ToolOutput>) {
-        let mut shown = None;
-        let decision = self.decide_call(call, &mut shown, halt).await;
-        let view = shown.unwrap_or_else(|| ToolCallView {
-            id: call.id.0.clone(),
-            name: call.name.clone(),
-            title: call.name.clone(),
-            kind: crate::event::ToolKind::Other,
-            input: call.input.clone(),
-            locations: Vec::new(),
-            streams_output: false,
-            report_only: false,
-        });
-        (view, decision)
-    }
-
-    async fn decide_call(
-        &self,
-        call: &ToolCall,
-        shown: &mut Option<ToolCallView>,
-        halt: &Mutex<Option<String>>,
-    ) -> Result<Authorized, ToolOutput> {
+    /// Announces the call (the view the editor is shown) and decides whether it may run.
+    async fn authorize(&self, call: &ToolCall) -> (ToolCallView, Authorization) {
         let ctx = self.context(None);
-        let (id, name) = (call.id.0.as_str(), call.name.as_str());
+        let name = call.name.as_str();
         // Resolve.
         let tool = self.env.registry.get(name);
         let description = match &tool {
@@ -264,38 +244,53 @@ impl Dispatch<'_> {
             None => Err(format!("unknown tool `{name}`")),
         };
         let view = announced_view(call, tool.as_deref(), description.as_ref().ok(), &call.input);
-        *shown = Some(view.clone());
         self.emit(AgentEvent::ToolCallStarted(view.clone())).await;
-        let (tool, mut description) = match (tool, description) {
-            (Some(tool), Ok(description)) => (tool, description),
-            (Some(_), Err(message)) => return Err(ToolOutput::error(message)),
-            (None, _) => {
-                return Err(ToolOutput::error(format!("unknown tool `{name}`; use one of the tools you were given")));
-            }
+        let authorization = match (tool, description) {
+            (Some(tool), Ok(description)) => self.decide(call, tool, description, &view, &ctx).await,
+            (Some(_), Err(message)) => Authorization::refused(ToolOutput::error(message)),
+            (None, _) => Authorization::refused(ToolOutput::error(format!(
+                "unknown tool `{name}`; use one of the tools you were given"
+            ))),
         };
+        (view, authorization)
+    }
+
+    /// The hooks' and the permission decision's word on a resolved call.
+    async fn decide(
+        &self,
+        call: &ToolCall,
+        tool: Arc<dyn DynTool>,
+        mut description: CallDescription,
+        view: &ToolCallView,
+        ctx: &ToolContext,
+    ) -> Authorization {
+        let id = call.id.0.as_str();
         // PreToolUse hooks: they may block, stop the turn, rewrite the input or give a verdict.
         let mut input = call.input.clone();
         let names = tool.names();
         let pre = self.tool_hooks(HookEvent::PreToolUse, names, || hook_points::tool_fields(names, &input, id)).await;
         let context = hook_points::rendered(HookPurpose::Context, &pre.context);
+        let refused = |output: ToolOutput| Authorization::refused(with_context(output, &context));
         if let Some(reason) = pre.stop {
-            set_halt(halt, &reason);
-            return Err(with_context(
-                ToolOutput::error(format!("A hook stopped the turn before this call ran: {reason}")),
-                &context,
-            ));
+            let output = ToolOutput::error(format!("A hook stopped the turn before this call ran: {reason}"));
+            return Authorization::Refused { output: with_context(output, &context), halt: Some(reason) };
         }
         if let Some(reason) = pre.block {
-            return Err(with_context(ToolOutput::error(format!("Blocked by a hook: {reason}")), &context));
+            return refused(ToolOutput::error(format!("Blocked by a hook: {reason}")));
         }
         if let Some(updated) = &pre.updated_input {
             input = names.from_claude_code_input(updated);
-            description = tool.describe(&input, &ctx).map_err(|message| {
-                ToolOutput::error(format!("a hook rewrote the input into one that is not valid: {message}"))
-            })?;
+            description = match tool.describe(&input, ctx) {
+                Ok(description) => description,
+                Err(message) => {
+                    let output =
+                        ToolOutput::error(format!("a hook rewrote the input into one that is not valid: {message}"));
+                    return Authorization::refused(output);
+                }
+            };
         }
         let verdict = pre.permission.as_ref().map(crate::hooks::HookPermission::verdict);
-        let view = ToolCallView { input: input.clone(), ..view };
+        let view = ToolCallView { input: input.clone(), ..view.clone() };
         let authorized = |partial| Authorized {
             tool: Arc::clone(&tool),
             input: input.clone(),
@@ -304,19 +299,15 @@ impl Dispatch<'_> {
             context: context.clone(),
         };
         match self.env.permissions.decide(tool.as_ref(), &description, &self.env.tools.workspace, verdict.as_ref()) {
-            Decision::Allow => Ok(authorized(None)),
-            Decision::Deny { reason } => {
-                Err(with_context(ToolOutput::error(format!("Permission denied: {reason}")), &context))
-            }
+            Decision::Allow => Authorization::Run(authorized(None)),
+            Decision::Deny { reason } => refused(ToolOutput::error(format!("Permission denied: {reason}"))),
             Decision::Ask { reason } if self.asking == Asking::LeaveOut => {
-                Err(with_context(ToolOutput::error(format!("it would need your approval ({reason})")), &context))
+                refused(ToolOutput::error(format!("it would need your approval ({reason})")))
             }
-            Decision::Ask { reason } => {
-                match self.ask(tool.as_ref(), &description, &view, &input, reason, &ctx).await {
-                    Ok(partial) => Ok(authorized(partial)),
-                    Err(output) => Err(with_context(output, &context)),
-                }
-            }
+            Decision::Ask { reason } => match self.ask(tool.as_ref(), &description, &view, &input, reason, ctx).await {
+                Ok(partial) => Authorization::Run(authorized(partial)),
+                Err(output) => refused(output),
+            },
         }
     }
 
@@ -335,7 +326,8 @@ impl Dispatch<'_> {
         self.env.hooks.run(event, &targets, fields(), &self.point()).await
     }
 
-    async fn execute(&self, call: &Approved, halt: &Mutex<Option<String>>) -> ToolOutput {
+    /// Runs an approved call; its result, and why the turn must stop when a hook said so.
+    async fn execute(&self, call: &Approved) -> (ToolOutput, Option<String>) {
         let id = call.view.id.as_str();
         self.emit(AgentEvent::ToolCallUpdated {
             id: id.to_owned(),
@@ -367,14 +359,14 @@ impl Dispatch<'_> {
                 *text = truncate_middle(text, MAX_OUTPUT_BYTES);
             }
         }
-        let output = self.after_run(call, output, halt).await;
+        let (output, halt) = self.after_run(call, output).await;
         self.finish(&call.view, &output).await;
-        output
+        (output, halt)
     }
 
     /// The steps after a call ran: PostToolUse (or PostToolUseFailure) hooks add feedback and
     /// context to the result, or stop the turn.
-    async fn after_run(&self, call: &Approved, output: ToolOutput, halt: &Mutex<Option<String>>) -> ToolOutput {
+    async fn after_run(&self, call: &Approved, output: ToolOutput) -> (ToolOutput, Option<String>) {
         let output = self.with_diagnostics(output).await;
         if let CallSubject::Read(path) = &call.subject
             && !output.is_error
@@ -397,9 +389,6 @@ impl Dispatch<'_> {
             fields
         };
         let post = self.tool_hooks(event, names, fields).await;
-        if let Some(reason) = &post.stop {
-            set_halt(halt, reason);
-        }
         let mut feedback = post.feedback;
         if feedback.is_empty()
             && let Some(reason) = post.block
@@ -409,7 +398,7 @@ impl Dispatch<'_> {
         let mut added = call.context.clone();
         added.extend(hook_points::rendered(HookPurpose::Feedback, &feedback));
         added.extend(hook_points::rendered(HookPurpose::Context, &post.context));
-        with_context(output, &added)
+        (with_context(output, &added), post.stop)
     }
 
     /// A change to a file gets what its language server now reports against it, in the same
@@ -484,6 +473,21 @@ impl Dispatch<'_> {
     }
 }
 
+/// What authorization decided for one call.
+enum Authorization {
+    /// It may run.
+    Run(Authorized),
+    /// Its result is known without running it (unknown tool, bad input, blocked, denied,
+    /// declined); `halt` when a hook also stopped the turn.
+    Refused { output: ToolOutput, halt: Option<String> },
+}
+
+impl Authorization {
+    fn refused(output: ToolOutput) -> Self {
+        Self::Refused { output, halt: None }
+    }
+}
+
 /// What authorization gives a call that may run: the tool, its (possibly rewritten) input and
 /// what it acts on, the hunks the user accepted, and what PreToolUse hooks added for the model.
 struct Authorized {
@@ -524,18 +528,6 @@ fn announced_view(
 fn with_context(mut output: ToolOutput, added: &[String]) -> ToolOutput {
     output.content.extend(added.iter().map(|text| ResultPart::Text { text: text.clone() }));
     output
-}
-
-fn set_halt(halt: &Mutex<Option<String>>, reason: &str) {
-    if let Ok(mut halt) = halt.lock()
-        && halt.is_none()
-    {
-        *halt = Some(reason.to_owned());
-    }
-}
-
-fn halted(halt: &Mutex<Option<String>>) -> bool {
-    halt.lock().map(|halt| halt.is_some()).unwrap_or(false)
 }
 
 /// How a finished call is kept for replay: output and diff bounded.
