@@ -85,6 +85,6 @@ pub mod mcp_conformance {
 
 /// Tools driven directly, outside any session, to measure them. Not for front ends.
 pub mod bench {
-    pub use crate::tools::{Registry, ToolContext};
+    pub use crate::tools::{Registry, ToolContext, run_now};
     pub use crate::workspace::Workspace;
 }

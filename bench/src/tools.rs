@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use larik_core::bench::Workspace;
-use larik_core::bench::{Registry, ToolContext};
+use larik_core::bench::{Registry, ToolContext, run_now};
 use serde_json::json;
 
 use crate::stats::{Row, duration_row, median, time_async, time_command};
@@ -91,7 +91,7 @@ async fn glob_over_many_files() -> anyhow::Result<Vec<Row>> {
         let ours = time_async(RUNS, || {
             let (glob, ctx) = (glob.clone(), ctx.clone());
             async move {
-                let output = glob.run(json!({"pattern": pattern}), &ctx).await;
+                let output = run_now(glob, &json!({"pattern": pattern}), &ctx).await;
                 anyhow::ensure!(!output.is_error && output.text_content().contains(".rs"), "{}", output.text_content());
                 Ok(())
             }
@@ -118,7 +118,7 @@ async fn grep_against_ripgrep() -> anyhow::Result<Vec<Row>> {
             let input = json!({"pattern": pattern, "output_mode": "files_with_matches", "head_limit": 1_000_000});
             let (grep, ctx) = (grep.clone(), ctx.clone());
             async move {
-                let output = grep.run(input, &ctx).await;
+                let output = run_now(grep, &input, &ctx).await;
                 anyhow::ensure!(!output.is_error, "{}", output.text_content());
                 Ok(())
             }
@@ -163,7 +163,7 @@ async fn edit_and_read() -> anyhow::Result<Vec<Row>> {
         let (edit, ctx, workspace, path) = (edit.clone(), ctx.clone(), Arc::clone(&workspace), path.clone());
         async move {
             workspace.record_read(&path);
-            let output = edit.run(input, &ctx).await;
+            let output = run_now(edit, &input, &ctx).await;
             anyhow::ensure!(!output.is_error, "{}", output.text_content());
             Ok(())
         }
@@ -188,7 +188,7 @@ async fn edit_and_read() -> anyhow::Result<Vec<Row>> {
     let reads = time_async(RUNS * 4, || {
         let (read, ctx) = (read.clone(), ctx.clone());
         async move {
-            let output = read.run(json!({"path": "huge.log", "offset": -100}), &ctx).await;
+            let output = run_now(read, &json!({"path": "huge.log", "offset": -100}), &ctx).await;
             anyhow::ensure!(output.text_content().contains("request 3999"), "{}", output.text_content());
             Ok(())
         }

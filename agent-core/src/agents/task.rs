@@ -17,12 +17,13 @@ use super::runner::{ChildError, ChildRun, SubagentOutcome, SubagentRunner};
 use super::worktree::TaskWorktree;
 use crate::config::SettingsSource;
 use crate::event::StopReason;
-use crate::event::{Display, ToolKind};
+use crate::event::ToolKind;
 use crate::llm::ToolSpec;
 use crate::models::Models;
 use crate::skills::Skills;
 use crate::tools::{
-    CallDescription, ClaudeCodeAlias, DynTool, HookResponse, InputError, ToolContext, ToolNames, ToolOutput,
+    CallDescription, ClaudeCodeAlias, DynTool, HookResponse, InputError, PreparedCall, ToolContext, ToolNames,
+    ToolOutput,
 };
 
 /// A child's model requests, at most (a definition's `maxTurns` may lower it).
@@ -91,7 +92,6 @@ impl TaskTool {
     }
 }
 
-#[async_trait::async_trait]
 impl DynTool for TaskTool {
     fn spec(&self) -> ToolSpec {
         let listed: Vec<String> = self
@@ -143,28 +143,39 @@ impl DynTool for TaskTool {
         true
     }
 
-    fn streams_output(&self, _input: &Value) -> bool {
-        false
-    }
-
     fn report_only(&self) -> bool {
         false
     }
 
-    fn describe(&self, input: &Value, _ctx: &ToolContext) -> Result<CallDescription, InputError> {
+    fn prepare(self: Arc<Self>, input: &Value, _ctx: &ToolContext) -> Result<Box<dyn PreparedCall>, InputError> {
         let input: TaskInput = crate::tools::parse_input(Self::NAME, input)?;
-        Ok(CallDescription::titled(format!("{}: {}", input.subagent_type, input.description)))
+        let description = CallDescription::titled(format!("{}: {}", input.subagent_type, input.description));
+        Ok(Box::new(TaskCall { tool: self, input, description }))
+    }
+}
+
+/// One call of the task tool, its input parsed.
+struct TaskCall {
+    tool: Arc<TaskTool>,
+    input: TaskInput,
+    description: CallDescription,
+}
+
+#[async_trait::async_trait]
+impl PreparedCall for TaskCall {
+    fn description(&self) -> &CallDescription {
+        &self.description
     }
 
-    async fn preview(&self, _input: &Value, _ctx: &ToolContext) -> Option<Display> {
-        None
+    async fn run(self: Box<Self>, ctx: &ToolContext) -> ToolOutput {
+        let Self { tool, input, .. } = *self;
+        tool.start(input, ctx).await
     }
+}
 
-    async fn run(&self, input: Value, ctx: &ToolContext) -> ToolOutput {
-        let input: TaskInput = match crate::tools::parse_input(Self::NAME, &input) {
-            Ok(input) => input,
-            Err(error) => return ToolOutput::error(error.to_string()),
-        };
+impl TaskTool {
+    /// Runs the child the call asks for, or starts it in the background.
+    async fn start(&self, input: TaskInput, ctx: &ToolContext) -> ToolOutput {
         let Some(definition) = self.definition(&input.subagent_type) else {
             let names: Vec<&str> = self.definitions.iter().map(|definition| definition.name.as_str()).collect();
             return ToolOutput::error(format!(

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::connection::Link;
 use crate::event::{Display, ToolKind};
 use crate::llm::ToolSpec;
-use crate::tools::{CallDescription, CallSubject, DynTool, InputError, ToolContext, ToolOutput};
+use crate::tools::{CallDescription, CallSubject, DynTool, InputError, PreparedCall, ToolContext, ToolOutput};
 
 pub struct McpTool {
     /// `mcp__<server>__<tool>`, as the model and permission rules name it.
@@ -47,7 +47,6 @@ impl McpTool {
     }
 }
 
-#[async_trait::async_trait]
 impl DynTool for McpTool {
     fn spec(&self) -> ToolSpec {
         let description = if self.description.is_empty() {
@@ -74,33 +73,45 @@ impl DynTool for McpTool {
         self.read_only
     }
 
-    fn streams_output(&self, _input: &Value) -> bool {
-        false
-    }
-
     fn report_only(&self) -> bool {
         false
     }
 
-    fn describe(&self, input: &Value, _ctx: &ToolContext) -> Result<CallDescription, InputError> {
-        if !input.is_object() {
+    fn prepare(self: Arc<Self>, input: &Value, _ctx: &ToolContext) -> Result<Box<dyn PreparedCall>, InputError> {
+        let Some(arguments) = input.as_object().cloned() else {
             let reason = "the arguments must be a JSON object".to_owned();
             return Err(InputError { tool: self.name.clone(), reason });
-        }
-        Ok(CallDescription {
+        };
+        let description = CallDescription {
             title: format!("{} ({})", self.remote, self.server),
             locations: Vec::new(),
             subject: CallSubject::None,
-        })
+        };
+        Ok(Box::new(McpCall { tool: self, arguments, description }))
+    }
+}
+
+/// One call of a server's tool: the arguments it is sent as they are (the server checks them
+/// against its own schema).
+struct McpCall {
+    tool: Arc<McpTool>,
+    arguments: serde_json::Map<String, Value>,
+    description: CallDescription,
+}
+
+#[async_trait::async_trait]
+impl PreparedCall for McpCall {
+    fn description(&self) -> &CallDescription {
+        &self.description
     }
 
-    async fn preview(&self, input: &Value, _ctx: &ToolContext) -> Option<Display> {
-        Some(Display::Text(serde_json::to_string_pretty(input).unwrap_or_default()))
+    async fn preview(&self, _ctx: &ToolContext) -> Option<Display> {
+        Some(Display::Text(serde_json::to_string_pretty(&self.arguments).unwrap_or_default()))
     }
 
-    async fn run(&self, input: Value, ctx: &ToolContext) -> ToolOutput {
-        let arguments = input.as_object().cloned().unwrap_or_default();
-        match self.link.call(&self.remote, arguments, &ctx.cancel, ctx.progress.as_ref()).await {
+    async fn run(self: Box<Self>, ctx: &ToolContext) -> ToolOutput {
+        let Self { tool, arguments, .. } = *self;
+        match tool.link.call(&tool.remote, arguments, &ctx.cancel, ctx.progress.as_ref()).await {
             Ok(result) => super::content::tool_output(&result),
             Err(error) => ToolOutput::error(error.to_string()),
         }

@@ -479,12 +479,14 @@ fn plan_mode_asks_before_a_search_leaves_the_machine() {
     let dir = tempfile::tempdir().unwrap();
     let workspace = Workspace::new(dir.path());
     let search = Registry::builtin(None).get("web_search").unwrap();
-    let call = search.describe(
-        &serde_json::json!({"query": "tokio select"}),
-        &crate::tools::ToolContext::standalone(Arc::new(Workspace::new(dir.path()))),
-    );
+    let call = Arc::clone(&search)
+        .prepare(
+            &serde_json::json!({"query": "tokio select"}),
+            &crate::tools::ToolContext::standalone(Arc::new(Workspace::new(dir.path()))),
+        )
+        .unwrap();
     let permissions = Permissions::new(RuleSet::default(), false, None);
     permissions.set_mode(Mode::Plan);
-    let decision = permissions.decide(search.as_ref(), &call.unwrap(), &workspace, None);
+    let decision = permissions.decide(search.as_ref(), call.description(), &workspace, None);
     assert!(matches!(&decision, Decision::Ask { reason } if reason.contains("plan mode")), "{decision:?}");
 }

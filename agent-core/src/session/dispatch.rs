@@ -31,7 +31,7 @@ use crate::llm::{HookPurpose, Message, Part, ResultPart, Role};
 use crate::permission::Decision;
 use crate::review;
 use crate::tools::truncate::{MAX_OUTPUT_BYTES, truncate_middle};
-use crate::tools::{CallDescription, CallSubject, DynTool, ToolCall, ToolContext, ToolNames, ToolOutput, ToolProgress};
+use crate::tools::{CallSubject, DynTool, PreparedCall, ToolCall, ToolContext, ToolNames, ToolOutput, ToolProgress};
 
 pub(super) struct Dispatch<'a> {
     pub env: &'a Arc<SessionEnv>,
@@ -59,14 +59,21 @@ pub(super) struct Dispatched {
 /// A call that passed authorization and waits to run.
 struct Approved {
     index: usize,
+    /// The call, its input parsed once (as a PreToolUse hook may have rewritten it).
+    prepared: Box<dyn PreparedCall>,
+    /// Set when the user accepted only some hunks of the change: this replaces running the tool.
+    partial: Option<PartialChange>,
+    facts: CallFacts,
+}
+
+/// What the steps after a call's run need to know of it.
+struct CallFacts {
     view: ToolCallView,
     tool: Arc<dyn DynTool>,
-    /// The input as the tool gets it (a PreToolUse hook may have rewritten it).
+    /// The input as JSON, for hooks.
     input: Value,
     /// What the call acts on, from that input.
     subject: CallSubject,
-    /// Set when the user accepted only some hunks of the change: this replaces running the tool.
-    partial: Option<PartialChange>,
     /// What PreToolUse hooks added for the model, appended to the result.
     context: Vec<String>,
 }
@@ -105,14 +112,15 @@ async fn until_cancelled(run: impl Future<Output = ToolOutput>, cancel: &Cancell
 
 impl Approved {
     fn new(index: usize, view: ToolCallView, call: Authorized) -> Self {
-        let Authorized { tool, input, subject, partial, context } = call;
-        Self { index, view, tool, input, subject, partial, context }
+        let Authorized { tool, prepared, input, partial, context } = call;
+        let subject = prepared.description().subject.clone();
+        Self { index, prepared, partial, facts: CallFacts { view, tool, input, subject, context } }
     }
 }
 
 /// A shell command that runs to its end in this call (one started in the background is not
 /// followed): what it changes in the project is found by comparing snapshots around it.
-fn is_command(call: &Approved) -> bool {
+fn is_command(call: &CallFacts) -> bool {
     matches!(call.subject, CallSubject::Command { foreground: true, .. })
 }
 
@@ -165,7 +173,7 @@ impl Dispatch<'_> {
                 // A call that only reports (the plan) changes nothing: it runs at once, so the
                 // editor shows it without waiting for the prompts of the calls after it.
                 Authorization::Run(call) if call.tool.report_only() && call.partial.is_none() => {
-                    let (output, halted) = self.execute(&Approved::new(index, view, call)).await;
+                    let (output, halted) = self.execute(Approved::new(index, view, call)).await;
                     halt = halt.or(halted);
                     results[index] = Some(output);
                 }
@@ -184,15 +192,14 @@ impl Dispatch<'_> {
             // Before the turn's first change, the project as it was (a command takes its own
             // snapshot, to tell what it changed).
             if let Some(checkpoints) = &self.env.checkpoints
-                && batch.iter().any(|call| !call.tool.read_only() && !is_command(call))
+                && batch.iter().any(|call| !call.facts.tool.read_only() && !is_command(&call.facts))
             {
                 checkpoints.checkpoint_turn().await;
             }
-            let runs = batch.iter().map(|call| self.execute(call));
-            let outputs = futures::future::join_all(runs).await;
-            for (call, (output, halted)) in batch.iter().zip(outputs) {
+            let runs = batch.into_iter().map(|call| async move { (call.index, self.execute(call).await) });
+            for (index, (output, halted)) in futures::future::join_all(runs).await {
                 halt = halt.or(halted);
-                results[call.index] = Some(output);
+                results[index] = Some(output);
             }
         }
         let content = calls
@@ -237,16 +244,16 @@ impl Dispatch<'_> {
     async fn authorize(&self, call: &ToolCall) -> (ToolCallView, Authorization) {
         let ctx = self.context(None);
         let name = call.name.as_str();
-        // Resolve.
+        // Resolve, and parse the input once.
         let tool = self.env.registry.get(name);
-        let description = match &tool {
-            Some(tool) => tool.describe(&call.input, &ctx).map_err(|error| error.to_string()),
+        let prepared = match &tool {
+            Some(tool) => Arc::clone(tool).prepare(&call.input, &ctx).map_err(|error| error.to_string()),
             None => Err(format!("unknown tool `{name}`")),
         };
-        let view = announced_view(call, tool.as_deref(), description.as_ref().ok(), &call.input);
+        let view = announced_view(call, tool.as_deref(), prepared.as_deref().ok(), &call.input);
         self.emit(AgentEvent::ToolCallStarted(view.clone())).await;
-        let authorization = match (tool, description) {
-            (Some(tool), Ok(description)) => self.decide(call, tool, description, &view, &ctx).await,
+        let authorization = match (tool, prepared) {
+            (Some(tool), Ok(prepared)) => self.decide(call, tool, prepared, &view, &ctx).await,
             (Some(_), Err(message)) => Authorization::refused(ToolOutput::error(message)),
             (None, _) => Authorization::refused(ToolOutput::error(format!(
                 "unknown tool `{name}`; use one of the tools you were given"
@@ -260,7 +267,7 @@ impl Dispatch<'_> {
         &self,
         call: &ToolCall,
         tool: Arc<dyn DynTool>,
-        mut description: CallDescription,
+        mut prepared: Box<dyn PreparedCall>,
         view: &ToolCallView,
         ctx: &ToolContext,
     ) -> Authorization {
@@ -280,8 +287,8 @@ impl Dispatch<'_> {
         }
         if let Some(updated) = &pre.updated_input {
             input = names.from_claude_code_input(updated);
-            description = match tool.describe(&input, ctx) {
-                Ok(description) => description,
+            prepared = match Arc::clone(&tool).prepare(&input, ctx) {
+                Ok(prepared) => prepared,
                 Err(message) => {
                     let output =
                         ToolOutput::error(format!("a hook rewrote the input into one that is not valid: {message}"));
@@ -291,24 +298,22 @@ impl Dispatch<'_> {
         }
         let verdict = pre.permission.as_ref().map(crate::hooks::HookPermission::verdict);
         let view = ToolCallView { input: input.clone(), ..view.clone() };
-        let authorized = |partial| Authorized {
-            tool: Arc::clone(&tool),
-            input: input.clone(),
-            subject: description.subject.clone(),
-            partial,
-            context: context.clone(),
-        };
-        match self.env.permissions.decide(tool.as_ref(), &description, &self.env.tools.workspace, verdict.as_ref()) {
-            Decision::Allow => Authorization::Run(authorized(None)),
-            Decision::Deny { reason } => refused(ToolOutput::error(format!("Permission denied: {reason}"))),
-            Decision::Ask { reason } if self.asking == Asking::LeaveOut => {
-                refused(ToolOutput::error(format!("it would need your approval ({reason})")))
-            }
-            Decision::Ask { reason } => match self.ask(tool.as_ref(), &description, &view, &input, reason, ctx).await {
-                Ok(partial) => Authorization::Run(authorized(partial)),
-                Err(output) => refused(output),
-            },
-        }
+        let workspace = &self.env.tools.workspace;
+        let partial =
+            match self.env.permissions.decide(tool.as_ref(), prepared.description(), workspace, verdict.as_ref()) {
+                Decision::Allow => None,
+                Decision::Deny { reason } => return refused(ToolOutput::error(format!("Permission denied: {reason}"))),
+                Decision::Ask { reason } if self.asking == Asking::LeaveOut => {
+                    return refused(ToolOutput::error(format!("it would need your approval ({reason})")));
+                }
+                Decision::Ask { reason } => {
+                    match self.ask(tool.as_ref(), prepared.as_ref(), &view, &input, reason, ctx).await {
+                        Ok(partial) => partial,
+                        Err(output) => return refused(output),
+                    }
+                }
+            };
+        Authorization::Run(Authorized { tool, prepared, input, partial, context })
     }
 
     /// Runs a tool event's hooks; tools match by Larik's name and by Claude Code's. The payload
@@ -327,7 +332,8 @@ impl Dispatch<'_> {
     }
 
     /// Runs an approved call; its result, and why the turn must stop when a hook said so.
-    async fn execute(&self, call: &Approved) -> (ToolOutput, Option<String>) {
+    async fn execute(&self, call: Approved) -> (ToolOutput, Option<String>) {
+        let Approved { prepared, partial, facts: call, .. } = call;
         let id = call.view.id.as_str();
         self.emit(AgentEvent::ToolCallUpdated {
             id: id.to_owned(),
@@ -340,13 +346,13 @@ impl Dispatch<'_> {
         let ctx = self.context(Some(id));
         let span = tracing::info_span!("tool_call", tool = call.tool.name(), id);
         let before = match &self.env.checkpoints {
-            Some(checkpoints) if is_command(call) => checkpoints.before_command().await,
+            Some(checkpoints) if is_command(&call) => checkpoints.before_command().await,
             _ => None,
         };
         let run = async {
-            match &call.partial {
+            match &partial {
                 Some(partial) => self.apply_partial(partial).await,
-                None => tracing::Instrument::instrument(call.tool.run(call.input.clone(), &ctx), span).await,
+                None => tracing::Instrument::instrument(prepared.run(&ctx), span).await,
             }
         };
         let mut output = until_cancelled(run, self.cancel).await;
@@ -359,14 +365,14 @@ impl Dispatch<'_> {
                 *text = truncate_middle(text, MAX_OUTPUT_BYTES);
             }
         }
-        let (output, halt) = self.after_run(call, output).await;
+        let (output, halt) = self.after_run(&call, output).await;
         self.finish(&call.view, &output).await;
         (output, halt)
     }
 
     /// The steps after a call ran: PostToolUse (or PostToolUseFailure) hooks add feedback and
     /// context to the result, or stop the turn.
-    async fn after_run(&self, call: &Approved, output: ToolOutput) -> (ToolOutput, Option<String>) {
+    async fn after_run(&self, call: &CallFacts, output: ToolOutput) -> (ToolOutput, Option<String>) {
         let output = self.with_diagnostics(output).await;
         if let CallSubject::Read(path) = &call.subject
             && !output.is_error
@@ -488,12 +494,13 @@ impl Authorization {
     }
 }
 
-/// What authorization gives a call that may run: the tool, its (possibly rewritten) input and
-/// what it acts on, the hunks the user accepted, and what PreToolUse hooks added for the model.
+/// What authorization gives a call that may run: the tool, the call prepared from its
+/// (possibly rewritten) input, the hunks the user accepted, and what PreToolUse hooks added for
+/// the model.
 struct Authorized {
     tool: Arc<dyn DynTool>,
+    prepared: Box<dyn PreparedCall>,
     input: Value,
-    subject: CallSubject,
     partial: Option<PartialChange>,
     context: Vec<String>,
 }
@@ -502,15 +509,15 @@ struct Authorized {
 fn announced_view(
     call: &ToolCall,
     tool: Option<&dyn DynTool>,
-    description: Option<&CallDescription>,
+    prepared: Option<&dyn PreparedCall>,
     input: &Value,
 ) -> ToolCallView {
-    let (title, kind, locations) = match (tool, description) {
+    let (title, kind, locations) = match (tool, prepared.map(PreparedCall::description)) {
         (Some(tool), Some(description)) => (description.title.clone(), tool.kind(), description.locations.clone()),
         (Some(tool), None) => (call.name.clone(), tool.kind(), Vec::new()),
         (None, _) => (call.name.clone(), crate::event::ToolKind::Other, Vec::new()),
     };
-    let streams_output = matches!((tool, description), (Some(tool), Some(_)) if tool.streams_output(input));
+    let streams_output = prepared.is_some_and(PreparedCall::streams_output);
     let report_only = tool.is_some_and(DynTool::report_only);
     ToolCallView {
         id: call.id.0.clone(),
@@ -555,9 +562,9 @@ fn tool_record(view: &ToolCallView, output: &ToolOutput) -> ToolRecord {
 fn batches(approved: Vec<Approved>) -> Vec<Vec<Approved>> {
     let mut batches: Vec<Vec<Approved>> = Vec::new();
     for call in approved {
-        let parallel = call.tool.concurrency_safe();
+        let parallel = call.facts.tool.concurrency_safe();
         match batches.last_mut() {
-            Some(last) if parallel && last.iter().all(|other| other.tool.concurrency_safe()) => last.push(call),
+            Some(last) if parallel && last.iter().all(|other| other.facts.tool.concurrency_safe()) => last.push(call),
             _ => batches.push(vec![call]),
         }
     }

@@ -17,6 +17,7 @@ mod grep;
 pub mod lsp_query;
 mod multi_edit;
 mod names;
+mod prepared;
 pub mod raw_output;
 mod read;
 mod registry;
@@ -39,6 +40,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use bash::Bash;
 pub use names::{ClaudeCodeAlias, FieldRename, HookResponse, RuleFamily, ToolNames};
+pub use prepared::{PreparedCall, run_now};
 pub use read::Read;
 pub use registry::Registry;
 pub use services::{EditorServices, LoginBrowser};
@@ -219,7 +221,7 @@ impl CallDescription {
 
 /// A tool with a typed input. The registry stores them behind [`DynTool`].
 pub trait Tool: Send + Sync + 'static {
-    type Input: DeserializeOwned + JsonSchema + Send;
+    type Input: DeserializeOwned + JsonSchema + Send + Sync + 'static;
     const NAME: &'static str;
     const DESCRIPTION: &'static str;
     const KIND: ToolKind;
@@ -253,7 +255,6 @@ pub trait Tool: Send + Sync + 'static {
 }
 
 /// The object-safe face of a tool, with the input still as JSON.
-#[async_trait::async_trait]
 pub trait DynTool: Send + Sync {
     fn spec(&self) -> ToolSpec;
     /// Whether the spec depends on something that changes while the session lives (settings
@@ -269,12 +270,10 @@ pub trait DynTool: Send + Sync {
     fn kind(&self) -> ToolKind;
     fn read_only(&self) -> bool;
     fn concurrency_safe(&self) -> bool;
-    fn streams_output(&self, input: &Value) -> bool;
     fn report_only(&self) -> bool;
-    /// Parses the input; a malformed one is reported to the model without running anything.
-    fn describe(&self, input: &Value, ctx: &ToolContext) -> Result<CallDescription, InputError>;
-    async fn preview(&self, input: &Value, ctx: &ToolContext) -> Option<Display>;
-    async fn run(&self, input: Value, ctx: &ToolContext) -> ToolOutput;
+    /// Parses the input once, into the call that is described, decided on and run; a malformed
+    /// one is reported to the model without running anything.
+    fn prepare(self: Arc<Self>, input: &Value, ctx: &ToolContext) -> Result<Box<dyn PreparedCall>, InputError>;
 }
 
 /// A tool's input schema, derived from its Rust input type.
@@ -301,7 +300,6 @@ pub fn parse_input<T: DeserializeOwned>(name: &str, input: &Value) -> Result<T, 
     T::deserialize(input).map_err(|error| InputError { tool: name.to_owned(), reason: error.to_string() })
 }
 
-#[async_trait::async_trait]
 impl<T: Tool> DynTool for T {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
@@ -331,29 +329,12 @@ impl<T: Tool> DynTool for T {
         Tool::concurrency_safe(self)
     }
 
-    fn streams_output(&self, input: &Value) -> bool {
-        parse_input::<T::Input>(T::NAME, input).is_ok_and(|parsed| Tool::streams_output(self, &parsed))
-    }
-
     fn report_only(&self) -> bool {
         Tool::read_only(self) && Tool::report_only(self)
     }
 
-    fn describe(&self, input: &Value, ctx: &ToolContext) -> Result<CallDescription, InputError> {
-        let parsed: T::Input = parse_input(T::NAME, input)?;
-        Ok(Tool::describe(self, &parsed, ctx))
-    }
-
-    async fn preview(&self, input: &Value, ctx: &ToolContext) -> Option<Display> {
-        let parsed: T::Input = parse_input(T::NAME, input).ok()?;
-        Tool::preview(self, &parsed, ctx).await
-    }
-
-    async fn run(&self, input: Value, ctx: &ToolContext) -> ToolOutput {
-        match parse_input::<T::Input>(T::NAME, &input) {
-            Ok(parsed) => Tool::run(self, parsed, ctx).await,
-            Err(error) => ToolOutput::error(error.to_string()),
-        }
+    fn prepare(self: Arc<Self>, input: &Value, ctx: &ToolContext) -> Result<Box<dyn PreparedCall>, InputError> {
+        prepared::Typed::prepare(self, input, ctx)
     }
 }
 

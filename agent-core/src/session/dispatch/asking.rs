@@ -9,7 +9,7 @@ use super::{CANCELLED, Dispatch, PartialChange, hook_points};
 use crate::event::{AgentEvent, Display, PermissionAnswer, PermissionRequest, ToolCallView};
 use crate::hooks::{HookEvent, PermissionDecision};
 use crate::permission::suggested_rule;
-use crate::tools::{CallDescription, DynTool, ToolContext, ToolNames, ToolOutput};
+use crate::tools::{DynTool, PreparedCall, ToolContext, ToolNames, ToolOutput};
 
 impl Dispatch<'_> {
     /// Asks the user, unless a PermissionRequest hook answers first; Notification hooks hear
@@ -17,19 +17,19 @@ impl Dispatch<'_> {
     pub(super) async fn ask(
         &self,
         tool: &dyn DynTool,
-        description: &CallDescription,
+        prepared: &dyn PreparedCall,
         view: &ToolCallView,
         input: &Value,
         reason: String,
         ctx: &ToolContext,
     ) -> Result<Option<PartialChange>, ToolOutput> {
         let names = tool.names();
-        let rule = suggested_rule(tool, description);
+        let rule = suggested_rule(tool, prepared.description());
         if self.permission_hooks(names, input, view, &rule).await? {
             return Ok(None);
         }
         let (reply, answer) = oneshot::channel();
-        let preview = tool.preview(input, ctx).await;
+        let preview = prepared.preview(ctx).await;
         let change = match &preview {
             Some(Display::Diff { path, old_text, new_text }) => {
                 Some((path.clone(), old_text.clone().unwrap_or_default(), new_text.clone()))
