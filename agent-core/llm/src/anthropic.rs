@@ -3,18 +3,17 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
-use serde::ser::{SerializeMap, Serializer};
 use serde_json::{Value, json};
 
 use super::sse::{FrameParser, SseFrame, frame_json, post_streaming};
 use super::{
-    EventStream, LazyClient, Message, ModelRequest, ModelStop, Part, Provider, ProviderError, Reached, ResultPart,
-    Role, StreamEvent, ThoughtLevel, Usage, reach_with,
+    EventStream, LazyClient, ModelRequest, ModelStop, Provider, ProviderError, Reached, StreamEvent, Usage, reach_with,
 };
 
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 const API_VERSION: &str = "2023-06-01";
+
+mod request;
 
 pub struct AnthropicProvider {
     client: LazyClient,
@@ -25,190 +24,6 @@ pub struct AnthropicProvider {
 impl AnthropicProvider {
     pub fn new(base_url: &str, api_key: String) -> Result<Self, ProviderError> {
         Ok(Self { client: LazyClient::default(), base_url: base_url.trim_end_matches('/').to_owned(), api_key })
-    }
-
-    /// The request body, borrowing the conversation: serialized straight into the HTTP body,
-    /// never copied into a JSON tree first.
-    fn body<'a>(&self, request: &'a ModelRequest<'a>) -> Body<'a> {
-        let thinking = request
-            .thought_level
-            .and_then(ThoughtLevel::budget_tokens)
-            .map(|budget_tokens| Thinking { kind: "enabled", budget_tokens });
-        Body {
-            model: request.model,
-            // The answer needs room beyond the thinking.
-            max_tokens: thinking
-                .as_ref()
-                .map_or(request.max_tokens, |thinking| request.max_tokens.max(thinking.budget_tokens + 4096)),
-            stream: true,
-            // The system prompt is stable across a session, so it is the cached prefix.
-            system: [SystemBlock {
-                kind: "text",
-                text: request.system,
-                cache_control: CacheControl { kind: "ephemeral" },
-            }],
-            messages: Messages(request.messages),
-            tools: request
-                .tools
-                .iter()
-                .map(|tool| WireTool {
-                    name: &tool.name,
-                    description: &tool.description,
-                    input_schema: &tool.input_schema,
-                })
-                .collect(),
-            thinking,
-        }
-    }
-}
-
-#[derive(Serialize)]
-struct Body<'a> {
-    model: &'a str,
-    max_tokens: u32,
-    stream: bool,
-    system: [SystemBlock<'a>; 1],
-    messages: Messages<'a>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    tools: Vec<WireTool<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    thinking: Option<Thinking>,
-}
-
-#[derive(Serialize)]
-struct SystemBlock<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    text: &'a str,
-    cache_control: CacheControl,
-}
-
-#[derive(Serialize)]
-struct CacheControl {
-    #[serde(rename = "type")]
-    kind: &'static str,
-}
-
-#[derive(Serialize)]
-struct Thinking {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    budget_tokens: u32,
-}
-
-#[derive(Serialize)]
-struct WireTool<'a> {
-    name: &'a str,
-    description: &'a str,
-    input_schema: &'a Value,
-}
-
-/// The conversation in Anthropic's shape.
-struct Messages<'a>(&'a [Message]);
-
-impl Serialize for Messages<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.iter().map(WireMessage))
-    }
-}
-
-struct WireMessage<'a>(&'a Message);
-
-impl Serialize for WireMessage<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let role = match self.0.role {
-            Role::User => "user",
-            Role::Assistant => "assistant",
-        };
-        // Unsigned thinking (from another provider) cannot be sent back to Anthropic.
-        let sendable = |part: &&Part| !matches!(part, Part::Thinking { signature: None, .. });
-        let mut message = serializer.serialize_map(Some(2))?;
-        message.serialize_entry("role", role)?;
-        message.serialize_entry("content", &Seq(|| self.0.content.iter().filter(sendable).map(WirePart)))?;
-        message.end()
-    }
-}
-
-/// A sequence serialized from an iterator made on demand.
-struct Seq<F>(F);
-
-impl<F: Fn() -> I, I: Iterator<Item = T>, T: Serialize> Serialize for Seq<F> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq((self.0)())
-    }
-}
-
-struct WirePart<'a>(&'a Part);
-
-impl Serialize for WirePart<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut part = serializer.serialize_map(None)?;
-        match self.0 {
-            Part::Text { text } => {
-                part.serialize_entry("type", "text")?;
-                part.serialize_entry("text", text)?;
-            }
-            Part::Note(note) => {
-                part.serialize_entry("type", "text")?;
-                part.serialize_entry("text", &note.render())?;
-            }
-            Part::Image { media_type, data } => return Image { media_type, data }.serialize_into(part),
-            Part::Thinking { text, signature } => {
-                part.serialize_entry("type", "thinking")?;
-                part.serialize_entry("thinking", text)?;
-                part.serialize_entry("signature", signature)?;
-            }
-            Part::ToolUse { id, name, input } => {
-                part.serialize_entry("type", "tool_use")?;
-                part.serialize_entry("id", id)?;
-                part.serialize_entry("name", name)?;
-                part.serialize_entry("input", input)?;
-            }
-            Part::ToolResult { tool_use_id, content, is_error } => {
-                part.serialize_entry("type", "tool_result")?;
-                part.serialize_entry("tool_use_id", tool_use_id)?;
-                part.serialize_entry("content", &Seq(|| content.iter().map(WireResultPart)))?;
-                part.serialize_entry("is_error", is_error)?;
-            }
-        }
-        part.end()
-    }
-}
-
-struct WireResultPart<'a>(&'a ResultPart);
-
-impl Serialize for WireResultPart<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut part = serializer.serialize_map(None)?;
-        match self.0 {
-            ResultPart::Text { text } => {
-                part.serialize_entry("type", "text")?;
-                part.serialize_entry("text", text)?;
-                part.end()
-            }
-            ResultPart::Image { media_type, data } => Image { media_type, data }.serialize_into(part),
-        }
-    }
-}
-
-/// An image block: `{"type": "image", "source": {"type": "base64", ...}}`.
-struct Image<'a> {
-    media_type: &'a str,
-    data: &'a str,
-}
-
-impl Image<'_> {
-    fn serialize_into<M: SerializeMap>(&self, mut part: M) -> Result<M::Ok, M::Error> {
-        #[derive(Serialize)]
-        struct Source<'a> {
-            #[serde(rename = "type")]
-            kind: &'static str,
-            media_type: &'a str,
-            data: &'a str,
-        }
-        part.serialize_entry("type", "image")?;
-        part.serialize_entry("source", &Source { kind: "base64", media_type: self.media_type, data: self.data })?;
-        part.end()
     }
 }
 
@@ -225,7 +40,7 @@ impl Provider for AnthropicProvider {
             .post(format!("{}/v1/messages", self.base_url))
             .header("x-api-key", &self.api_key)
             .header("anthropic-version", API_VERSION);
-        post_streaming(http, &self.body(request), AnthropicParser::default()).await
+        post_streaming(http, &request::body(request), AnthropicParser::default()).await
     }
 
     async fn reach(&self) -> Result<Reached, ProviderError> {
@@ -397,69 +212,6 @@ mod tests {
 
     fn frame(data: Value) -> SseFrame<'static> {
         SseFrame { event: None, data: data.to_string().into() }
-    }
-
-    #[test]
-    fn the_body_has_the_messages_api_shape() {
-        let messages = vec![
-            Message {
-                role: Role::User,
-                content: vec![
-                    Part::Text { text: "hi".into() },
-                    Part::Image { media_type: "image/png".into(), data: "AAAA".into() },
-                ],
-            },
-            Message {
-                role: Role::Assistant,
-                content: vec![
-                    Part::Thinking { text: "hmm".into(), signature: Some("sig".into()) },
-                    Part::Thinking { text: "unsigned".into(), signature: None },
-                    Part::ToolUse { id: "t1".into(), name: "read".into(), input: json!({"path": "a"}) },
-                ],
-            },
-            Message {
-                role: Role::User,
-                content: vec![Part::ToolResult {
-                    tool_use_id: "t1".into(),
-                    content: vec![ResultPart::Text { text: "body".into() }],
-                    is_error: true,
-                }],
-            },
-        ];
-        let tools = [crate::ToolSpec {
-            name: "read".into(),
-            description: "Reads".into(),
-            input_schema: json!({"type": "object"}),
-        }];
-        let request = ModelRequest {
-            model: "m",
-            system: "sys",
-            messages: &messages,
-            tools: &tools,
-            max_tokens: 1000,
-            thought_level: Some(ThoughtLevel::High),
-        };
-        let provider = AnthropicProvider::new("http://127.0.0.1:1", String::new()).unwrap();
-        let body = serde_json::to_value(provider.body(&request)).unwrap();
-        let budget = ThoughtLevel::High.budget_tokens().unwrap();
-        assert_eq!(
-            body,
-            json!({
-                "model": "m",
-                "max_tokens": 1000u32.max(budget + 4096),
-                "stream": true,
-                "system": [{"type": "text", "text": "sys", "cache_control": {"type": "ephemeral"}}],
-                "messages": [
-                    {"role": "user", "content": [{"type": "text", "text": "hi"}, {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}}]},
-                    {"role": "assistant", "content": [
-                        {"type": "thinking", "thinking": "hmm", "signature": "sig"},
-                        {"type": "tool_use", "id": "t1", "name": "read", "input": {"path": "a"}}]},
-                    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "text", "text": "body"}], "is_error": true}]},
-                ],
-                "tools": [{"name": "read", "description": "Reads", "input_schema": {"type": "object"}}],
-                "thinking": {"type": "enabled", "budget_tokens": budget},
-            })
-        );
     }
 
     #[test]

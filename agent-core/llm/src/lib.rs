@@ -99,6 +99,9 @@ pub struct ModelRequest<'a> {
     pub max_tokens: u32,
     /// How hard the model should think before answering; `None` leaves it to the model.
     pub thought_level: Option<ThoughtLevel>,
+    /// The session the request belongs to, for providers that route requests by a key so a
+    /// session's prefix stays in one cache (OpenAI's `prompt_cache_key`).
+    pub cache_key: Option<&'a str>,
 }
 
 /// How much reasoning to ask for, in the provider's own terms.

@@ -61,6 +61,7 @@ fn request_body<'a>(request: &'a ModelRequest<'a>) -> Body<'a> {
         stream_options: StreamOptions { include_usage: true },
         messages,
         reasoning_effort: request.thought_level.and_then(ThoughtLevel::reasoning_effort),
+        prompt_cache_key: request.cache_key,
         tools: request
             .tools
             .iter()
@@ -80,6 +81,10 @@ struct Body<'a> {
     messages: Vec<ChatMessage<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reasoning_effort: Option<&'static str>,
+    /// Requests with the same key go to the same cache, so a session's growing prefix is read
+    /// back instead of paid for again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prompt_cache_key: Option<&'a str>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tools: Vec<FunctionTool<'a>>,
 }
@@ -420,8 +425,10 @@ mod tests {
             tools: &[],
             thought_level: None,
             messages: &messages,
+            cache_key: Some("sess_1"),
         };
         let body = serde_json::to_value(request_body(&request)).unwrap();
+        assert_eq!(body["prompt_cache_key"], "sess_1", "a session's requests share one cache");
         assert_eq!(body["messages"][0], json!({"role": "system", "content": "sys"}));
         assert_eq!(body["messages"][1]["content"], Value::Null, "a turn of tool calls only has null content");
         assert_eq!(body["messages"][1]["tool_calls"][0]["function"]["arguments"], json!("{\"path\":\"a\"}"));

@@ -312,6 +312,7 @@ impl Turn<'_> {
                 tools: &[],
                 max_tokens: self.model.max_tokens.min(8_192),
                 thought_level: None,
+                cache_key: Some(&self.env.tools.session_id),
             };
             let response = self.stream_response(&request, Shown::Not).await?;
             if response.stop.is_none() {

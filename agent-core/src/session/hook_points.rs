@@ -357,6 +357,7 @@ impl PromptEvaluator for ModelEvaluator<'_> {
             tools: &[],
             max_tokens: 1024,
             thought_level: None,
+            cache_key: Some(&self.env.tools.session_id),
         };
         let mut stream = provider.stream(&request).await?;
         let mut reply = String::new();

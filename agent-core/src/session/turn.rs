@@ -151,6 +151,7 @@ impl Turn<'_> {
                 tools: &tools,
                 max_tokens: self.model.max_tokens,
                 thought_level: self.model.thought_level,
+                cache_key: Some(&self.env.tools.session_id),
             };
             let response = match self.stream_response(&request, Shown::Live).await {
                 Ok(response) => response,

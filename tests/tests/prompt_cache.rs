@@ -1,0 +1,103 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The provider's prompt cache is the user's bill: over a scripted session through `larik acp`,
+//! every request repeats the previous one byte for byte and only appends, and carries the cache
+//! markers that let the provider read that prefix back (Anthropic's breakpoints, OpenAI's
+//! `prompt_cache_key`).
+
+use larik_tests::harness::{Agent, Sandbox};
+use larik_tests::mock_llm::{MockLlm, Scenario, Step};
+use serde_json::{Value, json};
+
+/// Two prompts: one read, then a response of three reads at once (many blocks in one round).
+fn scripted(sandbox: &Sandbox) -> Vec<Step> {
+    for name in ["a", "b", "c", "d"] {
+        std::fs::write(sandbox.project.path().join(format!("{name}.txt")), format!("contents of {name}\n")).unwrap();
+    }
+    let mut three = Step::tool("r2", "read", json!({"path": "b.txt"}));
+    for (id, path) in [("r3", "c.txt"), ("r4", "d.txt")] {
+        three.response.tool_calls.extend(Step::tool(id, "read", json!({"path": path})).response.tool_calls);
+    }
+    vec![
+        Step::tool("r1", "read", json!({"path": "a.txt"})),
+        Step::text("a.txt holds its contents."),
+        three,
+        Step::text("b, c and d hold theirs."),
+    ]
+}
+
+async fn run_session(sandbox: &Sandbox, env: &[(String, String)]) {
+    let mut agent = Agent::spawn(&sandbox.project_path(), env);
+    agent.initialize().await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    agent.prompt(&session, "what is in a.txt?", |_| "allow_once").await;
+    agent.prompt(&session, "and in b, c and d?", |_| "allow_once").await;
+}
+
+/// The request as the provider caches it: the cache markers taken out.
+fn without_markers(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(key, _)| key.as_str() != "cache_control")
+                .map(|(key, value)| (key.clone(), without_markers(value)))
+                .collect(),
+        ),
+        Value::Array(list) => Value::Array(list.iter().map(without_markers).collect()),
+        other => other.clone(),
+    }
+}
+
+/// The content blocks of a request's messages, in order.
+fn blocks(request: &Value) -> Vec<Value> {
+    request["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|message| match &message["content"] {
+            Value::Array(blocks) => blocks.clone(),
+            other => vec![other.clone()],
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn anthropic_requests_only_append_and_read_the_cache_where_the_last_one_wrote() {
+    let sandbox = Sandbox::new();
+    let mock = MockLlm::start(Scenario { responses: scripted(&sandbox) }).await.unwrap();
+    run_session(&sandbox, &sandbox.env(mock.url())).await;
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 4, "{requests:#?}");
+    for pair in requests.windows(2) {
+        let (before, after) = (without_markers(&pair[0]), without_markers(&pair[1]));
+        assert_eq!(before["system"], after["system"], "the system prompt never changes");
+        assert_eq!(before["tools"], after["tools"], "the tool list never changes");
+        let (old, new) = (blocks(&before), blocks(&after));
+        assert!(new.len() > old.len() && new[..old.len()] == old[..], "only appended:\n{old:#?}\n{new:#?}");
+        // The newest breakpoint of one request is where the next reads from.
+        let written = blocks(&pair[0]).into_iter().rfind(|block| block.get("cache_control").is_some()).unwrap();
+        assert!(blocks(&pair[1]).contains(&written), "the next request keeps a breakpoint at {written}");
+    }
+    for request in &requests {
+        let markers = request.to_string().matches("cache_control").count();
+        assert!((3..=4).contains(&markers), "tools, system and the conversation, at most 4: {markers}");
+        assert!(request["tools"].as_array().unwrap().last().unwrap().get("cache_control").is_some());
+        assert!(request["system"][0].get("cache_control").is_some());
+        assert!(blocks(request).last().unwrap().get("cache_control").is_some(), "the newest block is cached");
+    }
+}
+
+#[tokio::test]
+async fn openai_requests_only_append_and_share_one_cache_key_per_session() {
+    let sandbox = Sandbox::new();
+    let mock = MockLlm::start(Scenario { responses: scripted(&sandbox) }).await.unwrap();
+    run_session(&sandbox, &sandbox.openai_env(mock.url())).await;
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 4, "{requests:#?}");
+    let key = requests[0]["prompt_cache_key"].as_str().expect("a cache key").to_owned();
+    for pair in requests.windows(2) {
+        assert_eq!(pair[1]["prompt_cache_key"], key.as_str(), "one key for the whole session");
+        assert_eq!(pair[0]["tools"], pair[1]["tools"]);
+        let (old, new) = (pair[0]["messages"].as_array().unwrap(), pair[1]["messages"].as_array().unwrap());
+        assert!(new.len() > old.len() && new[..old.len()] == old[..], "only appended:\n{old:#?}\n{new:#?}");
+    }
+}
