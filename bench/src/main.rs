@@ -5,6 +5,7 @@
 #![allow(clippy::print_stdout)]
 
 mod agent;
+mod cost;
 mod load;
 mod long_sessions;
 mod peers;
@@ -28,6 +29,9 @@ fn main() -> anyhow::Result<()> {
     // Peers are measured only when asked for (bench/peers.sh installs them).
     if only.as_deref() == Some("peers") {
         rows.extend(runtime.block_on(peers::measure(idle_seconds))?);
+    }
+    if only.as_deref().is_none_or(|section| section == "cost") {
+        rows.extend(runtime.block_on(cost::measure())?);
     }
     if only.as_deref().is_none_or(|section| section == "tools") {
         rows.extend(runtime.block_on(tools::measure())?);
