@@ -45,7 +45,7 @@ use larik_tools::tools;
 pub mod user_settings;
 use larik_host::workspace;
 
-pub use llm::{HookPurpose, Note, Part, ProviderError, Role, ThoughtLevel};
+pub use llm::{HookPurpose, Note, Part, ProviderError, Role, ThoughtLevel, Usage};
 /// `file://` URIs for paths and back, as language servers and the Helix bridge speak them.
 pub use lsp::uri as file_uri;
 pub use mcp::{

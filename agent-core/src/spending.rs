@@ -66,9 +66,10 @@ impl std::fmt::Display for Spending {
         };
         write!(
             out,
-            "Spent {cost}; {tokens} ({} input, {} cached, {} output).",
+            "Spent {cost}; {tokens} ({} input, {} read from cache, {} written to cache, {} output).",
             spent.usage.input_tokens,
-            spent.usage.cache_read_tokens + spent.usage.cache_write_tokens,
+            spent.usage.cache_read_tokens,
+            spent.usage.cache_write_tokens,
             spent.usage.output_tokens
         )
     }
@@ -106,6 +107,9 @@ mod tests {
             "a project cannot raise the user's limit"
         );
         let report = Spending { budget: Budget { max_cost_usd: Some(2.0), max_tokens: None }, spent }.to_string();
-        assert_eq!(report, "Spent $0.2500 of $2; 1500 tokens (900 input, 500 cached, 100 output).");
+        assert_eq!(
+            report,
+            "Spent $0.2500 of $2; 1500 tokens (900 input, 500 read from cache, 0 written to cache, 100 output)."
+        );
     }
 }

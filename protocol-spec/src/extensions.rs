@@ -194,6 +194,27 @@ impl Default for AgentExtensions {
     }
 }
 
+/// `_meta.larik` of a `usage_update`: what the session spent so far (its subagents' and prompt
+/// hooks' requests included), in the four kinds of input and output tokens providers price apart.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UsageMeta {
+    pub spent: SpentTokens,
+}
+
+/// Tokens by how they are billed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SpentTokens {
+    /// Input read at the full price.
+    pub input_tokens: u64,
+    /// Input read back from the provider's prompt cache (a tenth of the price on Anthropic).
+    pub cache_read_tokens: u64,
+    /// Input written to the prompt cache (a quarter more than the full price on Anthropic).
+    pub cache_write_tokens: u64,
+    pub output_tokens: u64,
+}
+
 /// `_meta.larik` of a `session/new`, `session/load` or `session/resume` response: how the
 /// session's shell commands are confined, so the editor can show it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

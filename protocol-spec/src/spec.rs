@@ -407,6 +407,7 @@ fn extension_schema() -> String {
     let _ = generator.subschema_for::<extensions::TerminalOutputChunk>();
     let _ = generator.subschema_for::<extensions::TerminalExit>();
     let _ = generator.subschema_for::<extensions::SessionMeta>();
+    let _ = generator.subschema_for::<extensions::UsageMeta>();
     let _ = generator.subschema_for::<extensions::DiagnosticsRequest>();
     let _ = generator.subschema_for::<extensions::DiagnosticsResponse>();
     let _ = generator.subschema_for::<extensions::UndoRequest>();

@@ -242,8 +242,15 @@ async fn usage_updates_carry_the_sessions_total_cost_in_both_formats() {
         "the session's total, not the response's: {}",
         usage[1]
     );
+    assert_eq!(
+        usage[1]["_meta"]["larik"]["spent"],
+        json!({"inputTokens": 1200, "cacheReadTokens": 5500, "cacheWriteTokens": 500, "outputTokens": 150}),
+        "the session's tokens, by how they are billed"
+    );
     let (_, updates) = agent.prompt(&session, "/budget", |_| "allow_once").await;
-    assert!(message_text(&updates).starts_with("Spent $0.0094 (no cost limit"), "{}", message_text(&updates));
+    let report = message_text(&updates);
+    assert!(report.starts_with("Spent $0.0094 (no cost limit"), "{report}");
+    assert!(report.contains("1200 input, 5500 read from cache, 500 written to cache, 150 output"), "{report}");
 
     // OpenAI: gpt-4o at $2.50 in, $10 out, $1.25 cached; `prompt_tokens` includes the cached ones.
     let sandbox = Sandbox::new();

@@ -181,6 +181,8 @@ pub enum AgentEvent {
         context_window: u64,
         cost_usd: Option<f64>,
         session_cost_usd: Option<f64>,
+        /// The session's tokens so far, this response's included.
+        spent: Usage,
     },
     /// A compaction of the conversation started or ended; `id` is unique in the session.
     Compaction {

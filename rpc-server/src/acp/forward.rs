@@ -10,8 +10,8 @@ use std::path::PathBuf;
 use larik_core::event::{AgentEvent, CompactionState, Display, StopReason, ToolStatus};
 use larik_protocol::acp;
 use larik_protocol::extensions::{
-    TERMINAL_EXIT_KEY, TERMINAL_INFO_KEY, TERMINAL_OUTPUT_DELTA_KEY, TERMINAL_OUTPUT_KEY, TerminalExit, TerminalInfo,
-    TerminalOutputChunk,
+    META_KEY, SpentTokens, TERMINAL_EXIT_KEY, TERMINAL_INFO_KEY, TERMINAL_OUTPUT_DELTA_KEY, TERMINAL_OUTPUT_KEY,
+    TerminalExit, TerminalInfo, TerminalOutputChunk, UsageMeta,
 };
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -177,11 +177,11 @@ impl Forwarder<'_> {
                 permission::ask(self.peer, self.session_id, *request, self.client.hunk_review, self.cancel).await;
                 None
             }
-            AgentEvent::Usage { usage, context_window, session_cost_usd, .. } => {
+            AgentEvent::Usage { usage, context_window, session_cost_usd, spent, .. } => {
                 // Tokens now in the context: what was sent plus what came back.
                 let used =
                     usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens + usage.output_tokens;
-                Some(usage_update(used, context_window, session_cost_usd))
+                Some(usage_update(used, context_window, session_cost_usd, &spent))
             }
             AgentEvent::Compaction { id, trigger, state } => compaction_update(&self.client, id, trigger, state),
             AgentEvent::TitleChanged(title) => Some(acp::SessionUpdate::SessionInfoUpdate(
@@ -303,8 +303,21 @@ impl Forwarder<'_> {
 }
 
 /// The tokens in the context, and ACP's cost: the session's total so far.
-fn usage_update(used: u64, context_window: u64, session_cost_usd: Option<f64>) -> acp::SessionUpdate {
-    let mut update = acp::UsageUpdate::new(used, context_window);
+fn usage_update(
+    used: u64,
+    context_window: u64,
+    session_cost_usd: Option<f64>,
+    spent: &larik_core::Usage,
+) -> acp::SessionUpdate {
+    let spent = SpentTokens {
+        input_tokens: spent.input_tokens,
+        cache_read_tokens: spent.cache_read_tokens,
+        cache_write_tokens: spent.cache_write_tokens,
+        output_tokens: spent.output_tokens,
+    };
+    let meta = serde_json::to_value(UsageMeta { spent }).unwrap_or_default();
+    let mut update =
+        acp::UsageUpdate::new(used, context_window).meta(serde_json::Map::from_iter([(META_KEY.to_owned(), meta)]));
     if let Some(amount) = session_cost_usd {
         update = update.cost(acp::Cost::new(amount, "USD"));
     }

@@ -175,9 +175,11 @@ impl Turn<'_> {
                 self.env.usage.add(&usage, cost_usd);
                 // A summary's request says nothing of the conversation's context: counted, not shown.
                 if shown == Shown::Live {
-                    let session_cost_usd = cost_usd.map(|_| self.env.usage.spent().cost_usd);
+                    let spent = self.env.usage.spent();
+                    let session_cost_usd = cost_usd.map(|_| spent.cost_usd);
+                    let context_window = self.context_window();
                     let event =
-                        AgentEvent::Usage { usage, context_window: self.context_window(), cost_usd, session_cost_usd };
+                        AgentEvent::Usage { usage, context_window, cost_usd, session_cost_usd, spent: spent.usage };
                     // Text read before goes out before.
                     self.emit_all([paced.take(), Some(event)]).await;
                 }
