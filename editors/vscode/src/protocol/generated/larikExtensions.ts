@@ -155,6 +155,31 @@ export interface SandboxState {
   reason?: string | null;
 }
 /**
+ * `_meta.larik` of a `usage_update`: what the session spent so far (its subagents' and prompt
+ * hooks' requests included), in the four kinds of input and output tokens providers price apart.
+ */
+export interface UsageMeta {
+  spent: SpentTokens;
+}
+/**
+ * Tokens by how they are billed.
+ */
+export interface SpentTokens {
+  /**
+   * Input read at the full price.
+   */
+  inputTokens: number;
+  /**
+   * Input read back from the provider's prompt cache (a tenth of the price on Anthropic).
+   */
+  cacheReadTokens: number;
+  /**
+   * Input written to the prompt cache (a quarter more than the full price on Anthropic).
+   */
+  cacheWriteTokens: number;
+  outputTokens: number;
+}
+/**
  * Params of `_larik/diagnostics`.
  */
 export interface DiagnosticsRequest {
