@@ -101,3 +101,27 @@ async fn openai_requests_only_append_and_share_one_cache_key_per_session() {
         assert!(new.len() > old.len() && new[..old.len()] == old[..], "only appended:\n{old:#?}\n{new:#?}");
     }
 }
+
+/// `promptCacheTtl: "1h"` in the user's own settings keeps the cache an hour; the same key in a
+/// repository's settings changes nothing (it would raise what the user pays for each write).
+#[tokio::test]
+async fn an_hours_cache_is_the_users_choice_not_the_repositorys() {
+    let hour = r#""ttl":"1h""#;
+    for (whose, expect_hour) in [("project", false), ("user", true)] {
+        let sandbox = Sandbox::new();
+        let file = match whose {
+            "user" => sandbox.home.path().join(".config/larik/settings.json"),
+            _ => sandbox.project.path().join(".larik/settings.json"),
+        };
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, json!({"promptCacheTtl": "1h"}).to_string()).unwrap();
+        let mock = MockLlm::start(Scenario { responses: scripted(&sandbox) }).await.unwrap();
+        run_session(&sandbox, &sandbox.env(mock.url())).await;
+        for request in mock.requests() {
+            let text = request.to_string();
+            let marked = if expect_hour { text.matches(hour).count() } else { text.matches("cache_control").count() };
+            assert!(marked >= 3, "{whose}: {text}");
+            assert_eq!(text.contains(hour), expect_hour, "{whose}'s setting: {text}");
+        }
+    }
+}

@@ -102,6 +102,9 @@ pub struct ModelRequest<'a> {
     /// The session the request belongs to, for providers that route requests by a key so a
     /// session's prefix stays in one cache (OpenAI's `prompt_cache_key`).
     pub cache_key: Option<&'a str>,
+    /// Keep the cached prefix an hour rather than the provider's default (Anthropic's five
+    /// minutes), where the provider offers it.
+    pub long_cache: bool,
 }
 
 /// How much reasoning to ask for, in the provider's own terms.

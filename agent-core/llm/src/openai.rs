@@ -426,6 +426,7 @@ mod tests {
             thought_level: None,
             messages: &messages,
             cache_key: Some("sess_1"),
+            long_cache: false,
         };
         let body = serde_json::to_value(request_body(&request)).unwrap();
         assert_eq!(body["prompt_cache_key"], "sess_1", "a session's requests share one cache");

@@ -28,6 +28,16 @@ pub const DEFAULT_MAX_TOKENS: u32 = 16_384;
 /// The model requests a turn may make unless settings say otherwise.
 pub const DEFAULT_MAX_TURN_REQUESTS: u32 = 100;
 
+/// How long a provider keeps a cached prompt prefix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
+pub enum PromptCacheTtl {
+    #[default]
+    #[serde(rename = "5m")]
+    FiveMinutes,
+    #[serde(rename = "1h")]
+    OneHour,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ProviderKind {
@@ -85,6 +95,10 @@ pub struct Settings {
     pub compaction: Option<CompactionSettings>,
     /// How long a model stream may stay silent before it is reported as stalled.
     pub stream_idle_timeout_ms: Option<u64>,
+    /// How long Anthropic keeps a session's cached prompt between requests: `"5m"`, the
+    /// default, or `"1h"` for users who pause longer between prompts (an hour's cache costs
+    /// twice the input price to write instead of 1.25 times; reads cost the same).
+    pub prompt_cache_ttl: Option<PromptCacheTtl>,
     /// Read by the hooks' loader; named here so it is not reported as unknown.
     #[serde(rename = "hooks")]
     #[schemars(rename = "hooks", with = "Option<std::collections::BTreeMap<String, serde_json::Value>>")]
@@ -196,6 +210,7 @@ impl Settings {
             context_window: over.context_window.or(self.context_window),
             compaction: over.compaction.or(self.compaction),
             stream_idle_timeout_ms: over.stream_idle_timeout_ms.or(self.stream_idle_timeout_ms),
+            prompt_cache_ttl: over.prompt_cache_ttl.or(self.prompt_cache_ttl),
             _hooks: None,
             _mcp_servers: None,
             unknown: std::collections::BTreeMap::new(),

@@ -313,6 +313,7 @@ impl Turn<'_> {
                 max_tokens: self.model.max_tokens.min(8_192),
                 thought_level: None,
                 cache_key: Some(&self.env.tools.session_id),
+                long_cache: self.env.limits.long_cache,
             };
             let response = self.stream_response(&request, Shown::Not).await?;
             if response.stop.is_none() {

@@ -231,5 +231,6 @@ fn limits_from(settings: &config::Settings) -> Limits {
         stream_idle_timeout: settings
             .stream_idle_timeout_ms
             .map_or(limits::DEFAULT_STREAM_IDLE_TIMEOUT, |ms| std::time::Duration::from_millis(ms.max(1_000))),
+        long_cache: settings.prompt_cache_ttl == Some(larik_settings::PromptCacheTtl::OneHour),
     }
 }

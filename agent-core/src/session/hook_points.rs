@@ -358,6 +358,7 @@ impl PromptEvaluator for ModelEvaluator<'_> {
             max_tokens: 1024,
             thought_level: None,
             cache_key: Some(&self.env.tools.session_id),
+            long_cache: self.env.limits.long_cache,
         };
         let mut stream = provider.stream(&request).await?;
         let mut reply = String::new();

@@ -16,6 +16,8 @@ pub struct Limits {
     /// How long a model stream may send nothing (or a request go unanswered) before it is
     /// given up as stalled (`streamIdleTimeoutMs`, 5 minutes by default as in Codex).
     pub stream_idle_timeout: std::time::Duration,
+    /// Keep the cached prompt an hour instead of five minutes (`promptCacheTtl: "1h"`).
+    pub long_cache: bool,
 }
 
 impl Default for Limits {
@@ -25,6 +27,7 @@ impl Default for Limits {
             context_window: None,
             compaction: CompactionSettings::default(),
             stream_idle_timeout: DEFAULT_STREAM_IDLE_TIMEOUT,
+            long_cache: false,
         }
     }
 }

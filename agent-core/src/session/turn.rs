@@ -152,6 +152,7 @@ impl Turn<'_> {
                 max_tokens: self.model.max_tokens,
                 thought_level: self.model.thought_level,
                 cache_key: Some(&self.env.tools.session_id),
+                long_cache: self.env.limits.long_cache,
             };
             let response = match self.stream_response(&request, Shown::Live).await {
                 Ok(response) => response,

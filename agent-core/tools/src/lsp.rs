@@ -178,12 +178,7 @@ impl LanguageServers {
         let seen = server.publishes(path);
         let (version, changed) = server.sync(path, spec.language_id(path), &text).await;
         let diagnostics = server.current_diagnostics(path, version, seen, changed, WAIT, WAIT_LOADING).await;
-        let params = Operation::code_actions_request(path, line.saturating_sub(1), &diagnostics)
-            .ok_or_else(|| LspError::NoServer { path: path.to_owned() })?;
-        let answer = server
-            .call("textDocument/codeAction", params)
-            .await
-            .map_err(|error| LspError::Request(error.to_string()))?;
+        let answer = offered_actions(&server, path, line.saturating_sub(1), &diagnostics).await?;
         let offered = answer.as_array().cloned().unwrap_or_default();
         let action = code_action::pick(&offered, title)?.clone();
         let action_title = action["title"].as_str().unwrap_or(title).to_owned();
@@ -240,12 +235,7 @@ impl LanguageServers {
         if operation != Operation::CodeActions {
             return Ok(report::listed(&diagnostics));
         }
-        let params = Operation::code_actions_request(path, line.saturating_sub(1), &diagnostics)
-            .ok_or_else(|| LspError::NoServer { path: path.to_owned() })?;
-        let answer = server
-            .call("textDocument/codeAction", params)
-            .await
-            .map_err(|error| LspError::Request(error.to_string()))?;
+        let answer = offered_actions(&server, path, line.saturating_sub(1), &diagnostics).await?;
         Ok(Operation::render_actions(&answer))
     }
 
@@ -329,4 +319,16 @@ async fn read(path: &Path) -> Result<String, LspError> {
     tokio::fs::read_to_string(path)
         .await
         .map_err(|error| LspError::Unreadable { path: path.to_owned(), reason: error.to_string() })
+}
+/// The actions `server` offers at 0-based `line` of `path`, given the diagnostics there
+/// (`(Command | CodeAction)[]`, as the server wrote them).
+async fn offered_actions(
+    server: &Server,
+    path: &Path,
+    line: u32,
+    diagnostics: &[lsp_types::Diagnostic],
+) -> Result<Value, LspError> {
+    let params = Operation::code_actions_request(path, line, diagnostics)
+        .ok_or_else(|| LspError::Request(format!("{} cannot be named by a URI", path.display())))?;
+    server.call("textDocument/codeAction", params).await.map_err(|error| LspError::Request(error.to_string()))
 }

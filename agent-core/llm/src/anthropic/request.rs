@@ -11,6 +11,7 @@ use crate::{Message, ModelRequest, Part, ResultPart, Role, ThoughtLevel};
 /// The request body, borrowing the conversation: serialized straight into the HTTP body,
 /// never copied into a JSON tree first.
 pub(super) fn body<'a>(request: &'a ModelRequest<'a>) -> Body<'a> {
+    let mark = CacheControl::of(request);
     let thinking = request
         .thought_level
         .and_then(ThoughtLevel::budget_tokens)
@@ -24,8 +25,8 @@ pub(super) fn body<'a>(request: &'a ModelRequest<'a>) -> Body<'a> {
         stream: true,
         // The tools and the system prompt are stable across a session: each ends a cached
         // prefix, so a change to the system prompt alone still reads the tools from cache.
-        system: [SystemBlock { kind: "text", text: request.system, cache_control: CacheControl::EPHEMERAL }],
-        messages: Messages { messages: request.messages, cached: cached_messages(request.messages) },
+        system: [SystemBlock { kind: "text", text: request.system, cache_control: mark }],
+        messages: Messages { messages: request.messages, cached: cached_messages(request.messages), mark },
         tools: request
             .tools
             .iter()
@@ -34,7 +35,7 @@ pub(super) fn body<'a>(request: &'a ModelRequest<'a>) -> Body<'a> {
                 name: &tool.name,
                 description: &tool.description,
                 input_schema: &tool.input_schema,
-                cache_control: (index + 1 == request.tools.len()).then_some(CacheControl::EPHEMERAL),
+                cache_control: (index + 1 == request.tools.len()).then_some(mark),
             })
             .collect(),
         thinking,
@@ -64,14 +65,19 @@ struct SystemBlock<'a> {
 
 /// A cache breakpoint: the prefix up to and including the block that carries it is written to
 /// Anthropic's prompt cache, and read back by a later request that starts with the same bytes.
-#[derive(Serialize)]
+#[derive(Serialize, Clone, Copy)]
 struct CacheControl {
     #[serde(rename = "type")]
     kind: &'static str,
+    /// An hour instead of the default five minutes; every breakpoint of a request has the same.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ttl: Option<&'static str>,
 }
 
 impl CacheControl {
-    const EPHEMERAL: Self = Self { kind: "ephemeral" };
+    fn of(request: &ModelRequest<'_>) -> Self {
+        Self { kind: "ephemeral", ttl: request.long_cache.then_some("1h") }
+    }
 }
 
 /// The messages that end with a cache breakpoint, at most two (with the tools' and the system
@@ -106,21 +112,25 @@ struct WireTool<'a> {
 struct Messages<'a> {
     messages: &'a [Message],
     cached: [Option<usize>; 2],
+    mark: CacheControl,
 }
 
 impl Serialize for Messages<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let cached = |index| self.cached.contains(&Some(index));
         serializer.collect_seq(
-            self.messages.iter().enumerate().map(|(index, message)| WireMessage { message, cached: cached(index) }),
+            self.messages
+                .iter()
+                .enumerate()
+                .map(|(index, message)| WireMessage { message, mark: cached(index).then_some(self.mark) }),
         )
     }
 }
 
 struct WireMessage<'a> {
     message: &'a Message,
-    /// Its last block carries a cache breakpoint.
-    cached: bool,
+    /// The cache breakpoint its last block carries, if it does.
+    mark: Option<CacheControl>,
 }
 
 impl Serialize for WireMessage<'_> {
@@ -132,21 +142,18 @@ impl Serialize for WireMessage<'_> {
         // Unsigned thinking (from another provider) cannot be sent back to Anthropic.
         let sendable = |part: &&Part| !matches!(part, Part::Thinking { signature: None, .. });
         // Thinking blocks and empty text cannot carry a breakpoint; the block before them can.
-        let marked = self
-            .cached
-            .then(|| {
-                self.message.content.iter().rposition(|part| {
-                    !matches!(part, Part::Thinking { .. }) && !matches!(part, Part::Text { text } if text.is_empty())
-                })
+        let marked = self.mark.and_then(|_| {
+            self.message.content.iter().rposition(|part| {
+                !matches!(part, Part::Thinking { .. }) && !matches!(part, Part::Text { text } if text.is_empty())
             })
-            .flatten();
+        });
         let parts = || {
             self.message
                 .content
                 .iter()
                 .enumerate()
                 .filter(|(_, part)| sendable(part))
-                .map(move |(index, part)| WirePart { part, cached: marked == Some(index) })
+                .map(move |(index, part)| WirePart { part, mark: self.mark.filter(|_| marked == Some(index)) })
         };
         let mut message = serializer.serialize_map(Some(2))?;
         message.serialize_entry("role", role)?;
@@ -166,8 +173,8 @@ impl<F: Fn() -> I, I: Iterator<Item = T>, T: Serialize> Serialize for Seq<F> {
 
 struct WirePart<'a> {
     part: &'a Part,
-    /// It carries a cache breakpoint.
-    cached: bool,
+    /// The cache breakpoint it carries, if it does.
+    mark: Option<CacheControl>,
 }
 
 impl Serialize for WirePart<'_> {
@@ -201,8 +208,8 @@ impl Serialize for WirePart<'_> {
                 part.serialize_entry("is_error", is_error)?;
             }
         }
-        if self.cached {
-            part.serialize_entry("cache_control", &CacheControl::EPHEMERAL)?;
+        if let Some(mark) = &self.mark {
+            part.serialize_entry("cache_control", mark)?;
         }
         part.end()
     }
@@ -293,6 +300,7 @@ mod tests {
             max_tokens: 1000,
             thought_level: Some(ThoughtLevel::High),
             cache_key: Some("sess_1"),
+            long_cache: false,
         };
         let body = serde_json::to_value(body(&request)).unwrap();
         let budget = ThoughtLevel::High.budget_tokens().unwrap();
@@ -318,6 +326,20 @@ mod tests {
         );
     }
 
+    /// A request with no thinking and no cache key.
+    fn plain<'a>(messages: &'a [Message], tools: &'a [crate::ToolSpec], long_cache: bool) -> ModelRequest<'a> {
+        ModelRequest {
+            model: "m",
+            system: "sys",
+            messages,
+            tools,
+            max_tokens: 1000,
+            thought_level: None,
+            cache_key: None,
+            long_cache,
+        }
+    }
+
     /// Over a tool loop, each request reads the cache where the previous one wrote it (its
     /// newest message is the next request's earlier breakpoint), however many blocks a round
     /// adds, and no request has more than Anthropic's four breakpoints.
@@ -327,16 +349,7 @@ mod tests {
         let mut messages = vec![Message::user_text("survey the crate")];
         let mut written: Option<Value> = None;
         for round in 0..6 {
-            let request = ModelRequest {
-                model: "m",
-                system: "sys",
-                messages: &messages,
-                tools: &tools,
-                max_tokens: 1000,
-                thought_level: None,
-                cache_key: None,
-            };
-            let body = serde_json::to_value(body(&request)).unwrap();
+            let body = serde_json::to_value(body(&plain(&messages, &tools, false))).unwrap();
             let text = body.to_string();
             assert_eq!(text.matches("cache_control").count(), if round == 0 { 3 } else { 4 }, "{text}");
             let marked: Vec<Value> = body["messages"]
@@ -367,5 +380,16 @@ mod tests {
                 .collect();
             messages.push(Message { role: Role::User, content: results });
         }
+    }
+
+    /// `promptCacheTtl: "1h"` puts the hour on every breakpoint: Anthropic refuses a request
+    /// whose longer-lived breakpoints come after shorter-lived ones.
+    #[test]
+    fn a_long_cache_marks_every_breakpoint_for_an_hour() {
+        let tools = [crate::ToolSpec { name: "read".into(), description: "Reads".into(), input_schema: json!({}) }];
+        let messages = [Message::user_text("one"), Message::user_text("two")];
+        let text = serde_json::to_string(&body(&plain(&messages, &tools, true))).unwrap();
+        let hour = r#""cache_control":{"type":"ephemeral","ttl":"1h"}"#;
+        assert_eq!((text.matches("cache_control").count(), text.matches(hour).count()), (4, 4), "{text}");
     }
 }
