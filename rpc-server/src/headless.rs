@@ -9,6 +9,7 @@ use crate::side_by_side::side_by_side;
 use larik_core::Part;
 use larik_core::commands::{Command, Reply};
 use larik_core::event::{AgentEvent, CompactionState, PermissionAnswer, ToolStatus};
+use larik_core::session::limits::Spent;
 use larik_core::session::{Session, SessionConfig, StopReason};
 use serde_json::json;
 use tokio::sync::mpsc;
@@ -41,7 +42,7 @@ pub async fn run(prompt: &str, format: OutputFormat, env: HashMap<String, String
     session.end("other").await;
     match outcome {
         Ok(stop) => {
-            transcript.finish(stop);
+            transcript.finish(stop, &session.spending().spent);
             Ok(0)
         }
         Err(error) => {
@@ -189,7 +190,9 @@ impl Transcript {
         }
     }
 
-    fn finish(&self, stop: StopReason) {
+    /// The end of the output: with JSON, the answer, how the turn ended and what the session
+    /// spent (its subagents included), in the fields Claude Code's `-p` writes.
+    fn finish(&self, stop: StopReason, spent: &Spent) {
         let stop_reason = match stop {
             StopReason::EndTurn => "end_turn",
             StopReason::MaxTokens => "max_tokens",
@@ -204,14 +207,31 @@ impl Transcript {
                     let _ = std::io::stdout().write_all(b"\n");
                 }
             }
-            OutputFormat::Json => {
-                emit_line(&json!({"result": self.answer, "stop_reason": stop_reason, "tool_calls": self.tool_calls}))
-            }
-            OutputFormat::StreamJson => {
-                emit_line(&json!({"type": "result", "result": self.answer, "stop_reason": stop_reason}))
-            }
+            OutputFormat::Json => emit_line(&with_spending(
+                json!({"result": self.answer, "stop_reason": stop_reason, "tool_calls": self.tool_calls}),
+                spent,
+            )),
+            OutputFormat::StreamJson => emit_line(&with_spending(
+                json!({"type": "result", "result": self.answer, "stop_reason": stop_reason}),
+                spent,
+            )),
         }
     }
+}
+
+/// `usage` by how it is billed, and `total_cost_usd` where the model's price is known.
+fn with_spending(mut result: serde_json::Value, spent: &Spent) -> serde_json::Value {
+    let usage = &spent.usage;
+    result["usage"] = json!({
+        "input_tokens": usage.input_tokens,
+        "cache_creation_input_tokens": usage.cache_write_tokens,
+        "cache_read_input_tokens": usage.cache_read_tokens,
+        "output_tokens": usage.output_tokens,
+    });
+    if spent.cost_usd > 0.0 {
+        result["total_cost_usd"] = json!(spent.cost_usd);
+    }
+    result
 }
 
 fn emit_line(value: &serde_json::Value) {

@@ -67,11 +67,25 @@ async fn json_output_is_one_object() {
     let value: Value = serde_json::from_slice(&output.stdout).expect("one JSON object");
     assert_eq!(value["result"], "forty-two");
     assert_eq!(value["stop_reason"], "end_turn");
-    let stream = MockLlm::start(Scenario { responses: vec![Step::text("a b")] }).await.unwrap();
+    assert_eq!(
+        value["usage"],
+        json!({"input_tokens": 100, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 42}),
+        "the session's tokens, in Claude Code's fields"
+    );
+    assert!(value.get("total_cost_usd").is_none(), "the mock model has no price: no made-up cost");
+    let mut billed = Step::text("a b");
+    billed.usage = Some(
+        json!({"input_tokens": 200, "cache_read_input_tokens": 3500, "cache_creation_input_tokens": 300, "output_tokens": 50}),
+    );
+    let stream = MockLlm::start(Scenario { responses: vec![billed] }).await.unwrap();
     let output = run_headless(&sandbox, &stream, &["-p", "answer", "--output-format", "stream-json"]).await;
     let lines: Vec<Value> =
         String::from_utf8_lossy(&output.stdout).lines().map(|line| serde_json::from_str(line).unwrap()).collect();
     assert_eq!(lines.last().unwrap()["type"], "result");
+    assert_eq!(
+        lines.last().unwrap()["usage"],
+        json!({"input_tokens": 200, "cache_creation_input_tokens": 300, "cache_read_input_tokens": 3500, "output_tokens": 50})
+    );
     assert!(lines.iter().any(|line| line["type"] == "text"));
 }
 
