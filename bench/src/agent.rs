@@ -125,7 +125,39 @@ async fn ready_and_idle(idle_seconds: u64) -> anyhow::Result<Vec<Row>> {
     }
     rows.push(row("idle: RSS after session/new", &rss, "MiB", "< 12 MiB"));
     rows.push(row(&format!("idle: CPU over {idle_seconds} s"), &idle_cpu, "ms", "< 5 ms"));
+    rows.extend(against_the_floor(&sandbox, &ready, &rss).await?);
     Ok(rows)
+}
+
+/// The same two requests answered by a minimal tokio binary (`minimal-acp`), in the same run:
+/// the targets are ratios to it, which hold when the machine is busy.
+async fn against_the_floor(sandbox: &Sandbox, ready: &[Duration], rss: &[f64]) -> anyhow::Result<Vec<Row>> {
+    let minimal = std::env::current_exe()?.with_file_name("minimal-acp");
+    anyhow::ensure!(minimal.exists(), "{} is not built (bench/run.sh builds it)", minimal.display());
+    let spawn = || {
+        let command = tokio::process::Command::new(&minimal);
+        Agent::from_child(larik_tests::harness::spawn_piped(command, &sandbox.project_path(), &[]))
+    };
+    let (mut floor_times, mut floor_rss) = (Vec::new(), Vec::new());
+    for _ in 0..20 {
+        let started = Instant::now();
+        let mut agent = spawn();
+        agent.initialize().await;
+        agent.new_session(&sandbox.project_path()).await;
+        floor_times.push(started.elapsed());
+        floor_rss.push(memory_kib(agent.child.id().unwrap_or(0)).0 as f64 / 1024.0);
+        stop(agent).await;
+    }
+    let millis = |values: &[Duration]| values.iter().map(|value| value.as_secs_f64() * 1000.0).collect::<Vec<_>>();
+    let ratio = |ours: f64, floor: f64| format!("{:.1}×", ours / floor.max(f64::EPSILON));
+    let (ours_ready, floor_ready) = (median_of(&millis(ready)), median_of(&millis(&floor_times)));
+    let (ours_rss, floor_rss_median) = (median_of(rss), median_of(&floor_rss));
+    Ok(vec![
+        duration_row("ready: a minimal tokio binary answering the same requests", &floor_times, ""),
+        row("idle: RSS of that minimal binary", &floor_rss, "MiB", ""),
+        Row::single("ready: Larik / the minimal binary", ratio(ours_ready, floor_ready), "≤ 3×"),
+        Row::single("RSS at ready: Larik / the minimal binary", ratio(ours_rss, floor_rss_median), "≤ 4×"),
+    ])
 }
 
 async fn turn() -> anyhow::Result<Vec<Row>> {
