@@ -15,7 +15,7 @@
 use std::collections::HashSet;
 
 use larik_tests::harness::{Agent, Sandbox};
-use larik_tests::mock_llm::{MockLlm, Scenario, Step};
+use larik_tests::mock_llm::{MockLlm, Scenario, Step, without_cache_markers};
 use serde_json::{Value, json};
 
 use crate::stats::Row;
@@ -87,19 +87,6 @@ fn tokens(block: &Value) -> u64 {
     block.to_string().len() as u64 / 4 + 1
 }
 
-fn unmarked(value: &Value) -> Value {
-    match value {
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .filter(|(key, _)| *key != "cache_control")
-                .map(|(key, value)| (key.clone(), unmarked(value)))
-                .collect(),
-        ),
-        Value::Array(list) => Value::Array(list.iter().map(unmarked).collect()),
-        other => other.clone(),
-    }
-}
-
 /// A request's blocks in cache order, each with whether it carries a breakpoint.
 fn anthropic_blocks(request: &Value) -> Vec<(Value, bool)> {
     let listed = |value: &Value| value.as_array().cloned().unwrap_or_default();
@@ -111,7 +98,7 @@ fn anthropic_blocks(request: &Value) -> Vec<(Value, bool)> {
             text => blocks.push(text.clone()),
         }
     }
-    blocks.into_iter().map(|block| (unmarked(&block), block.get("cache_control").is_some())).collect()
+    blocks.into_iter().map(|block| (without_cache_markers(&block), block.get("cache_control").is_some())).collect()
 }
 
 fn anthropic_bill(requests: &[Value]) -> Bill {

@@ -479,3 +479,18 @@ async fn write_response(
     write.write_all(body.as_bytes()).await?;
     write.flush().await
 }
+
+/// A recorded request as the provider caches it: Anthropic's `cache_control` markers taken out,
+/// so two requests' prefixes compare by what the model reads.
+pub fn without_cache_markers(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(key, _)| *key != "cache_control")
+                .map(|(key, value)| (key.clone(), without_cache_markers(value)))
+                .collect(),
+        ),
+        Value::Array(list) => Value::Array(list.iter().map(without_cache_markers).collect()),
+        other => other.clone(),
+    }
+}

@@ -5,7 +5,7 @@
 //! `prompt_cache_key`).
 
 use larik_tests::harness::{Agent, Sandbox};
-use larik_tests::mock_llm::{MockLlm, Scenario, Step};
+use larik_tests::mock_llm::{MockLlm, Scenario, Step, without_cache_markers};
 use serde_json::{Value, json};
 
 /// Two prompts: one read, then a response of three reads at once (many blocks in one round).
@@ -33,20 +33,6 @@ async fn run_session(sandbox: &Sandbox, env: &[(String, String)]) {
     agent.prompt(&session, "and in b, c and d?", |_| "allow_once").await;
 }
 
-/// The request as the provider caches it: the cache markers taken out.
-fn without_markers(value: &Value) -> Value {
-    match value {
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .filter(|(key, _)| key.as_str() != "cache_control")
-                .map(|(key, value)| (key.clone(), without_markers(value)))
-                .collect(),
-        ),
-        Value::Array(list) => Value::Array(list.iter().map(without_markers).collect()),
-        other => other.clone(),
-    }
-}
-
 /// The content blocks of a request's messages, in order.
 fn blocks(request: &Value) -> Vec<Value> {
     request["messages"]
@@ -68,7 +54,7 @@ async fn anthropic_requests_only_append_and_read_the_cache_where_the_last_one_wr
     let requests = mock.requests();
     assert_eq!(requests.len(), 4, "{requests:#?}");
     for pair in requests.windows(2) {
-        let (before, after) = (without_markers(&pair[0]), without_markers(&pair[1]));
+        let (before, after) = (without_cache_markers(&pair[0]), without_cache_markers(&pair[1]));
         assert_eq!(before["system"], after["system"], "the system prompt never changes");
         assert_eq!(before["tools"], after["tools"], "the tool list never changes");
         let (old, new) = (blocks(&before), blocks(&after));
