@@ -95,6 +95,10 @@ impl Session {
         let token_saver =
             crate::token_saver::TokenSaver::for_session(settings.as_deref(), config.data_dir.as_deref(), &config.id);
         let registry = Arc::new(Registry::builtin(config.search.take()));
+        registry.set_policy(crate::tools::OfferPolicy {
+            always: std::mem::take(&mut config.always_offered_tools),
+            late_tools: !config.mcp_servers.is_empty(),
+        });
         opening::Offered {
             tasks: &tasks,
             skills: &skills,

@@ -99,6 +99,9 @@ pub struct Settings {
     /// default, or `"1h"` for users who pause longer between prompts (an hour's cache costs
     /// twice the input price to write instead of 1.25 times; reads cost the same).
     pub prompt_cache_ttl: Option<PromptCacheTtl>,
+    /// Tools listed in every request even where they would be offered on demand: names, or
+    /// prefixes ending in `*` (`["browser_*", "mcp__github__*"]`; `["*"]` lists every tool).
+    pub always_offered_tools: Option<Vec<String>>,
     /// Read by the hooks' loader; named here so it is not reported as unknown.
     #[serde(rename = "hooks")]
     #[schemars(rename = "hooks", with = "Option<std::collections::BTreeMap<String, serde_json::Value>>")]
@@ -211,6 +214,7 @@ impl Settings {
             compaction: over.compaction.or(self.compaction),
             stream_idle_timeout_ms: over.stream_idle_timeout_ms.or(self.stream_idle_timeout_ms),
             prompt_cache_ttl: over.prompt_cache_ttl.or(self.prompt_cache_ttl),
+            always_offered_tools: over.always_offered_tools.or(self.always_offered_tools),
             _hooks: None,
             _mcp_servers: None,
             unknown: std::collections::BTreeMap::new(),

@@ -47,6 +47,7 @@ impl Tool for ListResources {
     const NAME: &'static str = "list_mcp_resources";
     const DESCRIPTION: &'static str = "List the resources (documents, files, records) the connected MCP servers offer, with their URIs; read one with read_mcp_resource.";
     const KIND: ToolKind = ToolKind::Read;
+    const OFFER: crate::tools::Offer = crate::tools::Offer::WithinBudget;
 
     fn read_only(&self) -> bool {
         true
@@ -94,6 +95,7 @@ impl Tool for ReadResource {
     const DESCRIPTION: &'static str =
         "Read one resource of a connected MCP server by its URI (see list_mcp_resources).";
     const KIND: ToolKind = ToolKind::Read;
+    const OFFER: crate::tools::Offer = crate::tools::Offer::WithinBudget;
 
     fn read_only(&self) -> bool {
         true

@@ -32,8 +32,10 @@ impl McpTool {
         let read_only = annotations["readOnlyHint"].as_bool() == Some(true)
             && annotations["openWorldHint"].as_bool() == Some(false);
         let mut input_schema = listed["inputSchema"].clone();
-        if !input_schema.is_object() {
-            input_schema = serde_json::json!({"type": "object"});
+        match input_schema.as_object_mut() {
+            // The meta key names the draft, which the model does not need: bytes in every request.
+            Some(schema) => _ = schema.remove("$schema"),
+            None => input_schema = serde_json::json!({"type": "object"}),
         }
         Self {
             name,
@@ -59,6 +61,10 @@ impl DynTool for McpTool {
 
     fn name(&self) -> &str {
         &self.name
+    }
+
+    fn offer(&self) -> crate::tools::Offer {
+        crate::tools::Offer::WithinBudget
     }
 
     fn kind(&self) -> ToolKind {

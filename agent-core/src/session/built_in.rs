@@ -126,6 +126,8 @@ impl Session {
         self.restarted(crate::event::SessionStart::Clear);
         let problems = self.env.skills.reload();
         crate::skills::tool::offer_if_any(&self.env.registry, &self.env.skills);
+        // The conversation starts over, so its cached prefix does: the tools are listed anew.
+        self.env.registry.list_anew();
         self.env.notices.push_all((!problems.is_empty()).then(|| problems.join("\n")));
         let system = super::opening::system_prompt(self.env.tools.workspace.root(), &self.user_files, &self.env.skills);
         if let Ok(mut current) = self.system.lock() {

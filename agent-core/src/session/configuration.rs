@@ -64,6 +64,9 @@ pub struct SessionConfig {
     pub language_servers: Vec<crate::lsp::ServerSpec>,
     /// The browser tools' settings; `None` offers no browser tools.
     pub browser: Option<crate::config::BrowserSettings>,
+    /// Tools listed in every request even where they would be offered on demand
+    /// (`alwaysOfferedTools`).
+    pub always_offered_tools: Vec<String>,
     /// The budget, the model's window when settings name it, and compaction's settings.
     pub limits: Limits,
     /// The conversation so far, for a session loaded from disk.
@@ -99,6 +102,7 @@ impl SessionConfig {
             project_choices: crate::config::ProjectChoices::default(),
             language_servers: Vec::new(),
             browser: None,
+            always_offered_tools: Vec::new(),
             limits: Limits::default(),
             history: Vec::new(),
             title: None,
@@ -174,6 +178,7 @@ impl SessionConfig {
             language_servers: crate::lsp::ServerSpec::available(env, &settings.lsp.clone().unwrap_or_default()),
             browser: Some(settings.browser.clone().unwrap_or_default())
                 .filter(|browser| browser.enabled != Some(false)),
+            always_offered_tools: settings.always_offered_tools.clone().unwrap_or_default(),
             limits: limits_from(&settings),
             history: Vec::new(),
             title: None,

@@ -243,6 +243,9 @@ impl Dispatch<'_> {
     /// Announces the call (the view the editor is shown) and decides whether it may run.
     async fn authorize(&self, call: &ToolCall) -> (ToolCallView, Authorization) {
         let ctx = self.context(None);
+        // A `use_tool` call is the call of the tool it names, from here on.
+        let target = crate::tools::UseTool::target(call);
+        let call = target.as_ref().unwrap_or(call);
         let name = call.name.as_str();
         // Resolve, and parse the input once.
         let tool = self.env.registry.get(name);
@@ -255,6 +258,9 @@ impl Dispatch<'_> {
         let authorization = match (tool, prepared) {
             (Some(tool), Ok(prepared)) => self.decide(call, tool, prepared, &view, &ctx).await,
             (Some(_), Err(message)) => Authorization::refused(ToolOutput::error(message)),
+            (None, _) if self.env.registry.listed_but_gone(name) => Authorization::refused(ToolOutput::error(
+                format!("the tool `{name}` is not available now: its MCP server is not connected"),
+            )),
             (None, _) => Authorization::refused(ToolOutput::error(format!(
                 "unknown tool `{name}`; use one of the tools you were given"
             ))),

@@ -261,6 +261,15 @@ impl Turn<'_> {
         for notice in self.env.notices.take().into_iter().chain(late) {
             self.emit(AgentEvent::Notice(notice)).await;
         }
+        // Tools that arrived after the list was sent are told of here, after the cached prefix.
+        let arrived = self.env.registry.take_news();
+        if !arrived.is_empty() {
+            let text = format!(
+                "More tools are offered on demand (find their schemas with tool_search, call them with use_tool): {}.",
+                arrived.join(", ")
+            );
+            prompt.push(Part::Note(crate::llm::Note::SystemNote { text }));
+        }
         if let Some(source) = session_start.map(crate::event::SessionStart::id) {
             let mut fields = serde_json::Map::new();
             fields.insert("source".into(), json!(source));

@@ -17,6 +17,8 @@ mod grep;
 pub mod lsp_query;
 mod multi_edit;
 mod names;
+mod offer;
+mod on_demand;
 mod prepared;
 pub mod raw_output;
 mod read;
@@ -40,6 +42,8 @@ use tokio_util::sync::CancellationToken;
 
 pub use bash::Bash;
 pub use names::{ClaudeCodeAlias, FieldRename, HookResponse, RuleFamily, ToolNames};
+pub use offer::{MCP_BUDGET_BYTES, Offer, OfferPolicy};
+pub use on_demand::{ToolSearch, UseTool};
 pub use prepared::{PreparedCall, run_now};
 pub use read::Read;
 pub use registry::Registry;
@@ -229,6 +233,8 @@ pub trait Tool: Send + Sync + 'static {
     const CLAUDE_CODE: Option<&'static ClaudeCodeAlias> = None;
     /// The family whose rules cover this tool too (see [`ToolNames`]).
     const RULE_FAMILY: Option<RuleFamily> = None;
+    /// Whether the model is offered it in every request or finds it when it needs it.
+    const OFFER: Offer = Offer::Listed;
 
     /// Read-only tools skip permission prompts (deny rules still apply) and may run in parallel.
     fn read_only(&self) -> bool;
@@ -263,6 +269,10 @@ pub trait DynTool: Send + Sync {
         false
     }
     fn name(&self) -> &str;
+    /// Whether the model is offered it in every request or finds it when it needs it.
+    fn offer(&self) -> Offer {
+        Offer::Listed
+    }
     /// The names rules, hooks and agent files know it by.
     fn names(&self) -> ToolNames<'_> {
         ToolNames::from(self.name())
@@ -315,6 +325,10 @@ impl<T: Tool> DynTool for T {
 
     fn names(&self) -> ToolNames<'_> {
         ToolNames::of::<T>()
+    }
+
+    fn offer(&self) -> Offer {
+        T::OFFER
     }
 
     fn kind(&self) -> ToolKind {

@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use crate::browser::WebBrowser;
 use crate::event::ToolKind;
-use crate::tools::{CallDescription, Tool, ToolContext, ToolOutput};
+use crate::tools::{CallDescription, Offer, Tool, ToolContext, ToolOutput};
 
 pub struct Console(pub Arc<WebBrowser>);
 
@@ -23,6 +23,7 @@ impl Tool for Console {
     const NAME: &'static str = "browser_console";
     const DESCRIPTION: &'static str = "The latest console messages, uncaught exceptions and dialogs (alerts are accepted, other dialogs dismissed) of the browser's active tab.";
     const KIND: ToolKind = ToolKind::Read;
+    const OFFER: Offer = Offer::OnDemand;
 
     fn read_only(&self) -> bool {
         true

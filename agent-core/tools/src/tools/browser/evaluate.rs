@@ -9,7 +9,7 @@ use serde::Deserialize;
 use crate::browser::WebBrowser;
 use crate::browser::page;
 use crate::event::ToolKind;
-use crate::tools::{CallDescription, Tool, ToolContext, ToolOutput};
+use crate::tools::{CallDescription, Offer, Tool, ToolContext, ToolOutput};
 
 /// Results longer than this are cut.
 const MAX_RESULT: usize = 20_000;
@@ -27,6 +27,7 @@ impl Tool for Evaluate {
     const NAME: &'static str = "browser_evaluate";
     const DESCRIPTION: &'static str = "Run a JavaScript expression in the browser's active tab and return its value as JSON. Prefer browser_snapshot and the input tools; use this for what they cannot do.";
     const KIND: ToolKind = ToolKind::Execute;
+    const OFFER: Offer = Offer::OnDemand;
 
     fn read_only(&self) -> bool {
         false

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use crate::browser::WebBrowser;
 use crate::browser::page;
 use crate::event::ToolKind;
-use crate::tools::{CallDescription, Tool, ToolContext, ToolOutput};
+use crate::tools::{CallDescription, Offer, Tool, ToolContext, ToolOutput};
 
 #[derive(Deserialize, JsonSchema)]
 pub struct HistoryInput {}
@@ -30,6 +30,7 @@ impl<const FORWARD: bool> Tool for History<FORWARD> {
         "Go back one page in the browser's active tab."
     };
     const KIND: ToolKind = ToolKind::Other;
+    const OFFER: Offer = Offer::OnDemand;
 
     fn read_only(&self) -> bool {
         true

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use crate::browser::WebBrowser;
 use crate::browser::page;
 use crate::event::ToolKind;
-use crate::tools::{CallDescription, Tool, ToolContext, ToolOutput};
+use crate::tools::{CallDescription, Offer, Tool, ToolContext, ToolOutput};
 
 /// Runs `action` on the active tab, waits for the page to settle, and reports `done` and where
 /// the tab is now.
@@ -44,6 +44,7 @@ impl Tool for Click {
     const NAME: &'static str = "browser_click";
     const DESCRIPTION: &'static str = "Click an element of the browser's page by its ref from browser_snapshot: it is scrolled into view and clicked with real mouse events at its centre.";
     const KIND: ToolKind = ToolKind::Other;
+    const OFFER: Offer = Offer::OnDemand;
 
     fn read_only(&self) -> bool {
         false
@@ -78,6 +79,7 @@ impl Tool for Type {
     const NAME: &'static str = "browser_type";
     const DESCRIPTION: &'static str = "Type text into a field of the browser's page by its ref from browser_snapshot: the field is focused and emptied, then the text is typed as key events; `submit: true` presses Enter after.";
     const KIND: ToolKind = ToolKind::Other;
+    const OFFER: Offer = Offer::OnDemand;
 
     fn read_only(&self) -> bool {
         false
@@ -120,6 +122,7 @@ impl Tool for Press {
     const NAME: &'static str = "browser_press";
     const DESCRIPTION: &'static str = "Press a key in the browser's page, on whatever has the focus.";
     const KIND: ToolKind = ToolKind::Other;
+    const OFFER: Offer = Offer::OnDemand;
 
     fn read_only(&self) -> bool {
         false
@@ -152,6 +155,7 @@ impl Tool for Select {
     const DESCRIPTION: &'static str =
         "Choose options of a select element of the browser's page by its ref, by the options' text or value.";
     const KIND: ToolKind = ToolKind::Other;
+    const OFFER: Offer = Offer::OnDemand;
 
     fn read_only(&self) -> bool {
         false
@@ -206,6 +210,7 @@ impl Tool for Scroll {
     const DESCRIPTION: &'static str =
         "Scroll the browser's page a screen down or up, to its top or bottom, or until an element (by ref) is in view.";
     const KIND: ToolKind = ToolKind::Other;
+    const OFFER: Offer = Offer::OnDemand;
 
     fn read_only(&self) -> bool {
         true

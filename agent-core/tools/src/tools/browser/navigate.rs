@@ -8,7 +8,7 @@ use serde::Deserialize;
 use crate::browser::WebBrowser;
 use crate::browser::page;
 use crate::event::ToolKind;
-use crate::tools::{CallDescription, CallSubject, Tool, ToolContext, ToolOutput};
+use crate::tools::{CallDescription, CallSubject, Offer, Tool, ToolContext, ToolOutput};
 
 pub struct Navigate(pub Arc<WebBrowser>);
 
@@ -23,6 +23,7 @@ impl Tool for Navigate {
     const NAME: &'static str = "browser_navigate";
     const DESCRIPTION: &'static str = "Open a URL in the browser's active tab (a real Chromium, started on first use) and wait for the page to load. Then use browser_snapshot to see the page and get refs for browser_click, browser_type and the other input tools.";
     const KIND: ToolKind = ToolKind::Fetch;
+    const OFFER: Offer = Offer::OnDemand;
 
     fn read_only(&self) -> bool {
         false

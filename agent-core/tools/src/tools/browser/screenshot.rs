@@ -10,7 +10,7 @@ use crate::browser::WebBrowser;
 use crate::browser::page::{self, Capture};
 use crate::event::{Display, ToolKind};
 use crate::llm::ResultPart;
-use crate::tools::{CallDescription, Tool, ToolContext, ToolOutput};
+use crate::tools::{CallDescription, Offer, Tool, ToolContext, ToolOutput};
 
 pub struct Screenshot(pub Arc<WebBrowser>);
 
@@ -32,6 +32,7 @@ impl Tool for Screenshot {
     const NAME: &'static str = "browser_screenshot";
     const DESCRIPTION: &'static str = "A screenshot of the browser's active tab: the viewport, the full page (`full_page`), or one element (`ref`). With `labels`, each element that has a ref is outlined and tagged with it, so what you see can be acted on.";
     const KIND: ToolKind = ToolKind::Read;
+    const OFFER: Offer = Offer::OnDemand;
 
     fn read_only(&self) -> bool {
         true

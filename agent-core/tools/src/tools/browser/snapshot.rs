@@ -8,7 +8,7 @@ use serde::Deserialize;
 use crate::browser::WebBrowser;
 use crate::browser::page;
 use crate::event::ToolKind;
-use crate::tools::{CallDescription, Tool, ToolContext, ToolOutput};
+use crate::tools::{CallDescription, Offer, Tool, ToolContext, ToolOutput};
 
 pub struct Snapshot(pub Arc<WebBrowser>);
 
@@ -20,6 +20,7 @@ impl Tool for Snapshot {
     const NAME: &'static str = "browser_snapshot";
     const DESCRIPTION: &'static str = "An outline of what the browser's active tab shows: headings, text, and every element one can act on, each with a ref (`[ref=e12]`) to pass to browser_click, browser_type, browser_select or browser_screenshot. Refs stay the same across snapshots of the same page; take a new snapshot after the page changed.";
     const KIND: ToolKind = ToolKind::Read;
+    const OFFER: Offer = Offer::OnDemand;
 
     fn read_only(&self) -> bool {
         true

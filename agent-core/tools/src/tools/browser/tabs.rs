@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use crate::browser::WebBrowser;
 use crate::event::ToolKind;
-use crate::tools::{CallDescription, Tool, ToolContext, ToolOutput};
+use crate::tools::{CallDescription, Offer, Tool, ToolContext, ToolOutput};
 
 pub struct Tabs(pub Arc<WebBrowser>);
 
@@ -34,6 +34,7 @@ impl Tool for Tabs {
     const NAME: &'static str = "browser_tabs";
     const DESCRIPTION: &'static str = "List the browser's tabs, open a new empty one, switch to one, or close one. A tab a page opened (a link with target=_blank) becomes the active tab by itself.";
     const KIND: ToolKind = ToolKind::Other;
+    const OFFER: Offer = Offer::OnDemand;
 
     fn read_only(&self) -> bool {
         true
@@ -100,6 +101,7 @@ impl Tool for Close {
     const NAME: &'static str = "browser_close";
     const DESCRIPTION: &'static str = "Close the browser and all its tabs; the next browser tool starts it again.";
     const KIND: ToolKind = ToolKind::Other;
+    const OFFER: Offer = Offer::OnDemand;
 
     fn read_only(&self) -> bool {
         true
