@@ -309,18 +309,27 @@ async fn relay_in(format: Format) -> anyhow::Result<Vec<Row>> {
 
 async fn first_request() -> anyhow::Result<Vec<Row>> {
     let mut rows = Vec::new();
-    // 7. The first model request with the full tool set.
-    let sandbox = Sandbox::new();
-    let mock = MockLlm::start(Scenario { responses: vec![Step::text("ok")] }).await?;
-    let (mut agent, session) = ready_agent(&sandbox, &mock).await;
-    agent.prompt(&session, "hi", |_| "reject_once").await;
-    let first_request = mock.requests().first().map(|request| request.to_string().len()).unwrap_or(0);
-    stop(agent).await;
-    rows.push(Row::single(
-        "first model request (system prompt + tool schemas)",
-        format!("{:.1} KB", first_request as f64 / 1024.0),
-        "lean (peers: 31–96 KB)",
-    ));
+    // 7. The first model request with the full tool set; then with three MCP servers configured.
+    for servers in [false, true] {
+        let sandbox = Sandbox::new();
+        let label = if servers {
+            let Some(configured) = crate::mcp_servers::three(&sandbox.project_path()) else {
+                rows.push(Row::single("first model request: MCP servers not installed (scripts/setup.sh)", "-", ""));
+                continue;
+            };
+            sandbox.write_user_settings(&json!({"mcpServers": configured}));
+            "first model request, with server-everything, server-filesystem and a second server-everything"
+        } else {
+            "first model request (system prompt + tool schemas)"
+        };
+        let mock = MockLlm::start(Scenario { responses: vec![Step::text("ok")] }).await?;
+        let (mut agent, session) = ready_agent(&sandbox, &mock).await;
+        agent.prompt(&session, "hi", |_| "reject_once").await;
+        let first_request = mock.requests().first().map(|request| request.to_string().len()).unwrap_or(0);
+        stop(agent).await;
+        let target = if servers { "tools on demand beyond 10 KB of MCP schemas" } else { "lean (peers: 31–96 KB)" };
+        rows.push(Row::single(label, format!("{:.1} KB", first_request as f64 / 1024.0), target));
+    }
     Ok(rows)
 }
 

@@ -35,10 +35,27 @@ pub async fn measure() -> anyhow::Result<Vec<Row>> {
         "",
     ));
     rows.push(Row::single(
-        "cost, Anthropic: billed / raw (ideal caching of the same requests)",
-        format!("{:.3} ({:.3})", priced.billed / priced.raw, priced.ideal / priced.raw),
+        "cost, Anthropic: billed / raw (ideal caching of the same requests); billed",
+        format!("{:.3} ({:.3}); {:.0}k", priced.billed / priced.raw, priced.ideal / priced.raw, priced.billed / 1000.0),
         "≤ 0.16",
     ));
+    let with_servers = Sandbox::new();
+    if let Some(configured) = crate::mcp_servers::three(&with_servers.project_path()) {
+        with_servers.write_user_settings(&json!({"mcpServers": configured}));
+        let requests = session_in(&with_servers, false).await?;
+        let priced = anthropic_bill(&requests);
+        rows.push(Row::single(
+            "cost, Anthropic, with 3 MCP servers: raw input; billed / raw (ideal); billed",
+            format!(
+                "{:.0}k tokens; {:.3} ({:.3}); {:.0}k",
+                priced.raw / 1000.0,
+                priced.billed / priced.raw,
+                priced.ideal / priced.raw,
+                priced.billed / 1000.0
+            ),
+            "≤ 0.16",
+        ));
+    }
     let openai = session(true).await?;
     let priced = openai_bill(&openai);
     rows.push(Row::single(
@@ -56,7 +73,11 @@ pub async fn measure() -> anyhow::Result<Vec<Row>> {
 
 /// The requests of the scripted session, as the mock received them.
 async fn session(openai: bool) -> anyhow::Result<Vec<Value>> {
-    let sandbox = Sandbox::new();
+    session_in(&Sandbox::new(), openai).await
+}
+
+/// The scripted session in `sandbox`, with whatever settings it holds.
+async fn session_in(sandbox: &Sandbox, openai: bool) -> anyhow::Result<Vec<Value>> {
     let body: String = (0..48).map(|line| format!("    let value_{line} = compute({line}, \"item\");\n")).collect();
     let mut steps = Vec::new();
     for read in 0..READS {

@@ -8,6 +8,7 @@ mod agent;
 mod cost;
 mod load;
 mod long_sessions;
+mod mcp_servers;
 mod peers;
 mod stats;
 mod stored_sessions;
