@@ -33,7 +33,6 @@ use crate::event::AgentEvent;
 use crate::llm::{Message, Note, Part, Provider, ProviderError};
 use crate::models::Models;
 use crate::permission::{Mode, Permissions};
-use crate::tools::Registry;
 use environment::SessionEnv;
 
 /// A turn that could not finish; named for what the front end does next.
@@ -94,11 +93,7 @@ impl Session {
         // token saver on.
         let token_saver =
             crate::token_saver::TokenSaver::for_session(settings.as_deref(), config.data_dir.as_deref(), &config.id);
-        let registry = Arc::new(Registry::builtin(config.search.take()));
-        registry.set_policy(crate::tools::OfferPolicy {
-            always: std::mem::take(&mut config.always_offered_tools),
-            late_tools: !config.mcp_servers.is_empty(),
-        });
+        let registry = opening::registry(&mut config);
         opening::Offered {
             tasks: &tasks,
             skills: &skills,

@@ -86,6 +86,17 @@ pub(super) fn system_prompt(root: &Path, user_files: &[std::path::PathBuf], skil
     crate::prompt::system_prompt(root, &crate::clock::today_utc(), user_files, &crate::skills::index(&skills.all()))
 }
 
+/// The built-in tools, and what decides how later ones are offered: the user's always-offered
+/// tools, and whether tools may arrive after the first request (MCP servers still connecting).
+pub(super) fn registry(config: &mut SessionConfig) -> Arc<Registry> {
+    let registry = Arc::new(Registry::builtin(config.search.take()));
+    registry.set_policy(crate::tools::OfferPolicy {
+        always: std::mem::take(&mut config.always_offered_tools),
+        late_tools: !config.mcp_servers.is_empty(),
+    });
+    registry
+}
+
 /// The environment the session's tools see; takes the session's id, services, sandbox and
 /// language servers out of `config`.
 pub(super) fn tool_env(
