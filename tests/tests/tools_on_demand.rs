@@ -155,7 +155,11 @@ async fn a_whole_session_with_tools_on_demand_and_a_late_server_only_appends_to_
 async fn a_call_through_use_tool_is_asked_about_as_the_tool_it_names() {
     let sandbox = Sandbox::new();
     let steps = vec![
-        Step::tool("u1", "use_tool", json!({"name": "bash", "input": {"command": "touch made-through-use-tool", "sandbox": false}})),
+        Step::tool(
+            "u1",
+            "use_tool",
+            json!({"name": "bash", "input": {"command": "touch made-through-use-tool", "sandbox": false}}),
+        ),
         Step::text("done"),
     ];
     let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();

@@ -258,9 +258,9 @@ impl Dispatch<'_> {
         let authorization = match (tool, prepared) {
             (Some(tool), Ok(prepared)) => self.decide(call, tool, prepared, &view, &ctx).await,
             (Some(_), Err(message)) => Authorization::refused(ToolOutput::error(message)),
-            (None, _) if self.env.registry.listed_but_gone(name) => Authorization::refused(ToolOutput::error(
-                format!("the tool `{name}` is not available now: its MCP server is not connected"),
-            )),
+            (None, _) if self.env.registry.listed_but_gone(name) => Authorization::refused(ToolOutput::error(format!(
+                "the tool `{name}` is not available now: its MCP server is not connected"
+            ))),
             (None, _) => Authorization::refused(ToolOutput::error(format!(
                 "unknown tool `{name}`; use one of the tools you were given"
             ))),

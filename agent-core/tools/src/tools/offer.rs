@@ -80,7 +80,8 @@ mod tests {
 
     #[test]
     fn a_pattern_names_one_tool_or_a_prefix() {
-        let policy = OfferPolicy { always: vec!["browser_navigate".into(), "mcp__github__*".into()], late_tools: false };
+        let policy =
+            OfferPolicy { always: vec!["browser_navigate".into(), "mcp__github__*".into()], late_tools: false };
         assert!(policy.always_offers("browser_navigate"));
         assert!(!policy.always_offers("browser_navigate_back"));
         assert!(policy.always_offers("mcp__github__create_issue"));

@@ -180,7 +180,8 @@ mod tests {
     #[test]
     fn a_use_tool_call_stands_for_the_tool_it_names() {
         let call = |input: Value| ToolCall { id: ToolCallId("c1".into()), name: UseTool::NAME.into(), input };
-        let target = UseTool::target(&call(json!({"name": "browser_navigate", "input": {"url": "http://a.localhost"}})));
+        let target =
+            UseTool::target(&call(json!({"name": "browser_navigate", "input": {"url": "http://a.localhost"}})));
         let target = target.expect("a target");
         assert_eq!((target.id.0.as_str(), target.name.as_str()), ("c1", "browser_navigate"));
         assert_eq!(target.input, json!({"url": "http://a.localhost"}));

@@ -16,8 +16,8 @@ use super::shell_control::{BashOutput, KillShell};
 use super::web_fetch::WebFetch;
 use super::web_search::WebSearch;
 use super::{
-    DynTool, OfferPolicy, ToolNames, bash::Bash, edit::Edit, glob::Glob, grep::Grep, multi_edit::MultiEdit,
-    read::Read, todo::Todo, write::Write,
+    DynTool, OfferPolicy, ToolNames, bash::Bash, edit::Edit, glob::Glob, grep::Grep, multi_edit::MultiEdit, read::Read,
+    todo::Todo, write::Write,
 };
 use crate::llm::ToolSpec;
 use larik_settings::SearchBackend;
@@ -299,7 +299,8 @@ mod tests {
     #[test]
     fn tools_on_demand_are_reached_through_two_listed_tools() {
         let registry = Registry::builtin(None);
-        registry.add_all([sized("browser_click", Offer::OnDemand, 10), sized("mcp__a__small", Offer::WithinBudget, 10)]);
+        registry
+            .add_all([sized("browser_click", Offer::OnDemand, 10), sized("mcp__a__small", Offer::WithinBudget, 10)]);
         let names = listed(&registry);
         assert!(names.contains(&"mcp__a__small".to_owned()), "MCP tools within the budget are listed");
         assert!(!names.contains(&"browser_click".to_owned()));
