@@ -59,18 +59,33 @@ impl std::fmt::Display for Spending {
             Some(limit) => format!("${:.4} of ${limit}", spent.cost_usd),
             None => format!("${:.4} (no cost limit; set budget.maxCostUsd)", spent.cost_usd),
         };
-        let used = tokens(spent);
-        let tokens = match budget.max_tokens {
-            Some(limit) => format!("{used} of {limit} tokens"),
-            None => format!("{used} tokens"),
-        };
+        let limit = budget.max_tokens.map(|limit| format!(" of {limit}")).unwrap_or_default();
+        write!(out, "Spent {cost}; {}{limit} tokens ({}).", tokens(spent), TokenKinds(spent))
+    }
+}
+
+/// `1234 tokens (1000 input, 200 read from cache, 0 written to cache, 34 output), $0.0123`: the
+/// cost where it is known.
+impl std::fmt::Display for Spent {
+    fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(out, "{} tokens ({})", tokens(self), TokenKinds(self))?;
+        if self.cost_usd > 0.0 {
+            write!(out, ", ${:.4}", self.cost_usd)?;
+        }
+        Ok(())
+    }
+}
+
+/// The tokens by kind, as every report names them.
+struct TokenKinds<'a>(&'a Spent);
+
+impl std::fmt::Display for TokenKinds<'_> {
+    fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let usage = &self.0.usage;
         write!(
             out,
-            "Spent {cost}; {tokens} ({} input, {} read from cache, {} written to cache, {} output).",
-            spent.usage.input_tokens,
-            spent.usage.cache_read_tokens,
-            spent.usage.cache_write_tokens,
-            spent.usage.output_tokens
+            "{} input, {} read from cache, {} written to cache, {} output",
+            usage.input_tokens, usage.cache_read_tokens, usage.cache_write_tokens, usage.output_tokens
         )
     }
 }
@@ -111,5 +126,11 @@ mod tests {
             report,
             "Spent $0.2500 of $2; 1500 tokens (900 input, 500 read from cache, 0 written to cache, 100 output)."
         );
+        assert_eq!(
+            spent.to_string(),
+            "1500 tokens (900 input, 500 read from cache, 0 written to cache, 100 output), $0.2500"
+        );
+        let unpriced = Spent { cost_usd: 0.0, ..spent };
+        assert!(!unpriced.to_string().contains('$'), "no price is not a price of nothing");
     }
 }

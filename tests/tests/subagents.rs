@@ -71,6 +71,7 @@ async fn parallel_tasks_run_side_by_side_with_their_own_tools_and_report_in_orde
         .unwrap_or_else(|| panic!("the child's read reached the editor: {started:?}"));
     assert_eq!(nested["title"], "explore: find alpha — Read alpha.txt");
     assert!(started.iter().any(|update| update["toolCallId"] == "t1" && update["title"] == "explore: find alpha"));
+    assert_spending_shown_under_each_task(&updates);
 
     // Each child's conversation is saved beside the parent's.
     let sessions = sandbox.home.path().join(".local/share/larik/sessions");
@@ -87,6 +88,35 @@ async fn parallel_tasks_run_side_by_side_with_their_own_tools_and_report_in_orde
         .collect();
     assert_eq!(transcripts.len(), 2);
     assert!(transcripts.iter().any(|text| text.contains("The alpha secret is 42")));
+}
+
+/// Each task's result in the editor ends with what its child spent (two requests for alpha, one
+/// for beta, at the mock's 100 input and 42 output tokens each); the model reads the report
+/// alone; the session's totals count the children's requests with the parent's.
+fn assert_spending_shown_under_each_task(updates: &[Value]) {
+    let shown = |id: &str| {
+        let finished = updates_of(updates, "tool_call_update")
+            .into_iter()
+            .rfind(|update| update["toolCallId"] == id && update["status"] == "completed")
+            .unwrap_or_else(|| panic!("{id} finished: {updates:?}"));
+        let texts: Vec<String> = finished["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|block| block["content"]["text"].as_str().unwrap().to_owned())
+            .collect();
+        texts
+    };
+    let alpha = shown("t1");
+    assert_eq!(alpha[0], "The alpha secret is 42 (alpha.txt:1).");
+    assert!(
+        alpha[1]
+            .starts_with("The subagent spent 284 tokens (200 input, 0 read from cache, 0 written to cache, 84 output)"),
+        "{alpha:?}"
+    );
+    assert!(shown("t2")[1].starts_with("The subagent spent 142 tokens (100 input,"), "{:?}", shown("t2"));
+    let last = updates_of(updates, "usage_update").pop().expect("a usage update");
+    assert_eq!(last["_meta"]["larik"]["spent"]["inputTokens"], 500, "the children's requests count: {last}");
 }
 
 #[tokio::test]

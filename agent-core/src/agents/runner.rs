@@ -41,6 +41,8 @@ pub struct SubagentOutcome {
     pub last_text: Option<String>,
     /// Model requests it made.
     pub requests: usize,
+    /// What its requests (and its prompt hooks) cost; counted in the session's totals too.
+    pub spent: crate::spending::Spent,
 }
 
 /// Why a child could not run to an outcome.

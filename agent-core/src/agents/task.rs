@@ -16,11 +16,11 @@ use super::roles::ChildModel;
 use super::runner::{ChildError, ChildRun, SubagentOutcome, SubagentRunner};
 use super::worktree::TaskWorktree;
 use crate::config::SettingsSource;
-use crate::event::StopReason;
-use crate::event::ToolKind;
+use crate::event::{Display, StopReason, ToolKind};
 use crate::llm::ToolSpec;
 use crate::models::Models;
 use crate::skills::Skills;
+use crate::spending::Spent;
 use crate::tools::{
     CallDescription, ClaudeCodeAlias, DynTool, HookResponse, InputError, PreparedCall, ToolContext, ToolNames,
     ToolOutput,
@@ -287,25 +287,40 @@ async fn execute(
         None => text,
     };
     match outcome {
-        Ok(outcome) if outcome.stop == StopReason::EndTurn => ToolOutput::text(with_report(
-            outcome.last_text.unwrap_or_else(|| "The subagent finished without a report.".into()),
-        )),
         Ok(outcome) => {
-            let why = match outcome.stop {
-                _ if outcome.looped => "it kept making the same calls with the same results".to_owned(),
-                StopReason::MaxTurnRequests => format!("it reached its limit of {} model requests", outcome.requests),
-                StopReason::Cancelled => "it was cancelled".to_owned(),
-                StopReason::MaxTokens => "its answer hit the output limit".to_owned(),
-                StopReason::BudgetExhausted => "the session's budget is spent".to_owned(),
-                StopReason::Refusal | StopReason::EndTurn => "the model refused".to_owned(),
-            };
-            let last = outcome.last_text.map(|text| format!(" Its last message:\n\n{text}")).unwrap_or_default();
-            ToolOutput::error(with_report(format!(
-                "The subagent `{label}` was stopped before it finished: {why}. Check what it changed before relying on it.{last}"
-            )))
+            let spent = outcome.spent;
+            with_spending(ended(outcome, label, with_report), &spent)
         }
         Err(error) => ToolOutput::error(with_report(format!("The subagent `{label}` failed: {error}"))),
     }
+}
+
+/// The task's result from how the child ended: its report, or why it stopped early.
+fn ended(outcome: SubagentOutcome, label: &str, with_report: impl Fn(String) -> String) -> ToolOutput {
+    if outcome.stop == StopReason::EndTurn {
+        return ToolOutput::text(with_report(
+            outcome.last_text.unwrap_or_else(|| "The subagent finished without a report.".into()),
+        ));
+    }
+    let why = match outcome.stop {
+        _ if outcome.looped => "it kept making the same calls with the same results".to_owned(),
+        StopReason::MaxTurnRequests => format!("it reached its limit of {} model requests", outcome.requests),
+        StopReason::Cancelled => "it was cancelled".to_owned(),
+        StopReason::MaxTokens => "its answer hit the output limit".to_owned(),
+        StopReason::BudgetExhausted => "the session's budget is spent".to_owned(),
+        StopReason::Refusal | StopReason::EndTurn => "the model refused".to_owned(),
+    };
+    let last = outcome.last_text.map(|text| format!(" Its last message:\n\n{text}")).unwrap_or_default();
+    ToolOutput::error(with_report(format!(
+        "The subagent `{label}` was stopped before it finished: {why}. Check what it changed before relying on it.{last}"
+    )))
+}
+
+/// The result as the editor shows it under the task: what the child said, then what it spent.
+/// The model reads what the child said alone.
+fn with_spending(output: ToolOutput, spent: &Spent) -> ToolOutput {
+    let display = Display::Annotated { text: output.text_content(), note: format!("The subagent spent {spent}.") };
+    output.with_display(display)
 }
 
 /// A worktree for the task, or why it works in place (not a git repository, no data directory).

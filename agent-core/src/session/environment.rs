@@ -1,7 +1,8 @@
 //! The session environment: what a session's turns and its dispatch pipeline share, by
 //! reference; its tools see only the part inside it, the `ToolEnv`. A child agent's environment
 //! is derived from its parent's: a filtered registry and its own working directory, the same
-//! permission state (a mode switch reaches both), hooks, models and usage totals.
+//! permission state (a mode switch reaches both), hooks and models, and usage totals of its own
+//! that count toward the parent's.
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -94,7 +95,8 @@ impl SessionEnv {
 
     /// A child's environment: its own working directory (and a sandbox for it: `sandbox` where
     /// the caller chose one), the tools `keep` accepts, its own background shells under
-    /// `cancel`; permissions, models, services and usage shared with the parent.
+    /// `cancel`; permissions, models and services shared with the parent, and its own usage
+    /// totals under the parent's.
     pub fn child(
         &self,
         session_id: String,
@@ -111,7 +113,7 @@ impl SessionEnv {
             registry: Arc::new(self.registry.filtered(keep)),
             hooks: Arc::clone(&self.hooks),
             models: Arc::clone(&self.models),
-            usage: Arc::clone(&self.usage),
+            usage: Arc::new(UsageTotals::under(&self.usage)),
             limits: self.limits,
             log: None,
             tasks: Arc::clone(&self.tasks),
@@ -124,13 +126,20 @@ impl SessionEnv {
     }
 }
 
-/// Tokens and cost a session spent, its children and its hooks included.
+/// Tokens and cost an agent spent, its hooks included; a session's also its children's, which
+/// count toward their parent's totals as they spend.
 #[derive(Default)]
 pub struct UsageTotals {
     spent: Mutex<Spent>,
+    parent: Option<Arc<UsageTotals>>,
 }
 
 impl UsageTotals {
+    /// A child's totals: what it spends counts for `parent` too.
+    pub fn under(parent: &Arc<UsageTotals>) -> Self {
+        Self { spent: Mutex::default(), parent: Some(Arc::clone(parent)) }
+    }
+
     pub fn add(&self, usage: &Usage, cost_usd: Option<f64>) {
         if let Ok(mut spent) = self.spent.lock() {
             spent.usage.input_tokens += usage.input_tokens;
@@ -139,10 +148,23 @@ impl UsageTotals {
             spent.usage.cache_write_tokens += usage.cache_write_tokens;
             spent.cost_usd += cost_usd.unwrap_or(0.0);
         }
+        if let Some(parent) = &self.parent {
+            parent.add(usage, cost_usd);
+        }
     }
 
+    /// What this agent spent (a session: with its children).
     pub fn spent(&self) -> Spent {
         self.spent.lock().map(|spent| *spent).unwrap_or_default()
+    }
+
+    /// What the whole session spent, the agent's parent and siblings included: what the budget
+    /// is held to.
+    pub fn session_spent(&self) -> Spent {
+        match &self.parent {
+            Some(parent) => parent.session_spent(),
+            None => self.spent(),
+        }
     }
 }
 
@@ -168,7 +190,11 @@ mod tests {
         assert!(parent.registry.get("bash").is_some());
         parent.permissions.set_mode(Mode::Plan);
         assert_eq!(child.permissions.mode(), Mode::Plan, "a mode switch reaches the child");
+        parent.usage.add(&Usage { input_tokens: 5, ..Usage::default() }, Some(0.25));
         child.usage.add(&Usage { input_tokens: 10, ..Usage::default() }, Some(0.5));
-        assert_eq!(parent.usage.spent().usage.input_tokens, 10, "the child's spend counts for the parent");
+        assert_eq!(parent.usage.spent().usage.input_tokens, 15, "the child's spend counts for the parent");
+        assert_eq!(child.usage.spent().usage.input_tokens, 10, "the child's own totals are its own");
+        assert_eq!(child.usage.spent().cost_usd, 0.5);
+        assert_eq!(child.usage.session_spent().usage.input_tokens, 15, "the budget sees the whole session");
     }
 }

@@ -56,7 +56,7 @@ impl SubagentRunner for SessionRunner {
         };
         let looped = guard.lock().is_ok_and(|guard| guard.tripped);
         let requests = history.iter().filter(|message| message.role == Role::Assistant).count();
-        Ok(SubagentOutcome { stop, looped, last_text: last_text(&history), requests })
+        Ok(SubagentOutcome { stop, looped, last_text: last_text(&history), requests, spent: env.usage.spent() })
     }
 }
 

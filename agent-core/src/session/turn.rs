@@ -129,7 +129,7 @@ impl Turn<'_> {
         let mut compacted_at: Option<usize> = None;
         for _ in 0..self.model.max_turn_requests {
             self.take_steering(history);
-            if let Some(reason) = self.env.limits.budget.exceeded(&self.env.usage.spent()) {
+            if let Some(reason) = self.env.limits.budget.exceeded(&self.env.usage.session_spent()) {
                 self.emit(AgentEvent::Notice(reason)).await;
                 return Ok(StopReason::BudgetExhausted);
             }

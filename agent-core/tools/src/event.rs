@@ -57,6 +57,9 @@ pub enum Display {
     },
     /// Plain text, e.g. what a read returned.
     Text(String),
+    /// What the tool returned, then a line for the user alone under it (what a subagent spent):
+    /// shown apart, so a front end that already shows `text` elsewhere still shows the note.
+    Annotated { text: String, note: String },
     /// Text and images a tool returned (an MCP server's screenshot): `(media type, base64)`.
     Media { text: String, images: Vec<(String, String)> },
     /// The model's task list, replacing any earlier one.

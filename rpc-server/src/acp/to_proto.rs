@@ -59,6 +59,7 @@ pub fn tool_content(display: Option<&Display>, output: Option<&str>) -> Vec<acp:
             std::iter::once(text_content(text)).chain(file_changes(changes)).collect()
         }
         Some(Display::Text(text)) => vec![text_content(text.clone())],
+        Some(Display::Annotated { text, note }) => vec![text_content(text.clone()), text_content(note.clone())],
         Some(Display::Media { text, images }) => std::iter::once(text_content(text.clone()))
             .chain(images.iter().map(|(media_type, data)| {
                 acp::ToolCallContent::Content(acp::Content::new(acp::ContentBlock::Image(acp::ImageContent::new(

@@ -97,6 +97,9 @@ def test_subagents_show_under_their_task_call_and_one_is_stopped_with_its_key(st
     stopped = lines.index("  ⊘ explore: wait forever · stopped")
     assert lines[stopped - 1] == "✗ explore: wait forever", lines
     assert "\n".join(alpha) in editor.chat_text()
+    # What the finished child spent shows under its task call, after its report.
+    spent = next(index for index, line in enumerate(lines) if line.startswith("The subagent spent "))
+    assert lines.index("alpha done") < spent < stopped, lines
     assert "Cancelled." not in lines and "subagent running" not in editor.winbar()
     # The child's call is shown once, under it: not as a call of the parent's.
     assert sum(1 for line in lines if "Read alpha.txt" in line) == 1, lines

@@ -78,7 +78,10 @@ test("two subagents nested under their task calls; Stop ends the hanging one and
     // The finished child is as it was; its report shows once, in it. The stopped one's task call
     // says what the model was told.
     assert.equal(await childOf("t1").getAttribute("data-phase"), "done");
-    assert.equal(await chat.locator('[data-tool-call-id="t1"] > .tool-output').count(), 0, "the report is shown twice");
+    // Under the task call, what its child spent is all there is besides the child.
+    const outputs = chat.locator('[data-tool-call-id="t1"] > .tool-output');
+    assert.equal(await outputs.count(), 1, "the report is shown twice, or the spending is not shown");
+    assert.match((await outputs.textContent()) ?? "", /^The subagent spent \d+ tokens \(\d+ input, /);
     await chat.locator('[data-tool-call-id="t2"] > .tool-output', { hasText: "was stopped before it finished" }).waitFor();
     await rig.screenshot("e2e-subagents-stopped");
   });
