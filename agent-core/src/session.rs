@@ -315,6 +315,24 @@ impl Session {
         }
     }
 
+    /// Reads the skills again before a prompt, so one added or edited since is there without a
+    /// restart: the model is told in `prompt` (the system prompt's index is the cached prefix,
+    /// kept until the conversation starts over) and the editor gets the new menu.
+    async fn skills_reread(&self, prompt: &mut Vec<Part>, events: &mpsc::Sender<AgentEvent>) {
+        let Some(changes) = self.env.skills.refresh() else { return };
+        crate::skills::tool::offer_if_any(&self.env.registry, &self.env.skills);
+        if let Some(text) = changes.note() {
+            prompt.push(Part::Note(Note::SystemNote { text }));
+        }
+        if !changes.problems.is_empty() {
+            let _ = events.send(AgentEvent::Notice(changes.problems.join("\n"))).await;
+        }
+        if changes.menu_changed {
+            let mcp = self.env.mcp.commands();
+            let _ = events.send(AgentEvent::CommandsChanged { mcp, skills: self.env.skills.commands() }).await;
+        }
+    }
+
     /// Runs one turn for `prompt`, sending events as they happen. `cancel` belongs to the caller's
     /// tree (e.g. the request that asked for the turn); the session's own shutdown cancels it too.
     /// Returns when the turn is over; every event of the turn has been handed to `events` by then.
@@ -364,6 +382,7 @@ impl Session {
                 if let Some(note) = self.mode_note() {
                     prompt.push(Part::Note(note));
                 }
+                self.skills_reread(&mut prompt, &events).await;
                 Work::Prompt(prompt)
             }
             Work::Compact(instructions) => Work::Compact(instructions),

@@ -92,6 +92,7 @@ fn show_event(event: AgentEvent, root: &Path) {
         | AgentEvent::Usage { .. }
         | AgentEvent::Notice(_)
         | AgentEvent::TitleChanged(_)
+        | AgentEvent::CommandsChanged { .. }
         | AgentEvent::Compaction { .. } => Ok(()),
         AgentEvent::ChildStarted { .. } | AgentEvent::Child { .. } | AgentEvent::ChildEnded { .. } => Ok(()),
     };

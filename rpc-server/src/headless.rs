@@ -171,6 +171,7 @@ impl Transcript {
             // Subagents' events came flattened (see `run`).
             AgentEvent::Usage { .. }
             | AgentEvent::TitleChanged(_)
+            | AgentEvent::CommandsChanged { .. }
             | AgentEvent::ChildStarted { .. }
             | AgentEvent::Child { .. }
             | AgentEvent::ChildEnded { .. } => {}

@@ -108,6 +108,14 @@ async fn a_whole_session_with_tools_on_demand_and_a_late_server_only_appends_to_
     let session = agent.new_session(&sandbox.project_path()).await;
     agent.prompt(&session, "open a page", |_| "allow_once").await;
     until_connected(&mut agent, &session, "late").await;
+    // A skill the user writes mid-session is read before the next prompt.
+    let skill = sandbox.home.path().join(".claude/skills/release-notes");
+    std::fs::create_dir_all(&skill).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: release-notes\ndescription: Writes release notes from the git log\n---\nRead git log.\n",
+    )
+    .unwrap();
     let (_, updates) = agent.prompt(&session, "echo something", |_| "allow_once").await;
     let set = agent.request("session/set_mode", json!({"sessionId": session, "modeId": "plan"})).await;
     agent.response(set).await;
@@ -134,11 +142,17 @@ async fn a_whole_session_with_tools_on_demand_and_a_late_server_only_appends_to_
     assert!(told.contains("More tools are offered on demand") && told.contains("mcp__late__echo"), "{told}");
     let echoed = blocks(&requests[4]).last().unwrap().to_string();
     assert!(echoed.contains("Echo: hello on demand"), "the call ran as the server's tool: {echoed}");
+    let skill_note = blocks(&requests[2]).iter().map(Value::to_string).find(|text| text.contains("skills changed"));
+    let skill_note = skill_note.expect("the model is told of the new skill");
+    assert!(skill_note.contains("release-notes: Writes release notes from the git log"), "{skill_note}");
+    let menu = updates.iter().find(|update| update["sessionUpdate"] == "available_commands_update");
+    let menu = menu.expect("the editor's menu follows the new skill").to_string();
+    assert!(menu.contains("\"release-notes\"") && menu.contains("\"compact\""), "{menu}");
     let shown = updates.iter().find(|update| update["toolCallId"] == "u1").unwrap();
     assert!(!shown["title"].as_str().unwrap_or_default().starts_with("Use "), "shown as the tool it called: {shown}");
 
-    // Every request until /clear only appended, the mode switch included (the mode is a note in
-    // the prompt, not a change to the system prompt).
+    // Every request until /clear only appended, the mode switch and the new skill included (the
+    // mode and the skills' change are notes in the prompt, not changes to the system prompt).
     for (index, pair) in requests[..6].windows(2).enumerate() {
         assert!(only_appends(&pair[0], &pair[1]), "request {} changed the prefix of {index}", index + 1);
     }
@@ -147,6 +161,8 @@ async fn a_whole_session_with_tools_on_demand_and_a_late_server_only_appends_to_
     let cleared = &requests[6];
     assert_eq!(blocks(cleared)[0]["text"], "start over", "a fresh conversation: {cleared}");
     assert!(tool_names(cleared).iter().any(|name| name == "mcp__late__echo"));
+    assert!(cleared["system"].to_string().contains("release-notes"), "the new skill is in the fresh index");
+    assert!(!first["system"].to_string().contains("release-notes"));
 }
 
 /// `use_tool` is no way around the permissions: the tool it names is decided on as its own call

@@ -68,6 +68,7 @@ pub fn labelled(event: AgentEvent, call: &str, label: &str) -> Option<AgentEvent
         | AgentEvent::ThinkingDelta(_)
         | AgentEvent::Usage { .. }
         | AgentEvent::TitleChanged(_)
+        | AgentEvent::CommandsChanged { .. }
         | AgentEvent::Compaction { .. } => return None,
         // A grandchild cannot be: children have no task tool.
         AgentEvent::ChildStarted { .. } | AgentEvent::Child { .. } | AgentEvent::ChildEnded { .. } => return None,

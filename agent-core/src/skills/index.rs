@@ -8,7 +8,7 @@ use super::Skill;
 /// The whole index, at most (bytes).
 const BUDGET: usize = 8 * 1024;
 /// One description, at most (characters); longer ones are cut with an ellipsis.
-const MAX_DESCRIPTION_CHARS: usize = 300;
+pub(super) const MAX_DESCRIPTION_CHARS: usize = 300;
 
 /// The index for the prompt; empty when the model may load no skill.
 pub fn index(skills: &BTreeMap<String, Skill>) -> String {

@@ -197,6 +197,12 @@ pub enum AgentEvent {
     Notice(String),
     /// The session got its title (from its first prompt).
     TitleChanged(String),
+    /// The commands the user may type changed mid-session (a skill or command file added,
+    /// changed or removed): the MCP servers' prompts and the skills, as the menu lists them.
+    CommandsChanged {
+        mcp: Vec<SlashCommand>,
+        skills: Vec<SlashCommand>,
+    },
     /// A subagent started (the `task` call `call`): its own session id, what it does, where it
     /// works, and its token, for a front end that lets the user stop it.
     ChildStarted {

@@ -190,6 +190,7 @@ impl Forwarder<'_> {
                     .updated_at(larik_core::clock::iso8601(larik_core::clock::now_secs())),
             )),
             AgentEvent::Notice(message) => Some(self.notice(message)),
+            AgentEvent::CommandsChanged { mcp, skills } => Some(super::commands::available(&mcp, &skills)),
         }
     }
 

@@ -199,6 +199,7 @@ impl Bridge {
             | AgentEvent::ToolProgressNote { .. }
             | AgentEvent::Usage { .. }
             | AgentEvent::TitleChanged(_)
+            | AgentEvent::CommandsChanged { .. }
             | AgentEvent::Compaction { .. } => {}
             AgentEvent::ChildStarted { .. } | AgentEvent::Child { .. } | AgentEvent::ChildEnded { .. } => {}
         }
