@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # Builds Larik in release mode and prints the benchmark table. Not part of the test command:
 # figures depend on the machine, tests must not.
+#
+#   bash bench/run.sh [section]     the table, or one section of it
+#   bash bench/run.sh layout        writes rpc-server/hot-functions.ld (needs valgrind), the
+#                                   functions a session runs, which a release build places
+#                                   together; run it again after a toolchain or dependency update
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v rg >/dev/null 2>&1 || { echo "bench: installing ripgrep to compare grep against"; apt-get install -y ripgrep >/dev/null 2>&1 || (apt-get update >/dev/null && apt-get install -y ripgrep >/dev/null); }

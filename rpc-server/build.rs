@@ -1,6 +1,9 @@
 //! Names the git commit the binary is built from (`LARIK_COMMIT`), for `larik --version`. A
 //! build outside a git checkout (a source archive) may set `LARIK_COMMIT` itself; else it says
 //! `unknown`.
+//!
+//! A release build for Linux also links with `hot-functions.ld`, which places the functions a
+//! session runs together at the front of the code (see `bench/src/layout.rs`).
 
 use std::process::Command;
 
@@ -10,6 +13,7 @@ fn git(args: &[&str]) -> Option<String> {
 }
 
 fn main() {
+    hot_functions_first();
     println!("cargo:rerun-if-env-changed=LARIK_COMMIT");
     let given = std::env::var("LARIK_COMMIT").ok().filter(|commit| !commit.is_empty());
     let commit = given.or_else(|| git(&["rev-parse", "--short=12", "HEAD"])).unwrap_or_else(|| "unknown".to_owned());
@@ -23,5 +27,18 @@ fn main() {
         for path in watched.map(|name| format!("{dir}/{name}")).filter(|path| std::path::Path::new(path).exists()) {
             println!("cargo:rerun-if-changed={path}");
         }
+    }
+}
+
+/// The linker script of the functions a session runs, for a release build on Linux (GNU ld and
+/// lld read it; other platforms' linkers take no such script).
+fn hot_functions_first() {
+    let script = std::path::Path::new("hot-functions.ld");
+    println!("cargo:rerun-if-changed=hot-functions.ld");
+    let release = std::env::var("PROFILE").is_ok_and(|profile| profile == "release");
+    let linux = std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "linux");
+    if release && linux && script.exists() {
+        let path = std::fs::canonicalize(script).unwrap_or_else(|_| script.to_path_buf());
+        println!("cargo:rustc-link-arg-bin=larik=-Wl,-T,{}", path.display());
     }
 }

@@ -6,6 +6,7 @@
 
 mod agent;
 mod cost;
+mod layout;
 mod load;
 mod long_sessions;
 mod mcp_servers;
@@ -20,6 +21,10 @@ fn main() -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     // No argument: everything. `agent` or `tools`: that half. Otherwise one agent section.
     let only: Option<String> = std::env::args().nth(1);
+    // `layout` measures nothing: it writes the linker script of the functions a session runs.
+    if only.as_deref() == Some("layout") {
+        return runtime.block_on(layout::write_script());
+    }
     let mut rows: Vec<Row> = Vec::new();
     let idle_seconds = std::env::var("BENCH_IDLE_SECONDS").ok().and_then(|seconds| seconds.parse().ok()).unwrap_or(30);
     for section in agent::SECTIONS {
