@@ -160,19 +160,24 @@ async fn against_the_floor(sandbox: &Sandbox, ready: &[Duration], rss: &[f64]) -
     ])
 }
 
+/// The scripted turn's project and model answers: read a file, edit it, run a command, answer.
+pub(crate) fn scripted_turn(sandbox: &Sandbox) -> anyhow::Result<Vec<Step>> {
+    std::fs::write(sandbox.project.path().join("app.py"), "print('hello')\n")?;
+    Ok(vec![
+        Step::tool("t1", "read", json!({"path": "app.py"})),
+        Step::tool("t2", "edit", json!({"path": "app.py", "old_string": "hello", "new_string": "world"})),
+        Step::tool("t3", "bash", json!({"command": "true"})),
+        Step::text("Changed the greeting and checked it runs."),
+    ])
+}
+
 async fn turn() -> anyhow::Result<Vec<Row>> {
     let mut rows = Vec::new();
     // 3. A scripted turn: read a file, edit it, run a command, answer.
     let (mut turn_cpu, mut turn_peak, mut turn_wall) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..10 {
         let sandbox = Sandbox::new();
-        std::fs::write(sandbox.project.path().join("app.py"), "print('hello')\n")?;
-        let steps = vec![
-            Step::tool("t1", "read", json!({"path": "app.py"})),
-            Step::tool("t2", "edit", json!({"path": "app.py", "old_string": "hello", "new_string": "world"})),
-            Step::tool("t3", "bash", json!({"command": "true"})),
-            Step::text("Changed the greeting and checked it runs."),
-        ];
+        let steps = scripted_turn(&sandbox)?;
         let mock = MockLlm::start(Scenario { responses: steps }).await?;
         let (mut agent, session) = ready_agent(&sandbox, &mock).await;
         let pid = agent.child.id().unwrap_or(0);

@@ -18,8 +18,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use larik_tests::harness::{Agent, Sandbox, spawn_piped};
-use larik_tests::mock_llm::{MockLlm, Scenario, Step};
-use serde_json::json;
+use larik_tests::mock_llm::{MockLlm, Scenario};
 
 /// Where the script goes, from the repository's root.
 const SCRIPT: &str = "rpc-server/hot-functions.ld";
@@ -39,13 +38,7 @@ pub async fn write_script() -> anyhow::Result<()> {
 
 async fn run_under_callgrind(larik: &Path, profile: &Path) -> anyhow::Result<()> {
     let sandbox = Sandbox::new();
-    std::fs::write(sandbox.project.path().join("app.py"), "print('hello')\n")?;
-    let steps = vec![
-        Step::tool("t1", "read", json!({"path": "app.py"})),
-        Step::tool("t2", "edit", json!({"path": "app.py", "old_string": "hello", "new_string": "world"})),
-        Step::tool("t3", "bash", json!({"command": "true"})),
-        Step::text("Changed the greeting and checked it runs."),
-    ];
+    let steps = crate::agent::scripted_turn(&sandbox)?;
     let mock = MockLlm::start(Scenario { responses: steps }).await?;
     let mut command = tokio::process::Command::new("valgrind");
     command
