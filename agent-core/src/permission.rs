@@ -67,23 +67,29 @@ pub struct Permissions {
     rules: Mutex<RuleSet>,
     /// Whether the user approved the project's settings, so its own allow rules count.
     project_trusted: std::sync::atomic::AtomicBool,
-    sandboxed_bash: bool,
+    /// Whether a command the sandbox contains may run without asking: asked when such a command
+    /// is decided (the sandbox's probe answers then, not when the session opens).
+    sandboxed_bash: Box<dyn Fn() -> bool + Send + Sync>,
     store: Option<PathBuf>,
 }
 
 impl Default for Permissions {
     fn default() -> Self {
-        Self::new(RuleSet::default(), false, None)
+        Self::new(RuleSet::default(), || false, None)
     }
 }
 
 impl Permissions {
-    pub fn new(rules: RuleSet, sandboxed_bash: bool, store: Option<PathBuf>) -> Self {
+    pub fn new(
+        rules: RuleSet,
+        sandboxed_bash: impl Fn() -> bool + Send + Sync + 'static,
+        store: Option<PathBuf>,
+    ) -> Self {
         Self {
             mode: Mutex::new(Mode::Default),
             rules: Mutex::new(rules),
             project_trusted: std::sync::atomic::AtomicBool::new(false),
-            sandboxed_bash,
+            sandboxed_bash: Box::new(sandboxed_bash),
             store,
         }
     }
@@ -204,7 +210,7 @@ impl Permissions {
         }
         if let CallSubject::Command { sandboxed, .. } = &call.subject {
             // 7. The sandbox contains what the command does.
-            if self.sandboxed_bash && *sandboxed {
+            if *sandboxed && (self.sandboxed_bash)() {
                 return Decision::Allow;
             }
             // 8. Harmless commands on their own.

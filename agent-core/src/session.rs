@@ -58,6 +58,8 @@ pub struct Session {
     /// The mode the previous prompt ran in, to tell the model when plan mode ends.
     last_prompt_mode: Mutex<Mode>,
     sandbox_off: Option<String>,
+    /// Whether the first prompt has told the user where the sandbox cannot hold.
+    sandbox_told: std::sync::atomic::AtomicBool,
     title: Mutex<Option<String>>,
     /// The system prompt, rebuilt at each fresh context (the skills index may have changed).
     system: Mutex<Arc<str>>,
@@ -155,6 +157,7 @@ impl Session {
             env,
             last_prompt_mode: Mutex::new(Mode::Default),
             sandbox_off: config.sandbox_off,
+            sandbox_told: std::sync::atomic::AtomicBool::new(false),
             title: Mutex::new(config.title),
             system: Mutex::new(system.into()),
             user_files,
@@ -169,11 +172,26 @@ impl Session {
         self.env.tools.workspace.root()
     }
 
+    /// Tells the user, at the first prompt, that the sandbox cannot hold on this machine: the
+    /// session opened without waiting for the sandbox's check, which has answered by now.
+    fn tell_where_the_sandbox_cannot_hold(&self) {
+        if self.sandbox_told.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
+        if let Some(sandbox) = &self.env.tools.sandbox
+            && let Err(reason) = sandbox.holds()
+        {
+            self.env
+                .notices
+                .push_all(Some(format!("The shell sandbox is off: {reason}. Commands will ask for approval instead.")));
+        }
+    }
+
     /// How commands are confined: `Ok(network)` when the sandbox holds, else why it is off.
-    pub fn sandbox_state(&self) -> Result<bool, &str> {
+    pub fn sandbox_state(&self) -> Result<bool, String> {
         match &self.env.tools.sandbox {
-            Some(sandbox) => Ok(sandbox.network()),
-            None => Err(self.sandbox_off.as_deref().unwrap_or("the sandbox is off")),
+            Some(sandbox) => sandbox.holds().map(|()| sandbox.network()),
+            None => Err(self.sandbox_off.clone().unwrap_or_else(|| "the sandbox is off".into())),
         }
     }
 
@@ -371,6 +389,7 @@ impl Session {
                 turn.cancel();
             }
         });
+        self.tell_where_the_sandbox_cannot_hold();
         for notice in self.env.notices.take() {
             let _ = events.send(AgentEvent::Notice(notice)).await;
         }

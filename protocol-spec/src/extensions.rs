@@ -215,11 +215,16 @@ pub struct SpentTokens {
     pub output_tokens: u64,
 }
 
-/// `_meta.larik` of a `session/new`, `session/load` or `session/resume` response: how the
-/// session's shell commands are confined, so the editor can show it.
+/// The notification Larik sends once a session is open (new, loaded, resumed or forked) and the
+/// sandbox's check on this machine has answered: how the session's shell commands are confined,
+/// so the editor can show it. The session's answer does not wait for the check.
+pub const SANDBOX_METHOD: &str = "_larik/sandbox";
+
+/// Params of `_larik/sandbox`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct SessionMeta {
+pub struct SandboxNotification {
+    pub session_id: String,
     pub sandbox: SandboxState,
 }
 

@@ -406,7 +406,7 @@ fn extension_schema() -> String {
     let _ = generator.subschema_for::<extensions::TerminalInfo>();
     let _ = generator.subschema_for::<extensions::TerminalOutputChunk>();
     let _ = generator.subschema_for::<extensions::TerminalExit>();
-    let _ = generator.subschema_for::<extensions::SessionMeta>();
+    let _ = generator.subschema_for::<extensions::SandboxNotification>();
     let _ = generator.subschema_for::<extensions::UsageMeta>();
     let _ = generator.subschema_for::<extensions::DiagnosticsRequest>();
     let _ = generator.subschema_for::<extensions::DiagnosticsResponse>();
@@ -430,7 +430,7 @@ fn is_extension(type_name: &str) -> bool {
             | "TerminalInfo"
             | "TerminalOutputChunk"
             | "TerminalExit"
-            | "SessionMeta"
+            | "SandboxNotification"
             | "DiagnosticsRequest"
             | "DiagnosticsResponse"
             | "UndoRequest"

@@ -160,6 +160,11 @@ pub struct Agent {
     next_id: i64,
     /// The `available_commands_update` that followed the last `session/new`.
     pub announced: Option<Value>,
+    /// `_larik/sandbox` notifications seen, oldest first: [`Agent::next`] passes over them,
+    /// since they come whenever the sandbox's check answers.
+    sandbox_states: std::collections::VecDeque<Value>,
+    /// Messages read while waiting for a sandbox state, for [`Agent::next`] to return first.
+    held: std::collections::VecDeque<Value>,
 }
 
 impl Agent {
@@ -189,7 +194,15 @@ impl Agent {
                 }
             }
         });
-        Self { stdin: child.stdin.take(), child, incoming, next_id: 1, announced: None }
+        Self {
+            stdin: child.stdin.take(),
+            child,
+            incoming,
+            next_id: 1,
+            announced: None,
+            sandbox_states: Default::default(),
+            held: Default::default(),
+        }
     }
 
     pub async fn send_raw(&mut self, line: &str) {
@@ -225,7 +238,37 @@ impl Agent {
     }
 
     /// The next message from the agent; fails the test after [`WAIT`].
+    /// The next message, `_larik/sandbox` notifications aside.
     pub async fn next(&mut self) -> Value {
+        if let Some(held) = self.held.pop_front() {
+            return held;
+        }
+        loop {
+            let message = self.receive().await;
+            if message["method"] != "_larik/sandbox" {
+                return message;
+            }
+            self.sandbox_states.push_back(message["params"].clone());
+        }
+    }
+
+    /// The params of the next `_larik/sandbox` notification, keeping other messages for
+    /// [`Agent::next`].
+    pub async fn sandbox_state(&mut self) -> Value {
+        loop {
+            if let Some(state) = self.sandbox_states.pop_front() {
+                return state;
+            }
+            let message = self.receive().await;
+            if message["method"] == "_larik/sandbox" {
+                self.sandbox_states.push_back(message["params"].clone());
+            } else {
+                self.held.push_back(message);
+            }
+        }
+    }
+
+    async fn receive(&mut self) -> Value {
         tokio::time::timeout(WAIT, self.incoming.recv())
             .await
             .expect("timed out waiting for the agent")

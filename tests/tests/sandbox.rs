@@ -227,18 +227,22 @@ async fn where_the_sandbox_cannot_hold_bash_asks_and_the_editor_is_told() {
         agent.initialize().await;
         let id = agent.request("session/new", json!({"cwd": sandbox.project_path(), "mcpServers": []})).await;
         let (response, _) = agent.response(id).await;
-        let state = &response["result"]["_meta"]["larik"]["sandbox"];
-        assert_eq!(state["enforced"], false, "{simulated}: {response}");
-        assert!(state["reason"].as_str().unwrap().contains("simulated"), "{state}");
         let session = response["result"]["sessionId"].as_str().unwrap().to_owned();
+        let notified = agent.sandbox_state().await;
+        assert_eq!(notified["sessionId"], session.as_str());
+        let state = &notified["sandbox"];
+        assert_eq!(state["enforced"], false, "{simulated}: {notified}");
+        assert!(state["reason"].as_str().unwrap().contains("simulated"), "{state}");
         let mut asked = 0;
-        agent
+        let (_, updates) = agent
             .prompt(&session, "try", |_| {
                 asked += 1;
                 "reject_once"
             })
             .await;
         assert_eq!(asked, 1, "{simulated}: bash asked instead of running unconfined");
+        let said = serde_json::to_string(&updates).unwrap();
+        assert!(said.contains("The shell sandbox is off"), "{simulated}: the user hears it: {said}");
         assert!(!marker.exists(), "{simulated}: the rejected command did not run");
     }
     // And where it holds, the editor hears so.
@@ -248,7 +252,9 @@ async fn where_the_sandbox_cannot_hold_bash_asks_and_the_editor_is_told() {
     agent.initialize().await;
     let id = agent.request("session/new", json!({"cwd": sandbox.project_path(), "mcpServers": []})).await;
     let (response, _) = agent.response(id).await;
-    assert_eq!(response["result"]["_meta"]["larik"]["sandbox"], json!({"enforced": true, "network": false}));
+    assert!(response["result"].get("_meta").is_none(), "the answer does not wait for the check: {response}");
+    let notified = agent.sandbox_state().await;
+    assert_eq!(notified["sandbox"], json!({"enforced": true, "network": false}));
 }
 
 #[test]

@@ -187,7 +187,7 @@ async fn ignored_project_keys_are_named_once_in_the_editor_and_in_doctor() {
     let (_, first) = agent.prompt(&session, "one", |_| "reject_once").await;
     let (_, second) = agent.prompt(&session, "two", |_| "reject_once").await;
     let first = said(&first);
-    for key in ["`baseUrl` is ignored", "`lsp` is ignored", "`env`, `apiKeyHelper` are ignored"] {
+    for key in ["`baseUrl` is ignored", "`lsp` is ignored", "`apiKeyHelper`, `env` are not honoured"] {
         assert_eq!(first.matches(key).count(), 1, "{key} once in {first}");
     }
     assert!(!said(&second).contains("is ignored"), "said once per session");
@@ -202,7 +202,10 @@ async fn ignored_project_keys_are_named_once_in_the_editor_and_in_doctor() {
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
     let settings =
         report["checks"].as_array().unwrap().iter().find(|check| check["id"] == "settings").unwrap().to_string();
-    assert!(settings.contains("`baseUrl` is ignored") && settings.contains("`apiKeyHelper` are ignored"), "{settings}");
+    assert!(
+        settings.contains("`baseUrl` is ignored") && settings.contains("`apiKeyHelper`, `env` are not honoured"),
+        "{settings}"
+    );
 }
 
 #[tokio::test]

@@ -4,6 +4,7 @@
 //! `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `OPENAI_API_KEY`, `OPENAI_BASE_URL`).
 //! The environment is passed in as a map so tests never mutate the process environment.
 
+mod claude_code;
 mod project;
 
 use std::collections::HashMap;
@@ -155,7 +156,7 @@ impl ModelConfig {
 pub fn load_settings(project: &Path, env: &HashMap<String, String>) -> Result<Settings, ConfigError> {
     let mut settings = Settings::default();
     let user_file = user_config_dir(env).map(|dir| dir.join("settings.json"));
-    let users_claude_dir = env.get("HOME").map(|home| Path::new(home).join(".claude"));
+    let users_claude_file = users_claude_settings(env);
     if let Some(path) = &user_file
         && let Ok(text) = std::fs::read_to_string(path)
     {
@@ -168,18 +169,19 @@ pub fn load_settings(project: &Path, env: &HashMap<String, String>) -> Result<Se
         }
         settings = settings.merge(layer);
     }
+    if let Some(path) = &users_claude_file
+        && let Ok(text) = std::fs::read_to_string(path)
+    {
+        claude_code::apply_user_file(&mut settings, path, &text);
+    }
     for path in project_settings_files(project) {
-        // A project that is the user's config directory's parent (the home directory) still
-        // reads the user's own file as the user's.
-        if user_file.as_deref() == Some(path.as_path()) {
+        // A project that is the home directory still has the user's own files, read as theirs.
+        if [&user_file, &users_claude_file].iter().any(|user| user.as_deref() == Some(path.as_path())) {
             continue;
         }
         let Ok(text) = std::fs::read_to_string(&path) else { continue };
         if path.parent().is_some_and(|dir| dir.ends_with(".claude")) {
-            // A project that is the home directory has the user's own Claude Code settings.
-            if path.parent() != users_claude_dir.as_deref() {
-                project::report_claude_keys(&path, &text, &mut settings.problems);
-            }
+            claude_code::apply_project_file(&mut settings, &path, &text);
         } else {
             project::apply(&mut settings, &path, &text)?;
         }
@@ -208,16 +210,37 @@ pub fn parse_layer(path: &Path, text: &str) -> Result<Settings, ConfigError> {
     Ok(layer)
 }
 
-/// Every file that may hold permission rules, in order: user settings, the project's shared and
-/// local settings, Claude Code's project settings, and the private rules "always allow" saved.
-pub fn rule_files(project: &Path, env: &HashMap<String, String>) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    if let Some(dir) = user_config_dir(env) {
-        files.push(dir.join("settings.json"));
+/// The user's own Claude Code settings, `~/.claude/settings.json`.
+fn users_claude_settings(env: &HashMap<String, String>) -> Option<PathBuf> {
+    env.get("HOME").map(|home| Path::new(home).join(".claude").join("settings.json"))
+}
+
+/// Who wrote a settings file, and so how far it is trusted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Writer {
+    /// The user: their own files, trusted.
+    User,
+    /// The repository: a file inside the project, which may only narrow until approved.
+    Project,
+}
+
+/// Every file that may hold permission rules, in order: the user's Claude Code settings and
+/// Larik's own, the project's shared and local settings, Claude Code's project settings, and
+/// the private rules "always allow" saved. A project that is the home directory reads the
+/// user's files once, as the user's.
+pub fn rule_files(project: &Path, env: &HashMap<String, String>) -> Vec<(PathBuf, Writer)> {
+    let mut files: Vec<(PathBuf, Writer)> = users_claude_settings(env)
+        .into_iter()
+        .chain(user_config_dir(env).map(|dir| dir.join("settings.json")))
+        .map(|path| (path, Writer::User))
+        .collect();
+    for path in project_settings_files(project) {
+        if !files.iter().any(|(user, _)| *user == path) {
+            files.push((path, Writer::Project));
+        }
     }
-    files.extend(project_settings_files(project));
     if let Some(private) = private_rules_file(project, env) {
-        files.push(private);
+        files.push((private, Writer::User));
     }
     files
 }
@@ -231,7 +254,7 @@ pub fn private_rules_file(project: &Path, env: &HashMap<String, String>) -> Opti
 /// deny rule is never silently dropped.
 pub fn load_permissions(project: &Path, env: &HashMap<String, String>) -> Result<PermissionSettings, ConfigError> {
     let mut all = PermissionSettings::default();
-    for path in rule_files(project, env) {
+    for (path, writer) in rule_files(project, env) {
         let Ok(text) = std::fs::read_to_string(&path) else { continue };
         let value: serde_json::Value = serde_json::from_str(&text)
             .map_err(|error| ConfigError::Unreadable { path: path.clone(), message: error.to_string() })?;
@@ -239,7 +262,7 @@ pub fn load_permissions(project: &Path, env: &HashMap<String, String>) -> Result
         let layer: PermissionSettings = serde_json::from_value(permissions.clone()).map_err(|error| {
             ConfigError::Unreadable { path: path.clone(), message: format!("permissions: {error}") }
         })?;
-        if path.starts_with(project) {
+        if writer == Writer::Project {
             all.project_allow.extend(layer.allow);
         } else {
             all.allow.extend(layer.allow);
@@ -250,6 +273,7 @@ pub fn load_permissions(project: &Path, env: &HashMap<String, String>) -> Result
         if layer.default_mode.is_some() {
             all.default_mode = layer.default_mode;
             all.default_mode_source = Some(path.clone());
+            all.default_mode_from_project = writer == Writer::Project;
         }
     }
     Ok(all)
@@ -259,7 +283,7 @@ pub fn load_permissions(project: &Path, env: &HashMap<String, String>) -> Result
 /// narrow: a mode from a file inside the project counts when it is `default` or `plan`; one
 /// that lets calls run without asking (accept-edits, yolo) is reported and the default used.
 /// An unknown value is reported and the default mode used.
-pub fn initial_mode(permissions: &PermissionSettings, project: &Path) -> (Mode, Option<String>) {
+pub fn initial_mode(permissions: &PermissionSettings) -> (Mode, Option<String>) {
     let Some(value) = permissions.default_mode.as_deref() else { return (Mode::Default, None) };
     let source = permissions
         .default_mode_source
@@ -273,17 +297,13 @@ pub fn initial_mode(permissions: &PermissionSettings, project: &Path) -> (Mode, 
                 "{source}: defaultMode `{value}` is not one of default, acceptEdits, plan, bypassPermissions (or accept-edits, yolo); starting in default"
             )),
         ),
-        Some(mode @ (Mode::Yolo | Mode::AcceptEdits))
-            if permissions.default_mode_source.as_deref().is_some_and(|path| path.starts_with(project)) =>
-        {
-            (
-                Mode::Default,
-                Some(format!(
-                    "{source}: defaultMode `{value}` comes from the project, which may only choose default or plan; starting in default (set it in ~/.config/larik/settings.json to start in {})",
-                    mode.id()
-                )),
-            )
-        }
+        Some(mode @ (Mode::Yolo | Mode::AcceptEdits)) if permissions.default_mode_from_project => (
+            Mode::Default,
+            Some(format!(
+                "{source}: defaultMode `{value}` comes from the project, which may only choose default or plan; starting in default (set it in ~/.config/larik/settings.json to start in {})",
+                mode.id()
+            )),
+        ),
         Some(mode) => (mode, None),
     }
 }

@@ -8,7 +8,8 @@
 //! Three kinds of key (the table in `protocol-spec/spec/settings.md` gives each one's reason):
 //! - applied at once, because they only narrow or cannot reach outside the machine or run
 //!   code: a lower budget, output limit and request count, `sandbox.network: false`, deny and
-//!   ask rules, protected paths, a default mode of `default` or `plan`, the thought level, the
+//!   ask rules, protected paths, a default mode of `default` or `plan`, sandboxed commands that
+//!   ask (`sandbox.autoAllowBashIfSandboxed: false`), the thought level, the
 //!   compaction and context window, the stall timeout;
 //! - applied once the user approved the project's settings (the same one approval as its hooks,
 //!   allow rules and MCP servers, pinned to their fingerprint): `provider`, `model`, `models`
@@ -57,6 +58,13 @@ pub(super) fn apply(settings: &mut Settings, path: &Path, text: &str) -> Result<
             Some(true) => ignored.push("sandbox.network: true".into()),
             None => {}
         }
+        match sandbox.auto_allow_bash_if_sandboxed {
+            Some(false) => {
+                settings.sandbox.get_or_insert_with(Default::default).auto_allow_bash_if_sandboxed = Some(false)
+            }
+            Some(true) => ignored.push("sandbox.autoAllowBashIfSandboxed: true".into()),
+            None => {}
+        }
     }
     settings.project_choices.add(&layer);
     for key in ignored {
@@ -84,20 +92,4 @@ fn is_user_setting(key: &str) -> bool {
     })
     .iter()
     .any(|known| known == key)
-}
-
-/// A project's Claude Code settings file (`.claude/settings*.json`): Larik reads its
-/// `permissions` (allow rules after approval) and `hooks` (after approval); everything else in
-/// it is reported, since the user may expect it to apply.
-pub(super) fn report_claude_keys(path: &Path, text: &str, problems: &mut Vec<String>) {
-    let Ok(Value::Object(keys)) = serde_json::from_str::<Value>(text) else { return };
-    let ignored: Vec<&str> =
-        keys.keys().map(String::as_str).filter(|key| !["permissions", "hooks", "$schema"].contains(key)).collect();
-    if !ignored.is_empty() {
-        problems.push(format!(
-            "{}: {} ignored: from a project's Claude Code settings Larik reads only `permissions` and `hooks` (its allow rules and hooks once you approve the project)",
-            path.display(),
-            ignored.iter().map(|key| format!("`{key}`")).collect::<Vec<_>>().join(", ") + if ignored.len() == 1 { " is" } else { " are" }
-        ));
-    }
 }

@@ -12,21 +12,21 @@ fn a_project_cannot_start_its_reader_in_a_mode_that_asks_less() {
         std::fs::write(path, body).unwrap();
     };
     write(&project.path().join(".claude/settings.json"), r#"{"permissions": {"defaultMode": "bypassPermissions"}}"#);
-    let (mode, notice) = initial_mode(&load_permissions(project.path(), &env).unwrap(), project.path());
+    let (mode, notice) = initial_mode(&load_permissions(project.path(), &env).unwrap());
     assert_eq!(mode, Mode::Default);
     assert!(notice.unwrap().contains("may only choose default or plan"));
     write(&project.path().join(".claude/settings.json"), r#"{"permissions": {"defaultMode": "acceptEdits"}}"#);
-    let (mode, notice) = initial_mode(&load_permissions(project.path(), &env).unwrap(), project.path());
+    let (mode, notice) = initial_mode(&load_permissions(project.path(), &env).unwrap());
     assert_eq!(mode, Mode::Default, "accept-edits lets writes run without asking");
     assert!(notice.unwrap().contains("start in accept-edits"));
     write(&project.path().join(".claude/settings.json"), r#"{"permissions": {"defaultMode": "plan"}}"#);
-    assert_eq!(initial_mode(&load_permissions(project.path(), &env).unwrap(), project.path()).0, Mode::Plan);
+    assert_eq!(initial_mode(&load_permissions(project.path(), &env).unwrap()).0, Mode::Plan);
     // The user's own settings may choose yolo.
     std::fs::remove_file(project.path().join(".claude/settings.json")).unwrap();
     write(&home.path().join("larik/settings.json"), r#"{"permissions": {"defaultMode": "bypassPermissions"}}"#);
-    assert_eq!(initial_mode(&load_permissions(project.path(), &env).unwrap(), project.path()), (Mode::Yolo, None));
+    assert_eq!(initial_mode(&load_permissions(project.path(), &env).unwrap()), (Mode::Yolo, None));
     write(&home.path().join("larik/settings.json"), r#"{"permissions": {"defaultMode": "Yolo!"}}"#);
-    let (mode, notice) = initial_mode(&load_permissions(project.path(), &env).unwrap(), project.path());
+    let (mode, notice) = initial_mode(&load_permissions(project.path(), &env).unwrap());
     assert_eq!(mode, Mode::Default);
     assert!(notice.unwrap().contains("`Yolo!` is not one of"));
 }
@@ -247,7 +247,11 @@ fn a_projects_claude_code_settings_name_what_is_not_read() {
     let settings = load_settings(project.path(), &env).unwrap();
     assert_eq!(settings.base_url, None);
     assert_eq!(settings.problems.len(), 1, "{:?}", settings.problems);
-    assert!(settings.problems[0].contains("`env`, `apiKeyHelper` are ignored"), "{}", settings.problems[0]);
+    assert!(
+        settings.problems[0].contains("`apiKeyHelper`, `env` are not honoured by Larik"),
+        "{}",
+        settings.problems[0]
+    );
     assert_eq!(load_permissions(project.path(), &env).unwrap().deny, ["Bash(curl:*)"]);
 }
 
@@ -320,5 +324,45 @@ fn every_setting_has_a_row_saying_who_may_set_it() {
     }
     for (key, _) in &documented {
         assert!(user_keys.contains(key), "the row `{key}` names no setting");
+    }
+}
+
+/// The keys of Claude Code's settings reference, each with a row in the table of Claude Code's
+/// settings files in `protocol-spec/spec/settings.md` saying what Larik does with it and who may
+/// set it, in the list's order.
+#[test]
+fn every_claude_code_setting_has_a_row() {
+    let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../protocol-spec/spec");
+    let list = std::fs::read_to_string(spec.join("claude-code-settings-keys.txt")).unwrap();
+    let keys: Vec<&str> =
+        list.lines().map(str::trim).filter(|line| !line.is_empty() && !line.starts_with('#')).collect();
+    assert!(keys.len() > 100, "{keys:?}");
+    assert!(keys.windows(2).all(|pair| pair[0] < pair[1]), "claude-code-settings-keys.txt is sorted, each key once");
+    let table = std::fs::read_to_string(spec.join("settings.md")).unwrap();
+    let section = table.split("## Claude Code's settings files").nth(1).unwrap().split("\n## ").next().unwrap();
+    let rows: Vec<(String, String, String)> = section
+        .lines()
+        .filter_map(|line| {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            let key = cells.get(1)?.strip_prefix('`')?.strip_suffix('`')?;
+            Some((key.to_owned(), cells.get(2)?.to_string(), cells.get(3)?.to_string()))
+        })
+        .collect();
+    let missing: Vec<&str> = keys.iter().copied().filter(|key| !rows.iter().any(|(row, ..)| row == key)).collect();
+    assert!(
+        missing.is_empty(),
+        "Claude Code settings with no row under \"Claude Code's settings files\" in protocol-spec/spec/settings.md: {}",
+        missing.join(", ")
+    );
+    let unlisted: Vec<&str> = rows.iter().map(|(row, ..)| row.as_str()).filter(|row| !keys.contains(row)).collect();
+    assert!(unlisted.is_empty(), "rows naming no key of claude-code-settings-keys.txt: {}", unlisted.join(", "));
+    let order: Vec<&str> = rows.iter().map(|(row, ..)| row.as_str()).collect();
+    assert_eq!(order, keys, "one row per key, in the list's order");
+    let what_larik_does =
+        ["honoured", "mapped to ", "not honoured: ", "not supported yet", "not applicable: the editor draws the UI"];
+    let who_may = ["user only", "repository, to narrow", "repository, after approval", "managed only"];
+    for (key, larik, who) in &rows {
+        assert!(what_larik_does.iter().any(|start| larik.starts_with(start)), "`{key}`: `{larik}`");
+        assert!(who_may.contains(&who.as_str()), "`{key}`: `{who}`");
     }
 }

@@ -133,6 +133,16 @@ impl Sandbox {
         self.network
     }
 
+    /// Whether the sandbox holds on this machine, or why not: the probe's answer, found once per
+    /// process and waited for here if it is still running. Until it says so, no command counts
+    /// as sandboxed.
+    pub fn holds(&self) -> Result<(), String> {
+        match probe::support(&self.helper).problem {
+            None => Ok(()),
+            Some(problem) => Err(problem),
+        }
+    }
+
     pub fn writable(&self) -> &[PathBuf] {
         &self.writable
     }

@@ -154,6 +154,9 @@ pub struct PermissionSettings {
     /// The file `default_mode` came from.
     #[serde(skip)]
     pub default_mode_source: Option<PathBuf>,
+    /// Whether that file is inside the project, written by the repository.
+    #[serde(skip)]
+    pub default_mode_from_project: bool,
 }
 
 /// `sandbox` in settings.
@@ -166,6 +169,9 @@ pub struct SandboxSettings {
     pub network: bool,
     /// More paths sandboxed commands may write, e.g. a build cache.
     pub writable_paths: Vec<String>,
+    /// `false` asks before sandboxed commands too, as for any other; by default a command the
+    /// sandbox contains runs without asking (Claude Code's key of the same name).
+    pub auto_allow_bash_if_sandboxed: Option<bool>,
 }
 
 /// `webSearch` in settings: which search service `web_search` uses.

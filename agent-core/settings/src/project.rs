@@ -50,12 +50,15 @@ pub struct ProjectSettings {
     rest: BTreeMap<String, Value>,
 }
 
-/// `sandbox` in a project's settings: it may only turn the network off.
+/// `sandbox` in a project's settings: it may only turn the network off and make sandboxed
+/// commands ask.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ProjectSandbox {
     /// `false` only; `true` is ignored.
     pub network: Option<bool>,
+    /// `false` only; `true` is ignored.
+    pub auto_allow_bash_if_sandboxed: Option<bool>,
     #[serde(flatten)]
     #[schemars(skip)]
     rest: BTreeMap<String, Value>,

@@ -190,7 +190,7 @@ fn shell_lines_against_rules() {
             ],
             &["bash(rm*)", "Bash(curl:*)", "bash(git push:*)"],
         ),
-        false,
+        || false,
         None,
     );
     assert!(LINES.len() >= 80);
@@ -225,7 +225,7 @@ fn safe_list_sandbox_and_bare_rule() {
     ] {
         assert_eq!(verdict(&plain.decide(tool.as_ref(), &command(line), &workspace, None)), expected, "{line}");
     }
-    let sandboxed = Permissions::new(rules(&[], &["bash(rm*)"]), true, None);
+    let sandboxed = Permissions::new(rules(&[], &["bash(rm*)"]), || true, None);
     assert_eq!(verdict(&sandboxed.decide(tool.as_ref(), &command("make && ./run > out"), &workspace, None)), 'A');
     assert_eq!(verdict(&sandboxed.decide(tool.as_ref(), &command("make; rm x"), &workspace, None)), 'D');
     let opted_out = CallDescription {
@@ -233,9 +233,9 @@ fn safe_list_sandbox_and_bare_rule() {
         ..CallDescription::titled("make")
     };
     assert_eq!(verdict(&sandboxed.decide(tool.as_ref(), &opted_out, &workspace, None)), '?');
-    let everything = Permissions::new(rules(&["bash"], &[]), false, None);
+    let everything = Permissions::new(rules(&["bash"], &[]), || false, None);
     assert_eq!(verdict(&everything.decide(tool.as_ref(), &command("echo $(date) > x"), &workspace, None)), 'A');
-    let yolo = Permissions::new(rules(&[], &["bash(rm*)"]), false, None);
+    let yolo = Permissions::new(rules(&[], &["bash(rm*)"]), || false, None);
     yolo.set_mode(Mode::Yolo);
     assert_eq!(
         verdict(&yolo.decide(tool.as_ref(), &command("rm -rf x"), &workspace, None)),
@@ -250,7 +250,7 @@ fn hook_verdicts_take_their_place_in_the_precedence() {
     let dir = tempfile::tempdir().unwrap();
     let workspace = Workspace::new(dir.path());
     let tool = bash();
-    let permissions = Permissions::new(rules(&["bash(make*)"], &["bash(rm*)"]), false, None);
+    let permissions = Permissions::new(rules(&["bash(make*)"], &["bash(rm*)"]), || false, None);
     let deny = HookVerdict::Deny { reason: "policy".into() };
     assert_eq!(verdict(&permissions.decide(tool.as_ref(), &command("make"), &workspace, Some(&deny))), 'D');
     assert_eq!(
@@ -332,7 +332,7 @@ fn modes_reads_and_domains() {
     let (read, write, fetch) =
         (registry.get("read").unwrap(), registry.get("write").unwrap(), registry.get("web_fetch").unwrap());
     let permissions =
-        Permissions::new(rules(&["web_fetch(domain:docs.rs)"], &["Read(.env)", "read(secrets/**)"]), false, None);
+        Permissions::new(rules(&["web_fetch(domain:docs.rs)"], &["Read(.env)", "read(secrets/**)"]), || false, None);
     let read_of =
         |path: &str| CallDescription { subject: CallSubject::Read(path.into()), ..CallDescription::titled(path) };
     let fetch_of =
@@ -382,7 +382,7 @@ fn always_allow_suggests_a_scoped_rule_and_saves_it_privately() {
     let config = tempfile::tempdir().unwrap();
     let project = tempfile::tempdir().unwrap();
     let store = larik_settings::paths::private_settings_path(config.path(), project.path());
-    let permissions = Permissions::new(RuleSet::default(), false, Some(store.clone()));
+    let permissions = Permissions::new(RuleSet::default(), || false, Some(store.clone()));
     let workspace = Workspace::new(project.path());
     assert_eq!(verdict(&permissions.decide(tool.as_ref(), &command("make check"), &workspace, None)), '?');
     permissions.allow_always("bash(make*)").unwrap();
@@ -394,7 +394,7 @@ fn always_allow_suggests_a_scoped_rule_and_saves_it_privately() {
     assert!(!store.starts_with(project.path()), "never inside the project");
 
     let unsaveable =
-        Permissions::new(RuleSet::default(), false, Some(std::path::PathBuf::from("/proc/larik/settings.json")));
+        Permissions::new(RuleSet::default(), || false, Some(std::path::PathBuf::from("/proc/larik/settings.json")));
     assert!(unsaveable.allow_always("bash(make*)").is_err());
     assert_eq!(
         verdict(&unsaveable.decide(tool.as_ref(), &command("make"), &workspace, None)),
@@ -414,7 +414,7 @@ fn ask_rules_prompt_for_read_only_tools_too() {
         CallDescription { subject: CallSubject::Read("src/lib.rs".into()), ..CallDescription::titled("src/lib.rs") };
     let owned = |list: &[&str]| list.iter().map(|rule| (*rule).to_owned()).collect::<Vec<_>>();
     let permissions =
-        Permissions::new(RuleSet::from_lists(&[], &[], &owned(&["Read(.env)", "bash(git push*)"])), true, None);
+        Permissions::new(RuleSet::from_lists(&[], &[], &owned(&["Read(.env)", "bash(git push*)"])), || true, None);
     assert_eq!(
         verdict(&permissions.decide(read.as_ref(), &read_env, &workspace, None)),
         '?',
@@ -465,7 +465,7 @@ fn an_edit_rule_covers_every_tool_of_the_edit_family() {
     let registry = Registry::builtin(None);
     let code_action: Arc<dyn DynTool> = Arc::new(crate::tools::apply_code_action::ApplyCodeAction);
     let editors = [registry.get("edit").unwrap(), registry.get("write").unwrap(), registry.get("multi_edit").unwrap()];
-    let permissions = Permissions::new(rules(&[], &["Edit(docs/**)"]), false, None);
+    let permissions = Permissions::new(rules(&[], &["Edit(docs/**)"]), || false, None);
     for tool in editors.iter().chain([&code_action]) {
         let decision = permissions.decide(tool.as_ref(), &write_to("docs/a.md"), &workspace, None);
         assert_eq!(verdict(&decision), 'D', "{} is denied by Edit(docs/**)", tool.name());
@@ -485,7 +485,7 @@ fn plan_mode_asks_before_a_search_leaves_the_machine() {
             &crate::tools::ToolContext::standalone(Arc::new(Workspace::new(dir.path()))),
         )
         .unwrap();
-    let permissions = Permissions::new(RuleSet::default(), false, None);
+    let permissions = Permissions::new(RuleSet::default(), || false, None);
     permissions.set_mode(Mode::Plan);
     let decision = permissions.decide(search.as_ref(), call.description(), &workspace, None);
     assert!(matches!(&decision, Decision::Ask { reason } if reason.contains("plan mode")), "{decision:?}");

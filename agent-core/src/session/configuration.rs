@@ -38,6 +38,9 @@ pub struct SessionConfig {
     pub sandbox: Option<Arc<Sandbox>>,
     /// Why there is no sandbox, when there is none.
     pub sandbox_off: Option<String>,
+    /// Whether a command the sandbox contains runs without asking; `false` where settings say
+    /// `sandbox.autoAllowBashIfSandboxed: false`.
+    pub sandboxed_commands_run_unasked: bool,
     /// Where "always allow" rules are saved.
     pub rules_file: Option<PathBuf>,
     /// Something the user should hear once, e.g. that the sandbox is unavailable.
@@ -90,6 +93,7 @@ impl SessionConfig {
             initial_mode: Mode::Default,
             sandbox: None,
             sandbox_off: Some("no sandbox was configured for this session".into()),
+            sandboxed_commands_run_unasked: true,
             rules_file: None,
             notice: None,
             log: None,
@@ -130,11 +134,10 @@ impl SessionConfig {
             Ok(model) => (model.build_provider(), ModelSettings::from(&model), Some(model)),
             Err(error) => (Err(ProviderError::Auth { message: error.to_string() }), ModelSettings::none(), None),
         };
-        let (sandbox, sandbox_off, notice) = sandbox_for(&settings, sandbox_helper, &cwd, &permissions);
-        let (initial_mode, mode_notice) = config::initial_mode(&permissions, &cwd);
-        let notices: Vec<String> = notice
+        let (sandbox, sandbox_off) = sandbox_for(&settings, sandbox_helper, &cwd, &permissions);
+        let (initial_mode, mode_notice) = config::initial_mode(&permissions);
+        let notices: Vec<String> = mode_notice
             .into_iter()
-            .chain(mode_notice)
             .chain(settings.problems.iter().cloned())
             .chain(hooks.problems().iter().cloned())
             .chain(mcp_problems)
@@ -166,6 +169,11 @@ impl SessionConfig {
             search,
             sandbox,
             sandbox_off,
+            sandboxed_commands_run_unasked: settings
+                .sandbox
+                .as_ref()
+                .and_then(|sandbox| sandbox.auto_allow_bash_if_sandboxed)
+                != Some(false),
             notice,
             log: None,
             hooks,
@@ -192,38 +200,29 @@ fn fresh_id() -> String {
     format!("session-{:x}-{}", crate::clock::now_nanos(), std::process::id())
 }
 
-/// The sandbox settings ask for, if this machine can hold it: the sandbox, or why it is off
-/// (and a notice for the user when it is off against their settings).
+/// The sandbox settings ask for, or why there is none. Whether this machine can hold it is the
+/// probe's to say, later: opening a session does not wait for it ([`Sandbox::holds`]).
 fn sandbox_for(
     settings: &config::Settings,
     sandbox_helper: Option<PathBuf>,
     cwd: &Path,
     permissions: &config::PermissionSettings,
-) -> (Option<Arc<Sandbox>>, Option<String>, Option<String>) {
+) -> (Option<Arc<Sandbox>>, Option<String>) {
     let sandbox_settings = settings.sandbox.clone().unwrap_or_default();
     match (sandbox_settings.enabled, sandbox_helper) {
-        (Some(false), _) => (None, Some("sandbox.enabled is false in settings".to_owned()), None),
-        (_, None) => (None, Some("the sandbox helper (the larik binary) was not found".to_owned()), None),
-        (_, Some(helper)) => match crate::sandbox::probe::support(&helper).problem {
-            None => {
-                let writable = sandbox_settings.writable_paths.iter().map(PathBuf::from).collect();
-                (
-                    Some(Arc::new(Sandbox::new(
-                        helper,
-                        cwd.to_path_buf(),
-                        writable,
-                        &permissions.protected_paths,
-                        sandbox_settings.network,
-                    ))),
-                    None,
-                    None,
-                )
-            }
-            Some(reason) => {
-                let notice = format!("The shell sandbox is off: {reason}. Commands will ask for approval instead.");
-                (None, Some(reason), Some(notice))
-            }
-        },
+        (Some(false), _) => (None, Some("sandbox.enabled is false in settings".to_owned())),
+        (_, None) => (None, Some("the sandbox helper (the larik binary) was not found".to_owned())),
+        (_, Some(helper)) => {
+            let writable = sandbox_settings.writable_paths.iter().map(PathBuf::from).collect();
+            let sandbox = Sandbox::new(
+                helper,
+                cwd.to_path_buf(),
+                writable,
+                &permissions.protected_paths,
+                sandbox_settings.network,
+            );
+            (Some(Arc::new(sandbox)), None)
+        }
     }
 }
 

@@ -171,8 +171,12 @@ pub(super) fn guarded(
     if let Some(sandbox) = &config.sandbox {
         sandbox.sweep_stand_ins();
     }
-    let permissions =
-        Permissions::new(std::mem::take(&mut config.rules), config.sandbox.is_some(), config.rules_file.take());
+    let unasked = config.sandbox.clone().filter(|_| config.sandboxed_commands_run_unasked);
+    let permissions = Permissions::new(
+        std::mem::take(&mut config.rules),
+        move || unasked.as_ref().is_some_and(|sandbox| sandbox.holds().is_ok()),
+        config.rules_file.take(),
+    );
     permissions.set_mode(config.initial_mode);
     mcp.start(false);
     Guarded { mcp, hooks, permissions }

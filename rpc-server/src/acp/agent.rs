@@ -13,8 +13,8 @@ use larik_core::{Part, ProviderError, ThoughtLevel};
 use larik_protocol::acp;
 use larik_protocol::extensions::{
     AgentExtensions, CHECKPOINTS_METHOD, CheckpointsRequest, CheckpointsResponse, ClientExtensions,
-    EDITOR_CONTEXT_METHOD, EditorContext, META_KEY, STEERING_METHOD, SteeringRequest, SteeringResponse, UNDO_METHOD,
-    UndoRequest,
+    EDITOR_CONTEXT_METHOD, EditorContext, META_KEY, SANDBOX_METHOD, STEERING_METHOD, SandboxNotification,
+    SteeringRequest, SteeringResponse, UNDO_METHOD, UndoRequest,
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -370,13 +370,6 @@ pub(super) async fn background_children(
     }
 }
 
-/// The sandbox probe's answer, run once per process (see `larik_core::sandbox::probe`).
-async fn sandbox_checked() {
-    if let Ok(helper) = std::env::current_exe() {
-        larik_core::sandbox::probe::support_async(&helper).await;
-    }
-}
-
 pub(super) fn stop_reason(stop: StopReason) -> acp::StopReason {
     match stop {
         StopReason::EndTurn => acp::StopReason::EndTurn,
@@ -400,27 +393,17 @@ impl Handler for AcpAgent {
     ) -> Result<Value, RpcError> {
         match method.as_str() {
             "initialize" => {
-                // The sandbox check takes a few milliseconds: it runs while the editor reads the
-                // answer, and the first session waits for it (on the event loop, not a thread).
-                tokio::spawn(sandbox_checked());
+                // The sandbox check takes a few milliseconds: it runs on a thread of its own, and
+                // only the first command that would run sandboxed waits for it.
+                if let Ok(helper) = std::env::current_exe() {
+                    larik_core::sandbox::probe::start(&helper);
+                }
                 respond(self.initialize(parse(params)?))
             }
-            "session/new" => {
-                sandbox_checked().await;
-                respond(self.new_session(parse(params)?, &peer)?)
-            }
-            "session/load" => {
-                sandbox_checked().await;
-                respond(self.load_session(parse(params)?, &peer).await?)
-            }
-            "session/resume" => {
-                sandbox_checked().await;
-                respond(self.resume_session(parse(params)?, &peer)?)
-            }
-            "session/fork" => {
-                sandbox_checked().await;
-                respond(self.fork_session(parse(params)?, &peer)?)
-            }
+            "session/new" => respond(self.new_session(parse(params)?, &peer)?),
+            "session/load" => respond(self.load_session(parse(params)?, &peer).await?),
+            "session/resume" => respond(self.resume_session(parse(params)?, &peer)?),
+            "session/fork" => respond(self.fork_session(parse(params)?, &peer)?),
             "session/list" => respond(self.list_sessions(parse(params)?)?),
             "session/close" => respond(self.close_session(parse(params)?).await?),
             "session/delete" => respond(self.delete_session(parse(params)?).await?),
@@ -473,6 +456,17 @@ impl Handler for AcpAgent {
         let Ok(entry) = self.entry(&session_id) else { return };
         let skills = entry.session.skill_commands();
         notify(&peer, &session_id, commands::available(&[], &skills)).await;
+        // The sandbox's state once its check answered, which opening the session did not wait for.
+        let state = if larik_core::sandbox::probe::answered() {
+            entry.session.sandbox_state()
+        } else {
+            let session = Arc::clone(&entry.session);
+            tokio::task::spawn_blocking(move || session.sandbox_state())
+                .await
+                .unwrap_or_else(|error| Err(format!("the sandbox check did not finish: {error}")))
+        };
+        let sandbox = super::to_proto::sandbox_state(state);
+        peer.notify(SANDBOX_METHOD, SandboxNotification { session_id: session_id.0.to_string(), sandbox }).await;
         // The MCP servers' prompts join once the servers are in.
         let prompts = entry.session.mcp_commands().await;
         if !prompts.is_empty() {

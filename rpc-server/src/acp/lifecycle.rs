@@ -21,7 +21,6 @@ use super::{modes, to_proto};
 struct Opened {
     modes: acp::SessionModeState,
     options: Vec<acp::SessionConfigOption>,
-    meta: acp::Meta,
 }
 
 /// Sessions per page of `session/list`.
@@ -81,14 +80,10 @@ impl AcpAgent {
         Ok(config)
     }
 
-    /// Opens the session and keeps it; returns the mode, option and sandbox state to answer with.
+    /// Opens the session and keeps it; returns the mode and options to answer with.
     fn open(&self, id: &acp::SessionId, config: SessionConfig, peer: &Peer) -> Opened {
         let session = Arc::new(Session::new(config, &peer.shutdown_token()));
-        let state = Opened {
-            modes: modes::mode_state(session.permissions().mode()),
-            options: self.options(&session),
-            meta: to_proto::session_meta(&session),
-        };
+        let state = Opened { modes: modes::mode_state(session.permissions().mode()), options: self.options(&session) };
         let client = self.client_view(session.cwd());
         if client.subagents {
             // Background subagents are child sessions too, shown while they run, turn or not.
@@ -140,7 +135,7 @@ impl AcpAgent {
         }
         tracing::info!(session = %id.0, cwd = %request.cwd.display(), mcp_servers = request.mcp_servers.len(), "session created");
         let opened = self.open(&id, config, peer);
-        Ok(acp::NewSessionResponse::new(id).modes(opened.modes).config_options(opened.options).meta(opened.meta))
+        Ok(acp::NewSessionResponse::new(id).modes(opened.modes).config_options(opened.options))
     }
 
     /// Reads a saved session and opens it with its history; the stored record is returned for replay.
@@ -169,7 +164,7 @@ impl AcpAgent {
         let (stored, opened) = self.reopen(&request.session_id, &request.cwd, &request.mcp_servers, peer)?;
         let compaction = self.client_view(&request.cwd).compaction;
         replay(peer, &request.session_id, &stored, compaction).await;
-        Ok(acp::LoadSessionResponse::new().modes(opened.modes).config_options(opened.options).meta(opened.meta))
+        Ok(acp::LoadSessionResponse::new().modes(opened.modes).config_options(opened.options))
     }
 
     /// `session/fork` (unstable in ACP): a new session with the source's history up to now and
@@ -189,7 +184,7 @@ impl AcpAgent {
         })?;
         let (_, opened) = self.reopen(&id, &request.cwd, &request.mcp_servers, peer)?;
         tracing::info!(from = %request.session_id.0, session = %id.0, "session forked");
-        Ok(acp::ForkSessionResponse::new(id).modes(opened.modes).config_options(opened.options).meta(opened.meta))
+        Ok(acp::ForkSessionResponse::new(id).modes(opened.modes).config_options(opened.options))
     }
 
     pub(super) fn resume_session(
@@ -198,7 +193,7 @@ impl AcpAgent {
         peer: &Peer,
     ) -> Result<acp::ResumeSessionResponse, RpcError> {
         let (_, opened) = self.reopen(&request.session_id, &request.cwd, &request.mcp_servers, peer)?;
-        Ok(acp::ResumeSessionResponse::new().modes(opened.modes).config_options(opened.options).meta(opened.meta))
+        Ok(acp::ResumeSessionResponse::new().modes(opened.modes).config_options(opened.options))
     }
 
     pub(super) fn list_sessions(

@@ -151,14 +151,11 @@ pub fn plan(entries: &[PlanEntry]) -> acp::Plan {
     )
 }
 
-/// `_meta.larik` of a response that opens a session: the sandbox state.
-pub fn session_meta(session: &larik_core::session::Session) -> acp::Meta {
-    use larik_protocol::extensions::{META_KEY, SandboxState, SessionMeta};
-    let sandbox = match session.sandbox_state() {
+/// The sandbox state of a session, as `_larik/sandbox` says it.
+pub fn sandbox_state(state: Result<bool, String>) -> larik_protocol::extensions::SandboxState {
+    use larik_protocol::extensions::SandboxState;
+    match state {
         Ok(network) => SandboxState { enforced: true, network, reason: None },
-        Err(reason) => SandboxState { enforced: false, network: false, reason: Some(reason.to_owned()) },
-    };
-    let mut meta = acp::Meta::new();
-    meta.insert(META_KEY.into(), serde_json::to_value(SessionMeta { sandbox }).unwrap_or_default());
-    meta
+        Err(reason) => SandboxState { enforced: false, network: false, reason: Some(reason) },
+    }
 }

@@ -98,7 +98,9 @@ impl Tool for Bash {
 
     async fn run(&self, input: BashInput, ctx: &ToolContext) -> ToolOutput {
         // A call that opted out of the sandbox was approved as such.
-        let sandbox = ctx.env.sandbox.as_deref().filter(|_| input.sandbox);
+        // Confined only where the sandbox holds on this machine; elsewhere the call was decided
+        // as an unsandboxed one (it asked, unless a rule allowed it).
+        let sandbox = ctx.env.sandbox.as_deref().filter(|sandbox| input.sandbox && sandbox.holds().is_ok());
         if input.run_in_background {
             return match ctx.env.shells.start(&input.command, ctx.env.workspace.root(), sandbox) {
                 Ok(id) => ToolOutput::text(format!(

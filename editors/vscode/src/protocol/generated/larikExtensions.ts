@@ -136,10 +136,10 @@ export interface TerminalExit {
   signal?: string | null;
 }
 /**
- * `_meta.larik` of a `session/new`, `session/load` or `session/resume` response: how the
- * session's shell commands are confined, so the editor can show it.
+ * Params of `_larik/sandbox`.
  */
-export interface SessionMeta {
+export interface SandboxNotification {
+  sessionId: string;
   sandbox: SandboxState;
 }
 /**

@@ -1,0 +1,155 @@
+//! Claude Code's own settings files, read as far as Larik honours them: the user's
+//! `~/.claude/settings.json`, trusted like Larik's own user file, and a project's
+//! `.claude/settings*.json`, a repository's, which may only narrow (its allow rules and hooks
+//! wait for the user's approval). Permission rules and hooks are read by their own loaders from
+//! every settings file; this module maps the sandbox keys Larik honours and reports every key it
+//! does not honour, so a policy the user believes holds is never silently dropped.
+//! `protocol-spec/spec/settings.md` gives each key's row.
+
+use std::path::Path;
+
+use larik_settings::{SandboxSettings, Settings};
+use serde_json::{Map, Value};
+
+/// What Larik honours of the user's own Claude Code settings, as dotted keys: the rows of
+/// `protocol-spec/spec/settings.md` marked "honoured" or "mapped", checked by a test.
+pub(crate) const HONOURED_FROM_USER: &[&str] = &[
+    "$schema",
+    "hooks",
+    "permissions.allow",
+    "permissions.ask",
+    "permissions.deny",
+    "permissions.defaultMode",
+    "sandbox.enabled",
+    "sandbox.autoAllowBashIfSandboxed",
+];
+
+/// What Larik honours of a project's Claude Code settings: rules and hooks (allow rules and
+/// hooks once approved), and what only narrows.
+const HONOURED_FROM_PROJECT: &[&str] = &[
+    "$schema",
+    "hooks",
+    "permissions.allow",
+    "permissions.ask",
+    "permissions.deny",
+    "permissions.defaultMode",
+    "sandbox.autoAllowBashIfSandboxed",
+];
+
+/// Keys about Claude Code's own terminal: the editor draws Larik's, so they are not reported.
+/// The rows of `protocol-spec/spec/settings.md` marked "not applicable", checked by a test.
+pub(crate) const NOT_APPLICABLE: &[&str] = &[
+    "autoScrollEnabled",
+    "awaySummaryEnabled",
+    "axScreenReader",
+    "editorMode",
+    "emojiCompletionEnabled",
+    "feedbackSurveyRate",
+    "fileSuggestion",
+    "footerLinksRegexes",
+    "prUrlTemplate",
+    "preferredNotifChannel",
+    "prefersReducedMotion",
+    "promptSuggestionEnabled",
+    "respectGitignore",
+    "respondToBashCommands",
+    "showClearContextOnPlanAccept",
+    "showThinkingSummaries",
+    "showTurnDuration",
+    "spinnerTipsEnabled",
+    "spinnerTipsOverride",
+    "spinnerVerbs",
+    "statusLine",
+    "subagentStatusLine",
+    "syntaxHighlightingDisabled",
+    "teammateMode",
+    "terminalProgressBarEnabled",
+    "theme",
+    "tui",
+    "verbose",
+    "viewMode",
+    "vimInsertModeRemaps",
+    "voice",
+    "voiceEnabled",
+    "wheelScrollAccelerationEnabled",
+];
+
+/// The user's own `~/.claude/settings.json` applied under Larik's own user file: its sandbox
+/// keys count where Larik's file says nothing, and `autoAllowBashIfSandboxed: false` always
+/// counts, being the stricter choice. Keys Larik does not honour are reported.
+pub(super) fn apply_user_file(settings: &mut Settings, path: &Path, text: &str) {
+    let Some(keys) = parse(path, text, &mut settings.problems) else { return };
+    let sandbox = settings.sandbox.get_or_insert_with(SandboxSettings::default);
+    if let Some(enabled) = keys.get("sandbox").and_then(|sandbox| sandbox.get("enabled")).and_then(Value::as_bool) {
+        sandbox.enabled = sandbox.enabled.or(Some(enabled));
+    }
+    narrow_sandbox(sandbox, &keys);
+    report(path, &keys, HONOURED_FROM_USER, "", &mut settings.problems);
+}
+
+/// A project's `.claude/settings*.json`: only `autoAllowBashIfSandboxed: false` applies here
+/// (rules and hooks have their own loaders); the rest is reported.
+pub(super) fn apply_project_file(settings: &mut Settings, path: &Path, text: &str) {
+    let Some(keys) = parse(path, text, &mut settings.problems) else { return };
+    narrow_sandbox(settings.sandbox.get_or_insert_with(SandboxSettings::default), &keys);
+    report(
+        path,
+        &keys,
+        HONOURED_FROM_PROJECT,
+        " (a project's file may only narrow; its allow rules and hooks apply once you approve the project)",
+        &mut settings.problems,
+    );
+}
+
+/// `sandbox.autoAllowBashIfSandboxed: false`: sandboxed commands ask like any other.
+fn narrow_sandbox(sandbox: &mut SandboxSettings, keys: &Map<String, Value>) {
+    let auto_allow = keys.get("sandbox").and_then(|sandbox| sandbox.get("autoAllowBashIfSandboxed"));
+    if auto_allow.and_then(Value::as_bool) == Some(false) {
+        sandbox.auto_allow_bash_if_sandboxed = Some(false);
+    }
+}
+
+/// The file's top-level object; a file that is not one is reported (the permission loader
+/// refuses it outright, so no rule is lost quietly).
+fn parse(path: &Path, text: &str, problems: &mut Vec<String>) -> Option<Map<String, Value>> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(keys)) => Some(keys),
+        _ => {
+            problems.push(format!("{}: not a JSON object; Larik read nothing from it", path.display()));
+            None
+        }
+    }
+}
+
+/// One problem naming every key of the file Larik does not honour, if any.
+fn report(path: &Path, keys: &Map<String, Value>, honoured: &[&str], why: &str, problems: &mut Vec<String>) {
+    let mut unhonoured = Vec::new();
+    unhonoured_keys(keys, "", honoured, &mut unhonoured);
+    unhonoured.sort();
+    if unhonoured.is_empty() {
+        return;
+    }
+    let names: Vec<String> = unhonoured.iter().map(|key| format!("`{key}`")).collect();
+    let verb = if names.len() == 1 { "is" } else { "are" };
+    problems.push(format!("{}: {} {verb} not honoured by Larik{why}", path.display(), names.join(", ")));
+}
+
+/// The dotted keys below `prefix` that neither are honoured nor lead to one that is.
+fn unhonoured_keys(keys: &Map<String, Value>, prefix: &str, honoured: &[&str], out: &mut Vec<String>) {
+    for (key, value) in keys {
+        let dotted = format!("{prefix}{key}");
+        if honoured.contains(&dotted.as_str()) || (prefix.is_empty() && NOT_APPLICABLE.contains(&key.as_str())) {
+            continue;
+        }
+        let below = format!("{dotted}.");
+        match value {
+            Value::Object(inner) if honoured.iter().any(|known| known.starts_with(&below)) => {
+                unhonoured_keys(inner, &below, honoured, out)
+            }
+            _ => out.push(dotted),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

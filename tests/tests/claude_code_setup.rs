@@ -1,0 +1,104 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! A Claude Code user's own files, in Claude Code's exact shape under a private HOME, over ACP
+//! with the real binary: the policy in `~/.claude/settings.json` holds as it does in Claude
+//! Code, and what Larik does not honour is said, not silently dropped.
+
+use larik_tests::harness::{Agent, Sandbox};
+use larik_tests::listener::Recorder;
+use larik_tests::mock_llm::{MockLlm, Scenario, Step};
+use serde_json::{Value, json};
+
+/// Writes the user's `~/.claude/settings.json` in this home.
+fn users_claude_settings(sandbox: &Sandbox, body: &Value) {
+    let dir = sandbox.home.path().join(".claude");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("settings.json"), serde_json::to_string_pretty(body).unwrap()).unwrap();
+}
+
+/// One prompt whose turn is `steps`; returns the permission requests seen, every one rejected,
+/// the updates, and the model's requests.
+async fn turn(sandbox: &Sandbox, steps: Vec<Step>) -> (Vec<Value>, Vec<Value>, Vec<Value>) {
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize().await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    let mut asked = Vec::new();
+    let (response, updates) = agent
+        .prompt(&session, "go", |params| {
+            asked.push(params.clone());
+            "reject_once"
+        })
+        .await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    agent.close_stdin();
+    agent.wait_exit().await;
+    (asked, updates, mock.requests())
+}
+
+/// The text of the tool result the `index`th request carried back (its last message).
+fn tool_result(requests: &[Value], index: usize) -> String {
+    let last = requests[index]["messages"].as_array().unwrap().last().unwrap().clone();
+    last["content"][0]["content"][0]["text"].as_str().unwrap_or_default().to_owned()
+}
+
+#[tokio::test]
+async fn anthropics_strict_settings_in_the_users_own_claude_file_hold() {
+    let sandbox = Sandbox::new();
+    // Anthropic's example of a strict settings file, where a user keeps it.
+    users_claude_settings(
+        &sandbox,
+        &json!({
+            "permissions": {"ask": ["Bash"], "deny": ["WebSearch", "WebFetch"]},
+            "sandbox": {"autoAllowBashIfSandboxed": false}
+        }),
+    );
+    let server = Recorder::start("{}").await;
+    let (asked, _, requests) = turn(
+        &sandbox,
+        vec![
+            Step::tool("t1", "bash", json!({"command": "touch made.txt"})),
+            Step::tool("t2", "web_fetch", json!({"url": format!("{}/page", server.url())})),
+            Step::text("done"),
+        ],
+    )
+    .await;
+    assert_eq!(asked.len(), 1, "only the command asked: {asked:?}");
+    assert_eq!(asked[0]["toolCall"]["kind"], "execute", "{:?}", asked[0]);
+    assert!(!sandbox.project.path().join("made.txt").exists(), "the rejected command did not run");
+    assert!(server.received().is_empty(), "web_fetch reached the server: {:?}", server.received());
+    let fetched = tool_result(&requests, 2);
+    assert!(fetched.contains("denied by the rule `WebFetch`"), "{fetched}");
+}
+
+#[tokio::test]
+async fn sandboxed_commands_ask_when_the_user_turned_auto_allow_off() {
+    // Without the key, the sandbox contains the command and it runs without asking.
+    let sandbox = Sandbox::new();
+    let steps = || vec![Step::tool("t1", "bash", json!({"command": "touch made.txt"})), Step::text("done")];
+    let (asked, _, _) = turn(&sandbox, steps()).await;
+    assert!(asked.is_empty(), "a sandboxed command runs unasked by default: {asked:?}");
+    assert!(sandbox.project.path().join("made.txt").exists());
+    std::fs::remove_file(sandbox.project.path().join("made.txt")).unwrap();
+    users_claude_settings(&sandbox, &json!({"sandbox": {"enabled": true, "autoAllowBashIfSandboxed": false}}));
+    let (asked, _, _) = turn(&sandbox, steps()).await;
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!(!sandbox.project.path().join("made.txt").exists());
+}
+
+#[tokio::test]
+async fn a_key_larik_does_not_honour_is_said_once_not_dropped() {
+    let sandbox = Sandbox::new();
+    users_claude_settings(
+        &sandbox,
+        &json!({
+            "permissions": {"allow": ["Bash(ls:*)"], "disableBypassPermissionsMode": "disable"},
+            "forceLoginMethod": "claudeai",
+            "statusLine": {"type": "command", "command": "~/.claude/statusline.sh"}
+        }),
+    );
+    let (_, updates, _) = turn(&sandbox, vec![Step::text("hello")]).await;
+    let said = serde_json::to_string(&updates).unwrap();
+    assert_eq!(said.matches("not honoured by Larik").count(), 1, "{said}");
+    assert!(said.contains("`forceLoginMethod`, `permissions.disableBypassPermissionsMode`"), "{said}");
+    assert!(!said.contains("statusLine"), "the editor draws the status line: {said}");
+}
