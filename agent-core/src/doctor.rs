@@ -46,9 +46,11 @@ impl Check {
 pub async fn run(project: &Path, env: &HashMap<String, String>, helper: Option<PathBuf>, version: &str) -> Vec<Check> {
     let mut checks = vec![Check::new("version", "Larik", Status::Ok, version.to_owned())];
     let settings = match config::load_settings(project, env)
-        .and_then(|settings| config::load_permissions(project, env).map(|_| settings))
+        .and_then(|settings| config::load_permissions(project, env).map(|permissions| (settings, permissions)))
     {
-        Ok(settings) => {
+        Ok((mut settings, permissions)) => {
+            // A managed policy that fails closed is said first: every call asks until it changes.
+            settings.problems.splice(0..0, permissions.fails_closed);
             let status = if settings.problems.is_empty() { Status::Ok } else { Status::Warning };
             let detail = if settings.problems.is_empty() {
                 "read without problems".to_owned()

@@ -51,7 +51,7 @@ pub use lsp::uri as file_uri;
 pub use mcp::{
     McpCommand, McpError, McpReport, McpServerConfig, ServerScope as McpServerScope, Transport as McpTransport,
 };
-pub use permission::Mode;
+pub use permission::{Mode, ModeRefused};
 pub use review::{Hunk, apply_accepted, hunks};
 pub use skills::SlashCommand;
 

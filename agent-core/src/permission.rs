@@ -71,7 +71,25 @@ pub struct Permissions {
     /// is decided (the sandbox's probe answers then, not when the session opens).
     sandboxed_bash: Box<dyn Fn() -> bool + Send + Sync>,
     store: Option<PathBuf>,
+    policy: Policy,
 }
+
+/// What the organisation's managed policy imposes on every decision.
+#[derive(Debug, Clone, Default)]
+pub struct Policy {
+    /// Why every call asks, in every mode: the policy holds a restriction Larik cannot enforce.
+    pub fails_closed: Option<String>,
+    /// No session runs in yolo (`disableBypassPermissionsMode`).
+    pub bypass_disabled: bool,
+    /// Only the policy's own allow rules count (`allowManagedPermissionRulesOnly`): "always
+    /// allow" adds none.
+    pub rules_only: bool,
+}
+
+/// A mode the organisation's policy does not let a session run in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the {} mode is disabled by your organisation's managed settings (disableBypassPermissionsMode)", .0.id())]
+pub struct ModeRefused(pub Mode);
 
 impl Default for Permissions {
     fn default() -> Self {
@@ -91,17 +109,33 @@ impl Permissions {
             project_trusted: std::sync::atomic::AtomicBool::new(false),
             sandboxed_bash: Box::new(sandboxed_bash),
             store,
+            policy: Policy::default(),
         }
+    }
+
+    /// The same permissions under the organisation's managed policy.
+    pub fn under(mut self, policy: Policy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// The modes a session may run in.
+    pub fn modes(&self) -> Vec<Mode> {
+        Mode::ALL.into_iter().filter(|mode| !(self.policy.bypass_disabled && *mode == Mode::Yolo)).collect()
     }
 
     pub fn mode(&self) -> Mode {
         self.mode.lock().map(|mode| *mode).unwrap_or_default()
     }
 
-    pub fn set_mode(&self, mode: Mode) {
+    pub fn set_mode(&self, mode: Mode) -> Result<(), ModeRefused> {
+        if !self.modes().contains(&mode) {
+            return Err(ModeRefused(mode));
+        }
         if let Ok(mut current) = self.mode.lock() {
             *current = mode;
         }
+        Ok(())
     }
 
     /// The project's own allow rules count from now on (the user approved its settings).
@@ -119,8 +153,12 @@ impl Permissions {
 
     /// Adds an allow rule for the rest of the session and saves it to the project's private
     /// settings. If saving fails the rule still holds for this session; the error says why.
+    /// Under a managed policy that allows only its own rules, nothing is added.
     pub fn allow_always(&self, rule: &str) -> Result<(), NotSaved> {
         let parsed = Rule::parse(rule).ok_or_else(|| NotSaved::NotARule(rule.to_owned()))?;
+        if self.policy.rules_only {
+            return Err(NotSaved::ManagedRulesOnly);
+        }
         if let Ok(mut rules) = self.rules.lock()
             && !rules.allow.contains(&parsed)
         {
@@ -167,6 +205,10 @@ impl Permissions {
         // 2. Deny rules, in every mode.
         if let Some(rule) = rules.deny.iter().find(|rule| subjects.any(|subject| rule.matches(names, subject))) {
             return Decision::Deny { reason: format!("denied by the rule `{}`", rule.text) };
+        }
+        // A policy Larik cannot enforce: nothing runs without the user's say, whatever allows it.
+        if let Some(reason) = &self.policy.fails_closed {
+            return Decision::Ask { reason: reason.clone() };
         }
         match hook {
             Some(HookVerdict::Allow) => return Decision::Allow,

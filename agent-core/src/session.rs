@@ -172,26 +172,35 @@ impl Session {
         self.env.tools.workspace.root()
     }
 
-    /// Tells the user, at the first prompt, that the sandbox cannot hold on this machine: the
-    /// session opened without waiting for the sandbox's check, which has answered by now.
-    fn tell_where_the_sandbox_cannot_hold(&self) {
+    /// Waits, at the first prompt, for the sandbox's check, which the session opened without
+    /// (so every later decision finds the answer in), and tells the user where it cannot hold.
+    async fn tell_where_the_sandbox_cannot_hold(&self) {
         if self.sandbox_told.swap(true, std::sync::atomic::Ordering::Relaxed) {
             return;
         }
-        if let Some(sandbox) = &self.env.tools.sandbox
-            && let Err(reason) = sandbox.holds()
-        {
+        let Some(sandbox) = &self.env.tools.sandbox else { return };
+        sandbox.checked().await;
+        if let Err(reason) = sandbox.holds() {
             self.env
                 .notices
                 .push_all(Some(format!("The shell sandbox is off: {reason}. Commands will ask for approval instead.")));
         }
     }
 
+    /// Waits, without blocking the event loop, until [`Session::sandbox_state`] answers at once.
+    pub async fn sandbox_checked(&self) {
+        if let Some(sandbox) = &self.env.tools.sandbox {
+            sandbox.checked().await;
+        }
+    }
+
     /// How commands are confined: `Ok(network)` when the sandbox holds, else why it is off.
-    pub fn sandbox_state(&self) -> Result<bool, String> {
+    pub fn sandbox_state(&self) -> Result<bool, crate::sandbox::Unconfined> {
         match &self.env.tools.sandbox {
             Some(sandbox) => sandbox.holds().map(|()| sandbox.network()),
-            None => Err(self.sandbox_off.clone().unwrap_or_else(|| "the sandbox is off".into())),
+            None => Err(crate::sandbox::Unconfined {
+                reason: self.sandbox_off.clone().unwrap_or_else(|| "the sandbox is off".into()),
+            }),
         }
     }
 
@@ -389,7 +398,7 @@ impl Session {
                 turn.cancel();
             }
         });
-        self.tell_where_the_sandbox_cannot_hold();
+        self.tell_where_the_sandbox_cannot_hold().await;
         for notice in self.env.notices.take() {
             let _ = events.send(AgentEvent::Notice(notice)).await;
         }

@@ -16,6 +16,7 @@ use serde_json::{Map, Value};
 pub(crate) const HONOURED_FROM_USER: &[&str] = &[
     "$schema",
     "hooks",
+    "disableAllHooks",
     "permissions.allow",
     "permissions.ask",
     "permissions.deny",
@@ -29,6 +30,7 @@ pub(crate) const HONOURED_FROM_USER: &[&str] = &[
 const HONOURED_FROM_PROJECT: &[&str] = &[
     "$schema",
     "hooks",
+    "disableAllHooks",
     "permissions.allow",
     "permissions.ask",
     "permissions.deny",
@@ -135,7 +137,7 @@ fn report(path: &Path, keys: &Map<String, Value>, honoured: &[&str], why: &str, 
 }
 
 /// The dotted keys below `prefix` that neither are honoured nor lead to one that is.
-fn unhonoured_keys(keys: &Map<String, Value>, prefix: &str, honoured: &[&str], out: &mut Vec<String>) {
+pub(super) fn unhonoured_keys(keys: &Map<String, Value>, prefix: &str, honoured: &[&str], out: &mut Vec<String>) {
     for (key, value) in keys {
         let dotted = format!("{prefix}{key}");
         if honoured.contains(&dotted.as_str()) || (prefix.is_empty() && NOT_APPLICABLE.contains(&key.as_str())) {

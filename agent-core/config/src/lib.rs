@@ -5,6 +5,7 @@
 //! The environment is passed in as a map so tests never mutate the process environment.
 
 mod claude_code;
+pub mod managed;
 mod project;
 
 use std::collections::HashMap;
@@ -186,6 +187,13 @@ pub fn load_settings(project: &Path, env: &HashMap<String, String>) -> Result<Se
             project::apply(&mut settings, &path, &text)?;
         }
     }
+    // The organisation's policy has the last word on the sandbox.
+    let managed = managed::ManagedPolicy::load(env)?;
+    let sandbox = settings.sandbox.get_or_insert_with(SandboxSettings::default);
+    sandbox.enabled = managed.sandbox_enabled.or(sandbox.enabled);
+    if managed.auto_allow_bash_if_sandboxed == Some(false) {
+        sandbox.auto_allow_bash_if_sandboxed = Some(false);
+    }
     Ok(settings)
 }
 
@@ -253,7 +261,16 @@ pub fn private_rules_file(project: &Path, env: &HashMap<String, String>) -> Opti
 /// The union of the permission settings of every rule file; a malformed file is an error, so a
 /// deny rule is never silently dropped.
 pub fn load_permissions(project: &Path, env: &HashMap<String, String>) -> Result<PermissionSettings, ConfigError> {
-    let mut all = PermissionSettings::default();
+    let managed = managed::ManagedPolicy::load(env)?;
+    let mut all = PermissionSettings {
+        allow: managed.allow.clone(),
+        ask: managed.ask.clone(),
+        deny: managed.deny.clone(),
+        managed_rules_only: managed.rules_only,
+        bypass_disabled: managed.bypass_disabled,
+        fails_closed: managed.fails_closed(),
+        ..PermissionSettings::default()
+    };
     for (path, writer) in rule_files(project, env) {
         let Ok(text) = std::fs::read_to_string(&path) else { continue };
         let value: serde_json::Value = serde_json::from_str(&text)
@@ -262,10 +279,12 @@ pub fn load_permissions(project: &Path, env: &HashMap<String, String>) -> Result
         let layer: PermissionSettings = serde_json::from_value(permissions.clone()).map_err(|error| {
             ConfigError::Unreadable { path: path.clone(), message: format!("permissions: {error}") }
         })?;
-        if writer == Writer::Project {
-            all.project_allow.extend(layer.allow);
-        } else {
-            all.allow.extend(layer.allow);
+        // Under the policy's `allowManagedPermissionRulesOnly`, no other file allows anything;
+        // their deny and ask rules still narrow.
+        match writer {
+            _ if managed.rules_only => {}
+            Writer::Project => all.project_allow.extend(layer.allow),
+            Writer::User => all.allow.extend(layer.allow),
         }
         all.deny.extend(layer.deny);
         all.ask.extend(layer.ask);
@@ -275,6 +294,11 @@ pub fn load_permissions(project: &Path, env: &HashMap<String, String>) -> Result
             all.default_mode_source = Some(path.clone());
             all.default_mode_from_project = writer == Writer::Project;
         }
+    }
+    if let Some(mode) = managed.default_mode {
+        all.default_mode = Some(mode);
+        all.default_mode_source = managed.files.first().cloned();
+        all.default_mode_from_project = false;
     }
     Ok(all)
 }
@@ -302,6 +326,12 @@ pub fn initial_mode(permissions: &PermissionSettings) -> (Mode, Option<String>) 
             Some(format!(
                 "{source}: defaultMode `{value}` comes from the project, which may only choose default or plan; starting in default (set it in ~/.config/larik/settings.json to start in {})",
                 mode.id()
+            )),
+        ),
+        Some(Mode::Yolo) if permissions.bypass_disabled => (
+            Mode::Default,
+            Some(format!(
+                "{source}: defaultMode `{value}` is disabled by your organisation's managed settings (disableBypassPermissionsMode); starting in default"
             )),
         ),
         Some(mode) => (mode, None),

@@ -27,6 +27,14 @@ pub use probe::Support;
 pub use protected::{ProtectedPath, WhenAbsent};
 use stand_in::StandIns;
 
+/// Why commands cannot run confined: settings turned the sandbox off, or this machine lacks
+/// what it needs. Every command then asks first.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{reason}")]
+pub struct Unconfined {
+    pub reason: String,
+}
+
 /// How commands are confined in one project.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sandbox {
@@ -134,13 +142,19 @@ impl Sandbox {
     }
 
     /// Whether the sandbox holds on this machine, or why not: the probe's answer, found once per
-    /// process and waited for here if it is still running. Until it says so, no command counts
-    /// as sandboxed.
-    pub fn holds(&self) -> Result<(), String> {
+    /// process (probing here if [`Sandbox::checked`] has not). Until it says so, no command
+    /// counts as sandboxed.
+    pub fn holds(&self) -> Result<(), Unconfined> {
         match probe::support(&self.helper).problem {
             None => Ok(()),
-            Some(problem) => Err(problem),
+            Some(reason) => Err(Unconfined { reason }),
         }
+    }
+
+    /// Waits, without blocking the event loop, for the probe's answer, so that [`Sandbox::holds`]
+    /// answers at once from then on.
+    pub async fn checked(&self) {
+        probe::support_async(&self.helper).await;
     }
 
     pub fn writable(&self) -> &[PathBuf] {

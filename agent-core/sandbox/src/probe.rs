@@ -2,7 +2,7 @@
 //! exactly as for a command (namespaces, a read-only mount, Landlock, the socket filter) around
 //! a scratch directory and checks from inside that each promise holds. The agent trusts
 //! "sandboxed" only after that; anything less and bash asks instead. Opening a session does not
-//! wait for the answer: the first command that would run sandboxed does.
+//! wait for the answer: its first prompt does.
 
 use std::path::Path;
 
@@ -26,40 +26,49 @@ impl Support {
     }
 }
 
-/// The answer, once per process. Callers that arrive while the probe runs wait for the same one
-/// rather than probing again.
-static SUPPORT: std::sync::OnceLock<Support> = std::sync::OnceLock::new();
+/// The answer, once per process.
+static SUPPORT: tokio::sync::OnceCell<Support> = tokio::sync::OnceCell::const_new();
 
-/// Probes with `helper` (the `larik` binary), waiting for the answer.
+/// Probes with `helper` (the `larik` binary), waiting for the answer. Called where no event loop
+/// runs, or once [`support_async`] has answered; before that it probes on its own.
 pub fn support(helper: &Path) -> Support {
+    if let Some(known) = SUPPORT.get() {
+        return known.clone();
+    }
+    let found = judge(
+        std::process::Command::new(helper)
+            .args([helper::HELPER_COMMAND, "--probe"])
+            .stdin(std::process::Stdio::null())
+            .output(),
+    );
+    // Another caller may have finished first; both found the same.
+    let _ = SUPPORT.set(found.clone());
+    found
+}
+
+/// The same probe without blocking the event loop; callers that arrive while it runs wait for
+/// the same answer. A front end starts it as soon as it knows it will open sessions
+/// ([`start`]); a session waits for it only before its first prompt.
+pub async fn support_async(helper: &Path) -> Support {
     SUPPORT
-        .get_or_init(|| {
+        .get_or_init(|| async {
             judge(
-                std::process::Command::new(helper)
+                tokio::process::Command::new(helper)
                     .args([helper::HELPER_COMMAND, "--probe"])
                     .stdin(std::process::Stdio::null())
-                    .output(),
+                    .output()
+                    .await,
             )
         })
+        .await
         .clone()
 }
 
-/// Whether the probe has answered, so [`support`] returns at once.
-pub fn answered() -> bool {
-    SUPPORT.get().is_some()
-}
-
-/// Starts the probe on a thread of its own without waiting: a front end calls it as soon as it
-/// knows it will open sessions, so the answer is in by the time a command needs it, and nothing
-/// that opens a session waits for it.
+/// Starts the probe on the event loop without waiting for it.
 pub fn start(helper: &Path) {
-    if SUPPORT.get().is_some() {
-        return;
-    }
-    let helper = helper.to_path_buf();
-    let started = std::thread::Builder::new().name("sandbox-probe".into()).spawn(move || support(&helper));
-    if let Err(error) = started {
-        tracing::warn!(%error, "the sandbox probe could not start early; it runs when first needed");
+    if SUPPORT.get().is_none() {
+        let helper = helper.to_path_buf();
+        tokio::spawn(async move { support_async(&helper).await });
     }
 }
 

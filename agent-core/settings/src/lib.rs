@@ -157,6 +157,16 @@ pub struct PermissionSettings {
     /// Whether that file is inside the project, written by the repository.
     #[serde(skip)]
     pub default_mode_from_project: bool,
+    /// The managed policy's `allowManagedPermissionRulesOnly`: only its allow rules count, and
+    /// "always allow" saves none.
+    #[serde(skip)]
+    pub managed_rules_only: bool,
+    /// The managed policy's `disableBypassPermissionsMode`: no session runs in yolo.
+    #[serde(skip)]
+    pub bypass_disabled: bool,
+    /// Why every call asks: the managed policy holds a restriction Larik cannot enforce.
+    #[serde(skip)]
+    pub fails_closed: Option<String>,
 }
 
 /// `sandbox` in settings.

@@ -15,6 +15,8 @@ pub enum Reply {
     /// `/clear`: the conversation is empty and the skills were read again (the menu may change).
     Cleared,
     ModeSet(Mode),
+    /// `/mode` naming a mode the organisation's policy disables.
+    ModeRefused(crate::permission::ModeRefused),
     /// `/mode` with what was typed, which names no mode.
     NotAMode(String),
     /// A command this front end runs itself (`/model`, `/config`), asked of one that does not.
@@ -46,6 +48,7 @@ impl fmt::Display for Reply {
         match self {
             Reply::Cleared => out.write_str("Started over: the conversation is empty."),
             Reply::ModeSet(mode) => write!(out, "Mode: {}.", mode.id()),
+            Reply::ModeRefused(refused) => write!(out, "Not switched: {refused}."),
             Reply::NotAMode(asked) => write!(out, "`{asked}` is not a mode; use default, accept-edits, plan or yolo."),
             Reply::Unavailable(name) => write!(out, "`/{name}` is not available here; use it in an ACP editor."),
             Reply::McpServers(report) => write!(out, "{report}"),

@@ -6,11 +6,13 @@
 //!     "hooks": [{"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/check.sh", "timeout": 60}]}]}}
 //! ```
 //!
-//! Files, in order: user `<user_config_dir>/settings.json` and `~/.claude/settings.json`;
-//! project `.larik/settings.json`, `.larik/settings.local.json`, `.claude/settings.json`,
-//! `.claude/settings.local.json`. A file read as a user file is not read again as a project
-//! file (a session started in the home directory), so the user's own hooks never wait for
-//! approval.
+//! Files, in order: the organisation's managed settings (`config::managed`), whose hooks run
+//! without approval and whatever the other files say; user `<user_config_dir>/settings.json`
+//! and `~/.claude/settings.json`; project `.larik/settings.json`, `.larik/settings.local.json`,
+//! `.claude/settings.json`, `.claude/settings.local.json`. A file read as a user file is not read
+//! again as a project file (a session started in the home directory), so the user's own hooks
+//! never wait for approval. The managed `allowManagedHooksOnly` reads only its own files,
+//! `disableAllHooks` there turns every hook off, and elsewhere all but the managed ones.
 //!
 //! A file whose hooks cannot be read is an error naming it: a hook that denies something must
 //! never be silently dropped. What is well-formed but not run by Larik (other events, `http`,
@@ -66,29 +68,57 @@ fn settings_files(project: &Path, env: &HashMap<String, String>) -> Vec<(PathBuf
     files
 }
 
+/// The settings file at `path` as JSON, unless it does not exist or was read already (under
+/// another name). One that cannot be read is an error.
+fn read_once(path: &Path, read: &mut Vec<PathBuf>) -> Result<Option<Value>, HookConfigError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) if matches!(error.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) => {
+            return Ok(None);
+        }
+        Err(error) => return Err(HookConfigError::Unreadable { path: path.to_owned(), message: error.to_string() }),
+    };
+    let identity = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
+    if read.contains(&identity) {
+        return Ok(None);
+    }
+    read.push(identity);
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|error| HookConfigError::Unreadable { path: path.to_owned(), message: error.to_string() })
+}
+
 impl Hooks {
     /// Reads `hooks` from every settings file, merged (see the module doc for the files).
     pub fn load(project: &Path, env: &HashMap<String, String>) -> Result<Hooks, HookConfigError> {
+        let policy = crate::config::managed::ManagedPolicy::load(env).map_err(|error| HookConfigError::Unreadable {
+            path: PathBuf::from("managed settings"),
+            message: error.to_string(),
+        })?;
         let mut hooks = Hooks::default();
+        if policy.all_hooks_disabled {
+            return Ok(hooks);
+        }
         let mut read = Vec::new();
-        for (path, scope) in settings_files(project, env) {
-            let text = match std::fs::read_to_string(&path) {
-                Ok(text) => text,
-                Err(error)
-                    if matches!(error.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) =>
-                {
-                    continue;
-                }
-                Err(error) => return Err(HookConfigError::Unreadable { path, message: error.to_string() }),
-            };
-            let identity = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
-            if read.contains(&identity) {
+        // The organisation's hooks first: they run whatever the other files say.
+        let managed = policy.files.iter().map(|path| (path.clone(), Scope::User));
+        let mut others_disabled = false;
+        let mut from_policy = 0;
+        let others = if policy.hooks_only { Vec::new() } else { settings_files(project, env) };
+        for (index, (path, scope)) in managed.chain(others).enumerate() {
+            let Some(settings) = read_once(&path, &mut read)? else { continue };
+            if index < policy.files.len() {
+                hooks.read_settings(&path, scope, &settings)?;
+                from_policy = hooks.entries.len();
                 continue;
             }
-            read.push(identity);
-            let settings: Value = serde_json::from_str(&text)
-                .map_err(|error| HookConfigError::Unreadable { path: path.clone(), message: error.to_string() })?;
+            // `disableAllHooks` in the user's or the project's files turns off all but the
+            // organisation's (a project may: it only narrows).
+            others_disabled |= settings.get("disableAllHooks").and_then(Value::as_bool) == Some(true);
             hooks.read_settings(&path, scope, &settings)?;
+        }
+        if others_disabled {
+            hooks.entries.truncate(from_policy);
         }
         Ok(hooks)
     }

@@ -52,6 +52,20 @@ pub struct McpServerConfig {
     pub oauth: OAuthSettings,
 }
 
+impl McpServerConfig {
+    /// Why the organisation's managed policy keeps this server from running, if it does: by
+    /// its name, its command line or its URL.
+    pub fn refused_by(&self, policy: &crate::config::managed::McpPolicy) -> Option<String> {
+        let (command, url) = match &self.transport {
+            Transport::Stdio { command, args, .. } => {
+                (Some([std::slice::from_ref(command), args.as_slice()].concat()), None)
+            }
+            Transport::Http { url, .. } | Transport::Sse { url, .. } => (None, Some(url.as_str())),
+        };
+        policy.refuses(&self.name, command.as_deref(), url)
+    }
+}
+
 /// A server's `oauth` settings, as Claude Code writes them (`clientId`, `callbackPort`, `scopes`,
 /// `authServerMetadataUrl`), plus `clientMetadataUrl`: a client-id metadata document to use as
 /// the client id where the authorization server supports them. With none of them set, Larik

@@ -12,6 +12,10 @@ pub enum NotSaved {
     NotARule(String),
     #[error("no user config directory to save it in")]
     NowhereToSave,
+    #[error(
+        "your organisation's managed settings allow only their own rules (allowManagedPermissionRulesOnly); this call was allowed once"
+    )]
+    ManagedRulesOnly,
     #[error("could not save to {}: {reason}", .path.display())]
     Write { path: PathBuf, reason: String },
 }

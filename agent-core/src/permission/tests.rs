@@ -236,7 +236,7 @@ fn safe_list_sandbox_and_bare_rule() {
     let everything = Permissions::new(rules(&["bash"], &[]), || false, None);
     assert_eq!(verdict(&everything.decide(tool.as_ref(), &command("echo $(date) > x"), &workspace, None)), 'A');
     let yolo = Permissions::new(rules(&[], &["bash(rm*)"]), || false, None);
-    yolo.set_mode(Mode::Yolo);
+    yolo.set_mode(Mode::Yolo).unwrap();
     assert_eq!(
         verdict(&yolo.decide(tool.as_ref(), &command("rm -rf x"), &workspace, None)),
         'D',
@@ -284,7 +284,7 @@ fn path_escapes_are_denied_even_in_yolo() {
     let workspace = Workspace::new(dir.path()).with_protected(&["secrets".into()]);
     let registry = Registry::builtin(None);
     let permissions = Permissions::default();
-    permissions.set_mode(Mode::Yolo);
+    permissions.set_mode(Mode::Yolo).unwrap();
     let root = workspace.root().display().to_string();
     let cases: Vec<(String, char)> = vec![
         ("src/main.rs".into(), 'A'),
@@ -349,7 +349,7 @@ fn modes_reads_and_domains() {
         verdict(&permissions.decide(fetch.as_ref(), &fetch_of("https://evil.example/docs.rs"), &workspace, None)),
         '?'
     );
-    permissions.set_mode(Mode::Plan);
+    permissions.set_mode(Mode::Plan).unwrap();
     assert_eq!(verdict(&permissions.decide(write.as_ref(), &write_to("a.txt"), &workspace, None)), 'D');
     assert_eq!(
         verdict(&permissions.decide(fetch.as_ref(), &fetch_of("https://evil.example"), &workspace, None)),
@@ -357,7 +357,7 @@ fn modes_reads_and_domains() {
         "research is part of planning"
     );
     assert_eq!(verdict(&permissions.decide(read.as_ref(), &read_of("a.txt"), &workspace, None)), 'A');
-    permissions.set_mode(Mode::AcceptEdits);
+    permissions.set_mode(Mode::AcceptEdits).unwrap();
     assert_eq!(verdict(&permissions.decide(write.as_ref(), &write_to("a.txt"), &workspace, None)), 'A');
     assert_eq!(verdict(&permissions.decide(bash().as_ref(), &command("make"), &workspace, None)), '?');
 }
@@ -427,7 +427,7 @@ fn ask_rules_prompt_for_read_only_tools_too() {
         "an ask rule beats the sandbox"
     );
     assert_eq!(verdict(&permissions.decide(bash().as_ref(), &command("cargo test"), &workspace, None)), 'A');
-    permissions.set_mode(Mode::Plan);
+    permissions.set_mode(Mode::Plan).unwrap();
     assert_eq!(
         verdict(&permissions.decide(read.as_ref(), &read_env, &workspace, None)),
         '?',
@@ -438,7 +438,7 @@ fn ask_rules_prompt_for_read_only_tools_too() {
         'D',
         "plan mode still denies changes"
     );
-    permissions.set_mode(Mode::Yolo);
+    permissions.set_mode(Mode::Yolo).unwrap();
     assert_eq!(verdict(&permissions.decide(read.as_ref(), &read_env, &workspace, None)), 'A');
 }
 
@@ -486,7 +486,7 @@ fn plan_mode_asks_before_a_search_leaves_the_machine() {
         )
         .unwrap();
     let permissions = Permissions::new(RuleSet::default(), || false, None);
-    permissions.set_mode(Mode::Plan);
+    permissions.set_mode(Mode::Plan).unwrap();
     let decision = permissions.decide(search.as_ref(), call.description(), &workspace, None);
     assert!(matches!(&decision, Decision::Ask { reason } if reason.contains("plan mode")), "{decision:?}");
 }

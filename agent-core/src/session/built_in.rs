@@ -29,10 +29,10 @@ impl Session {
                 self.clear().await;
                 Reply::Cleared
             }
-            Command::Mode(Some(mode), _) => {
-                self.env.permissions.set_mode(mode);
-                Reply::ModeSet(mode)
-            }
+            Command::Mode(Some(mode), _) => match self.env.permissions.set_mode(mode) {
+                Ok(()) => Reply::ModeSet(mode),
+                Err(refused) => Reply::ModeRefused(refused),
+            },
             Command::Mode(None, asked) => Reply::NotAMode(asked),
             Command::Model(_) => Reply::Unavailable("model"),
             Command::Config(..) => Reply::Unavailable("config"),

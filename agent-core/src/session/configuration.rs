@@ -34,6 +34,10 @@ pub struct SessionConfig {
     /// Extra project-relative paths the agent must never write.
     pub protected_paths: Vec<String>,
     pub initial_mode: Mode,
+    /// What the organisation's managed policy imposes on every decision.
+    pub policy: crate::permission::Policy,
+    /// Which MCP servers the organisation's managed policy lets run, whoever configured them.
+    pub mcp_policy: crate::config::managed::McpPolicy,
     /// Confines bash commands; `None` runs them unconfined (and so asks before each).
     pub sandbox: Option<Arc<Sandbox>>,
     /// Why there is no sandbox, when there is none.
@@ -91,6 +95,8 @@ impl SessionConfig {
             rules: RuleSet::default(),
             protected_paths: Vec::new(),
             initial_mode: Mode::Default,
+            policy: crate::permission::Policy::default(),
+            mcp_policy: Default::default(),
             sandbox: None,
             sandbox_off: Some("no sandbox was configured for this session".into()),
             sandboxed_commands_run_unasked: true,
@@ -136,8 +142,11 @@ impl SessionConfig {
         };
         let (sandbox, sandbox_off) = sandbox_for(&settings, sandbox_helper, &cwd, &permissions);
         let (initial_mode, mode_notice) = config::initial_mode(&permissions);
-        let notices: Vec<String> = mode_notice
+        let notices: Vec<String> = permissions
+            .fails_closed
+            .clone()
             .into_iter()
+            .chain(mode_notice)
             .chain(settings.problems.iter().cloned())
             .chain(hooks.problems().iter().cloned())
             .chain(mcp_problems)
@@ -160,6 +169,12 @@ impl SessionConfig {
                 .with_project_allow(&permissions.project_allow),
             protected_paths: permissions.protected_paths,
             initial_mode,
+            mcp_policy: crate::config::managed::ManagedPolicy::load(env)?.mcp,
+            policy: crate::permission::Policy {
+                fails_closed: permissions.fails_closed.clone(),
+                bypass_disabled: permissions.bypass_disabled,
+                rules_only: permissions.managed_rules_only,
+            },
             rules_file: config::private_rules_file(&cwd, env),
             cwd,
             provider,

@@ -188,7 +188,7 @@ mod tests {
         assert_eq!(child.tools.workspace.root(), child_dir.path().canonicalize().unwrap());
         assert!(child.registry.get("bash").is_none() && child.registry.get("read").is_some());
         assert!(parent.registry.get("bash").is_some());
-        parent.permissions.set_mode(Mode::Plan);
+        parent.permissions.set_mode(Mode::Plan).unwrap();
         assert_eq!(child.permissions.mode(), Mode::Plan, "a mode switch reaches the child");
         parent.usage.add(&Usage { input_tokens: 5, ..Usage::default() }, Some(0.25));
         child.usage.add(&Usage { input_tokens: 10, ..Usage::default() }, Some(0.5));

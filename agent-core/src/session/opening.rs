@@ -153,13 +153,12 @@ pub(super) fn guarded(
         browser: config.services.browser.clone(),
         ask_user: config.services.ask_user.clone(),
     };
-    let mcp = Arc::new(McpServers::new(
-        std::mem::take(&mut config.mcp_servers),
-        support,
-        Arc::clone(registry),
-        Arc::clone(notices),
-        cancel.child_token(),
-    ));
+    let mut servers = std::mem::take(&mut config.mcp_servers);
+    let policy = &config.mcp_policy;
+    notices.push_all(servers.iter().filter_map(|server| server.refused_by(policy)).collect::<Vec<_>>());
+    servers.retain(|server| server.refused_by(policy).is_none());
+    let mcp =
+        Arc::new(McpServers::new(servers, support, Arc::clone(registry), Arc::clone(notices), cancel.child_token()));
     let project_allow: Vec<String> = config.rules.project_allow.iter().map(|rule| rule.text.clone()).collect();
     let hooks = HookPoints::new(
         std::mem::take(&mut config.hooks),
@@ -176,8 +175,11 @@ pub(super) fn guarded(
         std::mem::take(&mut config.rules),
         move || unasked.as_ref().is_some_and(|sandbox| sandbox.holds().is_ok()),
         config.rules_file.take(),
-    );
-    permissions.set_mode(config.initial_mode);
+    )
+    .under(std::mem::take(&mut config.policy));
+    if let Err(refused) = permissions.set_mode(config.initial_mode) {
+        tracing::warn!(%refused, "the session starts in the default mode");
+    }
     mcp.start(false);
     Guarded { mcp, hooks, permissions }
 }

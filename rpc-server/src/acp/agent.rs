@@ -155,7 +155,13 @@ impl AcpAgent {
 
     pub(super) fn options(&self, session: &Session) -> Vec<acp::SessionConfigOption> {
         let models = session.model_config().map(|model| model.models).unwrap_or_default();
-        modes::config_options(session.permissions().mode(), &session.model(), &models, session.thought_level())
+        modes::config_options(
+            session.permissions().mode(),
+            &session.permissions().modes(),
+            &session.model(),
+            &models,
+            session.thought_level(),
+        )
     }
 
     pub(super) async fn set_mode(
@@ -168,7 +174,11 @@ impl AcpAgent {
         let mode = Mode::from_id(mode_id).ok_or_else(|| {
             RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: unknown mode `{mode_id}`"))
         })?;
-        entry.session.permissions().set_mode(mode);
+        entry
+            .session
+            .permissions()
+            .set_mode(mode)
+            .map_err(|refused| RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: {refused}")))?;
         // Clients follow one of the two; keep both in sync.
         let update = acp::SessionUpdate::CurrentModeUpdate(acp::CurrentModeUpdate::new(mode.id()));
         notify(peer, session_id, update).await;
@@ -194,7 +204,11 @@ impl AcpAgent {
                 let mode = Mode::from_id(&value).ok_or_else(|| {
                     RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: unknown mode `{value}`"))
                 })?;
-                entry.session.permissions().set_mode(mode);
+                entry
+                    .session
+                    .permissions()
+                    .set_mode(mode)
+                    .map_err(|refused| RpcError::new(RpcError::INVALID_PARAMS, format!("Invalid params: {refused}")))?;
                 notify(
                     peer,
                     &request.session_id,
@@ -393,8 +407,8 @@ impl Handler for AcpAgent {
     ) -> Result<Value, RpcError> {
         match method.as_str() {
             "initialize" => {
-                // The sandbox check takes a few milliseconds: it runs on a thread of its own, and
-                // only the first command that would run sandboxed waits for it.
+                // The sandbox check takes a few milliseconds: it runs on the event loop, and only
+                // a session's first prompt waits for it.
                 if let Ok(helper) = std::env::current_exe() {
                     larik_core::sandbox::probe::start(&helper);
                 }
@@ -457,15 +471,8 @@ impl Handler for AcpAgent {
         let skills = entry.session.skill_commands();
         notify(&peer, &session_id, commands::available(&[], &skills)).await;
         // The sandbox's state once its check answered, which opening the session did not wait for.
-        let state = if larik_core::sandbox::probe::answered() {
-            entry.session.sandbox_state()
-        } else {
-            let session = Arc::clone(&entry.session);
-            tokio::task::spawn_blocking(move || session.sandbox_state())
-                .await
-                .unwrap_or_else(|error| Err(format!("the sandbox check did not finish: {error}")))
-        };
-        let sandbox = super::to_proto::sandbox_state(state);
+        entry.session.sandbox_checked().await;
+        let sandbox = super::to_proto::sandbox_state(entry.session.sandbox_state());
         peer.notify(SANDBOX_METHOD, SandboxNotification { session_id: session_id.0.to_string(), sandbox }).await;
         // The MCP servers' prompts join once the servers are in.
         let prompts = entry.session.mcp_commands().await;

@@ -83,7 +83,10 @@ impl AcpAgent {
     /// Opens the session and keeps it; returns the mode and options to answer with.
     fn open(&self, id: &acp::SessionId, config: SessionConfig, peer: &Peer) -> Opened {
         let session = Arc::new(Session::new(config, &peer.shutdown_token()));
-        let state = Opened { modes: modes::mode_state(session.permissions().mode()), options: self.options(&session) };
+        let state = Opened {
+            modes: modes::mode_state(session.permissions().mode(), &session.permissions().modes()),
+            options: self.options(&session),
+        };
         let client = self.client_view(session.cwd());
         if client.subagents {
             // Background subagents are child sessions too, shown while they run, turn or not.

@@ -21,9 +21,11 @@ fn mode_name(mode: Mode) -> (&'static str, &'static str) {
     }
 }
 
-pub fn mode_state(current: Mode) -> acp::SessionModeState {
-    let modes = Mode::ALL
-        .into_iter()
+/// The modes offered (the organisation's policy may leave yolo out), the current one marked.
+pub fn mode_state(current: Mode, offered: &[Mode]) -> acp::SessionModeState {
+    let modes = offered
+        .iter()
+        .copied()
         .map(|mode| {
             let (name, description) = mode_name(mode);
             acp::SessionMode::new(mode.id(), name).description(description.to_owned())
@@ -35,12 +37,14 @@ pub fn mode_state(current: Mode) -> acp::SessionModeState {
 /// The complete option list, as `session/new` returns it and every change re-sends it.
 pub fn config_options(
     current_mode: Mode,
+    offered_modes: &[Mode],
     current_model: &str,
     models: &[String],
     thought: Option<ThoughtLevel>,
 ) -> Vec<acp::SessionConfigOption> {
-    let mode_choices: Vec<acp::SessionConfigSelectOption> = Mode::ALL
-        .into_iter()
+    let mode_choices: Vec<acp::SessionConfigSelectOption> = offered_modes
+        .iter()
+        .copied()
         .map(|mode| {
             let (name, description) = mode_name(mode);
             acp::SessionConfigSelectOption::new(mode.id(), name).description(description.to_owned())

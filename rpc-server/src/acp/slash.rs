@@ -29,6 +29,9 @@ impl AcpAgent {
         // Mode, model and settings are announced to the client as config options too: those
         // three are ours; the rest the session runs.
         let said = match command {
+            Command::Mode(Some(mode), _) if !entry.session.permissions().modes().contains(&mode) => {
+                Reply::ModeRefused(larik_core::ModeRefused(mode)).to_string()
+            }
             Command::Mode(Some(mode), _) => {
                 self.set_mode(peer, session_id, mode.id()).await?;
                 Reply::ModeSet(mode).to_string()

@@ -152,10 +152,10 @@ pub fn plan(entries: &[PlanEntry]) -> acp::Plan {
 }
 
 /// The sandbox state of a session, as `_larik/sandbox` says it.
-pub fn sandbox_state(state: Result<bool, String>) -> larik_protocol::extensions::SandboxState {
+pub fn sandbox_state(state: Result<bool, larik_core::sandbox::Unconfined>) -> larik_protocol::extensions::SandboxState {
     use larik_protocol::extensions::SandboxState;
     match state {
         Ok(network) => SandboxState { enforced: true, network, reason: None },
-        Err(reason) => SandboxState { enforced: false, network: false, reason: Some(reason) },
+        Err(unconfined) => SandboxState { enforced: false, network: false, reason: Some(unconfined.reason) },
     }
 }

@@ -338,9 +338,12 @@ impl Bridge {
             }
             Command::Mode(mode) => {
                 // Editors that cannot pass arguments (Helix's `:lsp-workspace-command`) cycle modes.
-                let mode = mode.unwrap_or_else(|| next_mode(self.session.permissions().mode()));
-                self.session.permissions().set_mode(mode);
-                self.client.show(MessageType::INFO, format!("Larik: mode is now {}", mode.id()));
+                let permissions = self.session.permissions();
+                let mode = mode.unwrap_or_else(|| next_mode(permissions.mode(), &permissions.modes()));
+                match permissions.set_mode(mode) {
+                    Ok(()) => self.client.show(MessageType::INFO, format!("Larik: mode is now {}", mode.id())),
+                    Err(refused) => self.client.show(MessageType::WARNING, format!("Larik: {refused}")),
+                }
             }
             Command::Hunk { proposal, hunk, accept } => return self.decide_hunk(proposal, Some(hunk), accept).await,
             Command::Decide { accept } => {
@@ -519,9 +522,10 @@ fn code_action(title: String, kind: CodeActionKind, command: Command) -> CodeAct
     CodeActionOrCommand::CodeAction(CodeAction { title, kind: Some(kind), command, ..CodeAction::default() })
 }
 
-fn next_mode(mode: Mode) -> Mode {
-    let index = Mode::ALL.iter().position(|candidate| *candidate == mode).unwrap_or(0);
-    Mode::ALL[(index + 1) % Mode::ALL.len()]
+/// The mode after `mode` among those `offered`, round again at the end.
+fn next_mode(mode: Mode, offered: &[Mode]) -> Mode {
+    let index = offered.iter().position(|candidate| *candidate == mode).unwrap_or(0);
+    offered.get((index + 1) % offered.len().max(1)).copied().unwrap_or(Mode::Default)
 }
 
 /// Replaces whole lines of a document in the editor.

@@ -106,7 +106,12 @@ fn table_rows(kinds: &[&str]) -> Vec<String> {
 
 #[test]
 fn what_the_code_honours_and_passes_over_is_what_the_table_says() {
-    let mut honoured: Vec<&str> = super::HONOURED_FROM_USER.iter().copied().filter(|key| *key != "$schema").collect();
+    let mut honoured: Vec<&str> = super::HONOURED_FROM_USER
+        .iter()
+        .chain(crate::managed::ENFORCED)
+        .copied()
+        .filter(|key| *key != "$schema")
+        .collect();
     honoured.sort_unstable();
     assert_eq!(table_rows(&["honoured", "mapped"]), honoured);
     assert_eq!(table_rows(&["not applicable"]), super::NOT_APPLICABLE);

@@ -93,7 +93,7 @@ async fn parallel_safe_runs_share_a_batch_and_results_keep_their_order() {
     registry.add(Arc::new(Parallel(Arc::clone(&lab))));
     registry.add(Arc::new(Exclusive(Arc::clone(&lab))));
     env.registry = Arc::new(registry);
-    env.permissions.set_mode(Mode::Yolo);
+    env.permissions.set_mode(Mode::Yolo).unwrap();
     let env = Arc::new(env);
     let cancel = CancellationToken::new();
     let (events, mut received) = mpsc::channel(256);
