@@ -1,33 +1,29 @@
 //! The system prompt: who the agent is, an environment block (cwd, platform, date, git), the
-//! user's own instruction files (`~/.claude/CLAUDE.md`, `~/.config/larik/AGENTS.md`) and the
-//! project's memory files (`AGENTS.md`, `CLAUDE.md`). It is built once per session so the prompt
-//! prefix stays cacheable.
+//! user's own instruction files (`~/.claude/CLAUDE.md`, `~/.config/larik/AGENTS.md`, their
+//! rules) and the project's memory files (`memory`), imports included. It is built once per
+//! session so the prompt prefix stays cacheable.
+
+mod memory;
 
 use std::path::Path;
 
+use larik_settings::paths::UserInstructions;
+
 const BASE: &str = include_str!("prompt/base.md");
-const MEMORY_FILES: &[&str] = &["AGENTS.md", "CLAUDE.md"];
 /// Memory files larger than this are cut, so one huge file cannot crowd out the conversation.
 const MAX_MEMORY_BYTES: usize = 40 * 1024;
 
-pub fn system_prompt(cwd: &Path, today: &str, user_files: &[std::path::PathBuf], skills_index: &str) -> String {
-    format!("{}\n\n{}", BASE.trim(), context(cwd, today, user_files, skills_index))
+pub fn system_prompt(cwd: &Path, today: &str, user: &UserInstructions, skills_index: &str) -> String {
+    format!("{}\n\n{}", BASE.trim(), context(cwd, today, user, skills_index))
 }
 
 /// What every agent of the session is told about where it works: the environment block, the
 /// user's instruction files, the project's memory files and the skills index. A subagent gets
 /// it after its definition's prompt.
-pub fn context(cwd: &Path, today: &str, user_files: &[std::path::PathBuf], skills_index: &str) -> String {
+pub fn context(cwd: &Path, today: &str, user: &UserInstructions, skills_index: &str) -> String {
     let mut prompt = environment(cwd, today);
-    for path in user_files {
-        if let Ok(text) = std::fs::read_to_string(path) {
-            let text = crate::tools::truncate::truncate_middle(&text, MAX_MEMORY_BYTES);
-            prompt.push_str(&format!(
-                "\n<user-instructions file=\"{}\">\n{}\n</user-instructions>\n",
-                path.display(),
-                text.trim()
-            ));
-        }
+    for file in memory::user_files(&user.files, user.home.as_deref()) {
+        push_file(&mut prompt, "user-instructions", &file);
     }
     push_project_files(&mut prompt, cwd);
     if !skills_index.is_empty() {
@@ -62,16 +58,15 @@ fn environment(cwd: &Path, today: &str) -> String {
 }
 
 fn push_project_files(prompt: &mut String, cwd: &Path) {
-    for name in MEMORY_FILES {
-        let path = cwd.join(name);
-        if let Ok(text) = std::fs::read_to_string(&path) {
-            let text = crate::tools::truncate::truncate_middle(&text, MAX_MEMORY_BYTES);
-            prompt.push_str(&format!(
-                "\n<project-instructions file=\"{name}\">\n{}\n</project-instructions>\n",
-                text.trim()
-            ));
-        }
+    for file in memory::project_files(cwd) {
+        push_file(prompt, "project-instructions", &file);
     }
+}
+
+fn push_file(prompt: &mut String, tag: &str, file: &memory::MemoryFile) {
+    let text = crate::tools::truncate::truncate_middle(&file.text, MAX_MEMORY_BYTES);
+    let imported_by = file.imported_by.as_ref().map(|by| format!(" imported-by=\"{by}\"")).unwrap_or_default();
+    prompt.push_str(&format!("\n<{tag} file=\"{}\"{imported_by}>\n{}\n</{tag}>\n", file.label, text.trim()));
 }
 
 fn find_git_dir(cwd: &Path) -> Option<std::path::PathBuf> {
@@ -105,9 +100,9 @@ mod tests {
         let home = tempfile::tempdir().unwrap();
         let user_file = home.path().join("CLAUDE.md");
         std::fs::write(&user_file, "Answer in French.\n").unwrap();
-        let user_files = [user_file.clone(), home.path().join("missing/AGENTS.md")];
-        let prompt =
-            system_prompt(dir.path(), "2026-11-30", &user_files, "<skills>\n- review: Review a change\n</skills>");
+        let user =
+            UserInstructions { files: vec![user_file.clone(), home.path().join("missing/AGENTS.md")], home: None };
+        let prompt = system_prompt(dir.path(), "2026-11-30", &user, "<skills>\n- review: Review a change\n</skills>");
         assert!(prompt.contains("<skills>\n- review: Review a change\n</skills>"));
         assert!(prompt.contains("Git repository: yes, branch feature/x"));
         assert!(prompt.contains("Date: 2026-11-30"));

@@ -64,7 +64,7 @@ pub struct Session {
     /// The system prompt, rebuilt at each fresh context (the skills index may have changed).
     system: Mutex<Arc<str>>,
     /// The user's own instruction files, read into the system prompt.
-    user_files: Vec<std::path::PathBuf>,
+    user_files: config::UserInstructions,
     history: tokio::sync::Mutex<Vec<Message>>,
     cancel: CancellationToken,
     current_turn: Mutex<Option<CancellationToken>>,
@@ -85,7 +85,7 @@ impl Session {
         let cancel = parent_cancel.child_token();
         let workspace = opening::workspace(&mut config);
         let user_files =
-            config.settings.as_ref().map(|settings| config::user_instruction_files(&settings.env)).unwrap_or_default();
+            config.settings.as_ref().map(|settings| config::user_instructions(&settings.env)).unwrap_or_default();
         let (skills, skill_problems) = crate::skills::Skills::load(config.settings.clone());
         let skills = Arc::new(skills);
         let system = opening::system_prompt(workspace.root(), &user_files, &skills);

@@ -102,3 +102,38 @@ async fn a_key_larik_does_not_honour_is_said_once_not_dropped() {
     assert!(said.contains("`forceLoginMethod`, `permissions.disableBypassPermissionsMode`"), "{said}");
     assert!(!said.contains("statusLine"), "the editor draws the status line: {said}");
 }
+
+#[tokio::test]
+async fn memory_files_imports_and_rules_reach_the_model_and_nothing_outside_the_project() {
+    let sandbox = Sandbox::new();
+    let root = sandbox.project_path();
+    let home = sandbox.home.path();
+    let write = |path: &std::path::Path, text: &str| {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(&home.join(".ssh/id_ed25519"), "PRIVATE KEY");
+    write(&home.join(".claude/CLAUDE.md"), "Answer tersely.\n@~/notes/personal.md");
+    write(&home.join("notes/personal.md"), "I review on Fridays.");
+    write(&home.join(".claude/rules/commits.md"), "Commit messages in the imperative.");
+    write(&root.join("CLAUDE.md"), "# Project\nSee @docs/conventions.md and @~/.ssh/id_ed25519.\n`@docs/skipped.md`");
+    write(&root.join("docs/conventions.md"), "Use tabs for indentation.");
+    write(&root.join("docs/skipped.md"), "NOT IMPORTED");
+    write(&root.join("CLAUDE.local.md"), "My sandbox database is on port 5433.");
+    write(&root.join(".claude/rules/api.md"), "---\npaths: \"src/api/**\"\n---\nAPI RULE");
+    let (_, _, requests) = turn(&sandbox, vec![Step::text("ok")]).await;
+    let system = requests[0]["system"].to_string();
+    for expected in [
+        "Answer tersely.",
+        "I review on Fridays.",
+        "Commit messages in the imperative.",
+        "Use tabs for indentation.",
+        "My sandbox database is on port 5433.",
+        "@~/.ssh/id_ed25519 was not read: it is outside the project",
+    ] {
+        assert!(system.contains(expected), "{expected} in {system}");
+    }
+    for absent in ["PRIVATE KEY", "NOT IMPORTED", "API RULE"] {
+        assert!(!system.contains(absent), "{absent} not in {system}");
+    }
+}

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use larik_llm::anthropic::{self, AnthropicProvider};
 use larik_llm::openai::{self, OpenAiProvider};
 use larik_llm::{Provider, ProviderError, ThoughtLevel};
-pub use larik_settings::paths::{user_config_dir, user_data_dir, user_instruction_files};
+pub use larik_settings::paths::{UserInstructions, user_config_dir, user_data_dir, user_instructions};
 pub use larik_settings::{
     BrowserSettings, DEFAULT_MAX_TOKENS, DEFAULT_MAX_TURN_REQUESTS, Mode, PermissionSettings, ProjectChoices,
     ProjectSandbox, ProjectSettings, ProviderKind, SandboxSettings, SearchBackend, Settings, WebSearchSettings,

@@ -5,12 +5,22 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-/// The user's own instruction files, read into every session's prompt when they exist: Claude
-/// Code's `~/.claude/CLAUDE.md` and Larik's `~/.config/larik/AGENTS.md`.
-pub fn user_instruction_files(env: &HashMap<String, String>) -> Vec<PathBuf> {
-    let claude = env.get("HOME").map(|home| Path::new(home).join(".claude").join("CLAUDE.md"));
+/// The user's own instructions, read into every session's prompt.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UserInstructions {
+    /// Claude Code's `~/.claude/CLAUDE.md` and Larik's `~/.config/larik/AGENTS.md`, when they
+    /// exist (`~/.claude/rules/` is found under `home`).
+    pub files: Vec<PathBuf>,
+    /// The home directory, for `~/` in imports and the user's rules.
+    pub home: Option<PathBuf>,
+}
+
+/// The user's own instructions as the environment places them.
+pub fn user_instructions(env: &HashMap<String, String>) -> UserInstructions {
+    let home = env.get("HOME").filter(|home| !home.is_empty()).map(PathBuf::from);
+    let claude = home.as_ref().map(|home| home.join(".claude").join("CLAUDE.md"));
     let larik = user_config_dir(env).map(|dir| dir.join("AGENTS.md"));
-    claude.into_iter().chain(larik).collect()
+    UserInstructions { files: claude.into_iter().chain(larik).collect(), home }
 }
 
 /// The user's config directory for Larik (`$XDG_CONFIG_HOME/larik` or `~/.config/larik`).

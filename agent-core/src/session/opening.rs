@@ -82,7 +82,7 @@ pub(super) fn workspace(config: &mut SessionConfig) -> Arc<Workspace> {
 
 /// The system prompt for the project at `root`, with the user's instruction files and the
 /// skills' index.
-pub(super) fn system_prompt(root: &Path, user_files: &[std::path::PathBuf], skills: &Skills) -> String {
+pub(super) fn system_prompt(root: &Path, user_files: &crate::config::UserInstructions, skills: &Skills) -> String {
     crate::prompt::system_prompt(root, &crate::clock::today_utc(), user_files, &crate::skills::index(&skills.all()))
 }
 
