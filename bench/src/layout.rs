@@ -26,9 +26,14 @@ const SCRIPT: &str = "rpc-server/hot-functions.ld";
 /// Runs the scripted session under callgrind and writes the linker script.
 pub async fn write_script() -> anyhow::Result<()> {
     let larik = PathBuf::from(std::env::var("LARIK_BIN")?);
-    let profile = tempfile::NamedTempFile::new()?;
-    run_under_callgrind(&larik, profile.path()).await?;
-    let names = functions_run(&std::fs::read_to_string(profile.path())?, &larik);
+    let profiles = tempfile::tempdir()?;
+    run_under_callgrind(&larik, profiles.path()).await?;
+    // One profile per process callgrind saw (a forked child writes its own, and must not
+    // overwrite the agent's); the functions are those any of them ran.
+    let mut names = BTreeSet::new();
+    for entry in std::fs::read_dir(profiles.path())? {
+        names.extend(functions_run(&std::fs::read_to_string(entry?.path())?, &larik));
+    }
     anyhow::ensure!(names.len() > 100, "callgrind saw only {} functions of larik run", names.len());
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     std::fs::write(root.join(SCRIPT), script(&names))?;
@@ -36,7 +41,7 @@ pub async fn write_script() -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn run_under_callgrind(larik: &Path, profile: &Path) -> anyhow::Result<()> {
+async fn run_under_callgrind(larik: &Path, profiles: &Path) -> anyhow::Result<()> {
     let sandbox = Sandbox::new();
     let steps = crate::agent::scripted_turn(&sandbox)?;
     let mock = MockLlm::start(Scenario { responses: steps }).await?;
@@ -44,7 +49,7 @@ async fn run_under_callgrind(larik: &Path, profile: &Path) -> anyhow::Result<()>
     command
         .arg("--tool=callgrind")
         .arg("--demangle=no")
-        .arg(format!("--callgrind-out-file={}", profile.display()))
+        .arg(format!("--callgrind-out-file={}", profiles.join("callgrind.%p").display()))
         .arg(larik)
         .arg("acp");
     let mut agent = Agent::from_child(spawn_piped(command, &sandbox.project_path(), &sandbox.env(mock.url())));
@@ -75,7 +80,10 @@ fn functions_run(profile: &str, binary: &Path) -> BTreeSet<String> {
             table.insert(id.to_owned(), name.to_owned());
         }
         match key {
-            "ob" => in_binary = objects.get(id).is_some_and(|object: &String| *object == binary),
+            // Code in the section this script makes is named by no object in callgrind's
+            // profile (`???`); taking those too keeps a function hot once it was. A name no
+            // function of the binary has matches nothing in the script.
+            "ob" => in_binary = objects.get(id).is_some_and(|object: &String| *object == binary || object == "???"),
             "fn" if in_binary => {
                 if let Some(pattern) = functions.get(id).and_then(|name: &String| pattern(name)) {
                     run.insert(pattern);
