@@ -10,3 +10,4 @@ pub mod lsp_client;
 pub mod mock_llm;
 pub mod pages;
 pub mod tasks;
+pub mod turns;

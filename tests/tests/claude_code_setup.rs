@@ -3,9 +3,10 @@
 //! with the real binary: the policy in `~/.claude/settings.json` holds as it does in Claude
 //! Code, and what Larik does not honour is said, not silently dropped.
 
-use larik_tests::harness::{Agent, Sandbox};
+use larik_tests::harness::Sandbox;
 use larik_tests::listener::Recorder;
-use larik_tests::mock_llm::{MockLlm, Scenario, Step};
+use larik_tests::mock_llm::Step;
+use larik_tests::turns::rejected_turn;
 use serde_json::{Value, json};
 
 /// Writes the user's `~/.claude/settings.json` in this home.
@@ -15,24 +16,10 @@ fn users_claude_settings(sandbox: &Sandbox, body: &Value) {
     std::fs::write(dir.join("settings.json"), serde_json::to_string_pretty(body).unwrap()).unwrap();
 }
 
-/// One prompt whose turn is `steps`; returns the permission requests seen, every one rejected,
-/// the updates, and the model's requests.
+/// One prompt whose turn is `steps`, every permission request rejected.
 async fn turn(sandbox: &Sandbox, steps: Vec<Step>) -> (Vec<Value>, Vec<Value>, Vec<Value>) {
-    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
-    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
-    agent.initialize().await;
-    let session = agent.new_session(&sandbox.project_path()).await;
-    let mut asked = Vec::new();
-    let (response, updates) = agent
-        .prompt(&session, "go", |params| {
-            asked.push(params.clone());
-            "reject_once"
-        })
-        .await;
-    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
-    agent.close_stdin();
-    agent.wait_exit().await;
-    (asked, updates, mock.requests())
+    let turn = rejected_turn(sandbox, &[], steps).await;
+    (turn.asked, turn.updates, turn.requests)
 }
 
 /// The text of the tool result the `index`th request carried back (its last message).

@@ -8,6 +8,7 @@ use std::path::Path;
 
 use larik_tests::harness::{Agent, Sandbox};
 use larik_tests::mock_llm::{MockLlm, Scenario, Step};
+use larik_tests::turns::rejected_turn;
 use serde_json::{Value, json};
 
 fn write(path: &Path, body: &Value) {
@@ -28,25 +29,11 @@ fn env(sandbox: &Sandbox, etc: &Path, mock: &MockLlm) -> Vec<(String, String)> {
     env
 }
 
-/// One prompt whose turn is `steps`, every permission request rejected: the requests, the
-/// updates, and the session's answer to `session/new`.
-async fn turn(sandbox: &Sandbox, etc: &Path, steps: Vec<Step>) -> (Vec<Value>, Vec<Value>, Value) {
-    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
-    let mut agent = Agent::spawn(&sandbox.project_path(), &env(sandbox, etc, &mock));
-    agent.initialize().await;
-    let id = agent.request("session/new", json!({"cwd": sandbox.project_path(), "mcpServers": []})).await;
-    let (opened, _) = agent.response(id).await;
-    let session = opened["result"]["sessionId"].as_str().unwrap().to_owned();
-    let mut asked = Vec::new();
-    let (_, updates) = agent
-        .prompt(&session, "go", |params| {
-            asked.push(params.clone());
-            "reject_once"
-        })
-        .await;
-    agent.close_stdin();
-    agent.wait_exit().await;
-    (asked, updates, opened)
+/// One prompt whose turn is `steps` under the policy in `etc`, every request rejected.
+async fn turn(sandbox: &Sandbox, etc: &Path, steps: Vec<Step>) -> (Vec<Value>, Vec<Value>) {
+    let policy = [("LARIK_MANAGED_ROOT".to_owned(), etc.display().to_string())];
+    let turn = rejected_turn(sandbox, &policy, steps).await;
+    (turn.asked, turn.updates)
 }
 
 #[tokio::test]
@@ -58,7 +45,7 @@ async fn only_the_policys_allow_rules_count_and_its_deny_rules_hold() {
     // The user allows `touch` in both their files; under the policy it asks all the same.
     write(&sandbox.home.path().join(".claude/settings.json"), &json!({"permissions": {"allow": ["Bash(touch:*)"]}}));
     sandbox.write_user_settings(&json!({"permissions": {"allow": ["Bash(touch:*)"]}, "sandbox": {"enabled": false}}));
-    let (asked, _, _) = turn(
+    let (asked, _) = turn(
         &sandbox,
         etc.path(),
         vec![
@@ -140,7 +127,7 @@ async fn a_restriction_larik_cannot_enforce_makes_every_call_ask() {
     let (sandbox, etc) = with_policy(&json!({"availableModels": ["sonnet"], "companyAnnouncements": ["Welcome"]}));
     sandbox.write_user_settings(&json!({"permissions": {"defaultMode": "bypassPermissions"}}));
     std::fs::write(sandbox.project.path().join("notes.txt"), "secret plans").unwrap();
-    let (asked, updates, _) =
+    let (asked, updates) =
         turn(&sandbox, etc.path(), vec![Step::tool("t1", "read", json!({"path": "notes.txt"})), Step::text("done")])
             .await;
     assert_eq!(asked.len(), 1, "even a read asks, in yolo: {asked:?}");

@@ -25,18 +25,9 @@ pub(crate) const HONOURED_FROM_USER: &[&str] = &[
     "sandbox.autoAllowBashIfSandboxed",
 ];
 
-/// What Larik honours of a project's Claude Code settings: rules and hooks (allow rules and
-/// hooks once approved), and what only narrows.
-const HONOURED_FROM_PROJECT: &[&str] = &[
-    "$schema",
-    "hooks",
-    "disableAllHooks",
-    "permissions.allow",
-    "permissions.ask",
-    "permissions.deny",
-    "permissions.defaultMode",
-    "sandbox.autoAllowBashIfSandboxed",
-];
+/// What of the user's honoured keys a project's Claude Code settings may not set: the rest only
+/// narrows, or waits for the user's approval (allow rules, hooks).
+const USER_ONLY: &[&str] = &["sandbox.enabled"];
 
 /// Keys about Claude Code's own terminal: the editor draws Larik's, so they are not reported.
 /// The rows of `protocol-spec/spec/settings.md` marked "not applicable", checked by a test.
@@ -94,10 +85,11 @@ pub(super) fn apply_user_file(settings: &mut Settings, path: &Path, text: &str) 
 pub(super) fn apply_project_file(settings: &mut Settings, path: &Path, text: &str) {
     let Some(keys) = parse(path, text, &mut settings.problems) else { return };
     narrow_sandbox(settings.sandbox.get_or_insert_with(SandboxSettings::default), &keys);
+    let honoured: Vec<&str> = HONOURED_FROM_USER.iter().copied().filter(|key| !USER_ONLY.contains(key)).collect();
     report(
         path,
         &keys,
-        HONOURED_FROM_PROJECT,
+        &honoured,
         " (a project's file may only narrow; its allow rules and hooks apply once you approve the project)",
         &mut settings.problems,
     );
