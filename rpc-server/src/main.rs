@@ -99,12 +99,19 @@ fn main() -> anyhow::Result<()> {
         std::process::exit(larik_core::sandbox::helper::run(&args[2..]));
     }
     let cli = Cli::parse();
+    let mut env: std::collections::HashMap<String, String> = std::env::vars().collect();
+    // The user's `env` settings apply to the whole process, so every command, hook and server
+    // it starts sees them, as in Claude Code.
+    for (key, value) in larik_core::config::user_env(&env) {
+        // SAFETY: no other thread runs yet: logging and the runtime start below.
+        unsafe { std::env::set_var(&key, &value) };
+        env.insert(key, value);
+    }
     init_logging(cli.log_file.as_deref())?;
     let runtime = match cli.command {
         Some(Command::Acp) => tokio::runtime::Builder::new_current_thread().enable_all().build()?,
         _ => tokio::runtime::Builder::new_multi_thread().enable_all().build()?,
     };
-    let env: std::collections::HashMap<String, String> = std::env::vars().collect();
     let code = runtime.block_on(async move {
         match (cli.command, cli.prompt) {
             (Some(Command::Acp), _) => larik::acp::serve_stdio(env).await.map(|()| 0),

@@ -124,3 +124,19 @@ async fn memory_files_imports_and_rules_reach_the_model_and_nothing_outside_the_
         assert!(!system.contains(absent), "{absent} not in {system}");
     }
 }
+
+#[tokio::test]
+async fn the_users_env_reaches_commands_and_a_repositorys_does_not() {
+    let sandbox = Sandbox::new();
+    users_claude_settings(&sandbox, &json!({"env": {"LARIK_TEST_GREETING": "hola", "LARIK_TEST_SHARED": "claude"}}));
+    sandbox.write_user_settings(&json!({"env": {"LARIK_TEST_SHARED": "larik"}}));
+    let project_file = sandbox.project.path().join(".claude/settings.json");
+    std::fs::create_dir_all(project_file.parent().unwrap()).unwrap();
+    std::fs::write(&project_file, json!({"env": {"LARIK_TEST_FROM_REPO": "planted"}}).to_string()).unwrap();
+    let printed = "echo \"[$LARIK_TEST_GREETING|$LARIK_TEST_SHARED|${LARIK_TEST_FROM_REPO:-none}]\"";
+    let (asked, _, requests) =
+        turn(&sandbox, vec![Step::tool("t1", "bash", json!({"command": printed})), Step::text("done")]).await;
+    assert!(asked.is_empty(), "a sandboxed echo runs unasked: {asked:?}");
+    let output = tool_result(&requests, 1);
+    assert!(output.contains("[hola|larik|none]"), "{output}");
+}

@@ -15,6 +15,7 @@ use serde_json::{Map, Value};
 /// `protocol-spec/spec/settings.md` marked "honoured" or "mapped", checked by a test.
 pub(crate) const HONOURED_FROM_USER: &[&str] = &[
     "$schema",
+    "env",
     "hooks",
     "disableAllHooks",
     "permissions.allow",
@@ -27,7 +28,7 @@ pub(crate) const HONOURED_FROM_USER: &[&str] = &[
 
 /// What of the user's honoured keys a project's Claude Code settings may not set: the rest only
 /// narrows, or waits for the user's approval (allow rules, hooks).
-const USER_ONLY: &[&str] = &["sandbox.enabled"];
+const USER_ONLY: &[&str] = &["env", "sandbox.enabled"];
 
 /// Keys about Claude Code's own terminal: the editor draws Larik's, so they are not reported.
 /// The rows of `protocol-spec/spec/settings.md` marked "not applicable", checked by a test.

@@ -232,6 +232,30 @@ pub enum Writer {
     Project,
 }
 
+/// The user's `env` settings: Claude Code's `~/.claude/settings.json`, then Larik's own file
+/// (which wins for a name both set). A project's files never set the environment: a variable
+/// can name a server that receives the user's data. Values that are not strings, numbers or
+/// booleans, and files that do not parse, are passed over (loading the settings reports them).
+pub fn user_env(env: &HashMap<String, String>) -> Vec<(String, String)> {
+    let mut merged = std::collections::BTreeMap::new();
+    let files = users_claude_settings(env).into_iter().chain(user_config_dir(env).map(|dir| dir.join("settings.json")));
+    for path in files {
+        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        let Ok(serde_json::Value::Object(keys)) = serde_json::from_str::<serde_json::Value>(&text) else { continue };
+        let Some(serde_json::Value::Object(vars)) = keys.get("env") else { continue };
+        for (name, value) in vars {
+            let value = match value {
+                serde_json::Value::String(text) => text.clone(),
+                serde_json::Value::Number(number) => number.to_string(),
+                serde_json::Value::Bool(flag) => flag.to_string(),
+                _ => continue,
+            };
+            merged.insert(name.clone(), value);
+        }
+    }
+    merged.into_iter().collect()
+}
+
 /// Every file that may hold permission rules, in order: the user's Claude Code settings and
 /// Larik's own, the project's shared and local settings, Claude Code's project settings, and
 /// the private rules "always allow" saved. A project that is the home directory reads the

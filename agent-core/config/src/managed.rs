@@ -3,8 +3,9 @@
 //! `/etc/larik/managed-settings.json`, all in Claude Code's settings shape. It outranks every
 //! other file, the editor and flags: its rules always apply, what it restricts nothing else can
 //! loosen, and a restriction Larik cannot enforce fails closed (every call asks, in every mode)
-//! and is said in a notice. `LARIK_MANAGED_ROOT` stands for `/etc` where tests need a scratch
-//! root; production reads `/etc`.
+//! and is said in a notice. In a debug build (the tests') `LARIK_MANAGED_ROOT` stands for
+//! `/etc`; a release build reads `/etc` whatever the environment says, so a user cannot move the
+//! policy out of the way.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -117,7 +118,9 @@ const INFORMATIONAL: &[&str] = &["companyAnnouncements", "cleanupPeriodDays"];
 
 /// The managed files, in the order they apply (a later one's scalars win; lists add up).
 pub fn files(env: &HashMap<String, String>) -> Vec<PathBuf> {
-    let root = PathBuf::from(env.get("LARIK_MANAGED_ROOT").map_or("/etc", String::as_str));
+    // The policy binds the user too, so only a test build lets the environment move it.
+    let moved = env.get("LARIK_MANAGED_ROOT").filter(|_| cfg!(debug_assertions));
+    let root = PathBuf::from(moved.map_or("/etc", String::as_str));
     let claude = root.join("claude-code");
     let mut files = vec![claude.join("managed-settings.json")];
     if let Ok(entries) = std::fs::read_dir(claude.join("managed-settings.d")) {

@@ -102,6 +102,9 @@ pub struct Settings {
     /// Tools listed in every request even where they would be offered on demand: names, or
     /// prefixes ending in `*` (`["browser_*", "mcp__github__*"]`; `["*"]` lists every tool).
     pub always_offered_tools: Option<Vec<String>>,
+    /// Environment variables for everything the process starts (commands, hooks, servers), as
+    /// in Claude Code. Read at start-up (`config::user_env`); the user's own files only.
+    pub env: Option<BTreeMap<String, serde_json::Value>>,
     /// Read by the hooks' loader; named here so it is not reported as unknown.
     #[serde(rename = "hooks")]
     #[schemars(rename = "hooks", with = "Option<std::collections::BTreeMap<String, serde_json::Value>>")]
@@ -231,6 +234,7 @@ impl Settings {
             stream_idle_timeout_ms: over.stream_idle_timeout_ms.or(self.stream_idle_timeout_ms),
             prompt_cache_ttl: over.prompt_cache_ttl.or(self.prompt_cache_ttl),
             always_offered_tools: over.always_offered_tools.or(self.always_offered_tools),
+            env: over.env.or(self.env),
             _hooks: None,
             _mcp_servers: None,
             unknown: std::collections::BTreeMap::new(),
