@@ -140,3 +140,19 @@ async fn the_users_env_reaches_commands_and_a_repositorys_does_not() {
     let output = tool_result(&requests, 1);
     assert!(output.contains("[hola|larik|none]"), "{output}");
 }
+
+#[tokio::test]
+async fn a_server_of_mcp_json_the_user_disabled_never_starts_nor_asks() {
+    let sandbox = Sandbox::new();
+    let started = sandbox.home.path().join("server-started");
+    let server = json!({"command": "sh", "args": ["-c", format!("touch {}; sleep 5", started.display())]});
+    let mcp_json = json!({"mcpServers": {"notes": server}});
+    std::fs::write(sandbox.project.path().join(".mcp.json"), mcp_json.to_string()).unwrap();
+    // Without the key, the project's server waits for the user's approval (rejected here).
+    let (asked, _, _) = turn(&sandbox, vec![Step::text("hi")]).await;
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    users_claude_settings(&sandbox, &json!({"disabledMcpjsonServers": ["notes"]}));
+    let (asked, _, _) = turn(&sandbox, vec![Step::text("hi")]).await;
+    assert!(asked.is_empty(), "nothing left to approve: {asked:?}");
+    assert!(!started.exists(), "the disabled server never ran");
+}

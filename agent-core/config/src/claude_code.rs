@@ -15,6 +15,7 @@ use serde_json::{Map, Value};
 /// `protocol-spec/spec/settings.md` marked "honoured" or "mapped", checked by a test.
 pub(crate) const HONOURED_FROM_USER: &[&str] = &[
     "$schema",
+    "disabledMcpjsonServers",
     "env",
     "hooks",
     "disableAllHooks",
@@ -94,6 +95,22 @@ pub(super) fn apply_project_file(settings: &mut Settings, path: &Path, text: &st
         " (a project's file may only narrow; its allow rules and hooks apply once you approve the project)",
         &mut settings.problems,
     );
+}
+
+/// The servers of the project's `.mcp.json` that Claude Code's `disabledMcpjsonServers` turns
+/// off, in the user's `~/.claude/settings.json` or the project's `.claude/settings*.json` (which
+/// may: it only narrows). Files that do not parse name none here; loading the settings reports
+/// them.
+pub fn disabled_mcpjson_servers(files: &[std::path::PathBuf]) -> Vec<String> {
+    let mut names = Vec::new();
+    for path in files {
+        let Ok(text) = std::fs::read_to_string(path) else { continue };
+        let Ok(Value::Object(keys)) = serde_json::from_str::<Value>(&text) else { continue };
+        if let Some(Value::Array(listed)) = keys.get("disabledMcpjsonServers") {
+            names.extend(listed.iter().filter_map(Value::as_str).map(str::to_owned));
+        }
+    }
+    names
 }
 
 /// `sandbox.autoAllowBashIfSandboxed: false`: sandboxed commands ask like any other.

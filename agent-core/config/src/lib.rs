@@ -232,6 +232,14 @@ pub enum Writer {
     Project,
 }
 
+/// The servers of the project's `.mcp.json` that Claude Code settings turn off
+/// (`disabledMcpjsonServers`, from the user's file or the project's).
+pub fn disabled_mcpjson_servers(project: &Path, env: &HashMap<String, String>) -> Vec<String> {
+    let project_files = [".claude/settings.json", ".claude/settings.local.json"].map(|name| project.join(name));
+    let files: Vec<PathBuf> = users_claude_settings(env).into_iter().chain(project_files).collect();
+    claude_code::disabled_mcpjson_servers(&files)
+}
+
 /// The user's `env` settings: Claude Code's `~/.claude/settings.json`, then Larik's own file
 /// (which wins for a name both set). A project's files never set the environment: a variable
 /// can name a server that receives the user's data. Values that are not strings, numbers or

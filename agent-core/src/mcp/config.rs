@@ -180,7 +180,8 @@ struct RawServer {
 
 /// Every server the settings files define: the user's (Larik's settings), then the project's
 /// (`.larik/settings*.json`, `.mcp.json`); a later definition of a name replaces an earlier one.
-/// Servers with `enabled: false` are left out. Returns the servers and what the user should
+/// Servers with `enabled: false` are left out, and so are the `.mcp.json` servers Claude Code's
+/// `disabledMcpjsonServers` names. Returns the servers and what the user should
 /// hear (a definition that could not be used).
 pub fn load(
     project: &Path,
@@ -195,11 +196,17 @@ pub fn load(
     }
     let mut servers: BTreeMap<String, McpServerConfig> = BTreeMap::new();
     let mut problems = Vec::new();
+    let disabled = crate::config::disabled_mcpjson_servers(project, env);
     for (path, scope) in files {
         let Ok(text) = std::fs::read_to_string(&path) else { continue };
         let file: File = serde_json::from_str(&text)
             .map_err(|error| McpConfigError { path: path.clone(), message: error.to_string() })?;
+        let from_mcp_json = path.ends_with(".mcp.json");
         for (name, raw) in file.mcp_servers {
+            // Turned off in Claude Code's settings: as if `.mcp.json` did not name it.
+            if from_mcp_json && disabled.contains(&name) {
+                continue;
+            }
             if raw.enabled == Some(false) {
                 servers.remove(&name);
                 continue;
