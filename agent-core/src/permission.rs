@@ -74,21 +74,22 @@ pub struct Permissions {
     policy: Policy,
 }
 
-/// What the organisation's managed policy imposes on every decision.
+/// What the organisation's managed policy (and, for yolo, any settings file) imposes on every
+/// decision.
 #[derive(Debug, Clone, Default)]
 pub struct Policy {
     /// Why every call asks, in every mode: the policy holds a restriction Larik cannot enforce.
     pub fails_closed: Option<String>,
-    /// No session runs in yolo (`disableBypassPermissionsMode`).
+    /// No session runs in yolo (`disableBypassPermissionsMode`, from any file).
     pub bypass_disabled: bool,
     /// Only the policy's own allow rules count (`allowManagedPermissionRulesOnly`): "always
     /// allow" adds none.
     pub rules_only: bool,
 }
 
-/// A mode the organisation's policy does not let a session run in.
+/// A mode the settings do not let a session run in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("the {} mode is disabled by your organisation's managed settings (disableBypassPermissionsMode)", .0.id())]
+#[error("the {} mode is disabled by settings (permissions.disableBypassPermissionsMode)", .0.id())]
 pub struct ModeRefused(pub Mode);
 
 impl Default for Permissions {

@@ -3,9 +3,9 @@
 //! with the real binary: the policy in `~/.claude/settings.json` holds as it does in Claude
 //! Code, and what Larik does not honour is said, not silently dropped.
 
-use larik_tests::harness::Sandbox;
+use larik_tests::harness::{Agent, Sandbox};
 use larik_tests::listener::Recorder;
-use larik_tests::mock_llm::Step;
+use larik_tests::mock_llm::{MockLlm, Scenario, Step};
 use larik_tests::turns::rejected_turn;
 use serde_json::{Value, json};
 
@@ -78,7 +78,7 @@ async fn a_key_larik_does_not_honour_is_said_once_not_dropped() {
     users_claude_settings(
         &sandbox,
         &json!({
-            "permissions": {"allow": ["Bash(ls:*)"], "disableBypassPermissionsMode": "disable"},
+            "permissions": {"allow": ["Bash(ls:*)"], "additionalDirectories": ["../docs"]},
             "forceLoginMethod": "claudeai",
             "statusLine": {"type": "command", "command": "~/.claude/statusline.sh"}
         }),
@@ -86,7 +86,7 @@ async fn a_key_larik_does_not_honour_is_said_once_not_dropped() {
     let (_, updates, _) = turn(&sandbox, vec![Step::text("hello")]).await;
     let said = serde_json::to_string(&updates).unwrap();
     assert_eq!(said.matches("not honoured by Larik").count(), 1, "{said}");
-    assert!(said.contains("`forceLoginMethod`, `permissions.disableBypassPermissionsMode`"), "{said}");
+    assert!(said.contains("`forceLoginMethod`, `permissions.additionalDirectories`"), "{said}");
     assert!(!said.contains("statusLine"), "the editor draws the status line: {said}");
 }
 
@@ -155,4 +155,26 @@ async fn a_server_of_mcp_json_the_user_disabled_never_starts_nor_asks() {
     let (asked, _, _) = turn(&sandbox, vec![Step::text("hi")]).await;
     assert!(asked.is_empty(), "nothing left to approve: {asked:?}");
     assert!(!started.exists(), "the disabled server never ran");
+}
+
+#[tokio::test]
+async fn a_project_may_take_yolo_away_and_nothing_gives_it_back() {
+    let sandbox = Sandbox::new();
+    sandbox.write_user_settings(&json!({"permissions": {"defaultMode": "bypassPermissions"}}));
+    let project_file = sandbox.project.path().join(".claude/settings.json");
+    std::fs::create_dir_all(project_file.parent().unwrap()).unwrap();
+    let narrowing = json!({"permissions": {"disableBypassPermissionsMode": "disable"}});
+    std::fs::write(&project_file, narrowing.to_string()).unwrap();
+    let mock = MockLlm::start(Scenario { responses: vec![] }).await.unwrap();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize().await;
+    let id = agent.request("session/new", json!({"cwd": sandbox.project_path(), "mcpServers": []})).await;
+    let (opened, _) = agent.response(id).await;
+    let modes = &opened["result"]["modes"];
+    assert_eq!(modes["currentModeId"], "default", "{opened}");
+    assert!(!modes.to_string().contains("\"yolo\""), "{modes}");
+    let session = opened["result"]["sessionId"].as_str().unwrap().to_owned();
+    let id = agent.request("session/set_mode", json!({"sessionId": session, "modeId": "yolo"})).await;
+    let (refused, _) = agent.response(id).await;
+    assert!(refused["error"]["message"].as_str().unwrap().contains("disableBypassPermissionsMode"), "{refused}");
 }

@@ -23,6 +23,7 @@ pub(crate) const HONOURED_FROM_USER: &[&str] = &[
     "permissions.ask",
     "permissions.deny",
     "permissions.defaultMode",
+    "permissions.disableBypassPermissionsMode",
     "sandbox.enabled",
     "sandbox.autoAllowBashIfSandboxed",
 ];

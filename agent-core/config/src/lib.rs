@@ -321,6 +321,7 @@ pub fn load_permissions(project: &Path, env: &HashMap<String, String>) -> Result
         all.deny.extend(layer.deny);
         all.ask.extend(layer.ask);
         all.protected_paths.extend(layer.protected_paths);
+        all.bypass_disabled |= layer.disable_bypass_permissions_mode.as_deref() == Some("disable");
         if layer.default_mode.is_some() {
             all.default_mode = layer.default_mode;
             all.default_mode_source = Some(path.clone());
@@ -363,7 +364,7 @@ pub fn initial_mode(permissions: &PermissionSettings) -> (Mode, Option<String>) 
         Some(Mode::Yolo) if permissions.bypass_disabled => (
             Mode::Default,
             Some(format!(
-                "{source}: defaultMode `{value}` is disabled by your organisation's managed settings (disableBypassPermissionsMode); starting in default"
+                "{source}: defaultMode `{value}` is disabled by settings (permissions.disableBypassPermissionsMode); starting in default"
             )),
         ),
         Some(mode) => (mode, None),

@@ -104,7 +104,6 @@ fn wildcard_matches(pattern: &str, text: &str) -> bool {
 
 /// The keys of a managed file Larik enforces, dotted (beyond what a user's file honours).
 pub(crate) const ENFORCED: &[&str] = &[
-    "permissions.disableBypassPermissionsMode",
     "allowManagedPermissionRulesOnly",
     "allowManagedHooksOnly",
     "allowManagedMcpServersOnly",

@@ -154,6 +154,9 @@ pub struct PermissionSettings {
     /// The mode sessions start in: `default`, `accept-edits`, `plan` or `yolo`, or Claude
     /// Code's `default`, `acceptEdits`, `plan`, `bypassPermissions`.
     pub default_mode: Option<String>,
+    /// `"disable"` leaves yolo (`bypassPermissions`) out of the modes a session may run in, as
+    /// in Claude Code. Any file may set it: it only narrows.
+    pub disable_bypass_permissions_mode: Option<String>,
     /// The file `default_mode` came from.
     #[serde(skip)]
     pub default_mode_source: Option<PathBuf>,
@@ -164,7 +167,8 @@ pub struct PermissionSettings {
     /// "always allow" saves none.
     #[serde(skip)]
     pub managed_rules_only: bool,
-    /// The managed policy's `disableBypassPermissionsMode`: no session runs in yolo.
+    /// `disableBypassPermissionsMode` in any file, the managed policy's included: no session
+    /// runs in yolo.
     #[serde(skip)]
     pub bypass_disabled: bool,
     /// Why every call asks: the managed policy holds a restriction Larik cannot enforce.
