@@ -8,7 +8,7 @@
 //! policy out of the way.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -216,11 +216,6 @@ impl ManagedPolicy {
             )
         })
     }
-}
-
-/// Whether `path` is one of the managed files.
-pub fn is_managed_file(path: &Path, env: &HashMap<String, String>) -> bool {
-    files(env).iter().any(|managed| managed == path)
 }
 
 #[cfg(test)]

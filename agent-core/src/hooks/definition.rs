@@ -101,17 +101,18 @@ impl Hooks {
         }
         let mut read = Vec::new();
         // The organisation's hooks first: they run whatever the other files say.
-        let managed = policy.files.iter().map(|path| (path.clone(), Scope::User));
-        let mut others_disabled = false;
-        let mut from_policy = 0;
-        let others = if policy.hooks_only { Vec::new() } else { settings_files(project, env) };
-        for (index, (path, scope)) in managed.chain(others).enumerate() {
-            let Some(settings) = read_once(&path, &mut read)? else { continue };
-            if index < policy.files.len() {
-                hooks.read_settings(&path, scope, &settings)?;
-                from_policy = hooks.entries.len();
-                continue;
+        for path in &policy.files {
+            if let Some(settings) = read_once(path, &mut read)? {
+                hooks.read_settings(path, Scope::User, &settings)?;
             }
+        }
+        if policy.hooks_only {
+            return Ok(hooks);
+        }
+        let from_policy = hooks.entries.len();
+        let mut others_disabled = false;
+        for (path, scope) in settings_files(project, env) {
+            let Some(settings) = read_once(&path, &mut read)? else { continue };
             // `disableAllHooks` in the user's or the project's files turns off all but the
             // organisation's (a project may: it only narrows).
             others_disabled |= settings.get("disableAllHooks").and_then(Value::as_bool) == Some(true);
