@@ -161,6 +161,9 @@ pub struct HookHandler {
     pub scope: Scope,
     /// The settings file it was read from.
     pub source: PathBuf,
+    /// The plugin that brought it: its command runs with `CLAUDE_PLUGIN_ROOT` and
+    /// `CLAUDE_PLUGIN_DATA` set (and already substituted in the command's text).
+    pub plugin: Option<crate::config::plugins::PluginDirs>,
 }
 
 impl HookHandler {
@@ -275,7 +278,7 @@ pub async fn run_hooks(handlers: &[HookHandler], payload: &serde_json::Value, en
         async move {
             let reply = match &handler.kind {
                 HandlerKind::Command { command } => {
-                    command::run(command, handler.timeout, payload_text, env).await.reply(event, command)
+                    command::run(command, handler, payload_text, env).await.reply(event, command)
                 }
                 HandlerKind::Prompt { prompt, model } => {
                     prompt::run(prompt, model.as_deref(), handler.timeout, payload_text, env).await.reply(event)

@@ -46,6 +46,8 @@ pub struct Skill {
     pub kind: Kind,
     /// The file it came from.
     pub path: PathBuf,
+    /// The plugin that brought it (its name is then `plugin:name`).
+    pub plugin: Option<crate::config::plugins::PluginDirs>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -120,8 +122,19 @@ impl Skills {
         self.current.read().map(|current| Arc::clone(&current)).unwrap_or_default()
     }
 
+    /// The skill or command named `name`; a plugin's also by its name without the plugin's,
+    /// as Claude Code allows, where no other has that name.
     pub fn get(&self, name: &str) -> Option<Skill> {
-        self.all().get(name).cloned()
+        let all = self.all();
+        if let Some(skill) = all.get(name) {
+            return Some(skill.clone());
+        }
+        let unscoped = |skill: &&Skill| skill.name.split_once(':').is_some_and(|(_, rest)| rest == name);
+        let mut plugins = all.values().filter(|skill| skill.plugin.is_some()).filter(unscoped);
+        match (plugins.next(), plugins.next()) {
+            (Some(only), None) => Some(only.clone()),
+            _ => None,
+        }
     }
 
     /// The skill or command the user may run that `typed` calls (`/name args`), with its

@@ -6,6 +6,7 @@
 
 mod claude_code;
 pub mod managed;
+pub mod plugins;
 mod project;
 
 use std::collections::HashMap;

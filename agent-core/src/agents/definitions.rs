@@ -171,28 +171,52 @@ pub fn load(cwd: &Path, env: &HashMap<String, String>) -> (Vec<Definition>, Vec<
         env.get("HOME").map(|home| Path::new(home).join(".claude").join("agents")),
         larik_settings::paths::user_config_dir(env).map(|dir| dir.join("agents")),
     ];
+    // The plugins' first, the lowest precedence, each named `plugin:name`.
+    let (plugins, _) = crate::config::plugins::enabled(cwd, env);
+    for plugin in plugins {
+        for root in plugin.agent_paths() {
+            let scope = Some(plugin.name.as_str());
+            read_root(&root, scope, plugin.from_project, &mut definitions, &mut problems);
+        }
+    }
     for root in roots(cwd, env) {
         let from_project = !users.iter().flatten().any(|user| *user == root);
-        let Ok(entries) = std::fs::read_dir(&root) else { continue };
-        let mut files: Vec<PathBuf> = entries
-            .filter_map(Result::ok)
-            .map(|entry| entry.path())
-            .filter(|path| path.extension().is_some_and(|ext| ext == "md"))
-            .collect();
-        files.sort();
-        for path in files {
-            let Ok(text) = std::fs::read_to_string(&path) else { continue };
-            match parse(&path, &text) {
-                Ok(definition) => {
-                    definitions.insert(definition.name.clone(), Definition { from_project, ..definition });
-                }
-                Err(problem) => {
-                    problems.push(format!("{}: the subagent definition is left out: {problem}", path.display()))
-                }
+        read_root(&root, None, from_project, &mut definitions, &mut problems);
+    }
+    (definitions.into_values().collect(), problems)
+}
+
+/// The definitions in `root` (a folder of `.md` files, or one file), named `plugin:name` when
+/// a plugin brought them.
+fn read_root(
+    root: &Path,
+    plugin: Option<&str>,
+    from_project: bool,
+    definitions: &mut BTreeMap<String, Definition>,
+    problems: &mut Vec<String>,
+) {
+    let mut files: Vec<PathBuf> = match std::fs::read_dir(root) {
+        Ok(entries) => entries.filter_map(Result::ok).map(|entry| entry.path()).collect(),
+        Err(_) if root.is_file() => vec![root.to_owned()],
+        Err(_) => return,
+    };
+    files.retain(|path| path.extension().is_some_and(|ext| ext == "md"));
+    files.sort();
+    for path in files {
+        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        match parse(&path, &text) {
+            Ok(definition) => {
+                let name = match plugin {
+                    Some(plugin) => format!("{plugin}:{}", definition.name),
+                    None => definition.name,
+                };
+                definitions.insert(name.clone(), Definition { name, from_project, ..definition });
+            }
+            Err(problem) => {
+                problems.push(format!("{}: the subagent definition is left out: {problem}", path.display()))
             }
         }
     }
-    (definitions.into_values().collect(), problems)
 }
 
 #[cfg(test)]

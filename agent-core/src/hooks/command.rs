@@ -11,7 +11,7 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 
 use super::reply::{Reply, cap, parse_output, short};
-use super::{HookEvent, HookRunEnv};
+use super::{HookEvent, HookHandler, HookRunEnv};
 
 /// Each of stdout and stderr is kept up to this size; the rest is read and dropped so the hook
 /// never blocks on a full pipe.
@@ -30,7 +30,8 @@ pub(crate) enum CommandEnd {
 }
 
 /// Runs `command` with `payload` on stdin.
-pub(crate) async fn run(command: &str, timeout: Duration, payload: &str, env: &HookRunEnv<'_>) -> CommandEnd {
+pub(crate) async fn run(command: &str, handler: &HookHandler, payload: &str, env: &HookRunEnv<'_>) -> CommandEnd {
+    let timeout = handler.timeout;
     let mut shell = tokio::process::Command::new("bash");
     shell
         .arg("-c")
@@ -38,6 +39,7 @@ pub(crate) async fn run(command: &str, timeout: Duration, payload: &str, env: &H
         .current_dir(env.project_dir)
         .env("LARIK_PROJECT_DIR", env.project_dir)
         .env("CLAUDE_PROJECT_DIR", env.project_dir)
+        .envs(handler.plugin.iter().flat_map(|plugin| plugin.env()))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

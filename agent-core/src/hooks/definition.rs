@@ -118,10 +118,39 @@ impl Hooks {
             others_disabled |= settings.get("disableAllHooks").and_then(Value::as_bool) == Some(true);
             hooks.read_settings(&path, scope, &settings)?;
         }
+        hooks.read_plugins(project, env);
         if others_disabled {
             hooks.entries.truncate(from_policy);
         }
         Ok(hooks)
+    }
+
+    /// The enabled plugins' hooks, after the settings files'. A plugin's file that cannot be
+    /// read as hooks leaves that plugin's hooks out with a problem: the plugin is the user's
+    /// add-on, not their policy, and the session still opens. A plugin a project alone enabled
+    /// has the project's scope: its hooks wait for the user's approval.
+    fn read_plugins(&mut self, project: &Path, env: &HashMap<String, String>) {
+        let (plugins, problems) = crate::config::plugins::enabled(project, env);
+        self.problems.extend(problems);
+        for plugin in plugins {
+            let scope = if plugin.from_project { Scope::Project } else { Scope::User };
+            let (parts, problems) = plugin.hooks();
+            self.problems.extend(problems);
+            for part in parts {
+                let before = self.entries.len();
+                if let Err(error) = self.read_settings(&part.path, scope, &part.value) {
+                    self.entries.truncate(before);
+                    self.problems.push(format!("plugin `{}`: {error}; its hooks there are left out", plugin.id));
+                    continue;
+                }
+                for entry in &mut self.entries[before..] {
+                    if let HandlerKind::Command { command } = &mut entry.handler.kind {
+                        *command = plugin.dirs.expand(command);
+                    }
+                    entry.handler.plugin = Some(plugin.dirs.clone());
+                }
+            }
+        }
     }
 
     /// Reads one settings file's `hooks` section.
@@ -173,8 +202,15 @@ impl Hooks {
                     let Some((kind, timeout)) = self.read_handler(path, &place, handler).map_err(invalid)? else {
                         continue;
                     };
-                    let handler =
-                        HookHandler { event, matcher: matcher.clone(), kind, timeout, scope, source: path.to_owned() };
+                    let handler = HookHandler {
+                        event,
+                        matcher: matcher.clone(),
+                        kind,
+                        timeout,
+                        scope,
+                        source: path.to_owned(),
+                        plugin: None,
+                    };
                     self.entries.push(Entry { handler, matcher: compiled.clone() });
                 }
             }

@@ -18,6 +18,7 @@ fn project() -> (tempfile::TempDir, PathBuf) {
 
 fn command(event: HookEvent, command: &str, timeout: Duration) -> HookHandler {
     HookHandler {
+        plugin: None,
         event,
         matcher: None,
         kind: HandlerKind::Command { command: command.into() },

@@ -226,7 +226,73 @@ pub fn load(
             }
         }
     }
+    plugin_servers(project, env, &mut servers, &mut problems);
     Ok((servers.into_values().collect(), problems))
+}
+
+/// The enabled plugins' servers, named as Claude Code names them (`plugin_<plugin>_<server>`,
+/// so their tools are `mcp__plugin_<plugin>_<server>__<tool>`), with `${CLAUDE_PLUGIN_ROOT}`
+/// and `${CLAUDE_PLUGIN_DATA}` expanded and set for a stdio server. A plugin a project alone
+/// enabled has the project's scope: its servers wait for the user's approval.
+fn plugin_servers(
+    project: &Path,
+    env: &HashMap<String, String>,
+    servers: &mut BTreeMap<String, McpServerConfig>,
+    problems: &mut Vec<String>,
+) {
+    // The hooks' loader reports the plugins that could not be loaded; not said twice.
+    let (plugins, _) = crate::config::plugins::enabled(project, env);
+    for plugin in plugins {
+        let scope = if plugin.from_project { ServerScope::Project } else { ServerScope::User };
+        let mut env = env.clone();
+        env.extend(plugin.dirs.env().map(|(key, value)| (key.to_owned(), value)));
+        let (parts, part_problems) = plugin.mcp_servers();
+        problems.extend(part_problems);
+        for part in parts {
+            let file: File = match serde_json::from_value(part.value) {
+                Ok(file) => file,
+                Err(error) => {
+                    problems.push(format!(
+                        "{}: plugin `{}`: {error}; its servers are left out",
+                        part.path.display(),
+                        plugin.id
+                    ));
+                    continue;
+                }
+            };
+            for (name, raw) in file.mcp_servers {
+                if raw.enabled == Some(false) {
+                    continue;
+                }
+                let oauth = raw.oauth.clone();
+                let name = format!("plugin_{}_{name}", plugin.name);
+                match server(&name, raw, &env) {
+                    Ok(mut transport) => {
+                        if let Transport::Stdio { env: server_env, .. } = &mut transport {
+                            for (key, value) in plugin.dirs.env() {
+                                server_env.entry(key.to_owned()).or_insert(value);
+                            }
+                        }
+                        let source = format!("plugin {} ({})", plugin.id, part.path.display());
+                        // Lowest precedence, as in Claude Code: a settings file's server of the
+                        // same name stays.
+                        servers.entry(name.clone()).or_insert(McpServerConfig {
+                            name,
+                            transport,
+                            scope,
+                            source,
+                            oauth,
+                        });
+                    }
+                    Err(problem) => problems.push(format!(
+                        "{}: MCP server `{name}` of plugin `{}` {problem}; it is left out",
+                        part.path.display(),
+                        plugin.id
+                    )),
+                }
+            }
+        }
+    }
 }
 
 fn server(name: &str, raw: RawServer, env: &HashMap<String, String>) -> Result<Transport, String> {

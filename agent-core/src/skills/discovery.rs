@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::{Kind, Skill};
+use crate::config::plugins::PluginDirs;
 
 /// How deep command folders nest (`a:b:name`), at most.
 const MAX_COMMAND_DEPTH: usize = 3;
@@ -19,6 +20,8 @@ const MAX_COMMAND_DEPTH: usize = 3;
 struct Root {
     dir: PathBuf,
     kind: RootKind,
+    /// The plugin that brought it: its names are `plugin:name`.
+    plugin: Option<(String, PluginDirs)>,
 }
 
 #[derive(Clone, Copy)]
@@ -35,7 +38,19 @@ fn roots(cwd: &Path, env: &HashMap<String, String>) -> Vec<Root> {
     let mut chain: Vec<&Path> = cwd.ancestors().take_while(|dir| dir.starts_with(repository)).collect();
     chain.reverse();
     let mut roots = Vec::new();
-    let mut push = |dir: PathBuf, kind: RootKind| roots.push(Root { dir, kind });
+    // The plugins' first, the lowest precedence; their names are scoped, so they only clash
+    // among themselves.
+    let (plugins, _) = crate::config::plugins::enabled(cwd, env);
+    for plugin in plugins {
+        let scope = || Some((plugin.name.clone(), plugin.dirs.clone()));
+        for dir in plugin.command_paths() {
+            roots.push(Root { dir, kind: RootKind::Commands, plugin: scope() });
+        }
+        for dir in plugin.skill_paths() {
+            roots.push(Root { dir, kind: RootKind::Skills, plugin: scope() });
+        }
+    }
+    let mut push = |dir: PathBuf, kind: RootKind| roots.push(Root { dir, kind, plugin: None });
     if let Some(home) = &home {
         push(home.join(".claude/commands"), RootKind::Commands);
     }
@@ -70,6 +85,10 @@ pub fn discover(cwd: &Path, env: &HashMap<String, String>) -> (BTreeMap<String, 
     for root in roots(cwd, env) {
         let files = match root.kind {
             RootKind::Skills => skill_files(&root.dir),
+            RootKind::Commands if root.dir.is_file() => {
+                let stem = root.dir.file_stem().and_then(|stem| stem.to_str()).unwrap_or_default();
+                vec![(stem.to_owned(), root.dir.clone())]
+            }
             RootKind::Commands => {
                 let mut files = Vec::new();
                 command_files(&root.dir, &mut Vec::new(), &mut files);
@@ -77,13 +96,18 @@ pub fn discover(cwd: &Path, env: &HashMap<String, String>) -> (BTreeMap<String, 
             }
         };
         for (name, path) in files {
+            let name = match &root.plugin {
+                Some((plugin, _)) => format!("{plugin}:{name}"),
+                None => name,
+            };
             let Ok(text) = std::fs::read_to_string(&path) else { continue };
             let kind = match root.kind {
                 RootKind::Skills => Kind::Skill { dir: path.parent().map(Path::to_path_buf).unwrap_or_default() },
                 RootKind::Commands => Kind::Command,
             };
             match parse(name, kind, &path, &text) {
-                Ok(skill) => {
+                Ok(mut skill) => {
+                    skill.plugin = root.plugin.as_ref().map(|(_, dirs)| dirs.clone());
                     found.insert(skill.name.clone(), skill);
                 }
                 Err(problem) => problems.push(format!("{}: left out: {problem}", path.display())),
@@ -169,6 +193,7 @@ pub(crate) fn parse(name: String, kind: Kind, path: &Path, text: &str) -> Result
         metadata: fields.get("metadata").cloned(),
         kind,
         path: path.to_path_buf(),
+        plugin: None,
     })
 }
 

@@ -140,6 +140,10 @@ pub fn substitute(skill: &Skill, args: &str, env: &ToolEnv) -> String {
         .replace("${CLAUDE_SKILL_DIR}", &skill_dir)
         .replace("${CLAUDE_PROJECT_DIR}", &env.workspace.root().display().to_string())
         .replace("${CLAUDE_SESSION_ID}", &env.session_id);
+    let body = match &skill.plugin {
+        Some(plugin) => plugin.expand(&body),
+        None => body,
+    };
     let mut out = String::with_capacity(body.len() + args.len());
     let mut mentioned = false;
     let mut rest = body.as_str();
@@ -194,6 +198,7 @@ mod tests {
             metadata: None,
             kind: Kind::Command,
             path: "/home/u/.claude/commands/c.md".into(),
+            plugin: None,
         }
     }
 

@@ -56,6 +56,7 @@ mod tests {
             metadata: None,
             kind: Kind::Command,
             path: "/x".into(),
+            plugin: None,
         }
     }
 
