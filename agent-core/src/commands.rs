@@ -37,6 +37,11 @@ pub const BUILT_IN: &[BuiltIn] = &[
         description: "List the MCP servers and their state; login, reconnect or approve one",
         hint: Some("[login|reconnect|approve] [server]"),
     },
+    BuiltIn {
+        name: "plugin",
+        description: "List the installed plugins; install, enable or disable one",
+        hint: Some("[install PATH_OR_GIT_URL [PLUGIN] | enable ID | disable ID]"),
+    },
     BuiltIn { name: "tasks", description: "List the background tasks; stop one", hint: Some("[stop bg-N]") },
     BuiltIn { name: "budget", description: "Show what the session has spent against its budget", hint: None },
     BuiltIn {
@@ -71,6 +76,7 @@ pub enum Command {
     Mode(Option<Mode>, String),
     Model(String),
     Mcp(McpAction),
+    Plugin(crate::plugin_install::PluginAction),
     /// `/tasks`, or `/tasks stop <id>` with the id.
     Tasks(Option<String>),
     /// `/config`, `/config <key>` or `/config <key> <value>`.
@@ -117,6 +123,7 @@ pub fn parse(text: &str) -> Option<Command> {
         "mode" => Some(Command::Mode(Mode::from_id(argument), argument.to_owned())),
         "model" => Some(Command::Model(argument.to_owned())),
         "mcp" => Some(Command::Mcp(mcp_action(argument))),
+        "plugin" => Some(Command::Plugin(crate::plugin_install::PluginAction::parse(argument))),
         "config" => {
             let (key, value) =
                 argument.split_once(char::is_whitespace).map_or((argument, ""), |(key, value)| (key, value.trim()));
@@ -148,6 +155,14 @@ mod tests {
         assert_eq!(parse("/mcp approve everything"), Some(Command::Mcp(McpAction::Approve)));
         assert_eq!(parse("/mcp login"), Some(Command::Mcp(McpAction::Usage("login".into()))));
         assert_eq!(parse("/tasks"), Some(Command::Tasks(None)));
+        use crate::plugin_install::PluginAction;
+        assert_eq!(parse("/plugin"), Some(Command::Plugin(PluginAction::List)));
+        assert_eq!(
+            parse("/plugin install ./market guard"),
+            Some(Command::Plugin(PluginAction::Install { source: "./market".into(), plugin: Some("guard".into()) }))
+        );
+        assert_eq!(parse("/plugin enable a@b"), Some(Command::Plugin(PluginAction::Enable("a@b".into()))));
+        assert_eq!(parse("/plugin frob"), Some(Command::Plugin(PluginAction::Usage("frob".into()))));
         assert_eq!(parse("/config"), Some(Command::Config(None, None)));
         assert_eq!(parse("/config mode"), Some(Command::Config(Some("mode".into()), None)));
         assert_eq!(
@@ -164,10 +179,12 @@ mod tests {
 
     #[test]
     fn every_parsed_command_is_in_the_menu() {
-        for typed in ["compact", "clear", "mode", "model", "mcp", "tasks", "budget", "undo", "checkpoints", "config"] {
+        for typed in
+            ["compact", "clear", "mode", "model", "mcp", "plugin", "tasks", "budget", "undo", "checkpoints", "config"]
+        {
             assert!(parse(&format!("/{typed}")).is_some(), "{typed}");
             assert!(is_built_in(typed), "{typed}");
         }
-        assert_eq!(BUILT_IN.len(), 10);
+        assert_eq!(BUILT_IN.len(), 11);
     }
 }

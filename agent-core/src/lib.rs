@@ -32,6 +32,7 @@ use larik_tools::lsp;
 mod mcp;
 mod models;
 mod permission;
+pub mod plugin_install;
 mod prompt;
 pub use larik_host::protected_names;
 use larik_host::review;

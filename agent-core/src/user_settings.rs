@@ -182,14 +182,30 @@ pub fn unset(name: &str, env: &HashMap<String, String>) -> Result<(), ConfigEdit
     })
 }
 
+/// Sets the value at `path` (`["enabledPlugins", "fmt@tools"]`) in the user's file, for what
+/// `larik config` has no key of its own for; parts of the path that are missing are made.
+pub fn set_value(path: &[&str], value: Value, env: &HashMap<String, String>) -> Result<(), ConfigEditError> {
+    edit_at(path, env, |parent, leaf| {
+        parent.insert(leaf.to_owned(), value);
+    })
+}
+
 fn edit(
     key: &Key,
     env: &HashMap<String, String>,
     change: impl FnOnce(&mut Map<String, Value>, &str),
 ) -> Result<(), ConfigEditError> {
+    edit_at(key.path, env, change)
+}
+
+fn edit_at(
+    key_path: &[&str],
+    env: &HashMap<String, String>,
+    change: impl FnOnce(&mut Map<String, Value>, &str),
+) -> Result<(), ConfigEditError> {
     let path = settings_path(env)?;
     let mut settings = read_file(&path)?;
-    let (leaf, parents) = key.path.split_last().ok_or_else(|| ConfigEditError::UnknownKey(key.name.to_owned()))?;
+    let (leaf, parents) = key_path.split_last().ok_or_else(|| ConfigEditError::UnknownKey(key_path.join(".")))?;
     let mut object = settings
         .as_object_mut()
         .ok_or_else(|| ConfigEditError::File { path: path.clone(), message: "is not a JSON object".into() })?;

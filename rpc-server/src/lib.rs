@@ -8,5 +8,6 @@ pub mod doctor;
 pub mod headless;
 pub mod lsp;
 pub mod mcp_cli;
+pub mod plugin_cli;
 pub mod sandbox_check;
 pub mod side_by_side;

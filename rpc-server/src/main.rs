@@ -38,6 +38,12 @@ enum Command {
         #[command(subcommand)]
         action: McpAction,
     },
+    /// Claude Code plugins: list them, install one (nothing of it runs until enabled), enable or
+    /// disable one.
+    Plugin {
+        #[command(subcommand)]
+        action: PluginAction,
+    },
     /// The shell sandbox on this machine.
     Sandbox {
         #[command(subcommand)]
@@ -72,6 +78,19 @@ enum McpAction {
     /// Log in to an HTTP or SSE server that asks for OAuth: opens its authorization page
     /// (`$BROWSER`, else `xdg-open`; the address is printed too) and keeps the login.
     Login { name: String },
+}
+
+#[derive(Subcommand)]
+enum PluginAction {
+    /// Every installed plugin (Claude Code's and Larik's), its version, and whether it is enabled.
+    List,
+    /// Install from a directory or git URL holding a plugin or a marketplace
+    /// (.claude-plugin/marketplace.json; PLUGIN picks one of its plugins), or PLUGIN@MARKETPLACE.
+    Install { source: String, plugin: Option<String> },
+    /// Turn an installed plugin on in your settings (its hooks and MCP servers run from then on).
+    Enable { id: String },
+    /// Turn a plugin off in your settings.
+    Disable { id: String },
 }
 
 #[derive(Subcommand)]
@@ -119,6 +138,7 @@ fn main() -> anyhow::Result<()> {
             (Some(Command::Demo { fast }), _) => larik::demo::run(fast).await.map(|()| 0),
             (Some(Command::Doctor { json }), _) => larik::doctor::run(json, &env).await,
             (Some(Command::Config { action }), _) => larik::config_cli::run(action.into(), &env),
+            (Some(Command::Plugin { action }), _) => larik::plugin_cli::run(action.into(), &env),
             (Some(Command::Sandbox { action: SandboxAction::Check }), _) => larik::sandbox_check::run(&env),
             (Some(Command::Mcp { action: McpAction::List }), _) => larik::mcp_cli::run(None, &env).await,
             (Some(Command::Mcp { action: McpAction::Get { name } }), _) => larik::mcp_cli::run(Some(&name), &env).await,
@@ -132,6 +152,17 @@ fn main() -> anyhow::Result<()> {
     // Tasks still blocked on stdin would keep the runtime alive; nothing of ours is left running.
     runtime.shutdown_timeout(std::time::Duration::from_millis(200));
     std::process::exit(code);
+}
+
+impl From<PluginAction> for larik_core::plugin_install::PluginAction {
+    fn from(action: PluginAction) -> Self {
+        match action {
+            PluginAction::List => Self::List,
+            PluginAction::Install { source, plugin } => Self::Install { source, plugin },
+            PluginAction::Enable { id } => Self::Enable(id),
+            PluginAction::Disable { id } => Self::Disable(id),
+        }
+    }
 }
 
 impl From<ConfigAction> for larik::config_cli::Action {

@@ -199,3 +199,132 @@ async fn a_plugin_a_repository_enables_runs_nothing_before_the_project_is_approv
     assert!(sandbox.project.path().join("hook-ran.txt").exists(), "approved, its hook runs");
     assert!(requests[0]["messages"].to_string().contains("FORMATTER REMINDER"));
 }
+
+/// `larik plugin ARGS` in the project, with the sandbox's environment: exit code and stdout.
+fn larik_plugin(sandbox: &Sandbox, args: &[&str]) -> (i32, String, String) {
+    let output = std::process::Command::new(larik_tests::harness::larik_bin())
+        .arg("plugin")
+        .args(args)
+        .current_dir(sandbox.project_path())
+        .env_clear()
+        .envs(sandbox.base_env())
+        .output()
+        .unwrap();
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    (output.status.code().unwrap_or(-1), text(&output.stdout), text(&output.stderr))
+}
+
+/// A marketplace laid out as Claude Code's official one is (`.claude-plugin/marketplace.json`
+/// at the root, each plugin in `plugins/<name>/`), holding a plugin shaped like its hook-based
+/// ones: a manifest, `hooks/hooks.json` with a description and a Python script run through
+/// `${CLAUDE_PLUGIN_ROOT}`, commands, an agent and a skill. The content is this test's own.
+fn guard_marketplace(dir: &Path) {
+    write(
+        &dir.join(".claude-plugin/marketplace.json"),
+        &json!({
+            "$schema": "https://anthropic.localhost/claude-code/marketplace.schema.json",
+            "name": "guard-market",
+            "description": "Guard rails for shared repositories",
+            "owner": {"name": "Platform team", "email": "platform@example.localhost"},
+            "plugins": [
+                {"name": "prod-guard", "description": "Refuses commands that touch production", "version": "1.0.0",
+                 "author": {"name": "Platform team"}, "source": "./plugins/prod-guard", "category": "security"},
+                {"name": "changelog", "description": "Changelog helpers", "source": "./plugins/changelog"}
+            ]
+        })
+        .to_string(),
+    );
+    let plugin = dir.join("plugins/prod-guard");
+    write(
+        &plugin.join(".claude-plugin/plugin.json"),
+        r#"{"name": "prod-guard", "description": "Refuses commands that touch production", "author": {"name": "Platform team"}, "version": "1.0.0"}"#,
+    );
+    write(
+        &plugin.join("hooks/hooks.json"),
+        r#"{
+  "description": "Prod guard: refuses commands naming production",
+  "hooks": {
+    "PreToolUse": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "python3 \"${CLAUDE_PLUGIN_ROOT}/hooks/pretooluse.py\"",
+            "timeout": 10
+          }
+        ]
+      }
+    ]
+  }
+}"#,
+    );
+    write(
+        &plugin.join("hooks/pretooluse.py"),
+        r#"import json, sys
+event = json.load(sys.stdin)
+command = event.get("tool_input", {}).get("command", "")
+if event.get("tool_name") == "Bash" and "prod" in command:
+    print(json.dumps({"hookSpecificOutput": {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "deny",
+        "permissionDecisionReason": "prod-guard: production is off limits"}}))
+sys.exit(0)
+"#,
+    );
+    write(&plugin.join("commands/guard-help.md"), "---\ndescription: What prod-guard refuses\n---\nExplain the guard.");
+    write(
+        &plugin.join("agents/guard-auditor.md"),
+        "---\nname: guard-auditor\ndescription: Audits guard rules\n---\nAudit.",
+    );
+    write(
+        &plugin.join("skills/writing-guards/SKILL.md"),
+        "---\nname: writing-guards\ndescription: How to write guard rules\n---\nRules.",
+    );
+    write(&dir.join("plugins/changelog/commands/changelog.md"), "Write the changelog.");
+}
+
+#[tokio::test]
+async fn larik_plugin_installs_from_a_marketplace_and_nothing_runs_until_enabled() {
+    let sandbox = Sandbox::new();
+    let market = sandbox.home.path().join("src/guard-market");
+    guard_marketplace(&market);
+    let market_path = market.display().to_string();
+
+    let (code, _, said) = larik_plugin(&sandbox, &["install", &market_path]);
+    assert_eq!(code, 1);
+    assert!(said.contains("several plugins (prod-guard, changelog)"), "{said}");
+    let (code, said, _) = larik_plugin(&sandbox, &["install", &market_path, "prod-guard"]);
+    assert_eq!(code, 0, "{said}");
+    assert!(said.contains("Installed prod-guard@guard-market 1.0.0"), "{said}");
+    let (_, listed, _) = larik_plugin(&sandbox, &["list"]);
+    assert!(listed.contains("prod-guard@guard-market  1.0.0  disabled"), "{listed}");
+
+    // Installed, not enabled: the command its hook would refuse runs.
+    let touch = || vec![Step::tool("t1", "bash", json!({"command": "touch prod-deployed.txt"})), Step::text("done")];
+    session(&sandbox, touch(), &["deploy"], "allow_once").await;
+    let deployed = sandbox.project.path().join("prod-deployed.txt");
+    assert!(deployed.exists(), "the disabled plugin's hook did not run");
+    std::fs::remove_file(&deployed).unwrap();
+
+    let (code, said, _) = larik_plugin(&sandbox, &["enable", "prod-guard@guard-market"]);
+    assert_eq!(code, 0, "{said}");
+    let (requests, updates) = session(&sandbox, touch(), &["deploy", "/plugin"], "allow_once").await;
+    assert!(!deployed.exists(), "the enabled plugin's hook refused the command");
+    let result = requests[1]["messages"].as_array().unwrap().last().unwrap()["content"].to_string();
+    assert!(result.contains("prod-guard: production is off limits"), "{result}");
+    let shown = serde_json::to_string(&updates).unwrap();
+    assert!(shown.contains("prod-guard@guard-market  1.0.0  enabled"), "/plugin lists it: {shown}");
+    assert!(requests[0]["system"].to_string().contains("prod-guard:writing-guards"));
+
+    let (code, _, said) = larik_plugin(&sandbox, &["enable", "changelog@guard-market"]);
+    assert_eq!(code, 1, "only an installed plugin is enabled");
+    assert!(said.contains("not installed"), "{said}");
+    // Installed by name from the marketplace added with the first install.
+    let (code, said, _) = larik_plugin(&sandbox, &["install", "changelog@guard-market"]);
+    assert_eq!(code, 0, "{said}");
+    let (code, _, _) = larik_plugin(&sandbox, &["disable", "prod-guard@guard-market"]);
+    assert_eq!(code, 0);
+    let (_, listed, _) = larik_plugin(&sandbox, &["list"]);
+    assert!(listed.contains("prod-guard@guard-market  1.0.0  disabled"), "{listed}");
+    assert!(listed.contains("changelog@guard-market  unknown  disabled"), "{listed}");
+}

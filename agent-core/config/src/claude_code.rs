@@ -16,6 +16,7 @@ use serde_json::{Map, Value};
 pub(crate) const HONOURED_FROM_USER: &[&str] = &[
     "$schema",
     "disabledMcpjsonServers",
+    "enabledPlugins",
     "env",
     "hooks",
     "disableAllHooks",

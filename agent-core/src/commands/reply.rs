@@ -31,6 +31,9 @@ pub enum Reply {
     /// `/mcp` with arguments it does not take, as typed.
     McpUsage(String),
     McpFailed(McpError),
+    /// `/plugin`: what it did, or why it did not.
+    Plugin(crate::plugin_install::PluginOutcome),
+    PluginFailed(String),
     Tasks(Vec<RunningTask>),
     TaskStopping(RunningTask),
     TaskNotStopped(StopTaskError),
@@ -52,6 +55,8 @@ impl fmt::Display for Reply {
             Reply::NotAMode(asked) => write!(out, "`{asked}` is not a mode; use default, accept-edits, plan or yolo."),
             Reply::Unavailable(name) => write!(out, "`/{name}` is not available here; use it in an ACP editor."),
             Reply::McpServers(report) => write!(out, "{report}"),
+            Reply::Plugin(outcome) => write!(out, "{outcome}"),
+            Reply::PluginFailed(error) => write!(out, "{error}"),
             Reply::McpLoggedIn(server) => write!(out, "Logged in to the MCP server `{server}`; it connects now."),
             Reply::McpReconnecting(server) => write!(out, "Reconnecting the MCP server `{server}`."),
             Reply::ProjectSettings { approved: true } => {

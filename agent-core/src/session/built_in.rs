@@ -37,6 +37,14 @@ impl Session {
             Command::Model(_) => Reply::Unavailable("model"),
             Command::Config(..) => Reply::Unavailable("config"),
             Command::Mcp(action) => self.mcp_command(action, events, cancel).await,
+            Command::Plugin(action) => {
+                let settings = self.env.settings.as_deref();
+                let Some(source) = settings else { return Ok(Reply::Unavailable("plugin")) };
+                match crate::plugin_install::run(action, &source.project, &source.env) {
+                    Ok(outcome) => Reply::Plugin(outcome),
+                    Err(error) => Reply::PluginFailed(error.to_string()),
+                }
+            }
             Command::Tasks(None) => Reply::Tasks(self.env.tasks.running()),
             Command::Tasks(Some(id)) => match self.env.tasks.stop(&id) {
                 Ok(task) => Reply::TaskStopping(task),
