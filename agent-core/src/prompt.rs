@@ -5,7 +5,7 @@
 
 mod memory;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use larik_settings::paths::UserInstructions;
 
@@ -13,15 +13,23 @@ const BASE: &str = include_str!("prompt/base.md");
 /// Memory files larger than this are cut, so one huge file cannot crowd out the conversation.
 const MAX_MEMORY_BYTES: usize = 40 * 1024;
 
-pub fn system_prompt(cwd: &Path, today: &str, user: &UserInstructions, skills_index: &str) -> String {
-    format!("{}\n\n{}", BASE.trim(), context(cwd, today, user, skills_index))
+pub fn system_prompt(place: Place<'_>, today: &str, user: &UserInstructions, skills_index: &str) -> String {
+    format!("{}\n\n{}", BASE.trim(), context(place, today, user, skills_index))
+}
+
+/// Where an agent works: the project, and the directories outside it the user opened too.
+#[derive(Clone, Copy)]
+pub struct Place<'a> {
+    pub cwd: &'a Path,
+    pub additional: &'a [PathBuf],
 }
 
 /// What every agent of the session is told about where it works: the environment block, the
 /// user's instruction files, the project's memory files and the skills index. A subagent gets
 /// it after its definition's prompt.
-pub fn context(cwd: &Path, today: &str, user: &UserInstructions, skills_index: &str) -> String {
-    let mut prompt = environment(cwd, today);
+pub fn context(place: Place<'_>, today: &str, user: &UserInstructions, skills_index: &str) -> String {
+    let cwd = place.cwd;
+    let mut prompt = environment(place, today);
     for file in memory::user_files(&user.files, user.home.as_deref()) {
         push_file(&mut prompt, "user-instructions", &file);
     }
@@ -36,16 +44,21 @@ pub fn context(cwd: &Path, today: &str, user: &UserInstructions, skills_index: &
 
 /// The smaller context of a subagent whose role asks for it: the environment block and the
 /// project's own memory files, without the user's instruction files or the skills index.
-pub fn minimal_context(cwd: &Path, today: &str) -> String {
-    let mut prompt = environment(cwd, today);
-    push_project_files(&mut prompt, cwd);
+pub fn minimal_context(place: Place<'_>, today: &str) -> String {
+    let mut prompt = environment(place, today);
+    push_project_files(&mut prompt, place.cwd);
     prompt
 }
 
-fn environment(cwd: &Path, today: &str) -> String {
+fn environment(place: Place<'_>, today: &str) -> String {
+    let cwd = place.cwd;
     let mut prompt = String::new();
     prompt.push_str("<environment>\n");
     prompt.push_str(&format!("Working directory: {}\n", cwd.display()));
+    if !place.additional.is_empty() {
+        let dirs: Vec<String> = place.additional.iter().map(|dir| dir.display().to_string()).collect();
+        prompt.push_str(&format!("Additional working directories: {}\n", dirs.join(", ")));
+    }
     prompt.push_str(&format!("Platform: {} ({})\n", std::env::consts::OS, std::env::consts::ARCH));
     prompt.push_str(&format!("Date: {today}\n"));
     match git_branch(cwd) {
@@ -102,14 +115,19 @@ mod tests {
         std::fs::write(&user_file, "Answer in French.\n").unwrap();
         let user =
             UserInstructions { files: vec![user_file.clone(), home.path().join("missing/AGENTS.md")], home: None };
-        let prompt = system_prompt(dir.path(), "2026-11-30", &user, "<skills>\n- review: Review a change\n</skills>");
+        let prompt = system_prompt(
+            Place { cwd: dir.path(), additional: &[] },
+            "2026-11-30",
+            &user,
+            "<skills>\n- review: Review a change\n</skills>",
+        );
         assert!(prompt.contains("<skills>\n- review: Review a change\n</skills>"));
         assert!(prompt.contains("Git repository: yes, branch feature/x"));
         assert!(prompt.contains("Date: 2026-11-30"));
         assert!(prompt.contains("<project-instructions file=\"AGENTS.md\">\nUse tabs.\n"));
         assert!(prompt.contains(&format!("<user-instructions file=\"{}\">\nAnswer in French.\n", user_file.display())));
         assert!(!prompt.contains("<project-instructions file=\"CLAUDE.md\">"), "the project has no CLAUDE.md");
-        let minimal = minimal_context(dir.path(), "2026-11-30");
+        let minimal = minimal_context(Place { cwd: dir.path(), additional: &[] }, "2026-11-30");
         assert!(minimal.contains("Use tabs.") && minimal.contains("Date: 2026-11-30"));
         assert!(
             !minimal.contains("Answer in French.") && !minimal.contains("<skills>"),

@@ -88,7 +88,7 @@ impl Session {
             config.settings.as_ref().map(|settings| config::user_instructions(&settings.env)).unwrap_or_default();
         let (skills, skill_problems) = crate::skills::Skills::load(config.settings.clone());
         let skills = Arc::new(skills);
-        let system = opening::system_prompt(workspace.root(), &user_files, &skills);
+        let system = opening::system_prompt(&workspace, &user_files, &skills);
         let settings = config.settings.take().map(Arc::new);
         let tasks = Arc::new(crate::agents::BackgroundTasks::new(cancel.clone()));
         // The exact output of bash calls and the tool that reads it, when the user turned the

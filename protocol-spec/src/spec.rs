@@ -77,8 +77,8 @@ pub const METHODS: &[Method] = &[
         ClientToAgent,
         "NewSessionRequest",
         Some("NewSessionResponse"),
-        "Opens a session in `cwd`; the answer carries the modes and config options (mode, model).",
-        "-32602 cwd not absolute or not a directory, or unreadable settings",
+        "Opens a session in `cwd`, and in `additionalDirectories` too (the agent's tools and sandboxed commands write there as in `cwd`, with the same paths protected; `load`, `resume` and `fork` take them the same way); the answer carries the modes and config options (mode, model).",
+        "-32602 cwd or an additional directory not absolute or not a directory, or unreadable settings",
         r#"{"cwd":"/home/me/project","mcpServers":[]}"#
     ),
     method!(

@@ -86,7 +86,8 @@ async fn a_key_larik_does_not_honour_is_said_once_not_dropped() {
     let (_, updates, _) = turn(&sandbox, vec![Step::text("hello")]).await;
     let said = serde_json::to_string(&updates).unwrap();
     assert_eq!(said.matches("not honoured by Larik").count(), 1, "{said}");
-    assert!(said.contains("`forceLoginMethod`, `permissions.additionalDirectories`"), "{said}");
+    assert!(said.contains("`forceLoginMethod` is not honoured"), "{said}");
+    assert!(said.contains("`../docs` is not a directory; it is left out"), "{said}");
     assert!(!said.contains("statusLine"), "the editor draws the status line: {said}");
 }
 

@@ -21,6 +21,7 @@ pub(crate) const HONOURED_FROM_USER: &[&str] = &[
     "hooks",
     "disableAllHooks",
     "permissions.allow",
+    "permissions.additionalDirectories",
     "permissions.ask",
     "permissions.deny",
     "permissions.defaultMode",
@@ -31,7 +32,7 @@ pub(crate) const HONOURED_FROM_USER: &[&str] = &[
 
 /// What of the user's honoured keys a project's Claude Code settings may not set: the rest only
 /// narrows, or waits for the user's approval (allow rules, hooks).
-const USER_ONLY: &[&str] = &["env", "sandbox.enabled"];
+const USER_ONLY: &[&str] = &["env", "permissions.additionalDirectories", "sandbox.enabled"];
 
 /// Keys about Claude Code's own terminal: the editor draws Larik's, so they are not reported.
 /// The rows of `protocol-spec/spec/settings.md` marked "not applicable", checked by a test.

@@ -302,6 +302,7 @@ pub fn load_permissions(project: &Path, env: &HashMap<String, String>) -> Result
         managed_rules_only: managed.rules_only,
         bypass_disabled: managed.bypass_disabled,
         fails_closed: managed.fails_closed(),
+        additional_directories: managed.additional_directories.clone(),
         ..PermissionSettings::default()
     };
     for (path, writer) in rule_files(project, env) {
@@ -319,6 +320,10 @@ pub fn load_permissions(project: &Path, env: &HashMap<String, String>) -> Result
             Writer::Project => all.project_allow.extend(layer.allow),
             Writer::User => all.allow.extend(layer.allow),
         }
+        // A repository may not open directories outside itself (reported by the settings loader).
+        if writer == Writer::User {
+            all.additional_directories.extend(layer.additional_directories);
+        }
         all.deny.extend(layer.deny);
         all.ask.extend(layer.ask);
         all.protected_paths.extend(layer.protected_paths);
@@ -335,6 +340,34 @@ pub fn load_permissions(project: &Path, env: &HashMap<String, String>) -> Result
         all.default_mode_from_project = false;
     }
     Ok(all)
+}
+
+/// `permissions.additionalDirectories` as directories: `~/` from the home, a relative path from
+/// the project, each resolved through links; one that is not a directory is said and left out.
+pub fn additional_directories(
+    permissions: &PermissionSettings,
+    project: &Path,
+    env: &HashMap<String, String>,
+) -> (Vec<PathBuf>, Vec<String>) {
+    let home = env.get("HOME").filter(|home| !home.is_empty()).map(PathBuf::from);
+    let mut dirs = Vec::new();
+    let mut problems = Vec::new();
+    for written in &permissions.additional_directories {
+        let path = match (written.strip_prefix("~/"), &home) {
+            (Some(rest), Some(home)) => home.join(rest),
+            _ => project.join(written),
+        };
+        match std::fs::canonicalize(&path) {
+            Ok(dir) if dir.is_dir() => {
+                if !dirs.contains(&dir) {
+                    dirs.push(dir);
+                }
+            }
+            _ => problems
+                .push(format!("permissions.additionalDirectories: `{written}` is not a directory; it is left out")),
+        }
+    }
+    (dirs, problems)
 }
 
 /// The mode sessions start in, and what the user should hear about it. A repository may only

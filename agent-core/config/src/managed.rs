@@ -25,6 +25,8 @@ pub struct ManagedPolicy {
     pub ask: Vec<String>,
     pub deny: Vec<String>,
     pub default_mode: Option<String>,
+    /// `permissions.additionalDirectories`: directories the organisation opens to the agent.
+    pub additional_directories: Vec<String>,
     /// `permissions.disableBypassPermissionsMode: "disable"`: no session runs in yolo.
     pub bypass_disabled: bool,
     /// `allowManagedPermissionRulesOnly`: only these rules apply, and "always allow" saves none.
@@ -176,6 +178,7 @@ impl ManagedPolicy {
         self.allow.extend(list(field("allow"), "permissions.allow")?);
         self.ask.extend(list(field("ask"), "permissions.ask")?);
         self.deny.extend(list(field("deny"), "permissions.deny")?);
+        self.additional_directories.extend(list(field("additionalDirectories"), "permissions.additionalDirectories")?);
         if let Some(mode) = field("defaultMode").and_then(Value::as_str) {
             self.default_mode = Some(mode.to_owned());
         }

@@ -366,3 +366,21 @@ fn every_claude_code_setting_has_a_row() {
         assert!(who_may.contains(&who.as_str()), "`{key}`: `{who}`");
     }
 }
+
+#[test]
+fn additional_directories_resolve_from_home_and_project_and_a_missing_one_is_said() {
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(home.path().join("docs")).unwrap();
+    std::fs::create_dir_all(project.path().join("../sibling-of-project")).unwrap();
+    let env: HashMap<String, String> = [("HOME".to_owned(), home.path().display().to_string())].into();
+    let permissions = PermissionSettings {
+        additional_directories: vec!["~/docs".into(), "../sibling-of-project".into(), "~/docs".into(), "~/gone".into()],
+        ..PermissionSettings::default()
+    };
+    let (dirs, problems) = additional_directories(&permissions, project.path(), &env);
+    let real = |path: &Path| std::fs::canonicalize(path).unwrap();
+    assert_eq!(dirs, [real(&home.path().join("docs")), real(&project.path().join("../sibling-of-project"))]);
+    assert_eq!(problems, ["permissions.additionalDirectories: `~/gone` is not a directory; it is left out"]);
+    std::fs::remove_dir_all(project.path().join("../sibling-of-project")).unwrap();
+}

@@ -1,5 +1,6 @@
 //! The one layer every file access by a tool goes through. It keeps these invariants:
-//! paths resolve inside the project root (no `..` or symlink escape), protected paths are never
+//! paths resolve inside the project root or a directory the user opened too (no `..` or symlink
+//! escape), protected paths are never
 //! written, a write to an existing file needs a fresh read (same mtime as when the session read it),
 //! and every write is atomic (temp file in the same directory, then rename) and keeps permissions.
 //! When the editor offers its buffers ([`EditorFiles`]), text reads and writes go through it, so
@@ -43,13 +44,40 @@ pub struct Workspace {
     editor: Option<std::sync::Arc<dyn EditorFiles>>,
     /// Project-relative paths protected by settings, beyond the built-in names.
     protected: Vec<PathBuf>,
+    /// Directories outside the project the user opened to the agent too
+    /// (`permissions.additionalDirectories`, the editor's `additionalDirectories`): files there
+    /// are written as the project's are, with the same checks.
+    extra_roots: Vec<PathBuf>,
 }
 
 impl Workspace {
     /// `root` should be absolute; it is canonicalized so symlinked roots compare correctly.
     pub fn new(root: &Path) -> Self {
         let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-        Self { root, read_stamps: Mutex::new(HashMap::new()), editor: None, protected: Vec::new() }
+        Self {
+            root,
+            read_stamps: Mutex::new(HashMap::new()),
+            editor: None,
+            protected: Vec::new(),
+            extra_roots: Vec::new(),
+        }
+    }
+
+    /// Opens more directories to the agent's writes (each canonicalized; the project itself and
+    /// those inside it add nothing).
+    pub fn with_extra_roots(mut self, dirs: &[PathBuf]) -> Self {
+        for dir in dirs {
+            let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.clone());
+            if !dir.starts_with(&self.root) && !self.extra_roots.contains(&dir) {
+                self.extra_roots.push(dir);
+            }
+        }
+        self
+    }
+
+    /// The directories outside the project the agent may write too.
+    pub fn extra_roots(&self) -> &[PathBuf] {
+        &self.extra_roots
     }
 
     /// Protects more project-relative paths (and everything under them).
@@ -107,13 +135,16 @@ impl Workspace {
     pub fn writable(&self, path: &str) -> Result<PathBuf, WorkspaceError> {
         let absolute = self.absolute(path);
         let outside = || WorkspaceError::OutsideProject { path: absolute.clone(), root: self.root.clone() };
-        let relative = absolute.strip_prefix(&self.root).map_err(|_| outside())?;
+        let (root, relative) = std::iter::once(&self.root)
+            .chain(&self.extra_roots)
+            .find_map(|root| absolute.strip_prefix(root).ok().map(|relative| (root, relative)))
+            .ok_or_else(outside)?;
         if relative.as_os_str().is_empty() {
             return Err(outside());
         }
-        // Symlinks anywhere on the way (or the file itself) must still land inside the root.
+        // Symlinks anywhere on the way (or the file itself) must still land inside that root.
         let real = real_path_of_nearest_existing(&absolute);
-        if !real.starts_with(&self.root) {
+        if !real.starts_with(root) {
             return Err(outside());
         }
         // The protected names are refused wherever they appear under the root: a nested project

@@ -47,6 +47,9 @@ pub struct Sandbox {
     /// For a worktree: the repository's shared git directory, writable (commits work) but for
     /// what chooses the programs git runs.
     shared_git: Option<PathBuf>,
+    /// Directories outside the project the user opened to the agent: writable, with the same
+    /// paths kept read-only in each as in the project.
+    extra_roots: Vec<PathBuf>,
 }
 
 /// A shell command ready to start: the program and arguments that run it (confined, when it
@@ -115,14 +118,34 @@ impl Sandbox {
         all.sort();
         all.dedup();
         let extra_protected = protected.iter().map(|path| PathBuf::from(path.trim_start_matches("./"))).collect();
-        Self { helper, root, writable: all, extra_protected, network, shared_git: None }
+        Self { helper, root, writable: all, extra_protected, network, shared_git: None, extra_roots: Vec::new() }
+    }
+
+    /// The same confinement with `dirs` writable too, each as guarded as the project.
+    pub fn with_extra_roots(mut self, dirs: &[PathBuf]) -> Sandbox {
+        for dir in dirs {
+            let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.clone());
+            if !dir.starts_with(&self.root) && !self.extra_roots.contains(&dir) {
+                self.writable.push(dir.clone());
+                self.extra_roots.push(dir);
+            }
+        }
+        self.writable.sort();
+        self.writable.dedup();
+        self
     }
 
     /// The same confinement for another project root (a child agent's worktree).
     pub fn for_root(&self, root: &Path) -> Sandbox {
-        let extra: Vec<PathBuf> = self.writable.iter().filter(|path| **path != self.root).cloned().collect();
+        let extra: Vec<PathBuf> = self
+            .writable
+            .iter()
+            .filter(|path| **path != self.root && !self.extra_roots.contains(path))
+            .cloned()
+            .collect();
         let protected: Vec<String> = self.extra_protected.iter().map(|path| path.display().to_string()).collect();
         Sandbox::new(self.helper.clone(), root.to_path_buf(), extra, &protected, self.network)
+            .with_extra_roots(&self.extra_roots)
     }
 
     /// The same confinement for a git worktree of the project (a subagent's): its root
@@ -164,6 +187,9 @@ impl Sandbox {
     /// What the sandbox keeps read-only under the project root, as things are now.
     pub fn protected(&self) -> Vec<ProtectedPath> {
         let mut paths = protected::protected_paths(&self.root, &self.extra_protected);
+        for extra in &self.extra_roots {
+            paths.extend(protected::protected_paths(extra, &[]));
+        }
         if let Some(shared) = &self.shared_git {
             paths.extend(protected::shared_git_paths(shared, self.worktree_git().as_deref()));
         }
@@ -177,9 +203,11 @@ impl Sandbox {
         std::fs::canonicalize(&dir).ok()
     }
 
-    /// The root a protected path lies under: the project, or the shared git directory.
+    /// The root a protected path lies under: the project, an extra root, or the shared git
+    /// directory.
     fn anchor(&self, path: &Path) -> &Path {
-        self.shared_git.as_deref().filter(|shared| path.starts_with(shared)).unwrap_or(&self.root)
+        let extra = self.extra_roots.iter().find(|extra| path.starts_with(extra)).map(PathBuf::as_path);
+        self.shared_git.as_deref().filter(|shared| path.starts_with(shared)).or(extra).unwrap_or(&self.root)
     }
 
     /// Removes the stand-ins an agent killed in the middle of a command left in the project,

@@ -151,6 +151,10 @@ pub struct PermissionSettings {
     pub ask: Vec<String>,
     /// Paths, relative to the project, that the agent must never write, beyond the built-in list.
     pub protected_paths: Vec<String>,
+    /// Directories outside the project the agent may work in too (absolute, `~/...`, or
+    /// relative to the project). Only the user's own files and the managed policy open them: a
+    /// repository's are reported and left out.
+    pub additional_directories: Vec<String>,
     /// The mode sessions start in: `default`, `accept-edits`, `plan` or `yolo`, or Claude
     /// Code's `default`, `acceptEdits`, `plan`, `bypassPermissions`.
     pub default_mode: Option<String>,

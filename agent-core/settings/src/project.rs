@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::{Budget, CompactionSettings, PermissionSettings, ProviderKind, RoleSettings, Settings};
+use crate::{Budget, CompactionSettings, ProviderKind, RoleSettings, Settings};
 
 /// A settings file inside the project, as far as a repository may decide anything.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -28,7 +28,7 @@ pub struct ProjectSettings {
     pub stream_idle_timeout_ms: Option<u64>,
     /// Read with every file's rules, where allow rules wait for the user's approval and a mode
     /// wider than `plan` is refused.
-    pub permissions: Option<PermissionSettings>,
+    pub permissions: Option<ProjectPermissions>,
     pub sandbox: Option<ProjectSandbox>,
     /// Chosen only with the user's approval.
     pub provider: Option<ProviderKind>,
@@ -45,6 +45,22 @@ pub struct ProjectSettings {
     #[schemars(with = "Option<BTreeMap<String, Value>>")]
     pub mcp_servers: Option<Value>,
     /// Everything a repository may not decide, or that is no setting at all: reported, ignored.
+    #[serde(flatten)]
+    #[schemars(skip)]
+    rest: BTreeMap<String, Value>,
+}
+
+/// `permissions` in a project's settings: rules and modes (each read as the permissions'
+/// loader says), but no directory outside the project.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ProjectPermissions {
+    pub allow: Vec<String>,
+    pub deny: Vec<String>,
+    pub ask: Vec<String>,
+    pub protected_paths: Vec<String>,
+    pub default_mode: Option<String>,
+    pub disable_bypass_permissions_mode: Option<String>,
     #[serde(flatten)]
     #[schemars(skip)]
     rest: BTreeMap<String, Value>,
@@ -69,7 +85,11 @@ impl ProjectSettings {
     /// below `sandbox`: reported, and of no effect.
     pub fn unread_keys(&self) -> Vec<String> {
         let sandbox = self.sandbox.iter().flat_map(|sandbox| sandbox.rest.keys().map(|key| format!("sandbox.{key}")));
-        self.rest.keys().cloned().chain(sandbox).collect()
+        let permissions = self
+            .permissions
+            .iter()
+            .flat_map(|permissions| permissions.rest.keys().map(|key| format!("permissions.{key}")));
+        self.rest.keys().cloned().chain(sandbox).chain(permissions).collect()
     }
 }
 

@@ -362,10 +362,11 @@ async fn run_child(
         ctx.env.sandbox.as_ref().map(|sandbox| Arc::new(sandbox.for_worktree(&worktree.path, &worktree.shared_git)))
     });
     let today = crate::clock::today_utc();
+    let place = crate::prompt::Place { cwd: &root, additional: ctx.env.workspace.extra_roots() };
     let shared = match model.role.context {
-        Some(ContextSize::Minimal) => crate::prompt::minimal_context(&root, &today),
+        Some(ContextSize::Minimal) => crate::prompt::minimal_context(place, &today),
         _ => crate::prompt::context(
-            &root,
+            place,
             &today,
             &user_instructions(parent.settings.as_deref()),
             &crate::skills::index(&parent.skills.all()),

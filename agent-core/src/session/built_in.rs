@@ -137,7 +137,7 @@ impl Session {
         // The conversation starts over, so its cached prefix does: the tools are listed anew.
         self.env.registry.list_anew();
         self.env.notices.push_all((!problems.is_empty()).then(|| problems.join("\n")));
-        let system = super::opening::system_prompt(self.env.tools.workspace.root(), &self.user_files, &self.env.skills);
+        let system = super::opening::system_prompt(&self.env.tools.workspace, &self.user_files, &self.env.skills);
         if let Ok(mut current) = self.system.lock() {
             *current = system.into();
         }

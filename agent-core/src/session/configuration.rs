@@ -33,6 +33,8 @@ pub struct SessionConfig {
     pub rules: RuleSet,
     /// Extra project-relative paths the agent must never write.
     pub protected_paths: Vec<String>,
+    /// Directories outside `cwd` the agent may work in too: the settings' and the editor's.
+    pub additional_directories: Vec<PathBuf>,
     pub initial_mode: Mode,
     /// What the organisation's managed policy imposes on every decision.
     pub policy: crate::permission::Policy,
@@ -94,6 +96,7 @@ impl SessionConfig {
             search: None,
             rules: RuleSet::default(),
             protected_paths: Vec::new(),
+            additional_directories: Vec::new(),
             initial_mode: Mode::Default,
             policy: crate::permission::Policy::default(),
             mcp_policy: Default::default(),
@@ -142,18 +145,19 @@ impl SessionConfig {
         };
         let (sandbox, sandbox_off) = sandbox_for(&settings, sandbox_helper, &cwd, &permissions);
         let (initial_mode, mode_notice) = config::initial_mode(&permissions);
+        let (additional_directories, directory_problems) = config::additional_directories(&permissions, &cwd, env);
         let notices: Vec<String> = permissions
             .fails_closed
             .clone()
             .into_iter()
             .chain(mode_notice)
+            .chain(directory_problems)
             .chain(settings.problems.iter().cloned())
             .chain(hooks.problems().iter().cloned())
             .chain(mcp_problems)
             .chain(agent_problems)
             .collect();
         let notice = (!notices.is_empty()).then(|| notices.join("\n"));
-        let cwd_for_settings = cwd.clone();
         // The project's own subagent definitions choose models too: the same approval decides.
         let project_choices = crate::config::ProjectChoices {
             subagent_models: agents
@@ -168,6 +172,7 @@ impl SessionConfig {
             rules: RuleSet::from_lists(&permissions.allow, &permissions.deny, &permissions.ask)
                 .with_project_allow(&permissions.project_allow),
             protected_paths: permissions.protected_paths,
+            additional_directories,
             initial_mode,
             mcp_policy: crate::config::managed::ManagedPolicy::load(env)?.mcp,
             policy: crate::permission::Policy {
@@ -176,6 +181,7 @@ impl SessionConfig {
                 rules_only: permissions.managed_rules_only,
             },
             rules_file: config::private_rules_file(&cwd, env),
+            settings: Some(config::SettingsSource::new(cwd.clone(), env.clone())),
             cwd,
             provider,
             model,
@@ -196,7 +202,6 @@ impl SessionConfig {
             data_dir: crate::config::user_data_dir(env),
             agents,
             model_config: resolved.clone(),
-            settings: Some(config::SettingsSource::new(cwd_for_settings, env.clone())),
             project_choices,
             language_servers: crate::lsp::ServerSpec::available(env, &settings.lsp.clone().unwrap_or_default()),
             browser: Some(settings.browser.clone().unwrap_or_default())

@@ -105,7 +105,11 @@ impl SessionEnv {
         sandbox: Option<Arc<crate::sandbox::Sandbox>>,
         cancel: CancellationToken,
     ) -> Self {
-        let workspace = Arc::new(Workspace::new(cwd).with_protected(&self.tools.workspace.protected_paths()));
+        let workspace = Arc::new(
+            Workspace::new(cwd)
+                .with_protected(&self.tools.workspace.protected_paths())
+                .with_extra_roots(self.tools.workspace.extra_roots()),
+        );
         let same_root = workspace.root() == self.tools.workspace.root();
         Self {
             tools: Arc::new(self.tools.child(session_id, workspace, sandbox, cancel)),

@@ -2,6 +2,7 @@
 //! built-in ones, what it says with its first turn, its MCP servers, hooks and permissions, and
 //! the environment its tools see.
 
+#[cfg(feature = "browser")]
 use std::path::Path;
 use std::sync::Arc;
 
@@ -73,7 +74,15 @@ impl Offered<'_> {
 /// The project's files as the tools see them: the settings' protected paths, the editor's
 /// buffers when it offers them.
 pub(super) fn workspace(config: &mut SessionConfig) -> Arc<Workspace> {
-    let workspace = Workspace::new(&config.cwd).with_protected(&config.protected_paths);
+    let workspace = Workspace::new(&config.cwd)
+        .with_protected(&config.protected_paths)
+        .with_extra_roots(&config.additional_directories);
+    // Commands may write where the tools may.
+    if let Some(sandbox) = config.sandbox.take() {
+        let extra = workspace.extra_roots();
+        config.sandbox =
+            Some(if extra.is_empty() { sandbox } else { Arc::new((*sandbox).clone().with_extra_roots(extra)) });
+    }
     Arc::new(match config.editor.take() {
         Some(editor) => workspace.with_editor(editor),
         None => workspace,
@@ -82,8 +91,13 @@ pub(super) fn workspace(config: &mut SessionConfig) -> Arc<Workspace> {
 
 /// The system prompt for the project at `root`, with the user's instruction files and the
 /// skills' index.
-pub(super) fn system_prompt(root: &Path, user_files: &crate::config::UserInstructions, skills: &Skills) -> String {
-    crate::prompt::system_prompt(root, &crate::clock::today_utc(), user_files, &crate::skills::index(&skills.all()))
+pub(super) fn system_prompt(
+    workspace: &Workspace,
+    user_files: &crate::config::UserInstructions,
+    skills: &Skills,
+) -> String {
+    let place = crate::prompt::Place { cwd: workspace.root(), additional: workspace.extra_roots() };
+    crate::prompt::system_prompt(place, &crate::clock::today_utc(), user_files, &crate::skills::index(&skills.all()))
 }
 
 /// The built-in tools, and what decides how later ones are offered: the user's always-offered

@@ -129,17 +129,20 @@ impl AcpAgent {
             .auth(acp::AgentAuthCapabilities::new().logout(acp::LogoutCapabilities::new()))
             .mcp_capabilities(acp::McpCapabilities::new().http(true).sse(true))
             .meta(meta);
+        // More than one root per session, on every request that opens one.
+        let mut sessions = acp::SessionCapabilities::new()
+            .additional_directories(acp::SessionAdditionalDirectoriesCapabilities::new());
         // Sessions persist only where there is somewhere to keep them.
         if self.store.is_some() {
-            capabilities = capabilities.load_session(true).session_capabilities(
-                acp::SessionCapabilities::new()
-                    .list(acp::SessionListCapabilities::new())
-                    .resume(acp::SessionResumeCapabilities::new())
-                    .close(acp::SessionCloseCapabilities::new())
-                    .fork(acp::SessionForkCapabilities::new())
-                    .delete(acp::SessionDeleteCapabilities::new()),
-            );
+            capabilities = capabilities.load_session(true);
+            sessions = sessions
+                .list(acp::SessionListCapabilities::new())
+                .resume(acp::SessionResumeCapabilities::new())
+                .close(acp::SessionCloseCapabilities::new())
+                .fork(acp::SessionForkCapabilities::new())
+                .delete(acp::SessionDeleteCapabilities::new());
         }
+        capabilities = capabilities.session_capabilities(sessions);
         // One protocol version exists: v1. Older or newer clients get our latest to decide on.
         let mut result_meta = acp::Meta::new();
         // The de-facto steering extension, advertised where other agents advertise it.

@@ -23,29 +23,38 @@ struct Opened {
     options: Vec<acp::SessionConfigOption>,
 }
 
+/// Where a session opens, as the request that opens it says: its working directory, the
+/// editor's MCP servers and the other directories it works in.
+struct Place<'a> {
+    cwd: &'a std::path::Path,
+    servers: &'a [acp::McpServer],
+    additional: &'a [std::path::PathBuf],
+}
+
 /// Sessions per page of `session/list`.
 const PAGE_SIZE: usize = 50;
 
 impl AcpAgent {
     /// Settings, model, editor file access and sandbox for a session in `cwd`.
-    fn session_config(
-        &self,
-        cwd: &std::path::Path,
-        servers: &[acp::McpServer],
-        peer: &Peer,
-        id: &acp::SessionId,
-    ) -> Result<SessionConfig, RpcError> {
-        if !cwd.is_absolute() || !cwd.is_dir() {
-            return Err(RpcError::new(
-                RpcError::INVALID_PARAMS,
-                format!("Invalid params: cwd must be an absolute path to a directory, got {}", cwd.display()),
-            ));
+    fn session_config(&self, place: &Place<'_>, peer: &Peer, id: &acp::SessionId) -> Result<SessionConfig, RpcError> {
+        let cwd = place.cwd;
+        for (what, dir) in std::iter::once(("cwd", cwd))
+            .chain(place.additional.iter().map(|dir| ("additionalDirectories", dir.as_path())))
+        {
+            if !dir.is_absolute() || !dir.is_dir() {
+                return Err(RpcError::new(
+                    RpcError::INVALID_PARAMS,
+                    format!("Invalid params: {what} must be absolute paths to directories, got {}", dir.display()),
+                ));
+            }
         }
         let (mut config, _) = SessionConfig::from_settings(cwd.to_path_buf(), &self.env, std::env::current_exe().ok())
             .map_err(|error| RpcError::new(RpcError::INVALID_PARAMS, error.to_string()))?;
         config.id = id.0.to_string();
+        // The editor's roots join the settings' (the user chose them in the editor).
+        config.additional_directories.extend(place.additional.iter().cloned());
         // The editor's servers join the settings' (a name given twice: the editor's wins).
-        let given = super::from_proto::mcp_servers(servers);
+        let given = super::from_proto::mcp_servers(place.servers);
         config.mcp_servers.retain(|server| !given.iter().any(|other| other.name == server.name));
         config.mcp_servers.extend(given);
         if self.signed_out.load(std::sync::atomic::Ordering::Relaxed) {
@@ -124,7 +133,9 @@ impl AcpAgent {
     ) -> Result<acp::NewSessionResponse, RpcError> {
         let number = self.next_session.fetch_add(1, Ordering::Relaxed);
         let id = acp::SessionId::new(format!("sess_{}_{number}", unique_suffix()));
-        let mut config = self.session_config(&request.cwd, &request.mcp_servers, peer, &id)?;
+        let place =
+            Place { cwd: &request.cwd, servers: &request.mcp_servers, additional: &request.additional_directories };
+        let mut config = self.session_config(&place, peer, &id)?;
         if let Some(store) = &self.store {
             match store.create(&id.0, &request.cwd) {
                 Ok(log) => config.log = Some(Arc::new(log)),
@@ -142,16 +153,10 @@ impl AcpAgent {
     }
 
     /// Reads a saved session and opens it with its history; the stored record is returned for replay.
-    fn reopen(
-        &self,
-        id: &acp::SessionId,
-        cwd: &std::path::Path,
-        servers: &[acp::McpServer],
-        peer: &Peer,
-    ) -> Result<(StoredSession, Opened), RpcError> {
+    fn reopen(&self, id: &acp::SessionId, place: &Place<'_>, peer: &Peer) -> Result<(StoredSession, Opened), RpcError> {
         let store = self.store.as_ref().ok_or_else(|| RpcError::method_not_found("session/load"))?;
         let stored = store.load(&id.0).map_err(|_| not_found(id))?;
-        let mut config = self.session_config(cwd, servers, peer, id)?;
+        let mut config = self.session_config(place, peer, id)?;
         config.history = stored.messages();
         config.title = stored.title.clone();
         config.log = store.reopen(&id.0).ok().map(Arc::new);
@@ -164,7 +169,9 @@ impl AcpAgent {
         request: acp::LoadSessionRequest,
         peer: &Peer,
     ) -> Result<acp::LoadSessionResponse, RpcError> {
-        let (stored, opened) = self.reopen(&request.session_id, &request.cwd, &request.mcp_servers, peer)?;
+        let place =
+            Place { cwd: &request.cwd, servers: &request.mcp_servers, additional: &request.additional_directories };
+        let (stored, opened) = self.reopen(&request.session_id, &place, peer)?;
         let compaction = self.client_view(&request.cwd).compaction;
         replay(peer, &request.session_id, &stored, compaction).await;
         Ok(acp::LoadSessionResponse::new().modes(opened.modes).config_options(opened.options))
@@ -185,7 +192,9 @@ impl AcpAgent {
             larik_core::session::store::StoreError::NotFound(_) => not_found(&request.session_id),
             other => RpcError::new(RpcError::INTERNAL_ERROR, other.to_string()),
         })?;
-        let (_, opened) = self.reopen(&id, &request.cwd, &request.mcp_servers, peer)?;
+        let place =
+            Place { cwd: &request.cwd, servers: &request.mcp_servers, additional: &request.additional_directories };
+        let (_, opened) = self.reopen(&id, &place, peer)?;
         tracing::info!(from = %request.session_id.0, session = %id.0, "session forked");
         Ok(acp::ForkSessionResponse::new(id).modes(opened.modes).config_options(opened.options))
     }
@@ -195,7 +204,9 @@ impl AcpAgent {
         request: acp::ResumeSessionRequest,
         peer: &Peer,
     ) -> Result<acp::ResumeSessionResponse, RpcError> {
-        let (_, opened) = self.reopen(&request.session_id, &request.cwd, &request.mcp_servers, peer)?;
+        let place =
+            Place { cwd: &request.cwd, servers: &request.mcp_servers, additional: &request.additional_directories };
+        let (_, opened) = self.reopen(&request.session_id, &place, peer)?;
         Ok(acp::ResumeSessionResponse::new().modes(opened.modes).config_options(opened.options))
     }
 
