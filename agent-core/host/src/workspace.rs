@@ -1,8 +1,7 @@
-//! The one layer every file access by a tool goes through. It keeps these invariants:
-//! paths resolve inside the project root or a directory the user opened too (no `..` or symlink
-//! escape), protected paths are never
-//! written, a write to an existing file needs a fresh read (same mtime as when the session read it),
-//! and every write is atomic (temp file in the same directory, then rename) and keeps permissions.
+//! The one layer every file access by a tool goes through. It keeps these invariants: paths
+//! resolve inside the project root or a directory the user opened too (no `..` or symlink
+//! escape), protected paths are never written, a write to an existing file needs a fresh read
+//! (same mtime as when the session read it), and every write is atomic (temp file in the same directory, then rename) and keeps permissions.
 //! When the editor offers its buffers ([`EditorFiles`]), text reads and writes go through it, so
 //! the agent sees unsaved changes and its edits land in the editor's undo history; the checks
 //! above stay here either way.
