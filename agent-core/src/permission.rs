@@ -70,6 +70,9 @@ pub struct Permissions {
     /// Whether a command the sandbox contains may run without asking: asked when such a command
     /// is decided (the sandbox's probe answers then, not when the session opens).
     sandboxed_bash: Box<dyn Fn() -> bool + Send + Sync>,
+    /// Why commands are refused: the settings require the sandbox (`sandbox.failIfUnavailable`)
+    /// and it cannot hold. Asked when a command is decided, as `sandboxed_bash` is.
+    sandbox_required: Option<Box<dyn Fn() -> Option<String> + Send + Sync>>,
     store: Option<PathBuf>,
     policy: Policy,
 }
@@ -109,9 +112,17 @@ impl Permissions {
             rules: Mutex::new(rules),
             project_trusted: std::sync::atomic::AtomicBool::new(false),
             sandboxed_bash: Box::new(sandboxed_bash),
+            sandbox_required: None,
             store,
             policy: Policy::default(),
         }
+    }
+
+    /// The same permissions refusing every command while `missing` says why the sandbox the
+    /// settings require cannot hold.
+    pub fn requiring_sandbox(mut self, missing: impl Fn() -> Option<String> + Send + Sync + 'static) -> Self {
+        self.sandbox_required = Some(Box::new(missing));
+        self
     }
 
     /// The same permissions under the organisation's managed policy.
@@ -181,6 +192,29 @@ impl Permissions {
             .map(|rule| format!("denied by the rule `{}`", rule.text))
     }
 
+    /// What is refused before anything else, in every mode: a write outside the project or to a
+    /// protected file (step 1), a hook's deny, a command where the sandbox the settings require
+    /// cannot hold.
+    fn refused_first(
+        &self,
+        call: &CallDescription,
+        workspace: &Workspace,
+        hook: Option<&HookVerdict>,
+    ) -> Option<String> {
+        if let CallSubject::Write(target) = &call.subject
+            && let Err(error) = workspace.writable(target)
+        {
+            return Some(error.to_string());
+        }
+        if let Some(HookVerdict::Deny { reason }) = hook {
+            return Some(format!("blocked by a hook: {reason}"));
+        }
+        match &call.subject {
+            CallSubject::Command { .. } => self.sandbox_required.as_ref().and_then(|required| required()),
+            _ => None,
+        }
+    }
+
     pub fn decide(
         &self,
         tool: &dyn DynTool,
@@ -190,14 +224,8 @@ impl Permissions {
     ) -> Decision {
         let names = tool.names();
         let name = names.name;
-        // 1. Writes stay inside the project and off protected files, whatever the mode.
-        if let CallSubject::Write(target) = &call.subject
-            && let Err(error) = workspace.writable(target)
-        {
-            return Decision::Deny { reason: error.to_string() };
-        }
-        if let Some(HookVerdict::Deny { reason }) = hook {
-            return Decision::Deny { reason: format!("blocked by a hook: {reason}") };
+        if let Some(reason) = self.refused_first(call, workspace, hook) {
+            return Decision::Deny { reason };
         }
         let Ok(rules) = self.rules.lock() else {
             return Decision::Deny { reason: "permission state is unavailable".into() };

@@ -4,6 +4,9 @@
 //! session so the prompt prefix stays cacheable.
 
 mod memory;
+mod scoped;
+
+pub use scoped::ScopedMemory;
 
 use std::path::{Path, PathBuf};
 
@@ -33,6 +36,7 @@ pub fn context(place: Place<'_>, today: &str, user: &UserInstructions, skills_in
     for file in memory::user_files(&user.files, user.home.as_deref()) {
         push_file(&mut prompt, "user-instructions", &file);
     }
+    push_attribution(&mut prompt, &user.attribution);
     push_project_files(&mut prompt, cwd);
     if !skills_index.is_empty() {
         prompt.push('\n');
@@ -48,6 +52,18 @@ pub fn minimal_context(place: Place<'_>, today: &str) -> String {
     let mut prompt = environment(place, today);
     push_project_files(&mut prompt, place.cwd);
     prompt
+}
+
+/// What the user's settings ask commits and pull requests to end with.
+fn push_attribution(prompt: &mut String, attribution: &larik_settings::paths::Attribution) {
+    let parts = [("commit message", &attribution.commit), ("pull request description", &attribution.pr)];
+    for (what, text) in parts {
+        if let Some(text) = text.as_deref().map(str::trim).filter(|text| !text.is_empty()) {
+            prompt.push_str(&format!(
+                "\n<attribution>\nWhen you write a {what}, end it with these lines, as written:\n{text}\n</attribution>\n"
+            ));
+        }
+    }
 }
 
 fn environment(place: Place<'_>, today: &str) -> String {
@@ -113,8 +129,10 @@ mod tests {
         let home = tempfile::tempdir().unwrap();
         let user_file = home.path().join("CLAUDE.md");
         std::fs::write(&user_file, "Answer in French.\n").unwrap();
-        let user =
-            UserInstructions { files: vec![user_file.clone(), home.path().join("missing/AGENTS.md")], home: None };
+        let user = UserInstructions {
+            files: vec![user_file.clone(), home.path().join("missing/AGENTS.md")],
+            ..Default::default()
+        };
         let prompt = system_prompt(
             Place { cwd: dir.path(), additional: &[] },
             "2026-11-30",

@@ -27,6 +27,7 @@ pub use agent::AcpAgent;
 /// Serves ACP on stdin/stdout until stdin closes; then cancels what runs and returns.
 pub async fn serve_stdio(env: HashMap<String, String>) -> anyhow::Result<()> {
     let agent = Arc::new(AcpAgent::new(env));
+    agent.remove_expired_sessions();
     let input = tokio::io::BufReader::new(stdin());
     let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     tokio::select! {

@@ -279,7 +279,10 @@ async fn commands_are_announced_and_run_without_the_model() {
         .iter()
         .map(|command| command["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["compact", "clear", "mode", "model", "mcp", "tasks", "budget", "undo", "checkpoints", "config"]);
+    assert_eq!(
+        names,
+        ["compact", "clear", "mode", "model", "mcp", "plugin", "tasks", "budget", "undo", "checkpoints", "config"]
+    );
 
     agent.prompt(&session, "hello", |_| "reject_once").await;
     let (response, updates) = agent.prompt(&session, "/mode plan", |_| "reject_once").await;

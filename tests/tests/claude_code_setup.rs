@@ -179,3 +179,152 @@ async fn a_project_may_take_yolo_away_and_nothing_gives_it_back() {
     let (refused, _) = agent.response(id).await;
     assert!(refused["error"]["message"].as_str().unwrap().contains("disableBypassPermissionsMode"), "{refused}");
 }
+
+#[tokio::test]
+async fn the_users_api_key_helper_supplies_the_key_kept_until_refused_and_never_logged() {
+    let sandbox = Sandbox::new();
+    let home = sandbox.home.path();
+    let runs = home.join("helper-runs");
+    let helper = home.join(".claude/key-helper.sh");
+    std::fs::create_dir_all(helper.parent().unwrap()).unwrap();
+    let script = format!("#!/bin/sh\necho run >> {0}\necho \"sk-helper-$(wc -l < {0} | tr -d ' ')\"\n", runs.display());
+    std::fs::write(&helper, script).unwrap();
+    std::fs::set_permissions(&helper, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    users_claude_settings(&sandbox, &json!({"apiKeyHelper": helper}));
+    // A repository's helper is a program it chose: it never runs.
+    let planted = home.join("planted-helper-ran");
+    let planted_helper = json!({"apiKeyHelper": format!("touch {}; echo sk-planted", planted.display())});
+    for dir in [".claude", ".larik"] {
+        let file = sandbox.project.path().join(dir).join("settings.json");
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, planted_helper.to_string()).unwrap();
+    }
+    let steps = vec![Step::text("one"), Step::http_error(401), Step::text("two")];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    // No key in the environment: the helper is where it comes from.
+    let mut env = sandbox.base_env();
+    env.retain(|(key, _)| key != "LARIK_LOG");
+    env.extend([
+        ("ANTHROPIC_BASE_URL".to_owned(), mock.url().to_owned()),
+        ("LARIK_MODEL".to_owned(), "claude-mock".to_owned()),
+        ("LARIK_LOG".to_owned(), "trace".to_owned()),
+    ]);
+    let log = home.join("agent.log");
+    let mut command = tokio::process::Command::new(larik_tests::harness::larik_bin());
+    command.arg("--log-file").arg(&log).arg("acp");
+    let mut agent = Agent::from_child(larik_tests::harness::spawn_piped(command, &sandbox.project_path(), &env));
+    agent.initialize().await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    for prompt in ["first", "second"] {
+        let (response, _) = agent.prompt(&session, prompt, |params| panic!("nothing asks: {params}")).await;
+        assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    }
+    agent.close_stdin();
+    agent.wait_exit().await;
+    let keys = mock.keys();
+    assert_eq!(keys.first().map(String::as_str), Some("sk-helper-1"), "{keys:?}");
+    assert_eq!(keys.last().map(String::as_str), Some("sk-helper-2"), "refused, the helper is asked again: {keys:?}");
+    let ran = std::fs::read_to_string(&runs).unwrap().lines().count();
+    assert_eq!(ran, 2, "kept between requests, asked again once refused");
+    assert!(!planted.exists(), "a repository's helper never runs");
+    let logged = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(!logged.is_empty(), "trace logging wrote something");
+    assert!(!logged.contains("sk-helper"), "the key is never logged");
+}
+
+#[tokio::test]
+async fn the_user_approves_mcp_json_servers_in_their_own_settings_and_a_repository_cannot() {
+    let sandbox = Sandbox::new();
+    let started = sandbox.home.path().join("server-started");
+    let server = json!({"command": "sh", "args": ["-c", format!("touch {}; sleep 5", started.display())]});
+    std::fs::write(sandbox.project.path().join(".mcp.json"), json!({"mcpServers": {"notes": server}}).to_string())
+        .unwrap();
+    // The repository approving its own server changes nothing: it still waits (rejected here).
+    let project_file = sandbox.project.path().join(".claude/settings.json");
+    std::fs::create_dir_all(project_file.parent().unwrap()).unwrap();
+    let self_approval = json!({"enableAllProjectMcpServers": true, "enabledMcpjsonServers": ["notes"]});
+    std::fs::write(&project_file, self_approval.to_string()).unwrap();
+    let (asked, updates, _) = turn(&sandbox, vec![Step::text("hi")]).await;
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!(!started.exists(), "a repository cannot approve its own server");
+    let said = serde_json::to_string(&updates).unwrap();
+    assert!(said.contains("`enableAllProjectMcpServers`, `enabledMcpjsonServers` are not honoured"), "{said}");
+    for approval in [json!({"enabledMcpjsonServers": ["notes"]}), json!({"enableAllProjectMcpServers": true})] {
+        users_claude_settings(&sandbox, &approval);
+        let (asked, _, _) = turn(&sandbox, vec![Step::text("hi")]).await;
+        assert!(asked.is_empty(), "{approval}: approved by the user, nothing to ask: {asked:?}");
+        assert!(started.exists(), "{approval}: the approved server started");
+        std::fs::remove_file(&started).unwrap();
+    }
+}
+
+/// The ids `session/list` gives for this sandbox's sessions.
+async fn listed_sessions(sandbox: &Sandbox) -> Vec<String> {
+    let mock = MockLlm::start(Scenario { responses: vec![] }).await.unwrap();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize().await;
+    // Expired sessions go in the background at startup: a list taken at once may still see them.
+    let mut ids = Vec::new();
+    for _ in 0..100 {
+        let id = agent.request("session/list", json!({})).await;
+        let (listed, _) = agent.response(id).await;
+        ids = listed["result"]["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|session| session["sessionId"].as_str().unwrap().to_owned())
+            .collect();
+        if ids.len() < 3 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    agent.close_stdin();
+    agent.wait_exit().await;
+    ids
+}
+
+#[tokio::test]
+async fn sessions_older_than_the_users_cleanup_period_are_removed_at_startup() {
+    let sandbox = Sandbox::new();
+    sandbox.store_sessions(3, 1);
+    let dir = sandbox.sessions_dir();
+    std::fs::create_dir_all(dir.join("sess_00000-agents")).unwrap();
+    std::fs::write(dir.join("sess_00000-agents/child.jsonl"), "{}\n").unwrap();
+    for old in ["sess_00000", "sess_00001"] {
+        let status = std::process::Command::new("touch")
+            .args(["-d", "40 days ago"])
+            .arg(dir.join(format!("{old}.jsonl")))
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    assert_eq!(listed_sessions(&sandbox).await.len(), 3, "without the setting every session stays");
+    users_claude_settings(&sandbox, &json!({"cleanupPeriodDays": 30}));
+    assert_eq!(listed_sessions(&sandbox).await, ["sess_00002"]);
+    assert!(!dir.join("sess_00000.jsonl").exists() && !dir.join("sess_00000-agents").exists(), "gone whole");
+}
+
+#[tokio::test]
+async fn the_users_attribution_reaches_the_prompt_and_a_repositorys_does_not() {
+    let sandbox = Sandbox::new();
+    users_claude_settings(
+        &sandbox,
+        &json!({"attribution": {"commit": "Co-Authored-By: Larik <larik@example.localhost>", "pr": "Written with Larik"}, "includeCoAuthoredBy": false}),
+    );
+    let project_file = sandbox.project.path().join(".claude/settings.json");
+    std::fs::create_dir_all(project_file.parent().unwrap()).unwrap();
+    std::fs::write(&project_file, json!({"attribution": {"commit": "Signed-off-by: Someone Else"}}).to_string())
+        .unwrap();
+    let (_, updates, requests) = turn(&sandbox, vec![Step::text("ok")]).await;
+    let system = requests[0]["system"].to_string();
+    assert!(
+        system.contains("When you write a commit message, end it with these lines, as written:\\nCo-Authored-By: Larik <larik@example.localhost>"),
+        "{system}"
+    );
+    assert!(system.contains("Written with Larik"), "{system}");
+    assert!(!system.contains("Someone Else"), "a repository's attribution is not the user's: {system}");
+    let said = serde_json::to_string(&updates).unwrap();
+    assert!(!said.contains("includeCoAuthoredBy"), "false is what Larik does: {said}");
+    assert!(said.contains("`attribution` is not honoured by Larik (a project's file"), "{said}");
+}

@@ -15,10 +15,17 @@ use serde_json::{Map, Value};
 /// `protocol-spec/spec/settings.md` marked "honoured" or "mapped", checked by a test.
 pub(crate) const HONOURED_FROM_USER: &[&str] = &[
     "$schema",
+    "apiKeyHelper",
+    "attribution.commit",
+    "attribution.pr",
+    "cleanupPeriodDays",
     "disabledMcpjsonServers",
+    "enableAllProjectMcpServers",
+    "enabledMcpjsonServers",
     "enabledPlugins",
     "env",
     "hooks",
+    "includeCoAuthoredBy",
     "disableAllHooks",
     "permissions.allow",
     "permissions.additionalDirectories",
@@ -28,11 +35,25 @@ pub(crate) const HONOURED_FROM_USER: &[&str] = &[
     "permissions.disableBypassPermissionsMode",
     "sandbox.enabled",
     "sandbox.autoAllowBashIfSandboxed",
+    "sandbox.allowUnsandboxedCommands",
+    "sandbox.excludedCommands",
+    "sandbox.failIfUnavailable",
 ];
 
 /// What of the user's honoured keys a project's Claude Code settings may not set: the rest only
 /// narrows, or waits for the user's approval (allow rules, hooks).
-const USER_ONLY: &[&str] = &["env", "permissions.additionalDirectories", "sandbox.enabled"];
+const USER_ONLY: &[&str] = &[
+    "apiKeyHelper",
+    "attribution.commit",
+    "attribution.pr",
+    "cleanupPeriodDays",
+    "enableAllProjectMcpServers",
+    "enabledMcpjsonServers",
+    "env",
+    "permissions.additionalDirectories",
+    "sandbox.enabled",
+    "sandbox.excludedCommands",
+];
 
 /// Keys about Claude Code's own terminal: the editor draws Larik's, so they are not reported.
 /// The rows of `protocol-spec/spec/settings.md` marked "not applicable", checked by a test.
@@ -82,6 +103,11 @@ pub(super) fn apply_user_file(settings: &mut Settings, path: &Path, text: &str) 
         sandbox.enabled = sandbox.enabled.or(Some(enabled));
     }
     narrow_sandbox(sandbox, &keys);
+    let excluded = keys.get("sandbox").and_then(|sandbox| sandbox.get("excludedCommands")).and_then(Value::as_array);
+    sandbox.excluded_commands.extend(excluded.into_iter().flatten().filter_map(Value::as_str).map(str::to_owned));
+    if let Some(helper) = keys.get("apiKeyHelper").and_then(Value::as_str) {
+        settings.api_key_helper = settings.api_key_helper.take().or_else(|| Some(helper.to_owned()));
+    }
     report(path, &keys, HONOURED_FROM_USER, "", &mut settings.problems);
 }
 
@@ -100,27 +126,36 @@ pub(super) fn apply_project_file(settings: &mut Settings, path: &Path, text: &st
     );
 }
 
-/// The servers of the project's `.mcp.json` that Claude Code's `disabledMcpjsonServers` turns
-/// off, in the user's `~/.claude/settings.json` or the project's `.claude/settings*.json` (which
-/// may: it only narrows). Files that do not parse name none here; loading the settings reports
-/// them.
-pub fn disabled_mcpjson_servers(files: &[std::path::PathBuf]) -> Vec<String> {
+/// Every name the `key` lists (`disabledMcpjsonServers`, `enabledMcpjsonServers`) in `files`,
+/// and whether any sets `flag` (`enableAllProjectMcpServers`) to true. Files that do not parse
+/// name none here; loading the settings reports them.
+pub fn listed(files: &[std::path::PathBuf], key: &str, flag: &str) -> (Vec<String>, bool) {
     let mut names = Vec::new();
+    let mut set = false;
     for path in files {
         let Ok(text) = std::fs::read_to_string(path) else { continue };
         let Ok(Value::Object(keys)) = serde_json::from_str::<Value>(&text) else { continue };
-        if let Some(Value::Array(listed)) = keys.get("disabledMcpjsonServers") {
+        if let Some(Value::Array(listed)) = keys.get(key) {
             names.extend(listed.iter().filter_map(Value::as_str).map(str::to_owned));
         }
+        set |= keys.get(flag).and_then(Value::as_bool) == Some(true);
     }
-    names
+    (names, set)
 }
 
-/// `sandbox.autoAllowBashIfSandboxed: false`: sandboxed commands ask like any other.
-fn narrow_sandbox(sandbox: &mut SandboxSettings, keys: &Map<String, Value>) {
-    let auto_allow = keys.get("sandbox").and_then(|sandbox| sandbox.get("autoAllowBashIfSandboxed"));
-    if auto_allow.and_then(Value::as_bool) == Some(false) {
+/// What only narrows the sandbox's reach: `autoAllowBashIfSandboxed: false` (sandboxed commands
+/// ask like any other), `allowUnsandboxedCommands: false` (no call runs outside but the excluded
+/// commands), `failIfUnavailable: true` (no command runs where the sandbox cannot hold).
+pub(crate) fn narrow_sandbox(sandbox: &mut SandboxSettings, keys: &Map<String, Value>) {
+    let flag = |name: &str| keys.get("sandbox").and_then(|sandbox| sandbox.get(name)).and_then(Value::as_bool);
+    if flag("autoAllowBashIfSandboxed") == Some(false) {
         sandbox.auto_allow_bash_if_sandboxed = Some(false);
+    }
+    if flag("allowUnsandboxedCommands") == Some(false) {
+        sandbox.allow_unsandboxed_commands = Some(false);
+    }
+    if flag("failIfUnavailable") == Some(true) {
+        sandbox.fail_if_unavailable = Some(true);
     }
 }
 
@@ -140,6 +175,11 @@ fn parse(path: &Path, text: &str, problems: &mut Vec<String>) -> Option<Map<Stri
 fn report(path: &Path, keys: &Map<String, Value>, honoured: &[&str], why: &str, problems: &mut Vec<String>) {
     let mut unhonoured = Vec::new();
     unhonoured_keys(keys, "", honoured, &mut unhonoured);
+    // `includeCoAuthoredBy: false` asks for what Larik does anyway, no attribution of its own;
+    // `true` asks for one Larik does not add.
+    if keys.get("includeCoAuthoredBy") == Some(&Value::Bool(true)) {
+        unhonoured.push("includeCoAuthoredBy".into());
+    }
     unhonoured.sort();
     if unhonoured.is_empty() {
         return;

@@ -8,6 +8,7 @@ mod claude_code;
 pub mod managed;
 pub mod plugins;
 mod project;
+mod user_files;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -15,13 +16,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use larik_llm::anthropic::{self, AnthropicProvider};
+use larik_llm::credential::{Credential, DEFAULT_HELPER_TTL};
 use larik_llm::openai::{self, OpenAiProvider};
 use larik_llm::{Provider, ProviderError, ThoughtLevel};
-pub use larik_settings::paths::{UserInstructions, user_config_dir, user_data_dir, user_instructions};
+pub use larik_settings::paths::{Attribution, UserInstructions, user_config_dir, user_data_dir};
 pub use larik_settings::{
     BrowserSettings, DEFAULT_MAX_TOKENS, DEFAULT_MAX_TURN_REQUESTS, Mode, PermissionSettings, ProjectChoices,
     ProjectSandbox, ProjectSettings, ProviderKind, SandboxSettings, SearchBackend, Settings, WebSearchSettings,
 };
+pub use user_files::{McpjsonApproval, approved_mcpjson_servers, cleanup_period_days, user_env, user_instructions};
 
 /// Picks the search service: settings first, then whichever key the environment holds.
 pub fn resolve_search(settings: &Settings, env: &HashMap<String, String>) -> Option<SearchBackend> {
@@ -116,11 +119,20 @@ pub struct ModelConfig {
     pub model: String,
     pub base_url: String,
     pub api_key: Option<String>,
+    /// Where the environment holds no key: the command that prints one.
+    pub key_helper: Option<KeyHelper>,
     pub max_tokens: u32,
     pub thought_level: Option<ThoughtLevel>,
     pub max_turn_requests: u32,
     /// The models the user can switch to (the current one included).
     pub models: Vec<String>,
+}
+
+/// `apiKeyHelper`, and how long its answer is kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyHelper {
+    pub command: String,
+    pub ttl: std::time::Duration,
 }
 
 impl ModelConfig {
@@ -139,15 +151,25 @@ impl ModelConfig {
         }
     }
 
+    /// The environment's key, else the helper's.
+    fn credential(&self) -> Option<Credential> {
+        match (&self.api_key, &self.key_helper) {
+            (Some(key), _) => Some(Credential::Fixed(key.clone())),
+            (None, Some(helper)) => Some(Credential::helper(&helper.command, helper.ttl)),
+            (None, None) => None,
+        }
+    }
+
     pub fn build_provider(&self) -> Result<Arc<dyn Provider>, ProviderError> {
         Ok(match self.provider {
             ProviderKind::Anthropic => {
-                let key = self.api_key.clone().ok_or_else(|| ProviderError::Auth {
-                    message: "ANTHROPIC_API_KEY is not set; export it or set apiKeyEnv in settings".into(),
+                let credential = self.credential().ok_or_else(|| ProviderError::Auth {
+                    message: "ANTHROPIC_API_KEY is not set; export it, or set apiKeyEnv or apiKeyHelper in settings"
+                        .into(),
                 })?;
-                Arc::new(AnthropicProvider::new(&self.base_url, key)?)
+                Arc::new(AnthropicProvider::new(&self.base_url, credential)?)
             }
-            ProviderKind::Openai => Arc::new(OpenAiProvider::new(&self.base_url, self.api_key.clone())?),
+            ProviderKind::Openai => Arc::new(OpenAiProvider::new(&self.base_url, self.credential())?),
         })
     }
 }
@@ -188,13 +210,19 @@ pub fn load_settings(project: &Path, env: &HashMap<String, String>) -> Result<Se
             project::apply(&mut settings, &path, &text)?;
         }
     }
-    // The organisation's policy has the last word on the sandbox.
+    // The organisation's policy has the last word on the sandbox and on the key's helper.
     let managed = managed::ManagedPolicy::load(env)?;
-    let sandbox = settings.sandbox.get_or_insert_with(SandboxSettings::default);
-    sandbox.enabled = managed.sandbox_enabled.or(sandbox.enabled);
-    if managed.auto_allow_bash_if_sandboxed == Some(false) {
-        sandbox.auto_allow_bash_if_sandboxed = Some(false);
+    if let Some(helper) = managed.api_key_helper {
+        settings.api_key_helper = Some(helper);
     }
+    let sandbox = settings.sandbox.get_or_insert_with(SandboxSettings::default);
+    let policy = managed.sandbox;
+    sandbox.enabled = policy.enabled.or(sandbox.enabled);
+    // The policy holds only what narrows (`false`, `false`, `true`), so it wins.
+    sandbox.auto_allow_bash_if_sandboxed = policy.auto_allow_bash_if_sandboxed.or(sandbox.auto_allow_bash_if_sandboxed);
+    sandbox.allow_unsandboxed_commands = policy.allow_unsandboxed_commands.or(sandbox.allow_unsandboxed_commands);
+    sandbox.fail_if_unavailable = policy.fail_if_unavailable.or(sandbox.fail_if_unavailable);
+    sandbox.excluded_commands.extend(policy.excluded_commands);
     Ok(settings)
 }
 
@@ -238,31 +266,7 @@ pub enum Writer {
 pub fn disabled_mcpjson_servers(project: &Path, env: &HashMap<String, String>) -> Vec<String> {
     let project_files = [".claude/settings.json", ".claude/settings.local.json"].map(|name| project.join(name));
     let files: Vec<PathBuf> = users_claude_settings(env).into_iter().chain(project_files).collect();
-    claude_code::disabled_mcpjson_servers(&files)
-}
-
-/// The user's `env` settings: Claude Code's `~/.claude/settings.json`, then Larik's own file
-/// (which wins for a name both set). A project's files never set the environment: a variable
-/// can name a server that receives the user's data. Values that are not strings, numbers or
-/// booleans, and files that do not parse, are passed over (loading the settings reports them).
-pub fn user_env(env: &HashMap<String, String>) -> Vec<(String, String)> {
-    let mut merged = std::collections::BTreeMap::new();
-    let files = users_claude_settings(env).into_iter().chain(user_config_dir(env).map(|dir| dir.join("settings.json")));
-    for path in files {
-        let Ok(text) = std::fs::read_to_string(&path) else { continue };
-        let Ok(serde_json::Value::Object(keys)) = serde_json::from_str::<serde_json::Value>(&text) else { continue };
-        let Some(serde_json::Value::Object(vars)) = keys.get("env") else { continue };
-        for (name, value) in vars {
-            let value = match value {
-                serde_json::Value::String(text) => text.clone(),
-                serde_json::Value::Number(number) => number.to_string(),
-                serde_json::Value::Bool(flag) => flag.to_string(),
-                _ => continue,
-            };
-            merged.insert(name.clone(), value);
-        }
-    }
-    merged.into_iter().collect()
+    claude_code::listed(&files, "disabledMcpjsonServers", "").0
 }
 
 /// Every file that may hold permission rules, in order: the user's Claude Code settings and
@@ -270,11 +274,8 @@ pub fn user_env(env: &HashMap<String, String>) -> Vec<(String, String)> {
 /// the private rules "always allow" saved. A project that is the home directory reads the
 /// user's files once, as the user's.
 pub fn rule_files(project: &Path, env: &HashMap<String, String>) -> Vec<(PathBuf, Writer)> {
-    let mut files: Vec<(PathBuf, Writer)> = users_claude_settings(env)
-        .into_iter()
-        .chain(user_config_dir(env).map(|dir| dir.join("settings.json")))
-        .map(|path| (path, Writer::User))
-        .collect();
+    let mut files: Vec<(PathBuf, Writer)> =
+        user_files::paths(env).into_iter().map(|path| (path, Writer::User)).collect();
     for path in project_settings_files(project) {
         if !files.iter().any(|(user, _)| *user == path) {
             files.push((path, Writer::Project));
@@ -422,6 +423,7 @@ pub fn resolve_model(settings: &Settings, env: &HashMap<String, String>) -> Resu
         .or(settings.provider)
         .or_else(|| model.as_deref().filter(|name| name.starts_with("claude")).map(|_| ProviderKind::Anthropic))
         .or_else(|| get("ANTHROPIC_API_KEY").map(|_| ProviderKind::Anthropic))
+        .or_else(|| settings.api_key_helper.as_ref().map(|_| ProviderKind::Anthropic))
         .or_else(|| {
             (get("OPENAI_API_KEY").is_some() || get("OPENAI_BASE_URL").is_some()).then_some(ProviderKind::Openai)
         })
@@ -444,6 +446,12 @@ pub fn resolve_model(settings: &Settings, env: &HashMap<String, String>) -> Resu
         model,
         base_url: get(url_var).or_else(|| settings.base_url.clone()).unwrap_or_else(|| default_url.to_owned()),
         api_key: get(key_var),
+        key_helper: settings.api_key_helper.clone().map(|command| KeyHelper {
+            command,
+            ttl: get("CLAUDE_CODE_API_KEY_HELPER_TTL_MS")
+                .and_then(|ms| ms.parse().ok())
+                .map_or(DEFAULT_HELPER_TTL, std::time::Duration::from_millis),
+        }),
         max_tokens: settings.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
         thought_level: settings.thought_level.as_deref().and_then(ThoughtLevel::from_id),
         max_turn_requests: settings.max_turn_requests.unwrap_or(DEFAULT_MAX_TURN_REQUESTS),

@@ -25,6 +25,8 @@ pub struct ManagedPolicy {
     pub ask: Vec<String>,
     pub deny: Vec<String>,
     pub default_mode: Option<String>,
+    /// `apiKeyHelper`: the organisation's command that prints the key.
+    pub api_key_helper: Option<String>,
     /// `permissions.additionalDirectories`: directories the organisation opens to the agent.
     pub additional_directories: Vec<String>,
     /// `permissions.disableBypassPermissionsMode: "disable"`: no session runs in yolo.
@@ -36,8 +38,8 @@ pub struct ManagedPolicy {
     /// `disableAllHooks`: no hook runs, the policy's own included.
     pub all_hooks_disabled: bool,
     pub mcp: McpPolicy,
-    pub sandbox_enabled: Option<bool>,
-    pub auto_allow_bash_if_sandboxed: Option<bool>,
+    /// `sandbox.enabled`, what narrows the sandbox's reach, and the excluded commands.
+    pub sandbox: larik_settings::SandboxSettings,
     /// Restrictions Larik cannot enforce, dotted: while any is here, every call asks.
     pub unenforced: Vec<String>,
 }
@@ -50,6 +52,8 @@ pub struct McpPolicy {
     pub allowed: Option<Vec<ServerRule>>,
     /// `deniedMcpServers`: servers that never run, whatever else allows them.
     pub denied: Vec<ServerRule>,
+    /// The organisation's `managed-mcp.json` exists: its servers are the only ones that run.
+    pub exclusive: bool,
 }
 
 impl McpPolicy {
@@ -115,13 +119,23 @@ pub(crate) const ENFORCED: &[&str] = &[
 
 /// Keys of a managed file that restrict nothing, so Larik passes over them without failing
 /// closed: what the organisation tells its users, and housekeeping.
-const INFORMATIONAL: &[&str] = &["companyAnnouncements", "cleanupPeriodDays"];
+const INFORMATIONAL: &[&str] = &["companyAnnouncements"];
+
+/// Where the managed files are: `/etc`. The policy binds the user too, so only a test build lets
+/// the environment move it.
+fn root(env: &HashMap<String, String>) -> PathBuf {
+    let moved = env.get("LARIK_MANAGED_ROOT").filter(|_| cfg!(debug_assertions));
+    PathBuf::from(moved.map_or("/etc", String::as_str))
+}
+
+/// Claude Code's `managed-mcp.json`: when it exists, the only MCP servers that run.
+pub fn mcp_file(env: &HashMap<String, String>) -> PathBuf {
+    root(env).join("claude-code").join("managed-mcp.json")
+}
 
 /// The managed files, in the order they apply (a later one's scalars win; lists add up).
 pub fn files(env: &HashMap<String, String>) -> Vec<PathBuf> {
-    // The policy binds the user too, so only a test build lets the environment move it.
-    let moved = env.get("LARIK_MANAGED_ROOT").filter(|_| cfg!(debug_assertions));
-    let root = PathBuf::from(moved.map_or("/etc", String::as_str));
+    let root = root(env);
     let claude = root.join("claude-code");
     let mut files = vec![claude.join("managed-settings.json")];
     if let Ok(entries) = std::fs::read_dir(claude.join("managed-settings.d")) {
@@ -156,6 +170,7 @@ impl ManagedPolicy {
             policy.add(&keys).map_err(unreadable)?;
             policy.files.push(path);
         }
+        policy.mcp.exclusive = mcp_file(env).exists();
         policy.unenforced.sort();
         policy.unenforced.dedup();
         Ok(policy)
@@ -178,6 +193,9 @@ impl ManagedPolicy {
         self.allow.extend(list(field("allow"), "permissions.allow")?);
         self.ask.extend(list(field("ask"), "permissions.ask")?);
         self.deny.extend(list(field("deny"), "permissions.deny")?);
+        if let Some(helper) = keys.get("apiKeyHelper").and_then(Value::as_str) {
+            self.api_key_helper = Some(helper.to_owned());
+        }
         self.additional_directories.extend(list(field("additionalDirectories"), "permissions.additionalDirectories")?);
         if let Some(mode) = field("defaultMode").and_then(Value::as_str) {
             self.default_mode = Some(mode.to_owned());
@@ -196,11 +214,13 @@ impl ManagedPolicy {
         }
         self.mcp.denied.extend(servers("deniedMcpServers")?.unwrap_or_default());
         let sandbox = keys.get("sandbox");
-        let sandbox_flag = |name: &str| sandbox.and_then(|sandbox| sandbox.get(name)).and_then(Value::as_bool);
-        self.sandbox_enabled = sandbox_flag("enabled").or(self.sandbox_enabled);
-        if sandbox_flag("autoAllowBashIfSandboxed") == Some(false) {
-            self.auto_allow_bash_if_sandboxed = Some(false);
-        }
+        let enabled = sandbox.and_then(|sandbox| sandbox.get("enabled")).and_then(Value::as_bool);
+        self.sandbox.enabled = enabled.or(self.sandbox.enabled);
+        claude_code::narrow_sandbox(&mut self.sandbox, keys);
+        let excluded = sandbox.and_then(|sandbox| sandbox.get("excludedCommands")).and_then(Value::as_array);
+        self.sandbox
+            .excluded_commands
+            .extend(excluded.into_iter().flatten().filter_map(Value::as_str).map(str::to_owned));
         let enforced: Vec<&str> = claude_code::HONOURED_FROM_USER.iter().chain(ENFORCED).copied().collect();
         let mut passed_over = Vec::new();
         claude_code::unhonoured_keys(keys, "", &enforced, &mut passed_over);

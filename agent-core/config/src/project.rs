@@ -65,6 +65,18 @@ pub(super) fn apply(settings: &mut Settings, path: &Path, text: &str) -> Result<
             Some(true) => ignored.push("sandbox.autoAllowBashIfSandboxed: true".into()),
             None => {}
         }
+        match sandbox.allow_unsandboxed_commands {
+            Some(false) => {
+                settings.sandbox.get_or_insert_with(Default::default).allow_unsandboxed_commands = Some(false)
+            }
+            Some(true) => ignored.push("sandbox.allowUnsandboxedCommands: true".into()),
+            None => {}
+        }
+        match sandbox.fail_if_unavailable {
+            Some(true) => settings.sandbox.get_or_insert_with(Default::default).fail_if_unavailable = Some(true),
+            Some(false) => ignored.push("sandbox.failIfUnavailable: false".into()),
+            None => {}
+        }
     }
     settings.project_choices.add(&layer);
     for key in ignored {

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
+use super::credential::Credential;
 use super::sse::{FrameParser, SseFrame, frame_json, post_streaming};
 use super::{
     EventStream, LazyClient, ModelRequest, ModelStop, Provider, ProviderError, Reached, StreamEvent, Usage, reach_with,
@@ -18,12 +19,23 @@ mod request;
 pub struct AnthropicProvider {
     client: LazyClient,
     base_url: String,
-    api_key: String,
+    credential: Credential,
 }
 
 impl AnthropicProvider {
-    pub fn new(base_url: &str, api_key: String) -> Result<Self, ProviderError> {
-        Ok(Self { client: LazyClient::default(), base_url: base_url.trim_end_matches('/').to_owned(), api_key })
+    pub fn new(base_url: &str, credential: Credential) -> Result<Self, ProviderError> {
+        Ok(Self { client: LazyClient::default(), base_url: base_url.trim_end_matches('/').to_owned(), credential })
+    }
+
+    /// A request with the key in both headers a key helper's answer goes in, as Claude Code sends
+    /// it (a proxy in front of the API may read either).
+    async fn authorized(&self, http: reqwest::RequestBuilder) -> Result<reqwest::RequestBuilder, ProviderError> {
+        let key = self.credential.key().await?;
+        let http = http.header("x-api-key", &key).header("anthropic-version", API_VERSION);
+        Ok(match self.credential {
+            Credential::Helper(_) => http.bearer_auth(key),
+            Credential::Fixed(_) => http,
+        })
     }
 }
 
@@ -34,22 +46,20 @@ impl Provider for AnthropicProvider {
     }
 
     async fn stream(&self, request: &ModelRequest<'_>) -> Result<EventStream, ProviderError> {
-        let http = self
-            .client
-            .get()?
-            .post(format!("{}/v1/messages", self.base_url))
-            .header("x-api-key", &self.api_key)
-            .header("anthropic-version", API_VERSION);
-        post_streaming(http, &request::body(request), AnthropicParser::default()).await
+        let body = request::body(request);
+        let send = || async {
+            let http = self.authorized(self.client.get()?.post(format!("{}/v1/messages", self.base_url))).await?;
+            post_streaming(http, &body, AnthropicParser::default()).await
+        };
+        match send().await {
+            // A helper's key expired early: ask it again, once.
+            Err(ProviderError::Auth { .. }) if self.credential.refused() => send().await,
+            sent => sent,
+        }
     }
 
     async fn reach(&self) -> Result<Reached, ProviderError> {
-        let http = self
-            .client
-            .get()?
-            .get(format!("{}/v1/models", self.base_url))
-            .header("x-api-key", &self.api_key)
-            .header("anthropic-version", API_VERSION);
+        let http = self.authorized(self.client.get()?.get(format!("{}/v1/models", self.base_url))).await?;
         reach_with(http).await
     }
 }

@@ -6,6 +6,7 @@
 
 pub mod anthropic;
 pub mod catalog;
+pub mod credential;
 pub mod http;
 mod note;
 pub mod openai;

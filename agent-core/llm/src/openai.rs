@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use super::credential::Credential;
 use super::sse::{FrameParser, SseFrame, frame_json, post_streaming};
 use super::{
     EventStream, LazyClient, Message, ModelRequest, ModelStop, Part, Provider, ProviderError, Reached, ResultPart,
@@ -17,12 +18,19 @@ pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 pub struct OpenAiProvider {
     client: LazyClient,
     base_url: String,
-    api_key: Option<String>,
+    credential: Option<Credential>,
 }
 
 impl OpenAiProvider {
-    pub fn new(base_url: &str, api_key: Option<String>) -> Result<Self, ProviderError> {
-        Ok(Self { client: LazyClient::default(), base_url: base_url.trim_end_matches('/').to_owned(), api_key })
+    pub fn new(base_url: &str, credential: Option<Credential>) -> Result<Self, ProviderError> {
+        Ok(Self { client: LazyClient::default(), base_url: base_url.trim_end_matches('/').to_owned(), credential })
+    }
+
+    async fn authorized(&self, http: reqwest::RequestBuilder) -> Result<reqwest::RequestBuilder, ProviderError> {
+        Ok(match &self.credential {
+            Some(credential) => http.bearer_auth(credential.key().await?),
+            None => http,
+        })
     }
 }
 
@@ -33,18 +41,22 @@ impl Provider for OpenAiProvider {
     }
 
     async fn stream(&self, request: &ModelRequest<'_>) -> Result<EventStream, ProviderError> {
-        let mut http = self.client.get()?.post(format!("{}/chat/completions", self.base_url));
-        if let Some(key) = &self.api_key {
-            http = http.bearer_auth(key);
+        let body = request_body(request);
+        let send = || async {
+            let http = self.authorized(self.client.get()?.post(format!("{}/chat/completions", self.base_url))).await?;
+            post_streaming(http, &body, OpenAiParser::default()).await
+        };
+        match send().await {
+            // A helper's key expired early: ask it again, once.
+            Err(ProviderError::Auth { .. }) if self.credential.as_ref().is_some_and(Credential::refused) => {
+                send().await
+            }
+            sent => sent,
         }
-        post_streaming(http, &request_body(request), OpenAiParser::default()).await
     }
 
     async fn reach(&self) -> Result<Reached, ProviderError> {
-        let mut http = self.client.get()?.get(format!("{}/models", self.base_url));
-        if let Some(key) = &self.api_key {
-            http = http.bearer_auth(key);
-        }
+        let http = self.authorized(self.client.get()?.get(format!("{}/models", self.base_url))).await?;
         reach_with(http).await
     }
 }

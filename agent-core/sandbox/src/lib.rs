@@ -13,6 +13,7 @@
 //! can cover. Before the agent trusts any of it, [`probe`] runs the same helper once and checks
 //! from inside that each promise holds; where one does not, bash asks instead.
 
+mod exemptions;
 pub mod helper;
 pub mod probe;
 mod protected;
@@ -22,6 +23,7 @@ mod stand_in;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+pub use exemptions::Exemptions;
 pub use helper::HELPER_COMMAND;
 pub use probe::Support;
 pub use protected::{ProtectedPath, WhenAbsent};
@@ -50,6 +52,8 @@ pub struct Sandbox {
     /// Directories outside the project the user opened to the agent: writable, with the same
     /// paths kept read-only in each as in the project.
     extra_roots: Vec<PathBuf>,
+    /// The command lines that run outside it.
+    exemptions: Exemptions,
 }
 
 /// A shell command ready to start: the program and arguments that run it (confined, when it
@@ -118,7 +122,28 @@ impl Sandbox {
         all.sort();
         all.dedup();
         let extra_protected = protected.iter().map(|path| PathBuf::from(path.trim_start_matches("./"))).collect();
-        Self { helper, root, writable: all, extra_protected, network, shared_git: None, extra_roots: Vec::new() }
+        Self {
+            helper,
+            root,
+            writable: all,
+            extra_protected,
+            network,
+            shared_git: None,
+            extra_roots: Vec::new(),
+            exemptions: Exemptions::default(),
+        }
+    }
+
+    /// The same confinement with the settings' exemptions.
+    pub fn with_exemptions(mut self, exemptions: Exemptions) -> Sandbox {
+        self.exemptions = exemptions;
+        self
+    }
+
+    /// Whether `line` runs confined, the call having asked for the sandbox or not (see
+    /// [`Exemptions`]).
+    pub fn confines(&self, line: &str, asked: bool) -> bool {
+        self.exemptions.confines(line, asked)
     }
 
     /// The same confinement with `dirs` writable too, each as guarded as the project.
@@ -146,6 +171,7 @@ impl Sandbox {
         let protected: Vec<String> = self.extra_protected.iter().map(|path| path.display().to_string()).collect();
         Sandbox::new(self.helper.clone(), root.to_path_buf(), extra, &protected, self.network)
             .with_extra_roots(&self.extra_roots)
+            .with_exemptions(self.exemptions.clone())
     }
 
     /// The same confinement for a git worktree of the project (a subagent's): its root

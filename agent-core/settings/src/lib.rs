@@ -66,6 +66,16 @@ pub struct Settings {
     pub base_url: Option<String>,
     /// Name of the environment variable holding the key, e.g. for a gateway.
     pub api_key_env: Option<String>,
+    /// A command (run with `/bin/sh -c`) that prints the key, where the environment holds none:
+    /// Claude Code's `apiKeyHelper`. Its answer is kept for five minutes
+    /// (`CLAUDE_CODE_API_KEY_HELPER_TTL_MS`) or until the provider refuses it, and never logged.
+    pub api_key_helper: Option<String>,
+    /// Sessions not written to for this many days are removed when Larik starts (Claude Code's
+    /// `cleanupPeriodDays`); unset keeps them all.
+    pub cleanup_period_days: Option<u32>,
+    /// Text the agent ends its commit messages (`commit`) and pull request descriptions (`pr`)
+    /// with, as Claude Code's `attribution`.
+    pub attribution: Option<paths::Attribution>,
     pub max_tokens: Option<u32>,
     /// `off`, `low`, `medium` or `high`: how hard the model thinks before answering.
     pub thought_level: Option<String>,
@@ -193,6 +203,15 @@ pub struct SandboxSettings {
     /// `false` asks before sandboxed commands too, as for any other; by default a command the
     /// sandbox contains runs without asking (Claude Code's key of the same name).
     pub auto_allow_bash_if_sandboxed: Option<bool>,
+    /// Commands that run outside the sandbox, asking like any unsandboxed command (`docker`,
+    /// `git push`; Claude Code's key of the same name).
+    pub excluded_commands: Vec<String>,
+    /// `false` takes away a call's choice to run outside the sandbox: every command but the
+    /// excluded ones runs confined (Claude Code's key of the same name).
+    pub allow_unsandboxed_commands: Option<bool>,
+    /// `true` refuses commands where the sandbox cannot hold, instead of asking (Claude Code's
+    /// key of the same name).
+    pub fail_if_unavailable: Option<bool>,
 }
 
 /// `webSearch` in settings: which search service `web_search` uses.
@@ -224,6 +243,9 @@ impl Settings {
             model: over.model.or(self.model),
             base_url: over.base_url.or(self.base_url),
             api_key_env: over.api_key_env.or(self.api_key_env),
+            api_key_helper: over.api_key_helper.or(self.api_key_helper),
+            cleanup_period_days: over.cleanup_period_days.or(self.cleanup_period_days),
+            attribution: over.attribution.or(self.attribution),
             max_tokens: over.max_tokens.or(self.max_tokens),
             thought_level: over.thought_level.or(self.thought_level),
             max_turn_requests: over.max_turn_requests.or(self.max_turn_requests),

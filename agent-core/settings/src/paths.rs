@@ -13,6 +13,18 @@ pub struct UserInstructions {
     pub files: Vec<PathBuf>,
     /// The home directory, for `~/` in imports and the user's rules.
     pub home: Option<PathBuf>,
+    /// What the user's settings ask the agent to end its commit messages and pull request
+    /// descriptions with (Claude Code's `attribution`).
+    pub attribution: Attribution,
+}
+
+/// `attribution.commit` and `attribution.pr`: text the agent ends a commit message or a pull
+/// request description with; `None` adds nothing (Larik adds no attribution of its own).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize, schemars::JsonSchema)]
+#[serde(default)]
+pub struct Attribution {
+    pub commit: Option<String>,
+    pub pr: Option<String>,
 }
 
 /// The user's own instructions as the environment places them.
@@ -20,7 +32,7 @@ pub fn user_instructions(env: &HashMap<String, String>) -> UserInstructions {
     let home = env.get("HOME").filter(|home| !home.is_empty()).map(PathBuf::from);
     let claude = home.as_ref().map(|home| home.join(".claude").join("CLAUDE.md"));
     let larik = user_config_dir(env).map(|dir| dir.join("AGENTS.md"));
-    UserInstructions { files: claude.into_iter().chain(larik).collect(), home }
+    UserInstructions { files: claude.into_iter().chain(larik).collect(), home, attribution: Attribution::default() }
 }
 
 /// The user's config directory for Larik (`$XDG_CONFIG_HOME/larik` or `~/.config/larik`).

@@ -75,6 +75,10 @@ pub struct ProjectSandbox {
     pub network: Option<bool>,
     /// `false` only; `true` is ignored.
     pub auto_allow_bash_if_sandboxed: Option<bool>,
+    /// `false` only; `true` is ignored.
+    pub allow_unsandboxed_commands: Option<bool>,
+    /// `true` only; `false` is ignored.
+    pub fail_if_unavailable: Option<bool>,
     #[serde(flatten)]
     #[schemars(skip)]
     rest: BTreeMap<String, Value>,

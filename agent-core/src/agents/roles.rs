@@ -95,6 +95,7 @@ mod tests {
             model: model.into(),
             base_url: "http://127.0.0.1:9/v1".into(),
             api_key: Some("k".into()),
+            key_helper: None,
             max_tokens: 1000,
             thought_level: None,
             max_turn_requests: 100,

@@ -423,7 +423,7 @@ async fn run_child(
 
 /// The user's own instruction files, which every agent of theirs reads.
 fn user_instructions(settings: Option<&SettingsSource>) -> larik_settings::paths::UserInstructions {
-    settings.map(|settings| larik_settings::paths::user_instructions(&settings.env)).unwrap_or_default()
+    settings.map(|settings| crate::config::user_instructions(&settings.env)).unwrap_or_default()
 }
 
 fn first_paragraph(text: &str) -> &str {

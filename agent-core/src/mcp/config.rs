@@ -18,6 +18,8 @@ pub enum ServerScope {
     Project,
     /// The editor passed it in `session/new`: the user or their editor chose it.
     Client,
+    /// The organisation's `managed-mcp.json`: when it exists, the only servers that run.
+    Managed,
 }
 
 /// How to reach a server.
@@ -56,6 +58,12 @@ impl McpServerConfig {
     /// Why the organisation's managed policy keeps this server from running, if it does: by
     /// its name, its command line or its URL.
     pub fn refused_by(&self, policy: &crate::config::managed::McpPolicy) -> Option<String> {
+        if policy.exclusive && self.scope != ServerScope::Managed {
+            return Some(format!(
+                "the MCP server `{}` is not in your organisation's managed-mcp.json, which decides the servers that run",
+                self.name
+            ));
+        }
         let (command, url) = match &self.transport {
             Transport::Stdio { command, args, .. } => {
                 (Some([std::slice::from_ref(command), args.as_slice()].concat()), None)
@@ -178,56 +186,136 @@ struct RawServer {
     oauth: OAuthSettings,
 }
 
-/// Every server the settings files define: the user's (Larik's settings), then the project's
-/// (`.larik/settings*.json`, `.mcp.json`); a later definition of a name replaces an earlier one.
-/// Servers with `enabled: false` are left out, and so are the `.mcp.json` servers Claude Code's
-/// `disabledMcpjsonServers` names. Returns the servers and what the user should
-/// hear (a definition that could not be used).
+/// A file that defines servers, who chose them, and the servers as written.
+struct Source {
+    path: PathBuf,
+    scope: ServerScope,
+    servers: BTreeMap<String, RawServer>,
+}
+
+/// Every server the settings files define, lowest precedence first: the user's (Claude Code's
+/// `~/.claude.json`, Larik's settings), the project's (`.larik/settings*.json`, `.mcp.json`),
+/// then the user's own for this project (`~/.claude.json`'s `projects` entry, Claude Code's
+/// local scope); a later definition of a name replaces an earlier one. Where the
+/// organisation's `managed-mcp.json` exists, its servers are the only ones. Servers with
+/// `enabled: false` are left out, and so are the `.mcp.json` servers Claude Code's
+/// `disabledMcpjsonServers` names. Returns the servers and what the user should hear (a
+/// definition that could not be used).
 pub fn load(
     project: &Path,
     env: &HashMap<String, String>,
 ) -> Result<(Vec<McpServerConfig>, Vec<String>), McpConfigError> {
-    let mut files: Vec<(PathBuf, ServerScope)> = Vec::new();
-    if let Some(dir) = larik_settings::paths::user_config_dir(env) {
-        files.push((dir.join("settings.json"), ServerScope::User));
-    }
-    for name in [".larik/settings.json", ".larik/settings.local.json", ".mcp.json"] {
-        files.push((project.join(name), ServerScope::Project));
-    }
     let mut servers: BTreeMap<String, McpServerConfig> = BTreeMap::new();
     let mut problems = Vec::new();
+    if let Some(managed) = managed_source(env)? {
+        add_servers(managed, env, &Default::default(), &mut servers, &mut problems);
+        return Ok((servers.into_values().collect(), problems));
+    }
+    let approved = crate::config::approved_mcpjson_servers(env);
     let disabled = crate::config::disabled_mcpjson_servers(project, env);
-    for (path, scope) in files {
-        let Ok(text) = std::fs::read_to_string(&path) else { continue };
-        let file: File = serde_json::from_str(&text)
-            .map_err(|error| McpConfigError { path: path.clone(), message: error.to_string() })?;
-        let from_mcp_json = path.ends_with(".mcp.json");
-        for (name, raw) in file.mcp_servers {
-            // Turned off in Claude Code's settings: as if `.mcp.json` did not name it.
-            if from_mcp_json && disabled.contains(&name) {
-                continue;
-            }
-            if raw.enabled == Some(false) {
-                servers.remove(&name);
-                continue;
-            }
-            let mut oauth = raw.oauth.clone();
-            oauth.client_secret = env.get("MCP_CLIENT_SECRET").filter(|secret| !secret.is_empty()).cloned();
-            match server(&name, raw, env) {
-                Ok(transport) => {
-                    servers.insert(
-                        name.clone(),
-                        McpServerConfig { name, transport, scope, source: path.display().to_string(), oauth },
-                    );
-                }
-                Err(problem) => {
-                    problems.push(format!("{}: MCP server `{name}` {problem}; it is left out", path.display()))
-                }
-            }
+    for mut source in sources(project, env)? {
+        if source.path.ends_with(".mcp.json") {
+            // Turned off in Claude Code's settings: as if `.mcp.json` did not name them.
+            source.servers.retain(|name, _| !disabled.contains(name));
         }
+        add_servers(source, env, &approved, &mut servers, &mut problems);
     }
     plugin_servers(project, env, &mut servers, &mut problems);
     Ok((servers.into_values().collect(), problems))
+}
+
+/// The source's servers into `servers`; a project's `.mcp.json` server the user approved in
+/// their own settings takes the user's scope.
+fn add_servers(
+    source: Source,
+    env: &HashMap<String, String>,
+    approved: &crate::config::McpjsonApproval,
+    servers: &mut BTreeMap<String, McpServerConfig>,
+    problems: &mut Vec<String>,
+) {
+    let from_mcp_json = source.path.ends_with(".mcp.json");
+    for (name, raw) in source.servers {
+        if raw.enabled == Some(false) {
+            servers.remove(&name);
+            continue;
+        }
+        let mut oauth = raw.oauth.clone();
+        oauth.client_secret = env.get("MCP_CLIENT_SECRET").filter(|secret| !secret.is_empty()).cloned();
+        let scope = if from_mcp_json && approved.approves(&name) { ServerScope::User } else { source.scope };
+        match server(&name, raw, env) {
+            Ok(transport) => {
+                let source = source.path.display().to_string();
+                servers.insert(name.clone(), McpServerConfig { name, transport, scope, source, oauth });
+            }
+            Err(problem) => {
+                problems.push(format!("{}: MCP server `{name}` {problem}; it is left out", source.path.display()))
+            }
+        }
+    }
+}
+
+/// The files that define servers, lowest precedence first (see [`load`]).
+fn sources(project: &Path, env: &HashMap<String, String>) -> Result<Vec<Source>, McpConfigError> {
+    let read = |path: PathBuf, scope: ServerScope| -> Result<Option<Source>, McpConfigError> {
+        let Ok(text) = std::fs::read_to_string(&path) else { return Ok(None) };
+        let file: File = serde_json::from_str(&text)
+            .map_err(|error| McpConfigError { path: path.clone(), message: error.to_string() })?;
+        Ok(Some(Source { path, scope, servers: file.mcp_servers }))
+    };
+    let (user, local) = claude_json(project, env)?;
+    let mut sources: Vec<Source> = user.into_iter().collect();
+    if let Some(dir) = larik_settings::paths::user_config_dir(env) {
+        sources.extend(read(dir.join("settings.json"), ServerScope::User)?);
+    }
+    for name in [".larik/settings.json", ".larik/settings.local.json", ".mcp.json"] {
+        sources.extend(read(project.join(name), ServerScope::Project)?);
+    }
+    sources.extend(local);
+    Ok(sources)
+}
+
+/// Claude Code's `~/.claude.json`: its `mcpServers` (the user's, everywhere) and those of its
+/// `projects` entry for this project (the user's, here). The file holds much else, not read.
+fn claude_json(
+    project: &Path,
+    env: &HashMap<String, String>,
+) -> Result<(Option<Source>, Option<Source>), McpConfigError> {
+    #[derive(Deserialize)]
+    struct ClaudeJson {
+        #[serde(default, rename = "mcpServers")]
+        mcp_servers: BTreeMap<String, RawServer>,
+        #[serde(default)]
+        projects: BTreeMap<String, File>,
+    }
+    let Some(home) = env.get("HOME").filter(|home| !home.is_empty()) else { return Ok((None, None)) };
+    let path = Path::new(home).join(".claude.json");
+    let Ok(text) = std::fs::read_to_string(&path) else { return Ok((None, None)) };
+    let mut file: ClaudeJson = serde_json::from_str(&text)
+        .map_err(|error| McpConfigError { path: path.clone(), message: error.to_string() })?;
+    let here = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
+    let local = file
+        .projects
+        .iter()
+        .find(|(dir, _)| std::fs::canonicalize(dir).is_ok_and(|dir| dir == here))
+        .map(|(dir, _)| dir.clone())
+        .and_then(|dir| file.projects.remove(&dir));
+    let user = Source { path: path.clone(), scope: ServerScope::User, servers: file.mcp_servers };
+    let local = local.map(|local| Source { path, scope: ServerScope::User, servers: local.mcp_servers });
+    Ok((Some(user), local))
+}
+
+/// The organisation's `managed-mcp.json`, when it exists. One that cannot be read is an error:
+/// the session does not open with servers the organisation did not choose.
+fn managed_source(env: &HashMap<String, String>) -> Result<Option<Source>, McpConfigError> {
+    let path = crate::config::managed::mcp_file(env);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(McpConfigError { path, message: error.to_string() }),
+    };
+    let file: File = serde_json::from_str(&text)
+        .map_err(|error| McpConfigError { path: path.clone(), message: error.to_string() })?;
+    Ok(Some(Source { path, scope: ServerScope::Managed, servers: file.mcp_servers }))
 }
 
 /// The enabled plugins' servers, named as Claude Code names them (`plugin_<plugin>_<server>`,

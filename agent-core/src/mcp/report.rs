@@ -44,6 +44,7 @@ fn scope_name(scope: ServerScope) -> &'static str {
         ServerScope::User => "your settings",
         ServerScope::Project => "the project",
         ServerScope::Client => "the editor",
+        ServerScope::Managed => "your organisation",
     }
 }
 

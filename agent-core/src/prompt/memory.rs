@@ -45,6 +45,60 @@ pub fn project_files(root: &Path) -> Vec<MemoryFile> {
     read_all(&paths, reach)
 }
 
+/// A memory file of the project found below its root (a subdirectory's `CLAUDE.md`), with its
+/// imports, confined to the project as the root's are.
+pub fn nested_project_file(root: &Path, path: &Path) -> Vec<MemoryFile> {
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    read_all(&[path.to_path_buf()], Reach { confined_to: Some(&root), home: None, label_root: Some(&root) })
+}
+
+/// A rule that applies only to some files: its label, its text (frontmatter removed) and the
+/// globs its `paths` or `globs` frontmatter names, relative to the project.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScopedRule {
+    pub label: String,
+    pub text: String,
+    pub globs: Vec<String>,
+}
+
+/// The path-scoped rules: the project's `.claude/rules/` (confined to it), then the user's
+/// `~/.claude/rules/`.
+pub fn scoped_rules(root: &Path, home: Option<&Path>) -> Vec<ScopedRule> {
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let project = Reach { confined_to: Some(&root), home: None, label_root: Some(&root) };
+    let user = Reach { confined_to: None, home, label_root: None };
+    let mut sources: Vec<(PathBuf, Reach<'_>)> =
+        rule_files(&root.join(".claude").join("rules")).into_iter().map(|path| (path, project)).collect();
+    if let Some(home) = home {
+        sources.extend(rule_files(&home.join(".claude").join("rules")).into_iter().map(|path| (path, user)));
+    }
+    sources
+        .into_iter()
+        .filter_map(|(path, reach)| {
+            let text = read_within(&path, reach)?;
+            let globs = scope_of(&text)?;
+            let body = crate::frontmatter::split(&text).map_or(text.as_str(), |(_, body)| body).trim().to_owned();
+            Some(ScopedRule { label: label(&path, reach), text: body, globs })
+        })
+        .collect()
+}
+
+/// The globs of a rule's `paths` or `globs` frontmatter: a list, or one string of
+/// comma-separated globs, as Claude Code reads them.
+fn scope_of(text: &str) -> Option<Vec<String>> {
+    let (front, _) = crate::frontmatter::split(text)?;
+    let fields: std::collections::BTreeMap<String, serde_json::Value> = serde_saphyr::from_str(front).ok()?;
+    let value = fields.get("paths").or_else(|| fields.get("globs"))?;
+    let globs: Vec<String> = match value {
+        serde_json::Value::String(list) => list.split(',').map(|glob| glob.trim().to_owned()).collect(),
+        serde_json::Value::Array(list) => {
+            list.iter().filter_map(serde_json::Value::as_str).map(str::to_owned).collect()
+        }
+        _ => return None,
+    };
+    Some(globs.into_iter().filter(|glob| !glob.is_empty()).collect())
+}
+
 /// The user's own memory files (`files`, then `~/.claude/rules/*.md`), with their imports.
 pub fn user_files(files: &[PathBuf], home: Option<&Path>) -> Vec<MemoryFile> {
     let mut paths = files.to_vec();

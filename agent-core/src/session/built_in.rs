@@ -131,6 +131,7 @@ impl Session {
     async fn clear(&self) {
         let mut history = self.history.lock().await;
         history.clear();
+        self.env.memory.forget();
         self.restarted(crate::event::SessionStart::Clear);
         let problems = self.env.skills.reload();
         crate::skills::tool::offer_if_any(&self.env.registry, &self.env.skills);

@@ -290,6 +290,8 @@ impl Turn<'_> {
             log.append(&Record::Compaction { id: id.clone(), summary: summary.clone(), messages: compacted.clone() });
         }
         *history = compacted;
+        // The summary keeps no scoped memory: it is given again where its files are touched.
+        self.env.memory.forget();
         self.emit(AgentEvent::Compaction { id, trigger, state: CompactionState::Completed { summary } }).await;
         Ok(Compacted::Done { kept })
     }

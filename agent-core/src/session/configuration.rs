@@ -47,6 +47,8 @@ pub struct SessionConfig {
     /// Whether a command the sandbox contains runs without asking; `false` where settings say
     /// `sandbox.autoAllowBashIfSandboxed: false`.
     pub sandboxed_commands_run_unasked: bool,
+    /// `sandbox.failIfUnavailable`: where the sandbox cannot hold, commands are refused.
+    pub sandbox_required: bool,
     /// Where "always allow" rules are saved.
     pub rules_file: Option<PathBuf>,
     /// Something the user should hear once, e.g. that the sandbox is unavailable.
@@ -103,6 +105,7 @@ impl SessionConfig {
             sandbox: None,
             sandbox_off: Some("no sandbox was configured for this session".into()),
             sandboxed_commands_run_unasked: true,
+            sandbox_required: false,
             rules_file: None,
             notice: None,
             log: None,
@@ -144,6 +147,7 @@ impl SessionConfig {
             Err(error) => (Err(ProviderError::Auth { message: error.to_string() }), ModelSettings::none(), None),
         };
         let (sandbox, sandbox_off) = sandbox_for(&settings, sandbox_helper, &cwd, &permissions);
+        let sandbox_settings = settings.sandbox.clone().unwrap_or_default();
         let (initial_mode, mode_notice) = config::initial_mode(&permissions);
         let (additional_directories, directory_problems) = config::additional_directories(&permissions, &cwd, env);
         let notices: Vec<String> = permissions
@@ -190,11 +194,8 @@ impl SessionConfig {
             search,
             sandbox,
             sandbox_off,
-            sandboxed_commands_run_unasked: settings
-                .sandbox
-                .as_ref()
-                .and_then(|sandbox| sandbox.auto_allow_bash_if_sandboxed)
-                != Some(false),
+            sandboxed_commands_run_unasked: sandbox_settings.auto_allow_bash_if_sandboxed != Some(false),
+            sandbox_required: sandbox_settings.fail_if_unavailable == Some(true),
             notice,
             log: None,
             hooks,
@@ -234,13 +235,18 @@ fn sandbox_for(
         (_, None) => (None, Some("the sandbox helper (the larik binary) was not found".to_owned())),
         (_, Some(helper)) => {
             let writable = sandbox_settings.writable_paths.iter().map(PathBuf::from).collect();
+            let exemptions = crate::sandbox::Exemptions {
+                excluded_commands: sandbox_settings.excluded_commands.clone(),
+                model_may_opt_out: sandbox_settings.allow_unsandboxed_commands != Some(false),
+            };
             let sandbox = Sandbox::new(
                 helper,
                 cwd.to_path_buf(),
                 writable,
                 &permissions.protected_paths,
                 sandbox_settings.network,
-            );
+            )
+            .with_exemptions(exemptions);
             (Some(Arc::new(sandbox)), None)
         }
     }

@@ -408,6 +408,11 @@ impl Dispatch<'_> {
             feedback.push(crate::hooks::HookText { source: "PostToolUse hook".into(), text: reason });
         }
         let mut added = call.context.clone();
+        if let CallSubject::Read(path) | CallSubject::Write(path) = &call.subject
+            && !output.is_error
+        {
+            added.extend(self.env.memory.touched(&self.env.tools.workspace.absolute(path)));
+        }
         added.extend(hook_points::rendered(HookPurpose::Feedback, &feedback));
         added.extend(hook_points::rendered(HookPurpose::Context, &post.context));
         (with_context(output, &added), post.stop)

@@ -47,6 +47,8 @@ pub struct SessionEnv {
     /// The project's checkpoints, where the session has a data directory to keep them; shared
     /// with a child working in the same directory (a child in a worktree has none).
     pub checkpoints: Option<Arc<crate::checkpoints::Checkpoints>>,
+    /// Nested memory files and path-scoped rules, given as the agent's calls reach their files.
+    pub memory: Arc<crate::prompt::ScopedMemory>,
 }
 
 impl SessionEnv {
@@ -72,6 +74,7 @@ impl SessionEnv {
             settings: None,
             skills: Arc::default(),
             checkpoints: None,
+            memory: Arc::new(crate::prompt::ScopedMemory::new(Path::new("/nonexistent"), None)),
         }
     }
 
@@ -126,6 +129,8 @@ impl SessionEnv {
             settings: self.settings.clone(),
             skills: Arc::clone(&self.skills),
             checkpoints: self.checkpoints.clone().filter(|_| same_root),
+            // A child's conversation is its own: what the parent read, it has not.
+            memory: Arc::new(crate::prompt::ScopedMemory::new(cwd, self.memory.home())),
         }
     }
 }

@@ -185,12 +185,19 @@ pub(super) fn guarded(
         sandbox.sweep_stand_ins();
     }
     let unasked = config.sandbox.clone().filter(|_| config.sandboxed_commands_run_unasked);
-    let permissions = Permissions::new(
+    let mut permissions = Permissions::new(
         std::mem::take(&mut config.rules),
         move || unasked.as_ref().is_some_and(|sandbox| sandbox.holds().is_ok()),
         config.rules_file.take(),
     )
     .under(std::mem::take(&mut config.policy));
+    if let Some(sandbox) = config.sandbox.clone().filter(|_| config.sandbox_required) {
+        permissions = permissions.requiring_sandbox(move || {
+            sandbox.holds().err().map(|reason| {
+                format!("the sandbox cannot hold here ({reason}) and settings require it (sandbox.failIfUnavailable), so commands are refused")
+            })
+        });
+    }
     if let Err(refused) = permissions.set_mode(config.initial_mode) {
         tracing::warn!(%refused, "the session starts in the default mode");
     }

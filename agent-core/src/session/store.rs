@@ -6,6 +6,8 @@
 //! sent to the model), `rewind`, `compaction` (the summary the model continues from) and `tool`
 //! (how a finished tool call looked, for replaying it to an editor).
 
+mod cleanup;
+
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -61,6 +61,17 @@ impl AcpAgent {
         }
     }
 
+    /// Removes, off the event loop, the sessions older than the user's `cleanupPeriodDays`.
+    pub fn remove_expired_sessions(&self) {
+        let Some(store) = self.store.clone() else { return };
+        let env = self.env.clone();
+        tokio::task::spawn_blocking(move || {
+            if let Some(days) = larik_core::config::cleanup_period_days(&env) {
+                store.remove_older_than(days);
+            }
+        });
+    }
+
     /// Ends every session: their SessionEnd hooks run (for at most a few seconds, as the editor
     /// is going away), running turns are cancelled and their children killed.
     pub async fn shutdown(&self) {

@@ -27,7 +27,7 @@ fn drop_ins_apply_in_name_order_after_the_main_file_and_larik_s_own_last() {
     let policy = load(etc.path());
     assert_eq!(policy.deny, ["WebFetch", "A", "B"]);
     assert_eq!(policy.default_mode.as_deref(), Some("default"));
-    assert_eq!(policy.auto_allow_bash_if_sandboxed, Some(false));
+    assert_eq!(policy.sandbox.auto_allow_bash_if_sandboxed, Some(false));
     assert_eq!(policy.files.len(), 4);
     assert!(policy.fails_closed().is_none());
 }
@@ -50,7 +50,11 @@ fn servers_are_named_by_name_command_or_url() {
     assert!(url.matches("x", None, Some("https://mcp.example.com/sse")));
     assert!(!url.matches("x", None, Some("https://mcp.example.com.attacker.localhost")));
     assert!(!url.matches("x", None, Some("http://mcp.example.com/sse")));
-    let policy = super::McpPolicy { allowed: Some(vec![rule(r#"{"serverName": "github"}"#)]), denied: Vec::new() };
+    let policy = super::McpPolicy {
+        allowed: Some(vec![rule(r#"{"serverName": "github"}"#)]),
+        denied: Vec::new(),
+        exclusive: false,
+    };
     assert!(policy.refuses("github", None, None).is_none());
     assert!(policy.refuses("other", None, None).is_some());
 }

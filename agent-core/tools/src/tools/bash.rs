@@ -68,7 +68,7 @@ impl Tool for Bash {
         !input.run_in_background
     }
 
-    fn describe(&self, input: &BashInput, _ctx: &ToolContext) -> CallDescription {
+    fn describe(&self, input: &BashInput, ctx: &ToolContext) -> CallDescription {
         let title = match &input.description {
             Some(description) if !description.trim().is_empty() => {
                 format!("{} (`{}`)", description.trim(), first_line(&input.command))
@@ -80,7 +80,7 @@ impl Tool for Bash {
             locations: Vec::new(),
             subject: CallSubject::Command {
                 line: input.command.clone(),
-                sandboxed: input.sandbox,
+                sandboxed: wants_sandbox(input, ctx),
                 foreground: !input.run_in_background,
             },
         }
@@ -100,7 +100,8 @@ impl Tool for Bash {
         // A call that opted out of the sandbox was approved as such.
         // Confined only where the sandbox holds on this machine; elsewhere the call was decided
         // as an unsandboxed one (it asked, unless a rule allowed it).
-        let sandbox = ctx.env.sandbox.as_deref().filter(|sandbox| input.sandbox && sandbox.holds().is_ok());
+        let sandbox =
+            ctx.env.sandbox.as_deref().filter(|sandbox| wants_sandbox(&input, ctx) && sandbox.holds().is_ok());
         if input.run_in_background {
             return match ctx.env.shells.start(&input.command, ctx.env.workspace.root(), sandbox) {
                 Ok(id) => ToolOutput::text(format!(
@@ -217,6 +218,11 @@ async fn run_anywhere(
         None => run_command(&prepared, ctx, timeout).await?,
     };
     Ok((run, terminal, prepared.finish()))
+}
+
+/// Whether the call runs in the sandbox: as it asked, but for the settings' exemptions.
+fn wants_sandbox(input: &BashInput, ctx: &ToolContext) -> bool {
+    ctx.env.sandbox.as_deref().map_or(input.sandbox, |sandbox| sandbox.confines(&input.command, input.sandbox))
 }
 
 /// `command` with bash, confined when there is a sandbox.

@@ -1,0 +1,83 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! Claude Code's sandbox keys over ACP with the real binary: `sandbox.excludedCommands` (those
+//! commands run outside and ask), `sandbox.allowUnsandboxedCommands: false` (a call cannot opt
+//! out), `sandbox.failIfUnavailable` (where the sandbox cannot hold, commands are refused), each
+//! where a user keeps it or, for what narrows, where a repository writes it.
+
+use std::path::Path;
+
+use larik_tests::harness::Sandbox;
+use larik_tests::mock_llm::Step;
+use larik_tests::turns::rejected_turn;
+use serde_json::{Value, json};
+
+fn claude_settings(dir: &Path, settings: &Value) {
+    std::fs::create_dir_all(dir.join(".claude")).unwrap();
+    std::fs::write(dir.join(".claude/settings.json"), settings.to_string()).unwrap();
+}
+
+fn result(requests: &[Value], index: usize) -> String {
+    requests[index]["messages"].as_array().unwrap().last().unwrap()["content"].to_string()
+}
+
+#[tokio::test]
+async fn an_excluded_command_runs_outside_the_sandbox_and_asks_first() {
+    let sandbox = Sandbox::new();
+    let steps = || {
+        vec![
+            Step::tool("t1", "bash", json!({"command": "touch excluded.txt"})),
+            Step::tool("t2", "bash", json!({"command": "echo ok > confined.txt"})),
+            Step::text("done"),
+        ]
+    };
+    claude_settings(sandbox.home.path(), &json!({"sandbox": {"excludedCommands": ["touch"]}}));
+    let turn = rejected_turn(&sandbox, &[], steps()).await;
+    assert_eq!(turn.asked.len(), 1, "only the excluded command asked: {:?}", turn.asked);
+    assert!(turn.asked[0]["toolCall"].to_string().contains("touch excluded.txt"), "{}", turn.asked[0]);
+    assert!(!sandbox.project.path().join("excluded.txt").exists());
+    assert!(sandbox.project.path().join("confined.txt").exists(), "the rest still runs confined, unasked");
+    // A repository cannot exclude commands (they would ask, but would then run unconfined).
+    let other = Sandbox::new();
+    claude_settings(other.project.path(), &json!({"sandbox": {"excludedCommands": ["echo"]}}));
+    let turn = rejected_turn(&other, &[], steps()).await;
+    let said = serde_json::to_string(&turn.updates).unwrap();
+    assert!(said.contains("`sandbox.excludedCommands`"), "{said}");
+}
+
+#[tokio::test]
+async fn a_repository_may_take_away_the_calls_choice_to_leave_the_sandbox() {
+    let outside = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let target = outside.path().join("escaped.txt");
+    let opt_out = || {
+        vec![
+            Step::tool("t1", "bash", json!({"command": format!("touch {}", target.display()), "sandbox": false})),
+            Step::text("done"),
+        ]
+    };
+    // Without the key, a call that opts out asks (rejected here).
+    let sandbox = Sandbox::new();
+    let turn = rejected_turn(&sandbox, &[], opt_out()).await;
+    assert_eq!(turn.asked.len(), 1, "{:?}", turn.asked);
+    // With it, the call runs confined: unasked, and the write outside the project fails.
+    claude_settings(sandbox.project.path(), &json!({"sandbox": {"allowUnsandboxedCommands": false}}));
+    let turn = rejected_turn(&sandbox, &[], opt_out()).await;
+    assert!(turn.asked.is_empty(), "{:?}", turn.asked);
+    assert!(!target.exists(), "confined: {}", result(&turn.requests, 1));
+}
+
+#[tokio::test]
+async fn where_the_sandbox_cannot_hold_and_settings_require_it_commands_are_refused() {
+    let sandbox = Sandbox::new();
+    claude_settings(sandbox.project.path(), &json!({"sandbox": {"failIfUnavailable": true}}));
+    let simulated = [("LARIK_SANDBOX_SIMULATE".to_owned(), "no-landlock".to_owned())];
+    let steps = vec![Step::tool("t1", "bash", json!({"command": "echo ran > ran.txt"})), Step::text("done")];
+    let turn = rejected_turn(&sandbox, &simulated, steps).await;
+    assert!(turn.asked.is_empty(), "refused, not asked: {:?}", turn.asked);
+    assert!(!sandbox.project.path().join("ran.txt").exists());
+    assert!(result(&turn.requests, 1).contains("sandbox.failIfUnavailable"), "{}", result(&turn.requests, 1));
+    // Where it holds, the same settings change nothing.
+    let steps = vec![Step::tool("t1", "bash", json!({"command": "echo ran > ran.txt"})), Step::text("done")];
+    let turn = rejected_turn(&sandbox, &[], steps).await;
+    assert!(turn.asked.is_empty());
+    assert!(sandbox.project.path().join("ran.txt").exists());
+}
