@@ -1,8 +1,8 @@
 //! Where a provider's key comes from: the environment's, fixed, or a command the user named in
 //! their own settings (Claude Code's `apiKeyHelper`), run with `/bin/sh -c` when a key is first
 //! needed, again once its answer is older than the time to live, and again after the provider
-//! refused it. Its answer is never logged nor shown: errors name the command and its exit, not
-//! what it printed on stdout.
+//! refused it. Its answer is never logged nor shown, and neither is the command (it may hold the
+//! key itself, `echo sk-...`): errors say how the helper ended, not what it printed on stdout.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -26,7 +26,7 @@ impl std::fmt::Debug for Credential {
     fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Credential::Fixed(_) => out.write_str("Credential::Fixed(…)"),
-            Credential::Helper(helper) => write!(out, "Credential::Helper({:?})", helper.command),
+            Credential::Helper(_) => out.write_str("Credential::Helper(…)"),
         }
     }
 }
@@ -94,7 +94,7 @@ impl KeyHelper {
     }
 
     async fn run(&self) -> Result<String, ProviderError> {
-        let failed = |why: String| ProviderError::Auth { message: format!("the key helper `{}` {why}", self.command) };
+        let failed = |why: String| ProviderError::Auth { message: format!("the key helper (apiKeyHelper) {why}") };
         let child = tokio::process::Command::new("/bin/sh")
             .arg("-c")
             .arg(&self.command)

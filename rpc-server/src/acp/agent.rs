@@ -63,8 +63,7 @@ impl AcpAgent {
 
     /// Removes, off the event loop, the sessions older than the user's `cleanupPeriodDays`.
     pub fn remove_expired_sessions(&self) {
-        let Some(store) = self.store.clone() else { return };
-        let env = self.env.clone();
+        let (Some(store), env) = (self.store.clone(), self.env.clone()) else { return };
         tokio::task::spawn_blocking(move || {
             if let Some(days) = larik_core::config::cleanup_period_days(&env) {
                 store.remove_older_than(days);
