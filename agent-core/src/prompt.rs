@@ -31,13 +31,13 @@ pub struct Place<'a> {
 /// user's instruction files, the project's memory files and the skills index. A subagent gets
 /// it after its definition's prompt.
 pub fn context(place: Place<'_>, today: &str, user: &UserInstructions, skills_index: &str) -> String {
-    let cwd = place.cwd;
+    let excluded = memory::Excluded::new(&user.claude_md_excludes);
     let mut prompt = environment(place, today);
-    for file in memory::user_files(&user.files, user.home.as_deref()) {
+    for file in memory::user_files(&user.files, user.home.as_deref(), &excluded) {
         push_file(&mut prompt, "user-instructions", &file);
     }
     push_attribution(&mut prompt, &user.attribution);
-    push_project_files(&mut prompt, cwd);
+    push_project_files(&mut prompt, place.cwd, &excluded);
     if !skills_index.is_empty() {
         prompt.push('\n');
         prompt.push_str(skills_index);
@@ -47,10 +47,11 @@ pub fn context(place: Place<'_>, today: &str, user: &UserInstructions, skills_in
 }
 
 /// The smaller context of a subagent whose role asks for it: the environment block and the
-/// project's own memory files, without the user's instruction files or the skills index.
-pub fn minimal_context(place: Place<'_>, today: &str) -> String {
+/// project's own memory files (but those the user's `claudeMdExcludes` leaves out), without the
+/// user's instruction files or the skills index.
+pub fn minimal_context(place: Place<'_>, today: &str, user: &UserInstructions) -> String {
     let mut prompt = environment(place, today);
-    push_project_files(&mut prompt, place.cwd);
+    push_project_files(&mut prompt, place.cwd, &memory::Excluded::new(&user.claude_md_excludes));
     prompt
 }
 
@@ -86,8 +87,8 @@ fn environment(place: Place<'_>, today: &str) -> String {
     prompt
 }
 
-fn push_project_files(prompt: &mut String, cwd: &Path) {
-    for file in memory::project_files(cwd) {
+fn push_project_files(prompt: &mut String, cwd: &Path, excluded: &memory::Excluded) {
+    for file in memory::project_files(cwd, excluded) {
         push_file(prompt, "project-instructions", &file);
     }
 }
@@ -145,7 +146,8 @@ mod tests {
         assert!(prompt.contains("<project-instructions file=\"AGENTS.md\">\nUse tabs.\n"));
         assert!(prompt.contains(&format!("<user-instructions file=\"{}\">\nAnswer in French.\n", user_file.display())));
         assert!(!prompt.contains("<project-instructions file=\"CLAUDE.md\">"), "the project has no CLAUDE.md");
-        let minimal = minimal_context(Place { cwd: dir.path(), additional: &[] }, "2026-11-30");
+        let minimal =
+            minimal_context(Place { cwd: dir.path(), additional: &[] }, "2026-11-30", &UserInstructions::default());
         assert!(minimal.contains("Use tabs.") && minimal.contains("Date: 2026-11-30"));
         assert!(
             !minimal.contains("Answer in French.") && !minimal.contains("<skills>"),

@@ -123,7 +123,7 @@ impl Session {
             models.remember(model_config);
         }
         let env = Arc::new(SessionEnv {
-            memory: Arc::new(crate::prompt::ScopedMemory::new(tools.workspace.root(), user_files.home.as_deref())),
+            memory: Arc::new(crate::prompt::ScopedMemory::new(tools.workspace.root(), &user_files)),
             tools: Arc::new(tools),
             checkpoints,
             permissions: Arc::new(guarded.permissions),

@@ -56,3 +56,29 @@ async fn nested_memory_and_path_rules_arrive_with_the_first_touch_and_keep_the_p
         }
     }
 }
+
+#[tokio::test]
+async fn the_users_claude_md_excludes_leave_memory_files_out_and_a_repositorys_do_not() {
+    let sandbox = Sandbox::new();
+    let root = sandbox.project_path();
+    let write = |path: &std::path::Path, text: &str| {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(&root.join("CLAUDE.md"), "ROOT MEMORY @docs/legacy.md");
+    write(&root.join("docs/legacy.md"), "LEGACY NOTES");
+    write(&root.join("other-team/CLAUDE.md"), "OTHER TEAM MEMORY");
+    write(&root.join("other-team/code.rs"), "fn f() {}\n");
+    write(
+        &sandbox.home.path().join(".claude/settings.json"),
+        &json!({"claudeMdExcludes": ["**/other-team/**", "**/docs/legacy.md"]}).to_string(),
+    );
+    // A repository excluding the root's memory changes nothing: only the user chooses.
+    write(&root.join(".claude/settings.json"), &json!({"claudeMdExcludes": ["**/CLAUDE.md"]}).to_string());
+    let steps = vec![Step::tool("t1", "read", json!({"path": "other-team/code.rs"})), Step::text("done")];
+    let turn = rejected_turn(&sandbox, &[], steps).await;
+    let system = turn.requests[0]["system"].to_string();
+    assert!(system.contains("ROOT MEMORY") && !system.contains("LEGACY NOTES"), "{system}");
+    let result = turn.requests[1]["messages"].as_array().unwrap().last().unwrap()["content"].to_string();
+    assert!(!result.contains("OTHER TEAM MEMORY"), "{result}");
+}

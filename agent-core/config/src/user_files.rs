@@ -16,7 +16,8 @@ pub(crate) fn paths(env: &HashMap<String, String>) -> Vec<PathBuf> {
     users_claude_settings(env).into_iter().chain(user_config_dir(env).map(|dir| dir.join("settings.json"))).collect()
 }
 
-/// The user's instruction files, and the attribution their settings ask for: `attribution`
+/// The user's instruction files, the memory files their settings leave out (`claudeMdExcludes`)
+/// and the attribution their settings ask for: `attribution`
 /// (`commit`, `pr`; Larik's file wins per field), where `includeCoAuthoredBy: false` is what
 /// Larik does anyway.
 pub fn user_instructions(env: &HashMap<String, String>) -> larik_settings::paths::UserInstructions {
@@ -24,6 +25,9 @@ pub fn user_instructions(env: &HashMap<String, String>) -> larik_settings::paths
     for path in paths(env) {
         let Ok(text) = std::fs::read_to_string(&path) else { continue };
         let Ok(Value::Object(keys)) = serde_json::from_str::<Value>(&text) else { continue };
+        if let Some(Value::Array(globs)) = keys.get("claudeMdExcludes") {
+            instructions.claude_md_excludes.extend(globs.iter().filter_map(Value::as_str).map(str::to_owned));
+        }
         let Some(attribution) = keys.get("attribution") else { continue };
         let Ok(attribution) = serde_json::from_value::<larik_settings::paths::Attribution>(attribution.clone()) else {
             continue;

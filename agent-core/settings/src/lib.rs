@@ -76,6 +76,9 @@ pub struct Settings {
     /// Text the agent ends its commit messages (`commit`) and pull request descriptions (`pr`)
     /// with, as Claude Code's `attribution`.
     pub attribution: Option<paths::Attribution>,
+    /// Globs of memory files (`CLAUDE.md`, rules) never to read, matched against their absolute
+    /// paths: Claude Code's `claudeMdExcludes`, for another team's files in a monorepo.
+    pub claude_md_excludes: Option<Vec<String>>,
     pub max_tokens: Option<u32>,
     /// `off`, `low`, `medium` or `high`: how hard the model thinks before answering.
     pub thought_level: Option<String>,
@@ -246,6 +249,7 @@ impl Settings {
             api_key_helper: over.api_key_helper.or(self.api_key_helper),
             cleanup_period_days: over.cleanup_period_days.or(self.cleanup_period_days),
             attribution: over.attribution.or(self.attribution),
+            claude_md_excludes: over.claude_md_excludes.or(self.claude_md_excludes),
             max_tokens: over.max_tokens.or(self.max_tokens),
             thought_level: over.thought_level.or(self.thought_level),
             max_turn_requests: over.max_turn_requests.or(self.max_turn_requests),

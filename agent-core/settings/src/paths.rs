@@ -16,6 +16,9 @@ pub struct UserInstructions {
     /// What the user's settings ask the agent to end its commit messages and pull request
     /// descriptions with (Claude Code's `attribution`).
     pub attribution: Attribution,
+    /// Globs of memory files never to read (Claude Code's `claudeMdExcludes`, from the user's
+    /// own settings), matched against their absolute paths.
+    pub claude_md_excludes: Vec<String>,
 }
 
 /// `attribution.commit` and `attribution.pr`: text the agent ends a commit message or a pull
@@ -32,7 +35,7 @@ pub fn user_instructions(env: &HashMap<String, String>) -> UserInstructions {
     let home = env.get("HOME").filter(|home| !home.is_empty()).map(PathBuf::from);
     let claude = home.as_ref().map(|home| home.join(".claude").join("CLAUDE.md"));
     let larik = user_config_dir(env).map(|dir| dir.join("AGENTS.md"));
-    UserInstructions { files: claude.into_iter().chain(larik).collect(), home, attribution: Attribution::default() }
+    UserInstructions { files: claude.into_iter().chain(larik).collect(), home, ..UserInstructions::default() }
 }
 
 /// The user's config directory for Larik (`$XDG_CONFIG_HOME/larik` or `~/.config/larik`).

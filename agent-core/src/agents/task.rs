@@ -363,14 +363,10 @@ async fn run_child(
     });
     let today = crate::clock::today_utc();
     let place = crate::prompt::Place { cwd: &root, additional: ctx.env.workspace.extra_roots() };
+    let user = user_instructions(parent.settings.as_deref());
     let shared = match model.role.context {
-        Some(ContextSize::Minimal) => crate::prompt::minimal_context(place, &today),
-        _ => crate::prompt::context(
-            place,
-            &today,
-            &user_instructions(parent.settings.as_deref()),
-            &crate::skills::index(&parent.skills.all()),
-        ),
+        Some(ContextSize::Minimal) => crate::prompt::minimal_context(place, &today, &user),
+        _ => crate::prompt::context(place, &today, &user, &crate::skills::index(&parent.skills.all())),
     };
     let system = format!("{}\n\n{REPORT_FOOTER}\n\n{shared}", definition.prompt);
     let ChildModel { provider, settings: mut model_settings, role, notice } = model;

@@ -32,24 +32,51 @@ struct Reach<'a> {
     home: Option<&'a Path>,
     /// Labels are made relative to this directory.
     label_root: Option<&'a Path>,
+    /// The user's `claudeMdExcludes`.
+    excluded: &'a Excluded,
+}
+
+/// The user's `claudeMdExcludes`: globs of memory files (matched against their real, absolute
+/// paths) that are never read, imports of them included.
+#[derive(Debug, Default)]
+pub struct Excluded(Option<globset::GlobSet>);
+
+impl Excluded {
+    /// From the globs as written; one that does not parse excludes nothing.
+    pub fn new(globs: &[String]) -> Self {
+        let mut set = globset::GlobSetBuilder::new();
+        for glob in globs {
+            if let Ok(glob) = globset::Glob::new(glob) {
+                set.add(glob);
+            }
+        }
+        Self(set.build().ok().filter(|set| !set.is_empty()))
+    }
+
+    fn excludes(&self, path: &Path) -> bool {
+        self.0.as_ref().is_some_and(|set| {
+            let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+            set.is_match(&real)
+        })
+    }
 }
 
 /// The project's memory files, in the order the prompt gives them, with their imports.
-pub fn project_files(root: &Path) -> Vec<MemoryFile> {
+pub fn project_files(root: &Path, excluded: &Excluded) -> Vec<MemoryFile> {
     let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let mut paths: Vec<PathBuf> =
         ["AGENTS.md", "CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md"].iter().map(|name| root.join(name)).collect();
     paths.extend(rule_files(&root.join(".claude").join("rules")));
     // `~/` leads out of the project, so a project's file has no home to import from.
-    let reach = Reach { confined_to: Some(&root), home: None, label_root: Some(&root) };
+    let reach = Reach { confined_to: Some(&root), home: None, label_root: Some(&root), excluded };
     read_all(&paths, reach)
 }
 
 /// A memory file of the project found below its root (a subdirectory's `CLAUDE.md`), with its
 /// imports, confined to the project as the root's are.
-pub fn nested_project_file(root: &Path, path: &Path) -> Vec<MemoryFile> {
+pub fn nested_project_file(root: &Path, path: &Path, excluded: &Excluded) -> Vec<MemoryFile> {
     let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    read_all(&[path.to_path_buf()], Reach { confined_to: Some(&root), home: None, label_root: Some(&root) })
+    read_all(&[path.to_path_buf()], Reach { confined_to: Some(&root), home: None, label_root: Some(&root), excluded })
 }
 
 /// A rule that applies only to some files: its label, its text (frontmatter removed) and the
@@ -63,10 +90,10 @@ pub struct ScopedRule {
 
 /// The path-scoped rules: the project's `.claude/rules/` (confined to it), then the user's
 /// `~/.claude/rules/`.
-pub fn scoped_rules(root: &Path, home: Option<&Path>) -> Vec<ScopedRule> {
+pub fn scoped_rules(root: &Path, home: Option<&Path>, excluded: &Excluded) -> Vec<ScopedRule> {
     let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    let project = Reach { confined_to: Some(&root), home: None, label_root: Some(&root) };
-    let user = Reach { confined_to: None, home, label_root: None };
+    let project = Reach { confined_to: Some(&root), home: None, label_root: Some(&root), excluded };
+    let user = Reach { confined_to: None, home, label_root: None, excluded };
     let mut sources: Vec<(PathBuf, Reach<'_>)> =
         rule_files(&root.join(".claude").join("rules")).into_iter().map(|path| (path, project)).collect();
     if let Some(home) = home {
@@ -100,12 +127,12 @@ fn scope_of(text: &str) -> Option<Vec<String>> {
 }
 
 /// The user's own memory files (`files`, then `~/.claude/rules/*.md`), with their imports.
-pub fn user_files(files: &[PathBuf], home: Option<&Path>) -> Vec<MemoryFile> {
+pub fn user_files(files: &[PathBuf], home: Option<&Path>, excluded: &Excluded) -> Vec<MemoryFile> {
     let mut paths = files.to_vec();
     if let Some(home) = home {
         paths.extend(rule_files(&home.join(".claude").join("rules")));
     }
-    read_all(&paths, Reach { confined_to: None, home, label_root: None })
+    read_all(&paths, Reach { confined_to: None, home, label_root: None, excluded })
 }
 
 /// The rule files of `dir` (subdirectories included), in name order.
@@ -165,7 +192,7 @@ fn add(
             continue;
         }
         let real = std::fs::canonicalize(&resolved).unwrap_or_else(|_| resolved.clone());
-        if seen.contains(&real) {
+        if seen.contains(&real) || reach.excluded.excludes(&real) {
             continue;
         }
         match read_within(&resolved, reach) {
@@ -186,6 +213,9 @@ fn add(
 
 /// The file's text, if it exists and lies where `reach` allows (its real path, links followed).
 fn read_within(path: &Path, reach: Reach<'_>) -> Option<String> {
+    if reach.excluded.excludes(path) {
+        return None;
+    }
     if let Some(root) = reach.confined_to {
         let real = std::fs::canonicalize(path).ok()?;
         if !real.starts_with(root) {

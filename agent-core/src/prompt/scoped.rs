@@ -19,6 +19,9 @@ const NESTED_NAMES: [&str; 2] = ["AGENTS.md", "CLAUDE.md"];
 pub struct ScopedMemory {
     root: PathBuf,
     home: Option<PathBuf>,
+    excluded: memory::Excluded,
+    /// As written, for a child's.
+    excluded_globs: Vec<String>,
     /// Read at the first touch, not when the session opens.
     rules: OnceLock<Vec<(memory::ScopedRule, GlobSet)>>,
     /// Labels already given in this conversation.
@@ -26,16 +29,33 @@ pub struct ScopedMemory {
 }
 
 impl ScopedMemory {
-    /// The scoped memory of the project at `root` and of the user at `home`.
-    pub fn new(root: &Path, home: Option<&Path>) -> Self {
+    /// The scoped memory of the project at `root` and of the user, but for the files the user's
+    /// `claudeMdExcludes` leaves out.
+    pub fn new(root: &Path, user: &larik_settings::paths::UserInstructions) -> Self {
+        Self::with(root, user.home.as_deref(), &user.claude_md_excludes)
+    }
+
+    fn with(root: &Path, home: Option<&Path>, excluded: &[String]) -> Self {
         let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-        Self { root, home: home.map(Path::to_path_buf), rules: OnceLock::new(), given: Mutex::default() }
+        Self {
+            root,
+            home: home.map(Path::to_path_buf),
+            excluded: memory::Excluded::new(excluded),
+            excluded_globs: excluded.to_vec(),
+            rules: OnceLock::new(),
+            given: Mutex::default(),
+        }
+    }
+
+    /// The same memory for an agent working in `root` (a child), which has read none of it.
+    pub fn for_root(&self, root: &Path) -> Self {
+        Self::with(root, self.home.as_deref(), &self.excluded_globs)
     }
 
     /// The path-scoped rules; one whose globs do not parse is left out.
     fn rules(&self) -> &[(memory::ScopedRule, GlobSet)] {
         self.rules.get_or_init(|| {
-            memory::scoped_rules(&self.root, self.home.as_deref())
+            memory::scoped_rules(&self.root, self.home.as_deref(), &self.excluded)
                 .into_iter()
                 .filter_map(|rule| {
                     let mut set = GlobSetBuilder::new();
@@ -66,7 +86,7 @@ impl ScopedMemory {
                 if !file.is_file() {
                     continue;
                 }
-                for found in memory::nested_project_file(&self.root, &file) {
+                for found in memory::nested_project_file(&self.root, &file, &self.excluded) {
                     if given.insert(found.label.clone()) {
                         out.push(render(&found, &format!("applies to files under {}", label_of(&dir, &self.root))));
                     }
@@ -80,11 +100,6 @@ impl ScopedMemory {
             }
         }
         out
-    }
-
-    /// The home whose `~/.claude/rules/` count.
-    pub fn home(&self) -> Option<&Path> {
-        self.home.as_deref()
     }
 
     /// The conversation started over (`/clear`, a compaction): everything may be given again.
@@ -129,7 +144,9 @@ mod tests {
         write(&root.join(".claude/rules/ts.md"), "---\nglobs: \"**/*.ts, **/*.tsx\"\n---\nTS RULE");
         write(&root.join(".claude/rules/always.md"), "ALWAYS RULE");
         write(&home.path().join(".claude/rules/sql.md"), "---\npaths:\n  - \"**/*.sql\"\n---\nSQL RULE");
-        let memory = ScopedMemory::new(&root, Some(home.path()));
+        write(&root.join("vendor/lib/CLAUDE.md"), "VENDORED MEMORY");
+        let memory = ScopedMemory::with(&root, Some(home.path()), &["**/vendor/**".to_owned()]);
+        assert!(memory.touched(&root.join("vendor/lib/x.rs")).is_empty(), "claudeMdExcludes leaves it out");
 
         let said = memory.touched(&root.join("services/api/src/main.rs")).join("\n");
         assert!(said.contains("API MEMORY") && said.contains("API NOTES"), "{said}");

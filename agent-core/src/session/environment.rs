@@ -74,7 +74,7 @@ impl SessionEnv {
             settings: None,
             skills: Arc::default(),
             checkpoints: None,
-            memory: Arc::new(crate::prompt::ScopedMemory::new(Path::new("/nonexistent"), None)),
+            memory: Arc::new(crate::prompt::ScopedMemory::new(Path::new("/nonexistent"), &Default::default())),
         }
     }
 
@@ -130,7 +130,7 @@ impl SessionEnv {
             skills: Arc::clone(&self.skills),
             checkpoints: self.checkpoints.clone().filter(|_| same_root),
             // A child's conversation is its own: what the parent read, it has not.
-            memory: Arc::new(crate::prompt::ScopedMemory::new(cwd, self.memory.home())),
+            memory: Arc::new(self.memory.for_root(cwd)),
         }
     }
 }

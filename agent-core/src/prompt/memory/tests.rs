@@ -24,7 +24,7 @@ fn the_projects_files_and_their_imports_in_order() {
     write(&root.join("CLAUDE.local.md"), "Mine only.");
     write(&root.join(".claude/rules/testing.md"), "Run the tests.");
     write(&root.join(".claude/rules/api.md"), "---\npaths: src/api/**/*.ts\n---\nAPI rules.");
-    let files = project_files(root);
+    let files = project_files(root, &super::Excluded::default());
     let labels: Vec<(&str, Option<&str>)> =
         files.iter().map(|file| (file.label.as_str(), file.imported_by.as_deref())).collect();
     assert_eq!(
@@ -52,7 +52,7 @@ fn a_repository_cannot_import_or_link_what_lies_outside_it() {
     write(&root.join("CLAUDE.md"), &format!("@{}\n@../{sibling}/id_rsa\n@~/.ssh/id_rsa\n@linked.md", secret.display()));
     std::os::unix::fs::symlink(&secret, root.join("linked.md")).unwrap();
     std::os::unix::fs::symlink(&secret, root.join("AGENTS.md")).unwrap();
-    let files = project_files(root);
+    let files = project_files(root, &super::Excluded::default());
     let all: String = files.iter().map(|file| file.text.clone()).collect();
     assert!(!all.contains("PRIVATE KEY"), "{all}");
     assert_eq!(files.len(), 1, "the linked AGENTS.md is not read: {files:?}");
@@ -68,7 +68,7 @@ fn the_users_files_import_from_home_and_anywhere_up_to_five_levels() {
         write(&home.join(format!("notes/{name}.md")), &format!("{name}\n@{next}.md"));
     }
     write(&home.join(".claude/rules/style.md"), "Short sentences.");
-    let files = user_files(&[home.join(".claude/CLAUDE.md")], Some(home));
+    let files = user_files(&[home.join(".claude/CLAUDE.md")], Some(home), &super::Excluded::default());
     let texts: Vec<&str> = files.iter().map(|file| file.text.lines().next().unwrap()).collect();
     assert_eq!(texts, ["Mine.", "a", "b", "c", "d", "e", "Short sentences."]);
     assert!(files[5].text.contains("at most 5 levels"), "{}", files[5].text);
