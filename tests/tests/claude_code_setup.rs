@@ -328,3 +328,22 @@ async fn the_users_attribution_reaches_the_prompt_and_a_repositorys_does_not() {
     assert!(!said.contains("includeCoAuthoredBy"), "false is what Larik does: {said}");
     assert!(said.contains("`attribution` is not honoured by Larik (a project's file"), "{said}");
 }
+
+#[tokio::test]
+async fn the_model_in_the_users_claude_settings_is_used_and_an_alias_is_said() {
+    for (written, sent, said) in [
+        ("claude-opus-4-1", "claude-opus-4-1", None),
+        ("opus", "claude-sonnet-4-5", Some("`model: opus` is a Claude Code alias")),
+    ] {
+        let sandbox = Sandbox::new();
+        users_claude_settings(&sandbox, &json!({"model": written}));
+        // No LARIK_MODEL: the settings choose.
+        let env = [("LARIK_MODEL".to_owned(), String::new())];
+        let turn = rejected_turn(&sandbox, &env, vec![Step::text("ok")]).await;
+        assert_eq!(turn.requests[0]["model"], sent, "{written}");
+        let shown = serde_json::to_string(&turn.updates).unwrap();
+        if let Some(said) = said {
+            assert!(shown.contains(said), "{shown}");
+        }
+    }
+}

@@ -27,6 +27,7 @@ pub(crate) const HONOURED_FROM_USER: &[&str] = &[
     "env",
     "hooks",
     "includeCoAuthoredBy",
+    "model",
     "disableAllHooks",
     "permissions.allow",
     "permissions.additionalDirectories",
@@ -107,6 +108,9 @@ pub(super) fn apply_user_file(settings: &mut Settings, path: &Path, text: &str) 
     narrow_sandbox(sandbox, &keys);
     let excluded = keys.get("sandbox").and_then(|sandbox| sandbox.get("excludedCommands")).and_then(Value::as_array);
     sandbox.excluded_commands.extend(excluded.into_iter().flatten().filter_map(Value::as_str).map(str::to_owned));
+    if let Some(model) = model_of(path, &keys, &mut settings.problems) {
+        settings.model = settings.model.take().or(Some(model));
+    }
     if let Some(helper) = keys.get("apiKeyHelper").and_then(Value::as_str) {
         settings.api_key_helper = settings.api_key_helper.take().or_else(|| Some(helper.to_owned()));
     }
@@ -118,6 +122,12 @@ pub(super) fn apply_user_file(settings: &mut Settings, path: &Path, text: &str) 
 pub(super) fn apply_project_file(settings: &mut Settings, path: &Path, text: &str) {
     let Some(keys) = parse(path, text, &mut settings.problems) else { return };
     narrow_sandbox(settings.sandbox.get_or_insert_with(SandboxSettings::default), &keys);
+    // Chosen by the repository: it applies once the user approves the project, as its own
+    // settings' model does (Larik's `.larik/settings.json` first).
+    if let Some(model) = model_of(path, &keys, &mut settings.problems) {
+        let choices = &mut settings.project_choices;
+        choices.model = choices.model.take().or(Some(model));
+    }
     let honoured: Vec<&str> = HONOURED_FROM_USER.iter().copied().filter(|key| !USER_ONLY.contains(key)).collect();
     report(
         path,
@@ -143,6 +153,21 @@ pub fn listed(files: &[std::path::PathBuf], key: &str, flag: &str) -> (Vec<Strin
         set |= keys.get(flag).and_then(Value::as_bool) == Some(true);
     }
     (names, set)
+}
+
+/// The file's `model`, when it names one. Claude Code's aliases (`sonnet`, `opus`, `opusplan`,
+/// `default`) name whatever Claude Code's release maps them to, so Larik does not guess: such a
+/// value is reported, and the model stays as the other settings choose.
+fn model_of(path: &Path, keys: &Map<String, Value>, problems: &mut Vec<String>) -> Option<String> {
+    let model = keys.get("model")?.as_str()?.trim();
+    if model.contains('-') || model.contains(':') {
+        return Some(model.to_owned());
+    }
+    problems.push(format!(
+        "{}: `model: {model}` is a Claude Code alias Larik does not resolve; write the model's full name (claude-sonnet-4-5) to choose it",
+        path.display()
+    ));
+    None
 }
 
 /// What only narrows the sandbox's reach: `autoAllowBashIfSandboxed: false` (sandboxed commands
