@@ -44,6 +44,10 @@ pub struct Excluded(Option<globset::GlobSet>);
 impl Excluded {
     /// From the globs as written; one that does not parse excludes nothing.
     pub fn new(globs: &[String]) -> Self {
+        // Most users have none: no matcher is built (building even an empty one costs).
+        if globs.is_empty() {
+            return Self(None);
+        }
         let mut set = globset::GlobSetBuilder::new();
         for glob in globs {
             if let Ok(glob) = globset::Glob::new(glob) {

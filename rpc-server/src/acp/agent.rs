@@ -61,14 +61,13 @@ impl AcpAgent {
         }
     }
 
-    /// Removes, off the event loop, the sessions older than the user's `cleanupPeriodDays`.
+    /// Removes, off the event loop, the sessions older than the user's `cleanupPeriodDays`; with
+    /// no such setting no thread is started.
     pub fn remove_expired_sessions(&self) {
-        let (Some(store), env) = (self.store.clone(), self.env.clone()) else { return };
-        tokio::task::spawn_blocking(move || {
-            if let Some(days) = larik_core::config::cleanup_period_days(&env) {
-                store.remove_older_than(days);
-            }
-        });
+        let (Some(store), Some(days)) = (self.store.clone(), larik_core::config::cleanup_period_days(&self.env)) else {
+            return;
+        };
+        tokio::task::spawn_blocking(move || store.remove_older_than(days));
     }
 
     /// Ends every session: their SessionEnd hooks run (for at most a few seconds, as the editor
