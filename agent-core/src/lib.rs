@@ -41,6 +41,8 @@ pub mod session;
 mod spending;
 use larik_host::shell;
 mod skills;
+#[cfg(test)]
+mod test_files;
 use larik_tools::token_saver;
 use larik_tools::tools;
 pub mod user_settings;

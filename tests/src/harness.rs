@@ -49,6 +49,12 @@ pub fn spawn_piped(mut command: tokio::process::Command, cwd: &Path, env: &[(Str
         .unwrap_or_else(|error| panic!("spawn {:?}: {error}", command.as_std().get_program()))
 }
 
+/// Writes `text` at `path`, making its directories. Panics on failure.
+pub fn write_file(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().expect("a parent")).expect("directories");
+    std::fs::write(path, text).expect("written");
+}
+
 /// Runs git in `dir` with a test identity; its stdout. Panics when git fails.
 pub fn git(dir: &Path, args: &[&str]) -> String {
     let output = std::process::Command::new("git")
@@ -113,6 +119,17 @@ impl Sandbox {
         let dir = self.home.path().join(".config/larik");
         std::fs::create_dir_all(&dir).expect("config dir");
         std::fs::write(dir.join("settings.json"), settings.to_string()).expect("user settings");
+    }
+
+    /// Runs `larik ARGS` to its end in the project with this sandbox's environment.
+    pub fn run_larik(&self, args: &[&str]) -> std::process::Output {
+        std::process::Command::new(larik_bin())
+            .args(args)
+            .current_dir(self.project_path())
+            .env_clear()
+            .envs(self.base_env())
+            .output()
+            .expect("larik runs")
     }
 
     /// Where the agent keeps this home's session files.
@@ -368,6 +385,19 @@ impl Agent {
                 _ => panic!("unexpected message during a prompt: {message}"),
             }
         }
+    }
+
+    /// Runs a prompt to its end, rejecting every permission request. Returns the prompt's
+    /// response, the requests' params (what was asked) and the `session/update` params.
+    pub async fn prompt_rejecting(&mut self, session: &str, text: &str) -> (Value, Vec<Value>, Vec<Value>) {
+        let mut asked = Vec::new();
+        let (response, updates) = self
+            .prompt(session, text, |params| {
+                asked.push(params.clone());
+                "reject_once"
+            })
+            .await;
+        (response, asked, updates)
     }
 
     /// Waits for the process to exit after stdin closed.

@@ -25,13 +25,7 @@ pub async fn rejected_turn(sandbox: &Sandbox, extra_env: &[(String, String)], st
     let mut agent = Agent::spawn(&sandbox.project_path(), &env);
     agent.initialize().await;
     let session = agent.new_session(&sandbox.project_path()).await;
-    let mut asked = Vec::new();
-    let (response, updates) = agent
-        .prompt(&session, "go", |params| {
-            asked.push(params.clone());
-            "reject_once"
-        })
-        .await;
+    let (response, asked, updates) = agent.prompt_rejecting(&session, "go").await;
     assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
     agent.close_stdin();
     agent.wait_exit().await;

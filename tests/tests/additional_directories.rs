@@ -5,16 +5,9 @@
 //! there as in the project, the same paths stay protected in each, and a repository cannot open
 //! a directory of its choosing.
 
-use std::path::Path;
-
-use larik_tests::harness::{Agent, Sandbox, git};
+use larik_tests::harness::{Agent, Sandbox, git, write_file as write};
 use larik_tests::mock_llm::{MockLlm, Scenario, Step};
 use serde_json::{Value, json};
-
-fn write(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
 
 /// The text of the tool result the `index`th request carried back.
 fn tool_result(requests: &[Value], index: usize) -> String {
@@ -32,13 +25,7 @@ async fn run(sandbox: &Sandbox, params: Value, steps: Vec<Step>) -> (Vec<Value>,
     let id = agent.request("session/new", request).await;
     let (opened, _) = agent.response(id).await;
     let session = opened["result"]["sessionId"].as_str().unwrap_or_else(|| panic!("{opened}")).to_owned();
-    let mut asked = Vec::new();
-    let (_, updates) = agent
-        .prompt(&session, "go", |params| {
-            asked.push(params.clone());
-            "reject_once"
-        })
-        .await;
+    let (_, asked, updates) = agent.prompt_rejecting(&session, "go").await;
     agent.close_stdin();
     agent.wait_exit().await;
     (asked, updates, mock.requests())

@@ -293,13 +293,7 @@ async fn a_projects_hooks_run_only_once_approved_and_ask_again_when_changed() {
     // Refused: the hook does not run, the command does.
     let mock = MockLlm::start(Scenario { responses: turn() }).await.unwrap();
     let (mut agent, session) = start(&sandbox, &mock).await;
-    let mut asked = Vec::new();
-    let (_, updates) = agent
-        .prompt(&session, "go", |params| {
-            asked.push(params.clone());
-            "reject_once"
-        })
-        .await;
+    let (_, asked, updates) = agent.prompt_rejecting(&session, "go").await;
     assert_eq!(asked.len(), 1, "asked once, before the first hook would run");
     let question = serde_json::to_string(&asked[0]).unwrap();
     assert!(

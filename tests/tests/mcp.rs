@@ -388,13 +388,7 @@ fn larik_mcp_list_and_get_report_the_servers() {
     )
     .unwrap();
     let run = |args: &[&str]| {
-        let output = std::process::Command::new(larik_tests::harness::larik_bin())
-            .args(args)
-            .current_dir(sandbox.project_path())
-            .env_clear()
-            .envs(sandbox.base_env())
-            .output()
-            .unwrap();
+        let output = sandbox.run_larik(args);
         (output.status.code(), String::from_utf8(output.stdout).unwrap())
     };
     let (code, listed) = run(&["mcp", "list"]);

@@ -8,16 +8,11 @@
 
 use std::path::{Path, PathBuf};
 
-use larik_tests::harness::{Agent, Sandbox};
+use larik_tests::harness::{Agent, Sandbox, write_file as write};
 use larik_tests::mock_llm::{MockLlm, Scenario, Step};
 use serde_json::{Value, json};
 
 const ID: &str = "formatter@acme-tools";
-
-fn write(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
 
 fn everything() -> String {
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -202,14 +197,7 @@ async fn a_plugin_a_repository_enables_runs_nothing_before_the_project_is_approv
 
 /// `larik plugin ARGS` in the project, with the sandbox's environment: exit code and stdout.
 fn larik_plugin(sandbox: &Sandbox, args: &[&str]) -> (i32, String, String) {
-    let output = std::process::Command::new(larik_tests::harness::larik_bin())
-        .arg("plugin")
-        .args(args)
-        .current_dir(sandbox.project_path())
-        .env_clear()
-        .envs(sandbox.base_env())
-        .output()
-        .unwrap();
+    let output = sandbox.run_larik(&[&["plugin"], args].concat());
     let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
     (output.status.code().unwrap_or(-1), text(&output.stdout), text(&output.stderr))
 }

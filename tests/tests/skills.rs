@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use larik_tests::harness::{Agent, Sandbox, git};
+use larik_tests::harness::{Agent, Sandbox, git, write_file as write};
 use larik_tests::mock_llm::{MockLlm, Scenario, Step};
 use serde_json::{Value, json};
 
@@ -22,11 +22,6 @@ fn copy_dir(from: &Path, to: &Path) {
             std::fs::copy(entry.path(), target).unwrap();
         }
     }
-}
-
-fn write(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
 }
 
 fn when(marker: &str, step: Step) -> Step {

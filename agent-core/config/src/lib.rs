@@ -459,4 +459,6 @@ pub fn resolve_model(settings: &Settings, env: &HashMap<String, String>) -> Resu
 }
 
 #[cfg(test)]
+mod test_files;
+#[cfg(test)]
 mod tests;

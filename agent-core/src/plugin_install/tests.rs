@@ -1,9 +1,6 @@
 use super::*;
 
-fn write(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
+use crate::test_files::write;
 
 fn env(home: &Path) -> HashMap<String, String> {
     [

@@ -127,10 +127,7 @@ fn render(file: &MemoryFile, scope: &str) -> String {
 mod tests {
     use super::*;
 
-    fn write(path: &Path, text: &str) {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
+    use crate::test_files::write;
 
     #[test]
     fn nested_files_and_matching_rules_come_once_when_their_files_are_touched() {

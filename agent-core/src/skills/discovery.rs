@@ -240,10 +240,7 @@ fn flag(value: Option<&Value>) -> Option<bool> {
 mod tests {
     use super::*;
 
-    fn write(path: &Path, text: &str) {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
+    use crate::test_files::write;
 
     #[test]
     fn roots_override_from_the_user_to_the_nested_cwd_and_skills_override_commands() {

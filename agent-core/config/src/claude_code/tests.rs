@@ -3,10 +3,7 @@ use std::path::Path;
 
 use crate::{Writer, load_permissions, load_settings, rule_files};
 
-fn write(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
+use crate::test_files::write;
 
 fn env(home: &Path) -> HashMap<String, String> {
     HashMap::from([

@@ -3,10 +3,7 @@ use std::path::Path;
 
 use super::{ManagedPolicy, ServerRule};
 
-fn write(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
+use crate::test_files::write;
 
 fn load(etc: &Path) -> ManagedPolicy {
     ManagedPolicy::load(&HashMap::from([("LARIK_MANAGED_ROOT".to_owned(), etc.display().to_string())])).unwrap()

@@ -1,11 +1,6 @@
-use std::path::Path;
-
 use super::{imports, project_files, user_files};
 
-fn write(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
+use crate::test_files::write;
 
 #[test]
 fn imports_are_words_outside_code() {
