@@ -61,9 +61,20 @@ async fn the_users_additional_directories_are_worked_in_like_the_project_and_a_r
             "bash",
             json!({"command": format!("printf '#!/bin/sh\\n' > {}/.git/hooks/post-checkout", shared.display())}),
         ),
+        // The protected paths' parents cannot be swapped either.
+        Step::tool(
+            "t7",
+            "bash",
+            json!({"command": format!("cd {} && mv .git .git-old && mkdir -p .git/hooks && printf '#!/bin/sh\\n' > .git/hooks/pre-push", shared.display())}),
+        ),
         Step::text("done"),
     ];
     let (_, updates, requests) = run(&sandbox, json!({}), steps).await;
+    assert!(
+        !shared.join(".git-old").exists() && !shared.join(".git/hooks/pre-push").exists(),
+        "{}",
+        tool_result(&requests, 7)
+    );
 
     assert_eq!(
         std::fs::read_to_string(shared.join("notes.md")).unwrap(),

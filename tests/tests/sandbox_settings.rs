@@ -81,3 +81,46 @@ async fn where_the_sandbox_cannot_hold_and_settings_require_it_commands_are_refu
     assert!(turn.asked.is_empty());
     assert!(sandbox.project.path().join("ran.txt").exists());
 }
+
+#[tokio::test]
+async fn filesystem_keys_shape_what_sandboxed_commands_may_write_and_read() {
+    let sandbox = Sandbox::new();
+    let outside = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let cache = outside.path().join("cache");
+    let planted = outside.path().join("planted");
+    std::fs::create_dir_all(&cache).unwrap();
+    std::fs::create_dir_all(&planted).unwrap();
+    let aws = sandbox.home.path().join(".aws");
+    std::fs::create_dir_all(&aws).unwrap();
+    std::fs::write(aws.join("credentials"), "aws_secret_access_key = AKIA-SECRET\n").unwrap();
+    let docs = sandbox.project.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(docs.join("readme.md"), "original\n").unwrap();
+    claude_settings(
+        sandbox.home.path(),
+        &json!({"sandbox": {"filesystem": {"allowWrite": [cache], "denyRead": ["~/.aws"]}}}),
+    );
+    // The repository narrows (docs/ read-only), and cannot widen (its allowWrite is ignored).
+    claude_settings(
+        sandbox.project.path(),
+        &json!({"sandbox": {"filesystem": {"denyWrite": ["./docs"], "allowWrite": [planted]}}}),
+    );
+    let bash = |id: &str, command: String| Step::tool(id, "bash", json!({"command": command}));
+    let steps = vec![
+        bash("t1", format!("touch {}/built.o", cache.display())),
+        bash("t2", "cat ~/.aws/credentials; ls -a ~/.aws".into()),
+        bash("t3", "echo changed > docs/readme.md; mv docs docs-moved".into()),
+        Step::tool("t4", "write", json!({"path": "docs/new.md", "content": "x"})),
+        bash("t5", format!("touch {}/x", planted.display())),
+        Step::text("done"),
+    ];
+    let turn = rejected_turn(&sandbox, &[], steps).await;
+    assert!(cache.join("built.o").exists(), "{}", result(&turn.requests, 1));
+    assert!(!result(&turn.requests, 2).contains("AKIA-SECRET"), "{}", result(&turn.requests, 2));
+    assert_eq!(std::fs::read_to_string(docs.join("readme.md")).unwrap(), "original\n", "{}", result(&turn.requests, 3));
+    assert!(!sandbox.project.path().join("docs-moved").exists());
+    assert!(result(&turn.requests, 4).contains("protected"), "{}", result(&turn.requests, 4));
+    assert!(!planted.join("x").exists(), "{}", result(&turn.requests, 5));
+    let said = serde_json::to_string(&turn.updates).unwrap();
+    assert!(said.contains("`sandbox.filesystem.allowWrite`"), "{said}");
+}

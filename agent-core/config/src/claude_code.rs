@@ -40,6 +40,9 @@ pub(crate) const HONOURED_FROM_USER: &[&str] = &[
     "sandbox.allowUnsandboxedCommands",
     "sandbox.excludedCommands",
     "sandbox.failIfUnavailable",
+    "sandbox.filesystem.allowWrite",
+    "sandbox.filesystem.denyRead",
+    "sandbox.filesystem.denyWrite",
 ];
 
 /// What of the user's honoured keys a project's Claude Code settings may not set: the rest only
@@ -56,6 +59,7 @@ const USER_ONLY: &[&str] = &[
     "permissions.additionalDirectories",
     "sandbox.enabled",
     "sandbox.excludedCommands",
+    "sandbox.filesystem.allowWrite",
 ];
 
 /// Keys about Claude Code's own terminal: the editor draws Larik's, so they are not reported.
@@ -106,8 +110,7 @@ pub(super) fn apply_user_file(settings: &mut Settings, path: &Path, text: &str) 
         sandbox.enabled = sandbox.enabled.or(Some(enabled));
     }
     narrow_sandbox(sandbox, &keys);
-    let excluded = keys.get("sandbox").and_then(|sandbox| sandbox.get("excludedCommands")).and_then(Value::as_array);
-    sandbox.excluded_commands.extend(excluded.into_iter().flatten().filter_map(Value::as_str).map(str::to_owned));
+    widen_sandbox(sandbox, &keys);
     if let Some(model) = model_of(path, &keys, &mut settings.problems) {
         settings.model = settings.model.take().or(Some(model));
     }
@@ -170,9 +173,22 @@ fn model_of(path: &Path, keys: &Map<String, Value>, problems: &mut Vec<String>) 
     None
 }
 
+/// What widens the sandbox's reach, read from the user's and the managed policy's files only:
+/// `excludedCommands`, `filesystem.allowWrite`.
+pub(crate) fn widen_sandbox(sandbox: &mut SandboxSettings, keys: &Map<String, Value>) {
+    let list = |path: &[&str]| -> Vec<String> {
+        let value = path.iter().try_fold(keys.get("sandbox"), |value, key| Some(value?.get(key)));
+        let items = value.flatten().and_then(Value::as_array).cloned().unwrap_or_default();
+        items.iter().filter_map(Value::as_str).map(str::to_owned).collect()
+    };
+    sandbox.excluded_commands.extend(list(&["excludedCommands"]));
+    sandbox.filesystem.allow_write.extend(list(&["filesystem", "allowWrite"]));
+}
+
 /// What only narrows the sandbox's reach: `autoAllowBashIfSandboxed: false` (sandboxed commands
 /// ask like any other), `allowUnsandboxedCommands: false` (no call runs outside but the excluded
-/// commands), `failIfUnavailable: true` (no command runs where the sandbox cannot hold).
+/// commands), `failIfUnavailable: true` (no command runs where the sandbox cannot hold),
+/// `filesystem.denyWrite` and `filesystem.denyRead`.
 pub(crate) fn narrow_sandbox(sandbox: &mut SandboxSettings, keys: &Map<String, Value>) {
     let flag = |name: &str| keys.get("sandbox").and_then(|sandbox| sandbox.get(name)).and_then(Value::as_bool);
     if flag("autoAllowBashIfSandboxed") == Some(false) {
@@ -184,6 +200,13 @@ pub(crate) fn narrow_sandbox(sandbox: &mut SandboxSettings, keys: &Map<String, V
     if flag("failIfUnavailable") == Some(true) {
         sandbox.fail_if_unavailable = Some(true);
     }
+    let filesystem = keys.get("sandbox").and_then(|sandbox| sandbox.get("filesystem"));
+    let list = |name: &str| -> Vec<String> {
+        let items = filesystem.and_then(|filesystem| filesystem.get(name)).and_then(Value::as_array);
+        items.into_iter().flatten().filter_map(Value::as_str).map(str::to_owned).collect()
+    };
+    sandbox.filesystem.deny_write.extend(list("denyWrite"));
+    sandbox.filesystem.deny_read.extend(list("denyRead"));
 }
 
 /// The file's top-level object; a file that is not one is reported (the permission loader

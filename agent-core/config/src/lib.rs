@@ -9,6 +9,7 @@ pub mod managed;
 pub mod plugins;
 mod project;
 mod user_files;
+mod written_paths;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -25,6 +26,7 @@ pub use larik_settings::{
     ProjectSandbox, ProjectSettings, ProviderKind, SandboxSettings, SearchBackend, Settings, WebSearchSettings,
 };
 pub use user_files::{McpjsonApproval, approved_mcpjson_servers, cleanup_period_days, user_env, user_instructions};
+pub use written_paths::{FilesystemPaths, additional_directories, filesystem_paths};
 
 /// Picks the search service: settings first, then whichever key the environment holds.
 pub fn resolve_search(settings: &Settings, env: &HashMap<String, String>) -> Option<SearchBackend> {
@@ -223,6 +225,9 @@ pub fn load_settings(project: &Path, env: &HashMap<String, String>) -> Result<Se
     sandbox.allow_unsandboxed_commands = policy.allow_unsandboxed_commands.or(sandbox.allow_unsandboxed_commands);
     sandbox.fail_if_unavailable = policy.fail_if_unavailable.or(sandbox.fail_if_unavailable);
     sandbox.excluded_commands.extend(policy.excluded_commands);
+    sandbox.filesystem.allow_write.extend(policy.filesystem.allow_write);
+    sandbox.filesystem.deny_write.extend(policy.filesystem.deny_write);
+    sandbox.filesystem.deny_read.extend(policy.filesystem.deny_read);
     Ok(settings)
 }
 
@@ -341,34 +346,6 @@ pub fn load_permissions(project: &Path, env: &HashMap<String, String>) -> Result
         all.default_mode_from_project = false;
     }
     Ok(all)
-}
-
-/// `permissions.additionalDirectories` as directories: `~/` from the home, a relative path from
-/// the project, each resolved through links; one that is not a directory is said and left out.
-pub fn additional_directories(
-    permissions: &PermissionSettings,
-    project: &Path,
-    env: &HashMap<String, String>,
-) -> (Vec<PathBuf>, Vec<String>) {
-    let home = env.get("HOME").filter(|home| !home.is_empty()).map(PathBuf::from);
-    let mut dirs = Vec::new();
-    let mut problems = Vec::new();
-    for written in &permissions.additional_directories {
-        let path = match (written.strip_prefix("~/"), &home) {
-            (Some(rest), Some(home)) => home.join(rest),
-            _ => project.join(written),
-        };
-        match std::fs::canonicalize(&path) {
-            Ok(dir) if dir.is_dir() => {
-                if !dirs.contains(&dir) {
-                    dirs.push(dir);
-                }
-            }
-            _ => problems
-                .push(format!("permissions.additionalDirectories: `{written}` is not a directory; it is left out")),
-        }
-    }
-    (dirs, problems)
 }
 
 /// The mode sessions start in, and what the user should hear about it. A repository may only

@@ -217,10 +217,7 @@ impl ManagedPolicy {
         let enabled = sandbox.and_then(|sandbox| sandbox.get("enabled")).and_then(Value::as_bool);
         self.sandbox.enabled = enabled.or(self.sandbox.enabled);
         claude_code::narrow_sandbox(&mut self.sandbox, keys);
-        let excluded = sandbox.and_then(|sandbox| sandbox.get("excludedCommands")).and_then(Value::as_array);
-        self.sandbox
-            .excluded_commands
-            .extend(excluded.into_iter().flatten().filter_map(Value::as_str).map(str::to_owned));
+        claude_code::widen_sandbox(&mut self.sandbox, keys);
         let enforced: Vec<&str> = claude_code::HONOURED_FROM_USER.iter().chain(ENFORCED).copied().collect();
         let mut passed_over = Vec::new();
         claude_code::unhonoured_keys(keys, "", &enforced, &mut passed_over);

@@ -217,6 +217,10 @@ pub fn installed(project: &Path, env: &HashMap<String, String>) -> (Vec<Installe
             );
         }
     }
+    // No plugin installed (most sessions): no settings file needs reading for `enabledPlugins`.
+    if found.is_empty() {
+        return (Vec::new(), problems);
+    }
     let choices = Choices::read(project, env, &mut problems);
     for plugin in found.values_mut() {
         plugin.state = choices.state(&plugin.id);

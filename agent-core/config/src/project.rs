@@ -77,6 +77,11 @@ pub(super) fn apply(settings: &mut Settings, path: &Path, text: &str) -> Result<
             Some(false) => ignored.push("sandbox.failIfUnavailable: false".into()),
             None => {}
         }
+        if let Some(filesystem) = &sandbox.filesystem {
+            let own = &mut settings.sandbox.get_or_insert_with(Default::default).filesystem;
+            own.deny_write.extend(filesystem.deny_write.iter().cloned());
+            own.deny_read.extend(filesystem.deny_read.iter().cloned());
+        }
     }
     settings.project_choices.add(&layer);
     for key in ignored {

@@ -72,6 +72,9 @@ pub struct Plan {
     pub read_only: Vec<PathBuf>,
     /// Stand-ins for absent protected paths: read-only too, and locked while the command runs.
     pub stand_ins: Vec<PathBuf>,
+    /// Paths the command may not read (`sandbox.filesystem.denyRead`): an empty read-only
+    /// directory, or `/dev/null`, mounted over each.
+    pub hidden: Vec<PathBuf>,
     pub network: bool,
     pub command: Vec<String>,
 }
@@ -89,6 +92,7 @@ impl Plan {
         flag("--pin", &self.pinned);
         flag("--read-only", &self.read_only);
         flag("--stand-in", &self.stand_ins);
+        flag("--hide", &self.hidden);
         if self.network {
             args.push("--network".into());
         }
@@ -107,6 +111,7 @@ impl Plan {
                 "--pin" => &mut plan.pinned,
                 "--read-only" => &mut plan.read_only,
                 "--stand-in" => &mut plan.stand_ins,
+                "--hide" => &mut plan.hidden,
                 "--network" => {
                     plan.network = true;
                     continue;
@@ -181,6 +186,9 @@ pub(super) fn confine(plan: &Plan) -> Result<Vec<std::fs::File>, String> {
     }
     for path in plan.read_only.iter().chain(&plan.stand_ins) {
         bind_onto_itself(path, true)?;
+    }
+    for path in &plan.hidden {
+        hide(path)?;
     }
     mask_service_sockets()?;
     // The working directory was entered before the mounts, so it still points into the mount
@@ -339,6 +347,26 @@ fn inherited_flags(path: &Path) -> std::io::Result<libc::c_ulong> {
     Ok(pairs.iter().filter(|(st, _)| stat.f_flag & st != 0).fold(0, |flags, (_, ms)| flags | ms))
 }
 
+/// Mounts an empty read-only directory over a directory, `/dev/null` over anything else.
+fn hide(path: &Path) -> Result<(), String> {
+    let fail = |error: std::io::Error| format!("cannot hide {}: {error}", path.display());
+    if !path.is_dir() {
+        return mount(Some(Path::new("/dev/null")), path, libc::MS_BIND).map_err(fail);
+    }
+    let target = CString::new(path.as_os_str().as_bytes()).map_err(|error| fail(error.into()))?;
+    // SAFETY: constant C strings and a valid target; the options are a C string too.
+    let result = unsafe {
+        libc::mount(
+            c"tmpfs".as_ptr(),
+            target.as_ptr(),
+            c"tmpfs".as_ptr(),
+            libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+            c"size=4k,mode=0555".as_ptr().cast(),
+        )
+    };
+    if result == 0 { Ok(()) } else { Err(fail(std::io::Error::last_os_error())) }
+}
+
 fn mask_service_sockets() -> Result<(), String> {
     // SAFETY: a plain getter.
     let uid = unsafe { libc::getuid() };
@@ -450,6 +478,7 @@ mod tests {
             pinned: vec![PathBuf::from("/p"), PathBuf::from("/p/.git")],
             read_only: vec![PathBuf::from("/p/.git/hooks")],
             stand_ins: vec![PathBuf::from("/p/.mcp.json")],
+            hidden: vec![PathBuf::from("/home/u/.aws")],
             network: false,
             command: vec!["bash".into(), "-c".into(), "echo 'a b'".into()],
         };

@@ -54,6 +54,10 @@ pub struct Sandbox {
     extra_roots: Vec<PathBuf>,
     /// The command lines that run outside it.
     exemptions: Exemptions,
+    /// Outside the project, kept read-only (`sandbox.filesystem.denyWrite`; inside it such paths
+    /// are protected paths), and hidden (`denyRead`).
+    denied_writes: Vec<PathBuf>,
+    hidden: Vec<PathBuf>,
 }
 
 /// A shell command ready to start: the program and arguments that run it (confined, when it
@@ -131,7 +135,17 @@ impl Sandbox {
             shared_git: None,
             extra_roots: Vec::new(),
             exemptions: Exemptions::default(),
+            denied_writes: Vec::new(),
+            hidden: Vec::new(),
         }
+    }
+
+    /// The same confinement keeping `read_only` unwritable and `hidden` unreadable (absolute
+    /// paths; those that do not exist when a command starts are passed over).
+    pub fn with_denied(mut self, read_only: Vec<PathBuf>, hidden: Vec<PathBuf>) -> Sandbox {
+        self.denied_writes = read_only;
+        self.hidden = hidden;
+        self
     }
 
     /// The same confinement with the settings' exemptions.
@@ -172,6 +186,7 @@ impl Sandbox {
         Sandbox::new(self.helper.clone(), root.to_path_buf(), extra, &protected, self.network)
             .with_extra_roots(&self.extra_roots)
             .with_exemptions(self.exemptions.clone())
+            .with_denied(self.denied_writes.clone(), self.hidden.clone())
     }
 
     /// The same confinement for a git worktree of the project (a subagent's): its root
@@ -292,17 +307,22 @@ impl Sandbox {
                 }
             }
         }
+        read_only.extend(self.denied_writes.iter().filter(|path| path.symlink_metadata().is_ok()).cloned());
         absent.sort();
         absent.dedup();
         let stand_ins = StandIns::hold(&absent)?;
         // A stand-in that became a real directory meanwhile is covered as it is.
         read_only.extend(absent.iter().filter(|path| !stand_ins.paths().any(|held| held == path.as_path())).cloned());
-        let covered: Vec<PathBuf> = read_only.iter().cloned().chain(stand_ins.paths().map(Path::to_path_buf)).collect();
+        let hidden: Vec<PathBuf> = self.hidden.iter().filter(|path| path.symlink_metadata().is_ok()).cloned().collect();
+        // Whatever is mounted over keeps its parents where they are.
+        let covered: Vec<PathBuf> =
+            read_only.iter().chain(&hidden).cloned().chain(stand_ins.paths().map(Path::to_path_buf)).collect();
         let plan = helper::Plan {
             writable: self.writable.clone(),
             pinned: self.pinned(&covered),
             read_only,
             stand_ins: stand_ins.paths().map(Path::to_path_buf).collect(),
+            hidden,
             network: self.network,
             command: vec!["bash".into(), "-c".into(), command.to_owned()],
         };
@@ -310,14 +330,15 @@ impl Sandbox {
     }
 
     /// The directories made mount points so no protected path's parent can be swapped: under
-    /// the project, and under the shared git directory of a worktree.
+    /// the project, the additional directories, and the shared git directory of a worktree.
     fn pinned(&self, covered: &[PathBuf]) -> Vec<PathBuf> {
         let mut pinned = protected::pinned_ancestors(&self.root, covered);
-        if let Some(shared) = &self.shared_git {
-            pinned.extend(protected::pinned_ancestors(shared, covered));
-            pinned.sort_by_key(|path| path.components().count());
-            pinned.dedup();
+        // Every other root a command may write holds protected paths of its own.
+        for root in self.shared_git.iter().chain(&self.extra_roots) {
+            pinned.extend(protected::pinned_ancestors(root, covered));
         }
+        pinned.sort_by_key(|path| path.components().count());
+        pinned.dedup();
         pinned
     }
 

@@ -102,6 +102,7 @@ pub(super) fn run_probe() -> i32 {
         pinned: vec![root.clone()],
         read_only: vec![kept.clone(), stand_in.clone()],
         stand_ins: Vec::new(),
+        hidden: Vec::new(),
         network: false,
         command: vec!["probe".into()],
     };

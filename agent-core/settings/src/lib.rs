@@ -20,7 +20,7 @@ use serde::Deserialize;
 pub use limits::{Budget, CompactionSettings};
 pub use lsp::{LspSettings, ServerSettings};
 pub use mode::Mode;
-pub use project::{ProjectChoices, ProjectSandbox, ProjectSettings};
+pub use project::{ProjectChoices, ProjectFilesystem, ProjectSandbox, ProjectSettings};
 pub use roles::{ContextSize, RoleSettings};
 
 /// The output tokens a response may use unless settings say otherwise.
@@ -215,6 +215,22 @@ pub struct SandboxSettings {
     /// `true` refuses commands where the sandbox cannot hold, instead of asking (Claude Code's
     /// key of the same name).
     pub fail_if_unavailable: Option<bool>,
+    /// Claude Code's `sandbox.filesystem`: paths sandboxed commands may also write, may not
+    /// write, may not read.
+    pub filesystem: FilesystemSettings,
+}
+
+/// `sandbox.filesystem`, in Claude Code's shape. Paths are absolute, `~/` from the home, or
+/// relative to the project.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", default)]
+pub struct FilesystemSettings {
+    /// Writable too (the user's and the managed policy's only).
+    pub allow_write: Vec<String>,
+    /// Kept read-only, inside the project for the agent's own writes too.
+    pub deny_write: Vec<String>,
+    /// Hidden from sandboxed commands: an empty directory, or an empty file, in their place.
+    pub deny_read: Vec<String>,
 }
 
 /// `webSearch` in settings: which search service `web_search` uses.

@@ -79,6 +79,19 @@ pub struct ProjectSandbox {
     pub allow_unsandboxed_commands: Option<bool>,
     /// `true` only; `false` is ignored.
     pub fail_if_unavailable: Option<bool>,
+    /// `denyWrite` and `denyRead` only: they narrow.
+    pub filesystem: Option<ProjectFilesystem>,
+    #[serde(flatten)]
+    #[schemars(skip)]
+    rest: BTreeMap<String, Value>,
+}
+
+/// `sandbox.filesystem` in a project's settings: what only narrows.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ProjectFilesystem {
+    pub deny_write: Vec<String>,
+    pub deny_read: Vec<String>,
     #[serde(flatten)]
     #[schemars(skip)]
     rest: BTreeMap<String, Value>,
@@ -88,7 +101,14 @@ impl ProjectSettings {
     /// The keys of the file a repository may not set (or that are no setting at all), dotted
     /// below `sandbox`: reported, and of no effect.
     pub fn unread_keys(&self) -> Vec<String> {
-        let sandbox = self.sandbox.iter().flat_map(|sandbox| sandbox.rest.keys().map(|key| format!("sandbox.{key}")));
+        let sandbox = self.sandbox.iter().flat_map(|sandbox| {
+            let filesystem = sandbox.filesystem.iter().flat_map(|filesystem| filesystem.rest.keys());
+            sandbox
+                .rest
+                .keys()
+                .map(|key| format!("sandbox.{key}"))
+                .chain(filesystem.map(|key| format!("sandbox.filesystem.{key}")))
+        });
         let permissions = self
             .permissions
             .iter()

@@ -135,7 +135,7 @@ impl SessionConfig {
         sandbox_helper: Option<PathBuf>,
     ) -> Result<(Self, Option<ModelConfig>), ConfigError> {
         let settings = config::load_settings(&cwd, env)?;
-        let permissions = config::load_permissions(&cwd, env)?;
+        let mut permissions = config::load_permissions(&cwd, env)?;
         let hooks = crate::hooks::Hooks::load(&cwd, env)
             .map_err(|error| ConfigError::Unreadable { path: cwd.clone(), message: error.to_string() })?;
         let (mcp_servers, mcp_problems) = crate::mcp::config::load(&cwd, env)
@@ -146,8 +146,7 @@ impl SessionConfig {
             Ok(model) => (model.build_provider(), ModelSettings::from(&model), Some(model)),
             Err(error) => (Err(ProviderError::Auth { message: error.to_string() }), ModelSettings::none(), None),
         };
-        let (sandbox, sandbox_off) = sandbox_for(&settings, sandbox_helper, &cwd, &permissions);
-        let sandbox_settings = settings.sandbox.clone().unwrap_or_default();
+        let sandbox = sandbox_for(&settings, sandbox_helper, &cwd, &mut permissions, env);
         let (initial_mode, mode_notice) = config::initial_mode(&permissions);
         let (additional_directories, directory_problems) = config::additional_directories(&permissions, &cwd, env);
         let notices: Vec<String> = permissions
@@ -192,10 +191,10 @@ impl SessionConfig {
             editor: None,
             services: EditorServices::default(),
             search,
-            sandbox,
-            sandbox_off,
-            sandboxed_commands_run_unasked: sandbox_settings.auto_allow_bash_if_sandboxed != Some(false),
-            sandbox_required: sandbox_settings.fail_if_unavailable == Some(true),
+            sandbox: sandbox.sandbox,
+            sandbox_off: sandbox.off,
+            sandboxed_commands_run_unasked: sandbox.run_unasked,
+            sandbox_required: sandbox.required,
             notice,
             log: None,
             hooks,
@@ -221,20 +220,35 @@ fn fresh_id() -> String {
     format!("session-{:x}-{}", crate::clock::now_nanos(), std::process::id())
 }
 
-/// The sandbox settings ask for, or why there is none. Whether this machine can hold it is the
-/// probe's to say, later: opening a session does not wait for it ([`Sandbox::holds`]).
+/// The sandbox settings ask for, or why there is none, and how commands are decided with it.
+struct SandboxSetup {
+    sandbox: Option<Arc<Sandbox>>,
+    off: Option<String>,
+    /// `sandbox.autoAllowBashIfSandboxed` is not `false`.
+    run_unasked: bool,
+    /// `sandbox.failIfUnavailable`.
+    required: bool,
+}
+
+/// The sandbox settings ask for. Whether this machine can hold it is the probe's to say, later:
+/// opening a session does not wait for it ([`Sandbox::holds`]). `sandbox.filesystem.denyWrite`
+/// inside the project joins the protected paths, for the agent's own writes too.
 fn sandbox_for(
     settings: &config::Settings,
     sandbox_helper: Option<PathBuf>,
     cwd: &Path,
-    permissions: &config::PermissionSettings,
-) -> (Option<Arc<Sandbox>>, Option<String>) {
+    permissions: &mut config::PermissionSettings,
+    env: &std::collections::HashMap<String, String>,
+) -> SandboxSetup {
     let sandbox_settings = settings.sandbox.clone().unwrap_or_default();
-    match (sandbox_settings.enabled, sandbox_helper) {
+    let filesystem = config::filesystem_paths(&sandbox_settings, cwd, env);
+    permissions.protected_paths.extend(filesystem.protected);
+    let (sandbox, off) = match (sandbox_settings.enabled, sandbox_helper) {
         (Some(false), _) => (None, Some("sandbox.enabled is false in settings".to_owned())),
         (_, None) => (None, Some("the sandbox helper (the larik binary) was not found".to_owned())),
         (_, Some(helper)) => {
-            let writable = sandbox_settings.writable_paths.iter().map(PathBuf::from).collect();
+            let mut writable: Vec<PathBuf> = sandbox_settings.writable_paths.iter().map(PathBuf::from).collect();
+            writable.extend(filesystem.writable);
             let exemptions = crate::sandbox::Exemptions {
                 excluded_commands: sandbox_settings.excluded_commands.clone(),
                 model_may_opt_out: sandbox_settings.allow_unsandboxed_commands != Some(false),
@@ -246,9 +260,16 @@ fn sandbox_for(
                 &permissions.protected_paths,
                 sandbox_settings.network,
             )
-            .with_exemptions(exemptions);
+            .with_exemptions(exemptions)
+            .with_denied(filesystem.read_only, filesystem.hidden);
             (Some(Arc::new(sandbox)), None)
         }
+    };
+    SandboxSetup {
+        sandbox,
+        off,
+        run_unasked: sandbox_settings.auto_allow_bash_if_sandboxed != Some(false),
+        required: sandbox_settings.fail_if_unavailable == Some(true),
     }
 }
 
