@@ -93,12 +93,13 @@ async fn filesystem_keys_shape_what_sandboxed_commands_may_write_and_read() {
     let aws = sandbox.home.path().join(".aws");
     std::fs::create_dir_all(&aws).unwrap();
     std::fs::write(aws.join("credentials"), "aws_secret_access_key = AKIA-SECRET\n").unwrap();
+    std::fs::write(aws.join("config"), "region = eu-west-1\n").unwrap();
     let docs = sandbox.project.path().join("docs");
     std::fs::create_dir_all(&docs).unwrap();
     std::fs::write(docs.join("readme.md"), "original\n").unwrap();
     claude_settings(
         sandbox.home.path(),
-        &json!({"sandbox": {"filesystem": {"allowWrite": [cache], "denyRead": ["~/.aws"]}}}),
+        &json!({"sandbox": {"filesystem": {"allowWrite": [cache], "denyRead": ["~/.aws"], "allowRead": ["~/.aws/config"]}}}),
     );
     // The repository narrows (docs/ read-only), and cannot widen (its allowWrite is ignored).
     claude_settings(
@@ -108,7 +109,7 @@ async fn filesystem_keys_shape_what_sandboxed_commands_may_write_and_read() {
     let bash = |id: &str, command: String| Step::tool(id, "bash", json!({"command": command}));
     let steps = vec![
         bash("t1", format!("touch {}/built.o", cache.display())),
-        bash("t2", "cat ~/.aws/credentials; ls -a ~/.aws".into()),
+        bash("t2", "cat ~/.aws/credentials; ls -a ~/.aws; cat ~/.aws/config".into()),
         bash("t3", "echo changed > docs/readme.md; mv docs docs-moved".into()),
         Step::tool("t4", "write", json!({"path": "docs/new.md", "content": "x"})),
         bash("t5", format!("touch {}/x", planted.display())),
@@ -116,7 +117,8 @@ async fn filesystem_keys_shape_what_sandboxed_commands_may_write_and_read() {
     ];
     let turn = rejected_turn(&sandbox, &[], steps).await;
     assert!(cache.join("built.o").exists(), "{}", result(&turn.requests, 1));
-    assert!(!result(&turn.requests, 2).contains("AKIA-SECRET"), "{}", result(&turn.requests, 2));
+    let read = result(&turn.requests, 2);
+    assert!(!read.contains("AKIA-SECRET") && read.contains("region = eu-west-1"), "{read}");
     assert_eq!(std::fs::read_to_string(docs.join("readme.md")).unwrap(), "original\n", "{}", result(&turn.requests, 3));
     assert!(!sandbox.project.path().join("docs-moved").exists());
     assert!(result(&turn.requests, 4).contains("protected"), "{}", result(&turn.requests, 4));

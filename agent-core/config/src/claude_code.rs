@@ -40,6 +40,7 @@ pub(crate) const HONOURED_FROM_USER: &[&str] = &[
     "sandbox.allowUnsandboxedCommands",
     "sandbox.excludedCommands",
     "sandbox.failIfUnavailable",
+    "sandbox.filesystem.allowRead",
     "sandbox.filesystem.allowWrite",
     "sandbox.filesystem.denyRead",
     "sandbox.filesystem.denyWrite",
@@ -59,6 +60,7 @@ const USER_ONLY: &[&str] = &[
     "permissions.additionalDirectories",
     "sandbox.enabled",
     "sandbox.excludedCommands",
+    "sandbox.filesystem.allowRead",
     "sandbox.filesystem.allowWrite",
 ];
 
@@ -174,7 +176,7 @@ fn model_of(path: &Path, keys: &Map<String, Value>, problems: &mut Vec<String>) 
 }
 
 /// What widens the sandbox's reach, read from the user's and the managed policy's files only:
-/// `excludedCommands`, `filesystem.allowWrite`.
+/// `excludedCommands`, `filesystem.allowWrite`, `filesystem.allowRead`.
 pub(crate) fn widen_sandbox(sandbox: &mut SandboxSettings, keys: &Map<String, Value>) {
     let list = |path: &[&str]| -> Vec<String> {
         let value = path.iter().try_fold(keys.get("sandbox"), |value, key| Some(value?.get(key)));
@@ -183,6 +185,7 @@ pub(crate) fn widen_sandbox(sandbox: &mut SandboxSettings, keys: &Map<String, Va
     };
     sandbox.excluded_commands.extend(list(&["excludedCommands"]));
     sandbox.filesystem.allow_write.extend(list(&["filesystem", "allowWrite"]));
+    sandbox.filesystem.allow_read.extend(list(&["filesystem", "allowRead"]));
 }
 
 /// What only narrows the sandbox's reach: `autoAllowBashIfSandboxed: false` (sandboxed commands

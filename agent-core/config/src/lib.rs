@@ -228,6 +228,7 @@ pub fn load_settings(project: &Path, env: &HashMap<String, String>) -> Result<Se
     sandbox.filesystem.allow_write.extend(policy.filesystem.allow_write);
     sandbox.filesystem.deny_write.extend(policy.filesystem.deny_write);
     sandbox.filesystem.deny_read.extend(policy.filesystem.deny_read);
+    sandbox.filesystem.allow_read.extend(policy.filesystem.allow_read);
     Ok(settings)
 }
 

@@ -61,6 +61,8 @@ pub struct FilesystemPaths {
     pub read_only: Vec<PathBuf>,
     /// `denyRead`: hidden from sandboxed commands.
     pub hidden: Vec<PathBuf>,
+    /// `allowRead`: readable inside what is hidden.
+    pub readable: Vec<PathBuf>,
 }
 
 pub fn filesystem_paths(sandbox: &SandboxSettings, project: &Path, env: &HashMap<String, String>) -> FilesystemPaths {
@@ -69,6 +71,7 @@ pub fn filesystem_paths(sandbox: &SandboxSettings, project: &Path, env: &HashMap
     let mut paths = FilesystemPaths {
         writable: all(&sandbox.filesystem.allow_write),
         hidden: all(&sandbox.filesystem.deny_read),
+        readable: all(&sandbox.filesystem.allow_read),
         ..FilesystemPaths::default()
     };
     for path in all(&sandbox.filesystem.deny_write) {

@@ -75,6 +75,8 @@ pub struct Plan {
     /// Paths the command may not read (`sandbox.filesystem.denyRead`): an empty read-only
     /// directory, or `/dev/null`, mounted over each.
     pub hidden: Vec<PathBuf>,
+    /// Paths inside hidden ones the command may read all the same (`allowRead`).
+    pub readable: Vec<PathBuf>,
     pub network: bool,
     pub command: Vec<String>,
 }
@@ -93,6 +95,7 @@ impl Plan {
         flag("--read-only", &self.read_only);
         flag("--stand-in", &self.stand_ins);
         flag("--hide", &self.hidden);
+        flag("--readable", &self.readable);
         if self.network {
             args.push("--network".into());
         }
@@ -112,6 +115,7 @@ impl Plan {
                 "--read-only" => &mut plan.read_only,
                 "--stand-in" => &mut plan.stand_ins,
                 "--hide" => &mut plan.hidden,
+                "--readable" => &mut plan.readable,
                 "--network" => {
                     plan.network = true;
                     continue;
@@ -188,7 +192,7 @@ pub(super) fn confine(plan: &Plan) -> Result<Vec<std::fs::File>, String> {
         bind_onto_itself(path, true)?;
     }
     for path in &plan.hidden {
-        hide(path)?;
+        crate::hiding::hide(path, &plan.readable)?;
     }
     mask_service_sockets()?;
     // The working directory was entered before the mounts, so it still points into the mount
@@ -347,26 +351,6 @@ fn inherited_flags(path: &Path) -> std::io::Result<libc::c_ulong> {
     Ok(pairs.iter().filter(|(st, _)| stat.f_flag & st != 0).fold(0, |flags, (_, ms)| flags | ms))
 }
 
-/// Mounts an empty read-only directory over a directory, `/dev/null` over anything else.
-fn hide(path: &Path) -> Result<(), String> {
-    let fail = |error: std::io::Error| format!("cannot hide {}: {error}", path.display());
-    if !path.is_dir() {
-        return mount(Some(Path::new("/dev/null")), path, libc::MS_BIND).map_err(fail);
-    }
-    let target = CString::new(path.as_os_str().as_bytes()).map_err(|error| fail(error.into()))?;
-    // SAFETY: constant C strings and a valid target; the options are a C string too.
-    let result = unsafe {
-        libc::mount(
-            c"tmpfs".as_ptr(),
-            target.as_ptr(),
-            c"tmpfs".as_ptr(),
-            libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
-            c"size=4k,mode=0555".as_ptr().cast(),
-        )
-    };
-    if result == 0 { Ok(()) } else { Err(fail(std::io::Error::last_os_error())) }
-}
-
 fn mask_service_sockets() -> Result<(), String> {
     // SAFETY: a plain getter.
     let uid = unsafe { libc::getuid() };
@@ -402,7 +386,7 @@ fn mount_own_proc() {
     }
 }
 
-fn mount(source: Option<&Path>, target: &Path, flags: libc::c_ulong) -> std::io::Result<()> {
+pub(crate) fn mount(source: Option<&Path>, target: &Path, flags: libc::c_ulong) -> std::io::Result<()> {
     let source = source.map(|source| CString::new(source.as_os_str().as_bytes())).transpose()?;
     let target = CString::new(target.as_os_str().as_bytes())?;
     // SAFETY: valid C strings (or null for the source), no file system type and no data.
@@ -479,6 +463,7 @@ mod tests {
             read_only: vec![PathBuf::from("/p/.git/hooks")],
             stand_ins: vec![PathBuf::from("/p/.mcp.json")],
             hidden: vec![PathBuf::from("/home/u/.aws")],
+            readable: vec![PathBuf::from("/home/u/.aws/config")],
             network: false,
             command: vec!["bash".into(), "-c".into(), "echo 'a b'".into()],
         };

@@ -15,6 +15,7 @@
 
 mod exemptions;
 pub mod helper;
+mod hiding;
 pub mod probe;
 mod protected;
 mod seccomp;
@@ -58,6 +59,8 @@ pub struct Sandbox {
     /// are protected paths), and hidden (`denyRead`).
     denied_writes: Vec<PathBuf>,
     hidden: Vec<PathBuf>,
+    /// Inside hidden paths, readable all the same (`allowRead`).
+    readable: Vec<PathBuf>,
 }
 
 /// A shell command ready to start: the program and arguments that run it (confined, when it
@@ -137,14 +140,17 @@ impl Sandbox {
             exemptions: Exemptions::default(),
             denied_writes: Vec::new(),
             hidden: Vec::new(),
+            readable: Vec::new(),
         }
     }
 
-    /// The same confinement keeping `read_only` unwritable and `hidden` unreadable (absolute
-    /// paths; those that do not exist when a command starts are passed over).
-    pub fn with_denied(mut self, read_only: Vec<PathBuf>, hidden: Vec<PathBuf>) -> Sandbox {
+    /// The same confinement keeping `read_only` unwritable and `hidden` unreadable but for the
+    /// `readable` paths inside them (absolute paths; those that do not exist when a command
+    /// starts are passed over).
+    pub fn with_denied(mut self, read_only: Vec<PathBuf>, hidden: Vec<PathBuf>, readable: Vec<PathBuf>) -> Sandbox {
         self.denied_writes = read_only;
         self.hidden = hidden;
+        self.readable = readable;
         self
     }
 
@@ -186,7 +192,7 @@ impl Sandbox {
         Sandbox::new(self.helper.clone(), root.to_path_buf(), extra, &protected, self.network)
             .with_extra_roots(&self.extra_roots)
             .with_exemptions(self.exemptions.clone())
-            .with_denied(self.denied_writes.clone(), self.hidden.clone())
+            .with_denied(self.denied_writes.clone(), self.hidden.clone(), self.readable.clone())
     }
 
     /// The same confinement for a git worktree of the project (a subagent's): its root
@@ -323,6 +329,7 @@ impl Sandbox {
             read_only,
             stand_ins: stand_ins.paths().map(Path::to_path_buf).collect(),
             hidden,
+            readable: self.readable.clone(),
             network: self.network,
             command: vec!["bash".into(), "-c".into(), command.to_owned()],
         };

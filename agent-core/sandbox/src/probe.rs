@@ -103,6 +103,7 @@ pub(super) fn run_probe() -> i32 {
         read_only: vec![kept.clone(), stand_in.clone()],
         stand_ins: Vec::new(),
         hidden: Vec::new(),
+        readable: Vec::new(),
         network: false,
         command: vec!["probe".into()],
     };

@@ -231,6 +231,9 @@ pub struct FilesystemSettings {
     pub deny_write: Vec<String>,
     /// Hidden from sandboxed commands: an empty directory, or an empty file, in their place.
     pub deny_read: Vec<String>,
+    /// Inside what `deny_read` hides, readable all the same (the user's and the managed
+    /// policy's only).
+    pub allow_read: Vec<String>,
 }
 
 /// `webSearch` in settings: which search service `web_search` uses.

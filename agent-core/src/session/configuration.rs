@@ -261,7 +261,7 @@ fn sandbox_for(
                 sandbox_settings.network,
             )
             .with_exemptions(exemptions)
-            .with_denied(filesystem.read_only, filesystem.hidden);
+            .with_denied(filesystem.read_only, filesystem.hidden, filesystem.readable);
             (Some(Arc::new(sandbox)), None)
         }
     };
