@@ -18,6 +18,8 @@
 //! undo step 3. Any step that fails ends the helper with a message and exit code 126 before
 //! the command runs: nothing runs with less confinement than asked for.
 
+mod hiding;
+
 use std::ffi::CString;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
@@ -192,7 +194,7 @@ pub(super) fn confine(plan: &Plan) -> Result<Vec<std::fs::File>, String> {
         bind_onto_itself(path, true)?;
     }
     for path in &plan.hidden {
-        crate::hiding::hide(path, &plan.readable)?;
+        hiding::hide(path, &plan.readable)?;
     }
     mask_service_sockets()?;
     // The working directory was entered before the mounts, so it still points into the mount
@@ -386,7 +388,7 @@ fn mount_own_proc() {
     }
 }
 
-pub(crate) fn mount(source: Option<&Path>, target: &Path, flags: libc::c_ulong) -> std::io::Result<()> {
+fn mount(source: Option<&Path>, target: &Path, flags: libc::c_ulong) -> std::io::Result<()> {
     let source = source.map(|source| CString::new(source.as_os_str().as_bytes())).transpose()?;
     let target = CString::new(target.as_os_str().as_bytes())?;
     // SAFETY: valid C strings (or null for the source), no file system type and no data.

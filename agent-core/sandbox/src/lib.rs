@@ -15,7 +15,6 @@
 
 mod exemptions;
 pub mod helper;
-mod hiding;
 pub mod probe;
 mod protected;
 mod seccomp;

@@ -9,7 +9,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-use crate::helper::mount;
+use super::mount;
 
 /// Hides `path`, but for the `readable` paths below it.
 pub(crate) fn hide(path: &Path, readable: &[PathBuf]) -> Result<(), String> {
