@@ -6,8 +6,9 @@
 //! 1. take a shared lock on each stand-in, so it outlives the agent if the agent is killed;
 //! 2. enter new user, mount and PID namespaces (and a network namespace with the network off);
 //! 3. mount the project roots and the parents of protected paths onto themselves (a mount point
-//!    cannot be renamed or removed), then each protected path onto itself read-only, and
-//!    `/dev/null` over the sockets of services that would run a program outside the sandbox;
+//!    cannot be renamed or removed), then each protected path onto itself read-only, the paths
+//!    settings hide (`hiding`), and `/dev/null` over the sockets of services that would run a
+//!    program outside the sandbox;
 //! 4. fork: the child is the first process of the new PID namespace, so everything the command
 //!    leaves behind dies with it (a daemon cannot outlive the stand-ins it relies on); it
 //!    mounts that namespace's own `/proc`, applies Landlock (writes only in the writable roots) and, with the network off, a
