@@ -3,8 +3,9 @@
 //! the project roots, the temp directory and a few device files; inside the project, the paths
 //! that decide what code runs later outside the sandbox (`.git/hooks`, `.git/config`, `.larik/`,
 //! `.claude/`, `.vscode/`, `.mcp.json`, ...) stay read-only whether they exist or not; and with
-//! the network off it can open no socket but a Unix one. A refused write or connection fails inside the command with an ordinary error, and
-//! the tool result says which protected path was refused and why.
+//! the network off it can open no socket but a Unix one. A refused write or connection fails
+//! inside the command with an ordinary error, and the tool result says which protected path was
+//! refused and why.
 //!
 //! How (see ARCHITECTURE.md for the choice): the `larik` binary re-executes itself as a small
 //! helper (`larik __sandbox ... -- bash -c LINE`, [`helper`]) that enters user, mount, PID and
