@@ -16,7 +16,7 @@ mod marketplace;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::config::plugins::{self as registry, Installed};
 use crate::user_settings::ConfigEditError;
@@ -172,7 +172,7 @@ pub fn install(
     let dir = plugins_dir(env)?;
     let (found, wanted) = marketplace::locate(source, plugin, &dir, env)?;
     let chosen = marketplace::choose(&found, wanted.as_deref(), &dir)?;
-    let manifest = read_manifest(&chosen.root);
+    let manifest = registry::manifest(&chosen.root);
     let name = manifest.get("name").and_then(Value::as_str).unwrap_or(&chosen.name).to_owned();
     let version = manifest.get("version").and_then(Value::as_str).or(chosen.version.as_deref()).unwrap_or("unknown");
     let id = format!("{name}@{}", found.name);
@@ -191,14 +191,6 @@ pub fn set_enabled(id: &str, enabled: bool, project: &Path, env: &HashMap<String
     }
     crate::user_settings::set_value(&["enabledPlugins", id], Value::Bool(enabled), env)?;
     Ok(())
-}
-
-/// The plugin's manifest, or nothing (it is optional).
-fn read_manifest(root: &Path) -> Map<String, Value> {
-    std::fs::read_to_string(root.join(registry::MANIFEST))
-        .ok()
-        .and_then(|text| serde_json::from_str(&text).ok())
-        .unwrap_or_default()
 }
 
 /// Whether `dir` is laid out as a plugin.

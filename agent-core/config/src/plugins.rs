@@ -266,7 +266,7 @@ pub fn enabled(project: &Path, env: &HashMap<String, String>) -> (Vec<Plugin>, V
 }
 
 /// A name commands and tool names can carry: letters, digits, `-`, `_`, `.`.
-fn usable_name(name: &str) -> bool {
+pub fn usable_name(name: &str) -> bool {
     !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
@@ -277,6 +277,12 @@ fn data_dir(plugin: &Installed, env: &HashMap<String, String>) -> PathBuf {
         plugin.id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '-' }).collect();
     let base = plugin.registry.parent().map(Path::to_path_buf).or_else(|| larik_settings::paths::user_data_dir(env));
     base.unwrap_or_default().join("data").join(name)
+}
+
+/// The manifest as far as it can be read: empty where there is none or it is unreadable (loading
+/// the plugin reports that).
+pub fn manifest(root: &Path) -> Map<String, Value> {
+    read_manifest(root).unwrap_or_default()
 }
 
 /// The manifest, if the plugin has one (it is optional); one that is not a JSON object is an error.

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::{PluginError, file_error, is_plugin};
+use crate::config::plugins::usable_name;
 
 const MARKETPLACE: &str = ".claude-plugin/marketplace.json";
 
@@ -61,7 +62,7 @@ pub(super) fn locate(
         let text = std::fs::read_to_string(&manifest).map_err(file_error(&manifest))?;
         let unreadable = |message: String| PluginError::File { path: manifest.clone(), message };
         let parsed: Value = serde_json::from_str(&text).map_err(|error| unreadable(error.to_string()))?;
-        let name = parsed.get("name").and_then(Value::as_str).filter(|name| usable(name));
+        let name = parsed.get("name").and_then(Value::as_str).filter(|name| usable_name(name));
         let name =
             name.ok_or_else(|| unreadable("`name` must be a plugin-style name (letters, digits, -, _)".into()))?;
         let entries = parsed.get("plugins").and_then(Value::as_array).cloned().unwrap_or_default();
@@ -94,7 +95,7 @@ pub(super) fn choose(found: &Found, wanted: Option<&str>, plugins_dir: &Path) ->
         None => return Err(PluginError::WhichPlugin { marketplace: found.name.clone(), names: names() }),
     };
     let name = name_of(entry);
-    if !usable(&name) {
+    if !usable_name(&name) {
         return Err(PluginError::NoSuchPlugin { marketplace: found.name.clone(), name, names: names() });
     }
     let version = entry.get("version").and_then(Value::as_str).map(str::to_owned);
@@ -122,10 +123,6 @@ pub(super) fn choose(found: &Found, wanted: Option<&str>, plugins_dir: &Path) ->
         return Err(PluginError::NotAPlugin(root));
     }
     Ok(Chosen { name, root, version })
-}
-
-fn usable(name: &str) -> bool {
-    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
 /// The last part of a repository's URL, without `.git`.
