@@ -156,7 +156,7 @@ fn sandbox_check(settings: &config::Settings, helper: Option<&Path>) -> Check {
             format!("off ({problem}): every command asks first; `larik sandbox check` says more"),
         ),
         None => {
-            let network = if sandbox.network { "network on" } else { "no network" };
+            let network = if sandbox.network.full { "network on" } else { "network through the proxy, by domain" };
             let landlock = support.landlock_abi.map(|abi| format!("Landlock ABI {abi}")).unwrap_or_default();
             Check::new(
                 "sandbox",

@@ -3,7 +3,8 @@
 //! in these steps:
 //!
 //! 1. a write outside the project, through a symlink, or to a protected file: deny, in every mode;
-//! 2. a deny rule matches (for bash: any command of the line): deny, in every mode;
+//! 2. a deny rule matches (for bash: any command of the line), or a URL's host is in
+//!    `sandbox.network.deniedDomains`: deny, in every mode;
 //! 3. yolo mode: allow;
 //! 4. plan mode and a tool that changes things: deny, except web fetch and search, which ask
 //!    (research is part of planning);
@@ -19,6 +20,7 @@
 //! Hooks plug in through [`HookVerdict`]: their deny comes first, their allow or ask right after
 //! the deny rules.
 
+mod domains;
 pub mod rules;
 
 mod store;
@@ -75,6 +77,8 @@ pub struct Permissions {
     sandbox_required: Option<Box<dyn Fn() -> Option<String> + Send + Sync>>,
     store: Option<PathBuf>,
     policy: Policy,
+    /// `sandbox.network.deniedDomains`: refused to `web_fetch` and the browser as to commands.
+    denied_domains: Vec<crate::sandbox::network::DomainPattern>,
 }
 
 /// What the organisation's managed policy (and, for yolo, any settings file) imposes on every
@@ -115,6 +119,7 @@ impl Permissions {
             sandbox_required: None,
             store,
             policy: Policy::default(),
+            denied_domains: Vec::new(),
         }
     }
 
@@ -234,6 +239,9 @@ impl Permissions {
         // 2. Deny rules, in every mode.
         if let Some(rule) = rules.deny.iter().find(|rule| subjects.any(|subject| rule.matches(names, subject))) {
             return Decision::Deny { reason: format!("denied by the rule `{}`", rule.text) };
+        }
+        if let Some(pattern) = subjects.domain.as_deref().and_then(|host| self.denied_domain(host)) {
+            return Decision::Deny { reason: format!("`{pattern}` is in sandbox.network.deniedDomains") };
         }
         // A policy Larik cannot enforce: nothing runs without the user's say, whatever allows it.
         if let Some(reason) = &self.policy.fails_closed {

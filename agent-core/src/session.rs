@@ -19,7 +19,7 @@ mod turn;
 pub use crate::event::StopReason;
 pub use crate::models::ModelSettings;
 pub use compaction::{Compacted, Trigger};
-pub use configuration::SessionConfig;
+pub use configuration::{SessionConfig, domain_policy};
 pub use limits::{Budget, Limits};
 
 use std::path::Path;
@@ -117,7 +117,8 @@ impl Session {
             .data_dir
             .as_deref()
             .map(|dir| Arc::new(crate::checkpoints::Checkpoints::new(workspace.root(), dir, &config.id)));
-        let tools = opening::tool_env(&mut config, workspace, &notices, token_saver, &cancel);
+        let permissions = Arc::new(guarded.permissions);
+        let tools = opening::tool_env(&mut config, workspace, &notices, token_saver, &permissions, &cancel);
         let models = Arc::new(Models::new(config.provider, config.model));
         if let Some(model_config) = &config.model_config {
             models.remember(model_config);
@@ -126,7 +127,7 @@ impl Session {
             memory: Arc::new(crate::prompt::ScopedMemory::new(tools.workspace.root(), &user_files)),
             tools: Arc::new(tools),
             checkpoints,
-            permissions: Arc::new(guarded.permissions),
+            permissions,
             registry,
             hooks: Arc::new(guarded.hooks),
             models: Arc::clone(&models),

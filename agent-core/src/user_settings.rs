@@ -65,7 +65,7 @@ pub const KEYS: &[Key] = &[
         name: "sandbox.network",
         path: &["sandbox", "network"],
         kind: Kind::Bool,
-        about: "true lets sandboxed commands use the network",
+        about: "true lets sandboxed commands use the network directly; false gives them the proxy, which asks per domain",
     },
 ];
 
@@ -255,7 +255,7 @@ mod tests {
         // The agent reads what was written.
         let settings = config::load_settings(home.path(), &env).unwrap();
         assert_eq!(settings.model.as_deref(), Some("claude-opus-4-1"));
-        assert!(settings.sandbox.unwrap().network);
+        assert!(settings.sandbox.unwrap().network.full);
         let before = std::fs::read_to_string(&file).unwrap();
         assert!(matches!(set("mode", "turbo", &env), Err(ConfigEditError::BadValue { .. })));
         assert!(matches!(set("tokenSaver", "maybe", &env), Err(ConfigEditError::BadValue { .. })));

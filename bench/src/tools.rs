@@ -35,7 +35,7 @@ fn sandboxed_command_start() -> anyhow::Result<Vec<Row>> {
     for index in 0..=30 {
         let started = std::time::Instant::now();
         // Preparing (stand-ins made and locked) is part of what each command costs.
-        let prepared = sandbox.confine("true")?;
+        let prepared = sandbox.confine("true", None)?;
         let status =
             std::process::Command::new(&prepared.program).args(&prepared.args).current_dir(project.path()).status()?;
         drop(prepared);

@@ -13,7 +13,7 @@ pub fn run(env: &HashMap<String, String>) -> anyhow::Result<i32> {
     let cwd = std::env::current_dir()?;
     let settings = config::load_settings(&cwd, env)?;
     let permissions = config::load_permissions(&cwd, env)?;
-    let sandbox_settings = settings.sandbox.unwrap_or_default();
+    let sandbox_settings = settings.sandbox.clone().unwrap_or_default();
     let helper = std::env::current_exe()?;
     let support = sandbox::probe::support(&helper);
     let mut out = String::new();
@@ -33,7 +33,9 @@ pub fn run(env: &HashMap<String, String>) -> anyhow::Result<i32> {
         }
     }
     let writable = sandbox_settings.writable_paths.iter().map(std::path::PathBuf::from).collect();
-    let policy = Sandbox::new(helper, cwd, writable, &permissions.protected_paths, sandbox_settings.network);
+    let (domains, problems) = larik_core::session::domain_policy(&settings);
+    let policy = Sandbox::new(helper, cwd, writable, &permissions.protected_paths, sandbox_settings.network.full)
+        .with_domains(domains);
     out.push_str("Writable:\n");
     for path in policy.writable() {
         out.push_str(&format!("  {}\n", path.display()));
@@ -43,14 +45,49 @@ pub fn run(env: &HashMap<String, String>) -> anyhow::Result<i32> {
         let state = if protected.path.symlink_metadata().is_ok() { "exists" } else { "absent, kept absent" };
         out.push_str(&format!("  {} ({state}): {}\n", protected.path.display(), protected.why));
     }
-    let network = if policy.network() {
-        "on (sandbox.network is true)"
-    } else {
-        "off: no socket but a Unix one; service sockets (session bus, docker) hidden"
-    };
-    out.push_str(&format!("Network:     {network}\n"));
+    out.push_str(&network_report(&policy, &problems));
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(out.as_bytes())?;
     stdout.flush()?;
     Ok(if enforced { 0 } else { 1 })
+}
+
+/// The network part of the report: open, or the proxy with its lists.
+fn network_report(policy: &Sandbox, problems: &[String]) -> String {
+    let Some(domains) = policy.domains() else {
+        return "Network:     open (sandbox.network is true): sandboxed commands reach anything\n".into();
+    };
+    let mut out = format!(
+        "Network:     through Larik's proxy only (HTTP and HTTPS on 127.0.0.1:{}, SOCKS5 on 127.0.0.1:{} inside the sandbox); names are resolved by the proxy\n",
+        sandbox::helper::bridge::HTTP_PORT,
+        sandbox::helper::bridge::SOCKS_PORT
+    );
+    let list = |patterns: &[sandbox::network::DomainPattern]| {
+        if patterns.is_empty() {
+            "(none)".to_owned()
+        } else {
+            patterns.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+        }
+    };
+    out.push_str(&format!("  Allowed:   {}\n", list(&domains.allowed)));
+    if !domains.project_allowed.is_empty() {
+        out.push_str(&format!("  Allowed once the project is approved: {}\n", list(&domains.project_allowed)));
+    }
+    out.push_str(&format!("  Denied:    {}\n", list(&domains.denied)));
+    let unlisted = if domains.managed_only {
+        "refused (the managed policy allows only its own domains)"
+    } else {
+        "asks you through the editor, once per command (headless: refused)"
+    };
+    out.push_str(&format!("  Other domains: {unlisted}\n"));
+    out.push_str("  Always refused unless an allowed entry names them exactly: IP addresses, and names resolving to loopback, private or link-local addresses (cloud metadata included)\n");
+    let unix = if domains.unix_sockets { "open (allowAllUnixSockets)" } else { "closed" };
+    let binding = if domains.local_binding { "allowed (allowLocalBinding)" } else { "refused" };
+    out.push_str(&format!(
+        "  Unix sockets: {unix}; listening on the sandbox's own loopback: {binding}; UDP and raw sockets: closed\n"
+    ));
+    for problem in problems {
+        out.push_str(&format!("  Note: {problem}\n"));
+    }
+    out
 }

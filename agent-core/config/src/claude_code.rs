@@ -44,6 +44,11 @@ pub(crate) const HONOURED_FROM_USER: &[&str] = &[
     "sandbox.filesystem.allowWrite",
     "sandbox.filesystem.denyRead",
     "sandbox.filesystem.denyWrite",
+    "sandbox.network.allowAllUnixSockets",
+    "sandbox.network.allowLocalBinding",
+    "sandbox.network.allowUnixSockets",
+    "sandbox.network.allowedDomains",
+    "sandbox.network.deniedDomains",
 ];
 
 /// What of the user's honoured keys a project's Claude Code settings may not set: the rest only
@@ -62,6 +67,9 @@ const USER_ONLY: &[&str] = &[
     "sandbox.excludedCommands",
     "sandbox.filesystem.allowRead",
     "sandbox.filesystem.allowWrite",
+    "sandbox.network.allowAllUnixSockets",
+    "sandbox.network.allowLocalBinding",
+    "sandbox.network.allowUnixSockets",
 ];
 
 /// Keys about Claude Code's own terminal: the editor draws Larik's, so they are not reported.
@@ -127,6 +135,10 @@ pub(super) fn apply_user_file(settings: &mut Settings, path: &Path, text: &str) 
 pub(super) fn apply_project_file(settings: &mut Settings, path: &Path, text: &str) {
     let Some(keys) = parse(path, text, &mut settings.problems) else { return };
     narrow_sandbox(settings.sandbox.get_or_insert_with(SandboxSettings::default), &keys);
+    // Domains the repository's commands would reach without asking: once the user approves.
+    let mut reachable = SandboxSettings::default();
+    widen_sandbox(&mut reachable, &keys);
+    settings.project_choices.allowed_domains.extend(reachable.network.allowed_domains);
     // Chosen by the repository: it applies once the user approves the project, as its own
     // settings' model does (Larik's `.larik/settings.json` first).
     if let Some(model) = model_of(path, &keys, &mut settings.problems) {
@@ -176,7 +188,8 @@ fn model_of(path: &Path, keys: &Map<String, Value>, problems: &mut Vec<String>) 
 }
 
 /// What widens the sandbox's reach, read from the user's and the managed policy's files only:
-/// `excludedCommands`, `filesystem.allowWrite`, `filesystem.allowRead`.
+/// `excludedCommands`, `filesystem.allowWrite`, `filesystem.allowRead`, and the network's
+/// `allowedDomains`, `allowUnixSockets`, `allowAllUnixSockets`, `allowLocalBinding`.
 pub(crate) fn widen_sandbox(sandbox: &mut SandboxSettings, keys: &Map<String, Value>) {
     let list = |path: &[&str]| -> Vec<String> {
         let value = path.iter().try_fold(keys.get("sandbox"), |value, key| Some(value?.get(key)));
@@ -186,12 +199,18 @@ pub(crate) fn widen_sandbox(sandbox: &mut SandboxSettings, keys: &Map<String, Va
     sandbox.excluded_commands.extend(list(&["excludedCommands"]));
     sandbox.filesystem.allow_write.extend(list(&["filesystem", "allowWrite"]));
     sandbox.filesystem.allow_read.extend(list(&["filesystem", "allowRead"]));
+    sandbox.network.allowed_domains.extend(list(&["network", "allowedDomains"]));
+    sandbox.network.allow_unix_sockets.extend(list(&["network", "allowUnixSockets"]));
+    let network = keys.get("sandbox").and_then(|sandbox| sandbox.get("network"));
+    let flag = |name: &str| network.and_then(|network| network.get(name)).and_then(Value::as_bool) == Some(true);
+    sandbox.network.allow_all_unix_sockets |= flag("allowAllUnixSockets");
+    sandbox.network.allow_local_binding |= flag("allowLocalBinding");
 }
 
 /// What only narrows the sandbox's reach: `autoAllowBashIfSandboxed: false` (sandboxed commands
 /// ask like any other), `allowUnsandboxedCommands: false` (no call runs outside but the excluded
 /// commands), `failIfUnavailable: true` (no command runs where the sandbox cannot hold),
-/// `filesystem.denyWrite` and `filesystem.denyRead`.
+/// `filesystem.denyWrite`, `filesystem.denyRead` and `network.deniedDomains`.
 pub(crate) fn narrow_sandbox(sandbox: &mut SandboxSettings, keys: &Map<String, Value>) {
     let flag = |name: &str| keys.get("sandbox").and_then(|sandbox| sandbox.get(name)).and_then(Value::as_bool);
     if flag("autoAllowBashIfSandboxed") == Some(false) {
@@ -210,6 +229,9 @@ pub(crate) fn narrow_sandbox(sandbox: &mut SandboxSettings, keys: &Map<String, V
     };
     sandbox.filesystem.deny_write.extend(list("denyWrite"));
     sandbox.filesystem.deny_read.extend(list("denyRead"));
+    let network = keys.get("sandbox").and_then(|sandbox| sandbox.get("network"));
+    let denied = network.and_then(|network| network.get("deniedDomains")).and_then(Value::as_array);
+    sandbox.network.denied_domains.extend(denied.into_iter().flatten().filter_map(Value::as_str).map(str::to_owned));
 }
 
 /// The file's top-level object; a file that is not one is reported (the permission loader

@@ -229,6 +229,21 @@ pub fn load_settings(project: &Path, env: &HashMap<String, String>) -> Result<Se
     sandbox.filesystem.deny_write.extend(policy.filesystem.deny_write);
     sandbox.filesystem.deny_read.extend(policy.filesystem.deny_read);
     sandbox.filesystem.allow_read.extend(policy.filesystem.allow_read);
+    let network = &mut sandbox.network;
+    if policy.network.managed_domains_only {
+        // Only the policy's own domains are reached without asking, and nothing else asks.
+        network.allowed_domains = policy.network.allowed_domains;
+        network.managed_domains_only = true;
+    } else {
+        network.allowed_domains.extend(policy.network.allowed_domains);
+    }
+    network.denied_domains.extend(policy.network.denied_domains);
+    network.allow_all_unix_sockets |= policy.network.allow_all_unix_sockets;
+    network.allow_local_binding |= policy.network.allow_local_binding;
+    network.allow_unix_sockets.extend(policy.network.allow_unix_sockets);
+    if network.managed_domains_only {
+        settings.project_choices.allowed_domains.clear();
+    }
     Ok(settings)
 }
 

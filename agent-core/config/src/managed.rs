@@ -115,6 +115,7 @@ pub(crate) const ENFORCED: &[&str] = &[
     "allowManagedMcpServersOnly",
     "allowedMcpServers",
     "deniedMcpServers",
+    "sandbox.network.allowManagedDomainsOnly",
 ];
 
 /// Keys of a managed file that restrict nothing, so Larik passes over them without failing
@@ -218,6 +219,9 @@ impl ManagedPolicy {
         self.sandbox.enabled = enabled.or(self.sandbox.enabled);
         claude_code::narrow_sandbox(&mut self.sandbox, keys);
         claude_code::widen_sandbox(&mut self.sandbox, keys);
+        let network = sandbox.and_then(|sandbox| sandbox.get("network"));
+        self.sandbox.network.managed_domains_only |=
+            network.and_then(|network| network.get("allowManagedDomainsOnly")).and_then(Value::as_bool) == Some(true);
         let enforced: Vec<&str> = claude_code::HONOURED_FROM_USER.iter().chain(ENFORCED).copied().collect();
         let mut passed_over = Vec::new();
         claude_code::unhonoured_keys(keys, "", &enforced, &mut passed_over);

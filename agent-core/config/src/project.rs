@@ -7,20 +7,22 @@
 //!
 //! Three kinds of key (the table in `protocol-spec/spec/settings.md` gives each one's reason):
 //! - applied at once, because they only narrow or cannot reach outside the machine or run
-//!   code: a lower budget, output limit and request count, `sandbox.network: false`, deny and
+//!   code: a lower budget, output limit and request count, `sandbox.network: false` and its
+//!   `deniedDomains`, deny and
 //!   ask rules, protected paths, a default mode of `default` or `plan`, sandboxed commands that
 //!   ask (`sandbox.autoAllowBashIfSandboxed: false`), the thought level, the
 //!   compaction and context window, the stall timeout;
 //! - applied once the user approved the project's settings (the same one approval as its hooks,
 //!   allow rules and MCP servers, pinned to their fingerprint): `provider`, `model`, `models`
-//!   and `roles`, which choose what the user pays for;
+//!   and `roles`, which choose what the user pays for, and `sandbox.network.allowedDomains`,
+//!   which lets commands reach those domains without asking;
 //! - never: whatever names a program, a URL that receives the user's data or a secret's name
 //!   (`baseUrl`, `apiKeyEnv`, `webSearch`, `lsp`, `browser`, `sandbox.writablePaths`...), what
 //!   widens the sandbox, and the token saver.
 
 use std::path::Path;
 
-use larik_settings::{Budget, ProjectSettings, Settings};
+use larik_settings::{Budget, NetworkShape, ProjectSettings, Settings};
 use serde_json::Value;
 
 use super::ConfigError;
@@ -53,9 +55,26 @@ pub(super) fn apply(settings: &mut Settings, path: &Path, text: &str) -> Result<
     settings.stream_idle_timeout_ms = layer.stream_idle_timeout_ms.or(settings.stream_idle_timeout_ms);
     let mut ignored = layer.unread_keys();
     if let Some(sandbox) = &layer.sandbox {
-        match sandbox.network {
-            Some(false) => settings.sandbox.get_or_insert_with(Default::default).network = false,
-            Some(true) => ignored.push("sandbox.network: true".into()),
+        match &sandbox.network {
+            Some(NetworkShape::Flag(false)) => {
+                settings.sandbox.get_or_insert_with(Default::default).network.full = false
+            }
+            Some(NetworkShape::Flag(true)) => ignored.push("sandbox.network: true".into()),
+            Some(shape @ NetworkShape::Lists(lists)) => {
+                let network = &mut settings.sandbox.get_or_insert_with(Default::default).network;
+                // Lists in place of `true` mean the proxy: that only narrows.
+                network.full = false;
+                network.denied_domains.extend(lists.denied_domains.iter().cloned());
+                settings.project_choices.allowed_domains.extend(lists.allowed_domains.iter().cloned());
+                ignored.extend(shape.unknown_keys());
+                let widening = [
+                    ("allowUnixSockets", !lists.allow_unix_sockets.is_empty()),
+                    ("allowAllUnixSockets", lists.allow_all_unix_sockets),
+                    ("allowLocalBinding", lists.allow_local_binding),
+                ];
+                ignored
+                    .extend(widening.iter().filter(|(_, set)| *set).map(|(key, _)| format!("sandbox.network.{key}")));
+            }
             None => {}
         }
         match sandbox.auto_allow_bash_if_sandboxed {

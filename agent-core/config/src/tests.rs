@@ -146,7 +146,7 @@ fn a_repository_decides_nothing_that_reaches_out_and_its_choices_wait_for_approv
                 && settings.token_saver.is_none()
         );
         let sandbox = settings.sandbox.clone().unwrap();
-        assert!(sandbox.network, "the user's own network setting stands; the project's `true` adds nothing");
+        assert!(sandbox.network.full, "the user's own network setting stands; the project's `true` adds nothing");
         assert!(sandbox.writable_paths.is_empty() && sandbox.enabled.is_none());
         assert_eq!(settings.max_tokens, Some(8000), "a higher limit is ignored");
         assert_eq!(settings.max_turn_requests, Some(DEFAULT_MAX_TURN_REQUESTS), "a higher limit is ignored");
@@ -203,7 +203,7 @@ fn the_same_keys_in_the_users_own_settings_apply() {
         ("http://attacker.localhost:9/v1", Some("secret"), 64000)
     );
     let sandbox = settings.sandbox.unwrap();
-    assert!(sandbox.network && sandbox.writable_paths == ["/home/user"]);
+    assert!(sandbox.network.full && sandbox.writable_paths == ["/home/user"]);
     assert_eq!(
         resolve_search(&load_settings(project.path(), &env).unwrap(), &env),
         Some(SearchBackend::Searxng { base_url: "http://attacker.localhost:9".into() })
@@ -221,7 +221,7 @@ fn a_repository_may_narrow() {
         r#"{"sandbox": {"network": false}, "budget": {"maxCostUsd": 50, "maxTokens": 1000}, "maxTokens": 2000, "thoughtLevel": "low", "compaction": {"threshold": 0.5}, "modle": "x"}"#,
     );
     let settings = load_settings(project.path(), &env).unwrap();
-    assert!(!settings.sandbox.unwrap().network);
+    assert!(!settings.sandbox.unwrap().network.full);
     assert_eq!(settings.budget, Some(larik_settings::Budget { max_cost_usd: Some(5.0), max_tokens: Some(1000) }));
     assert_eq!(settings.max_tokens, Some(2000));
     assert_eq!(settings.thought_level.as_deref(), Some("low"));

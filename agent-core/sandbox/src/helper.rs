@@ -4,21 +4,25 @@
 //!
 //! In order:
 //! 1. take a shared lock on each stand-in, so it outlives the agent if the agent is killed;
-//! 2. enter new user, mount and PID namespaces (and a network namespace with the network off);
+//! 2. enter new user and mount namespaces (and a network namespace unless the network is fully
+//!    open); with the proxy, bring that namespace's loopback up, listen there and fork the
+//!    carrier of its connections ([`bridge`]); then enter a new PID namespace;
 //! 3. mount the project roots and the parents of protected paths onto themselves (a mount point
 //!    cannot be renamed or removed), then each protected path onto itself read-only, the paths
 //!    settings hide (`hiding`), and `/dev/null` over the sockets of services that would run a
 //!    program outside the sandbox;
 //! 4. fork: the child is the first process of the new PID namespace, so everything the command
 //!    leaves behind dies with it (a daemon cannot outlive the stand-ins it relies on); it
-//!    mounts that namespace's own `/proc`, applies Landlock (writes only in the writable roots) and, with the network off, a
-//!    seccomp filter that refuses every socket but a Unix one, then executes the command;
-//! 5. the helper waits and ends as the command ended.
+//!    mounts that namespace's own `/proc`, applies Landlock (writes only in the writable roots)
+//!    and, unless the network is fully open, a seccomp filter on sockets ([`seccomp`]), then
+//!    executes the command with the proxy's environment;
+//! 5. the helper waits and ends as the command ended (the carrier dies with it).
 //!
 //! Landlock also stops a confined process from mounting or unmounting, so the command cannot
 //! undo step 3. Any step that fails ends the helper with a message and exit code 126 before
 //! the command runs: nothing runs with less confinement than asked for.
 
+pub mod bridge;
 mod hiding;
 
 use std::ffi::CString;
@@ -28,10 +32,11 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use landlock::{
-    ABI, Access, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus, path_beneath_rules,
+    ABI, Access, AccessFs, AccessNet, NetPort, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus,
+    path_beneath_rules,
 };
 
-use super::{SetupError, stand_in};
+use super::{SetupError, seccomp, stand_in};
 
 /// The helper's subcommand name; hidden from users.
 pub const HELPER_COMMAND: &str = "__sandbox";
@@ -80,7 +85,14 @@ pub struct Plan {
     pub hidden: Vec<PathBuf>,
     /// Paths inside hidden ones the command may read all the same (`allowRead`).
     pub readable: Vec<PathBuf>,
+    /// The network as it is (`sandbox.network: true`): no namespace, no filter.
     pub network: bool,
+    /// The agent's proxy: the Unix socket the helper carries the command's connections to.
+    pub proxy: Option<PathBuf>,
+    /// The command may listen on its namespace's loopback.
+    pub local_binding: bool,
+    /// The command may open Unix sockets.
+    pub unix_sockets: bool,
     pub command: Vec<String>,
 }
 
@@ -99,8 +111,15 @@ impl Plan {
         flag("--stand-in", &self.stand_ins);
         flag("--hide", &self.hidden);
         flag("--readable", &self.readable);
-        if self.network {
-            args.push("--network".into());
+        flag("--proxy", self.proxy.as_slice());
+        for (set, name) in [
+            (self.network, "--network"),
+            (self.local_binding, "--local-binding"),
+            (self.unix_sockets, "--unix-sockets"),
+        ] {
+            if set {
+                args.push(name.into());
+            }
         }
         args.push("--".into());
         args.extend(self.command.iter().cloned());
@@ -119,8 +138,16 @@ impl Plan {
                 "--stand-in" => &mut plan.stand_ins,
                 "--hide" => &mut plan.hidden,
                 "--readable" => &mut plan.readable,
-                "--network" => {
-                    plan.network = true;
+                "--proxy" => {
+                    plan.proxy = Some(PathBuf::from(rest.next().ok_or_else(|| PlanError::NoPath(arg.clone()))?));
+                    continue;
+                }
+                "--network" | "--local-binding" | "--unix-sockets" => {
+                    *match arg.as_str() {
+                        "--network" => &mut plan.network,
+                        "--local-binding" => &mut plan.local_binding,
+                        _ => &mut plan.unix_sockets,
+                    } = true;
                     continue;
                 }
                 "--" => {
@@ -169,14 +196,18 @@ pub fn run(args: &[String]) -> i32 {
         Ok(plan) => plan,
         Err(error) => return fail(&error.to_string()),
     };
-    match confine(&plan) {
-        Ok(_locks) => run_confined(&plan, |plan| {
-            let error = exec(&plan.command);
-            report(&format!("could not run {}: {error}", plan.command[0]));
-            127
-        }),
-        Err(error) => fail(&error),
-    }
+    let locks = match confine(&plan) {
+        Ok(locks) => locks,
+        Err(error) => return fail(&error),
+    };
+    let code = run_confined(&plan, |plan| {
+        let environment = if plan.proxy.is_some() { bridge::environment() } else { Vec::new() };
+        let error = exec(&plan.command, environment);
+        report(&format!("could not run {}: {error}", plan.command[0]));
+        127
+    });
+    drop(locks);
+    code
 }
 
 /// Steps 1 to 3, in the calling process. The returned locks must live until the command ends.
@@ -187,6 +218,12 @@ pub(super) fn confine(plan: &Plan) -> Result<Vec<std::fs::File>, String> {
         .map(|path| stand_in::lock_shared(path).map_err(|error| format!("{}: {error}", path.display())))
         .collect::<Result<Vec<_>, _>>()?;
     enter_namespaces(plan.network)?;
+    // Before the PID namespace: a process that entered one can start no thread, and the
+    // carrier is better outside the command's namespace anyway.
+    if let Some(socket) = &plan.proxy {
+        bridge::start(socket)?;
+    }
+    enter_pid_namespace()?;
     mount_private_root()?;
     for path in &plan.pinned {
         bind_onto_itself(path, false)?;
@@ -236,7 +273,7 @@ pub(super) fn run_confined(plan: &Plan, body: impl FnOnce(&Plan) -> i32) -> i32 
             std::process::exit(128 + libc::SIGKILL);
         }
         mount_own_proc();
-        let code = match restrict(&plan.writable, plan.network) {
+        let code = match restrict(plan) {
             Ok(()) => body(plan),
             Err(error) => fail(&error.to_string()),
         };
@@ -282,7 +319,7 @@ fn enter_namespaces(network: bool) -> Result<(), String> {
     }
     // SAFETY: plain getters.
     let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
-    let mut flags = libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWPID;
+    let mut flags = libc::CLONE_NEWUSER | libc::CLONE_NEWNS;
     if !network {
         flags |= libc::CLONE_NEWNET;
     }
@@ -298,6 +335,15 @@ fn enter_namespaces(network: bool) -> Result<(), String> {
     write("/proc/self/setgroups", "deny".into())?;
     write("/proc/self/uid_map", format!("{uid} {uid} 1"))?;
     write("/proc/self/gid_map", format!("{gid} {gid} 1"))
+}
+
+/// The PID namespace the command's processes are born into (the helper itself stays outside).
+fn enter_pid_namespace() -> Result<(), String> {
+    // SAFETY: unshare changes only this process's namespaces.
+    if unsafe { libc::unshare(libc::CLONE_NEWPID) } != 0 {
+        return Err(format!("cannot create the sandbox's PID namespace: {}", std::io::Error::last_os_error()));
+    }
+    Ok(())
 }
 
 fn mount_private_root() -> Result<(), String> {
@@ -405,9 +451,10 @@ fn mount(source: Option<&Path>, target: &Path, flags: libc::c_ulong) -> std::io:
     if result == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) }
 }
 
-/// Landlock (writes only in `writable`; with the network off, no TCP where the kernel can tell)
-/// and, with the network off, the socket filter.
-pub(super) fn restrict(writable: &[PathBuf], network: bool) -> Result<(), SetupError> {
+/// Landlock (writes only in the writable roots; unless the network is open, no TCP but to the
+/// proxy's ports, and no listening without `allowLocalBinding`, where the kernel can tell) and,
+/// unless the network is open, the socket filter.
+pub(super) fn restrict(plan: &Plan) -> Result<(), SetupError> {
     let abi = super::kernel_support()?;
     if abi < MIN_LANDLOCK_ABI {
         return Err(SetupError::OldLandlock(abi));
@@ -415,13 +462,23 @@ pub(super) fn restrict(writable: &[PathBuf], network: bool) -> Result<(), SetupE
     let target = ABI::from(abi.min(5));
     let fail = |error: &dyn std::fmt::Display| SetupError::Landlock(error.to_string());
     let mut ruleset = Ruleset::default().handle_access(AccessFs::from_all(target)).map_err(|error| fail(&error))?;
-    if !network && abi >= 4 {
+    // With its own servers, a command connects to ports of its choosing on its own loopback.
+    let limit_tcp = !plan.network && !plan.local_binding && abi >= 4;
+    if limit_tcp {
         ruleset = ruleset.handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp).map_err(|error| fail(&error))?;
     }
-    let mut writable_paths: Vec<&Path> = writable.iter().map(PathBuf::as_path).collect();
+    let mut writable_paths: Vec<&Path> = plan.writable.iter().map(PathBuf::as_path).collect();
     writable_paths.extend(WRITABLE_DEVICES.iter().map(Path::new).filter(|path| path.exists()));
+    let proxy_ports =
+        if limit_tcp && plan.proxy.is_some() { vec![bridge::HTTP_PORT, bridge::SOCKS_PORT] } else { Vec::new() };
     let status = ruleset
         .create()
+        .map_err(|error| fail(&error))?
+        .add_rules(
+            proxy_ports
+                .into_iter()
+                .map(|port| Ok::<_, landlock::RulesetError>(NetPort::new(port, AccessNet::ConnectTcp))),
+        )
         .map_err(|error| fail(&error))?
         .add_rules(path_beneath_rules(["/"], AccessFs::from_read(target)))
         .map_err(|error| fail(&error))?
@@ -432,15 +489,18 @@ pub(super) fn restrict(writable: &[PathBuf], network: bool) -> Result<(), SetupE
     if status.ruleset != RulesetStatus::FullyEnforced {
         return Err(SetupError::PartlyEnforced);
     }
-    if !network {
-        super::seccomp::refuse_network_sockets()?;
+    if !plan.network {
+        seccomp::restrict_sockets(seccomp::Sockets {
+            tcp: plan.proxy.is_some() || plan.local_binding,
+            unix: plan.unix_sockets,
+        })?;
     }
     Ok(())
 }
 
-fn exec(command: &[String]) -> std::io::Error {
+fn exec(command: &[String], environment: Vec<(String, String)>) -> std::io::Error {
     use std::os::unix::process::CommandExt;
-    std::process::Command::new(&command[0]).args(&command[1..]).exec()
+    std::process::Command::new(&command[0]).args(&command[1..]).envs(environment).exec()
 }
 
 /// Says on stderr (which the command's output shares) why the sandbox did not start.
@@ -468,6 +528,9 @@ mod tests {
             hidden: vec![PathBuf::from("/home/u/.aws")],
             readable: vec![PathBuf::from("/home/u/.aws/config")],
             network: false,
+            proxy: Some(PathBuf::from("/tmp/larik-proxy-x/proxy.sock")),
+            local_binding: true,
+            unix_sockets: false,
             command: vec!["bash".into(), "-c".into(), "echo 'a b'".into()],
         };
         let args = plan.to_args();

@@ -2,20 +2,21 @@
 //! everywhere but what settings hide (`sandbox.filesystem.denyRead`), and it writes only inside
 //! the project roots, the temp directory and a few device files; inside the project, the paths
 //! that decide what code runs later outside the sandbox (`.git/hooks`, `.git/config`, `.larik/`,
-//! `.claude/`, `.vscode/`, `.mcp.json`, ...) stay read-only whether they exist or not; and with
-//! the network off it can open no socket but a Unix one. A refused write or connection fails
-//! inside the command with an ordinary error, and the tool result says which protected path was
-//! refused and why.
+//! `.claude/`, `.vscode/`, `.mcp.json`, ...) stay read-only whether they exist or not; and unless
+//! settings open the network, it reaches the network only through Larik's proxy, by domain
+//! ([`network`]). A refused write or connection fails inside the command with an ordinary error,
+//! and the tool result says which protected path or which domain was refused and why.
 //!
 //! How (see ARCHITECTURE.md for the choice): the `larik` binary re-executes itself as a small
 //! helper (`larik __sandbox ... -- bash -c LINE`, [`helper`]) that enters user, mount, PID and
 //! network namespaces, mounts the protected paths read-only, applies Landlock and a seccomp
-//! socket filter, and executes the command. Absent protected paths get [`stand_in`]s the mounts
+//! socket filter, and executes the command, carrying its connections to the proxy. Absent protected paths get [`stand_in`]s the mounts
 //! can cover. Before the agent trusts any of it, [`probe`] runs the same helper once and checks
 //! from inside that each promise holds; where one does not, bash asks instead.
 
 mod exemptions;
 pub mod helper;
+pub mod network;
 pub mod probe;
 mod protected;
 mod seccomp;
@@ -26,6 +27,7 @@ use std::sync::OnceLock;
 
 pub use exemptions::Exemptions;
 pub use helper::HELPER_COMMAND;
+pub use network::{DomainPolicy, NetworkAccess};
 pub use probe::Support;
 pub use protected::{ProtectedPath, WhenAbsent};
 use stand_in::StandIns;
@@ -46,7 +48,7 @@ pub struct Sandbox {
     writable: Vec<PathBuf>,
     /// Project-relative `protectedPaths` from settings.
     extra_protected: Vec<PathBuf>,
-    network: bool,
+    network: NetworkAccess,
     /// For a worktree: the repository's shared git directory, writable (commits work) but for
     /// what chooses the programs git runs.
     shared_git: Option<PathBuf>,
@@ -118,7 +120,8 @@ impl Drop for PreparedCommand {
 
 impl Sandbox {
     /// `helper` is the `larik` binary; `root` the project; `writable` extra paths commands may
-    /// write (caches); `protected` the settings' `protectedPaths`.
+    /// write (caches); `protected` the settings' `protectedPaths`; `network` opens the network
+    /// fully, else commands get the proxy with no domain listed ([`Sandbox::with_domains`]).
     pub fn new(helper: PathBuf, root: PathBuf, writable: Vec<PathBuf>, protected: &[String], network: bool) -> Self {
         // Mounts and Landlock rules name real paths, so a symlinked root is resolved first.
         let root = std::fs::canonicalize(&root).unwrap_or(root);
@@ -134,7 +137,7 @@ impl Sandbox {
             root,
             writable: all,
             extra_protected,
-            network,
+            network: if network { NetworkAccess::Full } else { NetworkAccess::Proxied(DomainPolicy::default()) },
             shared_git: None,
             extra_roots: Vec::new(),
             exemptions: Exemptions::default(),
@@ -151,6 +154,14 @@ impl Sandbox {
         self.denied_writes = read_only;
         self.hidden = hidden;
         self.readable = readable;
+        self
+    }
+
+    /// The same confinement with the proxy deciding by `policy` (unless the network is open).
+    pub fn with_domains(mut self, policy: DomainPolicy) -> Sandbox {
+        if let NetworkAccess::Proxied(_) = self.network {
+            self.network = NetworkAccess::Proxied(policy);
+        }
         self
     }
 
@@ -189,10 +200,12 @@ impl Sandbox {
             .cloned()
             .collect();
         let protected: Vec<String> = self.extra_protected.iter().map(|path| path.display().to_string()).collect();
-        Sandbox::new(self.helper.clone(), root.to_path_buf(), extra, &protected, self.network)
+        let mut sandbox = Sandbox::new(self.helper.clone(), root.to_path_buf(), extra, &protected, false)
             .with_extra_roots(&self.extra_roots)
             .with_exemptions(self.exemptions.clone())
-            .with_denied(self.denied_writes.clone(), self.hidden.clone(), self.readable.clone())
+            .with_denied(self.denied_writes.clone(), self.hidden.clone(), self.readable.clone());
+        sandbox.network = self.network.clone();
+        sandbox
     }
 
     /// The same confinement for a git worktree of the project (a subagent's): its root
@@ -207,8 +220,17 @@ impl Sandbox {
         sandbox
     }
 
+    /// Whether the network is fully open to sandboxed commands.
     pub fn network(&self) -> bool {
-        self.network
+        self.network == NetworkAccess::Full
+    }
+
+    /// The domain lists the proxy decides by, unless the network is fully open.
+    pub fn domains(&self) -> Option<&DomainPolicy> {
+        match &self.network {
+            NetworkAccess::Full => None,
+            NetworkAccess::Proxied(policy) => Some(policy),
+        }
     }
 
     /// Whether the sandbox holds on this machine, or why not: the probe's answer, found once per
@@ -293,8 +315,9 @@ impl Sandbox {
     }
 
     /// Prepares `bash -c command`: the helper's arguments for the protected paths as they are
-    /// now, with stand-ins made for the absent ones.
-    pub fn confine(&self, command: &str) -> std::io::Result<PreparedCommand> {
+    /// now, with stand-ins made for the absent ones. With no `proxy` (the socket of a running
+    /// [`network::proxy::NetworkProxy`]), a command without the open network reaches nothing.
+    pub fn confine(&self, command: &str, proxy: Option<&Path>) -> std::io::Result<PreparedCommand> {
         let mut read_only = Vec::new();
         let mut absent = Vec::new();
         let mut remove_after = Vec::new();
@@ -330,7 +353,10 @@ impl Sandbox {
             stand_ins: stand_ins.paths().map(Path::to_path_buf).collect(),
             hidden,
             readable: self.readable.clone(),
-            network: self.network,
+            network: self.network(),
+            proxy: self.domains().and(proxy).map(Path::to_path_buf),
+            local_binding: self.domains().is_some_and(|policy| policy.local_binding),
+            unix_sockets: self.domains().is_none_or(|policy| policy.unix_sockets),
             command: vec!["bash".into(), "-c".into(), command.to_owned()],
         };
         Ok(PreparedCommand { program: self.helper.clone(), args: plan.to_args(), _stand_ins: stand_ins, remove_after })
@@ -372,8 +398,8 @@ impl Sandbox {
                 notes.push(format!("`{relative}` is read-only in the sandbox: {}.", protected.why));
             }
         }
-        if !self.network && notes.is_empty() && mentions_network(command, output) {
-            notes.push("The network is off for sandboxed commands (only Unix sockets work).".into());
+        if !self.network() && notes.is_empty() && mentions_network(command, output) {
+            notes.push("Sandboxed commands reach the network only through Larik's proxy, by domain (the [network] line says what it refused; a background command has no proxy), and open no Unix socket unless sandbox.network.allowAllUnixSockets is set.".into());
         }
         (!notes.is_empty()).then(|| {
             format!(

@@ -105,6 +105,9 @@ pub(super) fn run_probe() -> i32 {
         hidden: Vec::new(),
         readable: Vec::new(),
         network: false,
+        proxy: None,
+        local_binding: false,
+        unix_sockets: false,
         command: vec!["probe".into()],
     };
     // SAFETY: the helper is single-threaded; the child runs ordinary code and exits.

@@ -7,6 +7,7 @@
 mod limits;
 mod lsp;
 mod mode;
+mod network;
 pub mod paths;
 mod project;
 mod roles;
@@ -20,6 +21,7 @@ use serde::Deserialize;
 pub use limits::{Budget, CompactionSettings};
 pub use lsp::{LspSettings, ServerSettings};
 pub use mode::Mode;
+pub use network::{NetworkLists, NetworkSettings, NetworkShape};
 pub use project::{ProjectChoices, ProjectFilesystem, ProjectSandbox, ProjectSettings};
 pub use roles::{ContextSize, RoleSettings};
 
@@ -199,8 +201,11 @@ pub struct PermissionSettings {
 pub struct SandboxSettings {
     /// On by default where the kernel supports it.
     pub enabled: Option<bool>,
-    /// Let sandboxed commands open network connections (off by default).
-    pub network: bool,
+    /// What sandboxed commands may reach: `true` the network as it is, `false` (the default)
+    /// Larik's proxy with no domain allowed beforehand, or Claude Code's object of lists.
+    #[serde(deserialize_with = "network::deserialize")]
+    #[schemars(with = "Option<NetworkShape>")]
+    pub network: NetworkSettings,
     /// More paths sandboxed commands may write, e.g. a build cache.
     pub writable_paths: Vec<String>,
     /// `false` asks before sandboxed commands too, as for any other; by default a command the

@@ -66,13 +66,15 @@ pub struct ProjectPermissions {
     rest: BTreeMap<String, Value>,
 }
 
-/// `sandbox` in a project's settings: it may only turn the network off and make sandboxed
-/// commands ask.
+/// `sandbox` in a project's settings: it may only narrow (turn the full network off, deny
+/// domains, make sandboxed commands ask); its `network.allowedDomains` waits for the user's
+/// approval.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ProjectSandbox {
-    /// `false` only; `true` is ignored.
-    pub network: Option<bool>,
+    /// `false`, or the lists: `deniedDomains` at once, `allowedDomains` once approved; `true`
+    /// and the rest of the lists are ignored.
+    pub network: Option<crate::NetworkShape>,
     /// `false` only; `true` is ignored.
     pub auto_allow_bash_if_sandboxed: Option<bool>,
     /// `false` only; `true` is ignored.
@@ -126,6 +128,8 @@ pub struct ProjectChoices {
     pub roles: BTreeMap<String, RoleSettings>,
     /// The models the project's own subagent definitions name, by subagent.
     pub subagent_models: BTreeMap<String, String>,
+    /// `sandbox.network.allowedDomains`: reached without asking once the user approved them.
+    pub allowed_domains: Vec<String>,
 }
 
 impl ProjectChoices {
@@ -150,6 +154,9 @@ impl ProjectChoices {
             said.extend(role.context.map(|context| format!("{context:?} context").to_lowercase()));
             said.extend(role.isolation.as_ref().map(|isolation| format!("isolation {isolation}")));
             lines.push(format!("role {name}: {}", said.join(", ")));
+        }
+        if !self.allowed_domains.is_empty() {
+            lines.push(format!("sandboxed commands reach without asking: {}", self.allowed_domains.join(", ")));
         }
         lines
     }

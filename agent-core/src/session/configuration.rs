@@ -11,7 +11,7 @@ use crate::llm::{Message, Provider, ProviderError};
 use crate::models::ModelSettings;
 use crate::permission::Mode;
 use crate::permission::rules::RuleSet;
-use crate::sandbox::Sandbox;
+use crate::sandbox::{DomainPolicy, Sandbox};
 use crate::tools::EditorServices;
 use crate::workspace::EditorFiles;
 
@@ -71,6 +71,8 @@ pub struct SessionConfig {
     /// What the project's settings choose (model, provider, roles), for the user to approve with
     /// the project's hooks and rules.
     pub project_choices: crate::config::ProjectChoices,
+    /// `sandbox.network.deniedDomains`: refused to `web_fetch` and the browser too.
+    pub denied_domains: Vec<crate::sandbox::network::DomainPattern>,
     /// The language servers the session may start.
     pub language_servers: Vec<crate::lsp::ServerSpec>,
     /// The browser tools' settings; `None` offers no browser tools.
@@ -116,6 +118,7 @@ impl SessionConfig {
             model_config: None,
             settings: None,
             project_choices: crate::config::ProjectChoices::default(),
+            denied_domains: Vec::new(),
             language_servers: Vec::new(),
             browser: None,
             always_offered_tools: Vec::new(),
@@ -146,7 +149,9 @@ impl SessionConfig {
             Ok(model) => (model.build_provider(), ModelSettings::from(&model), Some(model)),
             Err(error) => (Err(ProviderError::Auth { message: error.to_string() }), ModelSettings::none(), None),
         };
-        let sandbox = sandbox_for(&settings, sandbox_helper, &cwd, &mut permissions, env);
+        let (domains, domain_problems) = domain_policy(&settings);
+        let denied_domains = domains.denied.clone();
+        let sandbox = sandbox_for(&settings, sandbox_helper, &cwd, &mut permissions, env, domains);
         let (initial_mode, mode_notice) = config::initial_mode(&permissions);
         let (additional_directories, directory_problems) = config::additional_directories(&permissions, &cwd, env);
         let notices: Vec<String> = permissions
@@ -155,6 +160,7 @@ impl SessionConfig {
             .into_iter()
             .chain(mode_notice)
             .chain(directory_problems)
+            .chain(domain_problems)
             .chain(settings.problems.iter().cloned())
             .chain(hooks.problems().iter().cloned())
             .chain(mcp_problems)
@@ -203,6 +209,7 @@ impl SessionConfig {
             agents,
             model_config: resolved.clone(),
             project_choices,
+            denied_domains,
             language_servers: crate::lsp::ServerSpec::available(env, &settings.lsp.clone().unwrap_or_default()),
             browser: Some(settings.browser.clone().unwrap_or_default())
                 .filter(|browser| browser.enabled != Some(false)),
@@ -239,6 +246,7 @@ fn sandbox_for(
     cwd: &Path,
     permissions: &mut config::PermissionSettings,
     env: &std::collections::HashMap<String, String>,
+    domains: DomainPolicy,
 ) -> SandboxSetup {
     let sandbox_settings = settings.sandbox.clone().unwrap_or_default();
     let filesystem = config::filesystem_paths(&sandbox_settings, cwd, env);
@@ -258,10 +266,11 @@ fn sandbox_for(
                 cwd.to_path_buf(),
                 writable,
                 &permissions.protected_paths,
-                sandbox_settings.network,
+                sandbox_settings.network.full,
             )
             .with_exemptions(exemptions)
-            .with_denied(filesystem.read_only, filesystem.hidden, filesystem.readable);
+            .with_denied(filesystem.read_only, filesystem.hidden, filesystem.readable)
+            .with_domains(domains);
             (Some(Arc::new(sandbox)), None)
         }
     };
@@ -271,6 +280,37 @@ fn sandbox_for(
         run_unasked: sandbox_settings.auto_allow_bash_if_sandboxed != Some(false),
         required: sandbox_settings.fail_if_unavailable == Some(true),
     }
+}
+
+/// The proxy's lists from `sandbox.network` and the project's approved domains, and what in them
+/// cannot be honoured: entries that are no domain, and Unix socket paths (Linux cannot open
+/// sockets by path, so the list opens none).
+pub fn domain_policy(settings: &config::Settings) -> (DomainPolicy, Vec<String>) {
+    let network = settings.sandbox.as_ref().map(|sandbox| sandbox.network.clone()).unwrap_or_default();
+    let (allowed, mut bad) = DomainPolicy::patterns(&network.allowed_domains);
+    let (denied, bad_denied) = DomainPolicy::patterns(&network.denied_domains);
+    let (project_allowed, bad_project) = DomainPolicy::patterns(&settings.project_choices.allowed_domains);
+    bad.extend(bad_denied);
+    bad.extend(bad_project);
+    let mut problems: Vec<String> = bad
+        .iter()
+        .map(|entry| format!("sandbox.network: `{entry}` is not a domain (write `example.com`, `*.example.com` or `host:port`); it is ignored"))
+        .collect();
+    if !network.allow_unix_sockets.is_empty() && !network.allow_all_unix_sockets {
+        problems.push(format!(
+            "sandbox.network.allowUnixSockets ({}) cannot be honoured on Linux, which cannot open Unix sockets by path: sandboxed commands still open none (set allowAllUnixSockets to open them all)",
+            network.allow_unix_sockets.join(", ")
+        ));
+    }
+    let policy = DomainPolicy {
+        allowed,
+        denied,
+        project_allowed,
+        managed_only: network.managed_domains_only,
+        local_binding: network.allow_local_binding,
+        unix_sockets: network.allow_all_unix_sockets,
+    };
+    (policy, problems)
 }
 
 /// The budget, the context window, compaction and the stream timeout settings name.

@@ -118,6 +118,7 @@ pub(super) fn tool_env(
     workspace: Arc<Workspace>,
     notices: &Arc<Notices>,
     token_saver: Option<Arc<TokenSaver>>,
+    permissions: &Arc<Permissions>,
     cancel: &CancellationToken,
 ) -> ToolEnv {
     let lsp = crate::lsp::LanguageServers::new(
@@ -135,6 +136,8 @@ pub(super) fn tool_env(
         shells: Arc::new(BackgroundShells::new(cancel.clone())),
         data_dir: config.data_dir.clone(),
         token_saver,
+        domain_rules: Some(Arc::clone(permissions) as Arc<dyn crate::tools::network_prompt::DomainRules>),
+        network_log: Arc::default(),
     }
 }
 
@@ -190,7 +193,8 @@ pub(super) fn guarded(
         move || unasked.as_ref().is_some_and(|sandbox| sandbox.holds().is_ok()),
         config.rules_file.take(),
     )
-    .under(std::mem::take(&mut config.policy));
+    .under(std::mem::take(&mut config.policy))
+    .denying_domains(std::mem::take(&mut config.denied_domains));
     if let Some(sandbox) = config.sandbox.clone().filter(|_| config.sandbox_required) {
         permissions = permissions.requiring_sandbox(move || {
             sandbox.holds().err().map(|reason| {

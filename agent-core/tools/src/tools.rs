@@ -17,6 +17,7 @@ mod grep;
 pub mod lsp_query;
 mod multi_edit;
 mod names;
+pub mod network_prompt;
 mod offer;
 mod on_demand;
 mod prepared;
@@ -50,6 +51,7 @@ pub use registry::Registry;
 pub use services::{EditorServices, LoginBrowser};
 pub use todo::Todo;
 pub use tool_env::ToolEnv;
+pub use web_fetch::WebFetch;
 
 use crate::event::{AgentEvent, Display, Location, ToolKind};
 use crate::llm::{ResultPart, ToolSpec};

@@ -10,6 +10,7 @@ use tokio::io::AsyncRead;
 use tokio_util::sync::CancellationToken;
 
 use super::bash::{kill_group, prepare, spawn_shell};
+use super::network_prompt::CommandNetwork;
 
 /// How much output a background shell keeps; older output is dropped first.
 const MAX_KEPT_BYTES: usize = 1024 * 1024;
@@ -50,15 +51,16 @@ impl BackgroundShells {
         Self { shells: Arc::default(), next: Mutex::new(0), cancel }
     }
 
-    /// Starts `command` in `cwd`; returns its id.
+    /// Starts `command` in `cwd`, `network` deciding its connections; returns its id.
     pub fn start(
         &self,
         command: &str,
         cwd: &std::path::Path,
         sandbox: Option<&crate::sandbox::Sandbox>,
+        network: CommandNetwork,
     ) -> std::io::Result<String> {
-        let prepared = prepare(command, sandbox)?;
-        let (mut child, output) = spawn_shell(&prepared, cwd)?;
+        let prepared = prepare(command, sandbox, network)?;
+        let (mut child, output) = spawn_shell(&prepared.command, cwd)?;
         let id = {
             let mut next = self.next.lock().map_err(|_| std::io::Error::other("shell registry poisoned"))?;
             *next += 1;
@@ -89,7 +91,7 @@ impl BackgroundShells {
                     ShellStatus::Killed
                 }
             };
-            // The shell has ended: the stand-ins it relied on may go.
+            // The shell has ended: the stand-ins and the proxy it relied on may go.
             drop(prepared);
             if let Ok(mut shells) = shells.lock()
                 && let Some(shell) = shells.get_mut(&shell_id)

@@ -4,16 +4,19 @@
 //! (still through the sandbox helper), so the user watches it there.
 
 use std::process::Stdio;
+use std::sync::Arc;
 use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio::io::AsyncReadExt;
 
+use super::network_prompt::CommandNetwork;
 use super::terminal::{EDITOR_OUTPUT_LIMIT, TerminalCommand, run_in_editor};
 use super::truncate::{MAX_OUTPUT_BYTES, truncate_middle};
 use super::{CallDescription, CallSubject, ClaudeCodeAlias, HookResponse, Tool, ToolContext, ToolOutput, ToolProgress};
 use crate::event::{Display, ToolKind};
+use crate::sandbox::network::proxy::NetworkProxy;
 use crate::sandbox::{PreparedCommand, Sandbox};
 
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
@@ -103,7 +106,9 @@ impl Tool for Bash {
         let sandbox =
             ctx.env.sandbox.as_deref().filter(|sandbox| wants_sandbox(&input, ctx) && sandbox.holds().is_ok());
         if input.run_in_background {
-            return match ctx.env.shells.start(&input.command, ctx.env.workspace.root(), sandbox) {
+            // No one answers a background command's questions: the lists alone decide.
+            let network = CommandNetwork { progress: None, ..command_network(&input.command, ctx) };
+            return match ctx.env.shells.start(&input.command, ctx.env.workspace.root(), sandbox, network) {
                 Ok(id) => ToolOutput::text(format!(
                     "Started in the background as {id}. Read its output with bash_output, stop it with kill_shell."
                 )),
@@ -111,7 +116,7 @@ impl Tool for Bash {
             };
         }
         let timeout = input.timeout.map(Duration::from_millis).unwrap_or(DEFAULT_TIMEOUT).min(MAX_TIMEOUT);
-        let (run, terminal, undone) = match run_anywhere(&input.command, ctx, sandbox, timeout).await {
+        let Ran { run, terminal, notes } = match run_anywhere(&input.command, ctx, sandbox, timeout).await {
             Ok(ran) => ran,
             Err(error) => return ToolOutput::error(format!("could not start bash: {error}")),
         };
@@ -121,7 +126,7 @@ impl Tool for Bash {
         if let Some(note) = sandbox.and_then(|sandbox| sandbox.explain(&input.command, &output)) {
             output = format!("{output}\n{note}");
         }
-        if let Some(note) = undone {
+        for note in notes {
             output = format!("{output}\n{note}");
         }
         let (status_line, is_error) = match run.end {
@@ -188,17 +193,24 @@ pub struct CommandRun {
     pub end: CommandEnd,
 }
 
-/// Runs the command in an editor terminal when the editor hosts them, else here; the terminal's
-/// id comes back when it ran there, and the sandbox's note on what it undid. An editor that
+/// A command that ran: how, in which editor terminal if any, and the sandbox's notes (what it
+/// undid, what the command reached over the network).
+struct Ran {
+    run: CommandRun,
+    terminal: Option<String>,
+    notes: Vec<String>,
+}
+
+/// Runs the command in an editor terminal when the editor hosts them, else here. An editor that
 /// fails to create one is not fatal: the command then runs here.
 async fn run_anywhere(
     command: &str,
     ctx: &ToolContext,
     sandbox: Option<&Sandbox>,
     timeout: Duration,
-) -> std::io::Result<(CommandRun, Option<String>, Option<String>)> {
-    // Kept until the command has ended, wherever it runs: it relies on the stand-ins.
-    let prepared = prepare(command, sandbox)?;
+) -> std::io::Result<Ran> {
+    // Kept until the command has ended, wherever it runs: it relies on the stand-ins and the proxy.
+    let Confined { command: prepared, proxy } = prepare(command, sandbox, command_network(command, ctx))?;
     let mut terminal = None;
     let mut run = None;
     if let (Some(terminals), Some(progress)) = (&ctx.env.services.terminals, &ctx.progress) {
@@ -217,7 +229,24 @@ async fn run_anywhere(
         Some(run) => run,
         None => run_command(&prepared, ctx, timeout).await?,
     };
-    Ok((run, terminal, prepared.finish()))
+    let mut notes: Vec<String> = prepared.finish().into_iter().collect();
+    if let Some(log) = proxy.map(|proxy| proxy.log()) {
+        notes.extend(log.summary());
+        if let Ok(mut session) = ctx.env.network_log.lock() {
+            session.merge(&log);
+        }
+    }
+    Ok(Ran { run, terminal, notes })
+}
+
+/// Who decides where `command` may connect: the session's rules, and the user through this call.
+fn command_network(command: &str, ctx: &ToolContext) -> CommandNetwork {
+    CommandNetwork {
+        rules: ctx.env.domain_rules.clone(),
+        progress: ctx.progress.clone(),
+        cancel: ctx.cancel.clone(),
+        command: command.to_owned(),
+    }
 }
 
 /// Whether the call runs in the sandbox: as it asked, but for the settings' exemptions.
@@ -225,12 +254,21 @@ fn wants_sandbox(input: &BashInput, ctx: &ToolContext) -> bool {
     ctx.env.sandbox.as_deref().map_or(input.sandbox, |sandbox| sandbox.confines(&input.command, input.sandbox))
 }
 
-/// `command` with bash, confined when there is a sandbox.
-pub fn prepare(command: &str, sandbox: Option<&Sandbox>) -> std::io::Result<PreparedCommand> {
-    match sandbox {
-        Some(sandbox) => sandbox.confine(command),
-        None => Ok(PreparedCommand::unconfined(command)),
-    }
+/// A command ready to start and, where the sandbox proxies its network, the proxy it reaches;
+/// both must be kept until the command has ended.
+pub struct Confined {
+    pub command: PreparedCommand,
+    pub proxy: Option<NetworkProxy>,
+}
+
+/// `command` with bash, confined when there is a sandbox, `network` deciding its connections.
+pub fn prepare(command: &str, sandbox: Option<&Sandbox>, network: CommandNetwork) -> std::io::Result<Confined> {
+    let Some(sandbox) = sandbox else {
+        return Ok(Confined { command: PreparedCommand::unconfined(command), proxy: None });
+    };
+    let proxy = sandbox.domains().map(|policy| NetworkProxy::start(policy.clone(), Arc::new(network))).transpose()?;
+    let prepared = sandbox.confine(command, proxy.as_ref().map(NetworkProxy::socket))?;
+    Ok(Confined { command: prepared, proxy })
 }
 
 /// Starts the prepared command in its own process group with stdout and stderr on one pipe, so

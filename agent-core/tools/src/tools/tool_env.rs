@@ -1,18 +1,21 @@
 //! What a tool call may reach: the files, the sandbox, the shells it started, the editor's
 //! services, the language servers and the token saver. Nothing else: a tool cannot see the
 //! permissions, the hooks, the session file or the model, so no tool can decide its own
-//! approval or write the conversation. A mechanism's tool that needs more of its mechanism
+//! approval or write the conversation. Of the permissions, bash's proxy reads only what the rules
+//! say of a domain and saves only the user's answer about one ([`DomainRules`]). A mechanism's tool that needs more of its mechanism
 //! (the `task` tool its runner, the `skill` tool the skills) holds it itself.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use tokio_util::sync::CancellationToken;
 
 use super::EditorServices;
 use super::background::BackgroundShells;
+use super::network_prompt::DomainRules;
 use crate::lsp::LanguageServers;
 use crate::sandbox::Sandbox;
+use crate::sandbox::network::proxy::NetworkLog;
 use crate::token_saver::TokenSaver;
 use crate::workspace::Workspace;
 
@@ -32,6 +35,10 @@ pub struct ToolEnv {
     /// The token saver, when the user turned it on; a child shares its parent's (and so its
     /// sidecar, where `raw_output` finds any of the session's calls).
     pub token_saver: Option<Arc<TokenSaver>>,
+    /// The permission rules' word on domains, for the sandbox's proxy; shared with children.
+    pub domain_rules: Option<Arc<dyn DomainRules>>,
+    /// Every domain the session's sandboxed commands asked for, children's included.
+    pub network_log: Arc<Mutex<NetworkLog>>,
 }
 
 impl ToolEnv {
@@ -47,6 +54,8 @@ impl ToolEnv {
             data_dir: None,
             lsp: Arc::new(LanguageServers::none()),
             token_saver: None,
+            domain_rules: None,
+            network_log: Arc::default(),
         }
     }
 
@@ -70,6 +79,8 @@ impl ToolEnv {
             data_dir: self.data_dir.clone(),
             lsp: Arc::clone(&self.lsp),
             token_saver: self.token_saver.clone(),
+            domain_rules: self.domain_rules.clone(),
+            network_log: Arc::clone(&self.network_log),
         }
     }
 }

@@ -1,0 +1,256 @@
+//! The proxy in the agent, one per sandboxed command: a Unix socket in a private directory that
+//! the command's helper carries each connection to. The first byte tells the protocol (5 is
+//! SOCKS5, anything else an HTTP request); both end in [`Gate::open`], which decides by name,
+//! asks where the lists leave it open, resolves, checks the addresses and connects to one it
+//! checked, so what the command reaches is what was decided. Every request is kept in the
+//! command's [`NetworkLog`].
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::net::{TcpStream, UnixListener, UnixStream};
+use tokio::task::JoinSet;
+
+use super::address::{self, Literal};
+use super::{Answer, DomainPolicy, Listed, NetworkAuthority};
+
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// A running proxy; dropping it stops it and every connection it carries.
+pub struct NetworkProxy {
+    _dir: tempfile::TempDir,
+    socket: PathBuf,
+    gate: Arc<Gate>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for NetworkProxy {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl NetworkProxy {
+    /// Listens in a new private directory; `authority` has the user's say on what `policy`
+    /// leaves open.
+    pub fn start(policy: DomainPolicy, authority: Arc<dyn NetworkAuthority>) -> std::io::Result<NetworkProxy> {
+        let dir = tempfile::Builder::new().prefix("larik-proxy-").tempdir()?;
+        let socket = dir.path().join("proxy.sock");
+        let listener = UnixListener::bind(&socket)?;
+        let gate = Arc::new(Gate {
+            policy,
+            authority,
+            answers: tokio::sync::Mutex::new(BTreeMap::new()),
+            log: Mutex::new(NetworkLog::default()),
+        });
+        let serving = gate.clone();
+        let task = tokio::spawn(async move {
+            let mut connections = JoinSet::new();
+            loop {
+                tokio::select! {
+                    accepted = listener.accept() => match accepted {
+                        Ok((stream, _)) => {
+                            connections.spawn(serve(stream, serving.clone()));
+                        }
+                        Err(error) => {
+                            tracing::warn!(%error, "the sandbox's proxy stopped accepting");
+                            break;
+                        }
+                    },
+                    Some(_) = connections.join_next(), if !connections.is_empty() => {}
+                }
+            }
+        });
+        Ok(NetworkProxy { _dir: dir, socket, gate, task })
+    }
+
+    /// The socket the helper connects to.
+    pub fn socket(&self) -> &Path {
+        &self.socket
+    }
+
+    /// What the command asked for so far.
+    pub fn log(&self) -> NetworkLog {
+        self.gate.log.lock().map(|log| log.clone()).unwrap_or_default()
+    }
+}
+
+/// Requests by domain: how many went through, how many were refused and why.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NetworkLog {
+    pub domains: BTreeMap<String, DomainRequests>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DomainRequests {
+    pub passed: u32,
+    pub refused: u32,
+    /// Why the last refused one was.
+    pub reason: Option<String>,
+}
+
+impl NetworkLog {
+    /// `[network: 3 requests to a.example, 1 refused: b.example (why)]`, or nothing when the
+    /// command asked for nothing.
+    pub fn summary(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        for (domain, requests) in &self.domains {
+            if requests.passed > 0 {
+                let plural = if requests.passed == 1 { "" } else { "s" };
+                parts.push(format!("{} request{plural} to {domain}", requests.passed));
+            }
+        }
+        for (domain, requests) in &self.domains {
+            if requests.refused > 0 {
+                let why = requests.reason.as_deref().map(|reason| format!(" ({reason})")).unwrap_or_default();
+                parts.push(format!("{} refused: {domain}{why}", requests.refused));
+            }
+        }
+        (!parts.is_empty()).then(|| format!("[network: {}]", parts.join(", ")))
+    }
+
+    /// Adds another command's requests.
+    pub fn merge(&mut self, other: &NetworkLog) {
+        for (domain, theirs) in &other.domains {
+            let mine = self.domains.entry(domain.clone()).or_default();
+            mine.passed += theirs.passed;
+            mine.refused += theirs.refused;
+            if theirs.reason.is_some() {
+                mine.reason.clone_from(&theirs.reason);
+            }
+        }
+    }
+}
+
+/// Why a connection was not made: refused by the rules, or the target could not be reached.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Refusal {
+    Refused(String),
+    Unreachable(String),
+}
+
+impl Refusal {
+    pub(super) fn message(&self, host: &str) -> String {
+        match self {
+            Refusal::Refused(why) => format!("larik sandbox: the connection to {host} was refused: {why}"),
+            Refusal::Unreachable(why) => format!("larik sandbox: {host} could not be reached: {why}"),
+        }
+    }
+}
+
+/// The decisions of one command's proxy.
+pub(super) struct Gate {
+    policy: DomainPolicy,
+    authority: Arc<dyn NetworkAuthority>,
+    /// The user's answers for this command, by host; held while asking, so a name is asked once.
+    answers: tokio::sync::Mutex<BTreeMap<String, bool>>,
+    log: Mutex<NetworkLog>,
+}
+
+impl Gate {
+    /// A connection to `host:port`, if the rules or the user allow it.
+    pub(super) async fn open(&self, host: &str, port: u16) -> Result<TcpStream, Refusal> {
+        let host = host.trim_end_matches('.').trim_start_matches('[').trim_end_matches(']').to_ascii_lowercase();
+        let result = self.decide_and_connect(&host, port).await;
+        if let Ok(mut log) = self.log.lock() {
+            let entry = log.domains.entry(host.clone()).or_default();
+            match &result {
+                Ok(_) => entry.passed += 1,
+                Err(Refusal::Refused(why)) => {
+                    entry.refused += 1;
+                    entry.reason = Some(why.clone());
+                }
+                Err(Refusal::Unreachable(_)) => {}
+            }
+        }
+        if let Err(refusal) = &result {
+            tracing::info!(%host, port, ?refusal, "sandboxed connection not made");
+        }
+        result
+    }
+
+    async fn decide_and_connect(&self, host: &str, port: u16) -> Result<TcpStream, Refusal> {
+        let rules = self.authority.rules(host);
+        let listed = self.policy.listed(host, port, rules);
+        if let Listed::Denied(why) = &listed {
+            return Err(Refusal::Refused(why.clone()));
+        }
+        let named = listed == Listed::Named;
+        if let Some(literal) = address::literal(host)
+            && !named
+        {
+            let spelled = match literal {
+                Literal::Address(_) => "an IP address",
+                Literal::OtherSpelling => "an IP address in another notation",
+            };
+            return Err(Refusal::Refused(format!(
+                "{spelled}: sandboxed commands reach names, unless sandbox.network.allowedDomains lists the address"
+            )));
+        }
+        let addresses = address::resolve(host, port).await.map_err(|error| Refusal::Unreachable(error.to_string()))?;
+        if !named && let Some(private) = addresses.iter().find(|address| address::is_refused(address.ip())) {
+            return Err(Refusal::Refused(format!(
+                "it resolves to {}, a loopback, private or link-local address, which only an entry naming {host} in sandbox.network.allowedDomains opens",
+                private.ip()
+            )));
+        }
+        if listed == Listed::Unlisted {
+            self.ask(host, port).await?;
+        }
+        let mut last = String::from("no address");
+        for address in addresses {
+            match tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(address)).await {
+                Ok(Ok(stream)) => {
+                    let _ = stream.set_nodelay(true);
+                    return Ok(stream);
+                }
+                Ok(Err(error)) => last = error.to_string(),
+                Err(_) => last = "timed out".into(),
+            }
+        }
+        Err(Refusal::Unreachable(last))
+    }
+
+    /// The user's word on a name the lists leave open, asked once per command.
+    async fn ask(&self, host: &str, port: u16) -> Result<(), Refusal> {
+        if self.policy.managed_only {
+            return Err(Refusal::Refused(
+                "your organisation's policy allows only the domains it lists (allowManagedDomainsOnly)".into(),
+            ));
+        }
+        let mut answers = self.answers.lock().await;
+        let allowed = match answers.get(host) {
+            Some(allowed) => *allowed,
+            None => {
+                let allowed = matches!(self.authority.ask(host, port).await, Answer::Once | Answer::Always);
+                answers.insert(host.to_owned(), allowed);
+                allowed
+            }
+        };
+        if allowed {
+            Ok(())
+        } else {
+            Err(Refusal::Refused("not in sandbox.network.allowedDomains, and not allowed when asked".into()))
+        }
+    }
+}
+
+/// One connection from the helper: SOCKS5 or HTTP by its first byte.
+async fn serve(stream: UnixStream, gate: Arc<Gate>) {
+    let mut client = BufReader::new(stream);
+    let first = match client.fill_buf().await {
+        Ok([first, ..]) => *first,
+        _ => return,
+    };
+    let result = if first == super::socks::VERSION {
+        super::socks::serve(&mut client, &gate).await
+    } else {
+        super::http::serve(&mut client, &gate).await
+    };
+    if let Err(error) = result {
+        tracing::debug!(%error, "a sandboxed connection ended");
+    }
+}
