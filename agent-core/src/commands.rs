@@ -7,8 +7,10 @@
 //! offers, the user's settings file and how it announces them), so the session hands them back.
 
 mod reply;
+mod sandbox_report;
 
 pub use reply::Reply;
+pub use sandbox_report::SandboxReport;
 
 use crate::permission::Mode;
 
@@ -51,6 +53,11 @@ pub const BUILT_IN: &[BuiltIn] = &[
     },
     BuiltIn { name: "checkpoints", description: "List the checkpoints /undo can go back to", hint: None },
     BuiltIn {
+        name: "sandbox",
+        description: "Show what the shell sandbox enforces and which domains this session's commands reached",
+        hint: None,
+    },
+    BuiltIn {
         name: "config",
         description: "Show your settings, or change one in ~/.config/larik/settings.json",
         hint: Some("[key [value]]: model, mode, thoughtLevel, tokenSaver, sandbox.network"),
@@ -71,6 +78,8 @@ pub enum Command {
     /// `/undo [checkpoint id]`.
     Undo(Option<String>),
     Checkpoints,
+    /// `/sandbox`.
+    Sandbox,
     Clear,
     /// `/mode <mode>`: the mode, or `None` with what was typed when it names none.
     Mode(Option<Mode>, String),
@@ -119,6 +128,7 @@ pub fn parse(text: &str) -> Option<Command> {
         "budget" => Some(Command::Budget),
         "undo" => Some(Command::Undo(Some(argument.to_owned()).filter(|id| !id.is_empty()))),
         "checkpoints" => Some(Command::Checkpoints),
+        "sandbox" => Some(Command::Sandbox),
         "clear" => Some(Command::Clear),
         "mode" => Some(Command::Mode(Mode::from_id(argument), argument.to_owned())),
         "model" => Some(Command::Model(argument.to_owned())),
@@ -179,12 +189,23 @@ mod tests {
 
     #[test]
     fn every_parsed_command_is_in_the_menu() {
-        for typed in
-            ["compact", "clear", "mode", "model", "mcp", "plugin", "tasks", "budget", "undo", "checkpoints", "config"]
-        {
+        for typed in [
+            "compact",
+            "clear",
+            "mode",
+            "model",
+            "mcp",
+            "plugin",
+            "tasks",
+            "budget",
+            "undo",
+            "checkpoints",
+            "sandbox",
+            "config",
+        ] {
             assert!(parse(&format!("/{typed}")).is_some(), "{typed}");
             assert!(is_built_in(typed), "{typed}");
         }
-        assert_eq!(BUILT_IN.len(), 11);
+        assert_eq!(BUILT_IN.len(), 12);
     }
 }

@@ -117,8 +117,7 @@ impl Session {
             .data_dir
             .as_deref()
             .map(|dir| Arc::new(crate::checkpoints::Checkpoints::new(workspace.root(), dir, &config.id)));
-        let permissions = Arc::new(guarded.permissions);
-        let tools = opening::tool_env(&mut config, workspace, &notices, token_saver, &permissions, &cancel);
+        let tools = opening::tool_env(&mut config, workspace, &notices, token_saver, &guarded.permissions, &cancel);
         let models = Arc::new(Models::new(config.provider, config.model));
         if let Some(model_config) = &config.model_config {
             models.remember(model_config);
@@ -127,7 +126,7 @@ impl Session {
             memory: Arc::new(crate::prompt::ScopedMemory::new(tools.workspace.root(), &user_files)),
             tools: Arc::new(tools),
             checkpoints,
-            permissions,
+            permissions: guarded.permissions,
             registry,
             hooks: Arc::new(guarded.hooks),
             models: Arc::clone(&models),

@@ -10,6 +10,7 @@ mod layout;
 mod load;
 mod long_sessions;
 mod mcp_servers;
+mod network;
 mod peers;
 mod stats;
 mod stored_sessions;
@@ -41,6 +42,9 @@ fn main() -> anyhow::Result<()> {
     }
     if only.as_deref().is_none_or(|section| section == "tools") {
         rows.extend(runtime.block_on(tools::measure())?);
+    }
+    if only.as_deref().is_none_or(|section| section == "network") {
+        rows.extend(runtime.block_on(network::measure())?);
     }
     stats::print(&rows);
     Ok(())

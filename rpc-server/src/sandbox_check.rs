@@ -62,13 +62,7 @@ fn network_report(policy: &Sandbox, problems: &[String]) -> String {
         sandbox::helper::bridge::HTTP_PORT,
         sandbox::helper::bridge::SOCKS_PORT
     );
-    let list = |patterns: &[sandbox::network::DomainPattern]| {
-        if patterns.is_empty() {
-            "(none)".to_owned()
-        } else {
-            patterns.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
-        }
-    };
+    let list = sandbox::network::listing;
     out.push_str(&format!("  Allowed:   {}\n", list(&domains.allowed)));
     if !domains.project_allowed.is_empty() {
         out.push_str(&format!("  Allowed once the project is approved: {}\n", list(&domains.project_allowed)));

@@ -17,7 +17,7 @@ const CANCEL_MS = 5_000;
 
 const MODES = ["default", "accept-edits", "plan", "yolo"];
 const CONFIG_IDS = ["mode", "model", "thought_level"];
-const COMMANDS = ["compact", "clear", "mode", "model", "mcp", "plugin", "tasks", "budget", "undo", "checkpoints", "config"];
+const COMMANDS = ["compact", "clear", "mode", "model", "mcp", "plugin", "tasks", "budget", "undo", "checkpoints", "sandbox", "config"];
 
 // ---------------------------------------------------------------------------
 // Reading the wire log

@@ -15,7 +15,7 @@ import { withAgent } from "./harness.mjs";
 const TIMEOUT = { timeout: 120_000 };
 
 /** The commands every session offers, first and in this order. */
-const BUILT_IN = ["compact", "clear", "mode", "model", "mcp", "plugin", "tasks", "budget", "undo", "checkpoints", "config"];
+const BUILT_IN = ["compact", "clear", "mode", "model", "mcp", "plugin", "tasks", "budget", "undo", "checkpoints", "sandbox", "config"];
 /** What the user's and the project's files below add, after the built-ins. */
 const USERS = ["code-review", "commit", "git:recent"];
 

@@ -281,7 +281,20 @@ async fn commands_are_announced_and_run_without_the_model() {
         .collect();
     assert_eq!(
         names,
-        ["compact", "clear", "mode", "model", "mcp", "plugin", "tasks", "budget", "undo", "checkpoints", "config"]
+        [
+            "compact",
+            "clear",
+            "mode",
+            "model",
+            "mcp",
+            "plugin",
+            "tasks",
+            "budget",
+            "undo",
+            "checkpoints",
+            "sandbox",
+            "config"
+        ]
     );
 
     agent.prompt(&session, "hello", |_| "reject_once").await;

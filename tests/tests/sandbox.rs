@@ -274,9 +274,15 @@ fn sandbox_check_reports_what_is_enforced() {
     let on = run(None);
     let report = String::from_utf8(on.stdout).unwrap();
     assert!(on.status.success(), "{report}");
-    for expected in
-        ["Sandbox:     on", "Landlock:    ABI", ".git (absent, kept absent)", ".mcp.json", "Network:     off"]
-    {
+    for expected in [
+        "Sandbox:     on",
+        "Landlock:    ABI",
+        ".git (absent, kept absent)",
+        ".mcp.json",
+        "Network:     through Larik's proxy only",
+        "Allowed:   (none)",
+        "Other domains: asks you",
+    ] {
         assert!(report.contains(expected), "`{expected}` in:\n{report}");
     }
     let off = run(Some("no-namespaces"));

@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-use larik_tests::harness::{Agent, Sandbox, git, write_file};
+use larik_tests::harness::{Agent, Sandbox, git, message_text, write_file};
 use larik_tests::mock_llm::{MockLlm, Scenario, Step};
 use serde_json::{Value, json};
 
@@ -144,13 +144,13 @@ fn tool_results(mock: &MockLlm) -> Vec<String> {
 }
 
 /// Runs the commands as one turn, answering each prompt with `answer`; returns each call's
-/// result and the prompts asked.
+/// result, the prompts asked, and the agent with its session for more.
 async fn run(
     sandbox: &Sandbox,
     env: &[(String, String)],
     mock: &MockLlm,
     mut answer: impl FnMut(&Value) -> &'static str,
-) -> (Vec<String>, Vec<Value>) {
+) -> (Vec<String>, Vec<Value>, (Agent, String)) {
     let mut agent = Agent::spawn(&sandbox.project_path(), env);
     agent.initialize().await;
     let session = agent.new_session(&sandbox.project_path()).await;
@@ -162,7 +162,7 @@ async fn run(
         })
         .await;
     assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
-    (tool_results(mock), asked)
+    (tool_results(mock), asked, (agent, session))
 }
 
 async fn mock_for(commands: &[String]) -> MockLlm {
@@ -216,7 +216,7 @@ async fn allowed_domains_work_without_a_prompt_and_everything_else_is_refused() 
     let commands: Vec<String> = allowed.iter().chain(&refused).cloned().collect();
     let mock = mock_for(&commands).await;
     let env = network_env(&sandbox, mock.url(), &cert);
-    let (results, asked) = run(&sandbox, &env, &mock, |_| "reject_once").await;
+    let (results, asked, (mut agent, session)) = run(&sandbox, &env, &mock, |_| "reject_once").await;
     assert!(asked.is_empty(), "nothing asks: {asked:?}");
     assert!(results[0].contains("hello from the test server"), "{}", results[0]);
     assert!(results[0].contains("[network: 1 request to files.localhost]"), "{}", results[0]);
@@ -242,6 +242,16 @@ async fn allowed_domains_work_without_a_prompt_and_everything_else_is_refused() 
     assert!(private.heard().is_empty(), "the private address heard: {}", private.heard());
     assert!(heard.contains("files.localhost"), "{heard}");
     assert!(secure.heard().contains("secure.localhost"), "{}", secure.heard());
+    // The session's record, for the user.
+    let (_, updates) = agent.prompt(&session, "/sandbox", |_| "reject_once").await;
+    let report = message_text(&updates);
+    assert!(report.contains("only through Larik's proxy") && report.contains("Denied: blocked.localhost"), "{report}");
+    assert!(
+        report.contains("- files.localhost: 2 reached") && report.contains("- npm.localhost: 1 reached"),
+        "{report}"
+    );
+    assert!(report.contains("- blocked.localhost: 0 reached, 1 refused (`blocked.localhost` is in"), "{report}");
+    assert!(report.contains("- metadata.test: 0 reached, 1 refused (it resolves to 127.0.0.2"), "{report}");
 }
 
 #[tokio::test]
@@ -257,7 +267,7 @@ async fn an_unlisted_domain_asks_while_the_command_waits() {
     let mock = mock_for(&commands).await;
     let env = network_env(&sandbox, mock.url(), &cert);
     let mut answers = ["allow_once", "reject_once", "allow_always"].into_iter();
-    let (results, asked) = run(&sandbox, &env, &mock, |_| answers.next().unwrap_or("reject_once")).await;
+    let (results, asked, _) = run(&sandbox, &env, &mock, |_| answers.next().unwrap_or("reject_once")).await;
     assert_eq!(asked.len(), 3, "the fourth command is allowed by the saved answer: {asked:?}");
     let title = asked[0]["toolCall"]["title"].as_str().unwrap_or_default();
     assert!(title.contains("curl") && title.contains("ask.localhost"), "{title}");

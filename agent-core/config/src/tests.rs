@@ -384,3 +384,59 @@ fn additional_directories_resolve_from_home_and_project_and_a_missing_one_is_sai
     assert_eq!(problems, ["permissions.additionalDirectories: `~/gone` is not a directory; it is left out"]);
     std::fs::remove_dir_all(project.path().join("../sibling-of-project")).unwrap();
 }
+
+#[test]
+fn a_repository_may_deny_domains_at_once_and_allow_them_only_for_approval() {
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let env = env(&[("XDG_CONFIG_HOME", home.path().to_str().unwrap()), ("HOME", home.path().to_str().unwrap())]);
+    write(
+        &home.path().join(".claude/settings.json"),
+        r#"{"sandbox": {"network": {"allowedDomains": ["registry.npmjs.org"], "allowLocalBinding": true}}}"#,
+    );
+    write(
+        &project.path().join(".larik/settings.json"),
+        r#"{"sandbox": {"network": {"allowedDomains": ["repo.example"], "deniedDomains": ["telemetry.example"], "allowAllUnixSockets": true}}}"#,
+    );
+    write(
+        &project.path().join(".claude/settings.json"),
+        r#"{"sandbox": {"network": {"allowedDomains": ["claude-repo.example"], "deniedDomains": ["ads.example"], "allowLocalBinding": true}}}"#,
+    );
+    let settings = load_settings(project.path(), &env).unwrap();
+    let network = settings.sandbox.clone().unwrap().network;
+    assert_eq!(network.allowed_domains, ["registry.npmjs.org"], "the user's, not the repository's");
+    assert_eq!(network.denied_domains, ["telemetry.example", "ads.example"]);
+    assert!(network.allow_local_binding && !network.allow_all_unix_sockets && !network.full);
+    assert_eq!(settings.project_choices.allowed_domains, ["repo.example", "claude-repo.example"]);
+    assert!(settings.project_choices.describe().iter().any(|line| line.contains("repo.example")));
+    let problems = settings.problems.join("\n");
+    assert!(problems.contains("sandbox.network.allowAllUnixSockets"), "{problems}");
+    assert!(problems.contains("sandbox.network.allowLocalBinding"), "{problems}");
+}
+
+#[test]
+fn a_managed_policy_of_its_own_domains_only_leaves_the_others_out() {
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let etc = tempfile::tempdir().unwrap();
+    let env = env(&[
+        ("XDG_CONFIG_HOME", home.path().to_str().unwrap()),
+        ("HOME", home.path().to_str().unwrap()),
+        ("LARIK_MANAGED_ROOT", etc.path().to_str().unwrap()),
+    ]);
+    write(
+        &etc.path().join("claude-code/managed-settings.json"),
+        r#"{"sandbox": {"network": {"allowedDomains": ["artifacts.corp.example"], "deniedDomains": ["paste.example"], "allowManagedDomainsOnly": true}}}"#,
+    );
+    write(&home.path().join("larik/settings.json"), r#"{"sandbox": {"network": {"allowedDomains": ["pypi.org"]}}}"#);
+    write(
+        &project.path().join(".larik/settings.json"),
+        r#"{"sandbox": {"network": {"allowedDomains": ["repo.example"]}}}"#,
+    );
+    let settings = load_settings(project.path(), &env).unwrap();
+    let network = settings.sandbox.clone().unwrap().network;
+    assert_eq!(network.allowed_domains, ["artifacts.corp.example"]);
+    assert_eq!(network.denied_domains, ["paste.example"]);
+    assert!(network.managed_domains_only);
+    assert!(settings.project_choices.allowed_domains.is_empty());
+}

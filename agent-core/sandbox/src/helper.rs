@@ -3,10 +3,11 @@
 //! and change namespaces freely.
 //!
 //! In order:
-//! 1. take a shared lock on each stand-in, so it outlives the agent if the agent is killed;
-//! 2. enter new user and mount namespaces (and a network namespace unless the network is fully
+//! 1. enter new user and mount namespaces (and a network namespace unless the network is fully
 //!    open); with the proxy, bring that namespace's loopback up, listen there and fork the
-//!    carrier of its connections ([`bridge`]); then enter a new PID namespace;
+//!    carrier of its connections ([`bridge`]);
+//! 2. take a shared lock on each stand-in, so it outlives the agent if the agent is killed; then
+//!    enter a new PID namespace;
 //! 3. mount the project roots and the parents of protected paths onto themselves (a mount point
 //!    cannot be renamed or removed), then each protected path onto itself read-only, the paths
 //!    settings hide (`hiding`), and `/dev/null` over the sockets of services that would run a
@@ -212,17 +213,18 @@ pub fn run(args: &[String]) -> i32 {
 
 /// Steps 1 to 3, in the calling process. The returned locks must live until the command ends.
 pub(super) fn confine(plan: &Plan) -> Result<Vec<std::fs::File>, String> {
+    enter_namespaces(plan.network)?;
+    // Before the PID namespace: a process that entered one can start no thread, and the
+    // carrier is better outside the command's namespace anyway. Before the locks: the carrier
+    // must not hold a stand-in, which would outlive the command for as long as it lingers.
+    if let Some(socket) = &plan.proxy {
+        bridge::start(socket)?;
+    }
     let locks = plan
         .stand_ins
         .iter()
         .map(|path| stand_in::lock_shared(path).map_err(|error| format!("{}: {error}", path.display())))
         .collect::<Result<Vec<_>, _>>()?;
-    enter_namespaces(plan.network)?;
-    // Before the PID namespace: a process that entered one can start no thread, and the
-    // carrier is better outside the command's namespace anyway.
-    if let Some(socket) = &plan.proxy {
-        bridge::start(socket)?;
-    }
     enter_pid_namespace()?;
     mount_private_root()?;
     for path in &plan.pinned {

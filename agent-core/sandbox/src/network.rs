@@ -88,6 +88,14 @@ impl std::fmt::Display for DomainPattern {
     }
 }
 
+/// Entries as settings would write them, comma-separated; `(none)` for an empty list.
+pub fn listing(patterns: &[DomainPattern]) -> String {
+    if patterns.is_empty() {
+        return "(none)".into();
+    }
+    patterns.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+}
+
 /// The lists settings give, and what else sandboxed commands may do on the network.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DomainPolicy {

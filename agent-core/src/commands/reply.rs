@@ -44,6 +44,7 @@ pub enum Reply {
     NothingUndone(UndoError),
     /// `/compact` ran as a turn of its own; how it ended.
     Compacted(StopReason),
+    Sandbox(super::SandboxReport),
 }
 
 impl fmt::Display for Reply {
@@ -78,6 +79,7 @@ impl fmt::Display for Reply {
             Reply::Undone(undone) => self::undone(out, undone),
             Reply::NothingUndone(error) => write!(out, "Nothing was undone: {error}."),
             Reply::Compacted(_) => out.write_str("The conversation was compacted; it goes on from a summary."),
+            Reply::Sandbox(report) => write!(out, "{report}"),
         }
     }
 }

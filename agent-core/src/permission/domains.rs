@@ -7,7 +7,7 @@
 use super::Permissions;
 use super::rules::Subject;
 use crate::sandbox::network::{DomainPattern, RuleWord};
-use crate::tools::network_prompt::{DomainRules, domain_rule};
+use crate::tools::network_prompt::{DomainRules, NotRemembered, domain_rule};
 use crate::tools::{ToolNames, WebFetch};
 
 impl DomainRules for Permissions {
@@ -25,8 +25,8 @@ impl DomainRules for Permissions {
         RuleWord { allowed, denied, project_approved }
     }
 
-    fn remember(&self, host: &str) -> Result<(), String> {
-        self.allow_always(&domain_rule(host)).map_err(|error| error.to_string())
+    fn remember(&self, host: &str) -> Result<(), NotRemembered> {
+        self.allow_always(&domain_rule(host)).map_err(|error| NotRemembered { reason: error.to_string() })
     }
 }
 

@@ -490,3 +490,31 @@ fn plan_mode_asks_before_a_search_leaves_the_machine() {
     let decision = permissions.decide(search.as_ref(), call.description(), &workspace, None);
     assert!(matches!(&decision, Decision::Ask { reason } if reason.contains("plan mode")), "{decision:?}");
 }
+
+#[test]
+fn denied_domains_refuse_fetches_and_domain_rules_speak_for_commands() {
+    use crate::sandbox::network::{DomainPattern, RuleWord};
+    use crate::tools::network_prompt::DomainRules;
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = Workspace::new(dir.path());
+    let registry = Registry::builtin(None);
+    let fetch = registry.get("web_fetch").unwrap();
+    let permissions = Permissions::new(
+        rules(&["web_fetch(domain:docs.rs)", "web_fetch"], &["WebFetch(domain:evil.example)"]),
+        || false,
+        None,
+    )
+    .denying_domains(DomainPattern::parse("*.uploads.example").into_iter().collect());
+    permissions.set_mode(Mode::Yolo).unwrap();
+    let fetch_of =
+        |url: &str| CallDescription { subject: CallSubject::Url(url.into()), ..CallDescription::titled(url) };
+    let denied = permissions.decide(fetch.as_ref(), &fetch_of("https://a.uploads.example/x"), &workspace, None);
+    assert!(matches!(&denied, Decision::Deny { reason } if reason.contains("deniedDomains")), "{denied:?}");
+    assert_eq!(verdict(&permissions.decide(fetch.as_ref(), &fetch_of("https://docs.rs"), &workspace, None)), 'A');
+    // The proxy's view: a rule naming a domain opens it; a bare rule opens none; deny wins.
+    let word = |host: &str| permissions.word(host);
+    assert_eq!(word("docs.rs"), RuleWord { allowed: true, denied: false, project_approved: false });
+    assert!(word("sub.docs.rs").allowed);
+    assert_eq!(word("other.example"), RuleWord { allowed: false, denied: false, project_approved: false });
+    assert!(word("evil.example").denied);
+}

@@ -52,6 +52,15 @@ impl Session {
             },
             Command::Budget => Reply::Spending(self.spending()),
             Command::Checkpoints => Reply::Checkpoints(self.checkpoints()),
+            Command::Sandbox => {
+                self.sandbox_checked().await;
+                let tools = &self.env.tools;
+                Reply::Sandbox(crate::commands::SandboxReport {
+                    state: self.sandbox_state(),
+                    domains: tools.sandbox.as_ref().and_then(|sandbox| sandbox.domains().cloned()),
+                    reached: tools.network_log.lock().map(|log| log.clone()).unwrap_or_default(),
+                })
+            }
             Command::Undo(id) => match self.undo(id).await {
                 Ok(undone) => Reply::Undone(Box::new(undone)),
                 Err(error) => Reply::NothingUndone(error),

@@ -149,9 +149,7 @@ impl SessionConfig {
             Ok(model) => (model.build_provider(), ModelSettings::from(&model), Some(model)),
             Err(error) => (Err(ProviderError::Auth { message: error.to_string() }), ModelSettings::none(), None),
         };
-        let (domains, domain_problems) = domain_policy(&settings);
-        let denied_domains = domains.denied.clone();
-        let sandbox = sandbox_for(&settings, sandbox_helper, &cwd, &mut permissions, env, domains);
+        let sandbox = sandbox_for(&settings, sandbox_helper, &cwd, &mut permissions, env);
         let (initial_mode, mode_notice) = config::initial_mode(&permissions);
         let (additional_directories, directory_problems) = config::additional_directories(&permissions, &cwd, env);
         let notices: Vec<String> = permissions
@@ -160,7 +158,7 @@ impl SessionConfig {
             .into_iter()
             .chain(mode_notice)
             .chain(directory_problems)
-            .chain(domain_problems)
+            .chain(sandbox.problems)
             .chain(settings.problems.iter().cloned())
             .chain(hooks.problems().iter().cloned())
             .chain(mcp_problems)
@@ -209,7 +207,7 @@ impl SessionConfig {
             agents,
             model_config: resolved.clone(),
             project_choices,
-            denied_domains,
+            denied_domains: sandbox.denied_domains,
             language_servers: crate::lsp::ServerSpec::available(env, &settings.lsp.clone().unwrap_or_default()),
             browser: Some(settings.browser.clone().unwrap_or_default())
                 .filter(|browser| browser.enabled != Some(false)),
@@ -235,6 +233,10 @@ struct SandboxSetup {
     run_unasked: bool,
     /// `sandbox.failIfUnavailable`.
     required: bool,
+    /// `sandbox.network.deniedDomains`, for the fetching tools too.
+    denied_domains: Vec<crate::sandbox::network::DomainPattern>,
+    /// What of `sandbox.network` cannot be honoured.
+    problems: Vec<String>,
 }
 
 /// The sandbox settings ask for. Whether this machine can hold it is the probe's to say, later:
@@ -246,8 +248,9 @@ fn sandbox_for(
     cwd: &Path,
     permissions: &mut config::PermissionSettings,
     env: &std::collections::HashMap<String, String>,
-    domains: DomainPolicy,
 ) -> SandboxSetup {
+    let (domains, problems) = domain_policy(settings);
+    let denied_domains = domains.denied.clone();
     let sandbox_settings = settings.sandbox.clone().unwrap_or_default();
     let filesystem = config::filesystem_paths(&sandbox_settings, cwd, env);
     permissions.protected_paths.extend(filesystem.protected);
@@ -279,6 +282,8 @@ fn sandbox_for(
         off,
         run_unasked: sandbox_settings.auto_allow_bash_if_sandboxed != Some(false),
         required: sandbox_settings.fail_if_unavailable == Some(true),
+        denied_domains,
+        problems,
     }
 }
 

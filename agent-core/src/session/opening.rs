@@ -155,7 +155,7 @@ pub(super) fn first_notices(notice: Option<String>, skill_problems: &[String]) -
 pub(super) struct Guarded {
     pub mcp: Arc<McpServers>,
     pub hooks: HookPoints,
-    pub permissions: Permissions,
+    pub permissions: Arc<Permissions>,
 }
 
 /// Takes the MCP servers, hooks, rules and sandbox out of `config`.
@@ -206,5 +206,5 @@ pub(super) fn guarded(
         tracing::warn!(%refused, "the session starts in the default mode");
     }
     mcp.start(false);
-    Guarded { mcp, hooks, permissions }
+    Guarded { mcp, hooks, permissions: Arc::new(permissions) }
 }

@@ -61,9 +61,9 @@ fn a_restriction_larik_cannot_enforce_is_named_and_fails_closed() {
     let etc = tempfile::tempdir().unwrap();
     write(
         &etc.path().join("claude-code/managed-settings.json"),
-        r#"{"sandbox": {"network": {"allowedDomains": ["example.com"]}}, "statusLine": {"type": "command"}, "cleanupPeriodDays": 7}"#,
+        r#"{"sandbox": {"network": {"allowedDomains": ["example.com"], "httpProxyPort": 8080}}, "statusLine": {"type": "command"}, "cleanupPeriodDays": 7}"#,
     );
     let policy = load(etc.path());
-    assert_eq!(policy.unenforced, ["sandbox.network"]);
-    assert!(policy.fails_closed().unwrap().contains("`sandbox.network`"));
+    assert_eq!(policy.unenforced, ["sandbox.network.httpProxyPort"]);
+    assert!(policy.fails_closed().unwrap().contains("`sandbox.network.httpProxyPort`"));
 }

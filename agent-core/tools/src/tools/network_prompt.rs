@@ -21,7 +21,14 @@ pub trait DomainRules: Send + Sync {
     fn word(&self, host: &str) -> RuleWord;
 
     /// Saves the user's "always" for `host`; the error says why it holds for this session only.
-    fn remember(&self, host: &str) -> Result<(), String>;
+    fn remember(&self, host: &str) -> Result<(), NotRemembered>;
+}
+
+/// Why the user's "always" holds for this session only (the rule could not be saved).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{reason}")]
+pub struct NotRemembered {
+    pub reason: String,
 }
 
 /// The rule an "always" answer saves for `host`.
@@ -90,7 +97,9 @@ impl CommandNetwork {
                 let saved = self
                     .rules
                     .as_ref()
-                    .map_or(Err("no permission rules to save it in".into()), |rules| rules.remember(host));
+                    .map_or(Err(NotRemembered { reason: "no permission rules to save it in".into() }), |rules| {
+                        rules.remember(host)
+                    });
                 let said = match saved {
                     Ok(()) => format!("{host} allowed from now on (`{}`)", domain_rule(host)),
                     Err(error) => format!("{host} allowed for this session (not saved: {error})"),
