@@ -19,6 +19,7 @@ pub mod helper;
 pub mod network;
 pub mod probe;
 mod protected;
+mod relay;
 mod seccomp;
 mod stand_in;
 

@@ -9,7 +9,6 @@
 //! seccomp filter, Landlock domain and PID namespace, the command can neither see it nor reach
 //! the Unix socket but through these two ports. It dies with the helper.
 
-use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
@@ -18,7 +17,6 @@ use std::path::{Path, PathBuf};
 pub const HTTP_PORT: u16 = 3128;
 /// Where the SOCKS5 proxy listens inside the namespace.
 pub const SOCKS_PORT: u16 = 1080;
-const BUFFER: usize = 64 * 1024;
 
 /// Brings the namespace's loopback up, listens on it and forks the carrier.
 pub(crate) fn start(socket: &Path) -> Result<(), String> {
@@ -81,31 +79,10 @@ fn carry(listeners: Vec<TcpListener>, socket: PathBuf) {
 }
 
 fn carry_one(client: TcpStream, socket: &Path) {
-    let Ok(proxy) = UnixStream::connect(socket) else {
-        let _ = client.shutdown(Shutdown::Both);
-        return;
-    };
-    let (Ok(client_back), Ok(proxy_back)) = (client.try_clone(), proxy.try_clone()) else { return };
-    let up = std::thread::spawn(move || {
-        pump(&client, &proxy);
-        let _ = proxy.shutdown(Shutdown::Write);
-    });
-    pump(&proxy_back, &client_back);
-    let _ = client_back.shutdown(Shutdown::Write);
-    let _ = up.join();
-}
-
-/// Copies until end of file or an error on either side.
-fn pump(mut from: impl Read, mut to: impl Write) {
-    let mut buffer = vec![0; BUFFER];
-    loop {
-        match from.read(&mut buffer) {
-            Ok(0) | Err(_) => return,
-            Ok(read) => {
-                if to.write_all(&buffer[..read]).is_err() {
-                    return;
-                }
-            }
+    match UnixStream::connect(socket) {
+        Ok(proxy) => crate::relay::both_ways(client.into(), proxy.into()),
+        Err(_) => {
+            let _ = client.shutdown(Shutdown::Both);
         }
     }
 }

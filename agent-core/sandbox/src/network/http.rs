@@ -22,27 +22,29 @@ pub(super) struct Head {
     headers: Vec<(String, String)>,
 }
 
-pub(super) async fn serve(client: &mut BufReader<UnixStream>, gate: &Gate) -> std::io::Result<()> {
-    let head = match read_head(client).await? {
+pub(super) async fn serve(mut client: BufReader<UnixStream>, gate: &Gate) -> std::io::Result<()> {
+    let head = match read_head(&mut client).await? {
         Some(head) => head,
         None => return Ok(()),
     };
     let (host, port, origin_form) = match head.destination() {
         Ok(destination) => destination,
-        Err(why) => return answer(client, "400 Bad Request", &format!("larik sandbox: {why}")).await,
+        Err(why) => return answer(&mut client, "400 Bad Request", &format!("larik sandbox: {why}")).await,
     };
     let mut upstream = match gate.open(&host, port).await {
         Ok(upstream) => upstream,
-        Err(refusal @ Refusal::Refused(_)) => return answer(client, "403 Forbidden", &refusal.message(&host)).await,
+        Err(refusal @ Refusal::Refused(_)) => {
+            return answer(&mut client, "403 Forbidden", &refusal.message(&host)).await;
+        }
         Err(refusal @ Refusal::Unreachable(_)) => {
-            return answer(client, "502 Bad Gateway", &refusal.message(&host)).await;
+            return answer(&mut client, "502 Bad Gateway", &refusal.message(&host)).await;
         }
     };
     match origin_form {
         None => client.get_mut().write_all(b"HTTP/1.1 200 Connection established\r\n\r\n").await?,
         Some(path) => upstream.write_all(head.forwarded(&path).as_bytes()).await?,
     }
-    tokio::io::copy_bidirectional(client, &mut upstream).await.map(|_| ())
+    gate.carry(client, upstream).await
 }
 
 /// Reads up to the blank line; `None` when the client closed before sending anything.

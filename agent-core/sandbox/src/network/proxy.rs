@@ -6,6 +6,7 @@
 //! command's [`NetworkLog`].
 
 use std::collections::BTreeMap;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -30,6 +31,15 @@ pub struct NetworkProxy {
 impl Drop for NetworkProxy {
     fn drop(&mut self) {
         self.task.abort();
+        // The command has ended: the connections still carried end with it.
+        if let Ok(live) = self.gate.live.lock() {
+            for sockets in live.values() {
+                for socket in sockets {
+                    // SAFETY: a plain call on a descriptor we hold.
+                    unsafe { libc::shutdown(socket.as_raw_fd(), libc::SHUT_RDWR) };
+                }
+            }
+        }
     }
 }
 
@@ -45,6 +55,8 @@ impl NetworkProxy {
             authority,
             answers: tokio::sync::Mutex::new(BTreeMap::new()),
             log: Mutex::new(NetworkLog::default()),
+            live: Mutex::new(BTreeMap::new()),
+            next_connection: std::sync::atomic::AtomicU64::new(0),
         });
         let serving = gate.clone();
         let task = tokio::spawn(async move {
@@ -148,9 +160,33 @@ pub(super) struct Gate {
     /// The user's answers for this command, by host; held while asking, so a name is asked once.
     answers: tokio::sync::Mutex<BTreeMap<String, bool>>,
     log: Mutex<NetworkLog>,
+    /// The connections being carried, by number: shut down when the proxy goes.
+    live: Mutex<BTreeMap<u64, [OwnedFd; 2]>>,
+    next_connection: std::sync::atomic::AtomicU64,
 }
 
 impl Gate {
+    /// Copies both ways until both sides are done, off the event loop: what the client sent
+    /// beyond what was read goes first, then the kernel splices the rest (see `relay`).
+    pub(super) async fn carry(&self, client: BufReader<UnixStream>, upstream: TcpStream) -> std::io::Result<()> {
+        let early = client.buffer().to_vec();
+        let client = client.into_inner().into_std()?;
+        let upstream = upstream.into_std()?;
+        client.set_nonblocking(false)?;
+        upstream.set_nonblocking(false)?;
+        std::io::Write::write_all(&mut &upstream, &early)?;
+        let (client, upstream) = (OwnedFd::from(client), OwnedFd::from(upstream));
+        let number = self.next_connection.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if let (Ok(mut live), Ok(one), Ok(other)) = (self.live.lock(), client.try_clone(), upstream.try_clone()) {
+            live.insert(number, [one, other]);
+        }
+        let carried = tokio::task::spawn_blocking(move || crate::relay::both_ways(client, upstream)).await;
+        if let Ok(mut live) = self.live.lock() {
+            live.remove(&number);
+        }
+        carried.map_err(std::io::Error::other)
+    }
+
     /// A connection to `host:port`, if the rules or the user allow it.
     pub(super) async fn open(&self, host: &str, port: u16) -> Result<TcpStream, Refusal> {
         let host = host.trim_end_matches('.').trim_start_matches('[').trim_end_matches(']').to_ascii_lowercase();
@@ -246,9 +282,9 @@ async fn serve(stream: UnixStream, gate: Arc<Gate>) {
         _ => return,
     };
     let result = if first == super::socks::VERSION {
-        super::socks::serve(&mut client, &gate).await
+        super::socks::serve(client, &gate).await
     } else {
-        super::http::serve(&mut client, &gate).await
+        super::http::serve(client, &gate).await
     };
     if let Err(error) = result {
         tracing::debug!(%error, "a sandboxed connection ended");

@@ -5,7 +5,7 @@
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 use tokio::io::{AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::net::UnixStream;
+use tokio::net::{TcpStream, UnixStream};
 
 use super::proxy::{Gate, Refusal};
 
@@ -19,17 +19,26 @@ const HOST_UNREACHABLE: u8 = 4;
 const COMMAND_NOT_SUPPORTED: u8 = 7;
 const ADDRESS_NOT_SUPPORTED: u8 = 8;
 
-pub(super) async fn serve(client: &mut BufReader<UnixStream>, gate: &Gate) -> std::io::Result<()> {
+pub(super) async fn serve(mut client: BufReader<UnixStream>, gate: &Gate) -> std::io::Result<()> {
+    match handshake(&mut client, gate).await? {
+        Some(upstream) => gate.carry(client, upstream).await,
+        None => Ok(()),
+    }
+}
+
+/// The greeting and the request: the connection made, or `None` once the refusal is said.
+async fn handshake(client: &mut BufReader<UnixStream>, gate: &Gate) -> std::io::Result<Option<TcpStream>> {
     let [_, count] = read_array::<2>(client).await?;
     let mut methods = vec![0; usize::from(count)];
     client.read_exact(&mut methods).await?;
     if !methods.contains(&NO_AUTHENTICATION) {
-        return client.get_mut().write_all(&[VERSION, NO_ACCEPTABLE_METHOD]).await;
+        client.get_mut().write_all(&[VERSION, NO_ACCEPTABLE_METHOD]).await?;
+        return Ok(None);
     }
     client.get_mut().write_all(&[VERSION, NO_AUTHENTICATION]).await?;
     let [version, command, _, kind] = read_array::<4>(client).await?;
     if version != VERSION {
-        return Ok(());
+        return Ok(None);
     }
     let host = match kind {
         1 => Ipv4Addr::from(read_array::<4>(client).await?).to_string(),
@@ -39,23 +48,25 @@ pub(super) async fn serve(client: &mut BufReader<UnixStream>, gate: &Gate) -> st
             client.read_exact(&mut name).await?;
             match String::from_utf8(name) {
                 Ok(name) => name,
-                Err(_) => return reply(client, ADDRESS_NOT_SUPPORTED).await,
+                Err(_) => return reply(client, ADDRESS_NOT_SUPPORTED).await.map(|()| None),
             }
         }
         4 => Ipv6Addr::from(read_array::<16>(client).await?).to_string(),
-        _ => return reply(client, ADDRESS_NOT_SUPPORTED).await,
+        _ => return reply(client, ADDRESS_NOT_SUPPORTED).await.map(|()| None),
     };
     let port = u16::from_be_bytes(read_array::<2>(client).await?);
     if command != CONNECT {
-        return reply(client, COMMAND_NOT_SUPPORTED).await;
+        return reply(client, COMMAND_NOT_SUPPORTED).await.map(|()| None);
     }
-    let mut upstream = match gate.open(&host, port).await {
-        Ok(upstream) => upstream,
-        Err(Refusal::Refused(_)) => return reply(client, NOT_ALLOWED).await,
-        Err(Refusal::Unreachable(_)) => return reply(client, HOST_UNREACHABLE).await,
+    let code = match gate.open(&host, port).await {
+        Ok(upstream) => {
+            reply(client, SUCCEEDED).await?;
+            return Ok(Some(upstream));
+        }
+        Err(Refusal::Refused(_)) => NOT_ALLOWED,
+        Err(Refusal::Unreachable(_)) => HOST_UNREACHABLE,
     };
-    reply(client, SUCCEEDED).await?;
-    tokio::io::copy_bidirectional(client, &mut upstream).await.map(|_| ())
+    reply(client, code).await.map(|()| None)
 }
 
 async fn read_array<const N: usize>(client: &mut BufReader<UnixStream>) -> std::io::Result<[u8; N]> {
