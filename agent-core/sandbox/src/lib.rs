@@ -15,6 +15,7 @@
 //! from inside that each promise holds; where one does not, bash asks instead.
 
 mod exemptions;
+mod handover;
 pub mod helper;
 pub mod network;
 pub mod probe;

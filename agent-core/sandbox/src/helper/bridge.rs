@@ -1,7 +1,7 @@
 //! The helper's end of the proxy. Inside the command's network namespace only the loopback
 //! exists; the helper brings it up and listens there on [`HTTP_PORT`] and [`SOCKS_PORT`], and
-//! carries each connection, byte for byte, over the Unix socket to the agent's proxy, which
-//! reads the protocol and decides. The command's environment points its tools there
+//! hands each connection over the Unix socket to the agent's proxy (`handover`), which reads the
+//! protocol, decides, and carries it. The command's environment points its tools there
 //! ([`environment`]); it has no resolver, since the proxy resolves names.
 //!
 //! The carrier is a process of its own, forked by the helper before it enters the command's PID
@@ -59,7 +59,7 @@ fn listen() -> Result<Vec<TcpListener>, String> {
         .collect()
 }
 
-/// Carries connections until the helper ends, each in threads of its own.
+/// Hands connections over until the helper ends, one thread per listener.
 fn carry(listeners: Vec<TcpListener>, socket: PathBuf) {
     let acceptors: Vec<_> = listeners
         .into_iter()
@@ -67,8 +67,7 @@ fn carry(listeners: Vec<TcpListener>, socket: PathBuf) {
             let socket = socket.clone();
             std::thread::spawn(move || {
                 for client in listener.incoming().flatten() {
-                    let socket = socket.clone();
-                    std::thread::spawn(move || carry_one(client, &socket));
+                    hand_over(client, &socket);
                 }
             })
         })
@@ -78,12 +77,10 @@ fn carry(listeners: Vec<TcpListener>, socket: PathBuf) {
     }
 }
 
-fn carry_one(client: TcpStream, socket: &Path) {
-    match UnixStream::connect(socket) {
-        Ok(proxy) => crate::relay::both_ways(client.into(), proxy.into()),
-        Err(_) => {
-            let _ = client.shutdown(Shutdown::Both);
-        }
+fn hand_over(client: TcpStream, socket: &Path) {
+    let handed = UnixStream::connect(socket).and_then(|proxy| crate::handover::send(&proxy, &client));
+    if handed.is_err() {
+        let _ = client.shutdown(Shutdown::Both);
     }
 }
 

@@ -6,7 +6,7 @@
 //! and is decided again.
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::net::UnixStream;
+use tokio::net::TcpStream;
 
 use super::proxy::{Gate, Refusal};
 
@@ -22,7 +22,7 @@ pub(super) struct Head {
     headers: Vec<(String, String)>,
 }
 
-pub(super) async fn serve(mut client: BufReader<UnixStream>, gate: &Gate) -> std::io::Result<()> {
+pub(super) async fn serve(mut client: BufReader<TcpStream>, gate: &Gate) -> std::io::Result<()> {
     let head = match read_head(&mut client).await? {
         Some(head) => head,
         None => return Ok(()),

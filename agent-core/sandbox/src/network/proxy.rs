@@ -1,5 +1,5 @@
-//! The proxy in the agent, one per sandboxed command: a Unix socket in a private directory that
-//! the command's helper carries each connection to. The first byte tells the protocol (5 is
+//! The proxy in the agent, one per sandboxed command: a Unix socket in a private directory over
+//! which the command's helper hands each connection the command opened (`handover`). The first byte tells the protocol (5 is
 //! SOCKS5, anything else an HTTP request); both end in [`Gate::open`], which decides by name,
 //! asks where the lists leave it open, resolves, checks the addresses and connects to one it
 //! checked, so what the command reaches is what was decided. Every request is kept in the
@@ -64,8 +64,8 @@ impl NetworkProxy {
             loop {
                 tokio::select! {
                     accepted = listener.accept() => match accepted {
-                        Ok((stream, _)) => {
-                            connections.spawn(serve(stream, serving.clone()));
+                        Ok((channel, _)) => {
+                            connections.spawn(take_over(channel, serving.clone()));
                         }
                         Err(error) => {
                             tracing::warn!(%error, "the sandbox's proxy stopped accepting");
@@ -168,7 +168,7 @@ pub(super) struct Gate {
 impl Gate {
     /// Copies both ways until both sides are done, off the event loop: what the client sent
     /// beyond what was read goes first, then the kernel splices the rest (see `relay`).
-    pub(super) async fn carry(&self, client: BufReader<UnixStream>, upstream: TcpStream) -> std::io::Result<()> {
+    pub(super) async fn carry(&self, client: BufReader<TcpStream>, upstream: TcpStream) -> std::io::Result<()> {
         let early = client.buffer().to_vec();
         let client = client.into_inner().into_std()?;
         let upstream = upstream.into_std()?;
@@ -274,9 +274,31 @@ impl Gate {
     }
 }
 
-/// One connection from the helper: SOCKS5 or HTTP by its first byte.
-async fn serve(stream: UnixStream, gate: Arc<Gate>) {
-    let mut client = BufReader::new(stream);
+/// Receives the command's connection the helper hands over, and serves it.
+async fn take_over(channel: UnixStream, gate: Arc<Gate>) {
+    let received = loop {
+        if channel.readable().await.is_err() {
+            return;
+        }
+        match channel.try_io(tokio::io::Interest::READABLE, || crate::handover::receive(&channel)) {
+            Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => continue,
+            other => break other,
+        }
+    };
+    let connection = received.and_then(|fd| {
+        let connection = std::net::TcpStream::from(fd);
+        connection.set_nonblocking(true)?;
+        TcpStream::from_std(connection)
+    });
+    match connection {
+        Ok(connection) => serve(connection, gate).await,
+        Err(error) => tracing::debug!(%error, "no connection came from the sandbox"),
+    }
+}
+
+/// One connection of the command: SOCKS5 or HTTP by its first byte.
+async fn serve(connection: TcpStream, gate: Arc<Gate>) {
+    let mut client = BufReader::new(connection);
     let first = match client.fill_buf().await {
         Ok([first, ..]) => *first,
         _ => return,

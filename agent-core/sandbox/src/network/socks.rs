@@ -5,7 +5,7 @@
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 use tokio::io::{AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::net::{TcpStream, UnixStream};
+use tokio::net::TcpStream;
 
 use super::proxy::{Gate, Refusal};
 
@@ -19,7 +19,7 @@ const HOST_UNREACHABLE: u8 = 4;
 const COMMAND_NOT_SUPPORTED: u8 = 7;
 const ADDRESS_NOT_SUPPORTED: u8 = 8;
 
-pub(super) async fn serve(mut client: BufReader<UnixStream>, gate: &Gate) -> std::io::Result<()> {
+pub(super) async fn serve(mut client: BufReader<TcpStream>, gate: &Gate) -> std::io::Result<()> {
     match handshake(&mut client, gate).await? {
         Some(upstream) => gate.carry(client, upstream).await,
         None => Ok(()),
@@ -27,7 +27,7 @@ pub(super) async fn serve(mut client: BufReader<UnixStream>, gate: &Gate) -> std
 }
 
 /// The greeting and the request: the connection made, or `None` once the refusal is said.
-async fn handshake(client: &mut BufReader<UnixStream>, gate: &Gate) -> std::io::Result<Option<TcpStream>> {
+async fn handshake(client: &mut BufReader<TcpStream>, gate: &Gate) -> std::io::Result<Option<TcpStream>> {
     let [_, count] = read_array::<2>(client).await?;
     let mut methods = vec![0; usize::from(count)];
     client.read_exact(&mut methods).await?;
@@ -69,7 +69,7 @@ async fn handshake(client: &mut BufReader<UnixStream>, gate: &Gate) -> std::io::
     reply(client, code).await.map(|()| None)
 }
 
-async fn read_array<const N: usize>(client: &mut BufReader<UnixStream>) -> std::io::Result<[u8; N]> {
+async fn read_array<const N: usize>(client: &mut BufReader<TcpStream>) -> std::io::Result<[u8; N]> {
     let mut bytes = [0; N];
     client.read_exact(&mut bytes).await?;
     Ok(bytes)
