@@ -121,6 +121,20 @@ impl MockLlm {
         self.state.lock().map(|state| state.requests.clone()).unwrap_or_default()
     }
 
+    /// The text of the tool result each request after the first ended with (Anthropic's
+    /// format): what the model read of each call, in order.
+    pub fn tool_result_texts(&self) -> Vec<String> {
+        self.requests()
+            .iter()
+            .skip(1)
+            .map(|request| {
+                let last =
+                    request["messages"].as_array().and_then(|messages| messages.last()).cloned().unwrap_or_default();
+                last["content"][0]["content"][0]["text"].as_str().unwrap_or_default().to_owned()
+            })
+            .collect()
+    }
+
     /// The credential each model request carried, in order.
     pub fn keys(&self) -> Vec<String> {
         self.state.lock().map(|state| state.keys.clone()).unwrap_or_default()

@@ -23,17 +23,6 @@ fn repository(sandbox: &Sandbox) -> std::path::PathBuf {
     root
 }
 
-fn tool_results(mock: &MockLlm) -> Vec<String> {
-    mock.requests()
-        .iter()
-        .skip(1)
-        .map(|request| {
-            let last = request["messages"].as_array().unwrap().last().unwrap().clone();
-            last["content"][0]["content"][0]["text"].as_str().unwrap_or_default().to_owned()
-        })
-        .collect()
-}
-
 fn bash(id: usize, command: &str) -> Step {
     Step::tool(&format!("t{id}"), "bash", json!({"command": command}))
 }
@@ -57,7 +46,7 @@ async fn run_commands(sandbox: &Sandbox, extra_env: &[(&str, &str)], commands: &
         })
         .await;
     assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
-    (tool_results(&mock), asked)
+    (mock.tool_result_texts(), asked)
 }
 
 #[tokio::test]
@@ -310,7 +299,7 @@ async fn background_shells_are_confined_like_any_command() {
     agent.initialize().await;
     let session = agent.new_session(&root).await;
     agent.prompt(&session, "try", |_| panic!("sandboxed commands run without asking")).await;
-    let results = tool_results(&mock);
+    let results = mock.tool_result_texts();
     assert!(results[2].contains("Read-only file system") && results[2].contains("tried"), "{}", results[2]);
     assert!(!root.join(".husky").exists());
 }
@@ -418,7 +407,7 @@ async fn other_tools_configuration_stays_unchanged_whatever_a_command_tries() {
     agent.initialize().await;
     let session = agent.new_session(&root).await;
     agent.prompt(&session, "write", |_| "allow_once").await;
-    for result in tool_results(&mock) {
+    for result in mock.tool_result_texts() {
         assert!(result.contains("is protected"), "{result}");
     }
     assert!(!root.join("src/.helix").exists());

@@ -132,17 +132,6 @@ fn bash(id: usize, command: &str) -> Step {
     Step::tool(&format!("t{id}"), "bash", json!({"command": command}))
 }
 
-fn tool_results(mock: &MockLlm) -> Vec<String> {
-    mock.requests()
-        .iter()
-        .skip(1)
-        .map(|request| {
-            let last = request["messages"].as_array().unwrap().last().unwrap().clone();
-            last["content"][0]["content"][0]["text"].as_str().unwrap_or_default().to_owned()
-        })
-        .collect()
-}
-
 /// Runs the commands as one turn, answering each prompt with `answer`; returns each call's
 /// result, the prompts asked, and the agent with its session for more.
 async fn run(
@@ -162,7 +151,7 @@ async fn run(
         })
         .await;
     assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
-    (tool_results(mock), asked, (agent, session))
+    (mock.tool_result_texts(), asked, (agent, session))
 }
 
 async fn mock_for(commands: &[String]) -> MockLlm {
@@ -196,6 +185,8 @@ async fn allowed_domains_work_without_a_prompt_and_everything_else_is_refused() 
             "pip download -q --disable-pip-version-check --no-deps --trusted-host pypi.localhost --index-url http://pypi.localhost:{p}/simple/ -d wheels tinypkg && ls wheels"
         ),
         format!("npm view --no-update-notifier --registry http://npm.localhost:{p}/ tinypkg dist-tags.latest"),
+        // SOCKS5 with the name resolved by the proxy, as ALL_PROXY's socks5h:// asks.
+        format!("curl -sS --noproxy '' --socks5-hostname 127.0.0.1:1080 http://files.localhost:{p}/hello.txt?socks"),
     ];
     let refused = [
         // On the denied list.
@@ -225,6 +216,7 @@ async fn allowed_domains_work_without_a_prompt_and_everything_else_is_refused() 
     assert!(results[3].contains("cloned through the proxy"), "git: {}", results[3]);
     assert!(results[4].contains("tinypkg-1.0-py3-none-any.whl"), "pip: {}", results[4]);
     assert!(results[5].contains("1.0.0"), "npm: {}", results[5]);
+    assert!(results[6].contains("hello from the test server"), "socks: {}", results[6]);
     for (command, result) in refused.iter().zip(&results[allowed.len()..]) {
         // A refused plain-HTTP request gets the proxy's answer as its response (curl exits 0).
         assert!(result.contains("[exit code") || result.contains("larik sandbox:"), "`{command}` must fail: {result}");
@@ -247,7 +239,7 @@ async fn allowed_domains_work_without_a_prompt_and_everything_else_is_refused() 
     let report = message_text(&updates);
     assert!(report.contains("only through Larik's proxy") && report.contains("Denied: blocked.localhost"), "{report}");
     assert!(
-        report.contains("- files.localhost: 2 reached") && report.contains("- npm.localhost: 1 reached"),
+        report.contains("- files.localhost: 3 reached") && report.contains("- npm.localhost: 1 reached"),
         "{report}"
     );
     assert!(report.contains("- blocked.localhost: 0 reached, 1 refused (`blocked.localhost` is in"), "{report}");
@@ -317,7 +309,7 @@ async fn headless_mode_refuses_an_unlisted_domain_and_says_which() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("unlisted.localhost"), "{stderr}");
-    let results = tool_results(&mock);
+    let results = mock.tool_result_texts();
     assert!(results[0].contains("1 refused: unlisted.localhost"), "{}", results[0]);
     assert!(server.heard().is_empty(), "{}", server.heard());
 }
