@@ -200,6 +200,8 @@ async fn allowed_domains_work_without_a_prompt_and_everything_else_is_refused() 
         format!("curl -sS -H 'Host: blocked.localhost' http://files.localhost:{p}/spoofed"),
         // SOCKS for an address.
         format!("curl -sS --noproxy '' --socks5 127.0.0.1:1080 http://127.0.0.1:{p}/socks-address"),
+        // Allowed, but nothing listens there.
+        "curl -sS http://files.localhost:1/closed".to_owned(),
         // Other ways out: a Unix socket, UDP.
         "python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('/run/larik-test.sock')\"".to_owned(),
         "python3 -c \"import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', ('127.0.0.1', 53))\"".to_owned(),
@@ -226,7 +228,8 @@ async fn allowed_domains_work_without_a_prompt_and_everything_else_is_refused() 
     assert!(results[allowed.len() + 1].contains("an IP address"), "{}", results[allowed.len() + 1]);
     assert!(results[allowed.len() + 3].contains("1 refused: metadata.test"), "{}", results[allowed.len() + 3]);
     assert!(results[allowed.len() + 4].contains("another host"), "{}", results[allowed.len() + 4]);
-    assert!(results[allowed.len() + 6].contains("Permission denied"), "{}", results[allowed.len() + 6]);
+    assert!(results[allowed.len() + 6].contains("1 unreachable: files.localhost"), "{}", results[allowed.len() + 6]);
+    assert!(results[allowed.len() + 7].contains("Permission denied"), "{}", results[allowed.len() + 7]);
     let heard = plain.heard();
     for path in ["/denied", "/by-address", "/direct", "/spoofed", "/socks-address"] {
         assert!(!heard.contains(&format!(" {path}")), "{path} reached the server: {heard}");
@@ -256,10 +259,17 @@ async fn an_unlisted_domain_asks_while_the_command_waits() {
     let port = server.port;
     let fetch = |path: &str| format!("curl -sS http://ask.localhost:{port}/hello.txt?{path}");
     let commands = [fetch("once"), fetch("refused"), fetch("always"), fetch("remembered")];
-    let mock = mock_for(&commands).await;
+    let mut steps: Vec<Step> = commands.iter().enumerate().map(|(index, command)| bash(index, command)).collect();
+    // A background command has no one to ask: an unlisted domain is refused, and recorded.
+    let background = format!("curl -sS http://background.localhost:{port}/hello.txt?background");
+    steps.push(Step::tool("bg", "bash", json!({"command": background, "run_in_background": true})));
+    steps.push(bash(9, "sleep 1"));
+    steps.push(Step::text("done"));
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
     let env = network_env(&sandbox, mock.url(), &cert);
     let mut answers = ["allow_once", "reject_once", "allow_always"].into_iter();
-    let (results, asked, _) = run(&sandbox, &env, &mock, |_| answers.next().unwrap_or("reject_once")).await;
+    let (results, asked, (mut agent, session)) =
+        run(&sandbox, &env, &mock, |_| answers.next().unwrap_or("reject_once")).await;
     assert_eq!(asked.len(), 3, "the fourth command is allowed by the saved answer: {asked:?}");
     let title = asked[0]["toolCall"]["title"].as_str().unwrap_or_default();
     assert!(title.contains("curl") && title.contains("ask.localhost"), "{title}");
@@ -272,6 +282,11 @@ async fn an_unlisted_domain_asks_while_the_command_waits() {
     assert!(saved.contains("web_fetch(domain:ask.localhost)"), "{saved}");
     let heard = server.heard();
     assert!(heard.contains("?once") && heard.contains("?always") && !heard.contains("?refused"), "{heard}");
+    assert!(!heard.contains("?background"), "{heard}");
+    let (_, updates) = agent.prompt(&session, "/sandbox", |_| "reject_once").await;
+    let report = message_text(&updates);
+    assert!(report.contains("- ask.localhost: 3 reached, 1 refused"), "{report}");
+    assert!(report.contains("- background.localhost: 0 reached, 1 refused"), "{report}");
 }
 
 /// Every file under `dir`, concatenated.

@@ -47,9 +47,12 @@ impl fmt::Display for SandboxReport {
             write!(out, "\n- {domain}: {} reached", requests.passed)?;
             if requests.refused > 0 {
                 write!(out, ", {} refused", requests.refused)?;
-                if let Some(reason) = &requests.reason {
-                    write!(out, " ({reason})")?;
-                }
+            }
+            if requests.unreachable > 0 {
+                write!(out, ", {} unreachable", requests.unreachable)?;
+            }
+            if let Some(reason) = requests.reason.as_ref().filter(|_| requests.refused + requests.unreachable > 0) {
+                write!(out, " ({reason})")?;
             }
         }
         Ok(())

@@ -100,7 +100,9 @@ pub struct NetworkLog {
 pub struct DomainRequests {
     pub passed: u32,
     pub refused: u32,
-    /// Why the last refused one was.
+    /// Allowed, but the server could not be reached (no address, no answer).
+    pub unreachable: u32,
+    /// Why the last refused or unreachable one was.
     pub reason: Option<String>,
 }
 
@@ -116,9 +118,12 @@ impl NetworkLog {
             }
         }
         for (domain, requests) in &self.domains {
+            let why = requests.reason.as_deref().map(|reason| format!(" ({reason})")).unwrap_or_default();
             if requests.refused > 0 {
-                let why = requests.reason.as_deref().map(|reason| format!(" ({reason})")).unwrap_or_default();
                 parts.push(format!("{} refused: {domain}{why}", requests.refused));
+            }
+            if requests.unreachable > 0 {
+                parts.push(format!("{} unreachable: {domain}{why}", requests.unreachable));
             }
         }
         (!parts.is_empty()).then(|| format!("[network: {}]", parts.join(", ")))
@@ -130,6 +135,7 @@ impl NetworkLog {
             let mine = self.domains.entry(domain.clone()).or_default();
             mine.passed += theirs.passed;
             mine.refused += theirs.refused;
+            mine.unreachable += theirs.unreachable;
             if theirs.reason.is_some() {
                 mine.reason.clone_from(&theirs.reason);
             }
@@ -199,7 +205,10 @@ impl Gate {
                     entry.refused += 1;
                     entry.reason = Some(why.clone());
                 }
-                Err(Refusal::Unreachable(_)) => {}
+                Err(Refusal::Unreachable(why)) => {
+                    entry.unreachable += 1;
+                    entry.reason = Some(why.clone());
+                }
             }
         }
         if let Err(refusal) = &result {

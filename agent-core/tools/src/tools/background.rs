@@ -11,6 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::bash::{kill_group, prepare, spawn_shell};
 use super::network_prompt::CommandNetwork;
+use crate::sandbox::network::proxy::NetworkLog;
 
 /// How much output a background shell keeps; older output is dropped first.
 const MAX_KEPT_BYTES: usize = 1024 * 1024;
@@ -51,13 +52,15 @@ impl BackgroundShells {
         Self { shells: Arc::default(), next: Mutex::new(0), cancel }
     }
 
-    /// Starts `command` in `cwd`, `network` deciding its connections; returns its id.
+    /// Starts `command` in `cwd`, `network` deciding its connections, which are added to
+    /// `record` when it ends; returns its id.
     pub fn start(
         &self,
         command: &str,
         cwd: &std::path::Path,
         sandbox: Option<&crate::sandbox::Sandbox>,
         network: CommandNetwork,
+        record: Arc<Mutex<NetworkLog>>,
     ) -> std::io::Result<String> {
         let prepared = prepare(command, sandbox, network)?;
         let (mut child, output) = spawn_shell(&prepared.command, cwd)?;
@@ -92,6 +95,9 @@ impl BackgroundShells {
                 }
             };
             // The shell has ended: the stand-ins and the proxy it relied on may go.
+            if let (Some(proxy), Ok(mut record)) = (&prepared.proxy, record.lock()) {
+                record.merge(&proxy.log());
+            }
             drop(prepared);
             if let Ok(mut shells) = shells.lock()
                 && let Some(shell) = shells.get_mut(&shell_id)

@@ -108,7 +108,8 @@ impl Tool for Bash {
         if input.run_in_background {
             // No one answers a background command's questions: the lists alone decide.
             let network = CommandNetwork { progress: None, ..command_network(&input.command, ctx) };
-            return match ctx.env.shells.start(&input.command, ctx.env.workspace.root(), sandbox, network) {
+            let record = Arc::clone(&ctx.env.network_log);
+            return match ctx.env.shells.start(&input.command, ctx.env.workspace.root(), sandbox, network, record) {
                 Ok(id) => ToolOutput::text(format!(
                     "Started in the background as {id}. Read its output with bash_output, stop it with kill_shell."
                 )),
