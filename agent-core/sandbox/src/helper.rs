@@ -88,7 +88,7 @@ pub struct Plan {
     pub readable: Vec<PathBuf>,
     /// The network as it is (`sandbox.network: true`): no namespace, no filter.
     pub network: bool,
-    /// The agent's proxy: the Unix socket the helper carries the command's connections to.
+    /// The agent's proxy: the Unix socket the helper hands the command's connections over.
     pub proxy: Option<PathBuf>,
     /// The command may listen on its namespace's loopback.
     pub local_binding: bool,

@@ -10,7 +10,8 @@
 //! How (see ARCHITECTURE.md for the choice): the `larik` binary re-executes itself as a small
 //! helper (`larik __sandbox ... -- bash -c LINE`, [`helper`]) that enters user, mount, PID and
 //! network namespaces, mounts the protected paths read-only, applies Landlock and a seccomp
-//! socket filter, and executes the command, carrying its connections to the proxy. Absent protected paths get [`stand_in`]s the mounts
+//! socket filter, and executes the command, handing its connections to the proxy. Absent
+//! protected paths get [`stand_in`]s the mounts
 //! can cover. Before the agent trusts any of it, [`probe`] runs the same helper once and checks
 //! from inside that each promise holds; where one does not, bash asks instead.
 
@@ -401,7 +402,7 @@ impl Sandbox {
             }
         }
         if !self.network() && notes.is_empty() && mentions_network(command, output) {
-            notes.push("Sandboxed commands reach the network only through Larik's proxy, by domain (the [network] line says what it refused; a background command has no proxy), and open no Unix socket unless sandbox.network.allowAllUnixSockets is set.".into());
+            notes.push("Sandboxed commands reach the network only through Larik's proxy, by domain (the [network] line says what it refused; a background command is never asked about, so only listed domains work there), and open no Unix socket unless sandbox.network.allowAllUnixSockets is set.".into());
         }
         (!notes.is_empty()).then(|| {
             format!(

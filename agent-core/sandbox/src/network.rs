@@ -1,6 +1,6 @@
 //! What sandboxed commands may reach over the network, by domain. With the network neither
 //! fully open nor off, a command gets no network but a proxy ([`proxy`]): the helper listens on
-//! the loopback of the command's own network namespace and carries each connection over a Unix
+//! the loopback of the command's own network namespace and hands each connection over a Unix
 //! socket to the proxy in the agent, which reads the name the command asked for, decides with
 //! [`DomainPolicy`] and, for a name on no list, asks the user through a [`NetworkAuthority`].
 //!
@@ -124,6 +124,25 @@ impl DomainPolicy {
         }
         (patterns, bad)
     }
+
+    /// The lists' word on `host:port`, with the permission rules'.
+    pub fn listed(&self, host: &str, port: u16, rules: RuleWord) -> Listed {
+        if let Some(pattern) = self.denied.iter().find(|pattern| pattern.matches(host, port)) {
+            return Listed::Denied(format!("`{pattern}` is in sandbox.network.deniedDomains"));
+        }
+        if rules.denied {
+            return Listed::Denied("a deny rule names it".into());
+        }
+        let project = self.project_allowed.iter().filter(|_| rules.project_approved && !self.managed_only);
+        let mut allowing = self.allowed.iter().chain(project);
+        if allowing.clone().any(|pattern| pattern.names(host, port)) {
+            return Listed::Named;
+        }
+        if allowing.any(|pattern| pattern.matches(host, port)) || (rules.allowed && !self.managed_only) {
+            return Listed::Allowed;
+        }
+        Listed::Unlisted
+    }
 }
 
 /// Where a name stands before anyone is asked.
@@ -146,8 +165,8 @@ pub trait NetworkAuthority: Send + Sync {
     fn ask<'a>(&'a self, host: &'a str, port: u16) -> Pin<Box<dyn Future<Output = Answer> + Send + 'a>>;
 }
 
-/// What the permission rules say.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What the permission rules say; by default, nothing.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RuleWord {
     pub allowed: bool,
     pub denied: bool,
@@ -169,32 +188,11 @@ pub struct NoOneToAsk;
 
 impl NetworkAuthority for NoOneToAsk {
     fn rules(&self, _host: &str) -> RuleWord {
-        RuleWord { allowed: false, denied: false, project_approved: false }
+        RuleWord::default()
     }
 
     fn ask<'a>(&'a self, _host: &'a str, _port: u16) -> Pin<Box<dyn Future<Output = Answer> + Send + 'a>> {
         Box::pin(async { Answer::Deny })
-    }
-}
-
-impl DomainPolicy {
-    /// The lists' word on `host:port`, with the permission rules'.
-    pub fn listed(&self, host: &str, port: u16, rules: RuleWord) -> Listed {
-        if let Some(pattern) = self.denied.iter().find(|pattern| pattern.matches(host, port)) {
-            return Listed::Denied(format!("`{pattern}` is in sandbox.network.deniedDomains"));
-        }
-        if rules.denied {
-            return Listed::Denied("a deny rule names it".into());
-        }
-        let project = self.project_allowed.iter().filter(|_| rules.project_approved && !self.managed_only);
-        let mut allowing = self.allowed.iter().chain(project);
-        if allowing.clone().any(|pattern| pattern.names(host, port)) {
-            return Listed::Named;
-        }
-        if allowing.any(|pattern| pattern.matches(host, port)) || (rules.allowed && !self.managed_only) {
-            return Listed::Allowed;
-        }
-        Listed::Unlisted
     }
 }
 
@@ -203,7 +201,7 @@ mod tests {
     use super::*;
 
     fn no_rules() -> RuleWord {
-        RuleWord { allowed: false, denied: false, project_approved: false }
+        RuleWord::default()
     }
 
     #[test]

@@ -41,7 +41,7 @@ pub(crate) fn start(socket: &Path) -> Result<(), String> {
                     unsafe { libc::dup2(null.as_raw_fd(), fd) };
                 }
             }
-            carry(listeners, socket.to_path_buf());
+            hand_over_each(listeners, socket.to_path_buf());
             std::process::exit(0)
         }
         _ => Ok(()),
@@ -60,7 +60,7 @@ fn listen() -> Result<Vec<TcpListener>, String> {
 }
 
 /// Hands connections over until the helper ends, one thread per listener.
-fn carry(listeners: Vec<TcpListener>, socket: PathBuf) {
+fn hand_over_each(listeners: Vec<TcpListener>, socket: PathBuf) {
     let acceptors: Vec<_> = listeners
         .into_iter()
         .map(|listener| {

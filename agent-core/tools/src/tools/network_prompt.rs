@@ -49,7 +49,7 @@ impl NetworkAuthority for CommandNetwork {
     fn rules(&self, host: &str) -> RuleWord {
         match &self.rules {
             Some(rules) => rules.word(host),
-            None => RuleWord { allowed: false, denied: false, project_approved: false },
+            None => RuleWord::default(),
         }
     }
 
