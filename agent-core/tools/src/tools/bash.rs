@@ -40,7 +40,8 @@ pub struct BashInput {
     #[serde(default)]
     pub run_in_background: bool,
     /// Run inside the sandbox (default true). Set false only for a command that needs to write
-    /// outside the project or use the network; the user is then asked.
+    /// outside the project; the user is then asked. The network works inside the sandbox, through
+    /// a proxy that lets listed domains through and asks the user about others.
     #[serde(default = "sandbox_default")]
     pub sandbox: bool,
     /// Bypass the token saver: the output comes back exactly as the command printed it, never
