@@ -157,12 +157,12 @@ fn sandbox_check(settings: &config::Settings, helper: Option<&Path>) -> Check {
         ),
         None => {
             let network = if sandbox.network.full { "network on" } else { "network through the proxy, by domain" };
-            let landlock = support.landlock_abi.map(|abi| format!("Landlock ABI {abi}")).unwrap_or_default();
+            let landlock = support.landlock_abi.map(|abi| format!(", Landlock ABI {abi}")).unwrap_or_default();
             Check::new(
                 "sandbox",
                 "Sandbox",
                 Status::Ok,
-                format!("commands run confined ({landlock}, namespaces, seccomp; {network})"),
+                format!("commands run confined ({}{landlock}; {network})", crate::sandbox::backend_name()),
             )
         }
     }

@@ -33,7 +33,7 @@ pub async fn measure() -> anyhow::Result<Vec<Row>> {
         let without = started.elapsed();
         let started = Instant::now();
         let proxy = NetworkProxy::start(policy.clone(), Arc::new(NoOneToAsk))?;
-        run(sandbox.confine("true", Some(proxy.socket()))?, project.path()).await?;
+        run(sandbox.confine("true", Some(&proxy))?, project.path()).await?;
         drop(proxy);
         if index > 0 {
             closed.push(without);
@@ -89,7 +89,7 @@ async fn download_rows(
         plain.push(started.elapsed());
         let proxy = NetworkProxy::start(policy.clone(), Arc::new(NoOneToAsk))?;
         let started = Instant::now();
-        run(sandbox.confine(command, Some(proxy.socket()))?, cwd).await?;
+        run(sandbox.confine(command, Some(&proxy))?, cwd).await?;
         proxied.push(started.elapsed());
     }
     let rate = |times: &[Duration]| DOWNLOAD_BYTES as f64 / median(times).as_secs_f64() / f64::from(1u32 << 20);

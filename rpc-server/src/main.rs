@@ -115,7 +115,7 @@ fn main() -> anyhow::Result<()> {
     // else starts a thread.
     let args: Vec<String> = std::env::args().collect();
     if args.get(1).map(String::as_str) == Some(larik_core::sandbox::HELPER_COMMAND) {
-        std::process::exit(larik_core::sandbox::helper::run(&args[2..]));
+        std::process::exit(larik_core::sandbox::run_helper(&args[2..]));
     }
     let cli = Cli::parse();
     let mut env: std::collections::HashMap<String, String> = std::env::vars().collect();

@@ -21,16 +21,18 @@ pub fn run(env: &HashMap<String, String>) -> anyhow::Result<i32> {
         Some(abi) => format!("ABI {abi}"),
         None => "not available".into(),
     };
-    out.push_str(&format!("Project:     {}\nLandlock:    {landlock}\n", cwd.display()));
+    out.push_str(&format!(
+        "Project:     {}\nBackend:     {}\nLandlock:    {landlock}\n",
+        cwd.display(),
+        sandbox::backend_name()
+    ));
     let enforced = sandbox_settings.enabled != Some(false) && support.enforced();
     match (&support.problem, sandbox_settings.enabled) {
         (_, Some(false)) => {
             out.push_str("Sandbox:     off (sandbox.enabled is false in settings); every command asks first\n")
         }
         (Some(problem), _) => out.push_str(&format!("Sandbox:     off ({problem}); every command asks first\n")),
-        (None, _) => {
-            out.push_str("Sandbox:     on: user, mount, PID and network namespaces, Landlock, seccomp socket filter\n")
-        }
+        (None, _) => out.push_str(&format!("Sandbox:     on ({}), checked on this machine\n", sandbox::backend_name())),
     }
     let writable = sandbox_settings.writable_paths.iter().map(std::path::PathBuf::from).collect();
     let (domains, problems) = larik_core::session::domain_policy(&settings);
@@ -59,8 +61,8 @@ fn network_report(policy: &Sandbox, problems: &[String]) -> String {
     };
     let mut out = format!(
         "Network:     through Larik's proxy only (HTTP and HTTPS on 127.0.0.1:{}, SOCKS5 on 127.0.0.1:{} inside the sandbox); names are resolved by the proxy\n",
-        sandbox::helper::bridge::HTTP_PORT,
-        sandbox::helper::bridge::SOCKS_PORT
+        sandbox::network::HTTP_PORT,
+        sandbox::network::SOCKS_PORT
     );
     let list = sandbox::network::listing;
     out.push_str(&format!("  Allowed:   {}\n", list(&domains.allowed)));

@@ -213,7 +213,7 @@ pub fn write_file_atomic(path: &Path, content: &[u8]) -> std::io::Result<()> {
             WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
         ));
         // Where the directory cannot hold a file without a name, the named temp file below.
-        if link_unnamed(&unnamed, &named).is_ok() {
+        if crate::platform::link_unnamed(&unnamed, &named).is_ok() {
             return std::fs::rename(&named, path).inspect_err(|_| {
                 let _ = std::fs::remove_file(&named);
             });
@@ -230,21 +230,6 @@ pub fn write_file_atomic(path: &Path, content: &[u8]) -> std::io::Result<()> {
 }
 
 static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
-/// Gives an open file without a name (`O_TMPFILE`) the name `to`.
-fn link_unnamed(file: &std::fs::File, to: &Path) -> std::io::Result<()> {
-    use std::os::fd::AsRawFd;
-    use std::os::unix::ffi::OsStrExt;
-    let from = std::ffi::CString::new(format!("/proc/self/fd/{}", file.as_raw_fd()))?;
-    let to = std::ffi::CString::new(to.as_os_str().as_bytes())?;
-    // SAFETY: two NUL-terminated paths that live across the call.
-    if unsafe { libc::linkat(libc::AT_FDCWD, from.as_ptr(), libc::AT_FDCWD, to.as_ptr(), libc::AT_SYMLINK_FOLLOW) } == 0
-    {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
-}
 
 /// Replaces a file only the user may read (mode 0600, in a 0700 directory), atomically: for
 /// approvals and login tokens.

@@ -8,7 +8,16 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 /// Room for one descriptor's control message.
 const CONTROL_SPACE: usize = 64;
 
-/// Sends `connection` over `channel`.
+/// A proxy gone away is an error, not a SIGPIPE (elsewhere the binary ignores SIGPIPE, as every
+/// Rust program does, so the plain call answers the same).
+#[cfg(all(target_os = "linux", feature = "linux"))]
+const SEND_FLAGS: libc::c_int = libc::MSG_NOSIGNAL;
+#[cfg(not(all(target_os = "linux", feature = "linux")))]
+#[allow(dead_code)]
+const SEND_FLAGS: libc::c_int = 0;
+
+/// Sends `connection` over `channel` (the Linux helper's carrier does).
+#[cfg_attr(not(all(target_os = "linux", feature = "linux")), allow(dead_code))]
 pub(crate) fn send(channel: &impl AsRawFd, connection: &impl AsRawFd) -> std::io::Result<()> {
     let mut byte = [1u8];
     let mut control = [0u8; CONTROL_SPACE];
@@ -21,13 +30,13 @@ pub(crate) fn send(channel: &impl AsRawFd, connection: &impl AsRawFd) -> std::io
         message.msg_iov = &mut iov;
         message.msg_iovlen = 1;
         message.msg_control = control.as_mut_ptr().cast();
-        message.msg_controllen = libc::CMSG_SPACE(std::mem::size_of::<RawFd>() as u32) as usize;
+        message.msg_controllen = libc::CMSG_SPACE(std::mem::size_of::<RawFd>() as u32) as _;
         let header = libc::CMSG_FIRSTHDR(&message);
         (*header).cmsg_level = libc::SOL_SOCKET;
         (*header).cmsg_type = libc::SCM_RIGHTS;
-        (*header).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<RawFd>() as u32) as usize;
+        (*header).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<RawFd>() as u32) as _;
         std::ptr::write_unaligned(libc::CMSG_DATA(header).cast::<RawFd>(), fd);
-        libc::sendmsg(channel.as_raw_fd(), &message, libc::MSG_NOSIGNAL)
+        libc::sendmsg(channel.as_raw_fd(), &message, SEND_FLAGS)
     };
     if sent == 1 { Ok(()) } else { Err(std::io::Error::last_os_error()) }
 }
@@ -44,16 +53,39 @@ pub(crate) fn receive(channel: &impl AsRawFd) -> std::io::Result<OwnedFd> {
         message.msg_iov = &mut iov;
         message.msg_iovlen = 1;
         message.msg_control = control.as_mut_ptr().cast();
-        message.msg_controllen = CONTROL_SPACE;
-        let received = libc::recvmsg(channel.as_raw_fd(), &mut message, libc::MSG_CMSG_CLOEXEC);
+        message.msg_controllen = CONTROL_SPACE as _;
+        let received = libc::recvmsg(channel.as_raw_fd(), &mut message, RECEIVE_FLAGS);
         if received < 0 {
             return Err(std::io::Error::last_os_error());
         }
         let header = libc::CMSG_FIRSTHDR(&message);
         if !header.is_null() && (*header).cmsg_level == libc::SOL_SOCKET && (*header).cmsg_type == libc::SCM_RIGHTS {
             let fd = std::ptr::read_unaligned(libc::CMSG_DATA(header).cast::<RawFd>());
-            return Ok(OwnedFd::from_raw_fd(fd));
+            let fd = OwnedFd::from_raw_fd(fd);
+            close_on_exec(&fd)?;
+            return Ok(fd);
         }
     }
     Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "no connection was handed over"))
+}
+
+/// Received descriptors close on exec: atomically where the system can (Linux), just after
+/// elsewhere (a program another thread starts in that instant may inherit one).
+#[cfg(all(target_os = "linux", feature = "linux"))]
+const RECEIVE_FLAGS: libc::c_int = libc::MSG_CMSG_CLOEXEC;
+#[cfg(not(all(target_os = "linux", feature = "linux")))]
+const RECEIVE_FLAGS: libc::c_int = 0;
+
+#[cfg(all(target_os = "linux", feature = "linux"))]
+fn close_on_exec(_fd: &OwnedFd) -> std::io::Result<()> {
+    Ok(())
+}
+
+#[cfg(not(all(target_os = "linux", feature = "linux")))]
+fn close_on_exec(fd: &OwnedFd) -> std::io::Result<()> {
+    // SAFETY: sets a flag on a descriptor we own.
+    if unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETFD, libc::FD_CLOEXEC) } == -1 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
 }

@@ -7,30 +7,36 @@
 //! ([`network`]). A refused write or connection fails inside the command with an ordinary error,
 //! and the tool result says which protected path or which domain was refused and why.
 //!
-//! How (see ARCHITECTURE.md for the choice): the `larik` binary re-executes itself as a small
-//! helper (`larik __sandbox ... -- bash -c LINE`, [`helper`]) that enters user, mount, PID and
-//! network namespaces, mounts the protected paths read-only, applies Landlock and a seccomp
-//! socket filter, and executes the command, handing its connections to the proxy. Absent
-//! protected paths get [`stand_in`]s the mounts
-//! can cover. Before the agent trusts any of it, [`probe`] runs the same helper once and checks
-//! from inside that each promise holds; where one does not, bash asks instead.
+//! How (see ARCHITECTURE.md for the choice): what confining a command means is a [`plan::Plan`],
+//! and a [`backend`] for the platform carries it out. On Linux the `larik` binary re-executes
+//! itself as a small helper (`larik __sandbox ... -- bash -c LINE`, `linux`) that enters
+//! namespaces, mounts the protected paths read-only, applies Landlock and a seccomp socket
+//! filter, and executes the command; absent protected paths get [`stand_in`]s the mounts can
+//! cover. On macOS the command runs under `sandbox-exec` with a Seatbelt profile made from the
+//! plan ([`seatbelt`]). Elsewhere there is no backend. Before the agent trusts any of it,
+//! [`probe`] runs the helper once and checks from inside that each promise holds; where one
+//! does not, or there is no backend, bash asks instead.
 
+mod backend;
 mod exemptions;
 mod handover;
-pub mod helper;
+#[cfg(all(target_os = "linux", feature = "linux"))]
+mod linux;
 pub mod network;
+pub mod plan;
 pub mod probe;
 mod protected;
 mod relay;
-mod seccomp;
+pub mod seatbelt;
 mod stand_in;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 pub use exemptions::Exemptions;
-pub use helper::HELPER_COMMAND;
+use network::proxy::NetworkProxy;
 pub use network::{DomainPolicy, NetworkAccess};
+pub use plan::HELPER_COMMAND;
 pub use probe::Support;
 pub use protected::{ProtectedPath, WhenAbsent};
 use stand_in::StandIns;
@@ -317,17 +323,18 @@ impl Sandbox {
         }
     }
 
-    /// Prepares `bash -c command`: the helper's arguments for the protected paths as they are
-    /// now, with stand-ins made for the absent ones. With no `proxy` (the socket of a running
-    /// [`network::proxy::NetworkProxy`]), a command without the open network reaches nothing.
-    pub fn confine(&self, command: &str, proxy: Option<&Path>) -> std::io::Result<PreparedCommand> {
+    /// Prepares `bash -c command`: the backend's program and arguments for the protected paths
+    /// as they are now, with stand-ins made for the absent ones where the backend needs them.
+    /// With no running `proxy`, a command without the open network reaches nothing.
+    pub fn confine(&self, command: &str, proxy: Option<&NetworkProxy>) -> std::io::Result<PreparedCommand> {
+        let backend = backend::current();
         let mut read_only = Vec::new();
         let mut absent = Vec::new();
         let mut remove_after = Vec::new();
         for protected in self.protected() {
             if stand_in::is_stand_in(&protected.path) {
                 absent.push(protected.path);
-            } else if protected.path.symlink_metadata().is_ok() {
+            } else if protected.path.symlink_metadata().is_ok() || !backend.needs_stand_ins() {
                 read_only.push(protected.path);
             } else {
                 match protected.when_absent {
@@ -349,7 +356,7 @@ impl Sandbox {
         // Whatever is mounted over keeps its parents where they are.
         let covered: Vec<PathBuf> =
             read_only.iter().chain(&hidden).cloned().chain(stand_ins.paths().map(Path::to_path_buf)).collect();
-        let plan = helper::Plan {
+        let plan = plan::Plan {
             writable: self.writable.clone(),
             pinned: self.pinned(&covered),
             read_only,
@@ -357,12 +364,14 @@ impl Sandbox {
             hidden,
             readable: self.readable.clone(),
             network: self.network(),
-            proxy: self.domains().and(proxy).map(Path::to_path_buf),
+            proxy: self.domains().and(proxy).map(|proxy| proxy.socket().to_path_buf()),
+            proxy_port: self.domains().and(proxy).and_then(NetworkProxy::port),
             local_binding: self.domains().is_some_and(|policy| policy.local_binding),
             unix_sockets: self.domains().is_none_or(|policy| policy.unix_sockets),
             command: vec!["bash".into(), "-c".into(), command.to_owned()],
         };
-        Ok(PreparedCommand { program: self.helper.clone(), args: plan.to_args(), _stand_ins: stand_ins, remove_after })
+        let (program, args) = backend.command(&self.helper, &plan)?;
+        Ok(PreparedCommand { program, args, _stand_ins: stand_ins, remove_after })
     }
 
     /// The directories made mount points so no protected path's parent can be swapped: under
@@ -457,7 +466,7 @@ impl std::fmt::Display for SetupError {
             Self::OldLandlock(abi) => write!(
                 formatter,
                 "Landlock ABI {abi} cannot stop every write outside the project (ABI {}, Linux 6.2, is needed)",
-                helper::MIN_LANDLOCK_ABI
+                MIN_LANDLOCK_ABI
             ),
             Self::Landlock(why) => write!(formatter, "sandbox setup failed: {why}"),
             Self::PartlyEnforced => {
@@ -470,25 +479,29 @@ impl std::fmt::Display for SetupError {
 
 impl std::error::Error for SetupError {}
 
-/// Whether this kernel enforces Landlock, and its ABI version; checked once per process.
+/// The oldest Landlock ABI that covers every write (ABI 3 added truncation).
+pub const MIN_LANDLOCK_ABI: i32 = 3;
+
+/// Whether this kernel enforces Landlock, and its ABI version; checked once per process. Only
+/// the Linux backend uses it; elsewhere the answer is no.
 pub fn kernel_support() -> Result<i32, SetupError> {
     static SUPPORT: OnceLock<Result<i32, SetupError>> = OnceLock::new();
     SUPPORT
         .get_or_init(|| {
-            if std::env::var(helper::SIMULATE_ENV).is_ok_and(|value| value.split(',').any(|step| step == "no-landlock"))
-            {
-                return Err(SetupError::NoLandlock("simulated".into()));
-            }
-            // SAFETY: with a null attribute pointer, size 0 and the VERSION flag the call only
-            // reports the supported ABI version; it creates nothing and changes no state.
-            let version = unsafe {
-                libc::syscall(libc::SYS_landlock_create_ruleset, std::ptr::null::<libc::c_void>(), 0usize, 1u32)
-            };
-            if version >= 1 {
-                Ok(i32::try_from(version).unwrap_or(1))
-            } else {
-                Err(SetupError::NoLandlock(std::io::Error::last_os_error().to_string()))
-            }
+            #[cfg(all(target_os = "linux", feature = "linux"))]
+            return linux::kernel_support();
+            #[cfg(not(all(target_os = "linux", feature = "linux")))]
+            return Err(SetupError::NoLandlock("not used by this build".into()));
         })
         .clone()
+}
+
+/// The helper's work, for `larik __sandbox ARGS`: returns the exit code to end with.
+pub fn run_helper(args: &[String]) -> i32 {
+    backend::current().run_helper(args)
+}
+
+/// What confines commands in this build: `larik sandbox check` and the doctor say it.
+pub fn backend_name() -> &'static str {
+    backend::current().name()
 }

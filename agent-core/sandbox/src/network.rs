@@ -1,7 +1,9 @@
 //! What sandboxed commands may reach over the network, by domain. With the network neither
-//! fully open nor off, a command gets no network but a proxy ([`proxy`]): the helper listens on
-//! the loopback of the command's own network namespace and hands each connection over a Unix
-//! socket to the proxy in the agent, which reads the name the command asked for, decides with
+//! fully open nor off, a command gets no network but a proxy ([`proxy`]): on Linux the helper
+//! listens on the loopback of the command's own network namespace and hands each connection over
+//! a Unix socket to the proxy in the agent (where a backend gives the command no namespace, the
+//! proxy listens on the host's loopback itself and the backend lets the command reach only that
+//! port), which reads the name the command asked for, decides with
 //! [`DomainPolicy`] and, for a name on no list, asks the user through a [`NetworkAuthority`].
 //!
 //! The rules, in order: an IP address, or a name that resolves to a refused range (loopback,
@@ -17,6 +19,28 @@ mod socks;
 
 use std::future::Future;
 use std::pin::Pin;
+
+/// Where the HTTP proxy (plain and CONNECT) listens inside the command's network namespace.
+pub const HTTP_PORT: u16 = 3128;
+/// Where the SOCKS5 proxy listens inside the command's network namespace.
+pub const SOCKS_PORT: u16 = 1080;
+
+/// What points a command's tools at the proxy: curl, git, pip, npm, cargo and Python read
+/// these, some only in lower case, some only in upper. Loopback addresses are left out, so a
+/// server the command starts there (`allowLocalBinding`) is reached directly; names are not,
+/// since the proxy alone resolves them.
+pub fn proxy_environment(http_port: u16, socks_port: u16) -> Vec<(String, String)> {
+    let http = format!("http://127.0.0.1:{http_port}");
+    let socks = format!("socks5h://127.0.0.1:{socks_port}");
+    let mut pairs = Vec::new();
+    for (name, value) in [("HTTP_PROXY", &http), ("HTTPS_PROXY", &http), ("ALL_PROXY", &socks)] {
+        pairs.push((name.to_owned(), value.clone()));
+        pairs.push((name.to_ascii_lowercase(), value.clone()));
+    }
+    pairs.push(("NO_PROXY".into(), "127.0.0.1,::1".into()));
+    pairs.push(("no_proxy".into(), "127.0.0.1,::1".into()));
+    pairs
+}
 
 /// How sandboxed commands reach the network.
 #[derive(Debug, Clone, PartialEq, Eq)]

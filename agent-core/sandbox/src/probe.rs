@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::helper::{self, Plan};
+use crate::plan::HELPER_COMMAND;
 
 /// What the sandbox can enforce here.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -37,7 +37,7 @@ pub fn support(helper: &Path) -> Support {
     }
     let found = judge(
         std::process::Command::new(helper)
-            .args([helper::HELPER_COMMAND, "--probe"])
+            .args([HELPER_COMMAND, "--probe"])
             .stdin(std::process::Stdio::null())
             .output(),
     );
@@ -54,7 +54,7 @@ pub async fn support_async(helper: &Path) -> Support {
         .get_or_init(|| async {
             judge(
                 tokio::process::Command::new(helper)
-                    .args([helper::HELPER_COMMAND, "--probe"])
+                    .args([HELPER_COMMAND, "--probe"])
                     .stdin(std::process::Stdio::null())
                     .output()
                     .await,
@@ -73,7 +73,7 @@ pub fn start(helper: &Path) {
 }
 
 fn judge(output: std::io::Result<std::process::Output>) -> Support {
-    let landlock_abi = super::kernel_support().ok();
+    let landlock_abi = crate::kernel_support().ok();
     let problem = |problem: String| Support { landlock_abi, problem: Some(problem) };
     let output = match output {
         Ok(output) => output,
@@ -88,48 +88,10 @@ fn judge(output: std::io::Result<std::process::Output>) -> Support {
     problem(reason.to_owned())
 }
 
-/// The helper's side of the probe: returns 0 when every promise held. The check runs in a
-/// child, so the scratch directory is removed from outside the namespaces.
-pub(super) fn run_probe() -> i32 {
-    let Ok(scratch) = tempfile::tempdir() else { return fail("no temporary directory for the check") };
-    let root = scratch.path().to_path_buf();
-    let (kept, stand_in) = (root.join("kept"), root.join("absent"));
-    if std::fs::write(&kept, "kept").is_err() || std::fs::create_dir(&stand_in).is_err() {
-        return fail("could not prepare the check");
-    }
-    let plan = Plan {
-        writable: vec![root.clone()],
-        pinned: vec![root.clone()],
-        read_only: vec![kept.clone(), stand_in.clone()],
-        stand_ins: Vec::new(),
-        hidden: Vec::new(),
-        readable: Vec::new(),
-        network: false,
-        proxy: None,
-        local_binding: false,
-        unix_sockets: false,
-        command: vec!["probe".into()],
-    };
-    // SAFETY: the helper is single-threaded; the child runs ordinary code and exits.
-    let child = unsafe { libc::fork() };
-    if child == 0 {
-        // Commands start in the project, so the check does too: relative paths must meet the
-        // protections as absolute ones do.
-        if std::env::set_current_dir(&root).is_err() {
-            std::process::exit(fail("could not enter the scratch directory"));
-        }
-        let code = match helper::confine(&plan) {
-            Ok(_locks) => helper::run_confined(&plan, |_| check_from_inside(&root, &kept, &stand_in)),
-            Err(error) => fail(&error),
-        };
-        std::process::exit(code);
-    }
-    let code = if child < 0 { fail("fork failed") } else { helper::wait_for(child) };
-    drop(scratch);
-    code
-}
-
-fn check_from_inside(root: &Path, kept: &Path, stand_in: &Path) -> i32 {
+/// From inside a confined process whose writable root is `root`, with `kept` read-only and
+/// `stand_in` an absent protected path: 0 when every promise held, else the failure, said.
+#[cfg_attr(not(any(all(target_os = "linux", feature = "linux"), target_os = "macos")), allow(dead_code))]
+pub(crate) fn check_from_inside(root: &Path, kept: &Path, stand_in: &Path) -> i32 {
     if std::fs::write(root.join("written"), "ok").is_err() {
         return fail("a write inside a writable root failed");
     }
@@ -151,7 +113,9 @@ fn check_from_inside(root: &Path, kept: &Path, stand_in: &Path) -> i32 {
     0
 }
 
-fn fail(message: &str) -> i32 {
-    helper::report(message);
-    helper::SETUP_FAILED
+/// Says on stderr why the probe failed, in the line [`judge`] looks for.
+pub(crate) fn fail(message: &str) -> i32 {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "larik sandbox: {message}");
+    crate::plan::SETUP_FAILED
 }

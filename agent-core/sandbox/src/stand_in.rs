@@ -102,25 +102,11 @@ fn create_whole(path: &Path) -> std::io::Result<()> {
     std::fs::create_dir(&making)?;
     let renamed = File::open(&making)
         .and_then(|dir| dir.set_modified(SystemTime::UNIX_EPOCH + MARKER))
-        .and_then(|()| rename_no_replace(&making, path));
+        .and_then(|()| larik_host::platform::rename_no_replace(&making, path));
     if renamed.is_err() {
         let _ = std::fs::remove_dir(&making);
     }
     renamed
-}
-
-fn rename_no_replace(from: &Path, to: &Path) -> std::io::Result<()> {
-    use std::os::unix::ffi::OsStrExt;
-    let (from, to) =
-        (std::ffi::CString::new(from.as_os_str().as_bytes())?, std::ffi::CString::new(to.as_os_str().as_bytes())?);
-    // SAFETY: two NUL-terminated paths that live across the call.
-    if unsafe { libc::renameat2(libc::AT_FDCWD, from.as_ptr(), libc::AT_FDCWD, to.as_ptr(), libc::RENAME_NOREPLACE) }
-        == 0
-    {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
 }
 
 /// Removes stand-ins left half made in `dir` by a process killed while making them.
@@ -202,6 +188,8 @@ impl Drop for Held {
 mod tests {
     use super::*;
 
+    // Stand-ins are made only for the Linux backend, with a call only Linux has.
+    #[cfg(all(target_os = "linux", feature = "linux"))]
     #[test]
     fn a_stand_in_lives_while_anyone_holds_it() {
         let dir = tempfile::tempdir().unwrap();
@@ -219,6 +207,8 @@ mod tests {
         assert!(!path.exists(), "the last one out removes it");
     }
 
+    // Stand-ins are made only for the Linux backend, with a call only Linux has.
+    #[cfg(all(target_os = "linux", feature = "linux"))]
     #[test]
     fn a_directory_the_user_made_is_never_taken() {
         let dir = tempfile::tempdir().unwrap();

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::net::{TcpStream, UnixListener, UnixStream};
+use tokio::net::{TcpListener, TcpStream, UnixListener, UnixStream};
 use tokio::task::JoinSet;
 
 use super::address::{self, Literal};
@@ -24,6 +24,9 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
 pub struct NetworkProxy {
     _dir: tempfile::TempDir,
     socket: PathBuf,
+    /// Where it listens on the host's loopback too, for a backend that gives the command no
+    /// network namespace (both protocols on one port: the first byte tells them apart).
+    port: Option<u16>,
     gate: Arc<Gate>,
     task: tokio::task::JoinHandle<()>,
 }
@@ -44,12 +47,29 @@ impl Drop for NetworkProxy {
 }
 
 impl NetworkProxy {
-    /// Listens in a new private directory; `authority` has the user's say on what `policy`
-    /// leaves open.
+    /// Listens in a new private directory, and on the host's loopback where this platform's
+    /// backend needs it; `authority` has the user's say on what `policy` leaves open.
     pub fn start(policy: DomainPolicy, authority: Arc<dyn NetworkAuthority>) -> std::io::Result<NetworkProxy> {
+        Self::start_listening(policy, authority, crate::backend::current().proxy_over_tcp())
+    }
+
+    /// As [`NetworkProxy::start`], listening on a port of the host's loopback when `on_loopback`.
+    pub fn start_listening(
+        policy: DomainPolicy,
+        authority: Arc<dyn NetworkAuthority>,
+        on_loopback: bool,
+    ) -> std::io::Result<NetworkProxy> {
         let dir = tempfile::Builder::new().prefix("larik-proxy-").tempdir()?;
         let socket = dir.path().join("proxy.sock");
         let listener = UnixListener::bind(&socket)?;
+        let loopback = if on_loopback {
+            let listener = std::net::TcpListener::bind(("127.0.0.1", 0))?;
+            listener.set_nonblocking(true)?;
+            Some(TcpListener::from_std(listener)?)
+        } else {
+            None
+        };
+        let port = loopback.as_ref().and_then(|listener| listener.local_addr().ok()).map(|address| address.port());
         let gate = Arc::new(Gate {
             policy,
             authority,
@@ -72,16 +92,24 @@ impl NetworkProxy {
                             break;
                         }
                     },
+                    Ok((connection, _)) = accept(loopback.as_ref()) => {
+                        connections.spawn(serve(connection, serving.clone()));
+                    }
                     Some(_) = connections.join_next(), if !connections.is_empty() => {}
                 }
             }
         });
-        Ok(NetworkProxy { _dir: dir, socket, gate, task })
+        Ok(NetworkProxy { _dir: dir, socket, port, gate, task })
     }
 
     /// The socket the helper connects to.
     pub fn socket(&self) -> &Path {
         &self.socket
+    }
+
+    /// The port on the host's loopback, where it listens there.
+    pub fn port(&self) -> Option<u16> {
+        self.port
     }
 
     /// What the command asked for so far.
@@ -283,6 +311,14 @@ impl Gate {
     }
 }
 
+/// The next connection on the host's loopback; never, where the proxy does not listen there.
+async fn accept(listener: Option<&TcpListener>) -> std::io::Result<(TcpStream, std::net::SocketAddr)> {
+    match listener {
+        Some(listener) => listener.accept().await,
+        None => std::future::pending().await,
+    }
+}
+
 /// Receives the command's connection the helper hands over, and serves it.
 async fn take_over(channel: UnixStream, gate: Arc<Gate>) {
     let received = loop {
@@ -319,5 +355,58 @@ async fn serve(connection: TcpStream, gate: Arc<Gate>) {
     };
     if let Err(error) = result {
         tracing::debug!(%error, "a sandboxed connection ended");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    use super::*;
+    use crate::network::{DomainPattern, NoOneToAsk};
+
+    /// A server on the host's loopback that answers one request per connection with `ok`.
+    async fn server() -> u16 {
+        let listener = TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        tokio::spawn(async move {
+            while let Ok((mut connection, _)) = listener.accept().await {
+                let mut request = [0u8; 1024];
+                let _ = connection.read(&mut request).await;
+                let _ = connection.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok").await;
+            }
+        });
+        port
+    }
+
+    async fn exchange(port: u16, request: &str) -> String {
+        let mut connection = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+        connection.write_all(request.as_bytes()).await.unwrap();
+        let mut answer = vec![0u8; 1024];
+        let read = tokio::time::timeout(Duration::from_secs(10), connection.read(&mut answer)).await.unwrap().unwrap();
+        String::from_utf8_lossy(&answer[..read]).into_owned()
+    }
+
+    #[tokio::test]
+    async fn on_the_host_loopback_one_port_carries_what_the_lists_allow_and_nothing_else() {
+        let upstream = server().await;
+        let allowed = DomainPattern::parse(&format!("127.0.0.1:{upstream}")).unwrap();
+        let policy = DomainPolicy { allowed: vec![allowed], ..DomainPolicy::default() };
+        let proxy = NetworkProxy::start_listening(policy, Arc::new(NoOneToAsk), true).unwrap();
+        let port = proxy.port().unwrap();
+
+        let target = format!("127.0.0.1:{upstream}");
+        let answer = exchange(port, &format!("GET http://{target}/ HTTP/1.1\r\nHost: {target}\r\n\r\n")).await;
+        assert!(answer.starts_with("HTTP/1.1 200") && answer.ends_with("ok"), "{answer}");
+
+        let refused =
+            exchange(port, "CONNECT unlisted.localhost:443 HTTP/1.1\r\nHost: unlisted.localhost:443\r\n\r\n").await;
+        assert!(refused.starts_with("HTTP/1.1 403"), "{refused}");
+        let log = proxy.log();
+        assert_eq!(log.domains["127.0.0.1"].passed, 1, "{log:?}");
+        assert_eq!(log.domains["unlisted.localhost"].refused, 1, "{log:?}");
+
+        let unix_only = NetworkProxy::start_listening(DomainPolicy::default(), Arc::new(NoOneToAsk), false).unwrap();
+        assert_eq!(unix_only.port(), None);
     }
 }

@@ -174,7 +174,7 @@ fn unavailable(why: impl Into<String>) -> BrowserError {
 fn usable_profile(profile: &Path) -> Result<(PathBuf, Option<tempfile::TempDir>), BrowserError> {
     let in_use = std::fs::read_link(profile.join("SingletonLock")).ok().and_then(|target| {
         let pid = target.to_string_lossy().rsplit('-').next()?.parse::<u32>().ok()?;
-        Path::new(&format!("/proc/{pid}")).exists().then_some(())
+        larik_host::platform::process_exists(pid).then_some(())
     });
     if in_use.is_none() {
         std::fs::create_dir_all(profile).map_err(|error| unavailable(format!("{}: {error}", profile.display())))?;

@@ -269,7 +269,7 @@ pub fn prepare(command: &str, sandbox: Option<&Sandbox>, network: CommandNetwork
         return Ok(Confined { command: PreparedCommand::unconfined(command), proxy: None });
     };
     let proxy = sandbox.domains().map(|policy| NetworkProxy::start(policy.clone(), Arc::new(network))).transpose()?;
-    let prepared = sandbox.confine(command, proxy.as_ref().map(NetworkProxy::socket))?;
+    let prepared = sandbox.confine(command, proxy.as_ref())?;
     Ok(Confined { command: prepared, proxy })
 }
 

@@ -2,7 +2,7 @@
 //! exists; the helper brings it up and listens there on [`HTTP_PORT`] and [`SOCKS_PORT`], and
 //! hands each connection over the Unix socket to the agent's proxy (`handover`), which reads the
 //! protocol, decides, and carries it. The command's environment points its tools there
-//! ([`environment`]); it has no resolver, since the proxy resolves names.
+//! (`network::proxy_environment`); it has no resolver, since the proxy resolves names.
 //!
 //! The carrier is a process of its own, forked by the helper before it enters the command's PID
 //! namespace (a process in a new PID namespace can start no thread): outside the command's
@@ -13,10 +13,7 @@ use std::net::{Shutdown, TcpListener, TcpStream};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 
-/// Where the HTTP proxy (plain and CONNECT) listens inside the namespace.
-pub const HTTP_PORT: u16 = 3128;
-/// Where the SOCKS5 proxy listens inside the namespace.
-pub const SOCKS_PORT: u16 = 1080;
+use crate::network::{HTTP_PORT, SOCKS_PORT};
 
 /// Brings the namespace's loopback up, listens on it and forks the carrier.
 pub(crate) fn start(socket: &Path) -> Result<(), String> {
@@ -82,23 +79,6 @@ fn hand_over(client: TcpStream, socket: &Path) {
     if handed.is_err() {
         let _ = client.shutdown(Shutdown::Both);
     }
-}
-
-/// What points the command's tools at the proxy: curl, git, pip, npm, cargo and Python read
-/// these, some only in lower case, some only in upper. Addresses of the namespace's own loopback
-/// are left out, so a server the command starts there (`allowLocalBinding`) is reached
-/// directly; names are not, since the proxy alone resolves them.
-pub fn environment() -> Vec<(String, String)> {
-    let http = format!("http://127.0.0.1:{HTTP_PORT}");
-    let socks = format!("socks5h://127.0.0.1:{SOCKS_PORT}");
-    let mut pairs = Vec::new();
-    for (name, value) in [("HTTP_PROXY", &http), ("HTTPS_PROXY", &http), ("ALL_PROXY", &socks)] {
-        pairs.push((name.to_owned(), value.clone()));
-        pairs.push((name.to_ascii_lowercase(), value.clone()));
-    }
-    pairs.push(("NO_PROXY".into(), "127.0.0.1,::1".into()));
-    pairs.push(("no_proxy".into(), "127.0.0.1,::1".into()));
-    pairs
 }
 
 fn loopback_up() -> std::io::Result<()> {

@@ -37,162 +37,15 @@ use landlock::{
     path_beneath_rules,
 };
 
-use super::{SetupError, seccomp, stand_in};
+use super::seccomp;
+use crate::network::{HTTP_PORT, SOCKS_PORT, proxy_environment};
+use crate::plan::{Plan, SERVICE_SOCKETS, SETUP_FAILED, USER_SERVICE_SOCKETS, WRITABLE_DEVICES};
+use crate::{SetupError, stand_in};
 
-/// The helper's subcommand name; hidden from users.
-pub const HELPER_COMMAND: &str = "__sandbox";
-/// Exit code of a helper that could not set the sandbox up (the command did not run).
-pub const SETUP_FAILED: i32 = 126;
-/// Set to `no-landlock` or `no-namespaces`, the helper acts as on a kernel without them: the
-/// same code runs, the step fails. For tests of the fallback.
-pub const SIMULATE_ENV: &str = "LARIK_SANDBOX_SIMULATE";
-/// The oldest Landlock ABI that covers every write (ABI 3 added truncation).
-pub const MIN_LANDLOCK_ABI: i32 = 3;
-/// Device files commands commonly write to.
-const WRITABLE_DEVICES: &[&str] = &[
-    "/dev/null",
-    "/dev/zero",
-    "/dev/tty",
-    "/dev/random",
-    "/dev/urandom",
-    "/dev/full",
-    "/dev/pts",
-    "/dev/ptmx",
-    "/dev/shm",
-];
-/// Sockets of services that start programs on request (a session bus can ask systemd to run
-/// anything, a container engine runs containers as root): a command must not reach them.
-const SERVICE_SOCKETS: &[&str] = &[
-    "/run/dbus/system_bus_socket",
-    "/var/run/docker.sock",
-    "/run/docker.sock",
-    "/run/containerd/containerd.sock",
-    "/run/podman/podman.sock",
-];
-const USER_SERVICE_SOCKETS: &[&str] = &["bus", "systemd/private", "docker.sock", "podman/podman.sock"];
-
-/// What the helper is asked to do.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Plan {
-    pub writable: Vec<PathBuf>,
-    /// Directories mounted onto themselves so they cannot be renamed away.
-    pub pinned: Vec<PathBuf>,
-    /// Existing protected paths, mounted read-only.
-    pub read_only: Vec<PathBuf>,
-    /// Stand-ins for absent protected paths: read-only too, and locked while the command runs.
-    pub stand_ins: Vec<PathBuf>,
-    /// Paths the command may not read (`sandbox.filesystem.denyRead`): an empty read-only
-    /// directory, or `/dev/null`, mounted over each.
-    pub hidden: Vec<PathBuf>,
-    /// Paths inside hidden ones the command may read all the same (`allowRead`).
-    pub readable: Vec<PathBuf>,
-    /// The network as it is (`sandbox.network: true`): no namespace, no filter.
-    pub network: bool,
-    /// The agent's proxy: the Unix socket the helper hands the command's connections over.
-    pub proxy: Option<PathBuf>,
-    /// The command may listen on its namespace's loopback.
-    pub local_binding: bool,
-    /// The command may open Unix sockets.
-    pub unix_sockets: bool,
-    pub command: Vec<String>,
-}
-
-impl Plan {
-    pub fn to_args(&self) -> Vec<String> {
-        let mut args = vec![HELPER_COMMAND.to_owned()];
-        let mut flag = |name: &str, paths: &[PathBuf]| {
-            for path in paths {
-                args.push(name.to_owned());
-                args.push(path.display().to_string());
-            }
-        };
-        flag("--write", &self.writable);
-        flag("--pin", &self.pinned);
-        flag("--read-only", &self.read_only);
-        flag("--stand-in", &self.stand_ins);
-        flag("--hide", &self.hidden);
-        flag("--readable", &self.readable);
-        flag("--proxy", self.proxy.as_slice());
-        for (set, name) in [
-            (self.network, "--network"),
-            (self.local_binding, "--local-binding"),
-            (self.unix_sockets, "--unix-sockets"),
-        ] {
-            if set {
-                args.push(name.into());
-            }
-        }
-        args.push("--".into());
-        args.extend(self.command.iter().cloned());
-        args
-    }
-
-    /// Parses the arguments after the subcommand name.
-    pub fn parse(args: &[String]) -> Result<Plan, PlanError> {
-        let mut plan = Plan::default();
-        let mut rest = args.iter();
-        while let Some(arg) = rest.next() {
-            let list = match arg.as_str() {
-                "--write" => &mut plan.writable,
-                "--pin" => &mut plan.pinned,
-                "--read-only" => &mut plan.read_only,
-                "--stand-in" => &mut plan.stand_ins,
-                "--hide" => &mut plan.hidden,
-                "--readable" => &mut plan.readable,
-                "--proxy" => {
-                    plan.proxy = Some(PathBuf::from(rest.next().ok_or_else(|| PlanError::NoPath(arg.clone()))?));
-                    continue;
-                }
-                "--network" | "--local-binding" | "--unix-sockets" => {
-                    *match arg.as_str() {
-                        "--network" => &mut plan.network,
-                        "--local-binding" => &mut plan.local_binding,
-                        _ => &mut plan.unix_sockets,
-                    } = true;
-                    continue;
-                }
-                "--" => {
-                    plan.command = rest.cloned().collect();
-                    if plan.command.is_empty() {
-                        return Err(PlanError::NoCommand);
-                    }
-                    return Ok(plan);
-                }
-                other => return Err(PlanError::Unknown(other.to_owned())),
-            };
-            list.push(PathBuf::from(rest.next().ok_or_else(|| PlanError::NoPath(arg.clone()))?));
-        }
-        Err(PlanError::NoCommand)
-    }
-}
-
-/// Arguments the helper cannot run with; it runs nothing.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PlanError {
-    NoCommand,
-    Unknown(String),
-    /// The option that needs a path, given without one.
-    NoPath(String),
-}
-
-impl std::fmt::Display for PlanError {
-    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::NoCommand => write!(formatter, "no command after --"),
-            Self::Unknown(argument) => write!(formatter, "unknown sandbox argument `{argument}`"),
-            Self::NoPath(option) => write!(formatter, "{option} needs a path"),
-        }
-    }
-}
-
-impl std::error::Error for PlanError {}
-
+use super::SIMULATE_ENV;
 /// Runs the helper with the arguments after its subcommand name; returns the exit code (the
 /// command's, or [`SETUP_FAILED`]). Only the forked child executes the command.
-pub fn run(args: &[String]) -> i32 {
-    if args.first().map(String::as_str) == Some("--probe") {
-        return super::probe::run_probe();
-    }
+pub(crate) fn run(args: &[String]) -> i32 {
     let plan = match Plan::parse(args) {
         Ok(plan) => plan,
         Err(error) => return fail(&error.to_string()),
@@ -202,7 +55,7 @@ pub fn run(args: &[String]) -> i32 {
         Err(error) => return fail(&error),
     };
     let code = run_confined(&plan, |plan| {
-        let environment = if plan.proxy.is_some() { bridge::environment() } else { Vec::new() };
+        let environment = if plan.proxy.is_some() { proxy_environment(HTTP_PORT, SOCKS_PORT) } else { Vec::new() };
         let error = exec(&plan.command, environment);
         report(&format!("could not run {}: {error}", plan.command[0]));
         127
@@ -458,7 +311,7 @@ fn mount(source: Option<&Path>, target: &Path, flags: libc::c_ulong) -> std::io:
 /// unless the network is open, the socket filter.
 pub(super) fn restrict(plan: &Plan) -> Result<(), SetupError> {
     let abi = super::kernel_support()?;
-    if abi < MIN_LANDLOCK_ABI {
+    if abi < crate::MIN_LANDLOCK_ABI {
         return Err(SetupError::OldLandlock(abi));
     }
     let target = ABI::from(abi.min(5));
@@ -471,8 +324,7 @@ pub(super) fn restrict(plan: &Plan) -> Result<(), SetupError> {
     }
     let mut writable_paths: Vec<&Path> = plan.writable.iter().map(PathBuf::as_path).collect();
     writable_paths.extend(WRITABLE_DEVICES.iter().map(Path::new).filter(|path| path.exists()));
-    let proxy_ports =
-        if limit_tcp && plan.proxy.is_some() { vec![bridge::HTTP_PORT, bridge::SOCKS_PORT] } else { Vec::new() };
+    let proxy_ports = if limit_tcp && plan.proxy.is_some() { vec![HTTP_PORT, SOCKS_PORT] } else { Vec::new() };
     let status = ruleset
         .create()
         .map_err(|error| fail(&error))?
@@ -514,32 +366,4 @@ pub(super) fn report(message: &str) {
 fn fail(message: &str) -> i32 {
     report(message);
     SETUP_FAILED
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn plans_round_trip_through_arguments() {
-        let plan = Plan {
-            writable: vec![PathBuf::from("/p"), PathBuf::from("/tmp")],
-            pinned: vec![PathBuf::from("/p"), PathBuf::from("/p/.git")],
-            read_only: vec![PathBuf::from("/p/.git/hooks")],
-            stand_ins: vec![PathBuf::from("/p/.mcp.json")],
-            hidden: vec![PathBuf::from("/home/u/.aws")],
-            readable: vec![PathBuf::from("/home/u/.aws/config")],
-            network: false,
-            proxy: Some(PathBuf::from("/tmp/larik-proxy-x/proxy.sock")),
-            local_binding: true,
-            unix_sockets: false,
-            command: vec!["bash".into(), "-c".into(), "echo 'a b'".into()],
-        };
-        let args = plan.to_args();
-        assert_eq!(args[0], HELPER_COMMAND);
-        assert_eq!(Plan::parse(&args[1..]).unwrap(), plan);
-        assert!(Plan::parse(&["--bogus".into()]).is_err());
-        assert!(Plan::parse(&["--write".into()]).is_err());
-        assert!(Plan::parse(&["--network".into(), "--".into()]).is_err());
-    }
 }
