@@ -14,6 +14,8 @@ cargo fmt --all --check || { echo "test: run \`cargo fmt --all\`" >&2; status=1;
 cargo clippy --workspace --all-targets --locked -- -D warnings || status=1
 cargo test --workspace --locked || status=1
 bash tests/dist/run.sh || status=1
+# The npm packages and the wheel, built from the debug build and installed offline from the files.
+bash tests/dist/packages.sh || status=1
 # Each fuzz target for 5000 fixed-seed executions on nightly; the long runs are in RELIABILITY.md.
 bash fuzz/run.sh || status=1
 (cd tests/acp-sdk && npm test) || status=1
