@@ -8,9 +8,10 @@ Two sets of rules are applied:
    the standard library only. A schema that uses any other keyword is refused with a message
    naming it, so a newer schema never passes silently.
 2. The rules the registry's CONTRIBUTING.md and build script enforce beyond the schema: the id
-   matches the directory, the version is x.y.z, binary URLs name that version and never
-   `/latest/`, no installer formats, a 16x16 monochrome `icon.svg` beside the manifest. A missing
-   operating system family is a warning, as it is in the registry's build.
+   matches the directory, the version is x.y.z, binary URLs and `npx`/`uvx` package specs name
+   that version and never `latest`, no installer formats, a 16x16 monochrome `icon.svg` beside
+   the manifest. A missing operating system family is a warning, as it is in the registry's
+   build.
 
 Usage:
     python3 check.py [MANIFEST] [--schema SCHEMA] [--release]
@@ -238,6 +239,39 @@ def _version_in_url(url: str) -> str | None:
     return match.group(1).rstrip(".") if match else None
 
 
+def _npm_package_version(spec: str) -> str | None:
+    """The version of an npm package spec (`name@1.2.3`, `@scope/name@1.2.3`), as the registry's
+    build script reads it; None when the spec names no version."""
+    name_end = spec.find("@", 1) if spec.startswith("@") else spec.find("@")
+    return spec[name_end + 1 :] if name_end > 0 else None
+
+
+def _pypi_package_version(spec: str) -> str | None:
+    """The version of a PyPI package spec (`name==1.2.3`, `name@1.2.3`, `name>=1.2.3`), read as the
+    registry's build script reads it; None when the spec names no version."""
+    match = re.search(r"[=@]+([\d.]+)", spec)
+    return match.group(1) if match else None
+
+
+def package_rules(distribution: dict, version: object) -> list[str]:
+    """The registry's rules for `npx` and `uvx`: an explicit version, the entry's own."""
+    errors: list[str] = []
+    readers = {"npx": _npm_package_version, "uvx": _pypi_package_version}
+    for kind, read_version in readers.items():
+        entry = distribution.get(kind)
+        if not isinstance(entry, dict) or not isinstance(entry.get("package"), str):
+            continue
+        spec = entry["package"]
+        where = f"distribution.{kind}.package"
+        if "@latest" in spec.lower():
+            errors.append(f"{where}: '{spec}' uses '@latest'; name the version instead")
+            continue
+        named = read_version(spec)
+        if named is not None and isinstance(version, str) and named != version:
+            errors.append(f"{where}: '{spec}' names version {named}, expected {version}")
+    return errors
+
+
 def registry_rules(manifest: dict, manifest_dir: Path, release: bool) -> tuple[list[str], list[str]]:
     errors: list[str] = []
     warnings: list[str] = []
@@ -256,6 +290,8 @@ def registry_rules(manifest: dict, manifest_dir: Path, release: bool) -> tuple[l
         warnings.append("icon: the registry's build sets this field from icon.svg; leave it out of agent.json")
 
     distribution = manifest.get("distribution")
+    if isinstance(distribution, dict):
+        errors.extend(package_rules(distribution, version))
     binary = distribution.get("binary") if isinstance(distribution, dict) else None
     if isinstance(binary, dict):
         for platform, target in binary.items():

@@ -7,6 +7,7 @@ import copy
 import json
 import shutil
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -53,26 +54,36 @@ def test_shipped_manifest_passes(capsys):
     assert "ok:" in output
 
 
-def test_shipped_manifest_has_the_four_targets_and_the_acp_command():
-    binary = shipped()["distribution"]["binary"]
-    expected = {
-        "linux-x86_64": "x86_64-unknown-linux-gnu",
-        "linux-aarch64": "aarch64-unknown-linux-gnu",
-        "darwin-x86_64": "x86_64-apple-darwin",
-        "darwin-aarch64": "aarch64-apple-darwin",
-    }
-    assert set(binary) == set(expected)
-    for platform, target in expected.items():
-        entry = binary[platform]
-        assert entry["cmd"] == "./larik"
-        assert entry["args"] == ["acp"]
-        assert entry["archive"].endswith(f"/releases/download/v0.1.0/larik-0.1.0-{target}.tar.gz")
+def test_shipped_manifest_lists_the_built_archive_and_both_packages():
+    distribution = shipped()["distribution"]
+    # Only the target whose archive the tests build and run; the packages cover the rest.
+    assert set(distribution["binary"]) == {"linux-x86_64"}
+    entry = distribution["binary"]["linux-x86_64"]
+    assert entry["cmd"] == "./larik"
+    assert entry["args"] == ["acp"]
+    assert entry["archive"].endswith("/releases/download/v0.1.0/larik-0.1.0-x86_64-unknown-linux-gnu.tar.gz")
+    assert distribution["npx"] == {"package": "larik@0.1.0", "args": ["acp"]}
+    assert distribution["uvx"] == {"package": "larik@0.1.0", "args": ["acp"]}
 
 
-def test_shipped_manifest_only_warns_about_windows(capsys):
+def test_shipped_packages_are_the_ones_the_repository_builds():
+    # The npm launcher (dist/npm) and the wheel (rpc-server/pyproject.toml), at the workspace's
+    # version, which scripts/npm.sh and maturin both stamp on them.
+    root = HERE.parent.parent
+    workspace = tomllib.loads((root / "Cargo.toml").read_text(encoding="utf-8"))
+    version = workspace["workspace"]["package"]["version"]
+    npm_name = json.loads((root / "dist" / "npm" / "larik" / "package.json").read_text(encoding="utf-8"))["name"]
+    pypi_name = tomllib.loads((root / "rpc-server" / "pyproject.toml").read_text(encoding="utf-8"))["project"]["name"]
+    manifest = shipped()
+    assert manifest["version"] == version
+    assert manifest["distribution"]["npx"]["package"] == f"{npm_name}@{version}"
+    assert manifest["distribution"]["uvx"]["package"] == f"{pypi_name}@{version}"
+
+
+def test_shipped_manifest_only_warns_about_the_missing_archives(capsys):
     status, output = run(capsys, str(MANIFEST))
     assert status == 0
-    assert "no build for windows" in output
+    assert "no build for darwin, windows" in output
 
 
 def test_release_mode_refuses_the_placeholder_owner(capsys):
@@ -138,6 +149,21 @@ BROKEN = {
         lambda m: _linux(m).update(archive="https://github.com/o/larik/releases/latest/download/larik.tar.gz"),
         "uses '/latest/'",
     ),
+    "npx version differs": (
+        lambda m: m["distribution"]["npx"].update(package="larik@0.2.0"),
+        "distribution.npx.package: 'larik@0.2.0' names version 0.2.0, expected 0.1.0",
+    ),
+    "scoped npx version differs": (
+        lambda m: m["distribution"]["npx"].update(package="@larik/larik@0.0.9"),
+        "'@larik/larik@0.0.9' names version 0.0.9, expected 0.1.0",
+    ),
+    "npx latest": (lambda m: m["distribution"]["npx"].update(package="larik@latest"), "distribution.npx.package: 'larik@latest' uses '@latest'"),
+    "uvx version differs": (
+        lambda m: m["distribution"]["uvx"].update(package="larik==0.2.0"),
+        "distribution.uvx.package: 'larik==0.2.0' names version 0.2.0, expected 0.1.0",
+    ),
+    "uvx latest": (lambda m: m["distribution"]["uvx"].update(package="larik@latest"), "distribution.uvx.package: 'larik@latest' uses '@latest'"),
+    "empty package": (lambda m: m["distribution"]["uvx"].update(package=""), "distribution.uvx.package: must be at least 1 character(s) long"),
     "installer format": (
         lambda m: _linux(m).update(archive="https://github.com/o/larik/releases/download/v0.1.0/larik.deb"),
         "installer formats are not supported",
@@ -152,6 +178,18 @@ def test_each_broken_field_is_named(case, tmp_path, capsys):
     status, output = run(capsys, str(path))
     assert status == 1, output
     assert expected in output
+
+
+@pytest.mark.parametrize("spec", ["larik", "@larik/larik", "larik@0.1.0", "@larik/larik@0.1.0", "larik==0.1.0"])
+def test_package_specs_with_the_entry_version_or_none_pass(spec, tmp_path, capsys):
+    # The registry's build checks a version only when the spec names one.
+    def change(manifest: dict) -> None:
+        manifest["distribution"]["npx"]["package"] = spec
+        manifest["distribution"]["uvx"]["package"] = spec.replace("@larik/", "")
+
+    path = write_entry(tmp_path, _mutate(shipped(), change))
+    status, output = run(capsys, str(path))
+    assert status == 0, output
 
 
 def test_id_must_match_the_directory(tmp_path, capsys):
