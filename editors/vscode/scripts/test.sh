@@ -3,13 +3,14 @@
 #
 #   1. setup (idempotent, see setup.sh), type check, then the packages as a release makes them:
 #      dist/ and out/ removed, `vsce package` (its `vscode:prepublish` builds the bundles and the
-#      tests) gives dist/larik.vsix, and `npm run package:platform` a linux-x64 one carrying a
-#      stand-in binary as bin/larik (the unit tests check both packages' contents);
+#      tests) gives dist/larik.vsix, and `npm run package:platform` a linux-x64 one carrying the
+#      real agent as bin/larik (the unit tests check both packages' contents);
 #   2. unit tests: Node's test runner with a stub of the vscode module, including the client side
 #      against the real `larik acp` and the mock model;
 #   3. webview tests: the chat bundle in Debian's Chromium through playwright-core;
 #   4. end to end: dist/larik.vsix installed in code-server (a real VS Code workbench and extension host) driven
-#      by playwright-core against the real agent and the mock model.
+#      by playwright-core against the real agent and the mock model; and the platform package, whose
+#      own agent runs with no setting and no larik on PATH.
 #
 # The agent's binaries must be built (cargo build): they are taken from LARIK_BIN and
 # LARIK_MOCK_LLM_BIN, else $CARGO_TARGET_DIR/debug, else <repo>/target/debug.
@@ -38,11 +39,16 @@ clean_package() {
   npx vsce package --out dist/larik.vsix
 }
 phase package clean_package
-# The platform package's layout, with a stand-in for the agent (the real one is large to zip).
-stand_in=$(mktemp)
-trap 'rm -f "$stand_in"' EXIT
-printf '#!/bin/sh\necho "larik stand-in"\n' > "$stand_in"
-phase "platform package" node scripts/package-platform.mjs "$stand_in" linux-x64
+# The platform package carries the agent the tests run (as test/support/agent.ts finds it).
+larik_bin=${LARIK_BIN:-}
+if [[ -z $larik_bin ]]; then
+  target_dir=${CARGO_TARGET_DIR:-target}
+  [[ $target_dir == /* ]] || target_dir=../../$target_dir
+  larik_bin=$target_dir/debug/larik
+fi
+[[ -x $larik_bin ]] || { echo "== vscode: $larik_bin is missing: build it (cargo build) or set LARIK_BIN" >&2; exit 1; }
+echo "== vscode: packing $larik_bin ($(($(stat -c %s "$larik_bin") / 1048576)) MiB)"
+phase "platform package" node scripts/package-platform.mjs "$larik_bin" linux-x64
 
 failed=()
 run_suite() {

@@ -4,7 +4,8 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { dirname, join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
+import { isExecutableFile } from "../../src/binary";
 import { EXTENSION_ROOT, larikBinary, waitFor, withTimeout } from "./agent";
 
 export const CODE_SERVER_ENTRY = join(EXTENSION_ROOT, ".cache", "code-server", "node_modules", "code-server", "out", "node", "entry.js");
@@ -25,6 +26,16 @@ export interface CodeServerOptions {
   workspace: string;
   vsix: string;
   settings: Record<string, unknown>;
+  /** false: no `larik` on the editor's PATH at all, not even one the user installed. */
+  agentOnPath?: boolean;
+}
+
+/** PATH without the folders that hold a `larik`. */
+function pathWithoutAgent(path: string): string {
+  return path
+    .split(delimiter)
+    .filter((dir) => dir !== "" && !isExecutableFile(join(dir, "larik")))
+    .join(delimiter);
 }
 
 export class CodeServer {
@@ -34,6 +45,8 @@ export class CodeServer {
     private readonly child: ChildProcess,
     readonly port: number,
     userDataDir: string,
+    /** Where the .vsix was installed: one folder per extension. */
+    readonly extensionsDir: string,
     readonly output: { text: string },
   ) {
     this.userDataDir = userDataDir;
@@ -65,15 +78,19 @@ export class CodeServer {
         2,
       ),
     );
-    // The agent is also on PATH, as a user's install would be: right after a window reload the
-    // extension host can read its settings late, and then starts `larik` by name.
-    const agentDir = dirname(larikBinary());
-    // After a reload the extension host takes its environment from a login shell, and the
-    // system's profile resets PATH there: the user's own profile puts the agent back on it.
-    const profile = `export PATH="${agentDir}:$PATH"\n`;
-    writeFileSync(join(home, ".profile"), profile);
-    writeFileSync(join(home, ".bash_profile"), profile);
-    const env = { PATH: `${agentDir}:${process.env.PATH ?? ""}`, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), XDG_DATA_HOME: join(home, ".local", "share") };
+    let path = pathWithoutAgent(process.env.PATH ?? "");
+    if (options.agentOnPath ?? true) {
+      // The agent is also on PATH, as a user's install would be: right after a window reload the
+      // extension host can read its settings late, and then starts `larik` by name.
+      const agentDir = dirname(larikBinary());
+      // After a reload the extension host takes its environment from a login shell, and the
+      // system's profile resets PATH there: the user's own profile puts the agent back on it.
+      const profile = `export PATH="${agentDir}:$PATH"\n`;
+      writeFileSync(join(home, ".profile"), profile);
+      writeFileSync(join(home, ".bash_profile"), profile);
+      path = `${agentDir}${delimiter}${path}`;
+    }
+    const env = { PATH: path, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), XDG_DATA_HOME: join(home, ".local", "share") };
     const base = ["--user-data-dir", userDataDir, "--extensions-dir", extensionsDir];
     const install = spawnSync(process.execPath, [CODE_SERVER_ENTRY, ...base, "--install-extension", options.vsix], { env, encoding: "utf8", timeout: 60_000 });
     if (install.status !== 0) throw new Error(`installing the .vsix failed:\n${install.stdout}\n${install.stderr}`);
@@ -98,7 +115,7 @@ export class CodeServer {
     const keep = (chunk: Buffer) => (output.text = (output.text + chunk.toString()).slice(-50_000));
     child.stdout!.on("data", keep);
     child.stderr!.on("data", keep);
-    const server = new CodeServer(child, port, userDataDir, output);
+    const server = new CodeServer(child, port, userDataDir, extensionsDir, output);
     try {
       await waitFor(
         async () => {

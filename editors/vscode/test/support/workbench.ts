@@ -12,6 +12,8 @@ import { CodeServer } from "./codeServer";
 
 export const STEP_MS = 30_000;
 export const VSIX = process.env.LARIK_VSIX ?? join(EXTENSION_ROOT, "dist", "larik.vsix");
+/** The platform package, carrying the agent as bin/larik (scripts/test.sh packs the real one). */
+export const PLATFORM_VSIX = process.env.LARIK_PLATFORM_VSIX ?? join(EXTENSION_ROOT, "dist", "larik-linux-x64.vsix");
 export const RESULTS = join(EXTENSION_ROOT, "test-results");
 /** Where the README's pictures go: screenshots/ (committed) with LARIK_SCREENSHOTS=1, as
  * `npm run screenshots` sets it; else test-results/, so that a test run leaves the tree clean. */
@@ -39,7 +41,9 @@ export class Workbench {
    * finds the user's `~/.claude` skills and commands, `agentSettings` as the agent's user settings)
    * and starts everything, with `settings` added to the editor's user settings; the page is not
    * opened yet. Names may have folders. `setup` runs on the project once its files are written
-   * (to make it a git repository, say). */
+   * (to make it a git repository, say). With `bundledAgent`, the platform package is installed
+   * instead, `larik.server.path` is not set and no `larik` is on the editor's PATH: the only
+   * agent to run is the one the package carries. */
   static async start(options: {
     prefix: string;
     files: Record<string, string>;
@@ -48,8 +52,11 @@ export class Workbench {
     agentSettings?: Record<string, unknown>;
     settings?: Record<string, unknown>;
     scenario: { responses: ScenarioStep[] };
+    bundledAgent?: boolean;
   }): Promise<Workbench> {
-    if (!existsSync(VSIX)) throw new Error(`${VSIX} is missing: run npm run package first`);
+    const bundled = options.bundledAgent ?? false;
+    const vsix = bundled ? PLATFORM_VSIX : VSIX;
+    if (!existsSync(vsix)) throw new Error(`${vsix} is missing: run ${bundled ? "npm run package:platform -- <path/to/larik> linux-x64" : "npm run package"} first`);
     const sandbox = new Sandbox(options.prefix);
     let model: MockModel | undefined;
     let server: CodeServer | undefined;
@@ -67,9 +74,10 @@ export class Workbench {
       server = await CodeServer.start({
         root: sandbox.root,
         workspace: sandbox.project,
-        vsix: VSIX,
+        vsix,
+        agentOnPath: !bundled,
         settings: {
-          "larik.server.path": larikBinary(),
+          ...(bundled ? {} : { "larik.server.path": larikBinary() }),
           "larik.server.env": sandbox.agentEnv(model.url),
           "larik.trace.protocol": true,
           ...options.settings,

@@ -1,13 +1,13 @@
 // The packages as scripts/test.sh makes them, like a release: dist/larik.vsix from `vsce package`
-// after a clean build (its `vscode:prepublish`), and a platform package with bin/larik. Nothing
-// built is tracked by git.
+// after a clean build (its `vscode:prepublish`), and a platform package with the agent the tests
+// run as bin/larik. Nothing built is tracked by git.
 
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import test from "node:test";
-import { EXTENSION_ROOT } from "../support/agent";
+import { EXTENSION_ROOT, larikBinary } from "../support/agent";
 
 const manifest = JSON.parse(readFileSync(join(EXTENSION_ROOT, "package.json"), "utf8"));
 
@@ -53,7 +53,13 @@ test("dist/larik.vsix holds the bundles, the manifest and the docs, nothing else
 test("the platform package carries the agent as bin/larik, executable, for its target", () => {
   const file = vsix("larik-linux-x64.vsix", "npm run package:platform -- <path/to/larik> linux-x64");
   const listing = run("zipinfo", [file]);
-  assert.match(listing, /^-rwxr-xr-x .* extension\/bin\/larik$/m);
+  const entry = /^-rwxr-xr-x +\S+ +\S+ +(\d+) .* extension\/bin\/larik$/m.exec(listing);
+  assert.ok(entry, `no executable extension/bin/larik in:\n${listing}`);
+  // The real agent, not a stand-in script: a program of its size (the tests' binary may have
+  // been rebuilt since it was packed, so not byte for byte).
+  const head = spawnSync("sh", ["-c", 'unzip -p "$1" extension/bin/larik | head -c 4', "sh", file]).stdout;
+  assert.deepEqual([...head], [0x7f, 0x45, 0x4c, 0x46], "bin/larik is not an ELF program");
+  assert.ok(Number(entry[1]) > statSync(larikBinary()).size / 2, `bin/larik is ${entry[1]} bytes`);
   assert.match(run("unzip", ["-p", file, "extension.vsixmanifest"]), /TargetPlatform="linux-x64"/);
   assert.equal(existsSync(join(EXTENSION_ROOT, "bin")), false, "bin/ was left in the checkout");
 });
