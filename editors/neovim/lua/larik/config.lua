@@ -6,8 +6,9 @@ local M = {}
 ---@class larik.Config
 M.defaults = {
   -- The command that starts the agent, as a list (`{ "/path/to/larik", "acp" }`). When nil,
-  -- `larik` is looked up: $LARIK_BIN, then PATH, then $CARGO_TARGET_DIR and the repository's
-  -- target/ (release, then debug), and started with `args`.
+  -- `larik` is looked up (larik.binary): $LARIK_BIN, then PATH, then the folders pipx, pip, npm
+  -- and cargo install into, then $CARGO_TARGET_DIR and the repository's target/ (release, then
+  -- debug), then npm's own prefix; and started with `args`.
   cmd = nil,
   args = { "acp" },
   -- Extra environment for the agent process (it inherits Neovim's environment).

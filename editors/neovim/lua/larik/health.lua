@@ -1,5 +1,5 @@
---- Owns :checkhealth larik: the Neovim version, the agent binary (where it was found, what
---- `larik --version` says), the agent's own checks from `larik doctor --json` (model,
+--- Owns :checkhealth larik: the Neovim version, the agent binary (where it was found and how,
+--- what `larik --version` says), the agent's own checks from `larik doctor --json` (model,
 --- provider, sandbox, language servers, MCP servers, Chromium, settings) shown as
 --- ok/warn/error, and the state of the running agent. A binary without `larik doctor` gets the
 --- checks the plugin can make itself instead (larik.doctor's probes, the model from the
@@ -9,7 +9,7 @@ local M = {}
 local health = vim.health
 local doctor = require("larik.doctor")
 
-local HINT_INSTALL = "Install it with `cargo install --locked --path rpc-server` in the Larik repository, or set `cmd` in setup(), or $LARIK_BIN"
+local HINT_INSTALL = "Install it (`npm install -g larik`, `pipx install larik`, or `cargo install --locked --path rpc-server` in the Larik repository), or set `cmd` in setup(), or $LARIK_BIN"
 
 local function check_neovim()
   local version = vim.version()
@@ -24,12 +24,17 @@ end
 --- The binary and its version; returns its path when it was found.
 local function check_binary()
   local binary = require("larik.binary")
-  local path, source = binary.find()
+  local path, source, installed = binary.find()
   if not path then
     health.error(source, { HINT_INSTALL })
     return nil
   end
   health.ok(("larik found: %s (%s)"):format(path, source))
+  if installed then
+    -- Found where an installer put it, but Neovim's own PATH does not reach it: the plugin
+    -- starts it all the same, a shell in :terminal would not.
+    health.info(("%s is not on Neovim's PATH (an editor started from the desktop often has a shorter PATH than a terminal); the plugin runs larik from there"):format(vim.fn.fnamemodify(path, ":h")))
+  end
   local ok, result = pcall(function()
     return vim.system({ path, "--version" }, { text = true }):wait(3000)
   end)

@@ -1,7 +1,10 @@
-"""`:checkhealth larik` and what the plugin says when the agent does not start. A stand-in
-`larik` on PATH (a shell script) prints the report `larik doctor --json` gives, with every status,
-or answers as a binary without the subcommand does, or never answers; then the real binary. When
-the agent cannot start (missing, or exiting at once), the error names both places to look."""
+"""`:checkhealth larik`, where the plugin finds `larik`, and what it says when the agent does not
+start. A stand-in `larik` on PATH (a shell script) prints the report `larik doctor --json` gives,
+with every status, or answers as a binary without the subcommand does, or never answers; then the
+real binary. The same stand-in, off PATH in the private home where pipx, npm or cargo would have
+installed it, is found, started and named in the report with how it was found; a stand-in `npm`
+names its prefix, or never answers and is given up on. When the agent cannot start (missing, or
+exiting at once), the error names both places to look."""
 
 from __future__ import annotations
 
@@ -40,14 +43,14 @@ def check(id_, status, detail, title=None):
 
 class Neovim:
     """A child Neovim with the plugin and `bin` (holding whatever `larik` the test puts there)
-    first on PATH, in a private home."""
+    first on PATH, in a private home, with `environ` added to its environment."""
 
-    def __init__(self, root: Path, options: dict | None = None):
+    def __init__(self, root: Path, options: dict | None = None, environ: dict | None = None):
         self.bin = root / "bin"
         self.bin.mkdir(parents=True, exist_ok=True)
         project = root / "project"
         project.mkdir(exist_ok=True)
-        home = root / "home"
+        self.home = home = root / "home"
         (home / ".config").mkdir(parents=True, exist_ok=True)
         env = {
             "PATH": f"{self.bin}:/usr/bin:/bin",
@@ -56,6 +59,7 @@ class Neovim:
             "XDG_DATA_HOME": str(home / ".local" / "share"),
             "XDG_STATE_HOME": str(home / ".local" / "state"),
             "LANG": "C.UTF-8",
+            **(environ or {}),
         }
         argv = ["env", "-i", *(f"{key}={value}" for key, value in env.items())]
         argv += [find_nvim(), "--embed", "--headless", "--clean", "-n", "--cmd", f"cd {project}"]
@@ -74,15 +78,19 @@ class Neovim:
             options or {},
         )
 
-    def fake(self, report: dict | None = None, code: int = 0, sleep: bool = False):
-        script = self.bin / "larik"
+    def fake(self, report: dict | None = None, code: int = 0, sleep: bool = False, where: Path | None = None) -> Path:
+        """Puts the stand-in `larik` in `where` (default: `bin`, on PATH); returns its path."""
+        where = where or self.bin
+        where.mkdir(parents=True, exist_ok=True)
+        script = where / "larik"
         script.write_text(FAKE_LARIK)
         script.chmod(0o755)
         if report is not None:
-            (self.bin / "doctor.json").write_text(json.dumps(report))
-            (self.bin / "doctor.code").write_text(str(code))
+            (where / "doctor.json").write_text(json.dumps(report))
+            (where / "doctor.code").write_text(str(code))
         if sleep:
-            (self.bin / "doctor.sleep").write_text("")
+            (where / "doctor.sleep").write_text("")
+        return script
 
     def health(self) -> str:
         self.nvim.command("checkhealth larik")
@@ -103,8 +111,8 @@ class Neovim:
 def neovim(tmp_path):
     started = []
 
-    def _start(**options):
-        editor = Neovim(tmp_path, options)
+    def _start(environ=None, **options):
+        editor = Neovim(tmp_path, options, environ)
         started.append(editor)
         return editor
 
@@ -246,3 +254,110 @@ def test_no_binary_anywhere_points_to_checkhealth_and_doctor(neovim):
     message = wait_error(editor)
     assert "larik not found" in message, message
     assert ":checkhealth larik" in message and "larik doctor" in message, message
+
+
+# An install off PATH: its folder under the private home, the environment and files that make an
+# installer put it there, and how :checkhealth says it was found.
+INSTALLS = [
+    pytest.param(".local/bin", {}, {}, "~/.local/bin, where pipx, pip install --user and uv tool install put it", id="pipx"),
+    pytest.param("pipx-bin", {"PIPX_BIN_DIR": "{home}/pipx-bin"}, {}, "$PIPX_BIN_DIR, where pipx installs", id="pipx-bin-dir"),
+    pytest.param("npm-prefix/bin", {"NPM_CONFIG_PREFIX": "{home}/npm-prefix"}, {}, "$NPM_CONFIG_PREFIX/bin, where npm install -g puts it", id="npm-config-prefix"),
+    pytest.param(
+        ".npm-packages/bin",
+        {},
+        {".npmrc": "; written by npm config set prefix\nprefix = ${HOME}/.npm-packages\n"},
+        "the npm prefix set in ~/.npmrc, where npm install -g puts it",
+        id="npmrc",
+    ),
+    pytest.param(".npm-global/bin", {}, {}, "~/.npm-global/bin, where npm install -g puts it with that prefix", id="npm-global"),
+    pytest.param(".cargo/bin", {}, {}, "~/.cargo/bin, where cargo install puts it", id="cargo"),
+    pytest.param("cargo-home/bin", {"CARGO_HOME": "{home}/cargo-home"}, {}, "$CARGO_HOME/bin, where cargo install puts it", id="cargo-home"),
+]
+
+
+def find(editor) -> list:
+    """`require("larik.binary").find()`: the path, how it was found, and whether off PATH."""
+    return editor.nvim.exec_lua("return { require('larik.binary').find() }")
+
+
+def repository_build() -> bool:
+    return (PLUGIN_DIR.parents[1] / "target" / "debug" / "larik").exists() or (PLUGIN_DIR.parents[1] / "target" / "release" / "larik").exists()
+
+
+@pytest.mark.parametrize(("folder", "environ", "files", "source"), INSTALLS)
+def test_an_install_off_path_is_found_started_and_reported(neovim, tmp_path, folder, environ, files, source):
+    home = tmp_path / "home"
+    editor = neovim(environ={name: value.format(home=home) for name, value in environ.items()})
+    for name, text in files.items():
+        (editor.home / name).write_text(text)
+    installed = editor.fake({"ok": True, "checks": [check("version", "ok", "larik 9.9.9-fake")]}, where=editor.home / folder)
+    assert find(editor) == [str(installed), source, True]
+    text = editor.health()
+    assert f"larik found: {installed} ({source})" in text, text
+    assert "version: larik 9.9.9-fake" in text, text
+    assert line_with(text, "is not on Neovim's PATH").lstrip("- ").startswith(f"{installed.parent} is not"), text
+    # The plugin starts that binary: it is the stand-in that says it has no model.
+    editor.nvim.command("Larik")
+    assert "no model configured (fake)" in wait_error(editor)
+
+
+def test_path_comes_first_then_the_installers_in_order(neovim):
+    editor = neovim()
+    cargo = editor.fake(where=editor.home / ".cargo" / "bin")
+    npm_global = editor.fake(where=editor.home / ".npm-global" / "bin")
+    pipx = editor.fake(where=editor.home / ".local" / "bin")
+    on_path = editor.fake()
+    assert find(editor) == [str(on_path), "PATH"]
+    text = editor.health()
+    assert f"larik found: {on_path} (PATH)" in text, text
+    assert "is not on Neovim's PATH" not in text, text
+    for gone, following in ((on_path, pipx), (pipx, npm_global), (npm_global, cargo)):
+        gone.unlink()
+        assert find(editor)[0] == str(following)
+
+
+FAKE_NPM = """#!/bin/sh
+echo "$*" >> "$(dirname "$0")/npm.asked"
+{body}
+"""
+
+
+def fake_npm(editor, body: str) -> Path:
+    """A stand-in `npm` on PATH running `body`; returns the file where each call is written."""
+    script = editor.bin / "npm"
+    script.write_text(FAKE_NPM.format(body=body))
+    script.chmod(0o755)
+    return editor.bin / "npm.asked"
+
+
+def test_npm_is_asked_for_its_prefix_last_and_once(neovim, tmp_path):
+    editor = neovim()
+    prefix = tmp_path / "npm-root"
+    asked = fake_npm(editor, f'[ "$*" = "config get prefix" ] && echo "{prefix}"')
+    installed = editor.fake(where=prefix / "bin")
+    source = "`npm config get prefix`/bin, where npm install -g puts it"
+    assert find(editor) == [str(installed), source, True]
+    assert f"larik found: {installed} ({source})" in editor.health()
+    assert asked.read_text() == "config get prefix\n", "npm was asked more than once"
+
+
+def test_an_npm_that_does_not_answer_is_given_up_on(neovim):
+    if repository_build():
+        pytest.skip("a repository build would be found before npm is asked")
+    editor = neovim()
+    asked = fake_npm(editor, "exec sleep 30")
+    found = editor.nvim.exec_lua(
+        """
+        local binary = require("larik.binary")
+        binary.npm_timeout_ms = 300
+        local start = vim.uv.hrtime()
+        local path, why = binary.find()
+        local first_ms = (vim.uv.hrtime() - start) / 1e6
+        binary.find()
+        return { found = path ~= nil, why = why, first_ms = first_ms }
+        """
+    )
+    assert not found["found"] and "larik not found" in found["why"], found
+    # Given up on at the timeout, and not asked again.
+    assert found["first_ms"] < 3000, found
+    assert asked.read_text() == "config get prefix\n"
