@@ -13,6 +13,8 @@ status=0
 cargo fmt --all --check || { echo "test: run \`cargo fmt --all\`" >&2; status=1; }
 cargo clippy --workspace --all-targets --locked -- -D warnings || status=1
 cargo test --workspace --locked || status=1
+# The build other systems get (no Linux backend), compiled and tested here.
+bash tests/portable/run.sh || status=1
 bash tests/dist/run.sh || status=1
 # The npm packages and the wheel, built from the debug build and installed offline from the files.
 bash tests/dist/packages.sh || status=1
