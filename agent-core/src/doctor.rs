@@ -1,5 +1,5 @@
-//! `larik doctor`'s checks: what a session in this project would find (settings, model and
-//! key, the endpoint, the sandbox, language servers, MCP servers, Chromium), each with a status
+//! `larik doctor`'s checks: how this `larik` was installed and whether editors find it, what a
+//! session in this project would find (settings, model and key, the endpoint, the sandbox, language servers, MCP servers, Chromium), each with a status
 //! and words for the user. A key is never shown, only where it comes from. Front ends print the
 //! list; only an error is a problem that stops the agent from working.
 
@@ -9,6 +9,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
+
+mod install;
 
 use crate::config::{self, ModelConfig, ProviderKind};
 use crate::llm::Reached;
@@ -45,6 +47,9 @@ impl Check {
 /// (`larik` itself).
 pub async fn run(project: &Path, env: &HashMap<String, String>, helper: Option<PathBuf>, version: &str) -> Vec<Check> {
     let mut checks = vec![Check::new("version", "Larik", Status::Ok, version.to_owned())];
+    if let Some(binary) = &helper {
+        checks.push(install::check(binary, env.get("PATH").map(String::as_str)));
+    }
     let settings = match config::load_settings(project, env)
         .and_then(|settings| config::load_permissions(project, env).map(|permissions| (settings, permissions)))
     {

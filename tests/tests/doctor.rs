@@ -60,7 +60,10 @@ async fn doctor_says_what_works_and_fails_on_what_blocks() {
     assert!(ok, "{found:?}");
     assert_eq!(accepted.status.code(), Some(0));
     let ids: Vec<&str> = found.iter().map(|check| check["id"].as_str().unwrap()).collect();
-    assert_eq!(ids, ["version", "settings", "model", "provider", "sandbox", "language_servers", "mcp", "chromium"]);
+    assert_eq!(
+        ids,
+        ["version", "install", "settings", "model", "provider", "sandbox", "language_servers", "mcp", "chromium"]
+    );
     assert_eq!(
         check(&found, "model")["detail"],
         format!("claude-mock (Anthropic) at {}, key from $ANTHROPIC_API_KEY", mock.url())
