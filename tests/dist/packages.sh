@@ -2,10 +2,11 @@
 # The prebuilt packages, installed the way their users install them, from local files and offline
 # (nothing is looked up by name): the wheel with maturin from the debug build (scripts/wheel.sh),
 # the npm packages from the same binary (scripts/npm.sh); then `npm install --prefix`,
-# `npm install -g`, `pip install` into a venv and `uvx` (as the ACP registry's `uvx` entry runs
-# it) each give a `larik` whose `--version` is the binary's and whose `larik acp` answers
-# `initialize` and opens a session. The npm launcher also passes on exit codes and signals, and
-# without its platform package says which platform it is on and how else to install.
+# `npm install -g`, `npx`, `pip install` into a venv and `uvx` (`npx` and `uvx` as the ACP
+# registry's entries run them) each give a `larik` whose `--version` is the binary's and whose
+# `larik acp` answers `initialize` and opens a session. The npm launcher also passes on exit
+# codes and signals, and without its platform package says which platform it is on and how else
+# to install.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root="$(pwd)"
@@ -60,6 +61,8 @@ npm install --offline --prefix "$work/npm-local" "$platform_tgz" "$launcher_tgz"
 works "npm install --prefix" "$work/npm-local/node_modules/.bin/larik"
 npm install --offline --global --prefix "$work/npm-global" "$platform_tgz" "$launcher_tgz" > /dev/null
 works "npm install -g" env PATH="$work/npm-global/bin:$PATH" larik
+# As `npx larik acp` (the ACP registry's `npx` entry) runs it, from the files instead of by name.
+works "npx" npx --offline --yes --package "$platform_tgz" --package "$launcher_tgz" -- larik
 
 launcher="$work/npm-local/node_modules/.bin/larik"
 # The binary's exit code comes back through the launcher (clap's 2 for an unknown option).
@@ -118,4 +121,4 @@ works "pip install" "$work/venv/bin/larik"
 works "uvx larik@$version" env UV_CACHE_DIR="$work/uv-cache" UV_PYTHON_DOWNLOADS=never UV_NO_CONFIG=1 \
   "$tools/uvx" --offline --no-index --find-links "$(dirname "$wheel")" "larik@$version"
 
-echo "packages: npm (local, global, launcher alone), pip and uvx: ok"
+echo "packages: npm (local, global, npx, launcher alone), pip and uvx: ok"
