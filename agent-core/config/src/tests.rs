@@ -392,7 +392,7 @@ fn a_repository_may_deny_domains_at_once_and_allow_them_only_for_approval() {
     let env = env(&[("XDG_CONFIG_HOME", home.path().to_str().unwrap()), ("HOME", home.path().to_str().unwrap())]);
     write(
         &home.path().join(".claude/settings.json"),
-        r#"{"sandbox": {"network": {"allowedDomains": ["registry.npmjs.org"], "allowLocalBinding": true}}}"#,
+        r#"{"sandbox": {"network": {"allowedDomains": ["registry.example.org"], "allowLocalBinding": true}}}"#,
     );
     write(
         &project.path().join(".larik/settings.json"),
@@ -404,7 +404,7 @@ fn a_repository_may_deny_domains_at_once_and_allow_them_only_for_approval() {
     );
     let settings = load_settings(project.path(), &env).unwrap();
     let network = settings.sandbox.clone().unwrap().network;
-    assert_eq!(network.allowed_domains, ["registry.npmjs.org"], "the user's, not the repository's");
+    assert_eq!(network.allowed_domains, ["registry.example.org"], "the user's, not the repository's");
     assert_eq!(network.denied_domains, ["telemetry.example", "ads.example"]);
     assert!(network.allow_local_binding && !network.allow_all_unix_sockets && !network.full);
     assert_eq!(settings.project_choices.allowed_domains, ["repo.example", "claude-repo.example"]);
@@ -428,7 +428,7 @@ fn a_managed_policy_of_its_own_domains_only_leaves_the_others_out() {
         &etc.path().join("claude-code/managed-settings.json"),
         r#"{"sandbox": {"network": {"allowedDomains": ["artifacts.corp.example"], "deniedDomains": ["paste.example"], "allowManagedDomainsOnly": true}}}"#,
     );
-    write(&home.path().join("larik/settings.json"), r#"{"sandbox": {"network": {"allowedDomains": ["pypi.org"]}}}"#);
+    write(&home.path().join("larik/settings.json"), r#"{"sandbox": {"network": {"allowedDomains": ["files.example.org"]}}}"#);
     write(
         &project.path().join(".larik/settings.json"),
         r#"{"sandbox": {"network": {"allowedDomains": ["repo.example"]}}}"#,

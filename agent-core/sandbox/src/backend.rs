@@ -1,6 +1,6 @@
 //! The platform's way of confining a command, behind one trait: Linux's namespaces, Landlock
-//! and seccomp (`linux`, with the `linux` feature), macOS's Seatbelt (`seatbelt`), or none.
-//! Only the choice is behind `cfg`: the Seatbelt profile is plain code, built and tested on
+//! and seccomp (`linux`, with the `linux` feature), macOS's Seatbelt (`seatbelt`), or none
+//! ([`Unsupported`]). Only the choice (`current_backend` in the crate root) is behind `cfg`: the Seatbelt profile is plain code, built and tested on
 //! every system. Without a backend the probe says so, and every command that would have run
 //! sandboxed asks first (fail closed).
 
@@ -24,16 +24,6 @@ pub(crate) trait Backend: Sync {
     /// The helper process's work (`larik __sandbox ARGS`): the probe with `--probe`, else what
     /// the backend runs there. Returns the exit code.
     fn run_helper(&self, args: &[String]) -> i32;
-}
-
-/// The backend this build uses.
-pub(crate) fn current() -> &'static dyn Backend {
-    #[cfg(all(target_os = "linux", feature = "linux"))]
-    return &crate::linux::Namespaces;
-    #[cfg(target_os = "macos")]
-    return &crate::seatbelt::Seatbelt;
-    #[cfg(not(any(all(target_os = "linux", feature = "linux"), target_os = "macos")))]
-    return &Unsupported;
 }
 
 /// No way to confine a command here: the probe fails with the reason, so nothing counts as

@@ -28,11 +28,14 @@ pub mod probe;
 mod protected;
 mod relay;
 pub mod seatbelt;
+#[cfg(all(target_os = "linux", feature = "linux"))]
+mod splice;
 mod stand_in;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use backend::Backend;
 pub use exemptions::Exemptions;
 use network::proxy::NetworkProxy;
 pub use network::{DomainPolicy, NetworkAccess};
@@ -327,7 +330,7 @@ impl Sandbox {
     /// as they are now, with stand-ins made for the absent ones where the backend needs them.
     /// With no running `proxy`, a command without the open network reaches nothing.
     pub fn confine(&self, command: &str, proxy: Option<&NetworkProxy>) -> std::io::Result<PreparedCommand> {
-        let backend = backend::current();
+        let backend = current_backend();
         let mut read_only = Vec::new();
         let mut absent = Vec::new();
         let mut remove_after = Vec::new();
@@ -496,12 +499,22 @@ pub fn kernel_support() -> Result<i32, SetupError> {
         .clone()
 }
 
+/// The backend this build uses.
+pub(crate) fn current_backend() -> &'static dyn Backend {
+    #[cfg(all(target_os = "linux", feature = "linux"))]
+    return &crate::linux::Namespaces;
+    #[cfg(target_os = "macos")]
+    return &crate::seatbelt::Seatbelt;
+    #[cfg(not(any(all(target_os = "linux", feature = "linux"), target_os = "macos")))]
+    return &backend::Unsupported;
+}
+
 /// The helper's work, for `larik __sandbox ARGS`: returns the exit code to end with.
 pub fn run_helper(args: &[String]) -> i32 {
-    backend::current().run_helper(args)
+    current_backend().run_helper(args)
 }
 
 /// What confines commands in this build: `larik sandbox check` and the doctor say it.
 pub fn backend_name() -> &'static str {
-    backend::current().name()
+    current_backend().name()
 }

@@ -7,7 +7,6 @@
 pub mod helper;
 mod probe;
 mod seccomp;
-pub(crate) mod splice;
 
 use std::path::{Path, PathBuf};
 

@@ -230,9 +230,9 @@ mod tests {
 
     #[test]
     fn patterns_match_names_subdomains_and_ports() {
-        let exact = DomainPattern::parse("Registry.npmjs.org.").unwrap();
-        assert!(exact.matches("registry.npmjs.org", 443) && exact.names("registry.npmjs.org", 80));
-        assert!(!exact.matches("evil-registry.npmjs.org", 443));
+        let exact = DomainPattern::parse("Registry.example.org.").unwrap();
+        assert!(exact.matches("registry.example.org", 443) && exact.names("registry.example.org", 80));
+        assert!(!exact.matches("evil-registry.example.org", 443));
         let wild = DomainPattern::parse("*.example.com").unwrap();
         assert!(wild.matches("a.example.com", 443) && wild.matches("a.b.example.com", 1));
         assert!(!wild.matches("example.com", 443) && !wild.matches("badexample.com", 443));

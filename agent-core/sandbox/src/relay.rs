@@ -1,5 +1,5 @@
 //! Copying a connection both ways, for the proxy in the agent: on Linux through a pipe with
-//! `splice(2)` (`linux::splice`), so the bytes never enter the process, or by reading and
+//! `splice(2)` (`splice`), so the bytes never enter the process, or by reading and
 //! writing where the kernel refuses that or has no such call. Each direction
 //! runs on a thread of its own and passes the end of its data on as a half close.
 
@@ -32,7 +32,7 @@ fn one_way(from: &OwnedFd, to: &OwnedFd) {
 /// Whether the kernel moved the connection (to its end, or until a side failed midway).
 #[cfg(all(target_os = "linux", feature = "linux"))]
 fn spliced(from: &OwnedFd, to: &OwnedFd) -> bool {
-    !matches!(crate::linux::splice::spliced(from, to), Err(crate::linux::splice::Spliced::Unsupported))
+    !matches!(crate::splice::spliced(from, to), Err(crate::splice::Spliced::Unsupported))
 }
 
 /// No `splice(2)` here: every byte is read and written.

@@ -9,7 +9,7 @@ use super::{Check, Status};
 
 /// How a binary was installed, told from where it lies.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Source {
+pub(super) enum Origin {
     /// `npm i -g larik` / `npx larik`: the platform package that carries the binary.
     Npm { package: String, version: Option<String>, node_modules: PathBuf },
     /// `pip install larik`, `pipx install larik`, `uvx larik`: the wheel's environment.
@@ -17,32 +17,32 @@ pub(super) enum Source {
     /// `cargo install` or `cargo binstall`.
     Cargo,
     /// A cargo target directory: built from source.
-    SourceBuild,
+    TargetDirectory,
     /// Anything else: an unpacked release archive or a copy.
     Other,
 }
 
-impl Source {
+impl Origin {
     fn describe(&self) -> String {
         match self {
-            Source::Npm { package, version, .. } => {
+            Origin::Npm { package, version, .. } => {
                 format!("the npm package {package}{}", version.as_deref().map(|v| format!(" {v}")).unwrap_or_default())
             }
-            Source::Wheel { environment, version } => format!(
+            Origin::Wheel { environment, version } => format!(
                 "the Python package larik{} in {}",
                 version.as_deref().map(|v| format!(" {v}")).unwrap_or_default(),
                 environment.display()
             ),
-            Source::Cargo => "cargo install (or cargo binstall)".into(),
-            Source::SourceBuild => "a build from source".into(),
-            Source::Other => "a release archive or a copy".into(),
+            Origin::Cargo => "cargo install (or cargo binstall)".into(),
+            Origin::TargetDirectory => "a build from source".into(),
+            Origin::Other => "a release archive or a copy".into(),
         }
     }
 }
 
 /// How `binary` (its real path) was installed.
-pub(super) fn source(binary: &Path) -> Source {
-    let Some(bin) = binary.parent() else { return Source::Other };
+pub(super) fn origin(binary: &Path) -> Origin {
+    let Some(bin) = binary.parent() else { return Origin::Other };
     if let Some(package_dir) = bin.parent().filter(|_| bin.file_name().is_some_and(|name| name == "bin"))
         && let Some(node_modules) =
             package_dir.parent().filter(|dir| dir.file_name().is_some_and(|n| n == "node_modules"))
@@ -53,21 +53,21 @@ pub(super) fn source(binary: &Path) -> Source {
         let version = serde_json::from_str::<serde_json::Value>(&manifest)
             .ok()
             .and_then(|manifest| manifest["version"].as_str().map(str::to_owned));
-        return Source::Npm { package: package.to_owned(), version, node_modules: node_modules.to_path_buf() };
+        return Origin::Npm { package: package.to_owned(), version, node_modules: node_modules.to_path_buf() };
     }
     if let Some(environment) = bin.parent()
         && let Some(version) = wheel_version(environment)
     {
-        return Source::Wheel { environment: environment.to_path_buf(), version };
+        return Origin::Wheel { environment: environment.to_path_buf(), version };
     }
     if bin.join(".crates.toml").exists() || bin.parent().is_some_and(|home| home.join(".crates.toml").exists()) {
-        return Source::Cargo;
+        return Origin::Cargo;
     }
     let names: Vec<_> = binary.components().map(|part| part.as_os_str().to_string_lossy().into_owned()).collect();
     if names.windows(2).any(|pair| pair[0] == "target" && (pair[1] == "debug" || pair[1] == "release")) {
-        return Source::SourceBuild;
+        return Origin::TargetDirectory;
     }
-    Source::Other
+    Origin::Other
 }
 
 /// The larik wheel's version when `environment` (a venv, or `~/.local`) holds it:
@@ -94,9 +94,9 @@ fn first_on_path(path: &str) -> Option<PathBuf> {
     })
 }
 
-/// Whether `found` (a real path) is the npm launcher of the install `source` belongs to.
-fn is_own_launcher(found: &Path, source: &Source) -> bool {
-    let Source::Npm { node_modules, .. } = source else { return false };
+/// Whether `found` (a real path) is the npm launcher of the install `origin` belongs to.
+fn is_own_launcher(found: &Path, origin: &Origin) -> bool {
+    let Origin::Npm { node_modules, .. } = origin else { return false };
     let Some(launcher_package) = found.parent().and_then(Path::parent) else { return false };
     let Some(launcher_modules) = launcher_package.parent() else { return false };
     launcher_package.file_name().is_some_and(|name| name == "larik")
@@ -106,8 +106,8 @@ fn is_own_launcher(found: &Path, source: &Source) -> bool {
 /// The check: how this binary was installed, and what `larik` on PATH is.
 pub(super) fn check(binary: &Path, path: Option<&str>) -> Check {
     let binary = std::fs::canonicalize(binary).unwrap_or_else(|_| binary.to_path_buf());
-    let source = source(&binary);
-    let mut detail = format!("{} (from {})", binary.display(), source.describe());
+    let origin = origin(&binary);
+    let mut detail = format!("{} (from {})", binary.display(), origin.describe());
     let on_path = path.and_then(first_on_path);
     let status = match on_path {
         None => {
@@ -119,14 +119,14 @@ pub(super) fn check(binary: &Path, path: Option<&str>) -> Check {
             if real == binary {
                 detail.push_str("; it is the `larik` on PATH");
                 Status::Ok
-            } else if is_own_launcher(&real, &source) {
+            } else if is_own_launcher(&real, &origin) {
                 detail.push_str(&format!("; `larik` on PATH is its npm launcher ({})", found.display()));
                 Status::Ok
             } else {
                 detail.push_str(&format!(
                     "; but `larik` on PATH is another one, {} (from {}): editors that start `larik` by name run that one; remove it or put this one first",
                     found.display(),
-                    self::source(&real).describe()
+                    self::origin(&real).describe()
                 ));
                 Status::Warning
             }

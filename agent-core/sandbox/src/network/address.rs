@@ -162,7 +162,7 @@ mod tests {
         assert_eq!(literal("2130706433"), Some(Literal::OtherSpelling));
         assert_eq!(literal("0x7f.1"), Some(Literal::OtherSpelling));
         assert_eq!(literal("1.2.3.0x4"), Some(Literal::OtherSpelling));
-        assert_eq!(literal("registry.npmjs.org"), None);
+        assert_eq!(literal("registry.example.org"), None);
         assert_eq!(literal("a1.example.com"), None);
         assert!(Range::parse("10.0.0.0/33").is_none() && Range::parse("x/8").is_none());
         assert!(Range::parse("127.0.0.2").unwrap().contains("127.0.0.2".parse().unwrap()));

@@ -50,7 +50,7 @@ impl NetworkProxy {
     /// Listens in a new private directory, and on the host's loopback where this platform's
     /// backend needs it; `authority` has the user's say on what `policy` leaves open.
     pub fn start(policy: DomainPolicy, authority: Arc<dyn NetworkAuthority>) -> std::io::Result<NetworkProxy> {
-        Self::start_listening(policy, authority, crate::backend::current().proxy_over_tcp())
+        Self::start_listening(policy, authority, crate::current_backend().proxy_over_tcp())
     }
 
     /// As [`NetworkProxy::start`], listening on a port of the host's loopback when `on_loopback`.

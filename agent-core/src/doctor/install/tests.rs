@@ -55,8 +55,8 @@ fn a_wheel_in_a_venv_is_told_and_another_larik_first_on_path_is_a_warning() {
 #[test]
 fn builds_from_source_and_copies_are_told_apart() {
     let dir = tempfile::tempdir().unwrap();
-    assert_eq!(source(&executable(&dir.path().join("target/debug/larik"))), Source::SourceBuild);
-    assert_eq!(source(&executable(&dir.path().join("cache/target/release/larik"))), Source::SourceBuild);
-    assert_eq!(source(&executable(&dir.path().join("opt/larik-0.1.0/larik"))), Source::Other);
-    assert_eq!(source(&executable(&dir.path().join("usr/local/bin/larik"))), Source::Other);
+    assert_eq!(origin(&executable(&dir.path().join("target/debug/larik"))), Origin::TargetDirectory);
+    assert_eq!(origin(&executable(&dir.path().join("cache/target/release/larik"))), Origin::TargetDirectory);
+    assert_eq!(origin(&executable(&dir.path().join("opt/larik-0.1.0/larik"))), Origin::Other);
+    assert_eq!(origin(&executable(&dir.path().join("usr/local/bin/larik"))), Origin::Other);
 }

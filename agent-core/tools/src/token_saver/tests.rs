@@ -59,7 +59,7 @@ const CASES: &[Case] = &[
         dropped: &[
             "Compiling serde v1.0.215",
             "Downloaded syn v2.0.90",
-            "Updating crates.io index",
+            "Updating registry index",
             "Locking 14 packages",
         ],
     },
