@@ -428,7 +428,10 @@ fn a_managed_policy_of_its_own_domains_only_leaves_the_others_out() {
         &etc.path().join("claude-code/managed-settings.json"),
         r#"{"sandbox": {"network": {"allowedDomains": ["artifacts.corp.example"], "deniedDomains": ["paste.example"], "allowManagedDomainsOnly": true}}}"#,
     );
-    write(&home.path().join("larik/settings.json"), r#"{"sandbox": {"network": {"allowedDomains": ["files.example.org"]}}}"#);
+    write(
+        &home.path().join("larik/settings.json"),
+        r#"{"sandbox": {"network": {"allowedDomains": ["files.example.org"]}}}"#,
+    );
     write(
         &project.path().join(".larik/settings.json"),
         r#"{"sandbox": {"network": {"allowedDomains": ["repo.example"]}}}"#,
