@@ -117,7 +117,7 @@ pub fn sweep_unfinished(dir: &Path) {
         let Some(rest) = name.to_str().and_then(|name| name.strip_prefix(MAKING_PREFIX)) else { continue };
         // Only another process's, and only when that process is gone.
         let maker = rest.split('-').next().and_then(|pid| pid.parse::<u32>().ok());
-        if maker.is_some_and(|pid| pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists())
+        if maker.is_some_and(|pid| pid != std::process::id() && !larik_host::platform::process_exists(pid))
             && is_empty_dir(&entry.path())
         {
             let _ = std::fs::remove_dir(entry.path());
