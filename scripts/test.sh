@@ -18,6 +18,8 @@ bash tests/portable/run.sh || status=1
 bash tests/dist/run.sh || status=1
 # The npm packages and the wheel, built from the debug build and installed offline from the files.
 bash tests/dist/packages.sh || status=1
+# The GitHub Action's script against the mock model: answers, the permission policy, a budget stop.
+bash tests/action/run.sh || status=1
 # Each fuzz target for 5000 fixed-seed executions on nightly; the long runs are in RELIABILITY.md.
 bash fuzz/run.sh || status=1
 (cd tests/acp-sdk && npm test) || status=1
