@@ -22,6 +22,7 @@ write_outputs() {
         printf 'result<<%s\n%s\n%s\n' "$delimiter" "$result" "$delimiter"
         printf 'exit-code=%s\n' "$code"
         printf 'transcript=%s\n' "$transcript"
+        printf 'artifact-name=%s\n' "$(basename "$transcript" .jsonl)"
     } >>"${GITHUB_OUTPUT:-/dev/stdout}"
 }
 
@@ -70,9 +71,10 @@ INPUT_ALLOW="${INPUT_ALLOW:-}" INPUT_DENY="${INPUT_DENY:-}" \
     fail_input "could not write the run's settings"
 
 # --- The run -----------------------------------------------------------------------------------
-# The transcript lives beside the runner's other temporary files, named after the job so that a
-# matrix's jobs (each on its own runner) upload artifacts of different names.
-transcript="${RUNNER_TEMP:-$run_dir}/larik-${GITHUB_JOB:-run}-$(date +%s)-$$.jsonl"
+# The transcript lives beside the runner's other temporary files. Its name, which is also the
+# artifact's unless the workflow names one, carries random letters: a matrix's jobs share the job's
+# name and each uploads its own artifact, whose names must differ within the workflow run.
+transcript="${RUNNER_TEMP:-$run_dir}/larik-${GITHUB_JOB:-run}-$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n').jsonl"
 echo "larik action: running in $(cd "$working_directory" && pwd); transcript $transcript" >&2
 (cd "$working_directory" && larik -p "$prompt" --output-format stream-json) >"$transcript"
 larik_status=$?

@@ -28,6 +28,15 @@ done
 mkdir -p "$work/bin"
 ln -s "$(cd "$(dirname "$larik_bin")" && pwd)/$(basename "$larik_bin")" "$work/bin/larik"
 
+# The script reads its inputs under the names action.yml gives them: each INPUT_X it reads is set
+# there from the input `x` (lower case, dashes), so the cases below drive it as the action does.
+for variable in $(grep -oh 'INPUT_[A-Z_]*[A-Z]' dist/github-action/run.sh dist/github-action/settings.py | sort -u); do
+    input="$(echo "${variable#INPUT_}" | tr 'A-Z_' 'a-z-')"
+    grep -q "^  $input:\$" dist/github-action/action.yml || fail "action.yml has no input $input"
+    grep -qF "$variable: \${{ inputs.$input }}" dist/github-action/action.yml || fail "action.yml does not pass $input as $variable"
+done
+grep -q 'run: bash "\$GITHUB_ACTION_PATH/run.sh"' dist/github-action/action.yml || fail "action.yml does not run run.sh"
+
 # Serves a scenario (mock_llm.rs's format) and sets $mock_url.
 start_mock() {
     "$mock_bin" --scenario "$1" >"$work/mock.out" &
@@ -107,6 +116,7 @@ run_action INPUT_PROMPT="Say how it went" INPUT_ANTHROPIC_API_KEY=test-key INPUT
 [ "$(output exit-code)" = 0 ] || fail "answers: exit-code is $(output exit-code)"
 transcript="$(output transcript)"
 [[ "$transcript" == "$case/runner-temp/"*.jsonl ]] || fail "answers: transcript '$transcript' is not under RUNNER_TEMP"
+[ "$(output artifact-name)" = "$(basename "$transcript" .jsonl)" ] || fail "answers: artifact-name is '$(output artifact-name)'"
 python3 - "$transcript" <<'EOF' || fail "answers: the transcript is not the run's stream-json"
 import json, sys
 events = [json.loads(line) for line in open(sys.argv[1])]
@@ -172,4 +182,7 @@ run_action INPUT_PROMPT=hi INPUT_ANTHROPIC_API_KEY=a INPUT_MAX_COST_USD=lots
 run_action INPUT_PROMPT=hi INPUT_ANTHROPIC_API_KEY=a INPUT_WORKING_DIRECTORY=missing
 [ "$status" -eq 64 ] && grep -q "is not a directory" "$case/stderr" || fail "inputs: a missing directory gave $status"
 [ "$(output exit-code)" = 64 ] || fail "inputs: exit-code is $(output exit-code)"
+# Run by hand, with no GITHUB_OUTPUT, the outputs are printed.
+run_action INPUT_PROMPT="" GITHUB_OUTPUT=
+[ "$status" -eq 64 ] && grep -qx "exit-code=64" "$case/stdout" || fail "inputs: without GITHUB_OUTPUT nothing was printed"
 echo "action: wrong inputs are refused before larik runs"
