@@ -70,7 +70,8 @@ EOF
 # sshd's privilege separation directory, which the package's service would make.
 mkdir -p /run/sshd
 run /usr/sbin/sshd -t -f "$work/sshd_config" -p "$port"
-run /usr/sbin/sshd -D -e -f "$work/sshd_config" -p "$port" 2>"$work/sshd.log" &
+# Started directly, not through `run`: a backgrounded function is a subshell, and $! its pid.
+"${in_namespace[@]}" /usr/sbin/sshd -D -e -f "$work/sshd_config" -p "$port" 2>"$work/sshd.log" &
 pids+=($!)
 
 # The mock model: the first connection's turn, the bash call the second one is killed in, and the
@@ -82,7 +83,7 @@ cat >"$work/scenario.json" <<'EOF'
   {"when": "FIRST", "text": "Hello over ssh."}
 ]}
 EOF
-run "$mock_bin" --scenario "$work/scenario.json" >"$work/mock.out" &
+"${in_namespace[@]}" "$mock_bin" --scenario "$work/scenario.json" >"$work/mock.out" &
 pids+=($!)
 for _ in $(seq 200); do
     [ -s "$work/mock.out" ] && break
