@@ -30,6 +30,12 @@ test("vsce package builds first: vscode:prepublish is the production build", () 
   assert.deepEqual(manifest.vsce, { dependencies: false, allowMissingRepository: true });
 });
 
+test("a workspace extension: under Remote - SSH and in dev containers it runs where the files are", () => {
+  // The agent it starts must see the workspace's files and run its commands there, and the
+  // platform package's bin/larik is for the remote's platform.
+  assert.deepEqual(manifest.extensionKind, ["workspace"]);
+});
+
 test("dist/larik.vsix holds the bundles, the manifest and the docs, nothing else", () => {
   const file = vsix("larik.vsix", "npm run package");
   const entries = run("unzip", ["-Z1", file]).trim().split("\n").sort();
