@@ -51,6 +51,8 @@ echo "$("$HOME/.cache/larik/tools/bin/cargo-fuzz" --version)"
 (cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error)
 # The official MCP conformance suite and the Node 22 it needs (as the npm `node` package).
 (cd tests/mcp-conformance && npm ci --no-audit --no-fund --loglevel=error)
+# OpenSSH's server and client and iproute2, for the remote test (tests/ssh).
+bash tests/ssh/setup.sh
 bash editors/neovim/scripts/setup.sh
 bash editors/vscode/scripts/setup.sh
 bash editors/helix/scripts/setup.sh

@@ -20,6 +20,11 @@ bash tests/dist/run.sh || status=1
 bash tests/dist/packages.sh || status=1
 # The GitHub Action's script against the mock model: answers, the permission policy, a budget stop.
 bash tests/action/run.sh || status=1
+# The dev container Feature's install script, offline from the package files, both ways.
+bash tests/devcontainer/run.sh || status=1
+# `ssh host larik acp` through a real sshd in a network namespace: a turn, the client killed
+# mid-turn with nothing left running on the remote side, the session loaded again.
+bash tests/ssh/run.sh || status=1
 # Each fuzz target for 5000 fixed-seed executions on nightly; the long runs are in RELIABILITY.md.
 bash fuzz/run.sh || status=1
 (cd tests/acp-sdk && npm test) || status=1

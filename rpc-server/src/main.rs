@@ -180,7 +180,9 @@ fn init_logging(log_file: Option<&std::path::Path>) -> anyhow::Result<()> {
     // expected and handled, so only its errors are logged by default.
     let filter = tracing_subscriber::EnvFilter::try_from_env("LARIK_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,chromiumoxide=error"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_ansi(false);
+    // A log line that cannot be written (stderr gone with a dropped SSH connection) is lost;
+    // reporting that on stderr too would panic the agent while it shuts down.
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_ansi(false).log_internal_errors(false);
     match log_file {
         Some(path) => {
             let file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
