@@ -30,10 +30,19 @@ pub async fn serve_stdio(env: HashMap<String, String>) -> anyhow::Result<()> {
     agent.remove_expired_sessions();
     let input = tokio::io::BufReader::new(stdin());
     let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    // An SSH connection with a terminal that drops sends SIGHUP before the input ends.
+    let mut hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())?;
+    let stopped = async {
+        tokio::select! {
+            _ = terminate.recv() => {}
+            _ = hangup.recv() => {}
+        }
+    };
     tokio::select! {
         () = connection::run(input, stdout(), Arc::clone(&agent)) => {}
-        // Killed politely: what runs is cancelled and its process groups killed, as on end of input.
-        _ = terminate.recv() => {
+        // Killed politely or hung up: what runs is cancelled and its process groups killed, as on
+        // end of input.
+        () = stopped => {
             agent.shutdown().await;
             tokio::time::sleep(std::time::Duration::from_millis(100)).await;
         }
