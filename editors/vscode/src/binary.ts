@@ -64,7 +64,12 @@ function executableName(name: string, platform: NodeJS.Platform): string {
 }
 
 /** The first directory of PATH holding an executable `name`. */
-function onPath(name: string, env: BinarySearchOptions["env"], platform: NodeJS.Platform, isExecutable: (file: string) => boolean): string | undefined {
+export function findOnPath(
+  name: string,
+  env: BinarySearchOptions["env"],
+  platform: NodeJS.Platform = process.platform,
+  isExecutable: (file: string) => boolean = isExecutableFile,
+): string | undefined {
   const delimiter = platform === "win32" ? ";" : ":";
   for (const dir of (env.PATH ?? "").split(delimiter)) {
     if (dir === "") continue;
@@ -85,7 +90,7 @@ export function findBinary(options: BinarySearchOptions): BinarySearch {
   if (setting !== "") {
     const isName = !setting.includes("/") && !setting.includes("\\") && !setting.startsWith("~");
     if (isName) {
-      const file = onPath(setting, options.env, platform, isExecutable);
+      const file = findOnPath(setting, options.env, platform, isExecutable);
       if (file) return { found: { path: file, source: "setting" }, looked: [`${setting} on PATH`] };
       return { setting: { value: setting, problem: "is not on PATH" }, looked: [`${setting} on PATH`] };
     }
@@ -100,7 +105,7 @@ export function findBinary(options: BinarySearchOptions): BinarySearch {
     if (isExecutable(bundled)) return { found: { path: bundled, source: "bundled" }, looked };
   }
   looked.push(`${BINARY_NAME} on PATH`);
-  const file = onPath(BINARY_NAME, options.env, platform, isExecutable);
+  const file = findOnPath(BINARY_NAME, options.env, platform, isExecutable);
   return file ? { found: { path: file, source: "path" }, looked } : { looked };
 }
 

@@ -17,6 +17,7 @@ import { StatusBar } from "./statusBar";
 import { ChangeDiffs } from "./views/changeDiffs";
 import { CHAT_VIEW_ID, ChatViewProvider, type ChatActions } from "./views/chatView";
 import { DiffReview } from "./views/diffReview";
+import { availableInstallers } from "./views/installOffer";
 import { PermissionNotice } from "./views/permissionNotice";
 import { noticeRetiredAutoApprove } from "./views/retiredSettings";
 import { StartFailure } from "./views/startFailure";
@@ -209,7 +210,11 @@ export class Ctx implements vscode.Disposable, ChatActions {
       const message = missingBinaryMessage(search);
       this.log.error(`${message} Looked in: ${search.looked.join(", ")}`);
       this.controller.disconnect(message);
-      void this.startFailure.missing(message);
+      void this.startFailure.missing(message, {
+        installers: search.setting ? [] : availableInstallers(command.env),
+        env: command.env,
+        retry: () => void this.startAgent(),
+      });
       return;
     }
     command.command = search.found.path;

@@ -1,7 +1,8 @@
 // What the user is told when the agent does not run, with the way out as a button:
 //
-// - no binary found: how to install it (the README's first section, in the Markdown preview) or
-//   the setting that names it;
+// - no binary found: installing it with npm or pipx when they are on PATH (installOffer.ts), how
+//   to install it otherwise (the README's first section, in the Markdown preview), or the setting
+//   that names it;
 // - a binary that is there but does not start, or stops before it answers: `larik doctor` in a
 //   terminal, whose checks say what is wrong (its exit code is non-zero on a blocking problem),
 //   or the log.
@@ -11,10 +12,12 @@
 
 import * as vscode from "vscode";
 import type { ServerCommand } from "../agentProcess";
+import { install, type Installer } from "./installOffer";
 
 export const HOW_TO_INSTALL = "How to Install";
 export const RUN_DOCTOR = "Run larik doctor";
 export const OPEN_SETTINGS = "Open Settings";
+export const SET_PATH = "Set the path…";
 export const SHOW_LOG = "Show Log";
 
 export class StartFailure {
@@ -36,12 +39,21 @@ export class StartFailure {
     return true;
   }
 
-  /** No binary to run: `message` says where the search looked. */
-  async missing(message: string): Promise<void> {
+  /** No binary to run: `message` says where the search looked. `offer` holds the installers to
+   * offer (none when a setting names the binary: an install would not change what runs), the
+   * agent's environment, and how to start the agent again after an install. */
+  async missing(message: string, offer?: { installers: Installer[]; env: Record<string, string | undefined>; retry: () => void }): Promise<void> {
     if (!this.#once(message)) return;
-    const choice = await vscode.window.showErrorMessage(message, HOW_TO_INSTALL, OPEN_SETTINGS);
+    const installers = offer?.installers ?? [];
+    const choice = await vscode.window.showErrorMessage(message, ...installers.map((i) => i.label), HOW_TO_INSTALL, SET_PATH);
+    const installer = installers.find((i) => i.label === choice);
+    if (installer && offer && (await install(installer, offer.env, this.log))) {
+      // The same failure after the retry is news: the install may not have worked.
+      this.cleared();
+      offer.retry();
+    }
     if (choice === HOW_TO_INSTALL) await this.showInstallInstructions();
-    if (choice === OPEN_SETTINGS) await vscode.commands.executeCommand("workbench.action.openSettings", "larik.server.path");
+    if (choice === SET_PATH) await vscode.commands.executeCommand("workbench.action.openSettings", "larik.server.path");
   }
 
   /** A binary that did not start or did not answer; `command` is what was run. */

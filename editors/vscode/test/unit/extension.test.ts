@@ -11,7 +11,8 @@ import type { Ctx } from "../../src/ctx";
 import { activate, deactivate } from "../../src/extension";
 import { CHAT_VIEW_ID } from "../../src/views/chatView";
 import { AUTO_APPROVE_NOTICE, AUTO_APPROVE_NOTICE_SHOWN } from "../../src/views/retiredSettings";
-import { HOW_TO_INSTALL, RUN_DOCTOR } from "../../src/views/startFailure";
+import { INSTALL_TERMINAL, RETRY } from "../../src/views/installOffer";
+import { HOW_TO_INSTALL, RUN_DOCTOR, SET_PATH } from "../../src/views/startFailure";
 import { EXTENSION_ROOT, Sandbox, waitFor } from "../support/agent";
 
 const stub = (vscode as unknown as { __stub: any }).__stub;
@@ -156,8 +157,41 @@ test("a setting naming no binary leaves the extension up, stopped, saying so wit
   const { sandbox } = await activateWithoutBinary(t);
   const shown = await waitFor(() => stub.messages.find((m: any) => m.level === "error"), "the error message");
   assert.equal(shown.message, `Larik cannot find its binary: the setting larik.server.path is "${join(sandbox.root, "no-such-larik")}", which does not exist.`);
-  assert.deepEqual(shown.items, [HOW_TO_INSTALL, "Open Settings"]);
+  assert.deepEqual(shown.items, [HOW_TO_INSTALL, SET_PATH]);
   assert.doesNotMatch(shown.message, /ENOENT/);
+});
+
+test("no binary, npm on PATH: the error offers to install with npm, in a terminal, then starts the agent again", async (t) => {
+  stub.reset();
+  const sandbox = new Sandbox();
+  t.after(() => sandbox.remove());
+  const pidFile = join(sandbox.root, "agent.pid");
+  // A PATH with npm, but neither pipx nor larik; npm itself is never run (the stub's terminal runs nothing).
+  const bin = join(sandbox.root, "tools");
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(join(bin, "npm"), "#!/bin/sh\nexit 0\n");
+  chmodSync(join(bin, "npm"), 0o755);
+  stub.folder = sandbox.project;
+  stub.settings["larik.server.env"] = { PATH: bin };
+  stub.answerMessage = (_message: string, items: string[]) => {
+    if (items.includes("Install with npm")) return "Install with npm";
+    if (!items.includes(RETRY)) return undefined;
+    // The install is done: a larik is on PATH now.
+    writeFileSync(join(bin, "larik"), `#!/bin/sh\nexec "${process.execPath}" "${FAKE_AGENT}" "${pidFile}"\n`);
+    chmodSync(join(bin, "larik"), 0o755);
+    return RETRY;
+  };
+  const ctx = (await activate(extensionContext(sandbox.root))) as Ctx;
+  t.after(() => deactivate());
+  const shown = await waitFor(() => stub.messages.find((m: any) => m.level === "error"), "the error message");
+  assert.deepEqual(shown.items, ["Install with npm", HOW_TO_INSTALL, SET_PATH]);
+  const terminal = await waitFor(() => stub.terminals[0], "the install's terminal");
+  assert.equal(terminal.options.name, INSTALL_TERMINAL);
+  assert.equal(terminal.options.env.PATH, bin);
+  assert.deepEqual(terminal.sent, ["npm install -g larik"]);
+  assert.ok(terminal.shown);
+  await waitFor(() => ctx.controller.transcript.session.status === "idle", "the agent, started again after the install");
+  assert.ok(stub.logLines.some((l: any) => l.message.includes(`starting ${join(bin, "larik")} (path)`)));
 });
 
 test("no binary anywhere: the error's How to Install opens the bundled README in the Markdown preview", async (t) => {

@@ -242,7 +242,7 @@ module.exports = {
     showErrorMessage: showMessage("error"),
     showQuickPick: async () => undefined,
     createTerminal(options) {
-      const terminal = { options, shown: false, show() { this.shown = true; }, dispose() {} };
+      const terminal = { options, shown: false, sent: [], show() { this.shown = true; }, sendText(text) { this.sent.push(text); }, dispose() {} };
       stub.terminals.push(terminal);
       return terminal;
     },
