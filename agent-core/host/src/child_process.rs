@@ -14,3 +14,11 @@ pub fn dies_with_agent(command: &mut tokio::process::Command) -> &mut tokio::pro
     }
     command
 }
+
+/// The first executable file named `program` in the directories of `path` (a PATH value).
+pub fn on_path(program: &str, path: &str) -> Option<std::path::PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    std::env::split_paths(path).map(|dir| dir.join(program)).find(|candidate| {
+        std::fs::metadata(candidate).is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+    })
+}

@@ -1,7 +1,7 @@
 //! The platform's way of confining a command, behind one trait: Linux's namespaces, Landlock
 //! and seccomp (`linux`, with the `linux` feature), macOS's Seatbelt (`seatbelt`), or none
-//! ([`Unsupported`]). Only the choice (`current_backend` in the crate root) is behind `cfg`: the Seatbelt profile is plain code, built and tested on
-//! every system. Without a backend the probe says so, and every command that would have run
+//! ([`Unsupported`]). Only the choice (`current_backend` in the crate root) is behind `cfg`:
+//! the Seatbelt profile is plain code, built and tested on every system. Without a backend the probe says so, and every command that would have run
 //! sandboxed asks first (fail closed).
 
 use std::path::{Path, PathBuf};

@@ -113,9 +113,15 @@ pub(crate) fn check_from_inside(root: &Path, kept: &Path, stand_in: &Path) -> i3
     0
 }
 
-/// Says on stderr why the probe failed, in the line [`judge`] looks for.
-pub(crate) fn fail(message: &str) -> i32 {
+/// Says on stderr (which a command's output shares) why the sandbox did not start, in the line
+/// [`judge`] looks for.
+pub(crate) fn report(message: &str) {
     use std::io::Write;
     let _ = writeln!(std::io::stderr(), "larik sandbox: {message}");
+}
+
+/// [`report`]s and returns the exit code of a helper that could not set the sandbox up.
+pub(crate) fn fail(message: &str) -> i32 {
+    report(message);
     crate::plan::SETUP_FAILED
 }

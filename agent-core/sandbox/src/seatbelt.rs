@@ -92,23 +92,28 @@ struct ProfileBuilder {
 }
 
 impl ProfileBuilder {
-    /// Names `path` as a parameter (`KIND_N`, numbered within its kind) and returns the name.
-    fn parameter(&mut self, kind: &str, path: &Path) -> String {
-        let of_kind =
-            self.parameters.iter().filter(|(name, _)| name.rsplit_once('_').is_some_and(|(prefix, _)| prefix == kind));
-        let name = format!("{kind}_{}", of_kind.count());
-        self.parameters.push((name.clone(), real(path)));
-        name
+    /// Names each path as a parameter `KIND_N` (each kind is named by one call) and returns
+    /// `(FILTER (param "KIND_N"))` for each: `subpath` for the path and everything under it,
+    /// `literal` for that entry only.
+    fn named(&mut self, filter: &str, kind: &str, paths: &[PathBuf]) -> Vec<String> {
+        paths
+            .iter()
+            .enumerate()
+            .map(|(index, path)| {
+                let name = format!("{kind}_{index}");
+                let rule = format!("({filter} (param \"{name}\"))");
+                self.parameters.push((name, real(path)));
+                rule
+            })
+            .collect()
     }
 
-    /// `(subpath (param "NAME"))` for each path: the path and everything under it.
     fn subpaths(&mut self, kind: &str, paths: &[PathBuf]) -> Vec<String> {
-        paths.iter().map(|path| format!("(subpath (param \"{}\"))", self.parameter(kind, path))).collect()
+        self.named("subpath", kind, paths)
     }
 
-    /// `(literal (param "NAME"))` for each path: that entry only, not what is under it.
     fn literals(&mut self, kind: &str, paths: &[PathBuf]) -> Vec<String> {
-        paths.iter().map(|path| format!("(literal (param \"{}\"))", self.parameter(kind, path))).collect()
+        self.named("literal", kind, paths)
     }
 
     fn mach_lookups(&mut self, services: &[&str]) {

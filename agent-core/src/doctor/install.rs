@@ -86,14 +86,6 @@ fn wheel_version(environment: &Path) -> Option<Option<String>> {
     None
 }
 
-/// The first executable `larik` on `path`.
-fn first_on_path(path: &str) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    std::env::split_paths(path).map(|dir| dir.join("larik")).find(|candidate| {
-        std::fs::metadata(candidate).is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
-    })
-}
-
 /// Whether `found` (a real path) is the npm launcher of the install `origin` belongs to.
 fn is_own_launcher(found: &Path, origin: &Origin) -> bool {
     let Origin::Npm { node_modules, .. } = origin else { return false };
@@ -108,7 +100,7 @@ pub(super) fn check(binary: &Path, path: Option<&str>) -> Check {
     let binary = std::fs::canonicalize(binary).unwrap_or_else(|_| binary.to_path_buf());
     let origin = origin(&binary);
     let mut detail = format!("{} (from {})", binary.display(), origin.describe());
-    let on_path = path.and_then(first_on_path);
+    let on_path = path.and_then(|path| crate::child_process::on_path("larik", path));
     let status = match on_path {
         None => {
             detail.push_str("; no `larik` on PATH: an editor that starts `larik` by name will not find it (name this path in its settings)");

@@ -37,14 +37,16 @@ use landlock::{
     path_beneath_rules,
 };
 
+use super::SIMULATE_ENV;
 use super::seccomp;
 use crate::network::{HTTP_PORT, SOCKS_PORT, proxy_environment};
-use crate::plan::{Plan, SERVICE_SOCKETS, SETUP_FAILED, USER_SERVICE_SOCKETS, WRITABLE_DEVICES};
+use crate::plan::{Plan, SERVICE_SOCKETS, USER_SERVICE_SOCKETS, WRITABLE_DEVICES};
+use crate::probe::{fail, report};
 use crate::{SetupError, stand_in};
 
-use super::SIMULATE_ENV;
 /// Runs the helper with the arguments after its subcommand name; returns the exit code (the
-/// command's, or [`SETUP_FAILED`]). Only the forked child executes the command.
+/// command's, or [`SETUP_FAILED`](crate::plan::SETUP_FAILED)). Only the forked child executes
+/// the command.
 pub(crate) fn run(args: &[String]) -> i32 {
     let plan = match Plan::parse(args) {
         Ok(plan) => plan,
@@ -355,15 +357,4 @@ pub(super) fn restrict(plan: &Plan) -> Result<(), SetupError> {
 fn exec(command: &[String], environment: Vec<(String, String)>) -> std::io::Error {
     use std::os::unix::process::CommandExt;
     std::process::Command::new(&command[0]).args(&command[1..]).envs(environment).exec()
-}
-
-/// Says on stderr (which the command's output shares) why the sandbox did not start.
-pub(super) fn report(message: &str) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "larik sandbox: {message}");
-}
-
-fn fail(message: &str) -> i32 {
-    report(message);
-    SETUP_FAILED
 }

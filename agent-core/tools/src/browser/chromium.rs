@@ -53,13 +53,8 @@ pub fn find_executable(configured: Option<&str>, env: &HashMap<String, String>) 
     let path = env.get("PATH").map(String::as_str).unwrap_or("/usr/local/bin:/usr/bin:/bin");
     CANDIDATES
         .iter()
-        .find_map(|name| std::env::split_paths(path).map(|dir| dir.join(name)).find(|candidate| is_executable(candidate)))
+        .find_map(|name| larik_host::child_process::on_path(name, path))
         .ok_or_else(|| BrowserError::Unavailable("No Chromium or Chrome found on PATH. Install one (on Debian or Ubuntu: `sudo apt install chromium`), or name it in your settings as `browser.executable`.".to_owned()))
-}
-
-fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path).is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
 }
 
 /// A running Chromium: its process group ends when this is dropped.

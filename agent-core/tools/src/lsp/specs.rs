@@ -186,11 +186,7 @@ fn filetype(pair: &str) -> (String, String) {
 
 /// The first executable `binary` in the environment's PATH.
 fn on_path(binary: &str, env: &HashMap<String, String>) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    let path = env.get("PATH")?;
-    std::env::split_paths(path).map(|dir| dir.join(binary)).find(|candidate| {
-        candidate.metadata().is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
-    })
+    larik_host::child_process::on_path(binary, env.get("PATH")?)
 }
 
 #[cfg(test)]
