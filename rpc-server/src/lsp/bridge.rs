@@ -145,7 +145,7 @@ impl Bridge {
         match notification.method.as_str() {
             DidOpenTextDocument::METHOD => {
                 if let Some(DidOpenTextDocumentParams { text_document }) = params(notification) {
-                    self.opened(&text_document.uri, text_document.text);
+                    self.opened(&text_document.uri, text_document.version, text_document.text);
                 }
             }
             DidChangeTextDocument::METHOD => {
@@ -153,7 +153,7 @@ impl Bridge {
                 if let Some(DidChangeTextDocumentParams { text_document, content_changes }) = params(notification)
                     && let Some(change) = content_changes.into_iter().last()
                 {
-                    self.opened(&text_document.uri, change.text);
+                    self.opened(&text_document.uri, text_document.version, change.text);
                 }
             }
             DidCloseTextDocument::METHOD => {
@@ -174,9 +174,9 @@ impl Bridge {
         }
     }
 
-    fn opened(&self, address: &Uri, text: String) {
+    fn opened(&self, address: &Uri, version: i32, text: String) {
         if let Some(path) = uri::to_path(address.as_str()) {
-            self.documents.set(path, text);
+            self.documents.edited(path, version, text);
         }
         if let Ok(mut last) = self.last_uri.lock() {
             *last = Some(address.as_str().to_owned());

@@ -22,6 +22,9 @@ use larik_core::file_uri as uri;
 #[derive(Clone)]
 pub struct Documents {
     texts: Arc<Mutex<HashMap<PathBuf, String>>>,
+    /// The editor's newest version of each open buffer, so an older change arriving late is
+    /// dropped rather than taken for the current text.
+    versions: Arc<Mutex<HashMap<PathBuf, i32>>>,
     /// Saves seen per file, so a waiting write can tell a save happened.
     saves: Arc<Mutex<HashMap<PathBuf, u64>>>,
     cancels: Arc<Mutex<u64>>,
@@ -33,6 +36,7 @@ impl Default for Documents {
     fn default() -> Self {
         Self {
             texts: Arc::default(),
+            versions: Arc::default(),
             saves: Arc::default(),
             cancels: Arc::default(),
             changed: Arc::new(watch::Sender::new(0)),
@@ -51,9 +55,26 @@ impl Documents {
         }
     }
 
+    /// The editor's whole text of `path` at `version` (an open or a full-sync change). A change
+    /// older than one already seen is dropped: the editor may deliver its notifications out of
+    /// order, and the newest text wins.
+    pub fn edited(&self, path: PathBuf, version: i32, text: String) {
+        let Ok(mut versions) = self.versions.lock() else { return };
+        if versions.get(&path).is_some_and(|newest| *newest > version) {
+            tracing::debug!(path = %path.display(), version, "an older change of a buffer dropped");
+            return;
+        }
+        versions.insert(path.clone(), version);
+        drop(versions);
+        self.set(path, text);
+    }
+
     pub fn remove(&self, path: &Path) {
         if let Ok(mut texts) = self.texts.lock() {
             texts.remove(path);
+        }
+        if let Ok(mut versions) = self.versions.lock() {
+            versions.remove(path);
         }
     }
 
@@ -143,5 +164,23 @@ impl EditorFiles for LspFiles {
                 "the turn was cancelled before {name} was saved; the edit is in the editor's buffer, unsaved"
             )))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_change_arriving_after_a_newer_one_does_not_replace_it() {
+        let documents = Documents::default();
+        let path = PathBuf::from("/project/.larik/chat.larik.md");
+        documents.edited(path.clone(), 1, "Say".into());
+        documents.edited(path.clone(), 3, "Say hi.\n".into());
+        documents.edited(path.clone(), 2, "Say hi.".into());
+        assert_eq!(documents.get(&path).as_deref(), Some("Say hi.\n"));
+        documents.remove(&path);
+        documents.edited(path.clone(), 0, "reopened".into());
+        assert_eq!(documents.get(&path).as_deref(), Some("reopened"), "a closed buffer starts its versions again");
     }
 }

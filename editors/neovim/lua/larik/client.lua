@@ -86,7 +86,7 @@ function M.refresh()
   if phase == "ready" and (state.prompt_id or state.load_id) then
     phase = permission.pending_count() > 0 and "waiting" or "working"
   end
-  chat.set_winbar(winbar.render({
+  local status = {
     state = phase,
     mode = session.mode,
     model = session.model,
@@ -94,7 +94,10 @@ function M.refresh()
     title = session.title,
     -- A background subagent goes on after the turn: the winbar says so while it runs.
     subagents = #state.subagents:list(true),
-  }))
+  }
+  chat.set_winbar(function(width)
+    return winbar.render(status, width)
+  end)
 end
 
 --- The config option of a category ("mode", "model"), if the agent offers one.

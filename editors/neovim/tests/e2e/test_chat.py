@@ -13,7 +13,8 @@ def test_prompt_typed_in_the_input_streams_the_answer_into_the_chat(start):
     editor = start([{"text": STREAMED, "chunk_chars": 4, "chunk_delay_ms": 40}])
     editor.command("Larik")
     assert editor.lua("return vim.api.nvim_buf_get_name(0)").endswith("Larik prompt")
-    editor.type("ihello agent<Esc><CR>")
+    assert editor.lua("return vim.api.nvim_get_mode().mode") == "i", ":Larik leaves the prompt in Normal mode"
+    editor.type("hello agent<Esc><CR>")
 
     # Watch the chat while the answer streams: a partial answer must show before the whole.
     seen_partial = False
@@ -31,6 +32,13 @@ def test_prompt_typed_in_the_input_streams_the_answer_into_the_chat(start):
     editor.wait_turn_done()
     assert "hello agent" in user_texts(editor.mock.requests()[0])
     assert editor.lua("return vim.api.nvim_buf_get_lines(require('larik.ui.chat').input_buf(), 0, -1, false)") == [""]
+    # `i` in the chat goes back to the prompt, typing.
+    editor.lua("require('larik.ui.chat').focus_chat()")
+    editor.type("i")
+    wait_for(
+        lambda: editor.lua("return vim.api.nvim_get_mode().mode") == "i" and editor.lua("return vim.api.nvim_buf_get_name(0)").endswith("Larik prompt"),
+        "i in the chat to start a prompt in Insert mode",
+    )
 
 
 def test_thoughts_are_dimmed_and_folded(start):

@@ -49,7 +49,8 @@ def test_slash_completes_skills_and_commands_and_runs_the_chosen_one(start):
     wait_for(lambda: {"compact", "code-review", "commit"} <= set(commands(editor)), "the agent's commands")
     assert editor.lua("return vim.api.nvim_buf_get_name(0)").endswith("Larik prompt")
 
-    editor.type("i/co")
+    assert editor.lua("return vim.api.nvim_get_mode().mode") == "i", ":Larik leaves the prompt in Normal mode"
+    editor.type("/co")
     expected = {
         "/compact": "Summarize the conversation so far to free context",
         "/code-review": "Review a change for correctness, tests and style",
@@ -101,7 +102,7 @@ def test_a_skill_added_later_is_offered_after_clear(start):
     skill.write_text("---\ndescription: Draft release notes for a version\nargument-hint: <version>\n---\nDraft the notes for $0.\n")
 
     # /clear starts over, and the agent reads the skills again and sends the new list.
-    editor.type("i/clear<C-s>")
+    editor.type("/clear<C-s>")
     wait_for(lambda: "release-notes" in commands(editor), "the new skill in the agent's list")
     editor.wait_turn_done()
     editor.type("i/re")

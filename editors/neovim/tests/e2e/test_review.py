@@ -121,3 +121,32 @@ def test_closing_the_review_leaves_the_request_in_the_chat(start):
     editor.type("gA")
     editor.wait_chat("Edit finished.")
     assert (editor.project / "a.txt").read_text() == PROPOSED
+
+
+@pytest.mark.needs_agent("hunkReview")
+def test_the_chat_cannot_override_hunks_rejected_in_the_review(start):
+    editor = start(edit_steps(), files={"a.txt": ORIGINAL})
+    editor.command("Larik")
+    editor.ask("capitalise the first and last lines")
+    editor.wait_review()
+    editor.type("gr")  # hunk 1 rejected
+    wait_for(lambda: "hunk 2/2" in editor.wait_review()["winbar"], "the review to move to hunk 2")
+    # To the chat, where the same request is shown: its option keys do not decide the edit.
+    editor.command("tabfirst")
+    editor.lua("require('larik.ui.chat').focus_chat()")
+    assert "Decide in the review tab" in editor.chat_text()
+    editor.type("1")
+    said = lambda: editor.lua("return vim.fn.execute('messages')")
+    wait_for(lambda: "decide in the review tab" in said(), "the chat to say where the edit is decided")
+    assert editor.lua("return require('larik.ui.permission').current() ~= nil"), "the chat answered the request"
+    assert answers(editor) == []
+    assert (editor.project / "a.txt").read_text() == ORIGINAL
+    # Back in the review, the last hunk decides: exactly the accepted hunk is written.
+    editor.command("tablast")
+    editor.type("ga")
+    editor.wait_chat("Edit finished.")
+    editor.wait_turn_done()
+    assert answers(editor) == [{"outcome": {"outcome": "selected", "optionId": "allow_once"}, "_meta": {"larik": {"acceptedHunks": [1]}}}]
+    assert (editor.project / "a.txt").read_text() == ORIGINAL.replace("line10\n", "LINE10\n")
+    told = "\n".join(tool_results(editor.mock.requests()[-1]))
+    assert "Hunk 1 at line 1: REJECTED" in told and "Hunk 2 at line 10: applied" in told, told

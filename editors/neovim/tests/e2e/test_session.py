@@ -98,7 +98,7 @@ def test_ask_without_text_opens_the_input_with_the_selection_attached(start):
     editor.command("edit a.txt")
     editor.command("2LarikAsk")
     assert editor.lua("return vim.api.nvim_buf_get_name(0)").endswith("Larik prompt")
-    editor.type("iexplain<Esc><CR>")
+    editor.type("explain<Esc><CR>")
     editor.wait_chat("Seen.")
     assert "> selection: a.txt:2-2" in editor.chat_text()
 

@@ -148,6 +148,49 @@ describe("permission", function()
       assert.matches("kept hunk 2 of 2", chat_text())
     end)
 
+    it("leaves the decision to an open review: the chat's option keys say where to decide", function()
+      permission.per_hunk = function()
+        return true
+      end
+      enqueue(10, request("Edit a.txt", { toolCall = hunked }))
+      assert.matches("Decide in the review tab", chat_text())
+      assert.is_nil(chat_text():match("  1%. Allow once"))
+      press("gr") -- hunk 1 rejected in the review
+      vim.cmd("tabfirst") -- back to the chat, as `gt` would
+      chat.focus_chat()
+      local notified = {}
+      local notify = vim.notify
+      vim.notify = function(message)
+        notified[#notified + 1] = message
+      end
+      press("1")
+      permission.choose(1)
+      vim.notify = notify
+      assert.same({}, answers)
+      assert.equal(2, #notified)
+      assert.matches("review tab", notified[1])
+      assert.is_not_nil(review.current(), "the review stays open with its decisions")
+      -- Closing the review hands the request back to the chat, options and all.
+      vim.api.nvim_set_current_win(review.current().proposed_win)
+      press("q")
+      assert.is_nil(review.current())
+      assert.matches("  1%. Allow once", chat_text())
+      vim.cmd("tabfirst")
+      chat.focus_chat()
+      press("3")
+      assert.same({ outcome = { outcome = "selected", optionId = "reject_once" } }, answers[1].result)
+    end)
+
+    it("hands the request back to the chat when the review's tab is closed another way", function()
+      enqueue(11, request("Edit a.txt", { toolCall = hunked }))
+      vim.cmd("tabclose")
+      flush()
+      assert.is_nil(review.current())
+      assert.matches("  1%. Allow once", chat_text())
+      permission.choose(1)
+      assert.same({ outcome = { outcome = "selected", optionId = "allow_once" } }, answers[1].result)
+    end)
+
     it("answers reject when every hunk is rejected", function()
       permission.per_hunk = function()
         return true

@@ -54,6 +54,29 @@ describe("winbar", function()
     assert.equal("%#LarikWinbar#Larik%*%<", winbar.render({ state = "ready" }))
     assert.equal("%#LarikWinbar#Larik%* · starting%<", winbar.render({ state = "starting" }))
   end)
+
+  it("fits the width: the title shortened, then model, context and mode dropped, the status kept", function()
+    local status = {
+      state = "waiting",
+      mode = "default",
+      model = "claude-sonnet-4-5",
+      title = "Fix the failing tests in calc.py",
+      usage = { used = 142, size = 200000, cost = { amount = 0.0028 } },
+    }
+    local function plain(width)
+      local text = winbar.render(status, width):gsub("%%#[%w]+#", ""):gsub("%%%*", ""):gsub("%%<", ""):gsub("%%%%", "%%")
+      return text
+    end
+    local wide = plain(200)
+    assert.equal("Larik · ● waiting for you · Fix the failing tests in calc.py · mode: default · model: claude-sonnet-4-5 · ctx 142/200k (0%) $0.0028", wide)
+    for width = 20, 140 do
+      assert.is_true(vim.api.nvim_strwidth(plain(width)) <= math.max(width, 25), width .. ": " .. plain(width) .. " is " .. vim.api.nvim_strwidth(plain(width)))
+    end
+    -- The default chat width (about 60 cells): status, a readable title and the mode.
+    assert.equal("Larik · ● waiting for you · Fix the failing… · mode: default", plain(60))
+    assert.equal("Larik · ● waiting for you · mode: default", plain(45))
+    assert.equal("Larik · ● waiting for you", plain(30))
+  end)
 end)
 
 describe("client", function()

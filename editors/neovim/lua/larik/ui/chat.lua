@@ -14,9 +14,16 @@ local state = {
   chat_buf = nil,
   input_buf = nil,
   transcript = nil,
-  winbar = "Larik",
+  winbar = function()
+    return "Larik"
+  end,
   attachment = nil, -- a selection waiting for the next prompt typed in the input
 }
+
+--- The chat window's winbar for its current width.
+local function winbar_text(win)
+  return state.winbar(api.nvim_win_get_width(win))
+end
 
 --- Called with (text, selection|nil) when the user sends the input; set by the plugin.
 M.on_submit = function(_, _) end
@@ -100,6 +107,9 @@ function M.buf()
   end
   map(buf, "n", "i", M.focus_input, "Type a prompt")
   map(buf, "n", "a", M.focus_input, "Type a prompt")
+  -- The transcript is read-only: reaching it from the prompt in Insert mode (a permission
+  -- prompt taking the cursor, a click) lands in Normal mode, where its keys work.
+  api.nvim_create_autocmd("BufEnter", { buffer = buf, command = "stopinsert" })
   state.chat_buf = buf
   state.transcript = transcript.new(buf)
   return buf
@@ -160,6 +170,11 @@ function M.input_buf()
   end
   local buf = scratch("Larik prompt", "larikinput")
   vim.bo[buf].syntax = "markdown"
+  -- Vim's Markdown syntax marks `_` inside a word (snake_case) as an error; a prompt is prose
+  -- with identifiers in it.
+  api.nvim_buf_call(buf, function()
+    pcall(vim.cmd, "syntax clear markdownError")
+  end)
   map(buf, "n", "<CR>", submit, "Send the prompt")
   map(buf, { "n", "i" }, "<C-s>", function()
     vim.cmd("stopinsert")
@@ -204,7 +219,9 @@ local function style_chat_window(win)
   wo.foldexpr = "v:lua.require'larik.ui.transcript'.foldexpr(v:lnum)"
   wo.foldlevel = 0
   wo.foldenable = config.get().chat.fold_thoughts
-  wo.winbar = state.winbar
+  wo.foldtext = "v:lua.require'larik.ui.transcript'.foldtext()"
+  wo.fillchars = "fold: "
+  wo.winbar = winbar_text(win)
   -- The transcript is markdown; the fences around a command and its output are not shown
   -- (tree-sitter's markdown query conceals their lines), on the cursor line too.
   wo.conceallevel, wo.concealcursor = 2, "nc"
@@ -256,10 +273,13 @@ function M.open(opts)
   return chat_win
 end
 
+--- Puts the cursor at the end of the prompt, in Insert mode: the user came to type (`i`,
+--- `:Larik`), and `/` there opens the commands menu rather than a search.
 function M.focus_input()
   local win = M.input_win()
   if win then
     api.nvim_set_current_win(win)
+    vim.cmd("startinsert!")
   end
 end
 
@@ -284,13 +304,25 @@ function M.attach(selection)
   state.attachment = selection
 end
 
-function M.set_winbar(text)
-  state.winbar = text
+--- Sets the winbar from `render(width)`, drawn again whenever the chat window's width changes.
+---@param render fun(width: integer): string
+function M.set_winbar(render)
+  state.winbar = render
   local win = M.chat_win()
   if win then
-    vim.wo[win].winbar = text
+    vim.wo[win].winbar = winbar_text(win)
   end
 end
+
+api.nvim_create_autocmd({ "WinResized", "VimResized" }, {
+  group = api.nvim_create_augroup("larik_chat_winbar", { clear = true }),
+  callback = function()
+    local win = M.chat_win()
+    if win then
+      vim.wo[win].winbar = winbar_text(win)
+    end
+  end,
+})
 
 function M.scroll_to_end(win)
   local buf = M.buf()

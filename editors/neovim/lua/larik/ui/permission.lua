@@ -55,6 +55,26 @@ end
 
 local show_next
 
+--- Whether the request's change is open in the review: then the review alone decides it, and
+--- the chat's option keys only say so (an option there would write hunks the user rejected).
+local function in_review(request)
+  local open = review.current()
+  return open ~= nil and open.request == request.params
+end
+
+--- Redraws a request's prompt in the chat (options, or where to decide while reviewing).
+local function draw_prompt(request)
+  if not request.shown_in_chat or request.answered then
+    return nil
+  end
+  local has_diff = review.diff_of(request.params.toolCall) ~= nil
+  local lines, highlights = render.permission(request.params, has_diff, request.label, in_review(request))
+  local row = chat.write(function(t)
+    return t:block("permission:" .. tostring(request.id), lines, highlights)
+  end)
+  return row, lines
+end
+
 --- Answers a request once: `option` nil means cancelled; `meta` goes in `_meta.larik`.
 local function answer(request, option, meta, note)
   if request.answered then
@@ -92,6 +112,25 @@ local function answer(request, option, meta, note)
   vim.schedule(show_next)
 end
 
+--- Answers with an option chosen in the chat, unless the review is deciding this request.
+local function choose(request, option)
+  if in_review(request) then
+    local keys = config.get().review.keys
+    vim.notify(
+      ("Larik: this edit is being reviewed hunk by hunk: decide in the review tab (%s accept, %s reject, %s all, %s none), or close it with %s to answer here"):format(
+        keys.accept,
+        keys.reject,
+        keys.accept_all,
+        keys.reject_all,
+        keys.close
+      ),
+      vim.log.levels.WARN
+    )
+    return
+  end
+  answer(request, option)
+end
+
 --- Turns a finished review into an answer.
 local function answer_review(request, decision)
   local per_hunk = M.per_hunk()
@@ -112,17 +151,26 @@ local function answer_review(request, decision)
 end
 
 local function open_review(request)
-  return review.open(request.params, {
+  local opened = review.open(request.params, {
     per_hunk = M.per_hunk(),
     on_done = function(decision)
       answer_review(request, decision)
     end,
     on_close = function()
-      if not request.answered and config.get().permission.ui == "select" then
+      if request.answered then
+        return
+      end
+      if config.get().permission.ui == "select" then
         M.select(request)
+      else
+        draw_prompt(request)
       end
     end,
   })
+  if opened then
+    draw_prompt(request)
+  end
+  return opened
 end
 
 local function reject_with_feedback(request)
@@ -173,17 +221,17 @@ local function show_in_chat(request)
   local cfg = config.get()
   local has_diff = review.diff_of(request.params.toolCall) ~= nil
   request.shown_in_chat = true
-  local key = "permission:" .. tostring(request.id)
   local call = tool_state(request)
-  local lines, highlights = render.permission(request.params, has_diff, request.label)
-  local row = chat.write(function(t)
-    if call and t:has_block("tool:" .. call.toolCallId) then
-      -- The prompt shows the command; the call's block keeps only its header meanwhile.
-      call.asking = true
-      t:tool(call)
-    end
-    return t:block(key, lines, highlights)
-  end)
+  if call then
+    chat.write(function(t)
+      if t:has_block("tool:" .. call.toolCallId) then
+        -- The prompt shows the command; the call's block keeps only its header meanwhile.
+        call.asking = true
+        t:tool(call)
+      end
+    end)
+  end
+  local row, lines = draw_prompt(request)
   local buf = chat.buf()
   local function map(lhs, fn, desc)
     vim.keymap.set("n", lhs, fn, { buffer = buf, nowait = true, silent = true, desc = desc })
@@ -192,7 +240,7 @@ local function show_in_chat(request)
   for index, option in ipairs(request.params.options or {}) do
     if index <= 9 then
       map(tostring(index), function()
-        answer(request, option)
+        choose(request, option)
       end, "Larik: " .. (option.name or option.optionId))
     end
   end
@@ -327,7 +375,7 @@ function M.choose(index)
   if current then
     local option = (current.params.options or {})[index]
     if option then
-      answer(current, option)
+      choose(current, option)
     end
   end
 end

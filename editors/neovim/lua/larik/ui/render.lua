@@ -377,7 +377,7 @@ M.OUTSIDE_SANDBOX = "⚠ Runs outside the sandbox: full write and network access
 ---@param request table session/request_permission params
 ---@param has_diff boolean
 ---@param label string|nil the subagent asking, when it is one
-function M.permission(request, has_diff, label)
+function M.permission(request, has_diff, label, reviewing)
   local cfg = config.get()
   local icon = cfg.icons.permission
   local call = request.toolCall or {}
@@ -397,15 +397,32 @@ function M.permission(request, has_diff, label)
       highlights[#highlights + 1] = { #lines - 1, 0, #warning, "LarikWarning" }
     end
   end
-  for index, option in ipairs(request.options or {}) do
-    local line = ("  %d. %s"):format(index, option.name or option.optionId)
-    lines[#lines + 1] = line
-    local group = (option.kind or ""):match("^reject") and "LarikOptionReject" or "LarikOptionAllow"
-    highlights[#highlights + 1] = { #lines - 1, 2, 4 + #tostring(index), group }
+  if reviewing then
+    -- One place decides an edit: while its review is open the options are not offered here.
+    local where = "  ↳ Decide in the review tab, hunk by hunk"
+    local review_keys = cfg.review.keys
+    local how = ("    %s accept · %s reject · %s all · %s none · %s close (then answer here)"):format(
+      review_keys.accept,
+      review_keys.reject,
+      review_keys.accept_all,
+      review_keys.reject_all,
+      review_keys.close
+    )
+    lines[#lines + 1] = where
+    highlights[#highlights + 1] = { #lines - 1, 0, #where, "LarikWarning" }
+    lines[#lines + 1] = how
+    highlights[#highlights + 1] = { #lines - 1, 0, #how, "LarikHelp" }
+  else
+    for index, option in ipairs(request.options or {}) do
+      local line = ("  %d. %s"):format(index, option.name or option.optionId)
+      lines[#lines + 1] = line
+      local group = (option.kind or ""):match("^reject") and "LarikOptionReject" or "LarikOptionAllow"
+      highlights[#highlights + 1] = { #lines - 1, 2, 4 + #tostring(index), group }
+    end
   end
   local keys = cfg.permission.keys
   local help = ("  %s dismiss · %s reject with feedback"):format(keys.dismiss, keys.feedback)
-  if has_diff then
+  if has_diff and not reviewing then
     help = help .. (" · %s review the change"):format(keys.diff)
   end
   lines[#lines + 1] = help

@@ -337,6 +337,24 @@ function M.open(request, opts)
   review.tab = api.nvim_get_current_tabpage()
   set_keys(review, review.proposed_buf)
   active = review
+  -- Closing the tab some other way (`:q`, `:tabclose`) ends the review as its close key does,
+  -- so the request is answered in the chat again rather than waiting on a review nobody sees.
+  api.nvim_create_autocmd("BufWipeout", {
+    buffer = review.proposed_buf,
+    once = true,
+    callback = function()
+      if active ~= review then
+        return
+      end
+      active = nil
+      vim.schedule(function()
+        close_ui(review)
+        if review.on_close then
+          review.on_close()
+        end
+      end)
+    end,
+  })
   render(review)
   jump(review, 1)
   return review

@@ -18,6 +18,8 @@ function M.buffer(name, lines, filetype)
   vim.bo[buf].swapfile = false
   api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   vim.bo[buf].modifiable = false
+  -- Read-only: entered in Normal mode, where its keys work, even from a prompt being typed.
+  api.nvim_create_autocmd("BufEnter", { buffer = buf, command = "stopinsert" })
   if filetype and filetype ~= "" then
     vim.bo[buf].filetype = filetype
   end

@@ -433,6 +433,17 @@ function Transcript:mark_undone(number)
   self.open = nil
 end
 
+--- A folded thought's line: its header as written, and how to open it, instead of Vim's
+--- "+--  2 lines: ..." with a row of fill characters.
+function M.foldtext()
+  local header = vim.fn.getline(vim.v.foldstart)
+  local count = vim.v.foldend - vim.v.foldstart
+  if count < 1 then
+    return header
+  end
+  return ("%s  (%d more line%s · za)"):format(header, count, count == 1 and "" or "s")
+end
+
 --- The thought folds: a line inside a thought range is in a fold that starts at its header.
 ---@param lnum integer
 function M.foldexpr(lnum)

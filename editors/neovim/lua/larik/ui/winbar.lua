@@ -42,38 +42,90 @@ function M.usage(usage)
   return text
 end
 
---- The status comes right after the name, so a narrow window cuts the details, not the status.
---- Subagents still running come with it: a background one outlives the turn.
+--- Cuts `text` to `width` display cells, ending in "…" when cut.
+local function cut(text, width)
+  if vim.api.nvim_strwidth(text) <= width then
+    return text
+  end
+  local chars = vim.fn.strchars(text)
+  while chars > 0 and vim.api.nvim_strwidth(vim.fn.strcharpart(text, 0, chars)) > width - 1 do
+    chars = chars - 1
+  end
+  return vim.fn.strcharpart(text, 0, chars) .. "…"
+end
+
+local SEPARATOR = " · "
+
+--- The winbar for `status`, fitted to `width` cells when given: the name and the status always
+--- show; when the window is too narrow the model goes first, then the context used, then the
+--- title (shortened before it goes), and the mode last.
+--- Subagents still running come with the status: a background one outlives the turn.
 ---@param status { state: string, mode: string|nil, model: string|nil, usage: table|nil, title: string|nil, subagents: integer|nil }
-function M.render(status)
-  local parts = { "%#LarikWinbar#Larik%*" }
+---@param width integer|nil
+function M.render(status, width)
+  local fixed = { { text = "Larik", group = "LarikWinbar" } }
   if status.state == "working" then
-    parts[#parts + 1] = "%#LarikWinbarBusy#● working%*"
+    fixed[#fixed + 1] = { text = "● working", group = "LarikWinbarBusy" }
   elseif status.state == "waiting" then
-    parts[#parts + 1] = "%#LarikWinbarWaiting#● waiting for you%*"
+    fixed[#fixed + 1] = { text = "● waiting for you", group = "LarikWinbarWaiting" }
   elseif status.state and status.state ~= "ready" then
-    parts[#parts + 1] = escape(status.state)
+    fixed[#fixed + 1] = { text = tostring(status.state) }
   end
   local running = status.subagents or 0
   if running > 0 then
-    parts[#parts + 1] = ("%%#LarikWinbarBusy#%d subagent%s running%%*"):format(running, running == 1 and "" or "s")
+    fixed[#fixed + 1] = { text = ("%d subagent%s running"):format(running, running == 1 and "" or "s"), group = "LarikWinbarBusy" }
   end
-  -- Neovim cuts a too long winbar at its start unless told where: after the status.
-  parts[#parts] = parts[#parts] .. "%<"
+  -- In display order; `rank` is the order they go in when space runs out (highest first).
+  local optional = {}
   if status.title and status.title ~= "" then
-    parts[#parts + 1] = escape(status.title)
+    optional[#optional + 1] = { text = status.title, rank = 2, title = true }
   end
   if status.mode then
-    parts[#parts + 1] = "mode: " .. escape(status.mode)
+    optional[#optional + 1] = { text = "mode: " .. status.mode, rank = 1 }
   end
   if status.model then
-    parts[#parts + 1] = "model: " .. escape(status.model)
+    optional[#optional + 1] = { text = "model: " .. status.model, rank = 4 }
   end
   local usage = M.usage(status.usage)
   if usage then
-    parts[#parts + 1] = "ctx " .. escape(usage)
+    optional[#optional + 1] = { text = "ctx " .. usage, rank = 3 }
   end
-  return table.concat(parts, " · ")
+
+  local function total()
+    local cells = 0
+    for _, list in ipairs({ fixed, optional }) do
+      for _, part in ipairs(list) do
+        cells = cells + vim.api.nvim_strwidth(part.text) + vim.api.nvim_strwidth(SEPARATOR)
+      end
+    end
+    return cells - vim.api.nvim_strwidth(SEPARATOR)
+  end
+  while width and #optional > 0 and total() > width do
+    local worst = 1
+    for index, part in ipairs(optional) do
+      if part.rank > optional[worst].rank then
+        worst = index
+      end
+    end
+    local part = optional[worst]
+    local room = vim.api.nvim_strwidth(part.text) - (total() - width)
+    if part.title and room >= 8 then
+      part.text = cut(part.text, room)
+    else
+      table.remove(optional, worst)
+    end
+  end
+
+  local rendered = {}
+  for _, part in ipairs(fixed) do
+    rendered[#rendered + 1] = part.group and ("%#" .. part.group .. "#" .. escape(part.text) .. "%*") or escape(part.text)
+  end
+  -- Past the width after all (a very narrow window), Neovim cuts after the status, not before.
+  rendered[#rendered] = rendered[#rendered] .. "%<"
+  for _, part in ipairs(optional) do
+    rendered[#rendered + 1] = escape(part.text)
+  end
+  return table.concat(rendered, SEPARATOR)
 end
 
 return M
