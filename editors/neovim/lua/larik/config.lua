@@ -44,6 +44,8 @@ M.defaults = {
     style = "inline",
     -- Open the review as soon as the agent asks to change a file.
     auto_open = true,
+    -- Show the chat beside the review, in the review's tab.
+    show_chat = true,
     -- Keys in the review buffers.
     keys = {
       accept = "ga",

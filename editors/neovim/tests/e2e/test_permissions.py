@@ -75,7 +75,7 @@ def test_options_are_shown_verbatim_and_answered_with_number_keys(start):
     # The answer stands in place, in the call's block, above the output it allowed.
     text = editor.chat_text()
     assert "? Larik wants to" not in text, text
-    answer_at, output_at = text.find(f"  ? {names[0]}"), text.find("permitted\n")
+    answer_at, output_at = text.find(f"  ✓ {names[0]}"), text.find("permitted\n")
     assert 0 <= answer_at < output_at, text
     # The number keys are gone once answered.
     assert editor.lua("return vim.fn.maparg('1', 'n', false, true).buffer") in (None, 0)
@@ -88,7 +88,7 @@ def test_dismissing_answers_cancelled(start):
     editor.wait_permission()
     wait_for(lambda: permission_block(editor), "the permission block")
     editor.type("x")
-    wait_for(lambda: "  ? cancelled" in editor.chat_text(), "the cancelled answer in the chat")
+    wait_for(lambda: "  ⊘ cancelled" in editor.chat_text(), "the cancelled answer in the chat")
     editor.wait_turn_done()
     answers = [m["result"] for m in editor.sent_messages() if "result" in m and "outcome" in (m["result"] or {})]
     assert answers == [{"outcome": {"outcome": "cancelled"}}]

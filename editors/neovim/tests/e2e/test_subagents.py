@@ -59,8 +59,9 @@ def test_subagents_show_under_their_task_call_and_one_is_stopped_with_its_key(st
 
     # The finished child and its read under the first task call (whose block then holds its
     # report, so nothing above the stuck child moves any more); the stuck one under the second.
-    alpha = ["✓ explore: find alpha", "  ✓ explore: find alpha · done", "    ✓ Read alpha.txt (1 line)", "```", "alpha done", "```"]
-    stuck = ["◐ explore: wait forever", "  ◐ explore: wait forever · running · s stop"]
+    # The report is prose under its call, and a child does not repeat its call's title.
+    alpha = ["✓ explore: find alpha", "  ✓ subagent · done", "    ✓ Read alpha.txt (1 line)", "  alpha done"]
+    stuck = ["◐ explore: wait forever", "  ◐ subagent · running · s stop"]
 
     def shown():
         text = editor.chat_text()
@@ -84,7 +85,7 @@ def test_subagents_show_under_their_task_call_and_one_is_stopped_with_its_key(st
         save(editor.screen(styled=True), SCREENSHOT, editor.WIDTH, editor.HEIGHT)
         assert SCREENSHOT.stat().st_size < 200_000
     editor.type("s")
-    editor.wait_chat("  ⊘ explore: wait forever · stopped")
+    editor.wait_chat("  ⊘ subagent · stopped")
     editor.wait_chat("One found, one stopped.")
     editor.wait_turn_done()
 
@@ -94,17 +95,17 @@ def test_subagents_show_under_their_task_call_and_one_is_stopped_with_its_key(st
     responses = [m["result"] for m in editor.received_messages() if isinstance(m.get("result"), dict) and "stopReason" in m["result"]]
     assert responses[-1]["stopReason"] == "end_turn", "the parent's turn went on"
     lines = lines_of(editor)
-    stopped = lines.index("  ⊘ explore: wait forever · stopped")
+    stopped = lines.index("  ⊘ subagent · stopped")
     assert lines[stopped - 1] == "✗ explore: wait forever", lines
     assert "\n".join(alpha) in editor.chat_text()
     # What the finished child spent shows under its task call, after its report.
-    spent = next(index for index, line in enumerate(lines) if line.startswith("The subagent spent "))
-    assert lines.index("alpha done") < spent < stopped, lines
+    spent = next(index for index, line in enumerate(lines) if line.startswith("  The subagent spent "))
+    assert lines.index("  alpha done") < spent < stopped, lines
     assert "Cancelled." not in lines and "subagent running" not in editor.winbar()
     # The child's call is shown once, under it: not as a call of the parent's.
     assert sum(1 for line in lines if "Read alpha.txt" in line) == 1, lines
     screen = editor.screen()
-    assert "⊘ explore: wait forever · stopped" in screen and "✓ Read alpha.txt (1 line)" in screen, screen
+    assert "⊘ subagent · stopped" in screen and "✓ Read alpha.txt (1 line)" in screen, screen
 
 
 def test_a_subagents_permission_prompt_names_it_and_its_answer_reaches_it(start):

@@ -115,7 +115,7 @@ def test_a_whole_turn_on_screen(start, tmp_path):
     # The answer stands in the call's block, above the output it allowed.
     lines = chat.splitlines()
     header = lines.index("✓ Run the unit tests")
-    assert lines[header + 1] == "  ? Allow once", lines[header : header + 4]
+    assert lines[header + 1] == "  ✓ Allow once", lines[header : header + 4]
     assert "Larik wants to" not in chat
 
     screen = editor.screen()

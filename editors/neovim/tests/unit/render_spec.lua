@@ -173,8 +173,8 @@ describe("render", function()
     -- While asked about, the call's own block is its header alone; once answered, the answer
     -- comes above its output.
     assert.same({ "○ Run the tests" }, (render.tool(vim.tbl_extend("force", call, { toolCallId = "t", asking = true, content = { { type = "content", content = { type = "text", text = "ok" } } } }))))
-    local answered = render.tool(vim.tbl_extend("force", call, { toolCallId = "t", status = "completed", answer = "Allow once", content = { { type = "content", content = { type = "text", text = "ok" } } } }))
-    assert.same({ "✓ Run the tests", "  ? Allow once", "```", "ok", "```" }, answered)
+    local answered = render.tool(vim.tbl_extend("force", call, { toolCallId = "t", status = "completed", answer = "Allow once", answer_icon = "✓", content = { { type = "content", content = { type = "text", text = "ok" } } } }))
+    assert.same({ "✓ Run the tests", "  ✓ Allow once", "```", "ok", "```" }, answered)
   end)
 
   it("shows the plan with its statuses", function()

@@ -94,6 +94,14 @@ describe("review", function()
     press("gr")
     assert.same({ "a", "b", "c", "d", "x", "y" }, lines(r.proposed_buf))
     assert.same({ "✗ rejected", "? hunk 2/2" }, decorations(r).status)
+    -- A decided hunk is marked in the sign column and no longer coloured as a proposal.
+    local signs = {}
+    for _, mark in ipairs(api.nvim_buf_get_extmarks(r.proposed_buf, review.ns, 0, -1, { details = true })) do
+      if mark[4].virt_text then
+        signs[#signs + 1] = vim.trim(mark[4].sign_text or "")
+      end
+    end
+    assert.same({ "✗", "" }, signs)
     assert.equal(5, api.nvim_win_get_cursor(r.proposed_win)[1])
     press("ga")
     assert.same({ accepted = { 1 }, all = false, none = false, total = 2 }, done)

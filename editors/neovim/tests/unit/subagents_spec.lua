@@ -148,12 +148,10 @@ describe("subagent rendering", function()
     local lines, highlights, owners = render.tool(call)
     assert.same({
       "◐ explore: find alpha",
-      "  ◐ explore: find alpha · running · s stop",
+      "  ◐ subagent · running · s stop",
       "    ✓ Read alpha.txt (1 line)",
       "  ◐ explore: wait forever · running · s stop",
-      "```",
-      "alpha done",
-      "```",
+      "  alpha done",
     }, lines)
     assert.same({ [1] = "p-t1", [2] = "p-t1", [3] = "p-t2" }, owners)
     -- The nested call's icon is highlighted where it now stands.
@@ -207,7 +205,7 @@ describe("subagent updates", function()
     assert.same({
       "## Larik",
       "◐ explore: find alpha",
-      "  ◐ explore: find alpha · running · s stop",
+      "  ◐ subagent · running · s stop",
       "    ✓ Read alpha.txt (1 line)",
       "    alpha do",
       "",
@@ -223,7 +221,7 @@ describe("subagent updates", function()
 
     update("p", { sessionUpdate = "subagent_update", sessionId = "p-t1", state = { state = "idle", stopReason = "end_turn" } })
     update("p", { sessionUpdate = "tool_call_update", toolCallId = "t1", status = "completed", content = { { type = "content", content = { type = "text", text = "alpha done" } } } })
-    assert.same({ "✓ explore: find alpha", "  ✓ explore: find alpha · done", "    ✓ Read alpha.txt (1 line)", "```", "alpha done", "```" }, vim.list_slice(chat_lines(), 2, 7))
+    assert.same({ "✓ explore: find alpha", "  ✓ subagent · done", "    ✓ Read alpha.txt (1 line)", "  alpha done" }, vim.list_slice(chat_lines(), 2, 5))
   end)
 
   it("show a child whose task call is not in the chat on its own", function()

@@ -95,16 +95,19 @@ local function answer(request, option, meta, note)
   end
   if request.shown_in_chat then
     local text = (option and option.name or "cancelled") .. (note and (" " .. note) or "")
+    -- The pending "?" gives way to what was decided.
+    local icons = config.get().icons
+    local icon = not option and icons.cancelled or (option.kind or ""):match("^reject") and icons.failed or icons.completed
     local key = "permission:" .. tostring(request.id)
     local call = tool_state(request)
     chat.write(function(t)
       if call and t:has_block("tool:" .. call.toolCallId) then
         -- The answer goes in place, in the call's own block above its output.
-        call.asking, call.answer = nil, text
+        call.asking, call.answer, call.answer_icon = nil, text, icon
         t:remove_block(key)
         t:tool(call)
       else
-        local lines, highlights = render.permission_answered(request.params, text, request.label)
+        local lines, highlights = render.permission_answered(request.params, text, request.label, icon)
         t:block(key, lines, highlights)
       end
     end)
@@ -169,6 +172,11 @@ local function open_review(request)
   })
   if opened then
     draw_prompt(request)
+    if config.get().review.show_chat and opened.proposed_win then
+      -- The conversation stays in view beside the change it asks about.
+      chat.open({ focus = false })
+      pcall(vim.api.nvim_set_current_win, opened.proposed_win)
+    end
   end
   return opened
 end

@@ -51,6 +51,21 @@ local function text_lines(text, max)
   return out
 end
 
+--- Prose (a subagent's report) as Markdown indented under its call, not as a code block: at
+--- most `max` lines, the rest counted.
+local function prose_lines(text, max)
+  local lines = vim.split((text or ""):gsub("%s+$", ""), "\n", { plain = true })
+  local hidden = math.max(#lines - max, 0)
+  local out = {}
+  for index = 1, #lines - hidden do
+    out[index] = lines[index] == "" and "" or ("  " .. lines[index])
+  end
+  if hidden > 0 then
+    out[#out + 1] = ("  … %d more line%s"):format(hidden, hidden == 1 and "" or "s")
+  end
+  return out
+end
+
 local function content_text(block)
   if type(block) ~= "table" then
     return nil
@@ -156,15 +171,17 @@ end
 --- final report is the task call's own output, so it is not repeated here.
 ---@param child larik.Subagent
 ---@return string[], table[]
-function M.subagent(child)
+function M.subagent(child, parent_title)
   local cfg = config.get()
   local status = subagents.tool_status(child)
   local icon = cfg.icons[status] or cfg.icons.pending
-  local header = ("%s %s · %s"):format(icon, child.title, subagents.status(child))
+  -- Under a task call of the same title, the title is not said twice.
+  local name = child.title == parent_title and "subagent" or child.title
+  local header = ("%s %s · %s"):format(icon, name, subagents.status(child))
   local highlights = {
     { 0, 0, #icon, status_groups[status] },
-    { 0, #icon + 1, #icon + 1 + #child.title, "LarikToolTitle" },
-    { 0, #icon + 1 + #child.title, #header, "LarikHelp" },
+    { 0, #icon + 1, #icon + 1 + #name, "LarikToolTitle" },
+    { 0, #icon + 1 + #name, #header, "LarikHelp" },
   }
   local stop_key = (cfg.subagents.keys or {}).stop
   if stop_key and subagents.can_stop(child) then
@@ -296,11 +313,11 @@ function M.tool(call)
   -- The subagents a task call made, under it: their work comes before the report it returned.
   local out = { lines = lines, highlights = highlights, owners = owners }
   for _, child in ipairs(call.subagents or {}) do
-    local child_lines, child_highlights = M.subagent(child)
+    local child_lines, child_highlights = M.subagent(child, call.title)
     nest(out, { lines = child_lines, highlights = child_highlights }, 2, child.id)
   end
   if call.answer then
-    local line = "  " .. config.get().icons.permission .. " " .. call.answer
+    local line = "  " .. (call.answer_icon or config.get().icons.permission) .. " " .. call.answer
     lines[#lines + 1] = line
     highlights[#highlights + 1] = { #lines - 1, 0, #line, "LarikHelp" }
   end
@@ -331,7 +348,9 @@ function M.tool(call)
     elseif item.type == "content" then
       local text = content_text(item.content)
       if text and text ~= "" then
-        vim.list_extend(lines, text_lines(text, max))
+        -- A task's report is the subagent's prose: Markdown under the call, not a code block.
+        local report = (call.subagents and #call.subagents > 0) or (call.rawInput or {}).subagent_type
+        vim.list_extend(lines, report and prose_lines(text, max) or text_lines(text, max))
       end
     end
   end
@@ -432,10 +451,10 @@ end
 
 --- The line a permission request leaves once answered, when its tool call is not shown (or is
 --- a subagent's, `label` its title).
-function M.permission_answered(request, answer, label)
+function M.permission_answered(request, answer, label, icon)
   local call = request.toolCall or {}
   local title = (label and (label .. " · ") or "") .. M.title_of(call)
-  local line = ("%s %s → %s"):format(config.get().icons.permission, title, answer)
+  local line = ("%s %s → %s"):format(icon or config.get().icons.permission, title, answer)
   return { line }, { { 0, 0, #line, "LarikHelp" } }
 end
 

@@ -104,7 +104,12 @@ local function render(review)
     review.anchors[position] = { first = first, last = last, old_first = hunk.before, old_last = hunk.before + math.max(#hunk.old - 1, 0) }
     local mark = marks[review.decisions[position]] or { ("? hunk %d/%d"):format(position, #review.hunks), "LarikHunkPending" }
     local opts = { virt_text = { { "  " .. mark[1], mark[2] } }, virt_text_pos = "eol" }
-    if review.style == "inline" and place.applied then
+    local decided = review.decisions[position]
+    if decided ~= nil then
+      -- A decided hunk reads as settled: its mark in the sign column, no proposal colours.
+      opts.sign_text, opts.sign_hl_group = decided and "✓" or "✗", mark[2]
+    end
+    if review.style == "inline" and place.applied and decided == nil then
       for row = place.row, place.row + place.count - 1 do
         api.nvim_buf_set_extmark(review.proposed_buf, ns, row, 0, { line_hl_group = "LarikDiffAdd" })
       end
@@ -185,6 +190,10 @@ local function next_undecided(review, from)
 end
 
 local function close_ui(review)
+  -- The whole tab goes, with any window opened in it meanwhile (the chat beside the review).
+  if review.tab and api.nvim_tabpage_is_valid(review.tab) and #api.nvim_list_tabpages() > 1 then
+    pcall(vim.cmd, "tabclose! " .. api.nvim_tabpage_get_number(review.tab))
+  end
   for _, win in ipairs(present(review.original_win, review.proposed_win)) do
     if api.nvim_win_is_valid(win) and #api.nvim_list_wins() > 1 then
       pcall(api.nvim_win_close, win, true)
@@ -333,6 +342,10 @@ function M.open(request, opts)
   else
     vim.cmd("tab sbuffer " .. review.proposed_buf)
     review.proposed_win = api.nvim_get_current_win()
+  end
+  for _, win in ipairs(present(review.original_win, review.proposed_win)) do
+    -- The chat points at lines (`calc.py:13`): the review shows their numbers.
+    vim.wo[win].number, vim.wo[win].signcolumn = true, "yes"
   end
   review.tab = api.nvim_get_current_tabpage()
   set_keys(review, review.proposed_buf)
