@@ -18,14 +18,16 @@ async fn undo_restores_what_edits_and_commands_changed_and_keeps_a_hand_edit() {
     let sandbox = Sandbox::new();
     let root = sandbox.project_path();
     git(&root, &["init", "-q"]);
-    std::fs::write(root.join(".gitignore"), "target/\n").unwrap();
+    std::fs::write(root.join(".gitignore"), "target/\n__pycache__/\n").unwrap();
     std::fs::write(root.join("a.txt"), "one\n").unwrap();
     std::fs::write(root.join("b.txt"), "two\n").unwrap();
     git(&root, &["add", "."]);
     git(&root, &["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "start"]);
     let head = git(&root, &["rev-parse", "HEAD"]);
     let command =
-        "sed -i 's/one/uno/' a.txt && rm b.txt && touch c.txt && mkdir gen && echo 'pub fn d() {}' > gen/d.rs";
+        "sed -i 's/one/uno/' a.txt && rm b.txt && touch c.txt && mkdir gen && echo 'pub fn d() {}' > gen/d.rs \
+         && mkdir -p __pycache__ gen/__pycache__ && echo x > __pycache__/a.pyc && echo y > gen/__pycache__/d.pyc \
+         && echo z > gen/__pycache__/e.pyc";
     let mock = MockLlm::start(Scenario {
         responses: vec![
             Step::tool("toolu_w", "write", json!({"path": "notes.md", "content": "# Notes\n"})),
@@ -59,6 +61,13 @@ async fn undo_restores_what_edits_and_commands_changed_and_keeps_a_hand_edit() {
     for expected in ["changed ", "a.txt", "deleted ", "b.txt", "added ", "c.txt", "gen/d.rs"] {
         assert!(summary.contains(expected), "{summary}");
     }
+    // What the project ignores (bytecode) is one line, counted by directory, without diffs.
+    assert!(
+        summary.ends_with("\nIgnored by the project: 3 files in `gen/__pycache__/` (2), `__pycache__/` (1)"),
+        "{summary}"
+    );
+    assert!(!summary.contains(".pyc"), "{summary}");
+    assert!(!content.iter().any(|block| block["path"].as_str().is_some_and(|path| path.ends_with(".pyc"))));
     let diff = content
         .iter()
         .find(|block| block["type"] == "diff" && block["path"].as_str().unwrap().ends_with("a.txt"))
@@ -69,13 +78,30 @@ async fn undo_restores_what_edits_and_commands_changed_and_keeps_a_hand_edit() {
         && block["oldText"] == "two\n"));
     // And the model is told.
     let result = mock.requests()[2].to_string();
-    assert!(result.contains("[files changed: ~a.txt -b.txt +c.txt +gen/d.rs]"), "{result}");
+    assert!(
+        result.contains(
+            "[files changed: ~a.txt -b.txt +c.txt +gen/d.rs; ignored by the project: 3 files in `gen/__pycache__/` (2), `__pycache__/` (1)]"
+        ),
+        "{result}"
+    );
 
     let (listed, _) = call(&mut agent, "_larik/checkpoints", json!({"sessionId": session})).await;
     let checkpoints = listed["result"]["checkpoints"].as_array().unwrap_or_else(|| panic!("{listed}")).clone();
     assert_eq!(checkpoints.len(), 1);
     assert_eq!(checkpoints[0]["prompt"], "Tidy the project");
-    assert_eq!(checkpoints[0]["files"], json!(["a.txt", "b.txt", "c.txt", "gen/d.rs", "notes.md"]));
+    assert_eq!(
+        checkpoints[0]["files"],
+        json!([
+            "__pycache__/a.pyc",
+            "a.txt",
+            "b.txt",
+            "c.txt",
+            "gen/__pycache__/d.pyc",
+            "gen/__pycache__/e.pyc",
+            "gen/d.rs",
+            "notes.md"
+        ])
+    );
 
     // The user changes a file of the turn by hand; undo leaves it and says so.
     std::fs::write(root.join("c.txt"), "mine\n").unwrap();
@@ -83,13 +109,14 @@ async fn undo_restores_what_edits_and_commands_changed_and_keeps_a_hand_edit() {
     let said = message_text(&updates);
     assert!(
         said.contains("Undid the turn \"Tidy the project\"")
-            && said.contains("Kept as they are")
-            && said.contains("c.txt"),
+            && said.contains("Kept as they are, changed since the turn by someone else: `c.txt`.")
+            && said.contains("`__pycache__/a.pyc`"),
         "{said}"
     );
     assert_eq!(std::fs::read_to_string(root.join("a.txt")).unwrap(), "one\n");
     assert_eq!(std::fs::read_to_string(root.join("b.txt")).unwrap(), "two\n", "the file rm deleted is back");
     assert!(!root.join("gen").exists() && !root.join("notes.md").exists(), "what the turn created is gone");
+    assert!(!root.join("__pycache__/a.pyc").exists());
     assert_eq!(std::fs::read_to_string(root.join("c.txt")).unwrap(), "mine\n");
     assert_eq!(git(&root, &["rev-parse", "HEAD"]), head, "the user's repository is untouched");
     assert_eq!(git(&root, &["status", "--porcelain"]).trim(), "?? c.txt");

@@ -9,6 +9,7 @@
 //! Undo restores a checkpoint with a three-way check (see `restore.rs`) and tells the session
 //! where to rewind the conversation.
 
+mod ignored;
 mod restore;
 mod snapshot;
 
@@ -18,6 +19,7 @@ use std::sync::{Arc, Mutex};
 use git2::{Oid, Repository};
 use serde::{Deserialize, Serialize};
 
+pub use ignored::{IgnoredChanges, code_span};
 pub use restore::Restored;
 use snapshot::{Files, Snapshot, StatCache};
 
@@ -51,6 +53,8 @@ pub struct Checkpoint {
 pub struct FileChange {
     pub path: PathBuf,
     pub kind: ChangeKind,
+    /// The project ignores it (`.gitignore`): build output, caches, installed packages.
+    pub ignored: bool,
     pub old_text: Option<String>,
     pub new_text: Option<String>,
 }
@@ -323,6 +327,7 @@ fn changes(store: &Repository, root: &Path, old: &Files, new: &Files) -> Vec<Fil
             .then(|| String::from_utf8(blob.content().to_vec()).ok())
             .flatten()
     };
+    let ignores = snapshot::Ignores::of(root);
     changed_paths(old, new)
         .into_iter()
         .map(|path| {
@@ -332,7 +337,8 @@ fn changes(store: &Repository, root: &Path, old: &Files, new: &Files) -> Vec<Fil
                 (_, None) => ChangeKind::Deleted,
                 _ => ChangeKind::Modified,
             };
-            FileChange { path: root.join(&path), kind, old_text: text(before), new_text: text(after) }
+            let ignored = ignores.ignores(&path);
+            FileChange { path: root.join(&path), kind, ignored, old_text: text(before), new_text: text(after) }
         })
         .collect()
 }

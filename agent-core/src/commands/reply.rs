@@ -3,7 +3,7 @@
 use std::fmt;
 
 use crate::agents::background::{RunningTask, StopTaskError};
-use crate::checkpoints::{Checkpoint, UndoError, Undone};
+use crate::checkpoints::{Checkpoint, UndoError, Undone, code_span};
 use crate::event::StopReason;
 use crate::mcp::{McpError, McpReport};
 use crate::permission::Mode;
@@ -102,7 +102,7 @@ fn checkpoints(out: &mut fmt::Formatter<'_>, list: &[Checkpoint]) -> fmt::Result
     }
     out.write_str("Checkpoints (undo with /undo, or /undo <id>):")?;
     for checkpoint in list.iter().rev() {
-        let files: Vec<String> = checkpoint.files.iter().take(8).map(|path| path.display().to_string()).collect();
+        let files: Vec<String> = checkpoint.files.iter().take(8).map(|path| code_span(&path.display().to_string())).collect();
         let more = checkpoint.files.len().saturating_sub(files.len());
         let more = if more > 0 { format!(" and {more} more") } else { String::new() };
         write!(
@@ -115,13 +115,15 @@ fn checkpoints(out: &mut fmt::Formatter<'_>, list: &[Checkpoint]) -> fmt::Result
         )?;
     }
     if let Some(skipped) = list.last().map(|last| &last.skipped).filter(|skipped| !skipped.is_empty()) {
+        let skipped: Vec<String> = skipped.iter().map(|path| code_span(path)).collect();
         write!(out, "\nNot covered (large ignored trees and files): {}", skipped.join(", "))?;
     }
     Ok(())
 }
 
+/// Paths as code: a reply is Markdown, where `__pycache__` would read as a bold "pycache".
 fn listed(paths: &[std::path::PathBuf]) -> String {
-    paths.iter().map(|path| path.display().to_string()).collect::<Vec<_>>().join(", ")
+    paths.iter().map(|path| code_span(&path.display().to_string())).collect::<Vec<_>>().join(", ")
 }
 
 fn undone(out: &mut fmt::Formatter<'_>, undone: &Undone) -> fmt::Result {

@@ -130,7 +130,8 @@ fn with_changes(output: &mut ToolOutput, changes: Vec<crate::checkpoints::FileCh
     if changes.is_empty() {
         return;
     }
-    let listed: Vec<String> = changes
+    let kept: Vec<&crate::checkpoints::FileChange> = changes.iter().filter(|change| !change.ignored).collect();
+    let listed: Vec<String> = kept
         .iter()
         .take(30)
         .map(|change| {
@@ -142,19 +143,25 @@ fn with_changes(output: &mut ToolOutput, changes: Vec<crate::checkpoints::FileCh
             format!("{mark}{}", change.path.strip_prefix(root).unwrap_or(&change.path).display())
         })
         .collect();
-    let more = changes.len().saturating_sub(listed.len());
-    let note = format!(
-        "\n[files changed: {}{}]",
-        listed.join(" "),
-        if more > 0 { format!(" and {more} more") } else { String::new() }
-    );
+    let more = kept.len().saturating_sub(listed.len());
+    let mut parts = vec![listed.join(" ")];
+    if more > 0 {
+        parts[0].push_str(&format!(" and {more} more"));
+    }
+    let ignored = crate::checkpoints::IgnoredChanges::of(&changes, root);
+    if let Some(ignored) = &ignored {
+        parts.push(format!("ignored by the project: {ignored}"));
+    }
+    parts.retain(|part| !part.is_empty());
+    let note = format!("\n[files changed: {}]", parts.join("; "));
     if let Some(ResultPart::Text { text }) =
         output.content.iter_mut().rev().find(|part| matches!(part, ResultPart::Text { .. }))
     {
         text.push_str(&note);
     }
-    if let Some(Display::Command { changes: shown, .. }) = &mut output.display {
-        *shown = changes;
+    if let Some(Display::Command { changes: shown, ignored: shown_ignored, .. }) = &mut output.display {
+        *shown = changes.into_iter().filter(|change| !change.ignored).collect();
+        *shown_ignored = ignored;
     }
 }
 

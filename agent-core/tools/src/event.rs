@@ -47,13 +47,15 @@ pub enum Display {
     /// A whole-file change: `old_text` is `None` for a new file.
     Diff { path: PathBuf, old_text: Option<String>, new_text: String },
     /// A shell command and what it printed; `terminal` names the editor terminal it ran in;
-    /// `changes` the project's files it created, changed or deleted.
+    /// `changes` the project's files it created, changed or deleted that the project keeps;
+    /// `ignored` those it ignores (bytecode, build output), counted by directory.
     Command {
         command: String,
         output: String,
         exit_code: Option<i32>,
         terminal: Option<String>,
         changes: Vec<crate::checkpoints::FileChange>,
+        ignored: Option<crate::checkpoints::IgnoredChanges>,
     },
     /// Plain text, e.g. what a read returned.
     Text(String),

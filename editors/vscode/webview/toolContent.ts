@@ -40,7 +40,12 @@ function renderChanges(content: Extract<ToolContentView, { type: "changes" }>, c
       ...counts,
     );
   });
-  const count = content.files.length;
+  if (content.ignored) {
+    // Build output and caches: one line with their count, paths (in backticks) as code.
+    const parts = content.ignored.text.split("`").map((part, index) => (index % 2 === 1 ? el("code", {}, part) : part));
+    rows.push(el("li", { class: "change change-ignored" }, el("span", { class: "change-mark", title: "ignored", "aria-label": "ignored" }, "·"), " ignored by the project: ", ...parts));
+  }
+  const count = content.files.length + (content.ignored?.count ?? 0);
   return el("div", { class: "tool-changes" }, el("div", { class: "changes-title" }, `Files the command changed (${count})`), el("ul", { class: "changes" }, ...rows));
 }
 

@@ -50,13 +50,13 @@ pub fn tool_content(display: Option<&Display>, output: Option<&str>) -> Vec<acp:
             vec![acp::ToolCallContent::Diff(acp::Diff::new(path.clone(), new_text.clone()).old_text(old_text.clone()))]
         }
         // The editor's terminal shows what it printed; the files it changed follow.
-        Some(Display::Command { terminal: Some(terminal_id), changes, .. }) => {
-            std::iter::once(terminal(terminal_id.clone())).chain(file_changes(changes)).collect()
+        Some(Display::Command { terminal: Some(terminal_id), changes, ignored, .. }) => {
+            std::iter::once(terminal(terminal_id.clone())).chain(file_changes(changes, ignored.as_ref())).collect()
         }
         // The output already ends with the exit status when it is not 0.
-        Some(Display::Command { command, output, changes, .. }) => {
+        Some(Display::Command { command, output, changes, ignored, .. }) => {
             let text = format!("```sh\n$ {command}\n{}\n```", output.trim_end());
-            std::iter::once(text_content(text)).chain(file_changes(changes)).collect()
+            std::iter::once(text_content(text)).chain(file_changes(changes, ignored.as_ref())).collect()
         }
         Some(Display::Text(text)) => vec![text_content(text.clone())],
         Some(Display::Annotated { text, note }) => vec![text_content(text.clone()), text_content(note.clone())],
@@ -76,11 +76,15 @@ pub fn tool_content(display: Option<&Display>, output: Option<&str>) -> Vec<acp:
     }
 }
 
-/// What a command changed in the project: a line naming every file, then a diff for each text
-/// file (a deleted one as a diff to nothing).
-fn file_changes(changes: &[larik_core::checkpoints::FileChange]) -> Vec<acp::ToolCallContent> {
+/// What a command changed in the project: a line naming every file the project keeps, then,
+/// on a line of its own, the ignored ones counted by directory (bytecode, build output); then a
+/// diff for each kept text file (a deleted one as a diff to nothing).
+fn file_changes(
+    changes: &[larik_core::checkpoints::FileChange],
+    ignored: Option<&larik_core::checkpoints::IgnoredChanges>,
+) -> Vec<acp::ToolCallContent> {
     use larik_core::checkpoints::ChangeKind;
-    if changes.is_empty() {
+    if changes.is_empty() && ignored.is_none() {
         return Vec::new();
     }
     let listed: Vec<String> = changes
@@ -94,7 +98,11 @@ fn file_changes(changes: &[larik_core::checkpoints::FileChange]) -> Vec<acp::Too
             format!("{mark} {}", change.path.display())
         })
         .collect();
-    let summary = text_content(format!("Files the command changed: {}", listed.join(", ")));
+    let mut summary = format!("Files the command changed: {}", listed.join(", "));
+    if let Some(ignored) = ignored {
+        summary.push_str(&format!("\nIgnored by the project: {ignored}"));
+    }
+    let summary = text_content(summary);
     let diffs = changes.iter().filter(|change| change.old_text.is_some() || change.new_text.is_some()).map(|change| {
         acp::ToolCallContent::Diff(
             acp::Diff::new(change.path.clone(), change.new_text.clone().unwrap_or_default())

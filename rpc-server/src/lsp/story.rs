@@ -298,6 +298,7 @@ mod tests {
             exit_code: Some(1),
             terminal: None,
             changes: Vec::new(),
+            ignored: None,
         };
         let done = Finished { failed: true, output: None, display: Some(display) };
         let shown = render(&entry(bash, Some("allowed once"), Some(done))).unwrap_or_default();

@@ -66,9 +66,35 @@ struct Walk<'a> {
     skipped: Vec<String>,
 }
 
+/// The user's repository at `root` (its work tree exactly there), asked only what it ignores.
+fn project_at(root: &Path) -> Option<Repository> {
+    Repository::open(root).ok().filter(|repo| repo.workdir().is_some_and(|dir| same_dir(dir, root)))
+}
+
+/// Answers whether the project ignores a path (`.gitignore`; in a project that is no git
+/// repository, the usual build and package directories), so build output can be told apart
+/// from the files the user keeps.
+pub struct Ignores {
+    project: Option<Repository>,
+}
+
+impl Ignores {
+    pub fn of(root: &Path) -> Self {
+        Self { project: project_at(root) }
+    }
+
+    /// `relative`: a path inside the project.
+    pub fn ignores(&self, relative: &Path) -> bool {
+        match &self.project {
+            Some(project) => project.is_path_ignored(relative).unwrap_or(false),
+            None => relative.iter().any(|part| part.to_str().is_some_and(|name| USUALLY_IGNORED.contains(&name))),
+        }
+    }
+}
+
 /// Takes a snapshot of `root` into `store`.
 pub fn take(store: &Repository, root: &Path, cache: &mut StatCache) -> Result<Snapshot, git2::Error> {
-    let project = Repository::open(root).ok().filter(|repo| repo.workdir().is_some_and(|dir| same_dir(dir, root)));
+    let project = project_at(root);
     let mut walk = Walk { store, project, cache, files: Files::new(), skipped: Vec::new() };
     let tree = walk.directory(root, Path::new(""))?;
     Ok(Snapshot { tree, files: walk.files, skipped: walk.skipped })

@@ -97,6 +97,7 @@ impl Tool for Bash {
             exit_code: None,
             terminal: None,
             changes: Vec::new(),
+            ignored: None,
         })
     }
 
@@ -155,6 +156,7 @@ impl Tool for Bash {
             exit_code,
             terminal,
             changes: Vec::new(),
+            ignored: None,
         };
         ToolOutput { is_error, ..ToolOutput::text(shown) }.with_display(display)
     }

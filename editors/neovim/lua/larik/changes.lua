@@ -1,14 +1,17 @@
 --- Owns the meaning of a command's change summary (pure): a bash call's final update carries,
 --- after the command's own text (or terminal), a text block "Files the command changed: changed
---- /abs/a.txt, deleted /abs/b.txt, added /abs/c.txt" and then one ACP `diff` block per text file
---- (a deleted file: its oldText and newText ""; an added one: no oldText). This module reads
---- those blocks back into a list of files, each with its kind and its diff when it has one.
+--- /abs/a.txt, deleted /abs/b.txt, added /abs/c.txt", with a second line "Ignored by the
+--- project: 3 files in `__pycache__/` (3)" when the command also changed files the project
+--- ignores, and then one ACP `diff` block per text file it keeps (a deleted file: its oldText
+--- and newText ""; an added one: no oldText). This module reads those blocks back into a list
+--- of files, each with its kind and its diff when it has one, and the ignored ones' line.
 ---
 --- Invariant: the summary names every file; a diff the summary does not name is still listed
 --- (its kind guessed from its texts), so no change the agent reported is dropped.
 local M = {}
 
 M.PREFIX = "Files the command changed: "
+M.IGNORED_PREFIX = "Ignored by the project: "
 
 local KINDS = { "added", "changed", "deleted" }
 
@@ -32,6 +35,7 @@ end
 ---@return { kind: string, path: string }[]
 function M.parse(text)
   local rest = text:sub(1, #M.PREFIX) == M.PREFIX and text:sub(#M.PREFIX + 1) or text
+  rest = rest:match("^[^\n]*")
   rest = (rest:gsub("%s+$", ""))
   local out = {}
   local position = 1
@@ -54,6 +58,15 @@ function M.parse(text)
   return out
 end
 
+--- The summary's line about ignored files, after its prefix ("3 files in `__pycache__/` (3)"),
+--- and how many files it counts; nil when there is none.
+---@param text string
+---@return string|nil, integer
+function M.ignored(text)
+  local line = text:match("\n" .. vim.pesc(M.IGNORED_PREFIX) .. "([^\n]+)")
+  return line, line and tonumber(line:match("^(%d+)")) or 0
+end
+
 --- The kind of a diff the summary did not name.
 local function guess(diff)
   if diff.oldText == nil then
@@ -71,9 +84,9 @@ end
 
 --- The files a call's command changed, or nil when its content has no summary. `items` maps
 --- the content index of each block it explains (the summary and its diffs), so a renderer
---- shows them once, as this list.
+--- shows them once, as this list; `ignored` is the line about the ignored ones, if any.
 ---@param content table[]|nil ToolCallContent
----@return larik.FileChange[]|nil files, table<integer, boolean> items
+---@return larik.FileChange[]|nil files, table<integer, boolean> items, { text: string, count: integer }|nil ignored
 function M.of(content)
   local summary_index
   for index, item in ipairs(content or {}) do
@@ -105,7 +118,8 @@ function M.of(content)
       file.diff = item
     end
   end
-  return files, items
+  local ignored_text, ignored_count = M.ignored(text_of(content[summary_index]))
+  return files, items, ignored_text and { text = ignored_text, count = ignored_count } or nil
 end
 
 return M

@@ -16,6 +16,22 @@ describe("a command's change summary", function()
     assert.same({}, changes.parse("Files the command changed: "))
   end)
 
+  it("keeps the files the project ignores to one line, counted", function()
+    local summary = "Files the command changed: changed /p/calc.py\nIgnored by the project: 3 files in `tests/__pycache__/` (2), `__pycache__/` (1)"
+    assert.same({ { kind = "changed", path = "/p/calc.py" } }, changes.parse(summary))
+    local files, _, ignored = changes.of({ text(summary), { type = "diff", path = "/p/calc.py", oldText = "a\n", newText = "b\n" } })
+    assert.equal(1, #files)
+    assert.same({ text = "3 files in `tests/__pycache__/` (2), `__pycache__/` (1)", count = 3 }, ignored)
+    local lines = require("larik.ui.render").file_changes(files, 10, ignored)
+    assert.same({
+      "  Files the command changed (4):",
+      "    ~ changed `calc.py` (+1 −1)",
+      "    · ignored by the project: 3 files in `tests/__pycache__/` (2), `__pycache__/` (1)",
+    }, vim.tbl_map(function(line)
+      return (line:gsub("`/p/", "`"))
+    end, lines))
+  end)
+
   it("takes each file's diff from the blocks after it and says which blocks it explains", function()
     local content = {
       text("```sh\n$ sed -i s/one/uno/ a.txt && rm b.txt && touch c.txt\n(no output)\n```"),

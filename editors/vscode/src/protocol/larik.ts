@@ -76,6 +76,21 @@ export interface CommandFileChange {
 
 /** The start of the text block a bash call's final update carries after its output. */
 export const COMMAND_CHANGES_PREFIX = "Files the command changed: ";
+/** The start of the summary's second line: the files the project ignores, counted by directory. */
+export const IGNORED_CHANGES_PREFIX = "Ignored by the project: ";
+
+/** The files the project ignores among a command's changes (bytecode, build output), as one line. */
+export interface IgnoredChanges {
+  /** `3 files in \`__pycache__/\` (3)`: Markdown, paths as code. */
+  text: string;
+  count: number;
+}
+
+/** What a command's change summary says: the files the project keeps, and the ignored ones. */
+export interface CommandChanges {
+  files: CommandFileChange[];
+  ignored?: IgnoredChanges;
+}
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
@@ -154,17 +169,24 @@ export function undoResponseOf(result: unknown): UndoResponse | undefined {
 
 /**
  * The files a command's change summary names (`Files the command changed: changed /p/a.txt,
- * deleted /p/b.txt, added /p/c.txt`), in its order; undefined when the text is not one. A path
- * may hold ", ": entries are split only where the next one starts with its mark.
+ * deleted /p/b.txt, added /p/c.txt`), in its order, and its second line about the files the
+ * project ignores (`Ignored by the project: 3 files in ...`); undefined when the text is not one.
+ * A path may hold ", ": entries are split only where the next one starts with its mark.
  */
-export function commandChangesOf(text: string): CommandFileChange[] | undefined {
+export function commandChangesOf(text: string): CommandChanges | undefined {
   if (!text.startsWith(COMMAND_CHANGES_PREFIX)) return undefined;
-  const entries = text.slice(COMMAND_CHANGES_PREFIX.length).trimEnd().split(/, (?=(?:added|changed|deleted) )/);
+  const [first = "", ...rest] = text.slice(COMMAND_CHANGES_PREFIX.length).split("\n");
+  const ignoredLine = rest.find((line) => line.startsWith(IGNORED_CHANGES_PREFIX))?.slice(IGNORED_CHANGES_PREFIX.length).trim();
+  const ignored = ignoredLine ? { text: ignoredLine, count: Number(/^(\d+)/.exec(ignoredLine)?.[1] ?? 0) } : undefined;
   const files: CommandFileChange[] = [];
-  for (const entry of entries) {
-    const match = /^(added|changed|deleted) (.+)$/s.exec(entry);
-    if (!match) return undefined;
-    files.push({ change: match[1] as FileChangeKind, path: match[2]! });
+  const listed = first.trimEnd();
+  if (listed !== "") {
+    for (const entry of listed.split(/, (?=(?:added|changed|deleted) )/)) {
+      const match = /^(added|changed|deleted) (.+)$/s.exec(entry);
+      if (!match) return undefined;
+      files.push({ change: match[1] as FileChangeKind, path: match[2]! });
+    }
   }
-  return files.length > 0 ? files : undefined;
+  if (files.length === 0 && !ignored) return undefined;
+  return { files, ...(ignored ? { ignored } : {}) };
 }

@@ -141,12 +141,12 @@ export function toolContentViews(content: readonly ToolCallContent[]): ToolConte
   const views: ToolContentView[] = [];
   content.forEach((block, at) => {
     if (folded.has(at)) return;
-    const files = block.type === "content" && block.content.type === "text" ? commandChangesOf(block.content.text) : undefined;
-    if (!files) {
+    const summary = block.type === "content" && block.content.type === "text" ? commandChangesOf(block.content.text) : undefined;
+    if (!summary) {
       views.push(toolContentView(block, diffIndex(at)));
       return;
     }
-    const changes = files.map((file): FileChangeView => {
+    const changes = summary.files.map((file): FileChangeView => {
       const found = content.findIndex((c, j) => j > at && !folded.has(j) && c.type === "diff" && c.path === file.path);
       const diff = content[found];
       if (!diff || diff.type !== "diff") return { ...file, added: 0, removed: 0 };
@@ -154,7 +154,7 @@ export function toolContentViews(content: readonly ToolCallContent[]): ToolConte
       const counts = computeHunks(diff.oldText ?? "", diff.newText).reduce((sum, h) => ({ added: sum.added + h.newLines, removed: sum.removed + h.oldLines }), { added: 0, removed: 0 });
       return { ...file, ...counts, diff: diffIndex(found) };
     });
-    views.push({ type: "changes", files: changes });
+    views.push({ type: "changes", files: changes, ...(summary.ignored ? { ignored: summary.ignored } : {}) });
   });
   return views;
 }

@@ -10,7 +10,7 @@ export type ToolContentView =
   | { type: "diff"; path: string; added: number; removed: number; isNew: boolean; preview: DiffPreviewLine[]; truncated: boolean; diff: number }
   | { type: "terminal"; terminalId: string }
   /** The files a command changed, from the summary after its output and the diffs after that. */
-  | { type: "changes"; files: FileChangeView[] };
+  | { type: "changes"; files: FileChangeView[]; ignored?: { text: string; count: number } };
 
 export interface FileChangeView {
   /** Absolute. */

@@ -127,11 +127,19 @@ test("the agent's answers are read leniently", () => {
 });
 
 test("a command's change summary: the marks and paths, a path with a comma in it", () => {
-  assert.deepEqual(commandChangesOf("Files the command changed: changed /p/a.txt, deleted /p/b.txt, added /p/c, d.txt"), [
-    { change: "changed", path: "/p/a.txt" },
-    { change: "deleted", path: "/p/b.txt" },
-    { change: "added", path: "/p/c, d.txt" },
-  ]);
+  assert.deepEqual(commandChangesOf("Files the command changed: changed /p/a.txt, deleted /p/b.txt, added /p/c, d.txt"), {
+    files: [
+      { change: "changed", path: "/p/a.txt" },
+      { change: "deleted", path: "/p/b.txt" },
+      { change: "added", path: "/p/c, d.txt" },
+    ],
+  });
+  // What the project ignores is one line of its own, counted.
+  assert.deepEqual(commandChangesOf("Files the command changed: changed /p/calc.py\nIgnored by the project: 3 files in `__pycache__/` (3)"), {
+    files: [{ change: "changed", path: "/p/calc.py" }],
+    ignored: { text: "3 files in `__pycache__/` (3)", count: 3 },
+  });
+  assert.deepEqual(commandChangesOf("Files the command changed: \nIgnored by the project: 1 file in `./` (1)"), { files: [], ignored: { text: "1 file in `./` (1)", count: 1 } });
   assert.equal(commandChangesOf("```sh\n$ ls\n```"), undefined);
   assert.equal(commandChangesOf("Files the command changed: renamed /p/a"), undefined);
   assert.equal(commandChangesOf("Files the command changed: "), undefined);

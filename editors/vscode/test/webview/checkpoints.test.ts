@@ -129,3 +129,26 @@ test("a command's card lists the files it changed with their marks; a file opens
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test("at the sidebar's default width a file's kind stays one word, and ignored build output is one counted line", async () => {
+  const { page, problems, send, waitPosted } = await open();
+  await page.setViewportSize({ width: 300, height: 700 });
+  await waitPosted("ready");
+  const tidy = TIDY as Extract<TranscriptItem, { type: "tool" }>;
+  const changes = { ...tidy.content[1], ignored: { text: "14 files in `tests/__pycache__/` (9), `__pycache__/` (5)", count: 14 } } as (typeof tidy.content)[number];
+  // Paths of every length, so some line ends fall where a kind label stands.
+  const long = Array.from({ length: 24 }, (_, n) => ({ path: `/p/src/${"m".repeat(n + 10)}.py`, change: "added", added: 3, removed: 0, diff: 3 }));
+  const withIgnored = { ...tidy, content: [tidy.content[0]!, { ...changes, files: [...(changes as any).files, ...long] } as any] } as TranscriptItem;
+  await send(snapshot([PROMPT, withIgnored, ANSWER], IN_PROJECT));
+  const card = page.locator('[data-tool-call-id="toolu_b"]');
+  await card.locator(".tool-changes").waitFor();
+  assert.equal(await card.locator(".changes-title").textContent(), "Files the command changed (42)");
+  const ignored = card.locator("li.change-ignored");
+  assert.equal(await ignored.textContent(), "· ignored by the project: 14 files in tests/__pycache__/ (9), __pycache__/ (5)");
+  assert.deepEqual(await ignored.locator("code").allTextContents(), ["tests/__pycache__/", "__pycache__/"]);
+  // Each kind label is on one line: its height is one line's.
+  const heights = await card.locator(".change-kind").evaluateAll((nodes) => nodes.map((n) => n.getClientRects().length));
+  assert.ok(heights.every((rects) => rects === 1), `a kind label broke across lines: ${heights}`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

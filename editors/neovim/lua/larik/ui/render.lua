@@ -246,11 +246,13 @@ end
 --- Lines of the files a command changed: a heading, then one line per file with its mark
 --- (+ added, ~ changed, − deleted), its kind and its line counts; at most `max` files, the rest
 --- counted. Rows of a file with a diff are mapped to it, so <CR> there shows the change.
+--- Files the project ignores (bytecode, build output) come last, as one line with their count.
 ---@param files larik.FileChange[]
 ---@param max integer
+---@param ignored { text: string, count: integer }|nil
 ---@return string[] lines, table[] highlights, table<integer, table> diffs: row offset -> diff
-function M.file_changes(files, max)
-  local heading = ("  Files the command changed (%d):"):format(#files)
+function M.file_changes(files, max, ignored)
+  local heading = ("  Files the command changed (%d):"):format(#files + (ignored and ignored.count or 0))
   local lines, highlights, diffs = { heading }, { { 0, 0, #heading, "LarikHelp" } }, {}
   for index, file in ipairs(files) do
     if index > max then
@@ -265,6 +267,11 @@ function M.file_changes(files, max)
     lines[#lines + 1] = line
     highlights[#highlights + 1] = { #lines - 1, 4, 4 + #label, mark[2] }
     diffs[#lines - 1] = file.diff
+  end
+  if ignored then
+    local line = "    · ignored by the project: " .. ignored.text
+    lines[#lines + 1] = line
+    highlights[#highlights + 1] = { #lines - 1, 0, #line, "LarikHelp" }
   end
   return lines, highlights, diffs
 end
@@ -328,11 +335,11 @@ function M.tool(call)
   end
   local max = config.get().chat.max_output_lines
   -- A command's summary and the diffs it explains show once, as its list of files.
-  local files, explained = changes.of(call.content)
+  local files, explained, ignored = changes.of(call.content)
   for index, item in ipairs(call.content or {}) do
     if explained[index] then
       if changes.is_summary(item) then
-        local file_lines, file_highlights, file_diffs = M.file_changes(files, max)
+        local file_lines, file_highlights, file_diffs = M.file_changes(files, max, ignored)
         local base = extend(lines, highlights, file_lines, file_highlights)
         for row, diff in pairs(file_diffs) do
           diffs[base + row] = diff
