@@ -93,6 +93,27 @@ export function turnOfCheckpoint(turns: readonly TurnRef[], checkpoint: Checkpoi
   return live.find((t) => t.checkpoint && sameCheckpoint(t.checkpoint, checkpoint)) ?? [...live].reverse().find((t) => promptKey(t.text) === checkpoint.prompt);
 }
 
+/**
+ * The turns an undo back to before `checkpoint` takes along: every live turn after the one that
+ * holds it, whether or not it changed files (the agent forgets them all).
+ */
+export function turnsAfter(turns: readonly TurnRef[], checkpoint: CheckpointInfo): TurnRef[] {
+  const live = turns.filter((t) => !t.undone);
+  const own = turnOfCheckpoint(turns, checkpoint);
+  return own ? live.slice(live.indexOf(own) + 1) : [];
+}
+
+/** The question before an undo that takes later turns along, naming them; undefined when none. */
+export function undoQuestion(checkpoint: CheckpointInfo, later: readonly TurnRef[]): { message: string; detail: string } | undefined {
+  if (later.length === 0) return undefined;
+  const named = later.slice(0, 3).map((t) => `“${shortPrompt(t.text, 40)}”`);
+  const more = later.length > 3 ? ` and ${later.length - 3} more` : "";
+  return {
+    message: `Undo “${shortPrompt(checkpoint.prompt)}” and the ${later.length === 1 ? "turn" : `${later.length} turns`} after it?`,
+    detail: `These go too: ${named.join(", ")}${more}. The files go back to how they were before “${shortPrompt(checkpoint.prompt, 40)}”, and the agent forgets it and every turn since.`,
+  };
+}
+
 /** A list of paths, the first few by name. */
 export function listed(paths: readonly string[], max = 6): string {
   const shown = paths.slice(0, max).join(", ");

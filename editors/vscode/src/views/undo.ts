@@ -12,7 +12,7 @@ import { ErrorCodes, ResponseError } from "../connection";
 import { reflectDisk } from "../editor/diskChanges";
 import type { CheckpointInfo, UndoResponse } from "../protocol/larik";
 import type { SessionController } from "../session";
-import { listed, shortPrompt, undoSummary } from "../state/checkpoints";
+import { listed, shortPrompt, turnsAfter, undoQuestion, undoSummary } from "../state/checkpoints";
 
 const UNDO = "Undo";
 
@@ -46,9 +46,13 @@ export class TurnUndo {
     if (await this.#confirm(list, at)) await this.#run(id);
   }
 
-  /** "Larik: Undo Last Turn": back to before the latest turn that changed files. */
+  /** "Larik: Undo Last Turn": back to before the latest turn that changed files (asking first when
+   * turns after it, which changed nothing, go too). */
   async last(): Promise<void> {
-    await this.#run(undefined);
+    const list = await this.#list();
+    if (!list) return;
+    if (list.length > 0 && !(await this.#confirm(list, list.length - 1))) return;
+    await this.#run(list.at(-1)?.id);
   }
 
   /** "Larik: Show Checkpoints": the turns that changed files, newest first; the one picked is undone. */
@@ -87,15 +91,14 @@ export class TurnUndo {
     }
   }
 
-  /** Asks before undoing turns after this one too; true to go on. */
+  /** Asks before undoing the turns after this one too (changed files or not), naming them; true to go on. */
   async #confirm(list: CheckpointInfo[], at: number): Promise<boolean> {
-    const later = list.length - 1 - at;
-    if (later <= 0) return true;
-    const choice = await vscode.window.showWarningMessage(
-      `Undo “${shortPrompt(list[at]!.prompt)}” and the ${later === 1 ? "turn" : `${later} turns`} after it that changed files?`,
-      { modal: true, detail: "The files go back to how they were before that turn, and the agent forgets it and every turn since." },
-      UNDO,
-    );
+    const checkpoint = list[at]!;
+    const later = turnsAfter(this.controller.transcript.turns(), checkpoint);
+    // Checkpoints of turns the chat does not show (typed elsewhere) still count.
+    const question = undoQuestion(checkpoint, later.length > 0 ? later : list.slice(at + 1).map((c) => ({ id: c.id, text: c.prompt })));
+    if (!question) return true;
+    const choice = await vscode.window.showWarningMessage(question.message, { modal: true, detail: question.detail }, UNDO);
     return choice === UNDO;
   }
 

@@ -13,6 +13,7 @@ import type { CheckpointInfo, UndoResponse } from "../../src/protocol/larik";
 import type { SessionController } from "../../src/session";
 import { ChangeDiffs, changeTitle } from "../../src/views/changeDiffs";
 import { TurnUndo, undoMessage } from "../../src/views/undo";
+import type { TurnRef } from "../../src/state/checkpoints";
 import { Sandbox } from "../support/agent";
 
 const stub = (vscode as unknown as { __stub: any }).__stub;
@@ -21,10 +22,11 @@ const log = { info() {}, warn() {}, error() {} } as unknown as vscode.LogOutputC
 const checkpoint = (id: string, prompt: string, files = ["a.txt"]): CheckpointInfo => ({ id, createdAt: "2026-12-02T06:30:00Z", prompt, files, skipped: [] });
 
 /** A session that lists `list` and undoes with `undo`, recording what it was asked. */
-function fakeSession(list: CheckpointInfo[] | undefined, undo: (id?: string) => Promise<UndoResponse>, cwd = "/p") {
+function fakeSession(list: CheckpointInfo[] | undefined, undo: (id?: string) => Promise<UndoResponse>, cwd = "/p", turns: TurnRef[] = []) {
   const asked: Array<string | undefined> = [];
   const controller = {
     cwd,
+    transcript: { turns: () => turns },
     listCheckpoints: async () => list,
     undo: (id?: string) => {
       asked.push(id);
@@ -65,7 +67,8 @@ test("undoing an earlier turn asks first, naming how many later turns go with it
   await undo.turn("cp-1");
   const question = stub.messages[0];
   assert.equal(question.level, "warning");
-  assert.equal(question.message, "Undo “One” and the 2 turns after it that changed files?");
+  assert.equal(question.message, "Undo “One” and the 2 turns after it?");
+  assert.match(question.items[0].detail, /^These go too: “Two”, “Three”\./);
   assert.equal(question.items[0].modal, true);
   assert.deepEqual(asked, [], "undone without an answer");
   stub.answerMessage = (_message: string, items: unknown[]) => items.find((i) => i === "Undo");
@@ -75,6 +78,29 @@ test("undoing an earlier turn asks first, naming how many later turns go with it
   // A checkpoint the agent no longer has.
   await undo.turn("cp-9");
   assert.match(stub.messages.at(-1).message, /can no longer be undone/);
+});
+
+test("undoing a turn asks first when later turns that changed nothing go with it, and says which", async () => {
+  stub.reset();
+  const list = [checkpoint("cp-1", "Fix calc.py")];
+  const turns: TurnRef[] = [
+    { id: "u1", text: "Fix calc.py", checkpoint: { id: "cp-1", createdAt: "2026-12-02T06:30:00Z", files: ["calc.py"] } },
+    { id: "u2", text: "Explain the fix" },
+    { id: "u0", text: "Gone already", undone: true },
+  ];
+  const { controller, asked } = fakeSession(list, async () => answered(list[0]!), "/p", turns);
+  const undo = new TurnUndo(controller, log);
+  await undo.turn("cp-1");
+  assert.equal(stub.messages[0].message, "Undo “Fix calc.py” and the turn after it?");
+  assert.match(stub.messages[0].items[0].detail, /^These go too: “Explain the fix”\./);
+  assert.deepEqual(asked, [], "nothing rewound without an answer");
+  // "Undo Last Turn" asks the same.
+  await undo.last();
+  assert.equal(stub.messages.at(-1).message, "Undo “Fix calc.py” and the turn after it?");
+  assert.deepEqual(asked, []);
+  stub.answerMessage = (_message: string, items: unknown[]) => items.find((i) => i === "Undo");
+  await undo.last();
+  assert.deepEqual(asked, ["cp-1"]);
 });
 
 test("Show Checkpoints lists the turns newest first; the one picked is undone", async (t) => {
