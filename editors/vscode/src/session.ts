@@ -382,6 +382,7 @@ export class SessionController {
       throw error;
     } finally {
       if (this.#turn?.requestId === id) this.#turn = undefined;
+      if (this.sessionId === sessionId) this.transcript.settlePlan();
       this.permissions.cancelAll(sessionId);
       this.#refreshStatus();
       await this.#syncCheckpoints(sessionId, ended);

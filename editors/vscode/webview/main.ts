@@ -17,6 +17,7 @@ import type {
   ContextChip,
   HostToWebview,
   PermissionsView,
+  PlanEntryView,
   Picker,
   SessionView,
   SubagentView,
@@ -25,7 +26,7 @@ import type {
 } from "../src/webview/messages";
 import { CommandPopup } from "./commandPopup";
 import { el } from "./dom";
-import { renderMarkdown } from "./markdown";
+import { renderInline, renderMarkdown } from "./markdown";
 import { renderToolContent } from "./toolContent";
 
 interface VsCodeApi {
@@ -122,6 +123,22 @@ function renderTurnState(item: Extract<TranscriptItem, { type: "user" }>): HTMLE
   return el("div", { class: "turn-changes" }, files, undo);
 }
 
+/** An element holding one line of inline Markdown (a title, a summary), never raw backticks. */
+function inlineEl(tag: "span" | "summary", attrs: Record<string, string>, text: string): HTMLElement {
+  const node = el(tag, attrs);
+  node.innerHTML = renderInline(text); // escaped by the renderer
+  return node;
+}
+
+/** A plan's summary (how much is done) and its entries, for the pinned plan and a turn's. */
+function planParts(entries: readonly PlanEntryView[]): HTMLElement[] {
+  const done = entries.filter((e) => e.status === "completed").length;
+  return [
+    el("summary", {}, `Plan (${done}/${entries.length})`),
+    el("ul", {}, ...entries.map((e) => el("li", { class: `plan-entry ${e.status}`, "data-priority": e.priority }, `${STATUS_ICON[e.status] ?? "○"} `, inlineEl("span", {}, e.content)))),
+  ];
+}
+
 function renderItem(item: TranscriptItem, node: HTMLElement): void {
   node.replaceChildren();
   node.className = `item ${item.type}`;
@@ -182,6 +199,9 @@ function renderItem(item: TranscriptItem, node: HTMLElement): void {
     case "notice":
       node.classList.add(item.severity);
       node.append(item.text);
+      break;
+    case "plan":
+      node.append(el("details", { class: "plan" }, ...planParts(item.entries)));
       break;
   }
 }
@@ -287,7 +307,7 @@ function renderSubagent(view: SubagentView, node: HTMLElement): void {
     "div",
     { class: "subagent-head" },
     el("span", { class: "subagent-icon", "aria-hidden": "true" }, PHASE_ICON[view.phase] ?? "○"),
-    el("span", { class: "subagent-title" }, view.title),
+    inlineEl("span", { class: "subagent-title" }, view.title),
     el("span", { class: "subagent-phase" }, phaseText(view)),
   );
   if (view.canStop) {
@@ -309,7 +329,7 @@ function renderSubagent(view: SubagentView, node: HTMLElement): void {
         { class: `subagent-tool status-${tool.status}`, "data-call-id": tool.toolCallId, "data-status": tool.status },
         el("span", { class: "tool-status", title: tool.status }, STATUS_ICON[tool.status] ?? "○"),
         " ",
-        el("span", { class: "subagent-tool-title" }, tool.title),
+        inlineEl("span", { class: "subagent-tool-title" }, tool.title),
       ),
     );
     node.append(el("ul", { class: "subagent-tools" }, ...rows));
@@ -320,7 +340,7 @@ function renderSubagent(view: SubagentView, node: HTMLElement): void {
     body.innerHTML = renderMarkdown(view.textTruncated ? `${view.text}…` : view.text); // escaped by the renderer
     // A one-line report reads in place; a longer one folds behind its first line.
     const short = !view.textTruncated && !text.includes("\n") && text.length <= 80;
-    node.append(short ? el("div", { class: "subagent-text" }, body) : el("details", { class: "subagent-text" }, el("summary", {}, firstLine(text)), body));
+    node.append(short ? el("div", { class: "subagent-text" }, body) : el("details", { class: "subagent-text" }, inlineEl("summary", {}, firstLine(text)), body));
   }
 }
 
@@ -401,11 +421,7 @@ function renderSession(next: SessionView): void {
     }
   }
   planEl.hidden = next.plan.length === 0;
-  const done = next.plan.filter((e) => e.status === "completed").length;
-  planEl.replaceChildren(
-    el("summary", {}, `Plan (${done}/${next.plan.length})`),
-    el("ul", {}, ...next.plan.map((e) => el("li", { class: `plan-entry ${e.status}`, "data-priority": e.priority }, `${STATUS_ICON[e.status] ?? "○"} `, e.content))),
-  );
+  planEl.replaceChildren(...planParts(next.plan));
   usageEl.hidden = !next.usage;
   if (next.usage) {
     const percent = next.usage.size > 0 ? Math.round((next.usage.used / next.usage.size) * 100) : 0;

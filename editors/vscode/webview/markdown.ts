@@ -7,6 +7,11 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 }
 
+/** One line's inline Markdown (code, bold, italic, links) as escaped HTML: titles and summaries. */
+export function renderInline(text: string): string {
+  return inline(text);
+}
+
 function inline(text: string): string {
   // Code spans first: their content is escaped and then left alone.
   const parts = text.split(/(`+)([^`]|[^`][\s\S]*?[^`])\1(?!`)/);

@@ -255,8 +255,19 @@ export class Transcript {
     return item;
   }
 
+  /**
+   * The turn ended (or the next one starts): its plan leaves the pinned place and stays in the
+   * transcript with the turn, so it is undone with it and never shown over a later turn.
+   */
+  settlePlan(): void {
+    if (this.session.plan.length === 0) return;
+    this.#push({ type: "plan", id: this.#newId("p"), entries: this.session.plan });
+    this.updateSession({ plan: [] });
+  }
+
   /** Adds the prompt of a turn; returns its item's id. */
   addUserMessage(text: string, context?: string[]): string {
+    this.settlePlan();
     this.#lastMessageId = undefined;
     return this.#push({ type: "user", id: this.#newId("u"), text, ...(context && context.length > 0 ? { context } : {}) }).id;
   }
@@ -309,6 +320,8 @@ export class Transcript {
       return;
     }
     this.#lastMessageId = messageId;
+    // A replayed prompt starts a turn: the plan before it was the previous turn's.
+    if (type === "user") this.settlePlan();
     this.#push({ type, id: this.#newId(type[0]!), text });
   }
 

@@ -49,6 +49,8 @@ export type TranscriptItem = (
       locations: Array<{ path: string; line?: number }>;
     }
   | { type: "notice"; id: string; severity: "info" | "warning" | "error"; text: string }
+  /** A turn's plan as it stood when the turn ended: it stays with its turn, not pinned. */
+  | { type: "plan"; id: string; entries: PlanEntryView[] }
 ) & {
   /** Part of a turn that was undone: its files went back and the agent forgot it. */
   undone?: boolean;

@@ -180,3 +180,21 @@ test("settleUnfinishedTools marks running tools", () => {
   transcript.settleUnfinishedTools();
   assert.deepEqual(transcript.items.map((i) => (i.type === "tool" ? i.status : "")), ["cancelled", "completed"]);
 });
+
+test("a turn's plan stays with its turn: unpinned when the turn ends, undone with it, never over a later turn", () => {
+  const { transcript } = recorded();
+  const first = transcript.addUserMessage("Fix calc.py");
+  transcript.apply({ sessionUpdate: "plan", entries: [{ content: "Fix `mean`", priority: "high", status: "completed" }] });
+  assert.equal(transcript.session.plan.length, 1, "pinned while its turn runs");
+  transcript.settlePlan();
+  assert.deepEqual(transcript.session.plan, []);
+  const plan = transcript.items.at(-1)!;
+  assert.deepEqual(plan.type === "plan" && plan.entries.map((e) => e.content), ["Fix `mean`"]);
+  // A replayed turn (a loaded session) settles the plan before its prompt as well.
+  transcript.apply({ sessionUpdate: "plan", entries: [{ content: "Explain", priority: "low", status: "pending" }] });
+  transcript.apply({ sessionUpdate: "user_message_chunk", content: { type: "text", text: "next" } });
+  assert.deepEqual(transcript.session.plan, []);
+  assert.deepEqual(transcript.items.map((i) => i.type), ["user", "plan", "plan", "user"]);
+  transcript.markUndone(first);
+  assert.ok(transcript.items.every((i) => i.undone), "the plans went with their turn");
+});

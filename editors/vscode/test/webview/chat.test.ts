@@ -558,13 +558,13 @@ test("subagents are drawn inside their task call's card, with their calls, repor
 test("a long report folds behind its first line; other ends read in words; a snapshot keeps children in their cards", async () => {
   const { page, send, waitPosted } = await open();
   await waitPosted("ready");
-  const report = "## Findings\n\nThe alpha secret is 42.\n\n- alpha.txt:1";
+  const report = "## Findings in `alpha.txt`\n\nThe alpha secret is 42.\n\n- alpha.txt:1";
   await send(
     snapshot(
       [TASK("t1", "explore: find alpha", "completed"), TASK("t2", "general-purpose: fix it", "failed")],
       SESSION,
       [
-        child("s-t1", "t1", "explore: find alpha", { phase: "done", canStop: false, text: report }),
+        child("s-t1", "t1", "explore: find alpha", { phase: "done", canStop: false, text: report, tools: [{ toolCallId: "c1", title: "Read `alpha.txt`", kind: "read", status: "completed" }] }),
         child("s-t2", "t2", "general-purpose: fix it", { phase: "ended", stopReason: "max tokens", canStop: false }),
         child("s-w", "t3", "explore: waiting", { phase: "waiting" }),
       ],
@@ -572,7 +572,10 @@ test("a long report folds behind its first line; other ends read in words; a sna
   );
   const folded = page.locator('[data-tool-call-id="t1"] .subagent details.subagent-text');
   await folded.waitFor();
-  assert.equal(await folded.locator("summary").textContent(), "Findings");
+  // Markdown in a report's first line and a call's title reads as Markdown, not raw backticks.
+  assert.equal(await folded.locator("summary").textContent(), "Findings in alpha.txt");
+  assert.equal(await folded.locator("summary code").textContent(), "alpha.txt");
+  assert.equal(await page.locator('[data-tool-call-id="t1"] .subagent-tool-title code').textContent(), "alpha.txt");
   assert.equal(await folded.evaluate((d) => (d as HTMLDetailsElement).open), false);
   await folded.locator("summary").click();
   assert.equal(await folded.locator(".markdown li").textContent(), "alpha.txt:1");
@@ -607,6 +610,21 @@ test("a subagent's permission request says which subagent asks; its title stays 
   assert.deepEqual(await waitPosted("answerPermission"), { type: "answerPermission", key: 3, optionId: "allow_once" });
   assert.equal(await page.locator("#transcript img").count(), 0);
   assert.equal(await page.evaluate(() => (window as any).__pwned), undefined);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("a turn's plan stays in the transcript after the turn, folded, its Markdown rendered; nothing stays pinned", async () => {
+  const { page, problems, send, waitPosted } = await open();
+  await waitPosted("ready");
+  const plan: TranscriptItem = { type: "plan", id: "p1", entries: [{ content: "Fix `mean`", status: "completed", priority: "high" }, { content: "Run the tests", status: "pending", priority: "low" }] };
+  await send(snapshot([{ type: "user", id: "u1", text: "Fix calc.py" }, plan, { type: "agent", id: "a1", text: "Done." }], SESSION));
+  const item = page.locator('.item.plan[data-id="p1"]');
+  await item.waitFor();
+  assert.equal(await item.locator("summary").textContent(), "Plan (1/2)");
+  assert.equal(await item.locator("details").evaluate((d) => (d as HTMLDetailsElement).open), false);
+  assert.equal(await item.locator(".plan-entry code").textContent(), "mean");
+  assert.equal(await page.locator("#plan").isHidden(), true, "no plan pinned once its turn ended");
   assert.deepEqual(problems, []);
   await page.close();
 });
