@@ -192,6 +192,8 @@ function renderItem(item: TranscriptItem, node: HTMLElement): void {
       for (const content of item.content) {
         // A report its child already shows whole is not shown twice.
         if (content.type === "text" && reports.has(content.text.trim())) continue;
+        // A command waiting for permission is shown by its permission card, once.
+        if (item.kind === "execute" && item.status === "pending") continue;
         node.append(renderToolContent(content, { kind: item.kind, toolCallId, displayPath, post }));
       }
       break;

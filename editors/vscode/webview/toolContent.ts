@@ -49,6 +49,31 @@ function renderChanges(content: Extract<ToolContentView, { type: "changes" }>, c
   return el("div", { class: "tool-changes" }, el("div", { class: "changes-title" }, `Files the command changed (${count})`), el("ul", { class: "changes" }, ...rows));
 }
 
+/** Lines a command's output box shows before it is expanded. */
+const OUTPUT_LINES = 12;
+
+/**
+ * A command and its output, tail first: the verdict ("Ran 4 tests ... OK") and the errors are in
+ * the last lines, so the box opens scrolled to its end. Lines are not wrapped (a long one scrolls
+ * sideways rather than breaking into pieces); a long output can be expanded whole.
+ */
+function renderCommandOutput(text: string): HTMLElement {
+  // Very long output keeps its end, cut at a line.
+  const kept = text.length > 8000 ? `…\n${text.slice(text.indexOf("\n", text.length - 8000) + 1)}` : text;
+  const lines = kept.split("\n").filter((l, i, all) => l !== "" || i < all.length - 1).length;
+  // column-reverse: the box's scroll starts at its end.
+  const box = el("pre", { class: "tool-output command-output" }, el("span", {}, kept));
+  if (lines <= OUTPUT_LINES) return box;
+  box.classList.add("folded");
+  const expand = el("button", { class: "link-button output-expand", "aria-expanded": "false" }, `Show all ${lines} lines`);
+  expand.addEventListener("click", () => {
+    const folded = box.classList.toggle("folded");
+    expand.setAttribute("aria-expanded", String(!folded));
+    expand.textContent = folded ? `Show all ${lines} lines` : "Show less";
+  });
+  return el("div", { class: "command-output-box" }, box, expand);
+}
+
 /** One block of a tool call's content, in its card. */
 export function renderToolContent(content: ToolContentView, call: ToolCard): HTMLElement {
   if (content.type === "changes") return renderChanges(content, call);
@@ -65,9 +90,10 @@ export function renderToolContent(content: ToolContentView, call: ToolCard): HTM
   if (content.type === "terminal") return el("div", { class: "tool-terminal" }, `terminal ${content.terminalId}`);
   // A fenced block (a command and its output) shows as the block itself, without its fences.
   const unfenced = /^```[\w-]*\n([\s\S]*?)\n?```\s*$/.exec(content.text)?.[1] ?? content.text;
+  if (call.kind === "execute") return renderCommandOutput(unfenced);
   const text = unfenced.length > 4000 ? `${unfenced.slice(0, 4000)}\n…` : unfenced;
   const lines = text.split("\n").filter((l, i, all) => l !== "" || i < all.length - 1).length;
-  // File contents are long and already known to the user; command output is the point.
-  if (call.kind === "execute" || lines <= 3) return el("pre", { class: "tool-output" }, text);
+  // File contents are long and already known to the user.
+  if (lines <= 3) return el("pre", { class: "tool-output" }, text);
   return el("details", { class: "tool-output-fold" }, el("summary", {}, `Output (${lines} lines)`), el("pre", { class: "tool-output" }, text));
 }

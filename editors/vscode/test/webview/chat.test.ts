@@ -198,8 +198,9 @@ test("the transcript keeps its end in view while a permission card opens and clo
   await page.locator('[data-id="a2"]').waitFor();
   await atEnd("after the card was answered and the final answer came");
 
-  // A user who scrolled up to read stays where they are.
-  await page.locator(".transcript").hover();
+  // A user who scrolled up to read stays where they are (wheeling over text: over a command's
+  // output the wheel scrolls that box first).
+  await page.locator('[data-id="a2"]').hover();
   await page.mouse.wheel(0, -400);
   await page.waitForFunction(() => {
     const t = document.querySelector(".transcript")!;
@@ -625,6 +626,43 @@ test("a turn's plan stays in the transcript after the turn, folded, its Markdown
   assert.equal(await item.locator("details").evaluate((d) => (d as HTMLDetailsElement).open), false);
   assert.equal(await item.locator(".plan-entry code").textContent(), "mean");
   assert.equal(await page.locator("#plan").isHidden(), true, "no plan pinned once its turn ended");
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("a command's output at the sidebar's width: its last lines in view, lines unwrapped, all of it on request; shown once while asking", async () => {
+  const { page, problems, send, waitPosted } = await open();
+  await page.setViewportSize({ width: 300, height: 700 });
+  await waitPosted("ready");
+  const printed = [...Array.from({ length: 25 }, (_, n) => `test_case_${n} (test_calc.CalcTest.test_case_${n}) ... ok`), "", "Ran 25 tests in 0.004s", "", "OK"].join("\n");
+  const run: TranscriptItem = { type: "tool", id: "tool:b1", title: "Run the unit tests", kind: "execute", status: "completed", locations: [], content: [{ type: "text", text: `\`\`\`sh\n$ python3 -m unittest -v\n${printed}\n\`\`\`` }] };
+  await send(snapshot([{ type: "user", id: "u1", text: "Run the tests" }, run], SESSION));
+  const box = page.locator('[data-tool-call-id="b1"] pre.command-output');
+  await box.waitFor();
+  const visible = async (text: string) =>
+    box.evaluate((pre, wanted) => {
+      const range = document.createRange();
+      const node = pre.firstElementChild!.firstChild!;
+      const at = node.textContent!.indexOf(wanted);
+      range.setStart(node, at);
+      range.setEnd(node, at + wanted.length);
+      const line = range.getBoundingClientRect();
+      const shown = pre.getBoundingClientRect();
+      return line.top >= shown.top - 1 && line.bottom <= shown.bottom + 1;
+    }, text);
+  assert.equal(await visible("Ran 25 tests in 0.004s"), true, "the verdict is not in view");
+  assert.equal(await visible("$ python3 -m unittest -v"), false, "the box shows its head, not its tail");
+  // A long line scrolls sideways instead of wrapping into pieces.
+  assert.equal(await box.evaluate((pre) => getComputedStyle(pre).whiteSpace), "pre");
+  assert.ok(await box.evaluate((pre) => pre.scrollWidth > pre.clientWidth));
+  const expand = page.locator('[data-tool-call-id="b1"] button.output-expand');
+  assert.equal(await expand.textContent(), "Show all 30 lines");
+  await expand.click();
+  assert.equal(await visible("$ python3 -m unittest -v"), true, "expanded, the whole output shows");
+  // While the call waits for permission its card shows no second copy of the command.
+  await send({ type: "item", item: { ...run, id: "tool:b2", status: "pending", content: [{ type: "text", text: "```sh\n$ make deploy\n```" }] } as TranscriptItem });
+  await page.locator('[data-tool-call-id="b2"]').waitFor();
+  assert.equal(await page.locator('[data-tool-call-id="b2"] pre').count(), 0);
   assert.deepEqual(problems, []);
   await page.close();
 });
