@@ -49,6 +49,43 @@ function renderChanges(content: Extract<ToolContentView, { type: "changes" }>, c
   return el("div", { class: "tool-changes" }, el("div", { class: "changes-title" }, `Files the command changed (${count})`), el("ul", { class: "changes" }, ...rows));
 }
 
+/**
+ * Where a changed line differs from the line it replaces: for each run of removed lines followed
+ * by as many added ones, the part of each pair between their common start and common end
+ * (`return total / (len(values) - 1)` against `return total / len(values)`: `(len(values) - 1`
+ * and `len(values`). Keyed by the line's index in the preview: [start, end) of its text.
+ */
+export function changedWithinLines(lines: ReadonlyArray<{ kind: string; text: string }>): Map<number, [number, number]> {
+  const spans = new Map<number, [number, number]>();
+  let at = 0;
+  while (at < lines.length) {
+    if (lines[at]!.kind !== "removed") {
+      at++;
+      continue;
+    }
+    let removedEnd = at;
+    while (removedEnd < lines.length && lines[removedEnd]!.kind === "removed") removedEnd++;
+    let addedEnd = removedEnd;
+    while (addedEnd < lines.length && lines[addedEnd]!.kind === "added") addedEnd++;
+    const pairs = removedEnd - at;
+    if (addedEnd - removedEnd === pairs) {
+      for (let i = 0; i < pairs; i++) {
+        const [before, after] = [lines[at + i]!.text, lines[removedEnd + i]!.text];
+        let start = 0;
+        while (start < before.length && start < after.length && before[start] === after[start]) start++;
+        let end = 0;
+        while (end < before.length - start && end < after.length - start && before[before.length - 1 - end] === after[after.length - 1 - end]) end++;
+        // A line changed through and through is marked by its colour alone.
+        if (start + end === 0) continue;
+        spans.set(at + i, [start, before.length - end]);
+        spans.set(removedEnd + i, [start, after.length - end]);
+      }
+    }
+    at = addedEnd;
+  }
+  return spans;
+}
+
 /** Lines a command's output box shows before it is expanded. */
 const OUTPUT_LINES = 12;
 
@@ -80,10 +117,13 @@ export function renderToolContent(content: ToolContentView, call: ToolCard): HTM
   if (content.type === "diff") {
     const header = el("div", { class: "diff-header" }, diffLink(call, content.diff, content.path), content.isNew ? " (new)" : "", " ", el("span", { class: "added" }, `+${content.added}`), " ", el("span", { class: "removed" }, `−${content.removed}`));
     const body = el("pre", { class: "diff" });
-    for (const line of content.preview) {
+    const changed = changedWithinLines(content.preview);
+    content.preview.forEach((line, at) => {
       const sign = line.kind === "added" ? "+" : line.kind === "removed" ? "-" : line.kind === "gap" ? "" : " ";
-      body.append(el("div", { class: `line ${line.kind}` }, `${sign}${line.text}`));
-    }
+      const span = changed.get(at);
+      const text = span ? [line.text.slice(0, span[0]), el("span", { class: "changed" }, line.text.slice(span[0], span[1])), line.text.slice(span[1])] : [line.text];
+      body.append(el("div", { class: `line ${line.kind}` }, sign, ...text));
+    });
     if (content.truncated) body.append(el("div", { class: "line gap" }, "… (open the diff for the rest)"));
     return el("div", { class: "tool-diff" }, header, body);
   }

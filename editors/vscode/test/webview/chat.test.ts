@@ -666,3 +666,47 @@ test("a command's output at the sidebar's width: its last lines in view, lines u
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test("an edit's diff at the sidebar's width shows what changed within a line, wrapped into view", async () => {
+  const { page, problems, send, waitPosted } = await open();
+  await page.setViewportSize({ width: 300, height: 700 });
+  await waitPosted("ready");
+  const edit: TranscriptItem = {
+    type: "tool",
+    id: "tool:e1",
+    title: "Edit calc.py",
+    kind: "edit",
+    status: "completed",
+    locations: [],
+    content: [
+      {
+        type: "diff",
+        path: "/p/calc.py",
+        added: 1,
+        removed: 1,
+        isNew: false,
+        truncated: false,
+        diff: 0,
+        preview: [
+          { kind: "context", text: "    for v in values:" },
+          { kind: "removed", text: "    return total / (len(values) - 1)" },
+          { kind: "added", text: "    return total / len(values)" },
+        ],
+      },
+    ],
+  };
+  await send(snapshot([{ type: "user", id: "u1", text: "Fix it" }, edit], SESSION));
+  const card = page.locator('[data-tool-call-id="e1"]');
+  await card.locator(".diff .line.removed").waitFor();
+  assert.deepEqual(await card.locator(".diff .changed").allTextContents(), ["(len(values) - 1", "len(values"]);
+  // Every changed part is inside the box, not cut off at its right edge.
+  const inView = await card.locator(".diff .changed").evaluateAll((spans) =>
+    spans.every((span) => {
+      const box = span.closest("pre")!.getBoundingClientRect();
+      return Array.from(span.getClientRects()).every((r) => r.right <= box.right + 1);
+    }),
+  );
+  assert.equal(inView, true);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
