@@ -62,7 +62,7 @@ import {
 } from "./protocol/larik";
 import { subagentUpdateOf, type SubagentCapabilities } from "./protocol/subagents";
 import { placeLoaded, reconcile, turnOfCheckpoint, undoSummary, type EndedTurn } from "./state/checkpoints";
-import { PermissionQueue } from "./state/permissions";
+import { decisionOf, PermissionQueue } from "./state/permissions";
 import { Subagents } from "./state/subagents";
 import { configOptionOf, Transcript } from "./state/transcript";
 import type { AgentStatus, ContextChip } from "./webview/messages";
@@ -286,7 +286,11 @@ export class SessionController {
     if (params.sessionId === this.sessionId) this.transcript.apply(update);
     else this.subagents.applyChild(params.sessionId, update);
     // Always the user's to answer: the agent asks only about what its own rules leave open.
-    return this.permissions.enqueue(params, signal);
+    const response = await this.permissions.enqueue(params, signal);
+    // The card records what was decided, as the other editors' chats do.
+    const decision = decisionOf(params, response);
+    if (decision && params.sessionId === this.sessionId) this.transcript.setDecision(params.toolCall.toolCallId, decision);
+    return response;
   }
 
   async newSession(): Promise<void> {

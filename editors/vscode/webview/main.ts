@@ -170,6 +170,10 @@ function renderItem(item: TranscriptItem, node: HTMLElement): void {
       node.dataset.status = item.status;
       const head = el("div", { class: "tool-head" }, el("span", { class: "tool-status", title: item.status }, STATUS_ICON[item.status] ?? "○"), " ", el("span", { class: "tool-title" }, item.title));
       node.append(head);
+      if (item.decision) {
+        const { allowed, text } = item.decision;
+        node.append(el("div", { class: `tool-decision ${allowed ? "allowed" : "rejected"}` }, `${allowed ? "✓" : "✗"} ${text}`));
+      }
       for (const location of item.locations.slice(0, 3)) {
         const shown = displayPath(location.path);
         const link = el("a", { class: "location", href: "#", title: location.path }, location.line ? `${shown}:${location.line}` : shown);

@@ -25,6 +25,38 @@ export interface PendingPermission {
   hunks?: Hunk[];
 }
 
+/** What was decided about a tool call, as its card records it. */
+export interface DecisionView {
+  text: string;
+  allowed: boolean;
+}
+
+/**
+ * How an answered request reads on its call's card: "Allowed once", "Always allowed", "Rejected:
+ * “why”", "1 of 2 hunks accepted"; undefined for a request withdrawn or cancelled with its turn.
+ */
+export function decisionOf(request: RequestPermissionRequest, response: RequestPermissionResponse): DecisionView | undefined {
+  if (response.outcome.outcome !== "selected") return undefined;
+  const chosen = response.outcome.optionId;
+  const option = request.options.find((o) => o.optionId === chosen);
+  if (!option) return undefined;
+  const larik = (response._meta as Record<string, { acceptedHunks?: number[]; feedback?: string }> | undefined)?.larik;
+  const total = hunksOf(request.toolCall)?.length;
+  const accepted = larik?.acceptedHunks;
+  if (accepted && total) {
+    if (accepted.length === 0) return { text: `All ${total} hunks rejected`, allowed: false };
+    return { text: accepted.length === total ? `All ${total} hunks accepted` : `${accepted.length} of ${total} hunks accepted`, allowed: true };
+  }
+  switch (option.kind) {
+    case "allow_once":
+      return { text: "Allowed once", allowed: true };
+    case "allow_always":
+      return { text: "Always allowed", allowed: true };
+    default:
+      return { text: larik?.feedback ? `Rejected: “${larik.feedback}”` : "Rejected", allowed: false };
+  }
+}
+
 export interface PermissionAnswer {
   optionId: string;
   feedback?: string;

@@ -30,6 +30,7 @@ import type {
   UsageView,
 } from "../webview/messages";
 import type { TurnRef } from "./checkpoints";
+import type { DecisionView } from "./permissions";
 import { computeHunks, splitLines } from "./hunks";
 
 export type TranscriptChange =
@@ -296,6 +297,14 @@ export class Transcript {
       if (item.type === "user") delete item.checkpoint;
       this.#emit({ kind: "item", item });
     }
+  }
+
+  /** Records on a tool call's card what the user decided about it. */
+  setDecision(toolCallId: string, decision: DecisionView): void {
+    const item = this.#byId.get(`tool:${toolCallId}`);
+    if (item?.type !== "tool") return;
+    item.decision = decision;
+    this.#emit({ kind: "item", item });
   }
 
   /** One of a tool call's diffs, whole (`index` among its diffs), with the call's title. */

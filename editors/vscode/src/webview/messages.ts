@@ -47,6 +47,8 @@ export type TranscriptItem = (
       status: string;
       content: ToolContentView[];
       locations: Array<{ path: string; line?: number }>;
+      /** What the user decided when asked: "Allowed once", "1 of 2 hunks accepted". */
+      decision?: { text: string; allowed: boolean };
     }
   | { type: "notice"; id: string; severity: "info" | "warning" | "error"; text: string }
   /** A turn's plan as it stood when the turn ended: it stays with its turn, not pinned. */

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import test from "node:test";
 import type { RequestPermissionRequest } from "../../src/protocol/acp";
 import type { SessionController } from "../../src/session";
-import { PermissionQueue } from "../../src/state/permissions";
+import { decisionOf, PermissionQueue } from "../../src/state/permissions";
 import { permissionsView } from "../../src/views/chatView";
 
 const OPTIONS = [
@@ -109,4 +109,21 @@ test("a subagent's request names the subagent that asks", () => {
   assert.equal(permissionsView(controller).current?.subagent, "explore: find alpha");
   queue.answer(queue.current!.key, { optionId: "allow_once" });
   assert.equal("subagent" in permissionsView(controller).current!, false);
+});
+
+test("what was decided reads on the call's card: allowed once or always, rejected and why, hunks kept", () => {
+  const hunks = [
+    { index: 0, oldStart: 1, oldLines: 1, newStart: 1, newLines: 1, oldText: "a\n", newText: "A\n" },
+    { index: 1, oldStart: 3, oldLines: 1, newStart: 3, newLines: 1, oldText: "c\n", newText: "C\n" },
+  ];
+  const plain = request("t1");
+  const hunked = request("t2", { _meta: { larik: { hunks } } });
+  const selected = (optionId: string, larik?: object) => ({ outcome: { outcome: "selected" as const, optionId }, ...(larik ? { _meta: { larik } } : {}) });
+  assert.deepEqual(decisionOf(plain, selected("allow_once")), { text: "Allowed once", allowed: true });
+  assert.deepEqual(decisionOf(plain, selected("allow_always")), { text: "Always allowed", allowed: true });
+  assert.deepEqual(decisionOf(plain, selected("reject_once", { feedback: "not there" })), { text: "Rejected: “not there”", allowed: false });
+  assert.deepEqual(decisionOf(hunked, selected("allow_once", { acceptedHunks: [1] })), { text: "1 of 2 hunks accepted", allowed: true });
+  assert.deepEqual(decisionOf(hunked, selected("allow_once", { acceptedHunks: [0, 1] })), { text: "All 2 hunks accepted", allowed: true });
+  assert.deepEqual(decisionOf(hunked, selected("reject_once", { acceptedHunks: [] })), { text: "All 2 hunks rejected", allowed: false });
+  assert.equal(decisionOf(plain, { outcome: { outcome: "cancelled" } }), undefined);
 });

@@ -326,9 +326,12 @@ test("the plan: shown from plan updates only, before the prompt of a later call 
   assert.equal(optionName(pending, "allow_always"), "Always allow `bash(python3 -m unittest*)` in this project");
   run.controller.permissions.answer(pending.key, { optionId: "reject_once" });
   await turn;
-  // The todo call itself never shows as a tool card: only the bash call does.
-  const tools = run.controller.transcript.items.flatMap((i) => (i.type === "tool" ? [i.id] : []));
-  assert.deepEqual(tools, ["tool:toolu_2"]);
+  // The todo call itself never shows as a tool card: only the bash call does, saying what was decided.
+  const tools = run.controller.transcript.items.flatMap((i) => (i.type === "tool" ? [[i.id, i.decision]] : []));
+  assert.deepEqual(tools, [["tool:toolu_2", { text: "Rejected", allowed: false }]]);
+  // Once the turn ended its plan is no longer pinned: it stays in the transcript with the turn.
+  assert.deepEqual(run.controller.transcript.session.plan, []);
+  assert.equal(run.controller.transcript.items.at(-1)?.type, "plan");
 });
 
 function optionName(pending: { request: { options: Array<{ kind: string; name: string }> } }, kind: string): string | undefined {

@@ -710,3 +710,16 @@ test("an edit's diff at the sidebar's width shows what changed within a line, wr
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test("a card records what was decided about its call", async () => {
+  const { page, problems, send, waitPosted } = await open();
+  await waitPosted("ready");
+  const edit = (id: string, decision: { text: string; allowed: boolean }): TranscriptItem =>
+    ({ type: "tool", id: `tool:${id}`, title: "Edit calc.py", kind: "edit", status: "completed", locations: [], content: [], decision }) as TranscriptItem;
+  await send(snapshot([{ type: "user", id: "u1", text: "Fix it" }, edit("e1", { text: "1 of 2 hunks accepted", allowed: true }), edit("e2", { text: "Rejected", allowed: false })], SESSION));
+  await page.locator('[data-tool-call-id="e1"] .tool-decision').waitFor();
+  assert.equal(await page.locator('[data-tool-call-id="e1"] .tool-decision').textContent(), "✓ 1 of 2 hunks accepted");
+  assert.equal(await page.locator('[data-tool-call-id="e2"] .tool-decision.rejected').textContent(), "✗ Rejected");
+  assert.deepEqual(problems, []);
+  await page.close();
+});
