@@ -16,6 +16,6 @@ pub mod task_control;
 mod worktree;
 
 pub use background::BackgroundTasks;
-pub use definitions::Definition;
+pub use definitions::{Definition, NOT_IN_A_WORKTREE};
 pub use runner::{ChildError, ChildRun, SubagentOutcome, SubagentRunner};
 pub use task::{ParentSession, TaskTool};

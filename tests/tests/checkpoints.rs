@@ -24,8 +24,7 @@ async fn undo_restores_what_edits_and_commands_changed_and_keeps_a_hand_edit() {
     git(&root, &["add", "."]);
     git(&root, &["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "start"]);
     let head = git(&root, &["rev-parse", "HEAD"]);
-    let command =
-        "sed -i 's/one/uno/' a.txt && rm b.txt && touch c.txt && mkdir gen && echo 'pub fn d() {}' > gen/d.rs \
+    let command = "sed -i 's/one/uno/' a.txt && rm b.txt && touch c.txt && mkdir gen && echo 'pub fn d() {}' > gen/d.rs \
          && mkdir -p __pycache__ gen/__pycache__ && echo x > __pycache__/a.pyc && echo y > gen/__pycache__/d.pyc \
          && echo z > gen/__pycache__/e.pyc";
     let mock = MockLlm::start(Scenario {

@@ -496,3 +496,54 @@ async fn c_gets_clangds_errors_after_an_edit_and_answers_the_lsp_tool() {
     let diagnostics = result_text(&last, "q3");
     assert!(diagnostics.contains("undeclared_before") && diagnostics.contains("'totl'"), "{diagnostics}");
 }
+
+#[tokio::test]
+async fn a_refused_diagnostics_pull_falls_back_to_what_the_server_publishes() {
+    let sandbox = Sandbox::new();
+    let project = sandbox.project_path();
+    std::fs::write(project.join("notes.todo"), "first\nsecond\n").unwrap();
+    let server = Path::new(env!("CARGO_MANIFEST_DIR")).join("lsp-servers/busy_pull_server.py");
+    // The user's own server (settings a repository cannot write): it offers pulls and refuses them.
+    sandbox.write_user_settings(&json!({"lsp": {"servers": {"busylint": {
+        "command": "python3", "args": [server], "filetypes": ["todo:todo"]
+    }}}}));
+    let steps = vec![
+        Step::tool("r1", "read", json!({"path": "notes.todo"})),
+        Step::tool("e1", "edit", json!({"path": "notes.todo", "old_string": "second", "new_string": "TODO second"})),
+        Step::text("Done."),
+    ];
+    let (mock, mut agent, session) = start(&sandbox, steps, false).await;
+    let (response, _) = agent.prompt(&session, "mark it", |_| "allow_once").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    let result = result_text(&mock.requests()[2], "e1");
+    assert!(result.contains("busylint reports new problems in this file after the change:"), "{result}");
+    assert!(result.contains("ERROR 2:1 a TODO is left here"), "{result}");
+}
+
+#[tokio::test]
+async fn an_actions_command_may_edit_while_it_runs_and_only_then() {
+    let sandbox = Sandbox::new();
+    let project = sandbox.project_path();
+    typescript_project(&project);
+    let calc = "export function total(values: number[]): number {\n  let sum = 0;\n  for (const v of values) sum += v;\n  return sum;\n}\n";
+    std::fs::write(project.join("src/calc.ts"), calc).unwrap();
+    let refactor = "Extract to function in module scope";
+    let steps = vec![
+        Step::tool("r1", "read", json!({"path": "src/calc.ts"})),
+        // A refactoring is a command the server runs: its edit comes back as workspace/applyEdit.
+        Step::tool("a1", "apply_code_action", json!({"file": "src/calc.ts", "line": 3, "title": refactor})),
+        Step::text("Extracted."),
+    ];
+    let (mock, mut agent, session) = start(&sandbox, steps, true).await;
+    let (response, _) = agent.prompt(&session, "extract the loop", |_| "allow_once").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    let applied = result_text(mock.requests().last().unwrap(), "a1");
+    // The server then asks the client to start a rename of what it made (`_typescript.rename`),
+    // which is the user's to do: refused, the command stops there, its edit made.
+    assert!(
+        applied.contains("Its command `_typescript.applyRefactoring` changed src/calc.ts, then stopped:"),
+        "{applied}"
+    );
+    let now = std::fs::read_to_string(project.join("src/calc.ts")).unwrap();
+    assert!(now.contains("sum = newFunction(values, sum);") && now.contains("function newFunction("), "{now}");
+}

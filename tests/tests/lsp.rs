@@ -280,3 +280,62 @@ async fn a_chat_file_offers_the_skills_and_runs_one_typed_as_the_message() {
     server.wait_for(|message| message["method"] == "$/progress" && message["params"]["value"]["kind"] == "end").await;
     assert!(mock.requests()[1].to_string().contains("Review  against the checklist."), "{}", mock.requests()[1]);
 }
+
+/// The byte offset of an LSP position (UTF-16 columns) in `text`.
+fn offset(text: &str, position: &Value) -> usize {
+    let (line, character) =
+        (position["line"].as_u64().unwrap() as usize, position["character"].as_u64().unwrap() as usize);
+    let start: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
+    let mut units = 0;
+    let rest = &text[start..];
+    for (index, c) in rest.char_indices() {
+        if units >= character || c == '\n' {
+            return start + index;
+        }
+        units += c.len_utf16();
+    }
+    text.len()
+}
+
+/// The chat file as the editor holds it once the reply ended: every `workspace/applyEdit`
+/// applied where it says, as Helix does.
+async fn chat_after_reply(server: &mut LspServer, chat: &str, mut text: String) -> String {
+    loop {
+        let (edit, _) = server.wait_for(|message| message["method"] == "workspace/applyEdit").await;
+        let change = edit["params"]["edit"]["changes"][chat][0].clone();
+        let (start, end) = (offset(&text, &change["range"]["start"]), offset(&text, &change["range"]["end"]));
+        text.replace_range(start..end, change["newText"].as_str().unwrap());
+        server.reply(&edit, json!({"applied": true})).await;
+        if text.matches("## You").count() >= 2 && text.ends_with("## You\n\n") {
+            return text;
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_chat_files_plan_is_one_line_rewritten_in_place_as_plain_text() {
+    let plan = |read: &str, fix: &str| json!({"todos": [{"content": "Read calc.py", "status": read}, {"content": "Fix total", "status": fix}]});
+    let mut reading = Step::tool("t2", "read", json!({"path": "calc.py"}));
+    reading.response.text = Some("Reading it first.".into());
+    let steps = vec![
+        Step::tool("t1", "todo", plan("in_progress", "pending")),
+        reading,
+        Step::tool("t3", "todo", plan("completed", "in_progress")),
+        Step::text("The plan moved on."),
+    ];
+    let (sandbox, _mock, mut server, _) = start(steps, None).await;
+    let chat_path = sandbox.project_path().join("notes.larik.md");
+    let text = "# Chat\n\n## You\n\nFix calc.py\n";
+    std::fs::write(&chat_path, text).unwrap();
+    let chat = server.open(&chat_path, text).await;
+    let actions = server.code_actions(&chat, range(0, 0), json!([])).await;
+    let send = server.run_action(&actions, "Larik: send").await;
+    server.response(send).await;
+    let reply = chat_after_reply(&mut server, &chat, text.to_owned()).await;
+    assert_eq!(reply.matches("- Plan:").count(), 1, "the plan was written again:\n{reply}");
+    assert!(reply.contains("- Plan: 1 of 2 done: ✓ Read calc.py · ◐ Fix total\n"), "{reply}");
+    let plan_at = reply.find("- Plan:").unwrap();
+    assert!(plan_at < reply.find("Reading it first.").unwrap(), "the plan stays where it first stood:\n{reply}");
+    assert!(reply.contains("- ✓ Read calc.py (2 lines)"), "{reply}");
+    assert!(!reply.contains('`') && !reply.contains("**"), "markup Helix would show raw:\n{reply}");
+}

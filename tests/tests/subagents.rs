@@ -260,6 +260,21 @@ async fn a_task_in_a_worktree_commits_on_its_branch_and_cannot_touch_the_reposit
     }
     let report = result_text(&result_of(requests.last().unwrap(), "t1"));
     assert!(report.starts_with("Added feature.py."), "{report}");
+    // The session's language servers index the parent's directory: a worktree child has no
+    // `lsp` nor `apply_code_action`, while its parent has both.
+    let tools = |request: &serde_json::Value| -> Vec<String> {
+        request["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|tool| tool["name"].as_str().map(str::to_owned))
+            .collect()
+    };
+    let (parent_tools, child_tools) = (tools(&requests[0]), tools(&requests[1]));
+    for name in ["lsp", "apply_code_action"] {
+        assert!(parent_tools.iter().any(|tool| tool == name), "the parent lacks {name}: {parent_tools:?}");
+        assert!(!child_tools.iter().any(|tool| tool == name), "a worktree child has {name}: {child_tools:?}");
+    }
     let branch = report
         .split('`')
         .find(|part| part.starts_with("larik/task-"))

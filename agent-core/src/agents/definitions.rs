@@ -20,6 +20,11 @@ use crate::tools::ToolNames;
 /// The tools no child gets: children do not start children.
 pub const PARENT_ONLY: &[&str] = &["task", "task_wait", "task_stop"];
 
+/// The tools a child working in a worktree does not get: the session's language servers index
+/// the parent's directory, so what they answer and the edits their actions make are about other
+/// files than the child's.
+pub const NOT_IN_A_WORKTREE: &[&str] = &["lsp", "apply_code_action"];
+
 /// One kind of subagent the model may start.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Definition {

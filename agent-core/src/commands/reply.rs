@@ -102,7 +102,8 @@ fn checkpoints(out: &mut fmt::Formatter<'_>, list: &[Checkpoint]) -> fmt::Result
     }
     out.write_str("Checkpoints (undo with /undo, or /undo <id>):")?;
     for checkpoint in list.iter().rev() {
-        let files: Vec<String> = checkpoint.files.iter().take(8).map(|path| code_span(&path.display().to_string())).collect();
+        let files: Vec<String> =
+            checkpoint.files.iter().take(8).map(|path| code_span(&path.display().to_string())).collect();
         let more = checkpoint.files.len().saturating_sub(files.len());
         let more = if more > 0 { format!(" and {more} more") } else { String::new() };
         write!(

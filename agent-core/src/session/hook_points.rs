@@ -198,7 +198,7 @@ impl HookPoints {
         let request = PermissionRequest {
             tool_call: view.clone(),
             reason: "hooks and MCP servers run commands on your machine, outside the sandbox, allow rules let calls run without asking, and the project's model choices decide what you pay for".into(),
-            preview: Some(Display::Command { command: listed.join("\n"), output: String::new(), exit_code: None, terminal: None, changes: Vec::new(), ignored: None }),
+            preview: Some(Display::command(listed.join("\n"), String::new(), None, None)),
             suggested_rule: "these project settings".into(),
             reply,
         };

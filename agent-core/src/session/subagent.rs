@@ -31,7 +31,12 @@ impl SubagentRunner for SessionRunner {
     ) -> Result<SubagentOutcome, ChildError> {
         let parent = self.parent.upgrade().ok_or(ChildError::SessionEnded)?;
         let definition = &child.definition;
-        let keep = |names: crate::tools::ToolNames<'_>| definition.allows(names);
+        // A worktree is another directory: the session's language servers (and checkpoints,
+        // see `SessionEnv::child`) are not about its files.
+        let in_worktree = child.cwd != parent.tools.workspace.root();
+        let keep = |names: crate::tools::ToolNames<'_>| {
+            definition.allows(names) && !(in_worktree && crate::agents::NOT_IN_A_WORKTREE.contains(&names.name))
+        };
         let mut env = parent.child(child.id.clone(), &child.cwd, keep, child.worktree_sandbox, cancel.clone());
         // The child's conversation is kept beside the parent's, readable and loadable like it.
         env.log = parent.log.as_ref().and_then(|log| transcript(log.path(), &child.id, parent.tools.workspace.root()));

@@ -68,6 +68,13 @@ pub enum Display {
     Plan(Vec<PlanEntry>),
 }
 
+impl Display {
+    /// A command and what it printed, before the snapshots around it say what it changed.
+    pub fn command(command: String, output: String, exit_code: Option<i32>, terminal: Option<String>) -> Self {
+        Self::Command { command, output, exit_code, terminal, changes: Vec::new(), ignored: None }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlanEntry {
     pub content: String,

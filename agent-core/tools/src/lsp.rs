@@ -55,6 +55,18 @@ enum Slot {
     Failed,
 }
 
+/// Why an edit a server asked for while its command ran was not applied: what the server is
+/// told (`failureReason`).
+#[derive(Debug)]
+pub struct EditRefused(pub String);
+
+/// How a code action's command went: the files its edits changed (applied as it ran), and how
+/// it ended; it may fail after editing (a server asking the client for what it cannot do).
+pub struct CommandRun {
+    pub changed: Vec<PathBuf>,
+    pub ended: Result<(), LspError>,
+}
+
 /// The session's language servers.
 pub struct LanguageServers {
     specs: Vec<ServerSpec>,
@@ -199,16 +211,51 @@ impl LanguageServers {
         })
     }
 
-    /// Runs a code action's command on the file's server. Edits the server sends back while it
-    /// runs are refused: only the action's own edit is applied, through the workspace layer.
-    pub async fn run_command(&self, path: &Path, command: &Value) -> Result<(), LspError> {
-        let (_, server) = self.server_for(path).await.ok_or_else(|| LspError::NoServer { path: path.to_owned() })?;
+    /// Runs a code action's command on the file's server. The edits the server asks to apply
+    /// while it runs (`workspace/applyEdit`) go through `apply`, which writes them as any edit
+    /// is written or says why not; before and after, the server's edits are refused. Says which
+    /// files its edits changed, and how the command ended.
+    pub async fn run_command<F, Fut>(&self, path: &Path, command: &Value, apply: F) -> CommandRun
+    where
+        F: Fn(Vec<code_action::FileChange>) -> Fut,
+        Fut: std::future::Future<Output = Result<(), EditRefused>>,
+    {
+        let Some((_, server)) = self.server_for(path).await else {
+            return CommandRun { changed: Vec::new(), ended: Err(LspError::NoServer { path: path.to_owned() }) };
+        };
         let params = serde_json::json!({"command": command["command"], "arguments": command.get("arguments").cloned().unwrap_or(Value::Array(Vec::new()))});
-        server
-            .call("workspace/executeCommand", params)
-            .await
-            .map(|_| ())
-            .map_err(|error| LspError::Request(error.to_string()))
+        let mut window = server.accept_edits();
+        let call = server.call("workspace/executeCommand", params);
+        tokio::pin!(call);
+        let mut changed = Vec::new();
+        loop {
+            tokio::select! {
+                answer = &mut call => {
+                    let ended = answer.map(drop).map_err(|error| LspError::Request(error.to_string()));
+                    return CommandRun { changed, ended };
+                }
+                Some(edit) = window.next() => {
+                    let outcome = match code_action::changes(&edit.edit["edit"]).await {
+                        Ok(changes) => {
+                            let paths: Vec<PathBuf> = changes.iter().map(|change| change.path.clone()).collect();
+                            apply(changes).await.map(|()| paths).map_err(|refused| refused.0)
+                        }
+                        Err(error) => Err(error.to_string()),
+                    };
+                    let answer = match outcome {
+                        Ok(paths) => {
+                            changed.extend(paths);
+                            serde_json::json!({"applied": true})
+                        }
+                        Err(reason) => {
+                            tracing::debug!(server = %server.name, %reason, "a command's edit was not applied");
+                            serde_json::json!({"applied": false, "failureReason": reason})
+                        }
+                    };
+                    let _ = edit.answer.send(Ok(answer));
+                }
+            }
+        }
     }
 
     /// Asks the file's server `operation` at 1-based `line` and `character` (or for `query`);

@@ -189,6 +189,34 @@ def test_apply_one_hunk_and_reject_the_other(start, tmp_path):
 
 
 @pytest.mark.needs_lsp
+def test_a_proposal_reads_beside_its_line_and_an_applied_one_leaves_no_hint(start, tmp_path):
+    path = str(tmp_path / "project" / "a.py")
+    proposed = LINES.replace("line2\n", "LINE2a\nLINE2b\n")
+    helix = start(
+        [
+            {"tool_calls": [{"id": "toolu_1", "name": "read", "input": {"path": path}}]},
+            {"tool_calls": [{"id": "toolu_2", "name": "edit", "input": {"path": path, "old_string": LINES, "new_string": proposed}}]},
+            {"text": "Edit finished."},
+        ],
+        files={"a.py": LINES},
+    )
+    helix.open("a.py")
+    helix.wait_server_ready()
+    helix.code_action("Larik: explain")
+    # With the suggested config.toml the proposal is text beside its line, no key pressed...
+    helix.wait_text("Larik proposes an edit (+2 -1) · space a: apply or reject")
+    # ...and on the cursor's line, the hunk's lines, every one.
+    helix.type("2gg")
+    screen = helix.wait_text("+ LINE2b")
+    assert "- line2" in screen and "+ LINE2a" in screen, screen
+    helix.code_action("Larik: apply edit (+2 -1)")
+    helix.wait_text("LINE2b")
+    # Applied, the hunk no longer looks pending: no hint of the proposal or of its edit call.
+    wait_for(lambda: "proposes an edit" not in helix.screen() and "Larik: Edit" not in helix.screen(), "the applied hunk's hints to go")
+    assert _larik_diagnostics(helix, "/a.py") == []
+
+
+@pytest.mark.needs_lsp
 def test_reject_every_hunk_with_the_keymap(start, tmp_path):
     helix = start(two_hunk_steps(str(tmp_path / "project" / "a.py")), files={"a.py": LINES})
     helix.open("a.py")

@@ -89,7 +89,7 @@ def test_a_whole_turn_reads_clearly_and_tests_the_saved_file(start, tmp_path):
     helix.type("%")
     save_screen_with_menu(helix, "review", "Larik: apply edit (+1 -1) at line 5")
     helix.type("%")
-    offered = helix.code_action("Larik: apply edit (+1 -1) at line 5: + return total / len(values)")
+    offered = helix.code_action("Larik: apply edit (+1 -1) at line 5: + return total")
     assert "Larik: apply edit (+1 -1) at line 12: + return hi" in offered, offered
     helix.type("%")
     helix.code_action("Larik: apply edit (+1 -1): + return hi")
@@ -109,11 +109,12 @@ def test_a_whole_turn_reads_clearly_and_tests_the_saved_file(start, tmp_path):
 
     # The test run asks first, with the exact command and the sandbox warning, in the chat.
     helix.command("open notes.larik.md")
-    helix.wait_text("Waiting for you:** Run the unit tests")
+    helix.wait_text("Waiting for you: Run the unit tests")
     screen = helix.wait_text(COMMAND)
     assert "Runs outside the sandbox: full write and network access." in screen, screen
-    # The "always" choice names its rule, as the agent sent it, and where it is kept.
-    assert re.search(r"Always allow `bash\(python3[^`]*\*\)` in\s+(↪ )?this project", screen), screen
+    # The "always" choice names its rule and where it is kept, as plain text (Helix shows the
+    # chat file as written: no backticks, no bold, no fences).
+    assert re.search(r"Always allow bash\(python3[^)]*\*\) in\s+(↪ )?this project", screen), screen
     helix.code_action_absent("Larik: send")
     save_screen_with_menu(helix, "permission", "Larik: Allow once")
     helix.code_action("Larik: Allow once")
@@ -133,8 +134,8 @@ def test_a_whole_turn_reads_clearly_and_tests_the_saved_file(start, tmp_path):
         "# Larik\n\nI'll start by reading calc.py.\n\n- ✓ Read calc.py (13 lines)\n\n",
         "Found two bugs: mean divides by len - 1, clamp returns lo above the range.\n\n"
         "- ✓ Edit calc.py (2 of 2 hunks applied, saved)\n\n",
-        "Now let me run the tests.\n\n- ✓ Run the unit tests (allowed once)\n  ```\n  $ " + COMMAND + "\n",
-        "  OK\n  ```\n\nAll tests pass now.\n\n# Question\n\n",
+        "Now let me run the tests.\n\n- ✓ Run the unit tests (allowed once)\n    $ " + COMMAND + "\n",
+        "    OK\n\nAll tests pass now.\n\n# Question\n\n",
     ]
     position = 0
     for piece in expected:
@@ -143,6 +144,7 @@ def test_a_whole_turn_reads_clearly_and_tests_the_saved_file(start, tmp_path):
         position = found + len(piece)
     assert chat.endswith("# Question\n\n"), chat
     assert "Waiting for you" not in chat, "an answered question stays in the chat"
+    assert "**" not in chat and "`" not in chat, "markup Helix would show raw"
 
     helix.command("open notes.larik.md")
     helix.type("gg")

@@ -31,7 +31,7 @@ use super::client::{Client, ClientError, METHOD_NOT_FOUND};
 use super::command::{CodeRequest, Command};
 use super::documents::{Documents, LspFiles};
 use super::proposal::{self, LineEdit, Proposal, apply_line_edit};
-use super::question::Question;
+use super::question::{self, Question};
 
 mod asking;
 mod showing;
@@ -217,7 +217,8 @@ impl Bridge {
         {
             for (option, name) in &pending.question.options {
                 let answer = Command::Permission { option: (*option).to_owned(), question: Some(pending.id) };
-                actions.push(action(format!("Larik: {name}"), CodeActionKind::QUICKFIX, answer));
+                let title = short_title(&format!("Larik: {}", question::plain(name)));
+                actions.push(action(title, CodeActionKind::QUICKFIX, answer));
             }
         }
         if chat::is_chat(&address) {
@@ -230,7 +231,7 @@ impl Bridge {
                 // The skills and custom commands, run as typed (`/name` with no arguments; with
                 // arguments, write `/name args` as the message and send it).
                 for command in self.session.skill_commands().into_iter().take(MAX_COMMAND_ACTIONS) {
-                    let title = format!("Larik: /{} — {}", command.name, command.summary(60));
+                    let title = short_title(&format!("Larik: /{} — {}", command.name, command.summary(60)));
                     actions.push(action(title, CodeActionKind::SOURCE, Command::Prompt(format!("/{}", command.name))));
                 }
             }
@@ -284,7 +285,7 @@ impl Bridge {
                 let what = proposal::summary(hunk, 48);
                 let decide = |accept: bool| Command::Hunk { proposal: proposal.id, hunk: hunk.index, accept };
                 actions.push(code_action(
-                    format!("Larik: apply edit ({sizes}){place}: {what}"),
+                    short_title(&format!("Larik: apply edit ({sizes}){place}: {what}")),
                     CodeActionKind::QUICKFIX,
                     decide(true),
                 ));
@@ -436,6 +437,11 @@ impl Bridge {
                 }
                 proposal.finish();
             }
+            // The edit call's own hint sat on the hunk's line: once a hunk is decided it would
+            // look pending still. The hunks left keep theirs.
+            if let Ok(mut running) = self.running.lock() {
+                running.retain(|(place, _, _)| *place != address);
+            }
             self.refresh_diagnostics(&address);
         }
         Ok(Value::Null)
@@ -488,8 +494,7 @@ impl Bridge {
             for proposal in proposals.iter().filter(|proposal| proposal.uri == address && !proposal.is_done()) {
                 for hunk in proposal.pending() {
                     let line = proposal.current_start(hunk.index);
-                    let what = proposal::summary(hunk, 60);
-                    diagnostics.push(hint(line, format!("Larik proposes an edit (+{} -{}): {what} · apply or reject it with a code action (space a)", hunk.new_lines, hunk.old_lines)));
+                    diagnostics.push(hint(line, proposal::hint(hunk)));
                 }
             }
         }
@@ -514,6 +519,19 @@ impl Bridge {
             Err(_) => tracing::warn!(%address, "not a URI; its hints are not shown"),
         }
     }
+}
+
+/// Longest code-action title: Helix's menu does not wrap, and a longer one overflows it.
+const MAX_TITLE_CHARS: usize = 52;
+
+/// `title` cut to fit the code-action menu, ending in "…" when cut; the diagnostic and the chat
+/// file say the whole.
+fn short_title(title: &str) -> String {
+    if title.chars().count() <= MAX_TITLE_CHARS {
+        return title.to_owned();
+    }
+    let cut: String = title.chars().take(MAX_TITLE_CHARS - 1).collect();
+    format!("{}…", cut.trim_end())
 }
 
 /// A code action that runs one of Larik's commands.

@@ -59,13 +59,15 @@ pub struct ChatWriter {
     text: String,
     /// Where the provisional tail starts in `text`, if one is shown.
     tail_start: Option<usize>,
+    /// Text rewritten in place whenever it changes (the plan), wherever it first stood.
+    region: Option<std::ops::Range<usize>>,
     pending: String,
     last_flush: Instant,
 }
 
 impl ChatWriter {
     pub fn new(client: Client, uri: String, text: String) -> Self {
-        Self { client, uri, text, tail_start: None, pending: String::new(), last_flush: Instant::now() }
+        Self { client, uri, text, tail_start: None, region: None, pending: String::new(), last_flush: Instant::now() }
     }
 
     /// Appends permanent text; a provisional tail before it becomes permanent as it stands.
@@ -87,6 +89,30 @@ impl ChatWriter {
         self.tail_start = Some(start);
     }
 
+    /// Writes `text` where it was written before, replacing it; the first time, as permanent
+    /// text at the end (a tail before it becomes permanent).
+    pub async fn set_region(&mut self, text: &str) {
+        self.flush().await;
+        match self.region.clone() {
+            Some(range) if self.text[range.clone()] == *text => {}
+            Some(range) => {
+                self.splice(range.clone(), text).await;
+                self.region = Some(range.start..range.start + text.len());
+                if let Some(tail) = self.tail_start.as_mut()
+                    && *tail >= range.end
+                {
+                    *tail = *tail - range.len() + text.len();
+                }
+            }
+            None => {
+                self.tail_start = None;
+                let start = self.text.len();
+                self.splice(start..start, text).await;
+                self.region = Some(start..start + text.len());
+            }
+        }
+    }
+
     /// The text written so far ends with `suffix`, pending text included.
     pub fn ends_with(&self, suffix: &str) -> bool {
         let mut whole = self.text.clone();
@@ -105,12 +131,16 @@ impl ChatWriter {
 
     /// Replaces `text[start..]` with `with`, in the editor and here.
     async fn replace(&mut self, start: usize, with: &str) {
-        let range = Range::new(position(&self.text[..start]), position(&self.text));
-        if let Err(error) = self.client.replace(&self.uri, range, with.to_owned()).await {
+        self.splice(start..self.text.len(), with).await;
+    }
+
+    /// Replaces `text[range]` with `with`, in the editor and here.
+    async fn splice(&mut self, range: std::ops::Range<usize>, with: &str) {
+        let lsp_range = Range::new(position(&self.text[..range.start]), position(&self.text[..range.end]));
+        if let Err(error) = self.client.replace(&self.uri, lsp_range, with.to_owned()).await {
             tracing::warn!(%error, "the chat file could not be written");
         }
-        self.text.truncate(start);
-        self.text.push_str(with);
+        self.text.replace_range(range, with);
     }
 }
 

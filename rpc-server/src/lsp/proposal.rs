@@ -120,6 +120,27 @@ pub fn summary(hunk: &Hunk, width: usize) -> String {
     format!("{sign} {cut}{ellipsis}")
 }
 
+/// Lines of a hunk its hint shows; more are counted.
+const HINT_LINES: usize = 8;
+
+/// A hunk's hint beside its line: what to do on the first line (all an end-of-line hint shows),
+/// then the hunk's lines as a diff (shown whole on the cursor's line).
+pub fn hint(hunk: &Hunk) -> String {
+    let mut lines =
+        vec![format!("Larik proposes an edit (+{} -{}) · space a: apply or reject", hunk.new_lines, hunk.old_lines)];
+    let changed: Vec<String> = hunk
+        .old_text
+        .lines()
+        .map(|line| format!("- {line}"))
+        .chain(hunk.new_text.lines().map(|line| format!("+ {line}")))
+        .collect();
+    lines.extend(changed.iter().take(HINT_LINES).cloned());
+    if changed.len() > HINT_LINES {
+        lines.push(format!("… {} more lines", changed.len() - HINT_LINES));
+    }
+    lines.join("\n")
+}
+
 /// Applies a line edit to a text, as the editor will.
 pub fn apply_line_edit(text: &str, edit: &LineEdit) -> String {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();

@@ -4,6 +4,12 @@
 
 use larik_core::event::PermissionRequest;
 
+/// `text` without Markdown's code-span backticks: Helix shows a chat file as it is written, so
+/// what the bridge writes there must read well as plain text.
+pub fn plain(text: &str) -> String {
+    text.replace('`', "")
+}
+
 /// Said of every command that would run outside the sandbox.
 pub const OUTSIDE_SANDBOX: &str = "outside the sandbox: full write and network access";
 
@@ -58,22 +64,27 @@ impl Question {
         line
     }
 
-    /// For the chat file, while the turn waits: `answer_where` says how to answer.
+    /// For the chat file, while the turn waits, as plain text: what will run, and how to answer
+    /// (`answer_where`).
     pub fn chat_block(&self, answer_where: &str) -> String {
-        let mut block = format!("- ⚑ **Waiting for you:** {}", self.title);
+        let mut block = format!("- ⚑ Waiting for you: {}", self.title);
         if let Some(command) = &self.command {
-            block.push_str("\n  ```sh");
             for line in command.lines() {
-                block.push_str(&format!("\n  {line}"));
+                block.push_str(&format!("\n    $ {line}"));
             }
-            block.push_str("\n  ```");
         }
         if self.outside_sandbox {
             block.push_str(&format!("\n  ⚠ Runs {OUTSIDE_SANDBOX}."));
         }
-        let choices: Vec<&str> = self.options.iter().map(|(_, name)| name.as_str()).collect();
+        let choices: Vec<String> = self.options.iter().map(|(_, name)| plain(name)).collect();
         block.push_str(&format!("\n  {answer_where}: {}", choices.join(" · ")));
         block
+    }
+
+    /// For the status line while the turn waits: what for, and where to answer.
+    pub fn status(&self, answer_where: &str) -> String {
+        let outside = if self.outside_sandbox { " (outside the sandbox)" } else { "" };
+        format!("waiting for you: {}{outside} · {answer_where}", self.title)
     }
 
     /// How the chat names the answer `option`, once given.
@@ -86,7 +97,7 @@ impl Question {
                     .iter()
                     .find(|(id, _)| *id == "allow_always")
                     .map(|(_, name)| name.trim_start_matches("Always allow ").to_owned());
-                format!("always allowed {}", rule.unwrap_or_default())
+                format!("always allowed {}", plain(&rule.unwrap_or_default()))
             }
             "cancelled" => "dismissed".to_owned(),
             _ => "rejected".to_owned(),
@@ -98,7 +109,7 @@ impl Question {
 pub fn review_block(title: &str, file: &str, hunks: usize) -> String {
     let hunks = if hunks == 1 { "1 proposed hunk".to_owned() } else { format!("{hunks} proposed hunks") };
     format!(
-        "- ⚑ **Waiting for you in {file}:** {title}\n  Apply or reject the {hunks} with `space a` on each in {file} (`space l y` / `space l n`: all at once)."
+        "- ⚑ Waiting for you in {file}: {title}\n  Apply or reject the {hunks} with space a on each in {file} (space l y / space l n: all at once)."
     )
 }
 
@@ -137,14 +148,18 @@ mod tests {
             json!({"command": "python3 -m unittest -v 2>&1 | tail -n 20", "description": "Run the tests", "sandbox": false}),
         );
         assert_eq!(
-            question.chat_block("Answer with `space a`"),
-            "- ⚑ **Waiting for you:** Run the tests\n  ```sh\n  python3 -m unittest -v 2>&1 | tail -n 20\n  ```\n  ⚠ Runs outside the sandbox: full write and network access.\n  Answer with `space a`: Allow once · Always allow `bash(python3 -m unittest*)` in this project · Reject"
+            question.chat_block("Answer with space a"),
+            "- ⚑ Waiting for you: Run the tests\n    $ python3 -m unittest -v 2>&1 | tail -n 20\n  ⚠ Runs outside the sandbox: full write and network access.\n  Answer with space a: Allow once · Always allow bash(python3 -m unittest*) in this project · Reject"
         );
         assert_eq!(
             question.one_line(),
             "Run the tests: `python3 -m unittest -v 2>&1 | tail -n 20` (⚠ outside the sandbox: full write and network access) (bash needs your approval)"
         );
-        assert_eq!(question.answered("allow_always"), "always allowed `bash(python3 -m unittest*)` in this project");
+        assert_eq!(question.answered("allow_always"), "always allowed bash(python3 -m unittest*) in this project");
+        assert_eq!(
+            question.status("space a to answer"),
+            "waiting for you: Run the tests (outside the sandbox) · space a to answer"
+        );
     }
 
     #[test]
@@ -152,6 +167,7 @@ mod tests {
         let question = bash(json!({"command": "ls"}));
         assert!(!question.outside_sandbox);
         assert!(!question.chat_block("Answer").contains("sandbox"));
-        assert!(question.chat_block("Answer").starts_with("- ⚑ **Waiting for you:** Run a command\n"));
+        assert!(question.chat_block("Answer").starts_with("- ⚑ Waiting for you: Run a command\n"));
+        assert_eq!(question.status("space a to answer"), "waiting for you: Run a command · space a to answer");
     }
 }

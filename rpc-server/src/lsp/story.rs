@@ -50,11 +50,13 @@ pub struct Story {
     tail_prefix: Option<String>,
     /// The model is in the middle of a message: its next delta continues the paragraph.
     in_message: bool,
+    /// The turn's plan is written (see [`Story::show_plan`]).
+    has_plan: bool,
 }
 
 impl Story {
     pub fn new(writer: ChatWriter, headings: Headings) -> Self {
-        Self { writer, headings, entries: Vec::new(), tail_prefix: None, in_message: false }
+        Self { writer, headings, entries: Vec::new(), tail_prefix: None, in_message: false, has_plan: false }
     }
 
     pub async fn begin(&mut self) {
@@ -88,6 +90,9 @@ impl Story {
 
     /// Call `id` moved on: the user's answer (if one was given), or how it ended.
     pub async fn tool_updated(&mut self, id: &str, answer: Option<Answer>, finished: Option<Finished>) {
+        if let Some(Display::Plan(plan)) = finished.as_ref().and_then(|finished| finished.display.as_ref()) {
+            self.show_plan(&plan_line(plan)).await;
+        }
         let Some(entry) = self.entries.iter_mut().find(|entry| entry.view.id == id) else { return };
         entry.question = None;
         if answer.is_some() {
@@ -104,6 +109,19 @@ impl Story {
         let next = format!("{}{}\n\n", self.blank_line(), self.headings.next);
         self.writer.push(&next).await;
         self.writer.flush().await;
+    }
+
+    /// The turn's plan: one line, written where the first plan stood and rewritten there as it
+    /// moves on, never a second copy.
+    async fn show_plan(&mut self, line: &str) {
+        if !self.has_plan {
+            self.settle().await;
+            let separation = self.blank_line();
+            self.writer.push(&separation).await;
+            self.has_plan = true;
+            self.in_message = false;
+        }
+        self.writer.set_region(&format!("- Plan: {line}\n")).await;
     }
 
     /// Makes the tail permanent as it stands.
@@ -148,18 +166,15 @@ impl Story {
     }
 }
 
-/// One tool call as the chat shows it; `None` for calls shown elsewhere (the plan's own tool
-/// before it has a plan to show).
+/// One tool call as the chat shows it; `None` for calls shown elsewhere (the plan's own tool:
+/// the plan has one line of its own, see [`Story::show_plan`]).
 fn render(entry: &Entry) -> Option<String> {
     if let Some(question) = &entry.question {
         return Some(question.clone());
     }
     let view = &entry.view;
     if view.name == "todo" {
-        return match entry.finished.as_ref().and_then(|finished| finished.display.as_ref()) {
-            Some(Display::Plan(plan)) => Some(format!("- Plan: {}", plan_line(plan))),
-            _ => None,
-        };
+        return None;
     }
     let mark = match &entry.finished {
         None => "…",
@@ -204,10 +219,10 @@ fn render(entry: &Entry) -> Option<String> {
     Some(line)
 }
 
-/// The command and, once it ran, the last lines it printed, as a block inside the list item.
+/// The command and, once it ran, the last lines it printed, indented under the list item as
+/// plain text (Helix shows a chat file as written: no fences).
 fn command_block(command: &str, finished: Option<&Finished>) -> String {
-    let mut lines = vec!["```".to_owned()];
-    lines.extend(command.lines().map(|line| format!("$ {line}")));
+    let mut lines: Vec<String> = command.lines().map(|line| format!("$ {line}")).collect();
     if let Some(finished) = finished {
         let (printed, exit_code) = match &finished.display {
             Some(Display::Command { output, exit_code, .. }) => (output.as_str(), *exit_code),
@@ -222,8 +237,7 @@ fn command_block(command: &str, finished: Option<&Finished>) -> String {
             lines.push(format!("exit code {code}"));
         }
     }
-    lines.push("```".to_owned());
-    let indented: Vec<String> = lines.iter().map(|line| format!("  {line}")).collect();
+    let indented: Vec<String> = lines.iter().map(|line| format!("    {line}")).collect();
     format!("\n{}", indented.join("\n"))
 }
 
@@ -292,24 +306,17 @@ mod tests {
             json!({"command": "python3 -m unittest", "description": "Run the tests"}),
         );
         let printed: String = (1..=7).map(|n| format!("line {n}\n")).collect();
-        let display = Display::Command {
-            command: "python3 -m unittest".into(),
-            output: printed,
-            exit_code: Some(1),
-            terminal: None,
-            changes: Vec::new(),
-            ignored: None,
-        };
+        let display = Display::command("python3 -m unittest".into(), printed, Some(1), None);
         let done = Finished { failed: true, output: None, display: Some(display) };
         let shown = render(&entry(bash, Some("allowed once"), Some(done))).unwrap_or_default();
         assert_eq!(
             shown,
-            "- ✗ Run the tests (allowed once)\n  ```\n  $ python3 -m unittest\n  … 2 lines before\n  line 3\n  line 4\n  line 5\n  line 6\n  line 7\n  exit code 1\n  ```"
+            "- ✗ Run the tests (allowed once)\n    $ python3 -m unittest\n    … 2 lines before\n    line 3\n    line 4\n    line 5\n    line 6\n    line 7\n    exit code 1"
         );
     }
 
     #[test]
-    fn the_plan_tool_shows_the_plan_once_it_has_one() {
+    fn the_plan_is_one_line_and_its_tool_shows_nothing_else() {
         let todo = view("todo", ToolKind::Think, "Plan: 1 of 2 done", json!({}));
         assert_eq!(render(&entry(todo.clone(), None, None)), None);
         let plan = vec![
@@ -325,6 +332,9 @@ mod tests {
             },
         ];
         let done = Finished { failed: false, output: Some("Plan updated".into()), display: Some(Display::Plan(plan)) };
-        assert_eq!(render(&entry(todo, None, Some(done))).as_deref(), Some("- Plan: 1 of 2 done: ✓ Read · ◐ Fix"));
+        // The plan has a line of its own, rewritten in place; the call itself shows nothing.
+        let Some(Display::Plan(plan)) = done.display.clone() else { unreachable!() };
+        assert_eq!(plan_line(&plan), "1 of 2 done: ✓ Read · ◐ Fix");
+        assert_eq!(render(&entry(todo, None, Some(done))), None);
     }
 }

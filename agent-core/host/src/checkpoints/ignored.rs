@@ -74,7 +74,13 @@ mod tests {
     use super::*;
 
     fn change(path: &str, ignored: bool) -> FileChange {
-        FileChange { path: PathBuf::from("/p").join(path), kind: ChangeKind::Added, ignored, old_text: None, new_text: None }
+        FileChange {
+            path: PathBuf::from("/p").join(path),
+            kind: ChangeKind::Added,
+            ignored,
+            old_text: None,
+            new_text: None,
+        }
     }
 
     #[test]

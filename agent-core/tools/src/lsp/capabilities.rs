@@ -1,7 +1,7 @@
 //! What Larik tells a language server in the handshake: who it is, the project's root, and what
 //! it can take (versioned and pulled diagnostics, hierarchical symbols, markdown hover, location
-//! links, code action literals resolved lazily). It advertises no edits of the server's own:
-//! `workspace/applyEdit` is refused (see `server.rs`).
+//! links, code action literals resolved lazily). It takes `workspace/applyEdit`, but only while a
+//! code action's own command runs (see `server.rs`).
 
 use std::path::Path;
 
@@ -40,7 +40,7 @@ fn client() -> ClientCapabilities {
         workspace: Some(WorkspaceClientCapabilities {
             configuration: Some(true),
             workspace_folders: Some(true),
-            apply_edit: Some(false),
+            apply_edit: Some(true),
             ..WorkspaceClientCapabilities::default()
         }),
         window: Some(WindowClientCapabilities {
@@ -112,7 +112,7 @@ mod tests {
     use super::*;
 
     /// The handshake says what the code relies on: versioned publishes, pulled diagnostics that
-    /// may be registered late, and no edits of the server's own.
+    /// may be registered late, and edits of the server's own (taken during an action's command).
     #[test]
     fn the_handshake_names_the_project_and_what_larik_relies_on() {
         let root = Path::new("/work/my project");
@@ -120,7 +120,7 @@ mod tests {
         assert_eq!(params["rootUri"], "file:///work/my%20project");
         assert_eq!(params["workspaceFolders"][0]["name"], "my project");
         let capabilities = &params["capabilities"];
-        assert_eq!(capabilities["workspace"]["applyEdit"], false);
+        assert_eq!(capabilities["workspace"]["applyEdit"], true);
         assert_eq!(capabilities["textDocument"]["publishDiagnostics"]["versionSupport"], true);
         assert_eq!(capabilities["textDocument"]["diagnostic"]["dynamicRegistration"], true);
         assert_eq!(capabilities["textDocument"]["codeAction"]["resolveSupport"]["properties"][0], "edit");

@@ -35,11 +35,19 @@ pub enum LspError {
     Refused { method: String, message: String },
 }
 
+/// The answer to a request of the server's that takes work elsewhere (an edit to apply).
+pub type LaterAnswer = tokio::sync::oneshot::Receiver<Result<Value, RpcError>>;
+
 /// What the client side does with the server's own messages.
 pub trait Peer: Send + Sync + 'static {
     fn notification(&self, method: &str, params: Value);
     /// The answer to a request of the server's: a result, or the error to answer with.
     fn request(&self, method: &str, params: &Value) -> Result<Value, RpcError>;
+    /// A request answered later, once work elsewhere is done; `None` to answer with
+    /// [`Peer::request`] at once.
+    fn later(&self, _method: &str, _params: &Value) -> Option<LaterAnswer> {
+        None
+    }
 }
 
 pub struct Connection {
@@ -238,9 +246,22 @@ async fn read_messages(
         }
         tracing::trace!(server = %name, message = %String::from_utf8_lossy(&body), "from the language server");
         match Incoming::parse(&body) {
-            Ok(Some(Incoming::Request { id, method, params })) => {
-                let _ = outgoing.send(message::response(&id, peer.request(&method, &params)));
-            }
+            Ok(Some(Incoming::Request { id, method, params })) => match peer.later(&method, &params) {
+                // Answered when the work is done; the reader goes on meanwhile (the work may wait
+                // on this server's answer to another call).
+                Some(answer) => {
+                    let outgoing = outgoing.clone();
+                    tokio::spawn(async move {
+                        let result = answer.await.unwrap_or_else(|_| {
+                            Err(RpcError::new(RpcError::INTERNAL_ERROR, format!("{method} was dropped unanswered")))
+                        });
+                        let _ = outgoing.send(message::response(&id, result));
+                    });
+                }
+                None => {
+                    let _ = outgoing.send(message::response(&id, peer.request(&method, &params)));
+                }
+            },
             Ok(Some(Incoming::Notification { method, params })) => peer.notification(&method, params),
             Ok(Some(Incoming::Response { id, result })) => {
                 pending.answer(&id, result);

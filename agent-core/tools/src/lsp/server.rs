@@ -1,7 +1,8 @@
 //! One running language server for one project root: the handshake, the documents it was told
 //! about (and their versions), the diagnostics it published or is asked for, and whether it is
-//! still loading (its work-done progress). It answers the server's requests honestly and never
-//! lets it change files: `workspace/applyEdit` is refused.
+//! still loading (its work-done progress). It answers the server's requests honestly and lets it
+//! change files only while a code action's own command runs (an [`EditWindow`]): at any other
+//! time `workspace/applyEdit` is refused.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -46,6 +47,36 @@ struct State {
     /// The server registered pull diagnostics after the handshake.
     pull_registered: AtomicBool,
     changed: watch::Sender<u64>,
+    /// Where the server's edits go while a code action's command runs; `None` refuses them.
+    edits: Mutex<Option<tokio::sync::mpsc::UnboundedSender<ServerEdit>>>,
+}
+
+/// An edit the server asked to apply (`workspace/applyEdit`) while an action's command ran:
+/// its `WorkspaceEdit`, and where the answer (`ApplyWorkspaceEditResult`) goes.
+pub struct ServerEdit {
+    pub edit: Value,
+    pub answer: tokio::sync::oneshot::Sender<Result<Value, RpcError>>,
+}
+
+/// The time a code action's command runs: the server's edits come out of [`EditWindow::next`];
+/// once it is dropped they are refused again.
+pub struct EditWindow {
+    state: Arc<State>,
+    edits: tokio::sync::mpsc::UnboundedReceiver<ServerEdit>,
+}
+
+impl EditWindow {
+    pub async fn next(&mut self) -> Option<ServerEdit> {
+        self.edits.recv().await
+    }
+}
+
+impl Drop for EditWindow {
+    fn drop(&mut self) {
+        if let Ok(mut edits) = self.state.edits.lock() {
+            *edits = None;
+        }
+    }
 }
 
 impl State {
@@ -89,6 +120,16 @@ impl Peer for State {
         }
     }
 
+    fn later(&self, method: &str, params: &Value) -> Option<super::connection::LaterAnswer> {
+        if method != "workspace/applyEdit" {
+            return None;
+        }
+        let edits = self.edits.lock().ok()?;
+        let (answer, later) = tokio::sync::oneshot::channel();
+        edits.as_ref()?.send(ServerEdit { edit: params.clone(), answer }).ok()?;
+        Some(later)
+    }
+
     fn request(&self, method: &str, params: &Value) -> Result<Value, RpcError> {
         match method {
             // No settings of ours to give: one null per item asked, as the protocol says.
@@ -111,9 +152,9 @@ impl Peer for State {
             | "workspace/inlayHint/refresh"
             | "workspace/codeLens/refresh" => Ok(Value::Null),
             "workspace/workspaceFolders" => Ok(Value::Null),
-            // A server does not change the user's files on its own.
+            // A server does not change the user's files on its own (see `later` for the time it may).
             "workspace/applyEdit" => Ok(
-                json!({"applied": false, "failureReason": "Larik applies a server's edits only for a code action it asked for"}),
+                json!({"applied": false, "failureReason": "Larik applies a server's edits only while a code action's command runs"}),
             ),
             _ => Err(RpcError::new(RpcError::METHOD_NOT_FOUND, format!("{method} is not supported"))),
         }
@@ -235,6 +276,15 @@ impl Server {
         self.connection.request(method, params, QUERY_TIMEOUT).await
     }
 
+    /// Takes the server's edits until the window is dropped (a code action's command runs).
+    pub fn accept_edits(&self) -> EditWindow {
+        let (sender, edits) = tokio::sync::mpsc::unbounded_channel();
+        if let Ok(mut open) = self.state.edits.lock() {
+            *open = Some(sender);
+        }
+        EditWindow { state: Arc::clone(&self.state), edits }
+    }
+
     /// Asks `R`, for the questions the `lsp` tool asks.
     pub async fn ask<R: lsp_types::request::Request>(&self, params: R::Params) -> Result<R::Result, LspError> {
         self.connection.call::<R>(params, QUERY_TIMEOUT).await
@@ -274,13 +324,19 @@ impl Server {
         let address = uri::from_path(path);
         let started = tokio::time::Instant::now();
         let mut changes = self.state.changed.subscribe();
+        let mut pull_failed = false;
         loop {
             let bound = if self.busy() { loading } else { wait };
             let left = bound.checked_sub(started.elapsed())?;
             // Pull where the server offers it; it may say so only after the handshake
-            // (dynamic registration), so this is asked again while waiting.
-            if self.pull || self.state.pull_registered.load(Ordering::Relaxed) {
-                return self.pulled(&address, version, left).await;
+            // (dynamic registration), so this is asked again while waiting. A pull refused or
+            // failed falls back to what the server publishes, in the time left.
+            if !pull_failed && (self.pull || self.state.pull_registered.load(Ordering::Relaxed)) {
+                match self.pulled(&address, version, left).await {
+                    Some(items) => return Some(items),
+                    None => pull_failed = true,
+                }
+                continue;
             }
             if let Some(fresh) = self.published(&address).filter(|published| {
                 published.count > seen && published.version.is_none_or(|published| published >= version)

@@ -59,30 +59,8 @@ impl Tool for ApplyCodeAction {
         if planned.changes.is_empty() && planned.command.is_none() {
             return ToolOutput::error(format!("The code action \"{}\" changes nothing.", planned.title));
         }
-        // Every file passes the checks before any is written.
-        let mut targets = Vec::new();
-        for change in &planned.changes {
-            let checked = workspace
-                .writable(&change.path.display().to_string())
-                .and_then(|target| workspace.check_fresh(&target).map(|()| target));
-            match checked {
-                Ok(target) => targets.push(target),
-                Err(error) => {
-                    return ToolOutput::error(format!(
-                        "The code action \"{}\" was not applied: {error}",
-                        planned.title
-                    ));
-                }
-            }
-        }
-        for (change, target) in planned.changes.iter().zip(&targets) {
-            if let Err(error) = workspace.write_text(target, &change.new_text).await {
-                return ToolOutput::error(format!(
-                    "The code action \"{}\" stopped at {}: {error}",
-                    planned.title,
-                    target.display()
-                ));
-            }
+        if let Err(error) = write_changes(workspace, &planned.changes).await {
+            return ToolOutput::error(format!("The code action \"{}\" was not applied: {error}", planned.title));
         }
         let changed: Vec<String> = planned.changes.iter().map(|change| shown(&change.path, workspace.root())).collect();
         let mut text = if changed.is_empty() {
@@ -91,12 +69,21 @@ impl Tool for ApplyCodeAction {
             format!("Applied the code action \"{}\": changed {}.", planned.title, changed.join(", "))
         };
         if let Some(command) = &planned.command {
-            match ctx.env.lsp.run_command(&path, command).await {
-                Ok(()) => {
-                    text.push_str(&format!(" Its command `{}` ran.", command["command"].as_str().unwrap_or_default()))
+            let name = command["command"].as_str().unwrap_or_default();
+            // What the command edits while it runs passes the same checks as the action's edit.
+            let apply = |changes: Vec<crate::lsp::code_action::FileChange>| async move {
+                write_changes(workspace, &changes).await.map_err(crate::lsp::EditRefused)
+            };
+            let run = ctx.env.lsp.run_command(&path, command, apply).await;
+            let edited: Vec<String> = run.changed.iter().map(|path| shown(path, workspace.root())).collect();
+            text.push_str(&match (edited.is_empty(), run.ended) {
+                (true, Ok(())) => format!(" Its command `{name}` ran."),
+                (false, Ok(())) => format!(" Its command `{name}` ran and changed {}.", edited.join(", ")),
+                (true, Err(error)) => format!(" Its command did not run: {error}"),
+                (false, Err(error)) => {
+                    format!(" Its command `{name}` changed {}, then stopped: {error}", edited.join(", "))
                 }
-                Err(error) => text.push_str(&format!(" Its command did not run: {error}")),
-            }
+            });
         }
         let output = ToolOutput::text(text);
         match main_change(&planned, &path) {
@@ -104,6 +91,30 @@ impl Tool for ApplyCodeAction {
             None => output,
         }
     }
+}
+
+/// Writes an action's changes through the workspace layer: every file passes the checks
+/// (inside the project, not protected, read first and unchanged since) before any is written,
+/// and each is replaced atomically. The error names the file that stopped it.
+async fn write_changes(
+    workspace: &crate::workspace::Workspace,
+    changes: &[crate::lsp::code_action::FileChange],
+) -> Result<(), String> {
+    let mut targets = Vec::new();
+    for change in changes {
+        let target = workspace
+            .writable(&change.path.display().to_string())
+            .and_then(|target| workspace.check_fresh(&target).map(|()| target))
+            .map_err(|error| error.to_string())?;
+        targets.push(target);
+    }
+    for (change, target) in changes.iter().zip(&targets) {
+        workspace
+            .write_text(target, &change.new_text)
+            .await
+            .map_err(|error| format!("stopped at {}: {error}", target.display()))?;
+    }
+    Ok(())
 }
 
 /// The change to the file asked about (else the first), as a diff.

@@ -91,14 +91,7 @@ impl Tool for Bash {
     }
 
     async fn preview(&self, input: &BashInput, _ctx: &ToolContext) -> Option<Display> {
-        Some(Display::Command {
-            command: input.command.clone(),
-            output: String::new(),
-            exit_code: None,
-            terminal: None,
-            changes: Vec::new(),
-            ignored: None,
-        })
+        Some(Display::command(input.command.clone(), String::new(), None, None))
     }
 
     async fn run(&self, input: BashInput, ctx: &ToolContext) -> ToolOutput {
@@ -150,14 +143,7 @@ impl Tool for Bash {
             CommandEnd::Exited(code) => Some(code),
             _ => None,
         };
-        let display = Display::Command {
-            command: input.command,
-            output: shown.clone(),
-            exit_code,
-            terminal,
-            changes: Vec::new(),
-            ignored: None,
-        };
+        let display = Display::command(input.command, shown.clone(), exit_code, terminal);
         ToolOutput { is_error, ..ToolOutput::text(shown) }.with_display(display)
     }
 }

@@ -44,7 +44,8 @@ def test_prompt_typed_in_the_input_streams_the_answer_into_the_chat(start):
 def test_thoughts_are_dimmed_and_folded(start):
     editor = start([{"thinking": "Considering the question carefully.", "text": "The answer."}])
     editor.command("Larik")
-    editor.ask("think first")
+    # Typed and sent as a user does (<C-s> leaves Insert mode, where Neovim defers folding).
+    editor.type("think first<C-s>")
     editor.wait_chat("The answer.")
     text = editor.chat_text()
     assert "∴ Thinking\nConsidering the question carefully.\n\nThe answer." in text
@@ -67,6 +68,19 @@ def test_thoughts_are_dimmed_and_folded(start):
     assert folded[0] != -1, "the thought is not folded"
     assert folded[1] == -1, "the answer is folded"
     assert folded[2] == "LarikThought"
+    # A folded thought reads as its header and how to open it, not as Vim's "+--  2 lines: ...".
+    shown = editor.lua(
+        """
+        local chat = require('larik.ui.chat')
+        local lines = vim.api.nvim_buf_get_lines(chat.buf(), 0, -1, false)
+        for index, line in ipairs(lines) do
+          if line:find('Thinking', 1, true) then
+            return vim.api.nvim_win_call(chat.chat_win(), function() return vim.fn.foldtextresult(index) end)
+          end
+        end
+        """
+    )
+    assert shown == "∴ Thinking  (1 more line · za)", shown
 
 
 def test_tool_call_block_is_updated_in_place_from_pending_to_completed(start):

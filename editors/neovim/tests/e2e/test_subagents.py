@@ -132,8 +132,8 @@ def test_a_subagents_permission_prompt_names_it_and_its_answer_reaches_it(start)
     answers = [m for m in editor.sent_messages() if isinstance(m.get("result"), dict) and "outcome" in m["result"]]
     assert answers[0]["result"]["outcome"] == {"outcome": "selected", "optionId": request["options"][0]["optionId"]}, answers
     lines = lines_of(editor)
-    assert "? general-purpose: write notes · Make the file → Allow once" in lines, lines
-    child = lines.index("  ✓ general-purpose: write notes · done")
+    assert "✓ general-purpose: write notes · Make the file → Allow once" in lines, lines
+    child = lines.index("  ✓ subagent · done")
     assert lines[child - 1] == "✓ general-purpose: write notes" and lines[child + 1] == "    ✓ Make the file", lines
 
 
@@ -150,7 +150,7 @@ def test_a_background_subagent_outlives_the_turn_and_stops_with_the_command(star
     editor.wait_turn_done()
 
     # The task call returned at once; its child still runs under it after the turn.
-    running = "  ◐ explore: stuck survey · running · s stop"
+    running = "  ◐ subagent · running · s stop"
     editor.wait_chat(running)
     lines = lines_of(editor)
     assert lines[lines.index(running) - 1] == "✓ explore: stuck survey", lines
@@ -159,7 +159,7 @@ def test_a_background_subagent_outlives_the_turn_and_stops_with_the_command(star
     assert completions == ["explore:\\ stuck\\ survey"], completions
 
     editor.command("LarikStopTask")
-    editor.wait_chat("  ⊘ explore: stuck survey · stopped")
+    editor.wait_chat("  ⊘ subagent · stopped")
     wait_for(lambda: "subagent running" not in editor.winbar(), "the winbar to drop the stopped subagent")
     ids = subagent_ids(editor)
     cancels = [m["params"] for m in editor.sent_messages() if m.get("method") == "session/cancel"]

@@ -184,7 +184,7 @@ impl Bridge {
                 }
             }
             AgentEvent::PermissionRequested(request) => {
-                status.report("waiting for you");
+                status.report(&self.waiting_status(&request));
                 if let Some(chat) = chat {
                     chat.question(&request.tool_call.id, self.waiting_block(&request)).await;
                 }
@@ -228,11 +228,25 @@ impl Bridge {
             let hunks = larik_core::hunks(old_text.as_deref().unwrap_or(""), new_text).len();
             return question::review_block(&request.tool_call.title, &file, hunks);
         }
-        let answer_where = if self.popup_prompts && !self.no_message_requests.load(Ordering::Relaxed) {
+        let answer_where = if self.answers_in_popup() {
             "Answer in Helix's popup"
         } else {
-            "Answer with `space a` (code actions) here or in any open file"
+            "Answer with space a (code actions) here or in any open file"
         };
         Question::from_request(request).chat_block(answer_where)
+    }
+
+    /// The status line's words while a question waits: for what, and where to answer it.
+    fn waiting_status(&self, request: &PermissionRequest) -> String {
+        if let Some(Display::Diff { path, .. }) = &request.preview {
+            let file = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
+            return format!("waiting for you: {} · space a in {file} to apply or reject", request.tool_call.title);
+        }
+        let answer_where = if self.answers_in_popup() { "answer in the popup" } else { "space a to answer" };
+        Question::from_request(request).status(answer_where)
+    }
+
+    fn answers_in_popup(&self) -> bool {
+        self.popup_prompts && !self.no_message_requests.load(Ordering::Relaxed)
     }
 }

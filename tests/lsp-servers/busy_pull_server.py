@@ -1,0 +1,66 @@
+"""A language server that offers pull diagnostics (`diagnosticProvider`) but answers every pull
+with ServerCancelled, as a busy server does, and publishes its diagnostics instead: one error on
+every line that says `TODO`, whenever a document opens or changes. Larik must fall back to the
+published ones. Standard library only; LSP over stdio."""
+
+import json
+import sys
+
+
+def read_message():
+    headers = {}
+    while True:
+        line = sys.stdin.buffer.readline()
+        if not line:
+            return None
+        line = line.decode("ascii").strip()
+        if not line:
+            break
+        name, _, value = line.partition(":")
+        headers[name.strip().lower()] = value.strip()
+    return json.loads(sys.stdin.buffer.read(int(headers["content-length"])))
+
+
+def send(message):
+    body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+    sys.stdout.buffer.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+    sys.stdout.buffer.flush()
+
+
+def publish(uri, version, text):
+    diagnostics = [
+        {
+            "range": {"start": {"line": number, "character": 0}, "end": {"line": number, "character": len(line)}},
+            "severity": 1,
+            "source": "busylint",
+            "message": "a TODO is left here",
+        }
+        for number, line in enumerate(text.split("\n"))
+        if "TODO" in line
+    ]
+    send({"method": "textDocument/publishDiagnostics", "params": {"uri": uri, "version": version, "diagnostics": diagnostics}})
+
+
+def main():
+    while (message := read_message()) is not None:
+        method, params = message.get("method"), message.get("params") or {}
+        if method == "initialize":
+            capabilities = {"textDocumentSync": 1, "diagnosticProvider": {"interFileDependencies": False, "workspaceDiagnostics": False}}
+            send({"id": message["id"], "result": {"capabilities": capabilities}})
+        elif method == "textDocument/diagnostic":
+            send({"id": message["id"], "error": {"code": -32802, "message": "busy", "data": {"retriggerRequest": True}}})
+        elif method == "textDocument/didOpen":
+            document = params["textDocument"]
+            publish(document["uri"], document["version"], document["text"])
+        elif method == "textDocument/didChange":
+            document = params["textDocument"]
+            publish(document["uri"], document["version"], params["contentChanges"][-1]["text"])
+        elif method == "shutdown":
+            send({"id": message["id"], "result": None})
+        elif method == "exit":
+            return
+        elif "id" in message:
+            send({"id": message["id"], "result": None})
+
+
+main()
