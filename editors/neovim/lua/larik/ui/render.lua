@@ -427,7 +427,7 @@ function M.permission(request, has_diff, label, reviewing)
     -- One place decides an edit: while its review is open the options are not offered here.
     local where = "  ↳ Decide in the review tab, hunk by hunk"
     local review_keys = cfg.review.keys
-    local how = ("    %s accept · %s reject · %s all · %s none · %s close (then answer here)"):format(
+    local how = ("    %s accept · %s reject · %s all · %s none · %s close"):format(
       review_keys.accept,
       review_keys.reject,
       review_keys.accept_all,

@@ -79,7 +79,10 @@ local function banner(review)
     keys.prev,
     keys.close
   )
-  return (text:gsub("%%", "%%%%"))
+  -- A narrow window cuts the keys at the end, not the file's name at the start.
+  local escaped = text:gsub("%%", "%%%%")
+  local keys_at = escaped:find(" · " .. keys.accept .. " ", 1, true)
+  return keys_at and (escaped:sub(1, keys_at - 1) .. "%<" .. escaped:sub(keys_at)) or escaped
 end
 
 local marks = {
