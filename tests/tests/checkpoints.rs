@@ -44,37 +44,7 @@ async fn undo_restores_what_edits_and_commands_changed_and_keeps_a_hand_edit() {
     let (response, updates) = agent.prompt(&session, "Tidy the project", |_| "allow_once").await;
     assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
 
-    // The command's call shows which files it changed, with diffs for the text ones.
-    let finished = updates_of(&updates, "tool_call_update")
-        .into_iter()
-        .rfind(|update| update["toolCallId"] == "toolu_b" && update["status"] == "completed")
-        .unwrap_or_else(|| panic!("{updates:?}"))
-        .clone();
-    let content = finished["content"].as_array().unwrap();
-    let summary = content
-        .iter()
-        .find_map(|block| {
-            block["content"]["text"].as_str().filter(|text| text.starts_with("Files the command changed"))
-        })
-        .unwrap_or_else(|| panic!("{content:?}"));
-    for expected in ["changed ", "a.txt", "deleted ", "b.txt", "added ", "c.txt", "gen/d.rs"] {
-        assert!(summary.contains(expected), "{summary}");
-    }
-    // What the project ignores (bytecode) is one line, counted by directory, without diffs.
-    assert!(
-        summary.ends_with("\nIgnored by the project: 3 files in `gen/__pycache__/` (2), `__pycache__/` (1)"),
-        "{summary}"
-    );
-    assert!(!summary.contains(".pyc"), "{summary}");
-    assert!(!content.iter().any(|block| block["path"].as_str().is_some_and(|path| path.ends_with(".pyc"))));
-    let diff = content
-        .iter()
-        .find(|block| block["type"] == "diff" && block["path"].as_str().unwrap().ends_with("a.txt"))
-        .unwrap_or_else(|| panic!("{content:?}"));
-    assert_eq!((diff["oldText"].as_str(), diff["newText"].as_str()), (Some("one\n"), Some("uno\n")));
-    assert!(content.iter().any(|block| block["type"] == "diff"
-        && block["path"].as_str().unwrap().ends_with("b.txt")
-        && block["oldText"] == "two\n"));
+    shows_what_the_command_changed(&updates);
     // And the model is told.
     let result = mock.requests()[2].to_string();
     assert!(
@@ -127,4 +97,38 @@ async fn undo_restores_what_edits_and_commands_changed_and_keeps_a_hand_edit() {
     let (nothing, _) = call(&mut agent, "_larik/undo", json!({"sessionId": session})).await;
     assert_eq!(nothing["error"]["code"], -32602, "{nothing}");
     assert!(nothing["error"]["message"].as_str().unwrap().contains("nothing to undo"));
+}
+
+/// The command's call shows which files it changed, with diffs for the text ones; what the
+/// project ignores (bytecode) is one line, counted by directory, without diffs.
+fn shows_what_the_command_changed(updates: &[Value]) {
+    let finished = updates_of(updates, "tool_call_update")
+        .into_iter()
+        .rfind(|update| update["toolCallId"] == "toolu_b" && update["status"] == "completed")
+        .unwrap_or_else(|| panic!("{updates:?}"))
+        .clone();
+    let content = finished["content"].as_array().unwrap();
+    let summary = content
+        .iter()
+        .find_map(|block| {
+            block["content"]["text"].as_str().filter(|text| text.starts_with("Files the command changed"))
+        })
+        .unwrap_or_else(|| panic!("{content:?}"));
+    for expected in ["changed ", "a.txt", "deleted ", "b.txt", "added ", "c.txt", "gen/d.rs"] {
+        assert!(summary.contains(expected), "{summary}");
+    }
+    assert!(
+        summary.ends_with("\nIgnored by the project: 3 files in `gen/__pycache__/` (2), `__pycache__/` (1)"),
+        "{summary}"
+    );
+    assert!(!summary.contains(".pyc"), "{summary}");
+    assert!(!content.iter().any(|block| block["path"].as_str().is_some_and(|path| path.ends_with(".pyc"))));
+    let diff = content
+        .iter()
+        .find(|block| block["type"] == "diff" && block["path"].as_str().unwrap().ends_with("a.txt"))
+        .unwrap_or_else(|| panic!("{content:?}"));
+    assert_eq!((diff["oldText"].as_str(), diff["newText"].as_str()), (Some("one\n"), Some("uno\n")));
+    assert!(content.iter().any(|block| block["type"] == "diff"
+        && block["path"].as_str().unwrap().ends_with("b.txt")
+        && block["oldText"] == "two\n"));
 }

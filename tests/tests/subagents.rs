@@ -260,21 +260,7 @@ async fn a_task_in_a_worktree_commits_on_its_branch_and_cannot_touch_the_reposit
     }
     let report = result_text(&result_of(requests.last().unwrap(), "t1"));
     assert!(report.starts_with("Added feature.py."), "{report}");
-    // The session's language servers index the parent's directory: a worktree child has no
-    // `lsp` nor `apply_code_action`, while its parent has both.
-    let tools = |request: &serde_json::Value| -> Vec<String> {
-        request["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(|tool| tool["name"].as_str().map(str::to_owned))
-            .collect()
-    };
-    let (parent_tools, child_tools) = (tools(&requests[0]), tools(&requests[1]));
-    for name in ["lsp", "apply_code_action"] {
-        assert!(parent_tools.iter().any(|tool| tool == name), "the parent lacks {name}: {parent_tools:?}");
-        assert!(!child_tools.iter().any(|tool| tool == name), "a worktree child has {name}: {child_tools:?}");
-    }
+    no_language_server_tools_in_a_worktree(&requests[0], &requests[1]);
     let branch = report
         .split('`')
         .find(|part| part.starts_with("larik/task-"))
@@ -384,4 +370,22 @@ async fn roles_in_settings_choose_each_childs_model_and_context_and_a_change_app
     let offered = task_spec(&last);
     assert!(offered["input_schema"]["properties"].get("model").is_none(), "{offered}");
     assert!(!offered["description"].as_str().unwrap().contains("Roles for"), "{offered}");
+}
+
+/// The session's language servers index the parent's directory: a worktree child has no `lsp`
+/// nor `apply_code_action`, while its parent has both.
+fn no_language_server_tools_in_a_worktree(parent: &serde_json::Value, child: &serde_json::Value) {
+    let tools = |request: &serde_json::Value| -> Vec<String> {
+        request["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|tool| tool["name"].as_str().map(str::to_owned))
+            .collect()
+    };
+    let (parent_tools, child_tools) = (tools(parent), tools(child));
+    for name in ["lsp", "apply_code_action"] {
+        assert!(parent_tools.iter().any(|tool| tool == name), "the parent lacks {name}: {parent_tools:?}");
+        assert!(!child_tools.iter().any(|tool| tool == name), "a worktree child has {name}: {child_tools:?}");
+    }
 }
