@@ -3,28 +3,7 @@ with ServerCancelled, as a busy server does, and publishes its diagnostics inste
 every line that says `TODO`, whenever a document opens or changes. Larik must fall back to the
 published ones. Standard library only; LSP over stdio."""
 
-import json
-import sys
-
-
-def read_message():
-    headers = {}
-    while True:
-        line = sys.stdin.buffer.readline()
-        if not line:
-            return None
-        line = line.decode("ascii").strip()
-        if not line:
-            break
-        name, _, value = line.partition(":")
-        headers[name.strip().lower()] = value.strip()
-    return json.loads(sys.stdin.buffer.read(int(headers["content-length"])))
-
-
-def send(message):
-    body = json.dumps({"jsonrpc": "2.0", **message}).encode()
-    sys.stdout.buffer.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
-    sys.stdout.buffer.flush()
+from lsp_stdio import read_message, send
 
 
 def publish(uri, version, text):

@@ -2,28 +2,12 @@
 publishes one error on every line that mentions `nme` whenever a document opens or changes, and
 answers every request with null. Standard library only; LSP over stdio."""
 
-import json
 import sys
+from pathlib import Path
 
-
-def read_message():
-    headers = {}
-    while True:
-        line = sys.stdin.buffer.readline()
-        if not line:
-            return None
-        line = line.decode("ascii").strip()
-        if not line:
-            break
-        name, _, value = line.partition(":")
-        headers[name.strip().lower()] = value.strip()
-    return json.loads(sys.stdin.buffer.read(int(headers["content-length"])))
-
-
-def send(message):
-    body = json.dumps({"jsonrpc": "2.0", **message}).encode()
-    sys.stdout.buffer.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
-    sys.stdout.buffer.flush()
+# The framing is shared with the project's other test language servers.
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tests" / "lsp-servers"))
+from lsp_stdio import read_message, send  # noqa: E402
 
 
 def publish(uri, text):
