@@ -230,7 +230,7 @@ pub const METHODS: &[Method] = &[
         AgentToClient,
         "RequestPermissionRequest",
         Some("RequestPermissionResponse"),
-        "Asks before a call that needs approval; options allow_once, allow_always, reject_once. `_meta.larik.hunks` carries the change split into hunks for clients with hunk review; the answer may carry `_meta.larik.feedback` and `_meta.larik.acceptedHunks`.",
+        "Asks before a call that needs approval; options allow_once, allow_always, reject_once. `_meta.larik.hunks` carries the change split into hunks for clients with hunk review; the answer may carry `_meta.larik.feedback` and `_meta.larik.acceptedHunks`. An `allow_always` whose rule cannot be saved still holds for the rest of the session, and the agent says so in a message of the turn (the answer is the client's response, so no reply of the agent's could carry a `persisted` flag).",
         "an error answer counts as a rejection",
         r#"{"sessionId":"sess_1","toolCall":{"toolCallId":"toolu_1","title":"Edit src/lib.rs","kind":"edit","status":"pending"},"options":[{"optionId":"allow_once","name":"Allow once","kind":"allow_once"},{"optionId":"allow_always","name":"Always allow edit in this session","kind":"allow_always"},{"optionId":"reject_once","name":"Reject","kind":"reject_once"}]}"#
     ),

@@ -1,7 +1,10 @@
 """A language server that offers pull diagnostics (`diagnosticProvider`) but answers every pull
 with ServerCancelled, as a busy server does, and publishes its diagnostics instead: one error on
 every line that says `TODO`, whenever a document opens or changes. Larik must fall back to the
-published ones. Standard library only; LSP over stdio."""
+published ones. Each pull's document is appended to the file named by the first argument, so a
+test sees that the pull was asked. Standard library only; LSP over stdio."""
+
+import sys
 
 from lsp_stdio import read_message, send
 
@@ -27,6 +30,8 @@ def main():
             capabilities = {"textDocumentSync": 1, "diagnosticProvider": {"interFileDependencies": False, "workspaceDiagnostics": False}}
             send({"id": message["id"], "result": {"capabilities": capabilities}})
         elif method == "textDocument/diagnostic":
+            with open(sys.argv[1], "a", encoding="utf-8") as pulls:
+                pulls.write(params["textDocument"]["uri"] + "\n")
             send({"id": message["id"], "error": {"code": -32802, "message": "busy", "data": {"retriggerRequest": True}}})
         elif method == "textDocument/didOpen":
             document = params["textDocument"]

@@ -503,9 +503,10 @@ async fn a_refused_diagnostics_pull_falls_back_to_what_the_server_publishes() {
     let project = sandbox.project_path();
     std::fs::write(project.join("notes.todo"), "first\nsecond\n").unwrap();
     let server = Path::new(env!("CARGO_MANIFEST_DIR")).join("lsp-servers/busy_pull_server.py");
+    let pulls = sandbox.home.path().join("pulls.log");
     // The user's own server (settings a repository cannot write): it offers pulls and refuses them.
     sandbox.write_user_settings(&json!({"lsp": {"servers": {"busylint": {
-        "command": "python3", "args": [server], "filetypes": ["todo:todo"]
+        "command": "python3", "args": [server, pulls], "filetypes": ["todo:todo"]
     }}}}));
     let steps = vec![
         Step::tool("r1", "read", json!({"path": "notes.todo"})),
@@ -518,6 +519,9 @@ async fn a_refused_diagnostics_pull_falls_back_to_what_the_server_publishes() {
     let result = result_text(&mock.requests()[2], "e1");
     assert!(result.contains("busylint reports new problems in this file after the change:"), "{result}");
     assert!(result.contains("ERROR 2:1 a TODO is left here"), "{result}");
+    // The server's diagnosticProvider made Larik pull first.
+    let pulled = std::fs::read_to_string(&pulls).unwrap_or_default();
+    assert!(pulled.contains("notes.todo"), "no pull was asked: {pulled:?}");
 }
 
 #[tokio::test]

@@ -241,3 +241,35 @@ async fn a_projects_allow_rules_count_only_once_the_user_approved_them() {
         agent.wait_exit().await;
     }
 }
+
+#[tokio::test]
+async fn an_always_allow_that_cannot_be_saved_holds_for_the_session_and_says_so() {
+    let sandbox = Sandbox::new();
+    // Where the rule would be saved is taken by a file: the save fails.
+    let config = sandbox.home.path().join(".config/larik");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("projects"), "not a directory").unwrap();
+    let mock = MockLlm::start(Scenario {
+        responses: vec![
+            Step::tool("t1", "write", json!({"path": "a.txt", "content": "a"})),
+            Step::tool("t2", "write", json!({"path": "b.txt", "content": "b"})),
+            Step::text("ok"),
+        ],
+    })
+    .await
+    .unwrap();
+    let (mut agent, session) = start_agent(&sandbox, &mock).await;
+    let mut asked = 0;
+    let (_, updates) = agent
+        .prompt(&session, "write both", |_| {
+            asked += 1;
+            "allow_always"
+        })
+        .await;
+    assert_eq!(asked, 1, "the rule holds for the rest of the session");
+    let said = serde_json::to_string(&updates).unwrap();
+    assert!(said.contains("is allowed for this session but was not saved"), "{said}");
+    for (file, text) in [("a.txt", "a"), ("b.txt", "b")] {
+        assert_eq!(std::fs::read_to_string(sandbox.project.path().join(file)).unwrap(), text);
+    }
+}

@@ -374,18 +374,32 @@ async fn roles_in_settings_choose_each_childs_model_and_context_and_a_change_app
 
 /// The session's language servers index the parent's directory: a worktree child has no `lsp`
 /// nor `apply_code_action`, while its parent has both.
-fn no_language_server_tools_in_a_worktree(parent: &serde_json::Value, child: &serde_json::Value) {
-    let tools = |request: &serde_json::Value| -> Vec<String> {
-        request["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(|tool| tool["name"].as_str().map(str::to_owned))
-            .collect()
-    };
-    let (parent_tools, child_tools) = (tools(parent), tools(child));
+fn no_language_server_tools_in_a_worktree(parent: &Value, child: &Value) {
+    let (parent_tools, child_tools) = (tool_names(parent), tool_names(child));
     for name in ["lsp", "apply_code_action"] {
         assert!(parent_tools.iter().any(|tool| tool == name), "the parent lacks {name}: {parent_tools:?}");
         assert!(!child_tools.iter().any(|tool| tool == name), "a worktree child has {name}: {child_tools:?}");
     }
+}
+
+#[tokio::test]
+async fn a_worktree_task_outside_a_git_repository_works_in_place_and_says_so() {
+    let sandbox = Sandbox::new();
+    let mut parent = calls(vec![task("t1", "general-purpose", "tidy", "IN-PLACE-TASK: write a note")]);
+    parent.response.tool_calls[0].input["isolation"] = json!("worktree");
+    let steps = vec![
+        parent,
+        child("IN-PLACE-TASK", Step::tool("c1", "write", json!({"path": "note.txt", "content": "here\n"}))),
+        child("IN-PLACE-TASK", Step::text("Wrote note.txt.")),
+        child("Wrote note.txt.", Step::text("done")),
+    ];
+    let (mock, mut agent, session) = start(&sandbox, steps).await;
+    let (response, _) = agent.prompt(&session, "tidy", |_| "allow_once").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    let report = result_text(&result_of(mock.requests().last().unwrap(), "t1"));
+    assert!(
+        report.contains("The subagent worked in this checkout, not a worktree: this is not a git repository"),
+        "{report}"
+    );
+    assert_eq!(std::fs::read_to_string(sandbox.project_path().join("note.txt")).unwrap(), "here\n");
 }

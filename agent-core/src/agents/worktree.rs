@@ -14,6 +14,11 @@ use git2::{
     BranchType, IndexAddOption, Repository, Signature, StatusOptions, WorktreeAddOptions, WorktreePruneOptions,
 };
 
+use crate::checkpoints::code_span;
+
+/// The report names at most this many changed files, then counts the rest.
+const MAX_FILES_NAMED: usize = 20;
+
 /// A worktree made for one task.
 pub struct TaskWorktree {
     /// The worktree's root.
@@ -109,10 +114,15 @@ impl TaskWorktree {
         let base = self.base.to_string();
         let short = &base[..base.len().min(10)];
         let leftovers = if leftovers { " (what it left uncommitted is in the last one)" } else { "" };
+        let files = changed_files(&repo, self.base)?;
+        let shown: Vec<String> = files.iter().take(MAX_FILES_NAMED).map(|file| code_span(file)).collect();
+        let more = files.len().saturating_sub(shown.len());
+        let more = if more > 0 { format!(" and {more} more") } else { String::new() };
         Ok(format!(
-            "The subagent worked in its own git worktree at {} on branch `{}`: {commits} commit(s){leftovers}. Review with `git diff {short}...{}` and merge with `git merge {}`; remove both with `git worktree remove {}` and `git branch -D {}`.",
+            "The subagent worked in its own git worktree at {} on branch `{}`: {commits} commit(s){leftovers}, changing {}{more}. Review with `git diff {short}...{}` and merge with `git merge {}`; remove both with `git worktree remove {}` and `git branch -D {}`.",
             self.path.display(),
             self.branch,
+            shown.join(", "),
             self.branch,
             self.branch,
             self.path.display(),
@@ -130,6 +140,18 @@ impl TaskWorktree {
             .and_then(|mut branch| branch.delete())
             .map_err(failed("could not remove the branch"))
     }
+}
+
+/// The files the branch changed since `base`, repository-relative.
+fn changed_files(repo: &Repository, base: git2::Oid) -> Result<Vec<String>, WorktreeError> {
+    let old = repo.find_commit(base).and_then(|commit| commit.tree()).map_err(failed("could not read the base"))?;
+    let new = repo.head().and_then(|head| head.peel_to_tree()).map_err(failed("could not read HEAD"))?;
+    let diff = repo.diff_tree_to_tree(Some(&old), Some(&new), None).map_err(failed("could not compare the branch"))?;
+    Ok(diff
+        .deltas()
+        .filter_map(|delta| delta.new_file().path().or_else(|| delta.old_file().path()))
+        .map(|path| path.display().to_string())
+        .collect())
 }
 
 /// Commits every change in the worktree, untracked files included; whether there was any.
@@ -216,7 +238,7 @@ mod tests {
         let report = worktree.finish("general-purpose: add b").unwrap();
         assert!(
             report.contains(&format!("branch `{branch}`"))
-                && report.contains("1 commit(s)")
+                && report.contains("1 commit(s) (what it left uncommitted is in the last one), changing `src/new.rs`.")
                 && report.contains("git merge"),
             "{report}"
         );

@@ -109,3 +109,20 @@ fn describe(object: &RemoteObject) -> String {
         None => object.description.clone().unwrap_or_else(|| object.r#type.as_ref().to_owned()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tabs_log_keeps_its_last_200_lines() {
+        let log = Mutex::new(VecDeque::new());
+        for n in 0..250 {
+            push(&log, format!("line {n}"));
+        }
+        let kept = log.lock().unwrap();
+        assert_eq!(kept.len(), LOG_LINES);
+        assert_eq!(kept.front().map(String::as_str), Some("line 50"), "the oldest went first");
+        assert_eq!(kept.back().map(String::as_str), Some("line 249"));
+    }
+}
