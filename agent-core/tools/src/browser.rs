@@ -29,6 +29,9 @@ pub use self::error::BrowserError;
 pub use self::tab::Tab;
 use larik_settings::BrowserSettings;
 
+/// How long the browser has to list its tabs before it counts as gone.
+const ANSWER_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// What starting the browser needs, gathered when the session starts.
 #[derive(Debug, Clone)]
 pub struct BrowserSetup {
@@ -80,23 +83,41 @@ impl WebBrowser {
     }
 
     /// The running browser, started (again) if it is not, with its tabs brought up to date.
+    /// A browser that stopped answering (the user quit it and it is still shutting down, or it
+    /// hung) is replaced once, so no call waits on it.
     pub async fn hold(&self) -> Result<Held<'_>, BrowserError> {
         let mut running = self.running.lock().await;
-        if let Some(current) = running.as_mut()
-            && !current.chromium.is_running()
-        {
-            tracing::info!("the browser was closed; starting it again");
-            if let Some(gone) = running.take() {
-                gone.stop().await;
+        let mut fresh = false;
+        loop {
+            if let Some(current) = running.as_mut()
+                && !current.is_alive()
+            {
+                tracing::info!("the browser was closed; starting it again");
+                if let Some(gone) = running.take() {
+                    gone.stop().await;
+                }
+            }
+            if running.is_none() {
+                *running = Some(Running::start(&self.setup).await?);
+                fresh = true;
+            }
+            let Some(current) = running.as_mut() else { continue };
+            match tokio::time::timeout(ANSWER_WAIT, current.sync_tabs()).await {
+                Ok(synced) => {
+                    synced?;
+                    break;
+                }
+                Err(_) if !fresh => {
+                    tracing::warn!("the browser stopped answering; starting it again");
+                    if let Some(gone) = running.take() {
+                        gone.stop().await;
+                    }
+                }
+                Err(_) => return Err(BrowserError::Unavailable("the browser does not answer".to_owned())),
             }
         }
-        if running.is_none() {
-            *running = Some(Running::start(&self.setup).await?);
-        }
-        let mut held = tokio::sync::MutexGuard::try_map(running, Option::as_mut)
-            .map_err(|_| BrowserError::Unavailable("the browser did not start".to_owned()))?;
-        held.sync_tabs().await?;
-        Ok(held)
+        tokio::sync::MutexGuard::try_map(running, Option::as_mut)
+            .map_err(|_| BrowserError::Unavailable("the browser did not start".to_owned()))
     }
 
     /// Closes the browser (a later call starts a new one).
@@ -140,7 +161,9 @@ impl Running {
         // own opened before then would leave that one behind it, never painted.
         let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(3);
         while running.tabs.is_empty() && tokio::time::Instant::now() < deadline {
-            running.sync_tabs().await?;
+            tokio::time::timeout(ANSWER_WAIT, running.sync_tabs())
+                .await
+                .map_err(|_| BrowserError::Unavailable("the browser does not answer".to_owned()))??;
             if running.tabs.is_empty() {
                 tokio::time::sleep(std::time::Duration::from_millis(50)).await;
             }
@@ -149,6 +172,11 @@ impl Running {
             running.new_tab("about:blank").await?;
         }
         Ok(running)
+    }
+
+    /// Its process is there and its DevTools connection open.
+    fn is_alive(&mut self) -> bool {
+        self.chromium.is_running() && !self.handler.is_finished()
     }
 
     async fn stop(mut self) {

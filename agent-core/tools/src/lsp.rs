@@ -78,6 +78,9 @@ pub struct LanguageServers {
     /// Held while a document is synced and its diagnostics awaited: a warm-up and an edit's
     /// check of the same file must not interleave (the edit would see no baseline).
     syncing: tokio::sync::Mutex<()>,
+    /// Held while a code action's command runs: its server's edits are taken for that command
+    /// alone (one edit window at a time).
+    commands: tokio::sync::Mutex<()>,
     /// Where the user hears that a server is gone for the session.
     notices: Arc<crate::event::Notices>,
     /// The editor's servers, asked first where the front end offers them.
@@ -99,6 +102,7 @@ impl LanguageServers {
             running: tokio::sync::Mutex::default(),
             restarted: std::sync::Mutex::default(),
             syncing: tokio::sync::Mutex::default(),
+            commands: tokio::sync::Mutex::default(),
             notices,
             editor,
             editor_seen: std::sync::Mutex::default(),
@@ -224,6 +228,7 @@ impl LanguageServers {
             return CommandRun { changed: Vec::new(), ended: Err(LspError::NoServer { path: path.to_owned() }) };
         };
         let params = serde_json::json!({"command": command["command"], "arguments": command.get("arguments").cloned().unwrap_or(Value::Array(Vec::new()))});
+        let _one_at_a_time = self.commands.lock().await;
         let mut window = server.accept_edits();
         let call = server.call("workspace/executeCommand", params);
         tokio::pin!(call);
