@@ -140,7 +140,7 @@ impl Checkpoints {
         let (root, store_dir) = (self.root.clone(), self.store_dir.clone());
         let result = tokio::task::spawn_blocking(move || {
             let mut state = state.lock().map_err(|_| "checkpoint state poisoned".to_owned())?;
-            let snapshot = state.snapshot(&root, &store_dir)?;
+            let snapshot = state.snapshot(&root, &store_dir, &snapshot::Ignores::of(&root))?;
             if state.turn.checkpoint.is_none() {
                 let number =
                     state.list.last().and_then(|last| last.id.strip_prefix("cp-")?.parse::<u32>().ok()).unwrap_or(0)
@@ -177,10 +177,12 @@ impl Checkpoints {
         let (root, store_dir) = (self.root.clone(), self.store_dir.clone());
         let changes = tokio::task::spawn_blocking(move || {
             let mut state = state.lock().map_err(|_| "checkpoint state poisoned".to_owned())?;
-            let now = state.snapshot(&root, &store_dir)?;
+            // The project is asked once what it ignores, for the snapshot and the changes.
+            let ignores = snapshot::Ignores::of(&root);
+            let now = state.snapshot(&root, &store_dir, &ignores)?;
             let store = state.store.as_ref().ok_or("no store")?;
             let old = snapshot::files_of(store, before).map_err(|error| error.to_string())?;
-            Ok::<_, String>(changes(store, &root, &old, &now.files))
+            Ok::<_, String>(changes(store, &root, &old, &now.files, &ignores))
         })
         .await;
         changes.ok().and_then(Result::ok).unwrap_or_default()
@@ -194,7 +196,7 @@ impl Checkpoints {
         let _ = tokio::task::spawn_blocking(move || {
             let Ok(mut state) = state.lock() else { return };
             let Some(index) = state.turn.checkpoint.take() else { return };
-            let Ok(after) = state.snapshot(&root, &store_dir) else { return };
+            let Ok(after) = state.snapshot(&root, &store_dir, &snapshot::Ignores::of(&root)) else { return };
             let changed: Vec<PathBuf> = {
                 let Some(store) = state.store.as_ref() else { return };
                 let before = state.list[index]
@@ -237,7 +239,7 @@ impl Checkpoints {
                     .ok_or_else(|| UndoError::NoSuchCheckpoint(id.clone()))?,
                 None => state.list.len().checked_sub(1).ok_or(UndoError::NothingToUndo)?,
             };
-            let now = state.snapshot(&root, &store_dir).map_err(UndoError::Store)?;
+            let now = state.snapshot(&root, &store_dir, &snapshot::Ignores::of(&root)).map_err(UndoError::Store)?;
             let store = state.store.as_ref().ok_or_else(|| UndoError::Store("no store".to_owned()))?;
             let tree = |text: &Option<String>| text.as_deref().and_then(|text| text.parse::<Oid>().ok());
             let target = snapshot::files_of(store, state.list[index].before.parse::<Oid>().map_err(UndoError::store)?)
@@ -284,7 +286,7 @@ impl UndoError {
 }
 
 impl State {
-    fn snapshot(&mut self, root: &Path, store_dir: &Path) -> Result<Snapshot, String> {
+    fn snapshot(&mut self, root: &Path, store_dir: &Path, ignores: &snapshot::Ignores) -> Result<Snapshot, String> {
         if self.store.is_none() {
             // The project's files are private: only the user may enter the store's directory.
             if let Some(dir) = store_dir.parent() {
@@ -299,7 +301,7 @@ impl State {
             self.store = Some(store);
         }
         let store = self.store.as_ref().ok_or("no store")?;
-        snapshot::take(store, root, &mut self.cache).map_err(|error| error.to_string())
+        snapshot::take(store, root, ignores, &mut self.cache).map_err(|error| error.to_string())
     }
 
     fn save(&self, list_file: &Path) {
@@ -320,14 +322,13 @@ fn changed_paths(old: &Files, new: &Files) -> Vec<PathBuf> {
 }
 
 /// The changes between two snapshots' files, with the texts of small text files.
-fn changes(store: &Repository, root: &Path, old: &Files, new: &Files) -> Vec<FileChange> {
+fn changes(store: &Repository, root: &Path, old: &Files, new: &Files, ignores: &snapshot::Ignores) -> Vec<FileChange> {
     let text = |entry: Option<&snapshot::Entry>| -> Option<String> {
         let blob = store.find_blob(entry?.oid).ok()?;
         (blob.content().len() <= MAX_SHOWN_TEXT_BYTES && !blob.is_binary())
             .then(|| String::from_utf8(blob.content().to_vec()).ok())
             .flatten()
     };
-    let ignores = snapshot::Ignores::of(root);
     changed_paths(old, new)
         .into_iter()
         .map(|path| {

@@ -59,8 +59,7 @@ pub struct StatCache {
 
 struct Walk<'a> {
     store: &'a Repository,
-    /// The user's repository, asked only which paths it ignores.
-    project: Option<Repository>,
+    ignores: &'a Ignores,
     cache: &'a mut StatCache,
     files: Files,
     skipped: Vec<String>,
@@ -83,19 +82,33 @@ impl Ignores {
         Self { project: project_at(root) }
     }
 
-    /// `relative`: a path inside the project.
+    /// `relative`: a file inside the project.
     pub fn ignores(&self, relative: &Path) -> bool {
         match &self.project {
             Some(project) => project.is_path_ignored(relative).unwrap_or(false),
             None => relative.iter().any(|part| part.to_str().is_some_and(|name| USUALLY_IGNORED.contains(&name))),
         }
     }
+
+    /// `relative`: a directory inside the project (git's directory patterns need the slash).
+    fn ignores_dir(&self, relative: &Path) -> bool {
+        match &self.project {
+            Some(project) => project.is_path_ignored(format!("{}/", relative.display())).unwrap_or(false),
+            None => {
+                relative.file_name().and_then(|name| name.to_str()).is_some_and(|name| USUALLY_IGNORED.contains(&name))
+            }
+        }
+    }
 }
 
-/// Takes a snapshot of `root` into `store`.
-pub fn take(store: &Repository, root: &Path, cache: &mut StatCache) -> Result<Snapshot, git2::Error> {
-    let project = project_at(root);
-    let mut walk = Walk { store, project, cache, files: Files::new(), skipped: Vec::new() };
+/// Takes a snapshot of `root` into `store`; `ignores` is `root`'s.
+pub fn take(
+    store: &Repository,
+    root: &Path,
+    ignores: &Ignores,
+    cache: &mut StatCache,
+) -> Result<Snapshot, git2::Error> {
+    let mut walk = Walk { store, ignores, cache, files: Files::new(), skipped: Vec::new() };
     let tree = walk.directory(root, Path::new(""))?;
     Ok(Snapshot { tree, files: walk.files, skipped: walk.skipped })
 }
@@ -126,7 +139,7 @@ impl Walk<'_> {
                 builder.insert(name_text, oid, MODE_SYMLINK)?;
                 self.files.insert(relative_path, Entry { oid, mode: MODE_SYMLINK });
             } else if kind.is_dir() {
-                if self.too_large_to_keep(&path, &relative_path, name_text) {
+                if self.too_large_to_keep(&path, &relative_path) {
                     self.skipped.push(format!("{}/", relative_path.display()));
                     continue;
                 }
@@ -165,12 +178,8 @@ impl Walk<'_> {
     }
 
     /// An ignored directory with many files (a build's output, installed packages).
-    fn too_large_to_keep(&self, path: &Path, relative: &Path, name: &str) -> bool {
-        let ignored = match &self.project {
-            Some(project) => project.is_path_ignored(format!("{}/", relative.display())).unwrap_or(false),
-            None => USUALLY_IGNORED.contains(&name),
-        };
-        ignored && more_files_than(path, MAX_IGNORED_DIR_FILES)
+    fn too_large_to_keep(&self, path: &Path, relative: &Path) -> bool {
+        self.ignores.ignores_dir(relative) && more_files_than(path, MAX_IGNORED_DIR_FILES)
     }
 }
 
