@@ -246,15 +246,19 @@ mod tests {
         <h1>Install</h1><p>Run <code>make</code>. See <a href=\"/guide/next\">the guide</a>.</p><footer>(c) site</footer></body></html>";
 
     /// A real HTTP server on 127.0.0.1: `/page`, `/away` (redirect to another host), `/moved` (same host), `/big`.
-    async fn serve() -> String {
+    /// The paths it was asked for, in order, go to the log it returns.
+    async fn serve() -> (String, Arc<Mutex<Vec<String>>>) {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let asked = Arc::clone(&log);
         tokio::spawn(async move {
             while let Ok((mut stream, _)) = listener.accept().await {
                 let mut buffer = vec![0u8; 4096];
                 let read = stream.read(&mut buffer).await.unwrap_or(0);
                 let request = String::from_utf8_lossy(&buffer[..read]).to_string();
                 let path = request.split_whitespace().nth(1).unwrap_or("/").to_owned();
+                asked.lock().unwrap().push(path.clone());
                 let response = match path.as_str() {
                     "/page" => format!("HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{PAGE}", PAGE.len()),
                     "/away" => "HTTP/1.1 302 Found\r\nlocation: http://example.invalid/landing\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".to_owned(),
@@ -268,7 +272,7 @@ mod tests {
                 let _ = stream.write_all(response.as_bytes()).await;
             }
         });
-        format!("http://{address}")
+        (format!("http://{address}"), log)
     }
 
     fn input(url: String) -> WebFetchInput {
@@ -277,7 +281,7 @@ mod tests {
 
     #[tokio::test]
     async fn converts_pages_follows_same_host_and_reports_other_hosts() {
-        let base = serve().await;
+        let (base, _) = serve().await;
         let dir = tempfile::tempdir().unwrap();
         let ctx = ToolContext::standalone(Arc::new(Workspace::new(dir.path())));
         let tool = WebFetch::default();
@@ -296,6 +300,37 @@ mod tests {
         assert!(tool.run(input(format!("{base}/big")), &ctx).await.text_content().contains("larger than 5 MB"));
         assert!(tool.run(input(format!("{base}/missing")), &ctx).await.text_content().contains("404"));
         assert!(tool.run(input("file:///etc/passwd".into()), &ctx).await.is_error);
+    }
+
+    #[tokio::test]
+    async fn a_page_is_fetched_once_in_fifteen_minutes_and_a_failure_is_not_kept() {
+        let (base, log) = serve().await;
+        let asked = |path: &str| log.lock().unwrap().iter().filter(|asked| *asked == path).count();
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = ToolContext::standalone(Arc::new(Workspace::new(dir.path())));
+        let tool = WebFetch::default();
+        let url = format!("{base}/page");
+        // Ages the cached page by `minutes`, as if that much time had passed since the fetch.
+        let age = |minutes: u64| {
+            let mut cache = tool.cache.lock().unwrap();
+            let (at, _) = cache.get_mut(&url).unwrap();
+            *at = at.checked_sub(Duration::from_secs(minutes * 60)).unwrap();
+        };
+        let first = tool.run(input(url.clone()), &ctx).await.text_content();
+        assert!(first.contains("Install"), "{first}");
+        let part = WebFetchInput { url: url.clone(), start: Some(0), max_length: Some(9) };
+        let again = tool.run(part, &ctx).await.text_content();
+        assert!(again.contains("Characters 0-9 of"), "another part of the same page: {again}");
+        age(14);
+        assert!(tool.run(input(url.clone()), &ctx).await.text_content().contains("Install"));
+        assert_eq!(asked("/page"), 1, "fetched again within 15 minutes: {:?}", log.lock().unwrap());
+        age(1);
+        assert!(tool.run(input(url.clone()), &ctx).await.text_content().contains("Install"));
+        assert_eq!(asked("/page"), 2, "15 minutes on, the page is fetched afresh");
+        for _ in 0..2 {
+            assert!(tool.run(input(format!("{base}/missing")), &ctx).await.is_error);
+        }
+        assert_eq!(asked("/missing"), 2, "a failed fetch is tried again");
     }
 
     #[test]
