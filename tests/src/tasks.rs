@@ -28,8 +28,18 @@ pub fn child(marker: &str, step: Step) -> Step {
 
 /// The mock model with `steps`, and the agent in the sandbox's project with a session open.
 pub async fn start(sandbox: &Sandbox, steps: Vec<Step>) -> (MockLlm, Agent, String) {
+    start_with_model(sandbox, steps, "claude-mock").await
+}
+
+/// The same, the session's model named `model` (the mock answers for any).
+pub async fn start_with_model(sandbox: &Sandbox, steps: Vec<Step>, model: &str) -> (MockLlm, Agent, String) {
     let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
-    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    let env: Vec<(String, String)> = sandbox
+        .env(mock.url())
+        .into_iter()
+        .map(|(key, value)| if key == "LARIK_MODEL" { (key, model.to_owned()) } else { (key, value) })
+        .collect();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &env);
     agent.initialize().await;
     let session = agent.new_session(&sandbox.project_path()).await;
     (mock, agent, session)
