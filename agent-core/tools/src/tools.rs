@@ -288,8 +288,24 @@ pub trait DynTool: Send + Sync {
     fn prepare(self: Arc<Self>, input: &Value, ctx: &ToolContext) -> Result<Box<dyn PreparedCall>, InputError>;
 }
 
-/// A tool's input schema, derived from its Rust input type.
-pub fn input_schema<T: JsonSchema>() -> Value {
+/// A tool's input schema, derived from its Rust input type once per process: every session,
+/// child agent and registry change asks again, and deriving is most of what opening a session
+/// would otherwise spend.
+pub fn input_schema<T: JsonSchema + 'static>() -> Value {
+    type Derived = std::sync::Mutex<std::collections::HashMap<std::any::TypeId, Value>>;
+    static DERIVED: std::sync::OnceLock<Derived> = std::sync::OnceLock::new();
+    let derived = DERIVED.get_or_init(Derived::default);
+    if let Some(schema) = derived.lock().ok().and_then(|known| known.get(&std::any::TypeId::of::<T>()).cloned()) {
+        return schema;
+    }
+    let schema = derive_input_schema::<T>();
+    if let Ok(mut known) = derived.lock() {
+        known.insert(std::any::TypeId::of::<T>(), schema.clone());
+    }
+    schema
+}
+
+fn derive_input_schema<T: JsonSchema>() -> Value {
     let schema = schemars::generate::SchemaSettings::draft07().into_generator().into_root_schema_for::<T>();
     let mut input_schema = serde_json::to_value(schema).unwrap_or_default();
     if let Some(object) = input_schema.as_object_mut() {

@@ -40,11 +40,21 @@ struct Tools {
     live: bool,
     /// Set by the first request: the listed names no longer change.
     sealed: bool,
+    /// Changed since the list was last decided, before the first request: decided when next
+    /// read, so a session's set-up (tools added, removed, the policy) decides it once.
+    unsettled: bool,
     /// The tools on demand the model was told of (in `tool_search`'s description or a note).
     announced: BTreeSet<String>,
 }
 
 impl Tools {
+    fn settle(&mut self) {
+        if self.unsettled {
+            self.unsettled = false;
+            self.respec();
+        }
+    }
+
     fn respec(&mut self) {
         if self.sealed {
             // A tool that is back, or relisted, is listed with its spec of now; one that went
@@ -151,7 +161,7 @@ impl Registry {
     /// The tool called `name`: a registered one, listed or on demand, or one of the two tools
     /// that reach those on demand.
     pub fn get(&self, name: &str) -> Option<Arc<dyn DynTool>> {
-        let set = self.tools.read().ok()?;
+        let set = self.settled()?;
         match name {
             ToolSearch::NAME => {
                 let on_demand = set.on_demand().map(|(_, tool)| tool.spec()).collect();
@@ -165,7 +175,7 @@ impl Registry {
     /// Whether `name` is in the list the model was sent but its tool is gone (its MCP server
     /// stopped): a call of it is told so rather than that no such tool exists.
     pub fn listed_but_gone(&self, name: &str) -> bool {
-        self.tools.read().is_ok_and(|set| set.listed.contains_key(name) && !set.by_name.contains_key(name))
+        self.settled().is_some_and(|set| set.listed.contains_key(name) && !set.by_name.contains_key(name))
     }
 
     /// The specs of the listed tools, sorted by name; the same allocation until the set or a
@@ -173,11 +183,12 @@ impl Registry {
     /// call fixes which tools are listed.
     pub fn specs(&self) -> Arc<[ToolSpec]> {
         match self.tools.read() {
-            Ok(set) if set.sealed && !set.live => return Arc::clone(&set.specs),
+            Ok(set) if set.sealed && !set.live && !set.unsettled => return Arc::clone(&set.specs),
             Ok(_) => {}
             Err(_) => return Arc::from(Vec::new()),
         }
         let Ok(mut set) = self.tools.write() else { return Arc::from(Vec::new()) };
+        set.settle();
         set.sealed = true;
         if set.live
             && let Some(changed) = set.changed_specs()
@@ -196,6 +207,7 @@ impl Registry {
     /// The tools offered on demand that arrived since the model was last told, marked told.
     pub fn take_news(&self) -> Vec<String> {
         let Ok(mut set) = self.tools.write() else { return Vec::new() };
+        set.settle();
         let news: Vec<String> =
             set.on_demand().map(|(name, _)| name.clone()).filter(|name| !set.announced.contains(name)).collect();
         set.announced.extend(news.iter().cloned());
@@ -220,8 +232,20 @@ impl Registry {
     fn change(&self, edit: impl FnOnce(&mut Tools)) {
         if let Ok(mut set) = self.tools.write() {
             edit(&mut set);
-            set.respec();
+            if set.sealed {
+                set.respec();
+            } else {
+                set.unsettled = true;
+            }
         }
+    }
+
+    /// The set with its list decided, for a reader.
+    fn settled(&self) -> Option<std::sync::RwLockReadGuard<'_, Tools>> {
+        if self.tools.read().ok()?.unsettled {
+            self.tools.write().ok()?.settle();
+        }
+        self.tools.read().ok()
     }
 }
 
