@@ -236,6 +236,41 @@ async fn parallel_safe_calls_return_in_their_original_order() {
     assert!(results[1]["content"][0]["text"].as_str().unwrap().contains("content of two"));
 }
 
+/// A call whose input does not fit its tool (a wrong type, a missing field) is answered with an
+/// error result in the next request, without asking or running anything, and the turn goes on:
+/// the well-formed call beside it runs.
+#[tokio::test]
+async fn malformed_input_is_an_error_result_and_the_turn_goes_on() {
+    let mut step = Step::default();
+    for (id, name, input) in [
+        ("toolu_type", "read", json!({"path": 42})),
+        ("toolu_missing", "write", json!({"path": "a.txt"})),
+        ("toolu_fine", "read", json!({"path": "one.txt"})),
+    ] {
+        step.response.tool_calls.push(larik_core::replay::RecordedToolCall {
+            id: Some(id.into()),
+            name: name.into(),
+            input,
+        });
+    }
+    let (sandbox, mock, mut agent, session) = start(vec![step, Step::text("Fixed my input.")]).await;
+    std::fs::write(sandbox.project.path().join("one.txt"), "content of one\n").unwrap();
+    let (response, updates) = agent.prompt(&session, "read", |params| panic!("nothing asks: {params}")).await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    assert_eq!(message_text(&updates), "Fixed my input.");
+    assert!(!sandbox.project.path().join("a.txt").exists(), "the write with no content did not run");
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 2, "one request carries every result");
+    let results = tool_results(&requests[1]);
+    let text = |index: usize| results[index]["content"][0]["text"].as_str().unwrap().to_owned();
+    assert_eq!(results[0]["is_error"], true, "{}", results[0]);
+    assert!(text(0).contains("invalid input for read: invalid type"), "{}", text(0));
+    assert_eq!(results[1]["is_error"], true, "{}", results[1]);
+    assert!(text(1).contains("invalid input for write: missing field `content`"), "{}", text(1));
+    assert_eq!(results[2]["is_error"], false);
+    assert!(text(2).contains("content of one"), "{}", text(2));
+}
+
 #[tokio::test]
 async fn cancel_mid_stream_answers_cancelled() {
     let mut step = Step::text("This answer is long and will be interrupted before it ends.");
