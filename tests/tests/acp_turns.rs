@@ -236,6 +236,46 @@ async fn parallel_safe_calls_return_in_their_original_order() {
     assert!(results[1]["content"][0]["text"].as_str().unwrap().contains("content of two"));
 }
 
+/// A fetch and a search in one response are asked about one at a time, then run together: the
+/// server (the page and the search service both) answers neither until both have arrived.
+#[tokio::test]
+async fn web_calls_that_need_approval_still_run_side_by_side() {
+    let results = r#"{"results": [{"title": "Both here", "url": "https://example.com/", "content": "Both here."}]}"#;
+    let base = larik_tests::pages::serve_together(2, "application/json", results.into()).await;
+    let mut step = Step::default();
+    for (id, name, input) in [
+        ("toolu_fetch", "web_fetch", json!({"url": format!("{base}/page")})),
+        ("toolu_search", "web_search", json!({"query": "both"})),
+    ] {
+        step.response.tool_calls.push(larik_core::replay::RecordedToolCall {
+            id: Some(id.into()),
+            name: name.into(),
+            input,
+        });
+    }
+    let sandbox = Sandbox::new();
+    sandbox.write_user_settings(&json!({"lsp": {"enabled": false}, "webSearch": {"provider": "searxng", "url": base}}));
+    let mock = MockLlm::start(Scenario { responses: vec![step, Step::text("Found.")] }).await.unwrap();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize().await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    let mut asked = 0;
+    let (response, _) = agent
+        .prompt(&session, "look it up", |_| {
+            asked += 1;
+            "allow_once"
+        })
+        .await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    assert_eq!(asked, 2, "each call was asked about");
+    let results = tool_results(&mock.requests()[1]);
+    assert_eq!(results.len(), 2);
+    for result in &results {
+        assert_eq!(result["is_error"], false, "{result}");
+        assert!(result["content"][0]["text"].as_str().unwrap().contains("Both here."), "{result}");
+    }
+}
+
 /// A call whose input does not fit its tool (a wrong type, a missing field) is answered with an
 /// error result in the next request, without asking or running anything, and the turn goes on:
 /// the well-formed call beside it runs.
