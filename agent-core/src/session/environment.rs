@@ -206,4 +206,22 @@ mod tests {
         assert_eq!(child.usage.spent().cost_usd, 0.5);
         assert_eq!(child.usage.session_spent().usage.input_tokens, 15, "the budget sees the whole session");
     }
+
+    #[test]
+    fn a_child_in_the_same_directory_shares_the_checkpoints_and_one_in_a_worktree_has_none() {
+        let project = tempfile::tempdir().unwrap();
+        let worktree = tempfile::tempdir().unwrap();
+        let data = tempfile::tempdir().unwrap();
+        let mut parent = SessionEnv::standalone(Arc::new(Workspace::new(project.path())));
+        let checkpoints = Arc::new(crate::checkpoints::Checkpoints::new(project.path(), data.path(), "s"));
+        parent.checkpoints = Some(Arc::clone(&checkpoints));
+        let child = |cwd: &Path| parent.child("child".into(), cwd, |_| true, None, CancellationToken::new());
+        let in_place = child(project.path());
+        assert!(
+            in_place.checkpoints.as_ref().is_some_and(|shared| Arc::ptr_eq(shared, &checkpoints)),
+            "the parent's turn's checkpoint covers the child's changes"
+        );
+        // The session's checkpoints snapshot the parent's directory: none of a worktree's files.
+        assert!(child(worktree.path()).checkpoints.is_none());
+    }
 }
