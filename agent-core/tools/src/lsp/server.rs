@@ -326,23 +326,30 @@ impl Server {
         let mut changes = self.state.changed.subscribe();
         let mut pull_failed = false;
         loop {
+            let pulling = !pull_failed && (self.pull || self.state.pull_registered.load(Ordering::Relaxed));
+            // What was published is taken before the time is looked at: a server ends its
+            // progress right after it publishes, and the two may arrive together, so by the
+            // time the waiter wakes the server is no longer loading and the shorter bound has
+            // passed.
+            if !pulling
+                && let Some(fresh) = self.published(&address).filter(|published| {
+                    published.count > seen && published.version.is_none_or(|published| published >= version)
+                })
+            {
+                tracing::debug!(server = %self.name, version, published = ?fresh.version, items = fresh.diagnostics.len(), "published diagnostics");
+                return Some(fresh.diagnostics);
+            }
             let bound = if self.busy() { loading } else { wait };
             let left = bound.checked_sub(started.elapsed())?;
             // Pull where the server offers it; it may say so only after the handshake
             // (dynamic registration), so this is asked again while waiting. A pull refused or
             // failed falls back to what the server publishes, in the time left.
-            if !pull_failed && (self.pull || self.state.pull_registered.load(Ordering::Relaxed)) {
+            if pulling {
                 match self.pulled(&address, version, left).await {
                     Some(items) => return Some(items),
                     None => pull_failed = true,
                 }
                 continue;
-            }
-            if let Some(fresh) = self.published(&address).filter(|published| {
-                published.count > seen && published.version.is_none_or(|published| published >= version)
-            }) {
-                tracing::debug!(server = %self.name, version, published = ?fresh.version, items = fresh.diagnostics.len(), "published diagnostics");
-                return Some(fresh.diagnostics);
             }
             if tokio::time::timeout(left, changes.changed()).await.is_err() || !self.is_alive() {
                 return None;
