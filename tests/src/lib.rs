@@ -7,6 +7,7 @@
 pub mod harness;
 pub mod listener;
 pub mod lsp_client;
+pub mod mcp_servers;
 pub mod mock_llm;
 pub mod pages;
 pub mod tasks;

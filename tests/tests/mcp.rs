@@ -6,26 +6,10 @@
 //! servers, a project's `.mcp.json` behind the user's approval, streamable HTTP, and a server that
 //! dies mid-session.
 
-use std::path::PathBuf;
-
 use larik_tests::harness::{Agent, Sandbox};
+use larik_tests::mcp_servers::{everything, node, servers_dir, session_with};
 use larik_tests::mock_llm::{MockLlm, Scenario, Step};
 use serde_json::{Value, json};
-
-fn servers_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("mcp/node_modules/@modelcontextprotocol")
-}
-
-fn everything() -> String {
-    let script = servers_dir().join("server-everything/dist/index.js");
-    assert!(script.exists(), "{} is missing: run scripts/setup.sh", script.display());
-    script.display().to_string()
-}
-
-fn node() -> String {
-    let output = std::process::Command::new("bash").args(["-c", "command -v node"]).output().unwrap();
-    String::from_utf8(output.stdout).unwrap().trim().to_owned()
-}
 
 fn tool_names(request: &Value) -> Vec<String> {
     request["tools"]
@@ -36,12 +20,6 @@ fn tool_names(request: &Value) -> Vec<String> {
 
 fn last_result(request: &Value) -> Value {
     request["messages"].as_array().unwrap().last().unwrap()["content"][0].clone()
-}
-
-async fn session_with(agent: &mut Agent, sandbox: &Sandbox, servers: Value) -> String {
-    let id = agent.request("session/new", json!({"cwd": sandbox.project_path(), "mcpServers": servers})).await;
-    let (response, _) = agent.response(id).await;
-    response["result"]["sessionId"].as_str().unwrap_or_else(|| panic!("{response}")).to_owned()
 }
 
 #[tokio::test]

@@ -26,9 +26,14 @@ use super::tool::McpTool;
 use crate::tools::LoginBrowser;
 use crate::tools::Registry;
 
-/// How long one connection attempt may take (a server that hangs in `initialize` is not waited
-/// on forever).
+/// How long the first prompt waits for servers still connecting, so their tools are in its
+/// request.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long one connection attempt may take (a server that hangs in `initialize` is not waited
+/// on forever). Longer than the first prompt's wait: a server slow to start (a first `npx`
+/// download) goes on connecting behind that prompt, and its tools join when it is ready, instead
+/// of being stopped and started again for ever.
+pub(super) const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(30);
 /// The longest pause between reconnection attempts.
 pub(super) const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
