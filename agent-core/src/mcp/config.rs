@@ -527,4 +527,55 @@ mod tests {
         assert_ne!(server(&["a.js"], "one").canonical(), server(&["b.js"], "one").canonical());
         assert!(!server(&["a.js"], "one").describe().contains("one"), "secrets are not shown");
     }
+
+    #[test]
+    fn the_fingerprint_of_a_remote_server_follows_its_oauth_settings() {
+        let remote =
+            |transport: fn(String, BTreeMap<String, String>) -> Transport, oauth: OAuthSettings| McpServerConfig {
+                name: "s".into(),
+                transport: transport(
+                    "https://mcp.example.com/mcp".into(),
+                    [("Authorization".to_owned(), "Bearer one".to_owned())].into(),
+                ),
+                scope: ServerScope::Project,
+                source: ".mcp.json".into(),
+                oauth,
+            };
+        let http = |url, headers| Transport::Http { url, headers };
+        let sse = |url, headers| Transport::Sse { url, headers };
+        let base = OAuthSettings { client_id: Some("larik".into()), ..OAuthSettings::default() };
+        let changes: [(&str, OAuthSettings); 7] = [
+            ("no oauth", OAuthSettings::default()),
+            ("client id", OAuthSettings { client_id: Some("someone-else".into()), ..base.clone() }),
+            ("a secret", OAuthSettings { client_secret: Some("s3cret".into()), ..base.clone() }),
+            ("callback port", OAuthSettings { callback_port: Some(8765), ..base.clone() }),
+            ("scopes", OAuthSettings { scopes: Some("repo".into()), ..base.clone() }),
+            (
+                "metadata",
+                OAuthSettings { auth_server_metadata_url: Some("https://as.example.com/meta".into()), ..base.clone() },
+            ),
+            (
+                "document",
+                OAuthSettings { client_metadata_url: Some("https://larik.dev/client.json".into()), ..base.clone() },
+            ),
+        ];
+        for transport in [http, sse] {
+            let approved = remote(transport, base.clone()).canonical();
+            for (what, oauth) in &changes {
+                assert_ne!(remote(transport, oauth.clone()).canonical(), approved, "{what} asks again");
+            }
+            // What the secret is, and what the headers hold, change without asking again.
+            let with_secret = |secret: &str| OAuthSettings { client_secret: Some(secret.into()), ..base.clone() };
+            assert_eq!(
+                remote(transport, with_secret("one")).canonical(),
+                remote(transport, with_secret("two")).canonical()
+            );
+            let mut other_header = remote(transport, base.clone());
+            if let Transport::Http { headers, .. } | Transport::Sse { headers, .. } = &mut other_header.transport {
+                headers.insert("Authorization".into(), "Bearer two".into());
+            }
+            assert_eq!(other_header.canonical(), approved);
+            assert!(!approved.contains("Bearer one"), "{approved}");
+        }
+    }
 }
