@@ -222,12 +222,32 @@ mod tests {
 
     const STEP_UP: &str = r#"Bearer error="insufficient_scope", scope="mcp:read mcp:write""#;
 
+    /// The test server's authorization server: its metadata, and a token endpoint that grants
+    /// `wide`; `None` for a request that is not for it.
+    fn authorization_server(head: &str, address: std::net::SocketAddr) -> Option<String> {
+        let base = format!("http://{address}");
+        let body = if head.starts_with("GET /metadata") {
+            json!({"authorization_endpoint": format!("{base}/authorize"), "token_endpoint": format!("{base}/token"), "response_types_supported": ["code"], "code_challenge_methods_supported": ["S256"]})
+        } else if head.starts_with("POST /token") {
+            json!({"access_token": "wide", "token_type": "Bearer"})
+        } else {
+            return None;
+        };
+        let body = body.to_string();
+        Some(format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        ))
+    }
+
     /// A small MCP server on the SSE transport: `tools/call` wants the token `wide` and answers
-    /// any other with 403 `insufficient_scope`; a stream opened without a token gets 401.
-    /// Returns its URL and the `Authorization` of every `POST`.
+    /// any other with 403 `insufficient_scope`; a stream opened without a token gets 401. It is
+    /// its own authorization server too: metadata at `/metadata`, and `/token` grants `wide`.
+    /// Returns its URL and the method and `Authorization` of every message `POST`.
     async fn server() -> (String, Arc<std::sync::Mutex<Vec<String>>>) {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}/sse", listener.local_addr().unwrap());
+        let address = listener.local_addr().unwrap();
+        let url = format!("http://{address}/sse");
         let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
         let (events, _) = tokio::sync::broadcast::channel::<String>(16);
         let log = Arc::clone(&seen);
@@ -257,6 +277,10 @@ mod tests {
                     let mut body = vec![0; length];
                     reader.read_exact(&mut body).await.unwrap();
                     let mut socket = reader.into_inner();
+                    if let Some(answer) = authorization_server(&head, address) {
+                        socket.write_all(answer.as_bytes()).await.unwrap();
+                        return;
+                    }
                     if head.starts_with("GET") {
                         if authorization.is_empty() {
                             socket.write_all(b"HTTP/1.1 401 Unauthorized\r\nwww-authenticate: Bearer realm=\"mcp\"\r\ncontent-length: 0\r\n\r\n").await.unwrap();
@@ -269,8 +293,10 @@ mod tests {
                         }
                         return;
                     }
-                    log.lock().unwrap().push(authorization.clone());
                     let message: Value = serde_json::from_slice(&body).unwrap();
+                    log.lock()
+                        .unwrap()
+                        .push(format!("{} {authorization}", message["method"].as_str().unwrap_or("answer")));
                     let result = match message["method"].as_str() {
                         Some("initialize") => Some(
                             json!({"protocolVersion": message["params"]["protocolVersion"], "capabilities": {"tools": {}}, "serverInfo": {"name": "scoped", "version": "1"}}),
@@ -326,8 +352,64 @@ mod tests {
         let answer = client.call_tool(CallToolRequestParams::new("write")).await.unwrap();
         assert_eq!(answer.content[0].as_text().unwrap().text, "written");
         let seen = seen.lock().unwrap().clone();
-        assert_eq!(seen.first().map(String::as_str), Some("Bearer narrow"));
-        assert_eq!(seen.last().map(String::as_str), Some("Bearer wide"), "{seen:?}");
+        assert_eq!(seen.first().map(String::as_str), Some("initialize Bearer narrow"));
+        assert_eq!(seen.last().map(String::as_str), Some("tools/call Bearer wide"), "{seen:?}");
+    }
+
+    /// The user at the authorization page, who logs in at once: the browser comes back to the
+    /// redirect with a code.
+    #[derive(Default)]
+    struct LoggingIn {
+        opened: std::sync::Mutex<Vec<String>>,
+    }
+
+    #[async_trait::async_trait]
+    impl crate::tools::LoginBrowser for LoggingIn {
+        async fn open(&self, server: &str, url: &str) -> Result<(), crate::services::EditorError> {
+            self.opened.lock().unwrap().push(server.to_owned());
+            let page = reqwest::Url::parse(url).unwrap();
+            let query: std::collections::HashMap<_, _> = page.query_pairs().into_owned().collect();
+            let back = format!("{}?code=granted&state={}", query["redirect_uri"], query["state"]);
+            // As a browser does, after the page was shown: the listener answers once this returned.
+            tokio::spawn(async move { reqwest::get(back).await.unwrap() });
+            Ok(())
+        }
+    }
+
+    /// The seed has the SSE transport authorize on a 401 or 403 and resend the request itself;
+    /// Larik's transport hands the refusal back, and the tool call, where the user is, sends them
+    /// to log in with what the challenge asks and then goes once more.
+    #[tokio::test]
+    async fn a_refused_call_is_sent_once_more_after_the_user_logs_in() {
+        let (url, seen) = server().await;
+        let dir = tempfile::tempdir().unwrap();
+        save_token(dir.path(), &url, "narrow");
+        let metadata = url.replace("/sse", "/metadata");
+        let config = crate::mcp::McpServerConfig {
+            name: "scoped".into(),
+            transport: crate::mcp::Transport::Sse { url: url.clone(), headers: BTreeMap::new() },
+            scope: crate::mcp::ServerScope::User,
+            source: "settings.json".into(),
+            oauth: crate::mcp::config::OAuthSettings {
+                client_id: Some("larik".into()),
+                auth_server_metadata_url: Some(metadata),
+                ..Default::default()
+            },
+        };
+        let browser = Arc::new(LoggingIn::default());
+        let server =
+            crate::mcp::connection::Server::new(config, Some(dir.path()), Some(Arc::clone(&browser) as Arc<_>));
+        let login = crate::mcp::auth::manager(&url, server.tokens.as_ref().unwrap()).await.unwrap();
+        let client = ().serve(connect(&url, &BTreeMap::new(), Some(login)).await.unwrap()).await.unwrap();
+        server.link.set(Some(client.peer().clone()));
+
+        let cancel = tokio_util::sync::CancellationToken::new();
+        let answer = server.link.call("write", serde_json::Map::new(), &cancel, None).await.unwrap();
+        assert_eq!(answer["content"][0]["text"], "written", "{answer}");
+        assert_eq!(*browser.opened.lock().unwrap(), ["scoped"], "the user logged in once");
+        let calls: Vec<String> =
+            seen.lock().unwrap().iter().filter(|post| post.starts_with("tools/call")).cloned().collect();
+        assert_eq!(calls, ["tools/call Bearer narrow", "tools/call Bearer wide"], "refused, then sent once more");
     }
 
     #[tokio::test]
