@@ -413,6 +413,35 @@ async fn a_browser_the_user_closed_starts_again_and_rules_and_plan_mode_hold() {
     assert!(gone_within(&home, 5).await, "{:?}", browsers_of(&home));
 }
 
+#[tokio::test]
+async fn closing_the_first_tab_closes_that_page_and_the_browser_stays() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let base = serve(pages()).await;
+    let sandbox = Sandbox::new();
+    let steps = vec![
+        Step::tool("n1", "browser_navigate", json!({"url": format!("{base}/form")})),
+        Step::tool("t1", "browser_tabs", json!({"action": "new"})),
+        Step::tool("n2", "browser_navigate", json!({"url": format!("{base}/two")})),
+        Step::text("Two tabs."),
+        Step::tool("x1", "browser_tabs", json!({"action": "close", "index": 0})),
+        Step::tool("s1", "browser_snapshot", json!({})),
+        Step::text("Closed."),
+    ];
+    let (mock, mut agent, session) = start(&sandbox, steps, json!({})).await;
+    let home = sandbox.home.path().to_path_buf();
+    agent.prompt(&session, "open two tabs", |_| "allow_once").await;
+    let browser = main_browser(&home).expect("a browser");
+    agent.prompt(&session, "close the first", |_| "allow_once").await;
+    let last = mock.requests().last().unwrap().clone();
+    let tabs = result_of(&last, "x1").0;
+    assert!(tabs.starts_with("0 (active) Two (") && tabs.lines().count() == 1, "{tabs}");
+    // The second tab's page is still there: the browser was not closed and started again.
+    assert!(result_of(&last, "s1").0.contains("link \"Dialogs\" [ref=e1]"), "{}", result_of(&last, "s1").0);
+    assert_eq!(main_browser(&home), Some(browser), "the same browser runs");
+    agent.close_stdin();
+    assert!(agent.wait_exit().await.success());
+}
+
 /// Opening a page asks as web_fetch does, with the domain to always allow; acting on a page
 /// asks; looking does not.
 fn asked_like_web_fetch(asked: &[String], always: &[String]) {
