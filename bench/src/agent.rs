@@ -126,6 +126,11 @@ async fn ready_and_idle(idle_seconds: u64) -> anyhow::Result<Vec<Row>> {
     rows.push(row("idle: RSS after session/new", &rss, "MiB", "< 12 MiB"));
     rows.push(row(&format!("idle: CPU over {idle_seconds} s"), &idle_cpu, "ms", "< 5 ms"));
     rows.extend(against_the_floor(&sandbox, &ready, &rss).await?);
+    let (agent, _) = ready_agent(&sandbox, &mock).await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let layout = crate::layout_check::row(&larik_tests::harness::larik_bin(), agent.child.id().unwrap_or(0));
+    stop(agent).await;
+    rows.push(layout?);
     Ok(rows)
 }
 

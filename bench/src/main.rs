@@ -7,6 +7,7 @@
 mod agent;
 mod cost;
 mod layout;
+mod layout_check;
 mod load;
 mod long_sessions;
 mod mcp_servers;
