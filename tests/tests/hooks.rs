@@ -234,6 +234,43 @@ async fn a_prompt_hook_is_answered_by_the_model() {
     assert!(request_text(&requests[2]).contains("piping a download into a shell"), "the model heard why");
 }
 
+#[tokio::test]
+async fn a_prompt_hook_asks_the_explore_roles_model_unless_it_names_one_and_its_spend_counts() {
+    let sandbox = Sandbox::new();
+    sandbox.write_user_settings(&json!({"roles": {"explore": "claude-haiku-4-5"}}));
+    sandbox.write_user_hooks(json!({"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "prompt", "prompt": "ROLE-CHECK: is this safe? $ARGUMENTS"},
+        {"type": "prompt", "prompt": "OWN-CHECK: is this safe? $ARGUMENTS", "model": "claude-opus-4-5"},
+    ]}]}));
+    // Each evaluation reports 1000 input tokens, each of the session's requests the mock's 100.
+    let verdict = |marker: &str| Step {
+        when: Some(marker.into()),
+        usage: Some(json!({"input_tokens": 1000, "output_tokens": 10})),
+        ..Step::text("{\"ok\": true}")
+    };
+    let steps = vec![
+        Step::tool("t1", "bash", json!({"command": "echo checked"})),
+        verdict("ROLE-CHECK"),
+        verdict("OWN-CHECK"),
+        Step::text("done"),
+    ];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let (mut agent, session) = start(&sandbox, &mock).await;
+    let (response, updates) = agent.prompt(&session, "check it", |_| panic!("nothing asks")).await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    let requests = mock.requests();
+    let model_asked = |marker: &str| {
+        let request = requests.iter().find(|request| request_text(request).contains(marker)).unwrap();
+        request["model"].as_str().unwrap().to_owned()
+    };
+    assert_eq!(model_asked("ROLE-CHECK"), "claude-haiku-4-5", "the explore role's model");
+    assert_eq!(model_asked("OWN-CHECK"), "claude-opus-4-5", "the hook's own model");
+    assert_eq!(requests.last().unwrap()["model"], "claude-mock", "the session keeps its model");
+    assert!(request_text(requests.last().unwrap()).contains("checked"), "the command ran");
+    let usage = updates.iter().rfind(|update| update["sessionUpdate"] == "usage_update").expect("a usage update");
+    assert_eq!(usage["_meta"]["larik"]["spent"]["inputTokens"], 2200, "the evaluations count: {usage}");
+}
+
 /// A Claude Code user's project configuration, as written: `.claude/settings.json` with
 /// `$CLAUDE_PROJECT_DIR` paths to scripts in the repository.
 fn project_hook(sandbox: &Sandbox, body: &str) {

@@ -334,10 +334,27 @@ pub fn rendered(purpose: HookPurpose, texts: &[HookText]) -> Vec<String> {
     notes(purpose, texts).iter().map(Note::render).collect()
 }
 
-/// Prompt hooks ask the session's model (or the one the hook names); the spend counts toward
-/// the session's usage like any request.
+/// Prompt hooks ask the model the hook names, else the explore role's (a quick check is the
+/// kind of work that role is mapped to a cheaper model for), else the session's; the spend counts
+/// toward the session's usage like any request.
 struct ModelEvaluator<'a> {
     env: &'a SessionEnv,
+}
+
+impl ModelEvaluator<'_> {
+    /// The provider and model a prompt hook's question goes to.
+    fn model(&self, named: Option<&str>) -> Result<(Arc<dyn Provider>, String), ProviderError> {
+        if let Some(named) = named {
+            return Ok((self.env.models.provider()?, named.to_owned()));
+        }
+        // As a subagent in the explore role would get it: the role's model as the settings say
+        // now, the session's where the role names none.
+        let settings = self.env.settings.as_deref();
+        let roles = settings.and_then(|settings| settings.load().roles).unwrap_or_default();
+        let env = settings.map(|settings| settings.env.clone()).unwrap_or_default();
+        let chosen = crate::agents::roles::choose(Some("explore"), &roles, &self.env.models, &env);
+        Ok((chosen.provider?, chosen.settings.model))
+    }
 }
 
 const EVALUATOR_SYSTEM: &str = "You check a condition for an automated hook in a coding agent. Read the request and answer with only a JSON object: {\"ok\": true} when the condition holds, or {\"ok\": false, \"reason\": \"what is wrong, in one sentence\"}.";
@@ -346,9 +363,7 @@ const EVALUATOR_SYSTEM: &str = "You check a condition for an automated hook in a
 impl PromptEvaluator for ModelEvaluator<'_> {
     async fn evaluate(&self, model: Option<&str>, prompt: &str) -> Result<String, ProviderError> {
         use futures::StreamExt;
-        let provider: Arc<dyn Provider> = self.env.models.provider()?;
-        let settings = self.env.models.settings();
-        let model = model.unwrap_or(&settings.model).to_owned();
+        let (provider, model) = self.model(model)?;
         let messages = [Message::user_text(prompt)];
         let request = ModelRequest {
             model: &model,
