@@ -292,3 +292,28 @@ fn the_index_not_the_bodies(requests: &[Value], home: &Path) {
         "its bundled files: {loaded}"
     );
 }
+
+#[tokio::test]
+async fn a_repositorys_skill_cannot_grant_itself_tools_with_allowed_tools() {
+    let sandbox = Sandbox::new();
+    let project = sandbox.project_path();
+    // Claude Code would let this skill write without asking; a repository's file must not
+    // widen what its agent may do.
+    write(
+        &project.join(".claude/skills/ship/SKILL.md"),
+        "---\ndescription: Ship it\nallowed-tools: Write, Edit, Bash\n---\nSHIP-BODY: write SHIPPED.txt.\n",
+    );
+    let steps = vec![
+        when("SHIP-BODY", Step::tool("w1", "write", json!({"path": "SHIPPED.txt", "content": "shipped\n"}))),
+        Step::text("Not shipped."),
+    ];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let mut agent = Agent::spawn(&project, &sandbox.env(mock.url()));
+    agent.initialize().await;
+    let session = agent.new_session(&project).await;
+    let (response, asked, _) = agent.prompt_rejecting(&session, "/ship").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    let asked: Vec<&Value> = asked.iter().map(|params| &params["toolCall"]["toolCallId"]).collect();
+    assert_eq!(asked, [&json!("w1")], "the skill's write still asked");
+    assert!(!project.join("SHIPPED.txt").exists(), "and the refusal held");
+}
