@@ -1,8 +1,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 //! MCP servers at a session's start, over ACP with the real binary and real servers: a server
 //! slow to start holds up neither the session nor the first prompt and joins when it is ready;
-//! what the user is told of servers still connecting, failed, or waiting for approval; a
-//! mention of a server that is not connected stays prose.
+//! what the user is told of servers still connecting, failed, or waiting for approval (asked
+//! again when a project's server changes, its OAuth settings included); a mention of a server
+//! that is not connected stays prose.
 
 use larik_tests::harness::{Agent, Sandbox, updates_of};
 use larik_tests::mcp_servers::{everything_starting_at, session_with};
@@ -104,4 +105,39 @@ async fn a_mention_of_a_server_that_is_not_connected_stays_prose() {
     let (_, next) = agent.prompt(&session, "next", |_| "reject_once").await;
     let said = notices(&[updates, next].concat());
     assert!(!said.contains("was not attached"), "and no error: {said}");
+}
+
+#[tokio::test]
+async fn a_changed_oauth_setting_of_a_projects_http_server_asks_again() {
+    let sandbox = Sandbox::new();
+    let write_config = |scopes: &str| {
+        let server =
+            json!({"type": "http", "url": "http://127.0.0.1:9/mcp", "oauth": {"clientId": "larik", "scopes": scopes}});
+        let config = json!({"mcpServers": {"remote": server}});
+        std::fs::write(sandbox.project.path().join(".mcp.json"), config.to_string()).unwrap();
+    };
+    // One session's first prompt, the project's settings answered with `answer`: how many asked.
+    let asked_with = |answer: &'static str| {
+        let sandbox = &sandbox;
+        async move {
+            let mock = MockLlm::start(Scenario { responses: vec![Step::text("ok")] }).await.unwrap();
+            let mut agent = agent_showing_notices(sandbox, &mock).await;
+            let session = agent.new_session(&sandbox.project_path()).await;
+            let mut asked = 0;
+            agent
+                .prompt(&session, "hi", |_| {
+                    asked += 1;
+                    answer
+                })
+                .await;
+            agent.close_stdin();
+            agent.wait_exit().await;
+            asked
+        }
+    };
+    write_config("repo");
+    assert_eq!(asked_with("allow_always").await, 1);
+    assert_eq!(asked_with("reject_once").await, 0, "approved as it is");
+    write_config("repo admin:org");
+    assert_eq!(asked_with("reject_once").await, 1, "wider scopes ask again");
 }
