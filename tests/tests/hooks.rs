@@ -231,6 +231,7 @@ async fn a_prompt_hook_is_answered_by_the_model() {
         "the hook's prompt with $ARGUMENTS: {asked}"
     );
     assert!(requests[1]["tools"].as_array().is_none_or(Vec::is_empty), "the evaluation offers no tools");
+    assert_eq!(requests[1]["model"], "claude-mock", "no role names a model: the session's answers");
     assert!(request_text(&requests[2]).contains("piping a download into a shell"), "the model heard why");
 }
 
