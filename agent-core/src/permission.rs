@@ -34,6 +34,7 @@ use std::sync::Mutex;
 use rules::{Rule, RuleSet, Subject};
 
 use crate::shell;
+use crate::tools::apply_code_action::{ApplyCodeAction, EditRules};
 use crate::tools::{Bash, CallDescription, CallSubject, DynTool, Read, ToolNames};
 use crate::workspace::Workspace;
 
@@ -189,11 +190,17 @@ impl Permissions {
 
     /// Why a read of `path` is denied by a rule, if it is (for @-mentioned files too).
     pub fn read_denied(&self, path: &std::path::Path, root: &std::path::Path) -> Option<String> {
-        let rules = self.rules.lock().ok()?;
+        self.path_denied(ToolNames::of::<Read>(), path, root)
+    }
+
+    /// Why a deny rule for the tools `names` covers `path`, if one does; rules that cannot be
+    /// read deny.
+    fn path_denied(&self, names: ToolNames<'_>, path: &std::path::Path, root: &std::path::Path) -> Option<String> {
+        let Ok(rules) = self.rules.lock() else { return Some("the permission rules could not be read".into()) };
         rules
             .deny
             .iter()
-            .find(|rule| rule.matches(ToolNames::of::<Read>(), Subject::Path { path, root }))
+            .find(|rule| rule.matches(names, Subject::Path { path, root }))
             .map(|rule| format!("denied by the rule `{}`", rule.text))
     }
 
@@ -401,6 +408,12 @@ impl Subjects {
 /// The rule "always allow" proposes for a call: `bash(git commit*)` for tools with subcommands,
 /// `bash(make*)` otherwise, the domain for a URL (web_fetch, browser_navigate), the bare tool
 /// name for the rest.
+impl EditRules for Permissions {
+    fn edit_denied(&self, path: &std::path::Path, root: &std::path::Path) -> Option<String> {
+        self.path_denied(ToolNames::of::<ApplyCodeAction>(), path, root)
+    }
+}
+
 pub fn suggested_rule(tool: &dyn DynTool, call: &CallDescription) -> String {
     match &call.subject {
         CallSubject::Command { line, .. } => {

@@ -5,6 +5,8 @@ any document:
   as the first line), as servers that defer the work do;
 - "Add a checked line": an edit (`checked` as the first line) and a command, `act.check`,
   which records the document's text on disk as it runs;
+- "Add a header here and in locked/": one edit to this document and to `notes.act` in the
+  project's `locked/` directory (the document's directory's sibling);
 - "Create a file", "Rename the file", "Delete the file": edits that are file operations.
 It publishes no problems. What it was asked to resolve and what the command saw are appended
 to the file named by the first argument. Standard library only; LSP over stdio."""
@@ -36,8 +38,14 @@ def sibling(uri, name):
 
 def actions(uri):
     made = sibling(uri, "made.act")
+    locked = sibling(uri.rsplit("/", 1)[0], "locked/notes.act")
     return [
         {"title": "Add a header", "kind": "quickfix", "edit": first_line(uri, "header")},
+        {
+            "title": "Add a header here and in locked/",
+            "kind": "quickfix",
+            "edit": {"changes": {uri: inserted_first("header"), locked: inserted_first("header")}},
+        },
         {"title": "Add a marker later", "kind": "quickfix", "data": {"uri": uri}},
         {
             "title": "Add a checked line",

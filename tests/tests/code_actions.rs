@@ -3,7 +3,7 @@
 //! (`tests/lsp-servers/code_action_server.py`, the user's own server in settings): an edit the
 //! server defers is resolved and applied, an action's command runs after its edit, file
 //! creates, renames and deletes are refused, and edit rules decide the action as they decide
-//! an edit.
+//! an edit, for every file it changes.
 
 use std::path::{Path, PathBuf};
 
@@ -102,6 +102,9 @@ async fn edit_rules_deny_or_allow_a_code_action_as_they_do_an_edit() {
         Step::tool("r2", "read", json!({"path": "open/notes.act"})),
         apply("a1", "locked/notes.act", "Add a header"),
         apply("a2", "open/notes.act", "Add a header"),
+        // Approved by the rule for the file it names, but its edit reaches into `locked/` too.
+        Step::tool("r3", "read", json!({"path": "open/notes.act"})),
+        apply("a3", "open/notes.act", "Add a header here and in locked/"),
         Step::text("Done."),
     ];
     let (mock, mut agent, session) = start(&sandbox, steps).await;
@@ -120,5 +123,14 @@ async fn edit_rules_deny_or_allow_a_code_action_as_they_do_an_edit() {
     assert_eq!(std::fs::read_to_string(project.join("locked/notes.act")).unwrap(), NOTES);
     let allowed = result_text(&result_of(&last, "a2"));
     assert!(allowed.starts_with("Applied the code action \"Add a header\""), "{allowed}");
+    let reaching = result_of(&last, "a3");
+    assert_eq!(reaching["is_error"], true, "{reaching}");
+    let reaching = result_text(&reaching);
+    assert!(
+        reaching.contains("locked/notes.act may not be edited: denied by the rule `Edit(locked/**)`"),
+        "{reaching}"
+    );
+    // Nothing of it was written, in either file.
     assert_eq!(std::fs::read_to_string(project.join("open/notes.act")).unwrap(), format!("header\n{NOTES}"));
+    assert_eq!(std::fs::read_to_string(project.join("locked/notes.act")).unwrap(), NOTES);
 }

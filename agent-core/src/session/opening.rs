@@ -137,6 +137,7 @@ pub(super) fn tool_env(
         data_dir: config.data_dir.clone(),
         token_saver,
         domain_rules: Some(Arc::clone(permissions) as Arc<dyn crate::tools::network_prompt::DomainRules>),
+        edit_rules: Some(Arc::clone(permissions) as Arc<dyn crate::tools::apply_code_action::EditRules>),
         network_log: Arc::default(),
     }
 }

@@ -3,6 +3,9 @@
 //! like `edit`: the prompt shows the diff, and each file it changes goes through the workspace
 //! layer (project bounds, protected paths, read before write, atomic replace, the editor's
 //! buffers). The action is asked for again on the current text, never taken from an old answer.
+//! The call was approved for the file it names; every file the action (or its command) changes
+//! is checked against the edit deny rules too ([`EditRules`]), so an action offered in one file
+//! cannot reach another the rules keep from edits.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -22,6 +25,13 @@ pub struct ApplyCodeActionInput {
 }
 
 pub struct ApplyCodeAction;
+
+/// What the session's edit deny rules say of a file, for the files a call changes beyond the
+/// one it was approved for.
+pub trait EditRules: Send + Sync {
+    /// Why editing `path` (inside the project at `root`) is denied by a rule, if it is.
+    fn edit_denied(&self, path: &std::path::Path, root: &std::path::Path) -> Option<String>;
+}
 
 impl Tool for ApplyCodeAction {
     type Input = ApplyCodeActionInput;
@@ -59,7 +69,7 @@ impl Tool for ApplyCodeAction {
         if planned.changes.is_empty() && planned.command.is_none() {
             return ToolOutput::error(format!("The code action \"{}\" changes nothing.", planned.title));
         }
-        if let Err(error) = write_changes(workspace, &planned.changes).await {
+        if let Err(error) = write_changes(&ctx.env, &planned.changes).await {
             return ToolOutput::error(format!("The code action \"{}\" was not applied: {error}", planned.title));
         }
         let changed: Vec<String> = planned.changes.iter().map(|change| shown(&change.path, workspace.root())).collect();
@@ -72,7 +82,7 @@ impl Tool for ApplyCodeAction {
             let name = command["command"].as_str().unwrap_or_default();
             // What the command edits while it runs passes the same checks as the action's edit.
             let apply = |changes: Vec<crate::lsp::code_action::FileChange>| async move {
-                write_changes(workspace, &changes).await.map_err(crate::lsp::EditRefused)
+                write_changes(&ctx.env, &changes).await.map_err(crate::lsp::EditRefused)
             };
             let run = ctx.env.lsp.run_command(&path, command, apply).await;
             let edited: Vec<String> = run.changed.iter().map(|path| shown(path, workspace.root())).collect();
@@ -94,14 +104,21 @@ impl Tool for ApplyCodeAction {
 }
 
 /// Writes an action's changes through the workspace layer: every file passes the checks
-/// (inside the project, not protected, read first and unchanged since) before any is written,
-/// and each is replaced atomically. The error names the file that stopped it.
+/// (inside the project, not protected, no edit deny rule, read first and unchanged since)
+/// before any is written, and each is replaced atomically. The error names the file that
+/// stopped it.
 async fn write_changes(
-    workspace: &crate::workspace::Workspace,
+    env: &crate::tools::ToolEnv,
     changes: &[crate::lsp::code_action::FileChange],
 ) -> Result<(), String> {
+    let workspace = &env.workspace;
     let mut targets = Vec::new();
     for change in changes {
+        if let Some(reason) =
+            env.edit_rules.as_ref().and_then(|rules| rules.edit_denied(&change.path, workspace.root()))
+        {
+            return Err(format!("{} may not be edited: {reason}", shown(&change.path, workspace.root())));
+        }
         let target = workspace
             .writable(&change.path.display().to_string())
             .and_then(|target| workspace.check_fresh(&target).map(|()| target))

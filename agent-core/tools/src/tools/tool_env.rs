@@ -2,7 +2,8 @@
 //! services, the language servers and the token saver. Nothing else: a tool cannot see the
 //! permissions, the hooks, the session file or the model, so no tool can decide its own
 //! approval or write the conversation. Of the permissions, bash's proxy reads only what the rules
-//! say of a domain and saves only the user's answer about one ([`DomainRules`]). A mechanism's tool that needs more of its mechanism
+//! say of a domain and saves only the user's answer about one ([`DomainRules`]), and a code
+//! action only whether a rule denies editing a file it changes ([`EditRules`]). A mechanism's tool that needs more of its mechanism
 //! (the `task` tool its runner, the `skill` tool the skills) holds it itself.
 
 use std::path::PathBuf;
@@ -11,6 +12,7 @@ use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 
 use super::EditorServices;
+use super::apply_code_action::EditRules;
 use super::background::BackgroundShells;
 use super::network_prompt::DomainRules;
 use crate::lsp::LanguageServers;
@@ -37,6 +39,9 @@ pub struct ToolEnv {
     pub token_saver: Option<Arc<TokenSaver>>,
     /// The permission rules' word on domains, for the sandbox's proxy; shared with children.
     pub domain_rules: Option<Arc<dyn DomainRules>>,
+    /// The permission rules' word on editing a file, for the files a code action changes;
+    /// shared with children.
+    pub edit_rules: Option<Arc<dyn EditRules>>,
     /// Every domain the session's sandboxed commands asked for, children's included.
     pub network_log: Arc<Mutex<NetworkLog>>,
 }
@@ -55,6 +60,7 @@ impl ToolEnv {
             lsp: Arc::new(LanguageServers::none()),
             token_saver: None,
             domain_rules: None,
+            edit_rules: None,
             network_log: Arc::default(),
         }
     }
@@ -80,6 +86,7 @@ impl ToolEnv {
             lsp: Arc::clone(&self.lsp),
             token_saver: self.token_saver.clone(),
             domain_rules: self.domain_rules.clone(),
+            edit_rules: self.edit_rules.clone(),
             network_log: Arc::clone(&self.network_log),
         }
     }
