@@ -78,3 +78,39 @@ impl Tool for TaskStop {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use tokio_util::sync::CancellationToken;
+
+    use super::{TaskStop, TaskWait};
+    use crate::permission::rules::RuleSet;
+    use crate::permission::{Decision, Mode, Permissions};
+    use crate::tools::{CallDescription, DynTool};
+    use crate::workspace::Workspace;
+
+    /// Both only wait for or stop work the session already runs, so they are read-only: they
+    /// never ask, run in plan mode and share a batch with reads; a deny rule still binds them.
+    #[test]
+    fn waiting_for_and_stopping_tasks_never_asks_even_in_plan_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let workspace = Workspace::new(dir.path());
+        let tasks = Arc::new(super::super::BackgroundTasks::new(CancellationToken::new()));
+        let tools: [Arc<dyn DynTool>; 2] = [Arc::new(TaskWait(Arc::clone(&tasks))), Arc::new(TaskStop(tasks))];
+        let call = CallDescription::titled("Stop bg-1");
+        let permissions = Permissions::default();
+        for mode in [Mode::Default, Mode::Plan] {
+            permissions.set_mode(mode).unwrap();
+            for tool in &tools {
+                let decision = permissions.decide(tool.as_ref(), &call, &workspace, None);
+                assert!(matches!(decision, Decision::Allow), "{} in {mode:?}: {decision:?}", tool.name());
+                assert!(tool.concurrency_safe(), "{} runs beside reads", tool.name());
+            }
+        }
+        let denied = Permissions::new(RuleSet::from_lists(&[], &["task_stop".to_owned()], &[]), || false, None);
+        let decision = denied.decide(tools[1].as_ref(), &call, &workspace, None);
+        assert!(matches!(decision, Decision::Deny { .. }), "{decision:?}");
+    }
+}
