@@ -273,3 +273,34 @@ async fn an_always_allow_that_cannot_be_saved_holds_for_the_session_and_says_so(
         assert_eq!(std::fs::read_to_string(sandbox.project.path().join(file)).unwrap(), text);
     }
 }
+
+/// A `Read(...)` deny rule binds the read tool, not the searches (grep and glob name no file) nor
+/// the harmless commands (`cat`, `head`, `tail` run without asking): it keeps a file out of the
+/// model's way, it is no boundary for secrets. The reference says so.
+#[tokio::test]
+async fn read_deny_rules_stop_the_read_tool_but_not_searches_or_cat() {
+    let sandbox = Sandbox::new();
+    // Without the sandbox, so that only the list of harmless commands lets `cat` run.
+    user_settings(&sandbox, json!({"permissions": {"deny": ["Read(secrets.txt)"]}, "sandbox": {"enabled": false}}));
+    std::fs::write(sandbox.project.path().join("secrets.txt"), "TOKEN=hunter2\n").unwrap();
+    let steps = vec![
+        Step::tool("t1", "read", json!({"path": "secrets.txt"})),
+        Step::tool("t2", "grep", json!({"pattern": "TOKEN", "output_mode": "content"})),
+        Step::tool("t3", "glob", json!({"pattern": "secret*"})),
+        Step::tool("t4", "bash", json!({"command": "cat secrets.txt"})),
+        Step::tool("t5", "bash", json!({"command": "head -n 1 secrets.txt"})),
+        Step::tool("t6", "bash", json!({"command": "tail -n 1 secrets.txt"})),
+        Step::text("ok"),
+    ];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let (mut agent, session) = start_agent(&sandbox, &mock).await;
+    agent.prompt(&session, "look around", |params| panic!("nothing asks: {params}")).await;
+    let results: Vec<String> = mock.requests().iter().skip(1).map(tool_result).collect();
+    assert!(results[0].contains("denied by the rule `Read(secrets.txt)`"), "{}", results[0]);
+    assert!(!results[0].contains("hunter2"), "{}", results[0]);
+    assert!(results[1].contains("secrets.txt") && results[1].contains("TOKEN=hunter2"), "grep: {}", results[1]);
+    assert!(results[2].contains("secrets.txt"), "glob: {}", results[2]);
+    for (index, command) in [(3, "cat"), (4, "head"), (5, "tail")] {
+        assert!(results[index].contains("TOKEN=hunter2"), "{command}: {}", results[index]);
+    }
+}

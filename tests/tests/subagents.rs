@@ -403,3 +403,43 @@ async fn a_worktree_task_outside_a_git_repository_works_in_place_and_says_so() {
     );
     assert_eq!(std::fs::read_to_string(sandbox.project_path().join("note.txt")).unwrap(), "here\n");
 }
+
+/// A worktree child's project is its worktree: a write to the checkout it came from is outside
+/// it, and is refused outright as every write outside the project is (it does not ask). The
+/// reference says why.
+#[tokio::test]
+async fn a_worktree_child_cannot_write_to_the_checkout_it_came_from() {
+    let sandbox = Sandbox::new();
+    let root = sandbox.project_path();
+    git(&root, &["init", "-q", "-b", "main"]);
+    std::fs::write(root.join("app.py"), "print('hi')\n").unwrap();
+    git(&root, &["add", "-A"]);
+    git(&root, &["commit", "-qm", "first"]);
+    let mut parent = calls(vec![task("t1", "general-purpose", "tidy", "ESCAPE-TASK: edit the main checkout")]);
+    parent.response.tool_calls[0].input["isolation"] = json!("worktree");
+    let outside = root.join("escaped.txt").display().to_string();
+    let steps = vec![
+        parent,
+        child("ESCAPE-TASK", Step::tool("c1", "write", json!({"path": outside, "content": "escaped\n"}))),
+        child("ESCAPE-TASK", Step::tool("c2", "write", json!({"path": "inside.txt", "content": "inside\n"}))),
+        child("ESCAPE-TASK", Step::text("Tried both.")),
+        child("Tried both.", Step::text("done")),
+    ];
+    let (mock, mut agent, session) = start(&sandbox, steps).await;
+    let mut asked = Vec::new();
+    let (response, _) = agent
+        .prompt(&session, "tidy", |params| {
+            asked.push(params["toolCall"]["toolCallId"].as_str().unwrap_or_default().to_owned());
+            "allow_once"
+        })
+        .await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    assert!(!asked.contains(&"c1".to_owned()), "the write outside was not asked about: {asked:?}");
+    let requests = mock.requests();
+    let refused = result_text(&result_of(&requests[2], "c1"));
+    assert!(refused.contains("is outside the project"), "{refused}");
+    assert!(!root.join("escaped.txt").exists(), "the parent's checkout is untouched");
+    let wrote = result_text(&result_of(&requests[3], "c2"));
+    assert!(!wrote.contains("outside"), "a write inside the worktree works: {wrote}");
+    assert!(!root.join("inside.txt").exists(), "it landed in the worktree, not the checkout");
+}
