@@ -110,3 +110,37 @@ fn thousands(number: usize) -> String {
     }
     grouped
 }
+
+/// A loaded or resumed session keeps its id and with it the exact outputs stored before: after a
+/// restart, `raw_output` still gives back an earlier call's whole output.
+#[tokio::test]
+async fn raw_output_still_reaches_an_earlier_call_after_load_and_resume() {
+    let sandbox = Sandbox::new();
+    sandbox.write_user_settings(&json!({"lsp": {"enabled": false}, "tokenSaver": true}));
+    let root = repository(&sandbox);
+    let exact = git(&root, &["log"]);
+    let steps = vec![Step::tool("toolu_log", "bash", json!({"command": "git log"})), Step::text("Summed up.")];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let mut agent = Agent::spawn(&root, &sandbox.env(mock.url()));
+    agent.initialize().await;
+    let session = agent.new_session(&root).await;
+    agent.prompt(&session, "what changed lately?", |_| "allow_once").await;
+    assert!(!tool_result(&mock.requests()[1], "toolu_log").contains("silently drop"), "the model saw it filtered");
+    agent.close_stdin();
+    agent.wait_exit().await;
+    for method in ["session/load", "session/resume"] {
+        let steps =
+            vec![Step::tool("toolu_raw", "raw_output", json!({"tool_call_id": "toolu_log"})), Step::text("Read.")];
+        let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+        let mut agent = Agent::spawn(&root, &sandbox.env(mock.url()));
+        agent.initialize().await;
+        let id = agent.request(method, json!({"sessionId": session, "cwd": root, "mcpServers": []})).await;
+        let (opened, _) = agent.response(id).await;
+        assert!(opened["result"].is_object(), "{method}: {opened}");
+        agent.prompt(&session, "show me all of it", |_| "allow_once").await;
+        let raw = tool_result(&mock.requests()[1], "toolu_raw");
+        assert_eq!(raw, format!("{exact}[bytes 0..{0} of {0}; the end]", exact.len()), "after {method}");
+        agent.close_stdin();
+        agent.wait_exit().await;
+    }
+}
