@@ -176,7 +176,7 @@ pub const METHODS: &[Method] = &[
         ClientToAgent,
         "CancelRequestNotification",
         None,
-        "Cancels a request in flight; a cancelled `session/prompt` answers `cancelled`. The agent sends it too, for a request of its own a cancelled turn stopped waiting for (an `fs/write_text_file` the editor had not answered 2 s after `session/cancel`); a late answer to it is ignored.",
+        "Cancels a request in flight; a cancelled `session/prompt` answers `cancelled`. The agent sends it too, for a request of its own a cancelled turn stopped waiting for (an `fs/write_text_file` the editor had not answered 2 s after `session/cancel`), and to withdraw an open `session/request_permission` whose asker stopped waiting for another reason than `session/cancel` (after which the client answers it itself): `$/cancel_request` for the prompt, or the background task that asked was stopped; a late answer to it is ignored.",
         "none (a notification)",
         r#"{"requestId":7}"#
     ),

@@ -383,6 +383,35 @@ async fn cancel_while_a_permission_prompt_is_open() {
     assert!(!seen.iter().any(|message| message["method"] == "$/cancel_request"), "{seen:?}");
 }
 
+/// `$/cancel_request` for the prompt itself while a permission request is open: the client did
+/// not cancel the session's turn, so nothing else would close its question, and the agent
+/// withdraws it with `$/cancel_request` naming it.
+#[tokio::test]
+async fn cancelling_the_prompt_request_withdraws_its_open_permission_request() {
+    let (sandbox, _mock, mut agent, session) =
+        start(vec![Step::tool("toolu_w", "write", json!({"path": "a.txt", "content": "a"}))]).await;
+    let id = agent
+        .request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "run"}]}))
+        .await;
+    let permission = loop {
+        let message = agent.next().await;
+        if message["method"] == "session/request_permission" {
+            break message;
+        }
+    };
+    agent.notify("$/cancel_request", json!({"requestId": id})).await;
+    let (response, mut seen) = agent.response(id).await;
+    assert_eq!(response["result"]["stopReason"], "cancelled", "{response}");
+    let withdrawn = loop {
+        if let Some(found) = seen.iter().find(|message| message["method"] == "$/cancel_request") {
+            break found.clone();
+        }
+        seen.push(agent.next().await);
+    };
+    assert_eq!(withdrawn["params"]["requestId"], permission["id"], "{withdrawn}");
+    assert!(!sandbox.project.path().join("a.txt").exists(), "the write did not run");
+}
+
 #[tokio::test]
 async fn stop_reasons_are_reported_as_they_happen() {
     let mut long = Step::text("cut off");

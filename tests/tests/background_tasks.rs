@@ -263,3 +263,55 @@ async fn a_background_child_session_goes_on_after_the_turn_asks_in_its_own_name_
     );
     assert_eq!(std::fs::read_to_string(sandbox.project_path().join("notes.txt")).unwrap(), "noted\n");
 }
+
+/// A background child's question still open when its task is stopped: nothing else would close
+/// it, so the agent withdraws it with `$/cancel_request`, and the call it asked about never runs.
+#[tokio::test]
+async fn stopping_a_background_task_withdraws_its_open_question() {
+    let sandbox = Sandbox::new();
+    let steps = vec![
+        calls(vec![{
+            let mut call = task("t1", "general-purpose", "write notes", "BG-ASKS: write notes.txt");
+            call.input["run_in_background"] = json!(true);
+            call
+        }]),
+        child("Started the background task", Step::text("It runs in the background.")),
+        child("BG-ASKS", Step::tool("c1", "write", json!({"path": "notes.txt", "content": "noted\n"}))),
+        child("BG-ASKS", Step::text("notes written")),
+    ];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize_with(json!({"subagents": {}})).await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    let prompt = agent
+        .request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "take notes"}]}))
+        .await;
+    let (mut question, mut turn_over) = (None, false);
+    while question.is_none() || !turn_over {
+        let message = agent.next().await;
+        if message["id"] == prompt && message.get("method").is_none() {
+            turn_over = true;
+        } else if message["method"] == "session/request_permission" {
+            question = Some(message);
+        }
+    }
+    let question = question.unwrap();
+    let stop = agent
+        .request(
+            "session/prompt",
+            json!({"sessionId": session, "prompt": [{"type": "text", "text": "/tasks stop bg-1"}]}),
+        )
+        .await;
+    let (mut withdrawn, mut stopped) = (None, false);
+    while withdrawn.is_none() || !stopped {
+        let message = agent.next().await;
+        if message["method"] == "$/cancel_request" {
+            withdrawn = Some(message);
+        } else if message["id"] == stop && message.get("method").is_none() {
+            stopped = true;
+        }
+    }
+    let withdrawn = withdrawn.unwrap();
+    assert_eq!(withdrawn["params"]["requestId"], question["id"], "{withdrawn}");
+    assert!(!sandbox.project_path().join("notes.txt").exists(), "the write never ran");
+}

@@ -49,6 +49,12 @@ pub trait Handler: Send + Sync + 'static {
     }
 }
 
+tokio::task_local! {
+    /// The token of the incoming request whose handler is running: `$/cancel_request` for it
+    /// fires it. A request sent while handling it knows what it was made for.
+    static HANDLING: CancellationToken;
+}
+
 /// The sending half: requests and notifications to the other side.
 #[derive(Clone)]
 pub struct Peer {
@@ -76,19 +82,33 @@ impl Peer {
     /// Sends a request and waits for its response. Dropping the future before the answer came
     /// (the turn that asked was cancelled) tells the peer with `$/cancel_request`.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, RpcError> {
-        self.send_request(method, params, true).await
+        self.send_request(method, params, None).await
     }
 
-    /// A request that session/cancel already settles (ACP has the client answer an open
-    /// permission request itself): dropped unanswered, the peer is not told again, which would
-    /// only be noise (avante warns of each `$/cancel_request`).
-    pub async fn request_settled_by_cancel(&self, method: &str, params: Value) -> Result<Value, RpcError> {
-        self.send_request(method, params, false).await
+    /// A request that `settled` firing settles on the peer's side (ACP has the client answer an
+    /// open permission request itself after session/cancel): dropped unanswered once it fired,
+    /// the peer is not told again, which would only be noise (avante warns of each
+    /// `$/cancel_request`). Dropped for any other reason it is told, as [`Peer::request`] is:
+    /// the call that asked stopped waiting, or the peer cancelled the very request this one was
+    /// sent while handling, and then nothing tells it to close its question.
+    pub async fn request_settled_by(
+        &self,
+        method: &str,
+        params: Value,
+        settled: &CancellationToken,
+    ) -> Result<Value, RpcError> {
+        self.send_request(method, params, Some(settled.clone())).await
     }
 
-    async fn send_request(&self, method: &str, params: Value, tell: bool) -> Result<Value, RpcError> {
+    async fn send_request(
+        &self,
+        method: &str,
+        params: Value,
+        settled: Option<CancellationToken>,
+    ) -> Result<Value, RpcError> {
         let (id, response) = self.inner.pending.open();
-        let mut outstanding = Outstanding { peer: self.clone(), id, tell, answered: false };
+        let made_for = HANDLING.try_with(CancellationToken::clone).ok();
+        let mut outstanding = Outstanding { peer: self.clone(), id, settled, made_for, answered: false };
         self.send_text(message::request(id, method, &params)).await;
         let result = tokio::select! {
             response = response => response.unwrap_or_else(|_| Err(RpcError::new(RpcError::INTERNAL_ERROR, "connection closed"))),
@@ -127,8 +147,10 @@ impl Peer {
 struct Outstanding {
     peer: Peer,
     id: i64,
-    /// Whether the peer hears of it.
-    tell: bool,
+    /// Once this fired, the peer settles the request itself and is not told.
+    settled: Option<CancellationToken>,
+    /// The incoming request being handled when this one was sent, if any.
+    made_for: Option<CancellationToken>,
     answered: bool,
 }
 
@@ -138,7 +160,10 @@ impl Drop for Outstanding {
             return;
         }
         self.peer.inner.pending.forget(self.id);
-        if !self.tell || self.peer.inner.shutdown.is_cancelled() || tokio::runtime::Handle::try_current().is_err() {
+        let fired = |token: &Option<CancellationToken>| token.as_ref().is_some_and(CancellationToken::is_cancelled);
+        let settled_by_peer = fired(&self.settled) && !fired(&self.made_for);
+        if settled_by_peer || self.peer.inner.shutdown.is_cancelled() || tokio::runtime::Handle::try_current().is_err()
+        {
             return;
         }
         let (peer, id) = (self.peer.clone(), self.id);
@@ -255,10 +280,9 @@ fn spawn_request(peer: &Peer, handler: &Arc<impl Handler>, id: Value, method: St
     let session_id = params.get("sessionId").and_then(Value::as_str).map(str::to_owned);
     peer.clone().spawn(async move {
         let span = tracing::debug_span!("request", %method);
-        let work = tokio::spawn(tracing::Instrument::instrument(
-            Arc::clone(&handler).request(peer.clone(), method.clone(), params, cancel),
-            span,
-        ));
+        let handling =
+            HANDLING.scope(cancel.clone(), Arc::clone(&handler).request(peer.clone(), method.clone(), params, cancel));
+        let work = tokio::spawn(tracing::Instrument::instrument(handling, span));
         let result = match work.await {
             Ok(result) => result,
             Err(error) if error.is_panic() => {

@@ -43,12 +43,18 @@ pub async fn ask(
     ];
     let params = acp::RequestPermissionRequest::new(session_id.clone(), update, options);
     tracing::info!(tool = %tool_call.name, %reason, "asking permission");
+    let mut reply = reply;
     let answer = tokio::select! {
-        response = peer.request_settled_by_cancel("session/request_permission", serde_json::to_value(params).unwrap_or_default()) => {
-            permission_answer(response.map_err(|error| error.message).and_then(|value| serde_json::from_value(value).map_err(|error| error.to_string())))
-        }
+        // First: the turn's token fires before the turn lets go of the question.
+        biased;
         // The client must answer `cancelled` after session/cancel; the turn does not wait for it.
         () = cancel.cancelled() => PermissionAnswer::Cancelled,
+        // The call that asked stopped waiting (its background task was stopped): the question is
+        // withdrawn with `$/cancel_request`, as nothing else would close it.
+        () = reply.closed() => return,
+        response = peer.request_settled_by("session/request_permission", serde_json::to_value(params).unwrap_or_default(), cancel) => {
+            permission_answer(response.map_err(|error| error.message).and_then(|value| serde_json::from_value(value).map_err(|error| error.to_string())))
+        }
     };
     let _ = reply.send(answer);
 }
