@@ -376,7 +376,7 @@ fn anthropic_events(step: &Step, request: &Value) -> Vec<SseEvent> {
     for (call_index, call) in response.tool_calls.iter().enumerate() {
         let id = call.id.clone().unwrap_or_else(|| format!("toolu_mock_{call_index}"));
         events.push(SseEvent::named("content_block_start", json!({"type": "content_block_start", "index": index, "content_block": {"type": "tool_use", "id": id, "name": call.name, "input": {}}})));
-        for piece in chunks(&call.input.to_string(), 16) {
+        for piece in chunks(&streamed_input(&call.input), 16) {
             events.push(SseEvent::named("content_block_delta", json!({"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": piece}})));
         }
         events.push(SseEvent::named("content_block_stop", json!({"type": "content_block_stop", "index": index})));
@@ -421,7 +421,7 @@ fn openai_events(step: &Step, request: &Value) -> Vec<SseEvent> {
     for (call_index, call) in response.tool_calls.iter().enumerate() {
         let id = call.id.clone().unwrap_or_else(|| format!("call_mock_{call_index}"));
         events.push(chunk(json!({"tool_calls": [{"index": call_index, "id": id, "type": "function", "function": {"name": call.name, "arguments": ""}}]}), Value::Null));
-        for piece in chunks(&call.input.to_string(), 16) {
+        for piece in chunks(&streamed_input(&call.input), 16) {
             events.push(chunk(
                 json!({"tool_calls": [{"index": call_index, "function": {"arguments": piece}}]}),
                 Value::Null,
@@ -496,6 +496,15 @@ async fn write_response(
 
 /// A recorded request as the provider caches it: Anthropic's `cache_control` markers taken out,
 /// so two requests' prefixes compare by what the model reads.
+/// A recorded call's input as the model streams it: JSON, or a string's own text for a call
+/// whose input is not JSON (a broken or cut-off call).
+fn streamed_input(input: &Value) -> String {
+    match input {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
+}
+
 pub fn without_cache_markers(value: &Value) -> Value {
     match value {
         Value::Object(map) => Value::Object(

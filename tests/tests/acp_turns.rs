@@ -286,6 +286,8 @@ async fn malformed_input_is_an_error_result_and_the_turn_goes_on() {
         ("toolu_type", "read", json!({"path": 42})),
         ("toolu_missing", "write", json!({"path": "a.txt"})),
         ("toolu_fine", "read", json!({"path": "one.txt"})),
+        // Not JSON at all: a call cut off midway.
+        ("toolu_cut", "read", json!("{\"path\": \"one.t")),
     ] {
         step.response.tool_calls.push(larik_core::replay::RecordedToolCall {
             id: Some(id.into()),
@@ -309,6 +311,18 @@ async fn malformed_input_is_an_error_result_and_the_turn_goes_on() {
     assert!(text(1).contains("invalid input for write: missing field `content`"), "{}", text(1));
     assert_eq!(results[2]["is_error"], false);
     assert!(text(2).contains("content of one"), "{}", text(2));
+    assert_eq!(results[3]["is_error"], true, "{}", results[3]);
+    assert!(text(3).contains("invalid input for read: the input is not valid JSON: {\"path\": \"one.t"), "{}", text(3));
+    // The cut-off call goes back to the model as an empty object, which the API accepts.
+    let calls: Vec<&Value> = requests[1]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|message| message["content"].as_array().into_iter().flatten())
+        .filter(|part| part["type"] == "tool_use")
+        .collect();
+    assert_eq!(calls.len(), 4, "{calls:?}");
+    assert_eq!(calls[3]["input"], json!({}), "{}", calls[3]);
 }
 
 #[tokio::test]

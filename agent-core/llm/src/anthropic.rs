@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::credential::Credential;
 use super::sse::{FrameParser, SseFrame, frame_json, post_streaming};
@@ -182,13 +182,7 @@ impl AnthropicParser {
 }
 
 fn finished_tool_use(pending: PendingToolUse) -> Result<StreamEvent, ProviderError> {
-    let input = if pending.input_json.trim().is_empty() {
-        json!({})
-    } else {
-        serde_json::from_str(&pending.input_json).map_err(|error| ProviderError::StreamBroken {
-            message: format!("tool input for {} is not valid JSON: {error}", pending.name),
-        })?
-    };
+    let input = crate::streamed_tool_input(&pending.input_json);
     Ok(StreamEvent::ToolUse { id: pending.id, name: pending.name, input })
 }
 
@@ -219,6 +213,7 @@ fn stream_error(data: &Value) -> ProviderError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn frame(data: Value) -> SseFrame<'static> {
         SseFrame { event: None, data: data.to_string().into() }
@@ -249,6 +244,27 @@ mod tests {
         assert_eq!(events[2], StreamEvent::Usage(Usage { input_tokens: 12, output_tokens: 30, ..Usage::default() }));
         assert_eq!(events[3], StreamEvent::Stop(ModelStop::ToolUse));
         assert!(parser.finish().is_ok_and(|rest| rest.is_empty()));
+    }
+
+    #[test]
+    fn a_call_cut_off_before_its_input_is_json_keeps_the_text_and_goes_back_as_an_empty_object() {
+        let mut parser = AnthropicParser::default();
+        let frames = [
+            json!({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"write","input":{}}}),
+            json!({"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"path\": \"a.t"}}),
+            json!({"type":"content_block_stop","index":0}),
+            json!({"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"output_tokens":30}}),
+            json!({"type":"message_stop"}),
+        ];
+        let events: Vec<StreamEvent> =
+            frames.into_iter().flat_map(|data| parser.frame(&frame(data)).unwrap_or_default()).collect();
+        let input = json!("{\"path\": \"a.t");
+        assert_eq!(
+            events[0],
+            StreamEvent::ToolUse { id: "toolu_1".into(), name: "write".into(), input: input.clone() }
+        );
+        assert_eq!(*crate::sent_tool_input(&input), json!({}));
+        assert_eq!(*crate::sent_tool_input(&json!({"path": "a"})), json!({"path": "a"}));
     }
 
     #[test]

@@ -59,6 +59,10 @@ pub enum Part {
         text: String,
         signature: Option<String>,
     },
+    /// `input` is the JSON object the model wrote, or, where what it wrote is not JSON (a
+    /// broken or cut-off call), that text as a string: the call then fails as malformed input
+    /// and the model is told so, and the request sends the call back as [`sent_tool_input`]
+    /// gives it.
     ToolUse {
         id: String,
         name: String,
@@ -79,6 +83,25 @@ pub enum Part {
 pub enum ResultPart {
     Text { text: String },
     Image { media_type: String, data: String },
+}
+
+/// A tool call's input as the model streamed it: `{}` when empty, the JSON value when it is
+/// JSON, else the text itself as a string (see [`Part::ToolUse`]).
+pub fn streamed_tool_input(streamed: &str) -> Value {
+    if streamed.trim().is_empty() {
+        return Value::Object(serde_json::Map::new());
+    }
+    serde_json::from_str(streamed).unwrap_or_else(|_| Value::String(streamed.to_owned()))
+}
+
+/// A tool call's input as a request sends it back: an object as it is; input that was not JSON
+/// as an empty object, which is all a provider accepts there (its text stays in the
+/// conversation's own record and in the call's error result).
+pub fn sent_tool_input(input: &Value) -> std::borrow::Cow<'_, Value> {
+    match input {
+        Value::Object(_) => std::borrow::Cow::Borrowed(input),
+        _ => std::borrow::Cow::Owned(Value::Object(serde_json::Map::new())),
+    }
 }
 
 /// A tool as the model sees it: the schema is derived from the tool's input type.

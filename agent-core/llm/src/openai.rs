@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::credential::Credential;
 use super::sse::{FrameParser, SseFrame, frame_json, post_streaming};
@@ -187,7 +187,7 @@ fn append_message<'a>(out: &mut Vec<ChatMessage<'a>>, message: &'a Message) {
                     Part::ToolUse { id, name, input } => Some(ToolCall {
                         id,
                         kind: "function",
-                        function: CallFunction { name, arguments: input.to_string() },
+                        function: CallFunction { name, arguments: crate::sent_tool_input(input).to_string() },
                     }),
                     _ => None,
                 })
@@ -367,13 +367,7 @@ impl FrameParser for OpenAiParser {
         };
         let mut events = Vec::new();
         for (_, call) in std::mem::take(&mut self.calls) {
-            let input = if call.arguments.trim().is_empty() {
-                json!({})
-            } else {
-                serde_json::from_str(&call.arguments).map_err(|error| ProviderError::StreamBroken {
-                    message: format!("tool arguments for {} are not valid JSON: {error}", call.name),
-                })?
-            };
+            let input = crate::streamed_tool_input(&call.arguments);
             events.push(StreamEvent::ToolUse { id: call.id, name: call.name, input });
         }
         events.push(StreamEvent::Usage(self.usage));
@@ -387,6 +381,7 @@ impl FrameParser for OpenAiParser {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn frame(data: &str) -> SseFrame<'_> {
         SseFrame::data(data)

@@ -325,6 +325,11 @@ pub struct InputError {
 }
 
 pub fn parse_input<T: DeserializeOwned>(name: &str, input: &Value) -> Result<T, InputError> {
+    if let Value::String(written) = input {
+        // What the model wrote was not JSON at all (see `Part::ToolUse`).
+        let start: String = written.chars().take(80).collect();
+        return Err(InputError { tool: name.to_owned(), reason: format!("the input is not valid JSON: {start}") });
+    }
     T::deserialize(input).map_err(|error| InputError { tool: name.to_owned(), reason: error.to_string() })
 }
 

@@ -199,7 +199,7 @@ impl Serialize for WirePart<'_> {
                 part.serialize_entry("type", "tool_use")?;
                 part.serialize_entry("id", id)?;
                 part.serialize_entry("name", name)?;
-                part.serialize_entry("input", input)?;
+                part.serialize_entry("input", &crate::sent_tool_input(input))?;
             }
             Part::ToolResult { tool_use_id, content, is_error } => {
                 part.serialize_entry("type", "tool_result")?;
