@@ -443,3 +443,39 @@ async fn a_worktree_child_cannot_write_to_the_checkout_it_came_from() {
     assert!(!wrote.contains("outside"), "a write inside the worktree works: {wrote}");
     assert!(!root.join("inside.txt").exists(), "it landed in the worktree, not the checkout");
 }
+
+#[tokio::test]
+async fn cancelling_the_prompt_request_withdraws_a_childs_open_question() {
+    let sandbox = Sandbox::new();
+    let steps = vec![
+        calls(vec![task("t1", "general-purpose", "write notes", "NOTES: write notes.txt")]),
+        child("NOTES", Step::tool("c1", "write", json!({"path": "notes.txt", "content": "noted\n"}))),
+    ];
+    let mock =
+        larik_tests::mock_llm::MockLlm::start(larik_tests::mock_llm::Scenario { responses: steps }).await.unwrap();
+    let mut agent = larik_tests::harness::Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    // Shown as a child session, the child's events go out through a forwarder of their own.
+    agent.initialize_with(json!({"subagents": {}})).await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    let prompt = agent
+        .request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "take notes"}]}))
+        .await;
+    let question = loop {
+        let message = agent.next().await;
+        if message["method"] == "session/request_permission" {
+            break message;
+        }
+    };
+    assert_ne!(question["params"]["sessionId"], session.as_str(), "the child asks: {question}");
+    agent.notify("$/cancel_request", json!({"requestId": prompt})).await;
+    let (response, mut seen) = agent.response(prompt).await;
+    assert_eq!(response["result"]["stopReason"], "cancelled", "{response}");
+    let withdrawn = loop {
+        if let Some(found) = seen.iter().find(|message| message["method"] == "$/cancel_request") {
+            break found.clone();
+        }
+        seen.push(agent.next().await);
+    };
+    assert_eq!(withdrawn["params"]["requestId"], question["id"], "{withdrawn}");
+    assert!(!sandbox.project_path().join("notes.txt").exists(), "the child's write did not run");
+}

@@ -69,6 +69,19 @@ struct PeerState {
     shutdown: CancellationToken,
 }
 
+/// `future` as part of handling the request being handled now, if one is: what it asks the peer
+/// is withdrawn when the peer cancels that request, as a request sent from the handler itself
+/// would be (a subagent's questions, forwarded by a task of their own during a prompt).
+pub fn within_this_request<F: Future>(future: F) -> impl Future<Output = F::Output> {
+    let handling = HANDLING.try_with(CancellationToken::clone).ok();
+    async move {
+        match handling {
+            Some(token) => HANDLING.scope(token, future).await,
+            None => future.await,
+        }
+    }
+}
+
 impl Peer {
     /// Sends a notification. Waits only while the writer's queue is full (see `output_queue`).
     /// The params are serialized straight into the line, without an intermediate JSON tree.

@@ -213,7 +213,9 @@ impl Forwarder<'_> {
         let (child_events, received) = mpsc::channel(256);
         let (peer, child_id, view, cancel) =
             (self.peer.clone(), acp::SessionId::new(session.clone()), self.client.clone(), self.cancel.clone());
-        let forwarder = tokio::spawn(async move { forward_events(&peer, &child_id, received, view, &cancel).await });
+        let forwarder = tokio::spawn(super::connection::within_this_request(async move {
+            forward_events(&peer, &child_id, received, view, &cancel).await
+        }));
         self.children.insert(session.clone(), ChildStream { events: child_events, forwarder });
         let capabilities = acp::SubagentSessionCapabilities::new().cancel(acp::SessionCancelCapabilities::new());
         // ACP does not say which call made a child; `_meta.larik.toolCallId` does, so a client
