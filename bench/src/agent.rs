@@ -8,34 +8,8 @@ use larik_tests::harness::{Agent, Sandbox};
 use larik_tests::mock_llm::{MockLlm, Scenario, Step};
 use serde_json::json;
 
+use crate::process::{cpu_time, memory_kib, resident_split_kib};
 use crate::stats::{Row, duration_row, median_of};
-
-/// Resident and peak memory of a process, in KiB, from /proc.
-pub(crate) fn memory_kib(pid: u32) -> (u64, u64) {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find(|line| line.starts_with(name))
-            .and_then(|line| line.split_whitespace().nth(1))
-            .and_then(|kib| kib.parse().ok())
-            .unwrap_or(0)
-    };
-    (field("VmRSS:"), field("VmHWM:"))
-}
-
-/// CPU time the process itself used (user + system).
-pub(crate) fn cpu_time(pid: u32) -> Duration {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    // Fields after the command name, which is in parentheses and may contain spaces.
-    let fields: Vec<&str> =
-        stat.rsplit_once(')').map(|(_, rest)| rest.split_whitespace().collect()).unwrap_or_default();
-    let ticks: u64 = fields.get(11).and_then(|utime| utime.parse::<u64>().ok()).unwrap_or(0)
-        + fields.get(12).and_then(|stime| stime.parse::<u64>().ok()).unwrap_or(0);
-    // SAFETY: sysconf only reads a system constant.
-    let per_second = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).unwrap_or(100).max(1);
-    Duration::from_millis(ticks * 1000 / per_second)
-}
 
 fn row(name: &str, values: &[f64], unit: &str, target: &str) -> Row {
     let show = |value: f64| format!("{value:.1} {unit}");
@@ -180,6 +154,7 @@ async fn turn() -> anyhow::Result<Vec<Row>> {
     let mut rows = Vec::new();
     // 3. A scripted turn: read a file, edit it, run a command, answer.
     let (mut turn_cpu, mut turn_peak, mut turn_wall) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut anonymous, mut file_backed) = (Vec::new(), Vec::new());
     for _ in 0..10 {
         let sandbox = Sandbox::new();
         let steps = scripted_turn(&sandbox)?;
@@ -192,10 +167,15 @@ async fn turn() -> anyhow::Result<Vec<Row>> {
         turn_wall.push(started.elapsed());
         turn_cpu.push((cpu_time(pid) - before).as_secs_f64() * 1000.0);
         turn_peak.push(memory_kib(pid).1 as f64 / 1024.0);
+        let (anon, file) = resident_split_kib(pid);
+        anonymous.push(anon as f64 / 1024.0);
+        file_backed.push(file as f64 / 1024.0);
         stop(agent).await;
     }
     rows.push(row("turn (read, edit, bash, answer): agent CPU", &turn_cpu, "ms", "< 20 ms"));
     rows.push(row("turn: peak RSS", &turn_peak, "MiB", "< 16 MiB"));
+    rows.push(row("turn: RSS after it, anonymous", &anonymous, "MiB", ""));
+    rows.push(row("turn: RSS after it, file-backed (code, read-only data)", &file_backed, "MiB", ""));
     rows.push(duration_row("turn: wall time (the mock adds no delay)", &turn_wall, ""));
     Ok(rows)
 }

@@ -9,7 +9,7 @@ use larik_tests::harness::{Agent, Sandbox};
 use larik_tests::mock_llm::{MockLlm, Scenario, Step};
 use serde_json::json;
 
-use crate::agent::memory_kib;
+use crate::process::memory_kib;
 use crate::stats::{Row, duration_row};
 
 const WINDOW_TOKENS: u64 = 20_000;

@@ -13,6 +13,7 @@ mod long_sessions;
 mod mcp_servers;
 mod network;
 mod peers;
+mod process;
 mod stats;
 mod stored_sessions;
 mod tools;

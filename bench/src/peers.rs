@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use larik_tests::harness::{Agent, Sandbox};
 use serde_json::json;
 
-use crate::agent::{cpu_time, memory_kib};
+use crate::process::{cpu_time, memory_kib};
 use crate::stats::{Row, median_of};
 
 /// An agent to measure: how to start it, and the `authenticate` method it needs, if any.

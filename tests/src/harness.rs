@@ -273,6 +273,27 @@ impl Agent {
 
     /// The next message from the agent; fails the test after [`WAIT`].
     /// The next message, `_larik/sandbox` notifications aside.
+    /// The next message with `method` (a request or a notification), those before it passed over.
+    pub async fn next_with_method(&mut self, method: &str) -> Value {
+        loop {
+            let message = self.next().await;
+            if message["method"] == method {
+                return message;
+            }
+        }
+    }
+
+    /// The first message with `method` among `seen`, else the next one to come (each message read
+    /// is added to `seen`).
+    pub async fn seen_or_next_with_method(&mut self, seen: &mut Vec<Value>, method: &str) -> Value {
+        loop {
+            if let Some(found) = seen.iter().find(|message| message["method"] == method) {
+                return found.clone();
+            }
+            seen.push(self.next().await);
+        }
+    }
+
     pub async fn next(&mut self) -> Value {
         if let Some(held) = self.held.pop_front() {
             return held;

@@ -5,6 +5,14 @@ use serde_json::{Value, json};
 use crate::harness::{Agent, Sandbox};
 use crate::mock_llm::{MockLlm, Scenario, Step};
 
+/// Makes `root` a git repository on `main` with one commit holding `app.py`, for worktree tasks.
+pub fn one_commit_repository(root: &std::path::Path) {
+    crate::harness::git(root, &["init", "-q", "-b", "main"]);
+    std::fs::write(root.join("app.py"), "print('hi')\n").unwrap_or_else(|error| panic!("app.py: {error}"));
+    crate::harness::git(root, &["add", "-A"]);
+    crate::harness::git(root, &["commit", "-qm", "first"]);
+}
+
 /// A `task` call.
 pub fn task(id: &str, kind: &str, description: &str, prompt: &str) -> larik_core::replay::RecordedToolCall {
     larik_core::replay::RecordedToolCall {

@@ -383,12 +383,7 @@ async fn cancel_while_a_permission_prompt_is_open() {
     let id = agent
         .request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "run"}]}))
         .await;
-    let permission = loop {
-        let message = agent.next().await;
-        if message["method"] == "session/request_permission" {
-            break message;
-        }
-    };
+    let permission = agent.next_with_method("session/request_permission").await;
     agent.notify("session/cancel", json!({"sessionId": session})).await;
     agent.reply(&permission, json!({"outcome": {"outcome": "cancelled"}})).await;
     let (response, seen) = agent.response(id).await;
@@ -407,21 +402,11 @@ async fn cancelling_the_prompt_request_withdraws_its_open_permission_request() {
     let id = agent
         .request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "run"}]}))
         .await;
-    let permission = loop {
-        let message = agent.next().await;
-        if message["method"] == "session/request_permission" {
-            break message;
-        }
-    };
+    let permission = agent.next_with_method("session/request_permission").await;
     agent.notify("$/cancel_request", json!({"requestId": id})).await;
     let (response, mut seen) = agent.response(id).await;
     assert_eq!(response["result"]["stopReason"], "cancelled", "{response}");
-    let withdrawn = loop {
-        if let Some(found) = seen.iter().find(|message| message["method"] == "$/cancel_request") {
-            break found.clone();
-        }
-        seen.push(agent.next().await);
-    };
+    let withdrawn = agent.seen_or_next_with_method(&mut seen, "$/cancel_request").await;
     assert_eq!(withdrawn["params"]["requestId"], permission["id"], "{withdrawn}");
     assert!(!sandbox.project.path().join("a.txt").exists(), "the write did not run");
 }

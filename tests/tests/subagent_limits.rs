@@ -5,7 +5,7 @@
 
 use larik_tests::harness::{Sandbox, git, updates_of};
 use larik_tests::mock_llm::Step;
-use larik_tests::tasks::{calls, child, result_of, result_text, start, start_with_model, task};
+use larik_tests::tasks::{calls, child, one_commit_repository, result_of, result_text, start, start_with_model, task};
 use serde_json::{Value, json};
 
 /// A child's model request that searches for something new each time (so no loop is seen).
@@ -77,10 +77,7 @@ async fn a_child_without_a_limit_stops_after_100_model_requests() {
 async fn a_role_with_worktree_isolation_gives_its_child_a_worktree() {
     let sandbox = Sandbox::new();
     let root = sandbox.project_path();
-    git(&root, &["init", "-q", "-b", "main"]);
-    std::fs::write(root.join("app.py"), "print('hi')\n").unwrap();
-    git(&root, &["add", "-A"]);
-    git(&root, &["commit", "-qm", "first"]);
+    one_commit_repository(&root);
     sandbox.write_user_settings(&json!({"roles": {"worker": {"isolation": "worktree"}}}));
     // Neither the task nor the built-in definition asks for a worktree.
     let steps = vec![

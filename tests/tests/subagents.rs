@@ -5,7 +5,7 @@
 
 use larik_tests::harness::{Sandbox, git, updates_of};
 use larik_tests::mock_llm::Step;
-use larik_tests::tasks::{calls, child, result_of, result_text, start, task, tool_names};
+use larik_tests::tasks::{calls, child, one_commit_repository, result_of, result_text, start, task, tool_names};
 use serde_json::{Value, json};
 
 #[tokio::test]
@@ -197,10 +197,7 @@ async fn a_looping_child_and_one_over_its_turn_limit_are_stopped_and_reported() 
 async fn a_task_in_a_worktree_commits_on_its_branch_and_cannot_touch_the_repositorys_hooks() {
     let sandbox = Sandbox::new();
     let root = sandbox.project_path();
-    git(&root, &["init", "-q", "-b", "main"]);
-    std::fs::write(root.join("app.py"), "print('hi')\n").unwrap();
-    git(&root, &["add", "-A"]);
-    git(&root, &["commit", "-qm", "first"]);
+    one_commit_repository(&root);
     let hooks = root.join(".git/hooks");
     let mut parent =
         calls(vec![task("t1", "general-purpose", "add a feature", "TREE-TASK: add feature.py and commit it")]);
@@ -411,10 +408,7 @@ async fn a_worktree_task_outside_a_git_repository_works_in_place_and_says_so() {
 async fn a_worktree_child_cannot_write_to_the_checkout_it_came_from() {
     let sandbox = Sandbox::new();
     let root = sandbox.project_path();
-    git(&root, &["init", "-q", "-b", "main"]);
-    std::fs::write(root.join("app.py"), "print('hi')\n").unwrap();
-    git(&root, &["add", "-A"]);
-    git(&root, &["commit", "-qm", "first"]);
+    one_commit_repository(&root);
     let mut parent = calls(vec![task("t1", "general-purpose", "tidy", "ESCAPE-TASK: edit the main checkout")]);
     parent.response.tool_calls[0].input["isolation"] = json!("worktree");
     let outside = root.join("escaped.txt").display().to_string();
@@ -460,22 +454,12 @@ async fn cancelling_the_prompt_request_withdraws_a_childs_open_question() {
     let prompt = agent
         .request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "take notes"}]}))
         .await;
-    let question = loop {
-        let message = agent.next().await;
-        if message["method"] == "session/request_permission" {
-            break message;
-        }
-    };
+    let question = agent.next_with_method("session/request_permission").await;
     assert_ne!(question["params"]["sessionId"], session.as_str(), "the child asks: {question}");
     agent.notify("$/cancel_request", json!({"requestId": prompt})).await;
     let (response, mut seen) = agent.response(prompt).await;
     assert_eq!(response["result"]["stopReason"], "cancelled", "{response}");
-    let withdrawn = loop {
-        if let Some(found) = seen.iter().find(|message| message["method"] == "$/cancel_request") {
-            break found.clone();
-        }
-        seen.push(agent.next().await);
-    };
+    let withdrawn = agent.seen_or_next_with_method(&mut seen, "$/cancel_request").await;
     assert_eq!(withdrawn["params"]["requestId"], question["id"], "{withdrawn}");
     assert!(!sandbox.project_path().join("notes.txt").exists(), "the child's write did not run");
 }
