@@ -242,6 +242,8 @@ async fn a_prompt_hook_asks_the_explore_roles_model_unless_it_names_one_and_its_
     sandbox.write_user_hooks(json!({"PreToolUse": [{"matcher": "Bash", "hooks": [
         {"type": "prompt", "prompt": "ROLE-CHECK: is this safe? $ARGUMENTS"},
         {"type": "prompt", "prompt": "OWN-CHECK: is this safe? $ARGUMENTS", "model": "claude-opus-4-5"},
+        // Claude Code's alias, as its users write it.
+        {"type": "prompt", "prompt": "ALIAS-CHECK: is this safe? $ARGUMENTS", "model": "sonnet"},
     ]}]}));
     // Each evaluation reports 1000 input tokens, each of the session's requests the mock's 100.
     let verdict = |marker: &str| Step {
@@ -253,6 +255,7 @@ async fn a_prompt_hook_asks_the_explore_roles_model_unless_it_names_one_and_its_
         Step::tool("t1", "bash", json!({"command": "echo checked"})),
         verdict("ROLE-CHECK"),
         verdict("OWN-CHECK"),
+        verdict("ALIAS-CHECK"),
         Step::text("done"),
     ];
     let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
@@ -266,10 +269,11 @@ async fn a_prompt_hook_asks_the_explore_roles_model_unless_it_names_one_and_its_
     };
     assert_eq!(model_asked("ROLE-CHECK"), "claude-haiku-4-5", "the explore role's model");
     assert_eq!(model_asked("OWN-CHECK"), "claude-opus-4-5", "the hook's own model");
+    assert_eq!(model_asked("ALIAS-CHECK"), "claude-sonnet-4-5", "an alias names Anthropic's model");
     assert_eq!(requests.last().unwrap()["model"], "claude-mock", "the session keeps its model");
     assert!(request_text(requests.last().unwrap()).contains("checked"), "the command ran");
     let usage = updates.iter().rfind(|update| update["sessionUpdate"] == "usage_update").expect("a usage update");
-    assert_eq!(usage["_meta"]["larik"]["spent"]["inputTokens"], 2200, "the evaluations count: {usage}");
+    assert_eq!(usage["_meta"]["larik"]["spent"]["inputTokens"], 3200, "the evaluations count: {usage}");
 }
 
 /// A Claude Code user's project configuration, as written: `.claude/settings.json` with

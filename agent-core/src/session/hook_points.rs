@@ -342,17 +342,15 @@ struct ModelEvaluator<'a> {
 }
 
 impl ModelEvaluator<'_> {
-    /// The provider and model a prompt hook's question goes to.
+    /// The provider and model a prompt hook's question goes to: the one the hook names, chosen
+    /// as a subagent's is (a Claude Code alias such as `haiku`, a `provider:` prefix, or a role's
+    /// name), else the explore role's as a child in that role would get it, the session's where
+    /// the role names none.
     fn model(&self, named: Option<&str>) -> Result<(Arc<dyn Provider>, String), ProviderError> {
-        if let Some(named) = named {
-            return Ok((self.env.models.provider()?, named.to_owned()));
-        }
-        // As a subagent in the explore role would get it: the role's model as the settings say
-        // now, the session's where the role names none.
         let settings = self.env.settings.as_deref();
         let roles = settings.and_then(|settings| settings.load().roles).unwrap_or_default();
         let env = settings.map(|settings| settings.env.clone()).unwrap_or_default();
-        let chosen = crate::agents::roles::choose(Some("explore"), &roles, &self.env.models, &env);
+        let chosen = crate::agents::roles::choose(Some(named.unwrap_or("explore")), &roles, &self.env.models, &env);
         Ok((chosen.provider?, chosen.settings.model))
     }
 }
