@@ -14,15 +14,7 @@ pub async fn serve(pages: HashMap<&'static str, String>) -> String {
             let Ok((mut socket, _)) = listener.accept().await else { return };
             let pages = pages.clone();
             tokio::spawn(async move {
-                let mut request = Vec::new();
-                let mut buffer = [0; 4096];
-                while !request.windows(4).any(|window| window == b"\r\n\r\n") {
-                    match socket.read(&mut buffer).await {
-                        Ok(0) | Err(_) => return,
-                        Ok(read) => request.extend_from_slice(&buffer[..read]),
-                    }
-                }
-                let head = String::from_utf8_lossy(&request);
+                let Some(head) = request_head(&mut socket).await else { return };
                 let path = head.split_whitespace().nth(1).unwrap_or("/").to_owned();
                 let (status, body) = match pages.get(path.as_str()) {
                     Some(page) => ("200 OK", page.clone()),
@@ -51,13 +43,8 @@ pub async fn serve_together(count: usize, content_type: &'static str, body: Stri
             let Ok((mut socket, _)) = listener.accept().await else { return };
             let (page, arrived) = (body.clone(), arrived.clone());
             tokio::spawn(async move {
-                let mut request = Vec::new();
-                let mut buffer = [0; 4096];
-                while !request.windows(4).any(|window| window == b"\r\n\r\n") {
-                    match socket.read(&mut buffer).await {
-                        Ok(0) | Err(_) => return,
-                        Ok(read) => request.extend_from_slice(&buffer[..read]),
-                    }
+                if request_head(&mut socket).await.is_none() {
+                    return;
                 }
                 arrived.send_modify(|arrived| *arrived += 1);
                 let mut waiting = arrived.subscribe();
@@ -81,6 +68,19 @@ pub async fn serve_together(count: usize, content_type: &'static str, body: Stri
         }
     });
     base
+}
+
+/// A request's head, read up to its blank line; `None` when the client went away first.
+async fn request_head(socket: &mut tokio::net::TcpStream) -> Option<String> {
+    let mut request = Vec::new();
+    let mut buffer = [0; 4096];
+    while !request.windows(4).any(|window| window == b"\r\n\r\n") {
+        match socket.read(&mut buffer).await {
+            Ok(0) | Err(_) => return None,
+            Ok(read) => request.extend_from_slice(&buffer[..read]),
+        }
+    }
+    Some(String::from_utf8_lossy(&request).into_owned())
 }
 
 /// A page of `count` buttons in a list.

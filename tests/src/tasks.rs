@@ -53,6 +53,29 @@ pub async fn start_with_model(sandbox: &Sandbox, steps: Vec<Step>, model: &str) 
     (mock, agent, session)
 }
 
+/// The same for a client that shows subagents as child sessions (`subagent_update`), so each
+/// child's events go out through a forwarder of its own.
+pub async fn start_showing_children(sandbox: &Sandbox, steps: Vec<Step>) -> (MockLlm, Agent, String) {
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize_with(json!({"subagents": {}})).await;
+    let session = agent.new_session(&sandbox.project_path()).await;
+    (mock, agent, session)
+}
+
+/// A general-purpose task started in the background whose child (its prompt holds `marker`)
+/// writes `notes.txt`, asking first, then reports "notes written".
+pub fn background_note_writer(marker: &str) -> Vec<Step> {
+    let mut call = task("t1", "general-purpose", "write notes", &format!("{marker}: write notes.txt"));
+    call.input["run_in_background"] = json!(true);
+    vec![
+        calls(vec![call]),
+        child("Started the background task", Step::text("It runs in the background.")),
+        child(marker, Step::tool("c1", "write", json!({"path": "notes.txt", "content": "noted\n"}))),
+        child(marker, Step::text("notes written")),
+    ]
+}
+
 pub fn tool_names(request: &Value) -> Vec<String> {
     request["tools"].as_array().unwrap().iter().map(|tool| tool["name"].as_str().unwrap().to_owned()).collect()
 }

@@ -5,7 +5,9 @@
 
 use larik_tests::harness::{Agent, Sandbox};
 use larik_tests::mock_llm::{MockLlm, Scenario, Step};
-use larik_tests::tasks::{background, calls, child, result_of, result_text, start, task};
+use larik_tests::tasks::{
+    background, background_note_writer, calls, child, result_of, result_text, start, start_showing_children, task,
+};
 use serde_json::{Value, json};
 
 /// What `/tasks` says.
@@ -140,10 +142,7 @@ async fn a_client_with_child_sessions_sees_each_subagent_as_one_and_can_stop_it(
         // (which names both tasks) must not take this answer.
         child("STUCK-S", Step { hang: true, ..Step::text("") }),
     ];
-    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
-    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
-    agent.initialize_with(json!({"subagents": {}})).await;
-    let session = agent.new_session(&sandbox.project_path()).await;
+    let (mock, mut agent, session) = start_showing_children(&sandbox, steps).await;
     let id = agent
         .request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "look around"}]}))
         .await;
@@ -199,20 +198,8 @@ async fn a_client_with_child_sessions_sees_each_subagent_as_one_and_can_stop_it(
 #[tokio::test]
 async fn a_background_child_session_goes_on_after_the_turn_asks_in_its_own_name_and_ends_idle() {
     let sandbox = Sandbox::new();
-    let steps = vec![
-        calls(vec![{
-            let mut call = task("t1", "general-purpose", "write notes", "BG-NOTES: write notes.txt");
-            call.input["run_in_background"] = json!(true);
-            call
-        }]),
-        child("Started the background task", Step::text("It runs in the background.")),
-        child("BG-NOTES", Step::tool("c1", "write", json!({"path": "notes.txt", "content": "noted\n"}))),
-        child("BG-NOTES", Step::text("notes written")),
-    ];
-    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
-    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
-    agent.initialize_with(json!({"subagents": {}})).await;
-    let session = agent.new_session(&sandbox.project_path()).await;
+    let steps = background_note_writer("BG-NOTES");
+    let (_mock, mut agent, session) = start_showing_children(&sandbox, steps).await;
     let prompt = agent
         .request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "take notes"}]}))
         .await;
@@ -269,20 +256,8 @@ async fn a_background_child_session_goes_on_after_the_turn_asks_in_its_own_name_
 #[tokio::test]
 async fn stopping_a_background_task_withdraws_its_open_question() {
     let sandbox = Sandbox::new();
-    let steps = vec![
-        calls(vec![{
-            let mut call = task("t1", "general-purpose", "write notes", "BG-ASKS: write notes.txt");
-            call.input["run_in_background"] = json!(true);
-            call
-        }]),
-        child("Started the background task", Step::text("It runs in the background.")),
-        child("BG-ASKS", Step::tool("c1", "write", json!({"path": "notes.txt", "content": "noted\n"}))),
-        child("BG-ASKS", Step::text("notes written")),
-    ];
-    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
-    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
-    agent.initialize_with(json!({"subagents": {}})).await;
-    let session = agent.new_session(&sandbox.project_path()).await;
+    let steps = background_note_writer("BG-ASKS");
+    let (_mock, mut agent, session) = start_showing_children(&sandbox, steps).await;
     let prompt = agent
         .request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "take notes"}]}))
         .await;

@@ -5,7 +5,9 @@
 
 use larik_tests::harness::{Sandbox, git, updates_of};
 use larik_tests::mock_llm::Step;
-use larik_tests::tasks::{calls, child, one_commit_repository, result_of, result_text, start, task, tool_names};
+use larik_tests::tasks::{
+    calls, child, one_commit_repository, result_of, result_text, start, start_showing_children, task, tool_names,
+};
 use serde_json::{Value, json};
 
 #[tokio::test]
@@ -445,12 +447,8 @@ async fn cancelling_the_prompt_request_withdraws_a_childs_open_question() {
         calls(vec![task("t1", "general-purpose", "write notes", "NOTES: write notes.txt")]),
         child("NOTES", Step::tool("c1", "write", json!({"path": "notes.txt", "content": "noted\n"}))),
     ];
-    let mock =
-        larik_tests::mock_llm::MockLlm::start(larik_tests::mock_llm::Scenario { responses: steps }).await.unwrap();
-    let mut agent = larik_tests::harness::Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
     // Shown as a child session, the child's events go out through a forwarder of their own.
-    agent.initialize_with(json!({"subagents": {}})).await;
-    let session = agent.new_session(&sandbox.project_path()).await;
+    let (_mock, mut agent, session) = start_showing_children(&sandbox, steps).await;
     let prompt = agent
         .request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "take notes"}]}))
         .await;

@@ -19,7 +19,7 @@ pub async fn ask(
     hunk_review: bool,
     cancel: &CancellationToken,
 ) {
-    let PermissionRequest { tool_call, reason, preview, suggested_rule, reply } = request;
+    let PermissionRequest { tool_call, reason, preview, suggested_rule, mut reply } = request;
     let content = preview.as_ref().map(|display| to_proto::tool_content(Some(display), None));
     let fields = acp::ToolCallUpdateFields::new()
         .title(tool_call.title.clone())
@@ -43,7 +43,6 @@ pub async fn ask(
     ];
     let params = acp::RequestPermissionRequest::new(session_id.clone(), update, options);
     tracing::info!(tool = %tool_call.name, %reason, "asking permission");
-    let mut reply = reply;
     let answer = tokio::select! {
         // First: the turn's token fires before the turn lets go of the question.
         biased;
