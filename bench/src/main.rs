@@ -6,12 +6,14 @@
 
 mod agent;
 mod cost;
+mod file_server;
 mod layout;
 mod layout_check;
 mod load;
 mod long_sessions;
 mod mcp_servers;
 mod network;
+mod network_download;
 mod peers;
 mod process;
 mod stats;

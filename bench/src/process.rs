@@ -39,3 +39,19 @@ pub(crate) fn cpu_time(pid: u32) -> Duration {
     let per_second = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).unwrap_or(100).max(1);
     Duration::from_millis(ticks * 1000 / per_second)
 }
+
+/// User and system CPU of this process (`RUSAGE_SELF`, every thread), of the calling thread
+/// (`RUSAGE_THREAD`) or of the children waited for (`RUSAGE_CHILDREN`, with theirs).
+pub(crate) fn cpu_used(who: libc::c_int) -> Duration {
+    // SAFETY: `usage` is a valid out-pointer for the call; zeroed is a valid rusage.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(who, &mut usage);
+        usage
+    };
+    let micros = |time: libc::timeval| {
+        Duration::from_secs(u64::try_from(time.tv_sec).unwrap_or(0))
+            + Duration::from_micros(u64::try_from(time.tv_usec).unwrap_or(0))
+    };
+    micros(usage.ru_utime) + micros(usage.ru_stime)
+}
