@@ -132,7 +132,7 @@ impl LanguageServers {
             .ok()
             .and_then(|mut seen| seen.insert(path.to_path_buf(), fresh.clone()))
             .unwrap_or_default();
-        Some(report::new_problems(&previous, &fresh, "the editor"))
+        Some(report::new_problems(&previous, &fresh, &report::LineShift::unknown(), "the editor"))
     }
 
     /// What the file's server newly reports after `path` went from `before` (`None`: it did not
@@ -363,7 +363,8 @@ async fn check(spec: &ServerSpec, server: &Server, path: &Path, before: Option<&
     let seen = server.publishes(path);
     let (version, _) = server.sync(path, language, after).await;
     let fresh = server.diagnostics(path, version, seen, WAIT, WAIT_LOADING).await?;
-    report::new_problems(&previous, &fresh, &server.name)
+    let shift = before.map_or_else(report::LineShift::unknown, |before| report::LineShift::between(before, after));
+    report::new_problems(&previous, &fresh, &shift, &server.name)
 }
 
 /// The file as it is on disk now, which is what a server is asked about.
