@@ -50,9 +50,10 @@ pub async fn run(project: &Path, env: &HashMap<String, String>, helper: Option<P
     if let Some(binary) = &helper {
         checks.push(install::check(binary, env.get("PATH").map(String::as_str)));
     }
-    let settings = match config::load_settings(project, env)
-        .and_then(|settings| config::load_permissions(project, env).map(|permissions| (settings, permissions)))
-    {
+    let files = config::SettingsFiles::default();
+    let settings = match config::load_settings_from(&files, project, env).and_then(|settings| {
+        config::load_permissions_from(&files, project, env).map(|permissions| (settings, permissions))
+    }) {
         Ok((mut settings, permissions)) => {
             // A managed policy that fails closed is said first: every call asks until it changes.
             settings.problems.splice(0..0, permissions.fails_closed);

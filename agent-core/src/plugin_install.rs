@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
+use crate::config::SettingsFiles;
 use crate::config::plugins::{self as registry, Installed};
 use crate::user_settings::ConfigEditError;
 
@@ -99,7 +100,7 @@ pub enum PluginOutcome {
 /// Does `action` for the project at `project`.
 pub fn run(action: PluginAction, project: &Path, env: &HashMap<String, String>) -> Result<PluginOutcome, PluginError> {
     Ok(match action {
-        PluginAction::List => PluginOutcome::Listed(registry::installed(project, env).0),
+        PluginAction::List => PluginOutcome::Listed(registry::installed(&SettingsFiles::default(), project, env).0),
         PluginAction::Install { source, plugin } => {
             PluginOutcome::Installed(install(&source, plugin.as_deref(), project, env)?)
         }
@@ -179,13 +180,13 @@ pub fn install(
     let target = dir.join("cache").join(&found.name).join(&name).join(version);
     copy_whole(&chosen.root, &target)?;
     write_registry_entry(&registry::larik_registry(dir.parent().unwrap_or(&dir)), &id, &target, version)?;
-    let (installed, _) = registry::installed(project, env);
+    let (installed, _) = registry::installed(&SettingsFiles::default(), project, env);
     installed.into_iter().find(|plugin| plugin.id == id).ok_or(PluginError::NotInstalled(id))
 }
 
 /// Turns `id` on or off in the user's own settings. Only an installed plugin is turned on.
 pub fn set_enabled(id: &str, enabled: bool, project: &Path, env: &HashMap<String, String>) -> Result<(), PluginError> {
-    let (installed, _) = registry::installed(project, env);
+    let (installed, _) = registry::installed(&SettingsFiles::default(), project, env);
     if enabled && !installed.iter().any(|plugin| plugin.id == id) {
         return Err(PluginError::NotInstalled(id.to_owned()));
     }

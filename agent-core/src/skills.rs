@@ -78,7 +78,9 @@ impl Skills {
     /// Reads the roots again; returns the files left out, and why.
     pub fn reload(&self) -> Vec<String> {
         let Some(source) = &self.source else { return Vec::new() };
-        let (found, problems) = discovery::discover(&source.project, &source.env);
+        // The files as they are now: a reload is for what changed since.
+        let files = crate::config::SettingsFiles::default();
+        let (found, problems) = discovery::discover(&files, &source.project, &source.env);
         if let Ok(mut current) = self.current.write() {
             *current = Arc::new(found);
         }

@@ -11,8 +11,9 @@ use larik_core::sandbox::{self, Sandbox};
 /// Prints the report; the exit code is 0 when commands are sandboxed, 1 when they would ask.
 pub fn run(env: &HashMap<String, String>) -> anyhow::Result<i32> {
     let cwd = std::env::current_dir()?;
-    let settings = config::load_settings(&cwd, env)?;
-    let permissions = config::load_permissions(&cwd, env)?;
+    let files = config::SettingsFiles::default();
+    let settings = config::load_settings_from(&files, &cwd, env)?;
+    let permissions = config::load_permissions_from(&files, &cwd, env)?;
     let sandbox_settings = settings.sandbox.clone().unwrap_or_default();
     let helper = std::env::current_exe()?;
     let support = sandbox::probe::support(&helper);

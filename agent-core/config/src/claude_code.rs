@@ -158,11 +158,16 @@ pub(super) fn apply_project_file(settings: &mut Settings, path: &Path, text: &st
 /// Every name the `key` lists (`disabledMcpjsonServers`, `enabledMcpjsonServers`) in `files`,
 /// and whether any sets `flag` (`enableAllProjectMcpServers`) to true. Files that do not parse
 /// name none here; loading the settings reports them.
-pub fn listed(files: &[std::path::PathBuf], key: &str, flag: &str) -> (Vec<String>, bool) {
+pub fn listed(
+    snapshot: &crate::SettingsFiles,
+    files: &[std::path::PathBuf],
+    key: &str,
+    flag: &str,
+) -> (Vec<String>, bool) {
     let mut names = Vec::new();
     let mut set = false;
     for path in files {
-        let Ok(text) = std::fs::read_to_string(path) else { continue };
+        let Some(text) = snapshot.text(path) else { continue };
         let Ok(Value::Object(keys)) = serde_json::from_str::<Value>(&text) else { continue };
         if let Some(Value::Array(listed)) = keys.get(key) {
             names.extend(listed.iter().filter_map(Value::as_str).map(str::to_owned));

@@ -8,6 +8,7 @@ mod claude_code;
 pub mod managed;
 pub mod plugins;
 mod project;
+mod settings_files;
 mod user_files;
 mod written_paths;
 
@@ -25,6 +26,7 @@ pub use larik_settings::{
     BrowserSettings, DEFAULT_MAX_TOKENS, DEFAULT_MAX_TURN_REQUESTS, Mode, PermissionSettings, ProjectChoices,
     ProjectSandbox, ProjectSettings, ProviderKind, SandboxSettings, SearchBackend, Settings, WebSearchSettings,
 };
+pub use settings_files::SettingsFiles;
 pub use user_files::{McpjsonApproval, approved_mcpjson_servers, cleanup_period_days, user_env, user_instructions};
 pub use written_paths::{FilesystemPaths, additional_directories, filesystem_paths};
 
@@ -176,15 +178,24 @@ impl ModelConfig {
     }
 }
 
+/// [`load_settings_from`] the files as they are now.
+pub fn load_settings(project: &Path, env: &HashMap<String, String>) -> Result<Settings, ConfigError> {
+    load_settings_from(&SettingsFiles::default(), project, env)
+}
+
 /// Reads and merges every settings file that exists; a malformed one is an error, not ignored.
 /// The user's own file is read whole; the project's files only as far as a repository may
 /// decide ([`ProjectSettings`]), their choices kept apart until the user approves them.
-pub fn load_settings(project: &Path, env: &HashMap<String, String>) -> Result<Settings, ConfigError> {
+pub fn load_settings_from(
+    files: &SettingsFiles,
+    project: &Path,
+    env: &HashMap<String, String>,
+) -> Result<Settings, ConfigError> {
     let mut settings = Settings::default();
     let user_file = user_config_dir(env).map(|dir| dir.join("settings.json"));
     let users_claude_file = users_claude_settings(env);
     if let Some(path) = &user_file
-        && let Ok(text) = std::fs::read_to_string(path)
+        && let Some(text) = files.text(path)
     {
         let layer = parse_layer(path, &text)?;
         if let Some(level) = layer.thought_level.as_deref().filter(|level| ThoughtLevel::from_id(level).is_none()) {
@@ -196,7 +207,7 @@ pub fn load_settings(project: &Path, env: &HashMap<String, String>) -> Result<Se
         settings = settings.merge(layer);
     }
     if let Some(path) = &users_claude_file
-        && let Ok(text) = std::fs::read_to_string(path)
+        && let Some(text) = files.text(path)
     {
         claude_code::apply_user_file(&mut settings, path, &text);
     }
@@ -205,7 +216,7 @@ pub fn load_settings(project: &Path, env: &HashMap<String, String>) -> Result<Se
         if [&user_file, &users_claude_file].iter().any(|user| user.as_deref() == Some(path.as_path())) {
             continue;
         }
-        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        let Some(text) = files.text(&path) else { continue };
         if path.parent().is_some_and(|dir| dir.ends_with(".claude")) {
             claude_code::apply_project_file(&mut settings, &path, &text);
         } else {
@@ -213,7 +224,7 @@ pub fn load_settings(project: &Path, env: &HashMap<String, String>) -> Result<Se
         }
     }
     // The organisation's policy has the last word on the sandbox and on the key's helper.
-    let managed = managed::ManagedPolicy::load(env)?;
+    let managed = managed::ManagedPolicy::load(files, env)?;
     if let Some(helper) = managed.api_key_helper {
         settings.api_key_helper = Some(helper);
     }
@@ -284,10 +295,10 @@ pub enum Writer {
 
 /// The servers of the project's `.mcp.json` that Claude Code settings turn off
 /// (`disabledMcpjsonServers`, from the user's file or the project's).
-pub fn disabled_mcpjson_servers(project: &Path, env: &HashMap<String, String>) -> Vec<String> {
+pub fn disabled_mcpjson_servers(files: &SettingsFiles, project: &Path, env: &HashMap<String, String>) -> Vec<String> {
     let project_files = [".claude/settings.json", ".claude/settings.local.json"].map(|name| project.join(name));
-    let files: Vec<PathBuf> = users_claude_settings(env).into_iter().chain(project_files).collect();
-    claude_code::listed(&files, "disabledMcpjsonServers", "").0
+    let paths: Vec<PathBuf> = users_claude_settings(env).into_iter().chain(project_files).collect();
+    claude_code::listed(files, &paths, "disabledMcpjsonServers", "").0
 }
 
 /// Every file that may hold permission rules, in order: the user's Claude Code settings and
@@ -313,10 +324,19 @@ pub fn private_rules_file(project: &Path, env: &HashMap<String, String>) -> Opti
     user_config_dir(env).map(|dir| larik_settings::paths::private_settings_path(&dir, project))
 }
 
+/// [`load_permissions_from`] the files as they are now.
+pub fn load_permissions(project: &Path, env: &HashMap<String, String>) -> Result<PermissionSettings, ConfigError> {
+    load_permissions_from(&SettingsFiles::default(), project, env)
+}
+
 /// The union of the permission settings of every rule file; a malformed file is an error, so a
 /// deny rule is never silently dropped.
-pub fn load_permissions(project: &Path, env: &HashMap<String, String>) -> Result<PermissionSettings, ConfigError> {
-    let managed = managed::ManagedPolicy::load(env)?;
+pub fn load_permissions_from(
+    files: &SettingsFiles,
+    project: &Path,
+    env: &HashMap<String, String>,
+) -> Result<PermissionSettings, ConfigError> {
+    let managed = managed::ManagedPolicy::load(files, env)?;
     let mut all = PermissionSettings {
         allow: managed.allow.clone(),
         ask: managed.ask.clone(),
@@ -328,7 +348,7 @@ pub fn load_permissions(project: &Path, env: &HashMap<String, String>) -> Result
         ..PermissionSettings::default()
     };
     for (path, writer) in rule_files(project, env) {
-        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        let Some(text) = files.text(&path) else { continue };
         let value: serde_json::Value = serde_json::from_str(&text)
             .map_err(|error| ConfigError::Unreadable { path: path.clone(), message: error.to_string() })?;
         let Some(permissions) = value.get("permissions") else { continue };

@@ -13,8 +13,8 @@ use std::path::PathBuf;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::ConfigError;
 use super::claude_code;
+use super::{ConfigError, SettingsFiles};
 
 /// What the managed policy decides, merged from its files.
 #[derive(Debug, Clone, Default)]
@@ -135,19 +135,12 @@ pub fn mcp_file(env: &HashMap<String, String>) -> PathBuf {
 }
 
 /// The managed files, in the order they apply (a later one's scalars win; lists add up).
-pub fn files(env: &HashMap<String, String>) -> Vec<PathBuf> {
+pub fn files(snapshot: &SettingsFiles, env: &HashMap<String, String>) -> Vec<PathBuf> {
     let root = root(env);
     let claude = root.join("claude-code");
     let mut files = vec![claude.join("managed-settings.json")];
-    if let Ok(entries) = std::fs::read_dir(claude.join("managed-settings.d")) {
-        let mut drop_ins: Vec<PathBuf> = entries
-            .filter_map(Result::ok)
-            .map(|entry| entry.path())
-            .filter(|path| path.extension().is_some_and(|extension| extension == "json"))
-            .collect();
-        drop_ins.sort();
-        files.extend(drop_ins);
-    }
+    let drop_ins = snapshot.entries(&claude.join("managed-settings.d"));
+    files.extend(drop_ins.into_iter().filter(|path| path.extension().is_some_and(|extension| extension == "json")));
     files.push(root.join("larik").join("managed-settings.json"));
     files
 }
@@ -155,12 +148,12 @@ pub fn files(env: &HashMap<String, String>) -> Vec<PathBuf> {
 impl ManagedPolicy {
     /// Reads every managed file that exists. One that cannot be read or parsed is an error: a
     /// policy must never be dropped because it was malformed.
-    pub fn load(env: &HashMap<String, String>) -> Result<ManagedPolicy, ConfigError> {
+    pub fn load(snapshot: &SettingsFiles, env: &HashMap<String, String>) -> Result<ManagedPolicy, ConfigError> {
         let mut policy = ManagedPolicy::default();
-        for path in files(env) {
-            let text = match std::fs::read_to_string(&path) {
-                Ok(text) => text,
-                Err(error) if error.kind() == std::io::ErrorKind::NotFound => continue,
+        for path in files(snapshot, env) {
+            let text = match snapshot.read(&path) {
+                Ok(Some(text)) => text,
+                Ok(None) => continue,
                 Err(error) => return Err(ConfigError::Unreadable { path, message: error.to_string() }),
             };
             let unreadable = |message: String| ConfigError::Unreadable { path: path.clone(), message };
@@ -171,7 +164,8 @@ impl ManagedPolicy {
             policy.add(&keys).map_err(unreadable)?;
             policy.files.push(path);
         }
-        policy.mcp.exclusive = mcp_file(env).exists();
+        // A file there that cannot be read still says the organisation chose the servers.
+        policy.mcp.exclusive = !matches!(snapshot.read(&mcp_file(env)), Ok(None));
         policy.unenforced.sort();
         policy.unenforced.dedup();
         Ok(policy)

@@ -18,6 +18,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+use crate::SettingsFiles;
+
 /// One installed plugin, enabled or not.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Installed {
@@ -204,12 +206,16 @@ pub fn larik_registry(data_dir: &Path) -> PathBuf {
 
 /// Every plugin installed for `project` (user-wide, or for this project), by id, with whether it
 /// is enabled; and what the user should hear (a registry or settings file that cannot be read).
-pub fn installed(project: &Path, env: &HashMap<String, String>) -> (Vec<Installed>, Vec<String>) {
+pub fn installed(
+    files: &SettingsFiles,
+    project: &Path,
+    env: &HashMap<String, String>,
+) -> (Vec<Installed>, Vec<String>) {
     let mut problems = Vec::new();
     let mut found: BTreeMap<String, Installed> = BTreeMap::new();
     for registry in registries(env) {
         let home = env.get("HOME").filter(|home| !home.is_empty()).map(Path::new);
-        let Some(entries) = read_registry(&registry, project, home, &mut problems) else { continue };
+        let Some(entries) = read_registry(files, &registry, project, home, &mut problems) else { continue };
         for (id, root, version) in entries {
             found.insert(
                 id.clone(),
@@ -221,7 +227,7 @@ pub fn installed(project: &Path, env: &HashMap<String, String>) -> (Vec<Installe
     if found.is_empty() {
         return (Vec::new(), problems);
     }
-    let choices = Choices::read(project, env, &mut problems);
+    let choices = Choices::read(files, project, env, &mut problems);
     for plugin in found.values_mut() {
         plugin.state = choices.state(&plugin.id);
     }
@@ -229,8 +235,8 @@ pub fn installed(project: &Path, env: &HashMap<String, String>) -> (Vec<Installe
 }
 
 /// The enabled plugins for `project`, sorted by id, and what the user should hear.
-pub fn enabled(project: &Path, env: &HashMap<String, String>) -> (Vec<Plugin>, Vec<String>) {
-    let (installed, mut problems) = installed(project, env);
+pub fn enabled(files: &SettingsFiles, project: &Path, env: &HashMap<String, String>) -> (Vec<Plugin>, Vec<String>) {
+    let (installed, mut problems) = installed(files, project, env);
     let mut plugins = Vec::new();
     for plugin in installed {
         if plugin.state == State::Disabled {
@@ -244,7 +250,7 @@ pub fn enabled(project: &Path, env: &HashMap<String, String>) -> (Vec<Plugin>, V
             ));
             continue;
         }
-        let manifest = match read_manifest(&plugin.root) {
+        let manifest = match read_manifest(files, &plugin.root) {
             Ok(manifest) => manifest,
             Err(problem) => {
                 problems.push(format!("plugin `{}`: {problem}; it is left out", plugin.id));
@@ -282,15 +288,15 @@ fn data_dir(plugin: &Installed, env: &HashMap<String, String>) -> PathBuf {
 /// The manifest as far as it can be read: empty where there is none or it is unreadable (loading
 /// the plugin reports that).
 pub fn manifest(root: &Path) -> Map<String, Value> {
-    read_manifest(root).unwrap_or_default()
+    read_manifest(&SettingsFiles::default(), root).unwrap_or_default()
 }
 
 /// The manifest, if the plugin has one (it is optional); one that is not a JSON object is an error.
-fn read_manifest(root: &Path) -> Result<Map<String, Value>, String> {
+fn read_manifest(files: &SettingsFiles, root: &Path) -> Result<Map<String, Value>, String> {
     let path = root.join(MANIFEST);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Map::new()),
+    let text = match files.read(&path) {
+        Ok(Some(text)) => text,
+        Ok(None) => return Ok(Map::new()),
         Err(error) => return Err(format!("{}: {error}", path.display())),
     };
     match serde_json::from_str(&text) {
@@ -304,14 +310,15 @@ fn read_manifest(root: &Path) -> Result<Map<String, Value>, String> {
 /// relative to the registry's folder), version. Of several installs of one id, a project's or
 /// local one for this project wins over the user's.
 fn read_registry(
+    files: &SettingsFiles,
     path: &Path,
     project: &Path,
     home: Option<&Path>,
     problems: &mut Vec<String>,
 ) -> Option<Vec<(String, PathBuf, Option<String>)>> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return None,
+    let text = match files.read(path) {
+        Ok(Some(text)) => text,
+        Ok(None) => return None,
         Err(error) => {
             problems.push(format!("{}: {error}; its plugins are left out", path.display()));
             return None;
@@ -369,17 +376,17 @@ struct Choices {
 }
 
 impl Choices {
-    fn read(project: &Path, env: &HashMap<String, String>, problems: &mut Vec<String>) -> Self {
+    fn read(files: &SettingsFiles, project: &Path, env: &HashMap<String, String>, problems: &mut Vec<String>) -> Self {
         let mut choices = Choices::default();
-        for path in crate::managed::files(env) {
-            read_enabled(&path, &mut choices.managed, problems);
+        for path in crate::managed::files(files, env) {
+            read_enabled(files, &path, &mut choices.managed, problems);
         }
         // Claude Code's file first, so Larik's own (where `larik plugin` writes) wins.
         if let Some(home) = env.get("HOME").filter(|home| !home.is_empty()) {
-            read_enabled(&Path::new(home).join(".claude/settings.json"), &mut choices.user, problems);
+            read_enabled(files, &Path::new(home).join(".claude/settings.json"), &mut choices.user, problems);
         }
         if let Some(dir) = larik_settings::paths::user_config_dir(env) {
-            read_enabled(&dir.join("settings.json"), &mut choices.user, problems);
+            read_enabled(files, &dir.join("settings.json"), &mut choices.user, problems);
         }
         for file in [
             ".claude/settings.json",
@@ -387,7 +394,7 @@ impl Choices {
             ".claude/settings.local.json",
             ".larik/settings.local.json",
         ] {
-            read_enabled(&project.join(file), &mut choices.project, problems);
+            read_enabled(files, &project.join(file), &mut choices.project, problems);
         }
         choices
     }
@@ -408,8 +415,8 @@ impl Choices {
 }
 
 /// `enabledPlugins` of one settings file into `into` (a later file's word wins).
-fn read_enabled(path: &Path, into: &mut HashMap<String, bool>, problems: &mut Vec<String>) {
-    let Ok(text) = std::fs::read_to_string(path) else { return };
+fn read_enabled(files: &SettingsFiles, path: &Path, into: &mut HashMap<String, bool>, problems: &mut Vec<String>) {
+    let Some(text) = files.text(path) else { return };
     let Ok(Value::Object(keys)) = serde_json::from_str::<Value>(&text) else {
         // The settings loader reports a malformed file; plugins it would enable stay off.
         return;

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use super::{claude_code, managed, user_config_dir, users_claude_settings};
+use super::{SettingsFiles, claude_code, managed, user_config_dir, users_claude_settings};
 
 /// The user's own settings files, Claude Code's first.
 pub(crate) fn paths(env: &HashMap<String, String>) -> Vec<PathBuf> {
@@ -43,8 +43,9 @@ pub fn user_instructions(env: &HashMap<String, String>) -> larik_settings::paths
 /// managed policy's wins; a value below 1 is passed over (loading the settings reports it).
 pub fn cleanup_period_days(env: &HashMap<String, String>) -> Option<u32> {
     let mut days = None;
-    for path in paths(env).into_iter().chain(managed::files(env)) {
-        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+    let files = SettingsFiles::default();
+    for path in paths(env).into_iter().chain(managed::files(&files, env)) {
+        let Some(text) = files.text(&path) else { continue };
         let Ok(Value::Object(keys)) = serde_json::from_str::<Value>(&text) else { continue };
         if let Some(value) = keys.get("cleanupPeriodDays").and_then(Value::as_u64) {
             days = u32::try_from(value).ok().filter(|days| *days >= 1).or(days);
@@ -56,8 +57,8 @@ pub fn cleanup_period_days(env: &HashMap<String, String>) -> Option<u32> {
 /// The project's `.mcp.json` servers the user approved in their own settings, for every
 /// project: `enableAllProjectMcpServers` (all of them) or `enabledMcpjsonServers` (by name), in
 /// `~/.claude/settings.json` or Larik's own file. A project's files cannot approve its servers.
-pub fn approved_mcpjson_servers(env: &HashMap<String, String>) -> McpjsonApproval {
-    let (names, all) = claude_code::listed(&paths(env), "enabledMcpjsonServers", "enableAllProjectMcpServers");
+pub fn approved_mcpjson_servers(files: &SettingsFiles, env: &HashMap<String, String>) -> McpjsonApproval {
+    let (names, all) = claude_code::listed(files, &paths(env), "enabledMcpjsonServers", "enableAllProjectMcpServers");
     McpjsonApproval { all, names }
 }
 

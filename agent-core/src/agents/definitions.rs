@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::config::SettingsFiles;
 use crate::tools::ToolNames;
 
 /// The tools no child gets: children do not start children.
@@ -168,7 +169,7 @@ pub fn roots(cwd: &Path, env: &HashMap<String, String>) -> Vec<PathBuf> {
 
 /// Every definition: the built-ins, then each root's, later ones replacing earlier ones of the
 /// same name, sorted by name. Returns them and what the user should hear (a file left out).
-pub fn load(cwd: &Path, env: &HashMap<String, String>) -> (Vec<Definition>, Vec<String>) {
+pub fn load(files: &SettingsFiles, cwd: &Path, env: &HashMap<String, String>) -> (Vec<Definition>, Vec<String>) {
     let mut definitions: BTreeMap<String, Definition> =
         builtin().into_iter().map(|definition| (definition.name.clone(), definition)).collect();
     let mut problems = Vec::new();
@@ -177,7 +178,7 @@ pub fn load(cwd: &Path, env: &HashMap<String, String>) -> (Vec<Definition>, Vec<
         larik_settings::paths::user_config_dir(env).map(|dir| dir.join("agents")),
     ];
     // The plugins' first, the lowest precedence, each named `plugin:name`.
-    let (plugins, _) = crate::config::plugins::enabled(cwd, env);
+    let (plugins, _) = crate::config::plugins::enabled(files, cwd, env);
     for plugin in plugins {
         for root in plugin.agent_paths() {
             let scope = Some(plugin.name.as_str());
@@ -283,7 +284,7 @@ mod tests {
         write(&repo.path().join(".claude/agents"), "explore", "the project's own explore");
         std::fs::write(repo.path().join(".claude/agents/broken.md"), "---\ndescription: [\n---\n").unwrap();
         let env: HashMap<String, String> = [("HOME".to_owned(), home.path().display().to_string())].into();
-        let (definitions, problems) = load(&sub, &env);
+        let (definitions, problems) = load(&SettingsFiles::default(), &sub, &env);
         let find = |name: &str| definitions.iter().find(|definition| definition.name == name).unwrap();
         assert_eq!(find("reviewer").description, "from the crate");
         assert_eq!(find("explore").description, "the project's own explore");

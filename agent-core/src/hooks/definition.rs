@@ -25,6 +25,8 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
+use crate::config::SettingsFiles;
+
 use super::matcher::Matcher;
 use super::{DEFAULT_COMMAND_TIMEOUT, DEFAULT_PROMPT_TIMEOUT, HandlerKind, HookEvent, HookHandler, Scope};
 
@@ -70,12 +72,10 @@ fn settings_files(project: &Path, env: &HashMap<String, String>) -> Vec<(PathBuf
 
 /// The settings file at `path` as JSON, unless it does not exist or was read already (under
 /// another name). One that cannot be read is an error.
-fn read_once(path: &Path, read: &mut Vec<PathBuf>) -> Result<Option<Value>, HookConfigError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(error) if matches!(error.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) => {
-            return Ok(None);
-        }
+fn read_once(files: &SettingsFiles, path: &Path, read: &mut Vec<PathBuf>) -> Result<Option<Value>, HookConfigError> {
+    let text = match files.read(path) {
+        Ok(Some(text)) => text,
+        Ok(None) => return Ok(None),
         Err(error) => return Err(HookConfigError::Unreadable { path: path.to_owned(), message: error.to_string() }),
     };
     let identity = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
@@ -90,10 +90,13 @@ fn read_once(path: &Path, read: &mut Vec<PathBuf>) -> Result<Option<Value>, Hook
 
 impl Hooks {
     /// Reads `hooks` from every settings file, merged (see the module doc for the files).
-    pub fn load(project: &Path, env: &HashMap<String, String>) -> Result<Hooks, HookConfigError> {
-        let policy = crate::config::managed::ManagedPolicy::load(env).map_err(|error| HookConfigError::Unreadable {
-            path: PathBuf::from("managed settings"),
-            message: error.to_string(),
+    pub fn load(
+        files: &SettingsFiles,
+        project: &Path,
+        env: &HashMap<String, String>,
+    ) -> Result<Hooks, HookConfigError> {
+        let policy = crate::config::managed::ManagedPolicy::load(files, env).map_err(|error| {
+            HookConfigError::Unreadable { path: PathBuf::from("managed settings"), message: error.to_string() }
         })?;
         let mut hooks = Hooks::default();
         if policy.all_hooks_disabled {
@@ -102,7 +105,7 @@ impl Hooks {
         let mut read = Vec::new();
         // The organisation's hooks first: they run whatever the other files say.
         for path in &policy.files {
-            if let Some(settings) = read_once(path, &mut read)? {
+            if let Some(settings) = read_once(files, path, &mut read)? {
                 hooks.read_settings(path, Scope::User, &settings)?;
             }
         }
@@ -112,13 +115,13 @@ impl Hooks {
         let from_policy = hooks.entries.len();
         let mut others_disabled = false;
         for (path, scope) in settings_files(project, env) {
-            let Some(settings) = read_once(&path, &mut read)? else { continue };
+            let Some(settings) = read_once(files, &path, &mut read)? else { continue };
             // `disableAllHooks` in the user's or the project's files turns off all but the
             // organisation's (a project may: it only narrows).
             others_disabled |= settings.get("disableAllHooks").and_then(Value::as_bool) == Some(true);
             hooks.read_settings(&path, scope, &settings)?;
         }
-        hooks.read_plugins(project, env);
+        hooks.read_plugins(files, project, env);
         if others_disabled {
             hooks.entries.truncate(from_policy);
         }
@@ -129,8 +132,8 @@ impl Hooks {
     /// read as hooks leaves that plugin's hooks out with a problem: the plugin is the user's
     /// add-on, not their policy, and the session still opens. A plugin a project alone enabled
     /// has the project's scope: its hooks wait for the user's approval.
-    fn read_plugins(&mut self, project: &Path, env: &HashMap<String, String>) {
-        let (plugins, problems) = crate::config::plugins::enabled(project, env);
+    fn read_plugins(&mut self, files: &SettingsFiles, project: &Path, env: &HashMap<String, String>) {
+        let (plugins, problems) = crate::config::plugins::enabled(files, project, env);
         self.problems.extend(problems);
         for plugin in plugins {
             let scope = if plugin.from_project { Scope::Project } else { Scope::User };

@@ -51,7 +51,7 @@ impl Setup {
     }
 
     fn try_load(&self) -> Result<Hooks, HookConfigError> {
-        Hooks::load(&self.project, &self.env())
+        Hooks::load(&SettingsFiles::default(), &self.project, &self.env())
     }
 
     fn load(&self) -> Hooks {
@@ -285,7 +285,8 @@ fn user_only_keeps_the_user_hooks() {
 fn a_project_in_the_home_directory_does_not_make_user_hooks_project_hooks() {
     let setup = Setup::new();
     setup.write(&setup.claude_user(), &pre_tool_use("Bash", "mine.sh"));
-    let hooks = Hooks::load(&setup.home, &setup.env()).unwrap_or_else(|error| panic!("{error}"));
+    let hooks =
+        Hooks::load(&SettingsFiles::default(), &setup.home, &setup.env()).unwrap_or_else(|error| panic!("{error}"));
     let handlers = hooks.matching(HookEvent::PreToolUse, &["Bash"]);
     assert_eq!((commands(&handlers), handlers[0].scope), (vec!["mine.sh"], Scope::User));
     assert_eq!(hooks.project_fingerprint(), None);

@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::config::SettingsFiles;
+
 /// Who chose a server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ServerScope {
@@ -202,25 +204,26 @@ struct Source {
 /// `disabledMcpjsonServers` names. Returns the servers and what the user should hear (a
 /// definition that could not be used).
 pub fn load(
+    files: &SettingsFiles,
     project: &Path,
     env: &HashMap<String, String>,
 ) -> Result<(Vec<McpServerConfig>, Vec<String>), McpConfigError> {
     let mut servers: BTreeMap<String, McpServerConfig> = BTreeMap::new();
     let mut problems = Vec::new();
-    if let Some(managed) = managed_source(env)? {
+    if let Some(managed) = managed_source(files, env)? {
         add_servers(managed, env, &Default::default(), &mut servers, &mut problems);
         return Ok((servers.into_values().collect(), problems));
     }
-    let approved = crate::config::approved_mcpjson_servers(env);
-    let disabled = crate::config::disabled_mcpjson_servers(project, env);
-    for mut source in sources(project, env)? {
+    let approved = crate::config::approved_mcpjson_servers(files, env);
+    let disabled = crate::config::disabled_mcpjson_servers(files, project, env);
+    for mut source in sources(files, project, env)? {
         if source.path.ends_with(".mcp.json") {
             // Turned off in Claude Code's settings: as if `.mcp.json` did not name them.
             source.servers.retain(|name, _| !disabled.contains(name));
         }
         add_servers(source, env, &approved, &mut servers, &mut problems);
     }
-    plugin_servers(project, env, &mut servers, &mut problems);
+    plugin_servers(files, project, env, &mut servers, &mut problems);
     Ok((servers.into_values().collect(), problems))
 }
 
@@ -255,14 +258,18 @@ fn add_servers(
 }
 
 /// The files that define servers, lowest precedence first (see [`load`]).
-fn sources(project: &Path, env: &HashMap<String, String>) -> Result<Vec<Source>, McpConfigError> {
+fn sources(
+    files: &SettingsFiles,
+    project: &Path,
+    env: &HashMap<String, String>,
+) -> Result<Vec<Source>, McpConfigError> {
     let read = |path: PathBuf, scope: ServerScope| -> Result<Option<Source>, McpConfigError> {
-        let Ok(text) = std::fs::read_to_string(&path) else { return Ok(None) };
+        let Some(text) = files.text(&path) else { return Ok(None) };
         let file: File = serde_json::from_str(&text)
             .map_err(|error| McpConfigError { path: path.clone(), message: error.to_string() })?;
         Ok(Some(Source { path, scope, servers: file.mcp_servers }))
     };
-    let (user, local) = claude_json(project, env)?;
+    let (user, local) = claude_json(files, project, env)?;
     let mut sources: Vec<Source> = user.into_iter().collect();
     if let Some(dir) = larik_settings::paths::user_config_dir(env) {
         sources.extend(read(dir.join("settings.json"), ServerScope::User)?);
@@ -277,6 +284,7 @@ fn sources(project: &Path, env: &HashMap<String, String>) -> Result<Vec<Source>,
 /// Claude Code's `~/.claude.json`: its `mcpServers` (the user's, everywhere) and those of its
 /// `projects` entry for this project (the user's, here). The file holds much else, not read.
 fn claude_json(
+    files: &SettingsFiles,
     project: &Path,
     env: &HashMap<String, String>,
 ) -> Result<(Option<Source>, Option<Source>), McpConfigError> {
@@ -289,7 +297,7 @@ fn claude_json(
     }
     let Some(home) = env.get("HOME").filter(|home| !home.is_empty()) else { return Ok((None, None)) };
     let path = Path::new(home).join(".claude.json");
-    let Ok(text) = std::fs::read_to_string(&path) else { return Ok((None, None)) };
+    let Some(text) = files.text(&path) else { return Ok((None, None)) };
     let mut file: ClaudeJson = serde_json::from_str(&text)
         .map_err(|error| McpConfigError { path: path.clone(), message: error.to_string() })?;
     let here = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
@@ -306,11 +314,11 @@ fn claude_json(
 
 /// The organisation's `managed-mcp.json`, when it exists. One that cannot be read is an error:
 /// the session does not open with servers the organisation did not choose.
-fn managed_source(env: &HashMap<String, String>) -> Result<Option<Source>, McpConfigError> {
+fn managed_source(files: &SettingsFiles, env: &HashMap<String, String>) -> Result<Option<Source>, McpConfigError> {
     let path = crate::config::managed::mcp_file(env);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+    let text = match files.read(&path) {
+        Ok(Some(text)) => text,
+        Ok(None) => return Ok(None),
         Err(error) => return Err(McpConfigError { path, message: error.to_string() }),
     };
     let file: File = serde_json::from_str(&text)
@@ -323,13 +331,14 @@ fn managed_source(env: &HashMap<String, String>) -> Result<Option<Source>, McpCo
 /// and `${CLAUDE_PLUGIN_DATA}` expanded and set for a stdio server. A plugin a project alone
 /// enabled has the project's scope: its servers wait for the user's approval.
 fn plugin_servers(
+    files: &SettingsFiles,
     project: &Path,
     env: &HashMap<String, String>,
     servers: &mut BTreeMap<String, McpServerConfig>,
     problems: &mut Vec<String>,
 ) {
     // The hooks' loader reports the plugins that could not be loaded; not said twice.
-    let (plugins, _) = crate::config::plugins::enabled(project, env);
+    let (plugins, _) = crate::config::plugins::enabled(files, project, env);
     for plugin in plugins {
         let scope = if plugin.from_project { ServerScope::Project } else { ServerScope::User };
         let mut env = env.clone();
@@ -466,7 +475,7 @@ mod tests {
             ("TOKEN", "abc"),
             ("MCP_CLIENT_SECRET", "s3cret"),
         ]);
-        let (servers, problems) = load(project.path(), &env).unwrap();
+        let (servers, problems) = load(&SettingsFiles::default(), project.path(), &env).unwrap();
         let names: Vec<&str> = servers.iter().map(|server| server.name.as_str()).collect();
         assert_eq!(names, ["everything", "legacy", "remote"]);
         assert!(servers.iter().all(|server| server.scope == ServerScope::Project));
@@ -507,7 +516,10 @@ mod tests {
         assert_eq!(problems.len(), 1, "{problems:?}");
         assert!(problems[0].contains("`broken`"));
         std::fs::write(project.path().join(".mcp.json"), "{oops").unwrap();
-        assert!(load(project.path(), &env).is_err(), "a malformed file is an error naming it");
+        assert!(
+            load(&SettingsFiles::default(), project.path(), &env).is_err(),
+            "a malformed file is an error naming it"
+        );
     }
 
     #[test]

@@ -68,7 +68,7 @@ fn a_marketplaces_plugin_installs_disabled_and_runs_nothing() {
     // Enabling writes the user's settings; the registry then says it is on.
     assert!(matches!(set_enabled("other@x", true, project, &env), Err(PluginError::NotInstalled(_))));
     set_enabled("guard@team-market", true, project, &env).unwrap();
-    let (plugins, _) = registry::installed(project, &env);
+    let (plugins, _) = registry::installed(&crate::config::SettingsFiles::default(), project, &env);
     let guard = plugins.iter().find(|plugin| plugin.id == "guard@team-market").unwrap();
     assert_eq!(guard.state, registry::State::Enabled);
     set_enabled("guard@team-market", false, project, &env).unwrap();

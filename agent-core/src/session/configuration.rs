@@ -137,13 +137,15 @@ impl SessionConfig {
         env: &std::collections::HashMap<String, String>,
         sandbox_helper: Option<PathBuf>,
     ) -> Result<(Self, Option<ModelConfig>), ConfigError> {
-        let settings = config::load_settings(&cwd, env)?;
-        let mut permissions = config::load_permissions(&cwd, env)?;
-        let hooks = crate::hooks::Hooks::load(&cwd, env)
+        // One reading of the files for everything below, so the parts agree on what they said.
+        let files = config::SettingsFiles::default();
+        let settings = config::load_settings_from(&files, &cwd, env)?;
+        let mut permissions = config::load_permissions_from(&files, &cwd, env)?;
+        let hooks = crate::hooks::Hooks::load(&files, &cwd, env)
             .map_err(|error| ConfigError::Unreadable { path: cwd.clone(), message: error.to_string() })?;
-        let (mcp_servers, mcp_problems) = crate::mcp::config::load(&cwd, env)
+        let (mcp_servers, mcp_problems) = crate::mcp::config::load(&files, &cwd, env)
             .map_err(|error| ConfigError::Unreadable { path: error.path.clone(), message: error.message.clone() })?;
-        let (agents, agent_problems) = crate::agents::definitions::load(&cwd, env);
+        let (agents, agent_problems) = crate::agents::definitions::load(&files, &cwd, env);
         let search = config::resolve_search(&settings, env);
         let (provider, model, resolved) = match config::resolve_model(&settings, env) {
             Ok(model) => (model.build_provider(), ModelSettings::from(&model), Some(model)),
@@ -181,7 +183,7 @@ impl SessionConfig {
             protected_paths: permissions.protected_paths,
             additional_directories,
             initial_mode,
-            mcp_policy: crate::config::managed::ManagedPolicy::load(env)?.mcp,
+            mcp_policy: crate::config::managed::ManagedPolicy::load(&files, env)?.mcp,
             policy: crate::permission::Policy {
                 fails_closed: permissions.fails_closed.clone(),
                 bypass_disabled: permissions.bypass_disabled,

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::{Kind, Skill};
+use crate::config::SettingsFiles;
 use crate::config::plugins::PluginDirs;
 
 /// How deep command folders nest (`a:b:name`), at most.
@@ -31,7 +32,7 @@ enum RootKind {
 }
 
 /// The directories, lowest precedence first.
-fn roots(cwd: &Path, env: &HashMap<String, String>) -> Vec<Root> {
+fn roots(files: &SettingsFiles, cwd: &Path, env: &HashMap<String, String>) -> Vec<Root> {
     let home = env.get("HOME").map(PathBuf::from);
     let config = larik_settings::paths::user_config_dir(env);
     let repository = cwd.ancestors().find(|dir| dir.join(".git").exists()).unwrap_or(cwd);
@@ -40,7 +41,7 @@ fn roots(cwd: &Path, env: &HashMap<String, String>) -> Vec<Root> {
     let mut roots = Vec::new();
     // The plugins' first, the lowest precedence; their names are scoped, so they only clash
     // among themselves.
-    let (plugins, _) = crate::config::plugins::enabled(cwd, env);
+    let (plugins, _) = crate::config::plugins::enabled(files, cwd, env);
     for plugin in plugins {
         let scope = || Some((plugin.name.clone(), plugin.dirs.clone()));
         for dir in plugin.command_paths() {
@@ -79,10 +80,14 @@ fn roots(cwd: &Path, env: &HashMap<String, String>) -> Vec<Root> {
 }
 
 /// Every skill and command for `cwd`, by name, and what the user should hear (a file left out).
-pub fn discover(cwd: &Path, env: &HashMap<String, String>) -> (BTreeMap<String, Skill>, Vec<String>) {
+pub fn discover(
+    files: &SettingsFiles,
+    cwd: &Path,
+    env: &HashMap<String, String>,
+) -> (BTreeMap<String, Skill>, Vec<String>) {
     let mut found = BTreeMap::new();
     let mut problems = Vec::new();
-    for root in roots(cwd, env) {
+    for root in roots(files, cwd, env) {
         let files = match root.kind {
             RootKind::Skills => skill_files(&root.dir),
             RootKind::Commands if root.dir.is_file() => {
@@ -282,7 +287,7 @@ mod tests {
             ("XDG_CONFIG_HOME".to_owned(), h.join(".config").display().to_string()),
         ]
         .into();
-        let (found, problems) = discover(&cwd, &env);
+        let (found, problems) = discover(&SettingsFiles::default(), &cwd, &env);
 
         assert_eq!(found["review"].description, "the service's review", "the nested cwd wins");
         assert_eq!(found["review"].body, "Service body");

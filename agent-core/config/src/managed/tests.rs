@@ -6,7 +6,11 @@ use super::{ManagedPolicy, ServerRule};
 use crate::test_files::write;
 
 fn load(etc: &Path) -> ManagedPolicy {
-    ManagedPolicy::load(&HashMap::from([("LARIK_MANAGED_ROOT".to_owned(), etc.display().to_string())])).unwrap()
+    ManagedPolicy::load(
+        &crate::SettingsFiles::default(),
+        &HashMap::from([("LARIK_MANAGED_ROOT".to_owned(), etc.display().to_string())]),
+    )
+    .unwrap()
 }
 
 #[test]

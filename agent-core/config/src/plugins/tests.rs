@@ -45,7 +45,7 @@ impl Setup {
     }
 
     fn states(&self) -> Vec<(String, State)> {
-        let (installed, problems) = installed(self.project.path(), &self.env());
+        let (installed, problems) = installed(&SettingsFiles::default(), self.project.path(), &self.env());
         assert!(problems.is_empty(), "{problems:?}");
         installed.into_iter().map(|plugin| (plugin.id, plugin.state)).collect()
     }
@@ -58,7 +58,7 @@ fn state(states: &[(String, State)], id: &str) -> State {
 #[test]
 fn a_claude_code_registry_reads_with_every_install_scope() {
     let setup = Setup::new();
-    let (installed, problems) = installed(setup.project.path(), &setup.env());
+    let (installed, problems) = installed(&SettingsFiles::default(), setup.project.path(), &setup.env());
     assert!(problems.is_empty(), "{problems:?}");
     let ids: Vec<&str> = installed.iter().map(|plugin| plugin.id.as_str()).collect();
     assert_eq!(
@@ -131,7 +131,7 @@ fn an_enabled_plugin_names_its_parts_and_keeps_them_inside_it() {
     write(&root.join("hooks/hooks.json"), r#"{"description": "formatting", "hooks": {"Stop": []}}"#);
     write(&root.join("servers.json"), r#"{"db": {"command": "${CLAUDE_PLUGIN_ROOT}/db"}}"#);
     write(&home.join(".claude/settings.json"), r#"{"enabledPlugins": {"formatter@tools-market": true}}"#);
-    let (plugins, problems) = enabled(setup.project.path(), &setup.env());
+    let (plugins, problems) = enabled(&SettingsFiles::default(), setup.project.path(), &setup.env());
     assert!(problems.is_empty(), "{problems:?}");
     let [plugin] = plugins.as_slice() else { panic!("{plugins:?}") };
     assert_eq!(
@@ -165,13 +165,13 @@ fn a_broken_registry_or_a_missing_install_is_said_not_fatal() {
         r#"{"enabledPlugins": {"reviewer@tools-market": true, "formatter@tools-market": "yes"}}"#,
     );
     std::fs::remove_dir_all(home.join(".claude/plugins/cache/tools-market/reviewer")).unwrap();
-    let (plugins, problems) = enabled(setup.project.path(), &setup.env());
+    let (plugins, problems) = enabled(&SettingsFiles::default(), setup.project.path(), &setup.env());
     assert!(plugins.is_empty());
     assert_eq!(problems.len(), 2, "{problems:?}");
     assert!(problems.iter().any(|problem| problem.contains("reviewer@tools-market") && problem.contains("not there")));
     assert!(problems.iter().any(|problem| problem.contains("must be true or false")));
     write(&home.join(".claude/plugins/installed_plugins.json"), "{oops");
-    let (installed, problems) = installed(setup.project.path(), &setup.env());
+    let (installed, problems) = installed(&SettingsFiles::default(), setup.project.path(), &setup.env());
     assert!(installed.is_empty());
     assert!(problems[0].contains("installed_plugins.json"), "{problems:?}");
 }
