@@ -10,10 +10,17 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-/// A running server: where it listens and the CPU its answers took.
+/// A running server: where it listens and what its answers took.
 pub struct FileServer {
     pub port: u16,
-    spent_micros: Arc<AtomicU64>,
+    tally: Arc<Tally>,
+}
+
+/// The answers finished so far and the CPU they took.
+#[derive(Default)]
+struct Tally {
+    answers: AtomicU64,
+    micros: AtomicU64,
 }
 
 impl FileServer {
@@ -21,26 +28,41 @@ impl FileServer {
     pub fn start(file: PathBuf) -> anyhow::Result<Self> {
         let listener = TcpListener::bind("127.0.0.1:0")?;
         let port = listener.local_addr()?.port();
-        let spent_micros = Arc::new(AtomicU64::new(0));
-        let spent = spent_micros.clone();
+        let tally = Arc::new(Tally::default());
+        let counted = tally.clone();
         std::thread::spawn(move || {
             for connection in listener.incoming().flatten() {
-                let (file, spent) = (file.clone(), spent.clone());
+                let (file, counted) = (file.clone(), counted.clone());
                 // One thread per answer, so the thread's CPU is the answer's. A failed answer is
                 // a cut-off download: `curl` says so, and the bench stops there.
                 std::thread::spawn(move || {
                     let _ = answer(connection, &file);
                     let micros = crate::process::cpu_used(libc::RUSAGE_THREAD).as_micros();
-                    spent.fetch_add(u64::try_from(micros).unwrap_or(u64::MAX), Ordering::Relaxed);
+                    counted.micros.fetch_add(u64::try_from(micros).unwrap_or(u64::MAX), Ordering::Relaxed);
+                    counted.answers.fetch_add(1, Ordering::Release);
                 });
             }
         });
-        Ok(Self { port, spent_micros })
+        Ok(Self { port, tally })
+    }
+
+    /// How many answers have finished, their CPU counted.
+    pub fn answers(&self) -> u64 {
+        self.tally.answers.load(Ordering::Acquire)
     }
 
     /// The CPU every answer finished so far took, user and system.
     pub fn cpu_spent(&self) -> Duration {
-        Duration::from_micros(self.spent_micros.load(Ordering::Relaxed))
+        Duration::from_micros(self.tally.micros.load(Ordering::Relaxed))
+    }
+
+    /// Waits (a second at most) until more than `answers` answers have finished: the client
+    /// may have its last byte before the answer's thread has counted its CPU.
+    pub async fn answered_beyond(&self, answers: u64) {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(1);
+        while self.answers() <= answers && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
     }
 }
 

@@ -76,11 +76,11 @@ pub async fn rows(sandbox: &Sandbox, cwd: &Path, policy: &DomainPolicy) -> anyho
 async fn download(prepared: PreparedCommand, cwd: &Path, server: &FileServer) -> anyhow::Result<Download> {
     let cpu = || (cpu_used(libc::RUSAGE_SELF), server.cpu_spent(), cpu_used(libc::RUSAGE_CHILDREN));
     let (bench_before, server_before, command_before) = cpu();
+    let answers = server.answers();
     let started = Instant::now();
     let printed = crate::network::run(prepared, cwd).await?;
     let elapsed = started.elapsed();
-    // The answer's thread adds its CPU as it ends, just after the last byte left.
-    tokio::time::sleep(Duration::from_millis(20)).await;
+    server.answered_beyond(answers).await;
     let (bench_after, server_after, command_after) = cpu();
     let in_server = server_after.saturating_sub(server_before);
     Ok(Download {
