@@ -4,6 +4,7 @@
 //! Test support for Larik: the mock model server and a harness that drives the real `larik`
 //! binary over stdio.
 
+pub mod chromium;
 pub mod harness;
 pub mod listener;
 pub mod lsp_client;

@@ -7,9 +7,9 @@
 //! real binary, with the mock model asking for it.
 
 use std::collections::HashMap;
-use std::path::Path;
 use std::time::Duration;
 
+use larik_tests::chromium::{browsers_of, drop_devtools_connections, gone_within, main_browser};
 use larik_tests::harness::{Agent, Sandbox};
 use larik_tests::mock_llm::{MockLlm, Scenario, Step};
 use larik_tests::pages::{many_buttons, serve};
@@ -124,38 +124,6 @@ fn decode_base64(text: &str) -> Vec<u8> {
         out.extend_from_slice(&bits.to_be_bytes()[1..chunk.len()]);
     }
     out
-}
-
-/// Chromium processes started for the profile under `home`.
-fn browsers_of(home: &Path) -> Vec<(u32, String)> {
-    let needle = home.display().to_string();
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter_map(|pid| {
-            let cmdline =
-                String::from_utf8_lossy(&std::fs::read(format!("/proc/{pid}/cmdline")).ok()?).replace('\0', " ");
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            (cmdline.contains(&needle) && cmdline.contains("--user-data-dir") && !stat.contains(") Z "))
-                .then_some((pid, cmdline))
-        })
-        .collect()
-}
-
-/// The browser's own process (not its renderers and helpers).
-fn main_browser(home: &Path) -> Option<u32> {
-    browsers_of(home).into_iter().find(|(_, cmdline)| !cmdline.contains("--type=")).map(|(pid, _)| pid)
-}
-
-async fn gone_within(home: &Path, seconds: u64) -> bool {
-    let deadline = std::time::Instant::now() + Duration::from_secs(seconds);
-    while !browsers_of(home).is_empty() {
-        if std::time::Instant::now() > deadline {
-            return false;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    true
 }
 
 fn write_user_settings(sandbox: &Sandbox, settings: &Value) {
@@ -407,6 +375,43 @@ async fn a_browser_the_user_closed_starts_again_and_rules_and_plan_mode_hold() {
     let last = mock.requests().last().unwrap().clone();
     assert!(titles.len() == 1 && titles[0].starts_with("Open http://127.0.0.1"), "{titles:?}");
     assert!(result_of(&last, "c1").0.contains("plan mode is on"), "{}", result_of(&last, "c1").0);
+
+    agent.close_stdin();
+    assert!(agent.wait_exit().await.success());
+    assert!(gone_within(&home, 5).await, "{:?}", browsers_of(&home));
+}
+
+/// A browser shutting down drops its DevTools connection a moment before its process ends; a
+/// call made in that moment must not wait on the dead connection (it used to, for the 30 s of
+/// the connection's own timeout) but start the browser again.
+#[tokio::test]
+async fn a_browser_whose_connection_dropped_is_started_again_by_the_next_call() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let base = serve(pages()).await;
+    let sandbox = Sandbox::new();
+    let steps = vec![
+        Step::tool("n1", "browser_navigate", json!({"url": format!("{base}/two")})),
+        Step::text("One."),
+        Step::tool("n2", "browser_navigate", json!({"url": format!("{base}/form")})),
+        Step::text("Two."),
+    ];
+    let (mock, mut agent, session) = start(&sandbox, steps, json!({"allow": ["browser_navigate"]})).await;
+    let home = sandbox.home.path().to_path_buf();
+    agent.prompt(&session, "one", |_| "allow_once").await;
+    assert!(result_of(mock.requests().last().unwrap(), "n1").0.contains("Page: Two ("));
+    let first = main_browser(&home).expect("a browser");
+
+    assert_eq!(drop_devtools_connections(first), 1, "the agent's one connection");
+    agent.prompt(&session, "two", |_| "allow_once").await;
+    let (n2, _) = result_of(mock.requests().last().unwrap(), "n2");
+    assert!(n2.contains("Page: Form ("), "started again: {n2}");
+    let second = main_browser(&home).expect("a browser again");
+    assert_ne!(first, second);
+    assert!(
+        !browsers_of(&home).iter().any(|(pid, _)| *pid == first),
+        "the browser that lost its connection was ended: {:?}",
+        browsers_of(&home)
+    );
 
     agent.close_stdin();
     assert!(agent.wait_exit().await.success());

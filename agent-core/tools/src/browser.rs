@@ -29,7 +29,7 @@ pub use self::error::BrowserError;
 pub use self::tab::Tab;
 use larik_settings::BrowserSettings;
 
-/// How long the browser has to list its tabs before it counts as gone.
+/// How long the browser has to answer a command and list its tabs before it counts as gone.
 const ANSWER_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// What starting the browser needs, gathered when the session starts.
@@ -102,18 +102,25 @@ impl WebBrowser {
                 fresh = true;
             }
             let Some(current) = running.as_mut() else { continue };
-            match tokio::time::timeout(ANSWER_WAIT, current.sync_tabs()).await {
-                Ok(synced) => {
+            // One round trip over the connection: the handler answers the tab list from what it
+            // last heard, so only a command shows a browser that quit or hung.
+            let answered = tokio::time::timeout(ANSWER_WAIT, async {
+                current.browser.version().await.ok()?;
+                Some(current.sync_tabs().await)
+            })
+            .await;
+            match answered {
+                Ok(Some(synced)) => {
                     synced?;
                     break;
                 }
-                Err(_) if !fresh => {
+                _ if !fresh => {
                     tracing::warn!("the browser stopped answering; starting it again");
                     if let Some(gone) = running.take() {
                         gone.stop().await;
                     }
                 }
-                Err(_) => return Err(BrowserError::Unavailable("the browser does not answer".to_owned())),
+                _ => return Err(BrowserError::Unavailable("the browser does not answer".to_owned())),
             }
         }
         tokio::sync::MutexGuard::try_map(running, Option::as_mut)
@@ -146,12 +153,22 @@ impl Running {
         let (browser, mut handler) = chromiumoxide::Browser::connect_with_config(chromium.websocket.clone(), config)
             .await
             .map_err(|error| BrowserError::Unavailable(format!("could not reach the browser's DevTools: {error}")))?;
-        // The handler must run as long as the browser does, and go on past events it cannot
-        // parse: newer Chromium sends some this crate does not know.
+        // The handler must run as long as the connection does, and go on past events it cannot
+        // parse: newer Chromium sends some this crate does not know. Once the connection has
+        // failed it never reads again (the handler would go on answering from what it knew, and
+        // a command would wait out its 30 s timeout): ending here drops every waiting command at
+        // once and marks the browser as gone for the next call.
         let handler = tokio::spawn(async move {
             while let Some(event) = handler.next().await {
-                if let Err(error) = event {
-                    tracing::debug!(target: "larik::browser", %error, "a DevTools message was not understood");
+                match event {
+                    Err(chromiumoxide::error::CdpError::Ws(error)) => {
+                        tracing::info!(target: "larik::browser", %error, "the browser's DevTools connection ended");
+                        break;
+                    }
+                    Err(error) => {
+                        tracing::debug!(target: "larik::browser", %error, "a DevTools message was not understood");
+                    }
+                    Ok(()) => {}
                 }
             }
         });
