@@ -108,10 +108,14 @@ async fn ready_and_idle(idle_seconds: u64) -> anyhow::Result<Vec<Row>> {
     Ok(rows)
 }
 
-/// The same two requests answered by a minimal tokio binary (`minimal-acp`), in the same run:
-/// the targets are ratios to it, which hold when the machine is busy.
+/// The minimal tokio binary the ready figures are compared with, built beside `larik-bench` and
+/// measured from a copy beside the measured `larik`.
+pub const MINIMAL_BINARY: &str = "minimal-acp";
+
+/// The same two requests answered by the minimal binary, in the same run: the targets are
+/// ratios to it, which hold when the machine is busy.
 async fn against_the_floor(sandbox: &Sandbox, ready: &[Duration], rss: &[f64]) -> anyhow::Result<Vec<Row>> {
-    let minimal = std::env::current_exe()?.with_file_name("minimal-acp");
+    let minimal = larik_tests::harness::larik_bin().with_file_name(MINIMAL_BINARY);
     anyhow::ensure!(minimal.exists(), "{} is not built (bench/run.sh builds it)", minimal.display());
     let spawn = || {
         let command = tokio::process::Command::new(&minimal);

@@ -60,10 +60,16 @@ fn main() -> anyhow::Result<()> {
 /// its file's pages are cached (the kernel maps the cached ones around each page that faults),
 /// so two builds are only compared fairly in the same state: a binary built an hour ago and
 /// partly evicted since measured up to 2 MiB less after a turn than a fresh copy of itself.
+/// The minimal binary the ready figures are compared with is copied beside it, so both are
+/// measured in the same state.
 fn measure_a_fresh_copy() -> anyhow::Result<tempfile::TempDir> {
     let dir = tempfile::tempdir()?;
     let copy = dir.path().join("larik");
     std::fs::copy(larik_tests::harness::larik_bin(), &copy)?;
+    let minimal = std::env::current_exe()?.with_file_name(agent::MINIMAL_BINARY);
+    if minimal.exists() {
+        std::fs::copy(&minimal, dir.path().join(agent::MINIMAL_BINARY))?;
+    }
     // SAFETY: no other thread runs yet (the runtime is built after), so nothing reads the
     // environment while it changes.
     unsafe { std::env::set_var("LARIK_BIN", &copy) };
