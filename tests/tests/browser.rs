@@ -126,6 +126,16 @@ fn decode_base64(text: &str) -> Vec<u8> {
     out
 }
 
+/// Two turns: the first opens `/two` (call `n1`), the second `/form` (call `n2`).
+fn open_two_then_form(base: &str) -> Vec<Step> {
+    vec![
+        Step::tool("n1", "browser_navigate", json!({"url": format!("{base}/two")})),
+        Step::text("One."),
+        Step::tool("n2", "browser_navigate", json!({"url": format!("{base}/form")})),
+        Step::text("Two."),
+    ]
+}
+
 fn write_user_settings(sandbox: &Sandbox, settings: &Value) {
     let dir = sandbox.home.path().join(".config/larik");
     std::fs::create_dir_all(&dir).unwrap();
@@ -295,18 +305,15 @@ async fn a_browser_the_user_closed_starts_again_and_rules_and_plan_mode_hold() {
     let _one = ONE_AT_A_TIME.lock().await;
     let base = serve(pages()).await;
     let sandbox = Sandbox::new();
-    let steps = vec![
-        Step::tool("n1", "browser_navigate", json!({"url": format!("{base}/two")})),
-        Step::text("One."),
-        Step::tool("n2", "browser_navigate", json!({"url": format!("{base}/form")})),
-        Step::text("Two."),
+    let mut steps = open_two_then_form(&base);
+    steps.extend([
         Step::tool("n3", "browser_navigate", json!({"url": "http://denied.example/secret"})),
         Step::tool("n4", "browser_navigate", json!({"url": "file:///etc/passwd"})),
         Step::text("Three."),
         Step::tool("n5", "browser_navigate", json!({"url": format!("{base}/two")})),
         Step::tool("c1", "browser_click", json!({"ref": "e1"})),
         Step::text("Four."),
-    ];
+    ]);
     let project = sandbox.project_path();
     // A cloned project cannot choose the program the browser tools start.
     std::fs::create_dir_all(project.join(".larik")).unwrap();
@@ -389,12 +396,7 @@ async fn a_browser_whose_connection_dropped_is_started_again_by_the_next_call() 
     let _one = ONE_AT_A_TIME.lock().await;
     let base = serve(pages()).await;
     let sandbox = Sandbox::new();
-    let steps = vec![
-        Step::tool("n1", "browser_navigate", json!({"url": format!("{base}/two")})),
-        Step::text("One."),
-        Step::tool("n2", "browser_navigate", json!({"url": format!("{base}/form")})),
-        Step::text("Two."),
-    ];
+    let steps = open_two_then_form(&base);
     let (mock, mut agent, session) = start(&sandbox, steps, json!({"allow": ["browser_navigate"]})).await;
     let home = sandbox.home.path().to_path_buf();
     agent.prompt(&session, "one", |_| "allow_once").await;
