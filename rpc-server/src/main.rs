@@ -176,10 +176,11 @@ impl From<ConfigAction> for larik::config_cli::Action {
 }
 
 fn init_logging(log_file: Option<&std::path::Path>) -> anyhow::Result<()> {
-    // The DevTools crate warns of every event of a newer Chromium it cannot parse; those are
-    // expected and handled, so only its errors are logged by default.
+    // The DevTools crate warns of every event of a newer Chromium it cannot parse and logs a
+    // browser the user closed as an error; both are expected and handled (`larik::browser` logs
+    // what they mean), so the crate is quiet unless LARIK_LOG asks for it.
     let filter = tracing_subscriber::EnvFilter::try_from_env("LARIK_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,chromiumoxide=error"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,chromiumoxide=off"));
     // A log line that cannot be written (stderr gone with a dropped SSH connection) is lost;
     // reporting that on stderr too would panic the agent while it shuts down.
     let builder = tracing_subscriber::fmt().with_env_filter(filter).with_ansi(false).log_internal_errors(false);
