@@ -57,6 +57,48 @@ pub struct McpSupport {
     pub data_dir: Option<std::path::PathBuf>,
     pub browser: Option<Arc<dyn LoginBrowser>>,
     pub ask_user: Option<Arc<dyn crate::tools::ask_user::AskUser>>,
+    pub timeouts: McpTimeouts,
+}
+
+/// How long a server may take to connect and a tool call to answer: Claude Code's
+/// `MCP_TIMEOUT` and `MCP_TOOL_TIMEOUT` (milliseconds), from the environment or the user's
+/// `env` settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct McpTimeouts {
+    /// One connection attempt, `initialize` and the tool list included.
+    pub connect: Duration,
+    /// One tool call; `None` waits until the call ends or the user cancels it.
+    pub tool_call: Option<Duration>,
+}
+
+impl Default for McpTimeouts {
+    fn default() -> Self {
+        Self { connect: connection::ATTEMPT_TIMEOUT, tool_call: None }
+    }
+}
+
+impl McpTimeouts {
+    /// The timeouts `env` sets; a value that is not a positive number of milliseconds keeps the
+    /// default, and is returned as a problem to tell the user.
+    pub fn from_env(env: &std::collections::HashMap<String, String>) -> (Self, Vec<String>) {
+        let mut problems = Vec::new();
+        let mut millis = |name: &str| {
+            let value = env.get(name)?;
+            match value.trim().parse::<u64>() {
+                Ok(millis) if millis > 0 => Some(Duration::from_millis(millis)),
+                _ => {
+                    problems.push(format!("{name}={value} is not a number of milliseconds above 0; it is not used"));
+                    None
+                }
+            }
+        };
+        let defaults = Self::default();
+        let timeouts = Self {
+            connect: millis("MCP_TIMEOUT").unwrap_or(defaults.connect),
+            tool_call: millis("MCP_TOOL_TIMEOUT").or(defaults.tool_call),
+        };
+        (timeouts, problems)
+    }
 }
 
 /// The session's MCP servers.
@@ -81,7 +123,10 @@ impl McpServers {
         let started = Mutex::new(vec![false; configs.len()]);
         let servers: Arc<[Arc<Server>]> = configs
             .into_iter()
-            .map(|config| Arc::new(Server::new(config, support.data_dir.as_deref(), support.browser.clone())))
+            .map(|config| {
+                let (data_dir, browser) = (support.data_dir.as_deref(), support.browser.clone());
+                Arc::new(Server::new(config, data_dir, browser, support.timeouts.tool_call))
+            })
             .collect();
         Self { servers, registry, notices, support, cancel, started, tasks: Mutex::new(Vec::new()) }
     }
@@ -150,6 +195,7 @@ impl McpServers {
                 registry: Arc::clone(&self.registry),
                 notices: Arc::clone(&self.notices),
                 ask_user: self.support.ask_user.clone(),
+                attempt_timeout: self.support.timeouts.connect,
                 cancel: self.cancel.child_token(),
             }
             .run();

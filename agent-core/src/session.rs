@@ -111,7 +111,7 @@ impl Session {
         }
         .add_to(&registry);
         let notices = opening::first_notices(config.notice.take(), &skill_problems);
-        let guarded = opening::guarded(&mut config, &registry, &notices, &cancel);
+        let guarded = opening::guarded(&mut config, settings.as_deref(), &registry, &notices, &cancel);
         let project_approved = guarded.hooks.project_approved();
         let checkpoints = config
             .data_dir

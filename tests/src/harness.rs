@@ -457,3 +457,9 @@ pub fn message_text(updates: &[Value]) -> String {
 pub fn updates_of<'a>(updates: &'a [Value], kind: &str) -> Vec<&'a Value> {
     updates.iter().filter(|update| update["sessionUpdate"] == kind).collect()
 }
+
+/// The titles of the notices among `updates`, one a line.
+pub fn notice_titles(updates: &[Value]) -> String {
+    let notices = updates_of(updates, "notice").into_iter();
+    notices.map(|notice| notice["title"].as_str().unwrap_or_default()).collect::<Vec<_>>().join("\n")
+}

@@ -5,17 +5,11 @@
 //! again when a project's server changes, its OAuth settings included); a mention of a server
 //! that is not connected stays prose.
 
-use larik_tests::harness::{Agent, Sandbox, updates_of};
+use larik_tests::harness::{Agent, Sandbox, notice_titles};
 use larik_tests::mcp_servers::{everything_starting_at, session_with};
 use larik_tests::mock_llm::{MockLlm, Scenario, Step};
 use larik_tests::tasks::tool_names;
 use serde_json::json;
-
-/// The notices a prompt showed the user, one a line.
-fn notices(updates: &[serde_json::Value]) -> String {
-    let notices = updates_of(updates, "notice").into_iter();
-    notices.map(|notice| notice["title"].as_str().unwrap_or_default()).collect::<Vec<_>>().join("\n")
-}
 
 /// The agent in the sandbox's project, to a client that shows notices.
 async fn agent_showing_notices(sandbox: &Sandbox, mock: &MockLlm) -> Agent {
@@ -43,9 +37,9 @@ async fn a_server_slow_to_start_holds_up_neither_the_session_nor_the_first_promp
         "the first request went out without the server: {offered:?}"
     );
     assert!(
-        notices(&updates).contains("The MCP server `slow` is still connecting; its tools come when it is ready."),
+        notice_titles(&updates).contains("The MCP server `slow` is still connecting; its tools come when it is ready."),
         "the user is told: {}",
-        notices(&updates)
+        notice_titles(&updates)
     );
     // Now it may start; the same connection attempt goes on, and its tools join the session.
     std::fs::write(&gate, "").unwrap();
@@ -72,7 +66,7 @@ async fn servers_that_failed_or_wait_for_approval_are_told() {
     let session = session_with(&mut agent, &sandbox, servers).await;
     let (_, asked, updates) = agent.prompt_rejecting(&session, "hi").await;
     assert_eq!(asked.len(), 1, "the project's settings are asked about: {asked:?}");
-    let said = notices(&updates);
+    let said = notice_titles(&updates);
     assert!(
         said.contains(
             "The MCP server `missing` could not connect: could not start `/nonexistent/mcp-server`: No such file or directory"
@@ -103,7 +97,7 @@ async fn a_mention_of_a_server_that_is_not_connected_stays_prose() {
     assert!(!sent.contains("<mcp-resource"), "no resource came with it: {sent}");
     // A mention that failed to attach would be told with the next prompt's notices.
     let (_, next) = agent.prompt(&session, "next", |_| "reject_once").await;
-    let said = notices(&[updates, next].concat());
+    let said = notice_titles(&[updates, next].concat());
     assert!(!said.contains("was not attached"), "and no error: {said}");
 }
 

@@ -80,7 +80,7 @@ async fn drive(url: &str, scenario: &str, context: Option<&str>) -> Result<(), S
     };
     // Logins are kept for this run only.
     let data_dir = tempfile::tempdir().map_err(|error| error.to_string())?;
-    let server = Arc::new(Server::new(config.clone(), Some(data_dir.path()), Some(Arc::new(Headless))));
+    let server = Arc::new(Server::new(config.clone(), Some(data_dir.path()), Some(Arc::new(Headless)), None));
     let login = server.login().ok_or("no login for an HTTP server")?;
     let cancel = CancellationToken::new();
     let log_in = |challenge: String| {

@@ -46,6 +46,9 @@ pub struct Link {
     /// How to log in again when a call is refused for want of a wider scope: an HTTP or SSE
     /// server's login, and the user's way to the authorization page.
     auth: Option<(Login, Arc<dyn LoginBrowser>)>,
+    /// How long a call may go unanswered (`MCP_TOOL_TIMEOUT`); `None` waits for the answer or
+    /// the user's cancel.
+    tool_call_timeout: Option<Duration>,
 }
 
 /// What logging in to an HTTP or SSE server needs.
@@ -69,12 +72,13 @@ enum CallError {
 }
 
 impl Link {
-    fn new(server: &str, auth: Option<(Login, Arc<dyn LoginBrowser>)>) -> Self {
+    fn new(server: &str, auth: Option<(Login, Arc<dyn LoginBrowser>)>, tool_call_timeout: Option<Duration>) -> Self {
         Self {
             server: server.to_owned(),
             peer: RwLock::new(None),
             progress: Mutex::new(std::collections::HashMap::new()),
             auth,
+            tool_call_timeout,
         }
     }
 
@@ -161,9 +165,20 @@ impl Link {
         if let (Some(progress), Ok(mut waiting)) = (progress, self.progress.lock()) {
             waiting.insert(token.clone(), progress.clone());
         }
+        let timed_out = async {
+            match self.tool_call_timeout {
+                Some(limit) => tokio::time::sleep(limit).await,
+                None => std::future::pending().await,
+            }
+        };
         let answer = tokio::select! {
             answer = handle.await_response() => answer.map_err(|error| failed(&error)),
             () = cancel.cancelled() => Err(CallError::Failed("The user cancelled this tool call before it finished.".into())),
+            () = timed_out => Err(CallError::Failed(format!(
+                "the MCP server `{}` did not answer within {} (MCP_TOOL_TIMEOUT sets how long)",
+                self.server,
+                super::report::seconds(self.tool_call_timeout.unwrap_or_default())
+            ))),
         };
         if let Ok(mut waiting) = self.progress.lock() {
             waiting.remove(&token);
@@ -211,15 +226,17 @@ pub struct Server {
 
 impl Server {
     /// A server; `auth_dir` is where logins are kept, `browser` how the user reaches an
-    /// authorization page when a call needs one.
+    /// authorization page when a call needs one, `tool_call_timeout` how long a call may go
+    /// unanswered.
     pub fn new(
         config: McpServerConfig,
         auth_dir: Option<&std::path::Path>,
         browser: Option<Arc<dyn LoginBrowser>>,
+        tool_call_timeout: Option<Duration>,
     ) -> Self {
         let tokens = remote_url(&config).zip(auth_dir).map(|(url, dir)| TokenFile::new(dir, &config.name, url));
         let auth = login_for(&config, tokens.as_ref()).zip(browser);
-        let link = Arc::new(Link::new(&config.name, auth));
+        let link = Arc::new(Link::new(&config.name, auth, tool_call_timeout));
         Self {
             config,
             status: Mutex::new(Status::NotStarted),

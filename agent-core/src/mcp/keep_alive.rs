@@ -9,7 +9,7 @@ use rmcp::service::{Peer, RoleClient, RunningService};
 use tokio_util::sync::CancellationToken;
 
 use super::client_handler::{Handler, Questions};
-use super::connection::{ATTEMPT_TIMEOUT, ConnectError, MAX_BACKOFF, Server, connect};
+use super::connection::{ConnectError, MAX_BACKOFF, Server, connect};
 use super::{Notices, Status};
 use crate::tools::Registry;
 use crate::tools::ask_user::AskUser;
@@ -25,6 +25,8 @@ pub(super) struct Keeper {
     pub registry: Arc<Registry>,
     pub notices: Arc<Notices>,
     pub ask_user: Option<Arc<dyn AskUser>>,
+    /// How long one connection attempt may take (`MCP_TIMEOUT`).
+    pub attempt_timeout: Duration,
     /// The session's: the connection ends with it.
     pub cancel: CancellationToken,
 }
@@ -91,7 +93,7 @@ impl Keeper {
         self.server.set_status(Status::Stopped);
     }
 
-    /// One connection attempt, given up after [`ATTEMPT_TIMEOUT`].
+    /// One connection attempt, given up after its timeout.
     async fn connect(&self) -> Result<RunningService<RoleClient, Handler>, ConnectError> {
         let questions = match &self.ask_user {
             Some(asker) => Questions::Ask(Arc::clone(asker)),
@@ -99,9 +101,12 @@ impl Keeper {
         };
         let handler = Handler { server: Arc::clone(&self.server), registry: Arc::clone(&self.registry), questions };
         let server = &self.server;
-        tokio::time::timeout(ATTEMPT_TIMEOUT, connect(&server.config, server.tokens.as_ref(), handler))
+        tokio::time::timeout(self.attempt_timeout, connect(&server.config, server.tokens.as_ref(), handler))
             .await
-            .unwrap_or_else(|_| Err(ConnectError::Failed(format!("no answer within {} s", ATTEMPT_TIMEOUT.as_secs()))))
+            .unwrap_or_else(|_| {
+                let waited = super::report::seconds(self.attempt_timeout);
+                Err(ConnectError::Failed(format!("no answer within {waited} (MCP_TIMEOUT sets how long)")))
+            })
     }
 
     /// Brings what the server offers into the session and holds the connection until it ends.

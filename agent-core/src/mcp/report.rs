@@ -113,3 +113,11 @@ pub enum McpError {
     #[error("the MCP server `{server}` needs a login, which did not succeed: {reason}")]
     CallLoginFailed { server: String, reason: String },
 }
+/// A timeout as the user wrote it, in seconds: "30 s", "1.5 s".
+pub(super) fn seconds(duration: std::time::Duration) -> String {
+    if duration.subsec_millis() == 0 {
+        format!("{} s", duration.as_secs())
+    } else {
+        format!("{:.1} s", duration.as_secs_f64())
+    }
+}

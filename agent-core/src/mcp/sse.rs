@@ -398,7 +398,7 @@ mod tests {
         };
         let browser = Arc::new(LoggingIn::default());
         let server =
-            crate::mcp::connection::Server::new(config, Some(dir.path()), Some(Arc::clone(&browser) as Arc<_>));
+            crate::mcp::connection::Server::new(config, Some(dir.path()), Some(Arc::clone(&browser) as Arc<_>), None);
         let login = crate::mcp::auth::manager(&url, server.tokens.as_ref().unwrap()).await.unwrap();
         let client = ().serve(connect(&url, &BTreeMap::new(), Some(login)).await.unwrap()).await.unwrap();
         server.link.set(Some(client.peer().clone()));

@@ -13,7 +13,7 @@ use super::hook_points::HookPoints;
 use crate::agents::BackgroundTasks;
 #[cfg(feature = "browser")]
 use crate::config::SettingsSource;
-use crate::mcp::{McpServers, McpSupport, Notices};
+use crate::mcp::{McpServers, McpSupport, McpTimeouts, Notices};
 use crate::permission::Permissions;
 use crate::skills::Skills;
 use crate::token_saver::TokenSaver;
@@ -159,17 +159,23 @@ pub(super) struct Guarded {
     pub permissions: Arc<Permissions>,
 }
 
-/// Takes the MCP servers, hooks, rules and sandbox out of `config`.
+/// Takes the MCP servers, hooks, rules and sandbox out of `config`; `settings` says where the
+/// settings came from (the environment's MCP timeouts are read from it).
 pub(super) fn guarded(
     config: &mut SessionConfig,
+    settings: Option<&crate::config::SettingsSource>,
     registry: &Arc<Registry>,
     notices: &Arc<Notices>,
     cancel: &CancellationToken,
 ) -> Guarded {
+    let (timeouts, timeout_problems) =
+        settings.map(|settings| McpTimeouts::from_env(&settings.env)).unwrap_or_default();
+    notices.push_all(timeout_problems);
     let support = McpSupport {
         data_dir: config.data_dir.clone(),
         browser: config.services.browser.clone(),
         ask_user: config.services.ask_user.clone(),
+        timeouts,
     };
     let mut servers = std::mem::take(&mut config.mcp_servers);
     let policy = &config.mcp_policy;
