@@ -24,6 +24,11 @@ pub fn node() -> String {
     String::from_utf8(output.stdout).unwrap().trim().to_owned()
 }
 
+/// server-everything over stdio as an editor passes it in `session/new`, named `everything`.
+pub fn everything_from_the_editor() -> Value {
+    json!({"name": "everything", "command": node(), "args": [everything(), "stdio"], "env": []})
+}
+
 /// server-everything over stdio, started slowly: the command runs at once and leaves `started`,
 /// but the server itself only starts once `gate` exists, so it is not ready before the test says.
 /// Its definition as an editor passes it in `session/new`, named `name`.

@@ -7,7 +7,7 @@
 //! dies mid-session.
 
 use larik_tests::harness::{Agent, Sandbox};
-use larik_tests::mcp_servers::{everything, node, servers_dir, session_with};
+use larik_tests::mcp_servers::{everything, everything_from_the_editor, node, servers_dir, session_with};
 use larik_tests::mock_llm::{MockLlm, Scenario, Step};
 use serde_json::{Value, json};
 
@@ -39,7 +39,7 @@ async fn the_editors_stdio_server_offers_tools_that_run_through_the_pipeline() {
         json!({"http": true, "sse": true}),
         "{initialized}"
     );
-    let servers = json!([{"name": "everything", "command": node(), "args": [everything(), "stdio"], "env": []}]);
+    let servers = json!([everything_from_the_editor()]);
     let session = session_with(&mut agent, &sandbox, servers).await;
     let mut asked = Vec::new();
     let (response, updates) = agent
@@ -247,7 +247,7 @@ async fn slash_mcp_lists_the_servers_and_their_state() {
     let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
     agent.initialize().await;
     let servers = json!([
-        {"name": "everything", "command": node(), "args": [everything(), "stdio"], "env": []},
+        everything_from_the_editor(),
         {"name": "missing", "command": "/nonexistent/mcp-server", "args": [], "env": []}
     ]);
     let session = session_with(&mut agent, &sandbox, servers).await;
@@ -281,7 +281,7 @@ async fn resources_are_listed_read_and_attached_when_mentioned() {
     let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
     let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
     agent.initialize().await;
-    let servers = json!([{"name": "everything", "command": node(), "args": [everything(), "stdio"], "env": []}]);
+    let servers = json!([everything_from_the_editor()]);
     let session = session_with(&mut agent, &sandbox, servers).await;
     agent.prompt(&session, "look around", |_| panic!("reading resources needs no approval")).await;
     let requests = mock.requests();
@@ -312,7 +312,7 @@ async fn a_servers_prompts_are_slash_commands_expanded_with_their_arguments() {
     let mock = MockLlm::start(Scenario { responses: vec![Step::text("Nice city.")] }).await.unwrap();
     let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
     agent.initialize().await;
-    let servers = json!([{"name": "everything", "command": node(), "args": [everything(), "stdio"], "env": []}]);
+    let servers = json!([everything_from_the_editor()]);
     let session = session_with(&mut agent, &sandbox, servers).await;
     // The built-in commands come first; the server's prompts follow once it is connected.
     let mut announced = Vec::new();
@@ -424,7 +424,7 @@ async fn progress_of_a_long_call_reaches_the_editor_while_it_runs() {
     let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
     let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
     agent.initialize().await;
-    let servers = json!([{"name": "everything", "command": node(), "args": [everything(), "stdio"], "env": []}]);
+    let servers = json!([everything_from_the_editor()]);
     let session = session_with(&mut agent, &sandbox, servers).await;
     let (_, updates) = agent.prompt(&session, "wait", |_| "allow_once").await;
     let notes: Vec<&Value> = updates
@@ -485,7 +485,7 @@ async fn a_servers_question_is_a_form_in_the_editor_with_its_defaults() {
     let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
     let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
     agent.initialize_with(json!({"elicitation": {"form": {}}})).await;
-    let servers = json!([{"name": "everything", "command": node(), "args": [everything(), "stdio"], "env": []}]);
+    let servers = json!([everything_from_the_editor()]);
     let session = session_with(&mut agent, &sandbox, servers).await;
     let forms = prompt_answering_forms(&mut agent, &session, "ask me", |params| {
         // The user keeps every default the form shows and types a name.
@@ -524,7 +524,7 @@ async fn a_servers_question_without_forms_is_declined_and_the_user_told() {
     let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
     let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
     agent.initialize().await;
-    let servers = json!([{"name": "everything", "command": node(), "args": [everything(), "stdio"], "env": []}]);
+    let servers = json!([everything_from_the_editor()]);
     let session = session_with(&mut agent, &sandbox, servers).await;
     let forms = prompt_answering_forms(&mut agent, &session, "ask me", |_| json!({"action": "cancel"})).await;
     assert!(forms.is_empty(), "no form for an editor without them");

@@ -4,7 +4,7 @@
 //! attempt, `MCP_TOOL_TIMEOUT` a tool call; a value that is not a number is told, not used.
 
 use larik_tests::harness::{Agent, Sandbox, notice_titles};
-use larik_tests::mcp_servers::{everything, everything_starting_at, node, session_with};
+use larik_tests::mcp_servers::{everything_from_the_editor, everything_starting_at, session_with};
 use larik_tests::mock_llm::{MockLlm, Scenario, Step};
 use larik_tests::tasks::{result_of, result_text};
 use serde_json::{Value, json};
@@ -15,25 +15,29 @@ fn write_claude_settings(sandbox: &Sandbox, settings: &Value) {
     std::fs::write(dir.join("settings.json"), serde_json::to_string_pretty(settings).unwrap()).unwrap();
 }
 
+/// An agent showing notices, whose model asks for one `trigger-long-running-operation` call
+/// (`t1`) of `seconds` on server-everything, in a session with the editor's `servers`.
+async fn one_long_call(sandbox: &Sandbox, seconds: u64, servers: Value) -> (MockLlm, Agent, String) {
+    let steps = vec![
+        Step::tool("t1", "mcp__everything__trigger-long-running-operation", json!({"duration": seconds, "steps": 2})),
+        Step::text("done"),
+    ];
+    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
+    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
+    agent.initialize_with(json!({"session": {"notices": {}}})).await;
+    let session = session_with(&mut agent, sandbox, servers).await;
+    (mock, agent, session)
+}
+
 #[tokio::test]
 async fn the_users_mcp_timeouts_bound_a_server_that_never_starts_and_a_call_that_runs_long() {
     let sandbox = Sandbox::new();
     // Well under the 30 s a connection attempt has by default and the 10 s the first prompt
     // waits for servers still connecting, so the attempt is seen to end on the user's timeout.
     write_claude_settings(&sandbox, &json!({"env": {"MCP_TIMEOUT": "5000", "MCP_TOOL_TIMEOUT": "1500"}}));
-    let steps = vec![
-        Step::tool("t1", "mcp__everything__trigger-long-running-operation", json!({"duration": 20, "steps": 4})),
-        Step::text("done"),
-    ];
-    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
-    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
-    agent.initialize_with(json!({"session": {"notices": {}}})).await;
     let (started, gate) = (sandbox.home.path().join("started"), sandbox.home.path().join("never"));
-    let servers = json!([
-        everything_starting_at("stuck", &started, &gate),
-        {"name": "everything", "command": node(), "args": [everything(), "stdio"], "env": []},
-    ]);
-    let session = session_with(&mut agent, &sandbox, servers).await;
+    let servers = json!([everything_starting_at("stuck", &started, &gate), everything_from_the_editor()]);
+    let (mock, mut agent, session) = one_long_call(&sandbox, 20, servers).await;
 
     let (response, updates) = agent.prompt(&session, "wait", |_| "allow_once").await;
     assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
@@ -56,15 +60,7 @@ async fn the_users_mcp_timeouts_bound_a_server_that_never_starts_and_a_call_that
 async fn an_mcp_timeout_that_is_not_a_number_is_told_and_the_default_kept() {
     let sandbox = Sandbox::new();
     write_claude_settings(&sandbox, &json!({"env": {"MCP_TOOL_TIMEOUT": "two minutes"}}));
-    let steps = vec![
-        Step::tool("t1", "mcp__everything__trigger-long-running-operation", json!({"duration": 1, "steps": 2})),
-        Step::text("done"),
-    ];
-    let mock = MockLlm::start(Scenario { responses: steps }).await.unwrap();
-    let mut agent = Agent::spawn(&sandbox.project_path(), &sandbox.env(mock.url()));
-    agent.initialize_with(json!({"session": {"notices": {}}})).await;
-    let servers = json!([{"name": "everything", "command": node(), "args": [everything(), "stdio"], "env": []}]);
-    let session = session_with(&mut agent, &sandbox, servers).await;
+    let (mock, mut agent, session) = one_long_call(&sandbox, 1, json!([everything_from_the_editor()])).await;
 
     let (_, updates) = agent.prompt(&session, "wait", |_| "allow_once").await;
     assert!(

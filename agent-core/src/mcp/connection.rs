@@ -165,19 +165,13 @@ impl Link {
         if let (Some(progress), Ok(mut waiting)) = (progress, self.progress.lock()) {
             waiting.insert(token.clone(), progress.clone());
         }
-        let timed_out = async {
-            match self.tool_call_timeout {
-                Some(limit) => tokio::time::sleep(limit).await,
-                None => std::future::pending().await,
-            }
-        };
         let answer = tokio::select! {
             answer = handle.await_response() => answer.map_err(|error| failed(&error)),
             () = cancel.cancelled() => Err(CallError::Failed("The user cancelled this tool call before it finished.".into())),
-            () = timed_out => Err(CallError::Failed(format!(
+            Some(limit) = self.timed_out() => Err(CallError::Failed(format!(
                 "the MCP server `{}` did not answer within {} (MCP_TOOL_TIMEOUT sets how long)",
                 self.server,
-                super::report::seconds(self.tool_call_timeout.unwrap_or_default())
+                super::report::seconds(limit)
             ))),
         };
         if let Ok(mut waiting) = self.progress.lock() {
@@ -191,6 +185,14 @@ impl Link {
                 serde_json::to_value(other).unwrap_or_default()
             ))),
         }
+    }
+
+    /// Ends, with the limit, once a call has run `MCP_TOOL_TIMEOUT`; `None` at once where no
+    /// limit is set (the `select!` then waits on the other branches).
+    async fn timed_out(&self) -> Option<Duration> {
+        let limit = self.tool_call_timeout?;
+        tokio::time::sleep(limit).await;
+        Some(limit)
     }
 
     /// Where a progress notification for `token` goes, if its call still runs.
